@@ -1,0 +1,79 @@
+//! The CPU backend: rustfft, batches spread over the machine's cores.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use num_complex::Complex32;
+use rustfft::{Fft, FftPlanner};
+
+use super::{Executor, Measured, Timer};
+use crate::error::Result;
+use crate::spec::{Direction, FftSpec};
+
+/// A planned transform on the CPU.
+pub struct CpuFft {
+    spec: FftSpec,
+    fft: Arc<dyn Fft<f32>>,
+}
+
+impl CpuFft {
+    /// Plans `spec` with rustfft.
+    pub fn new(spec: &FftSpec) -> Self {
+        let mut planner = FftPlanner::<f32>::new();
+        let fft = match spec.direction {
+            Direction::Forward => planner.plan_fft_forward(spec.n),
+            Direction::Inverse => planner.plan_fft_inverse(spec.n),
+        };
+        CpuFft {
+            spec: spec.clone(),
+            fft,
+        }
+    }
+
+    fn run(&self, data: &mut [Complex32]) {
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let per_thread = self.spec.batch.div_ceil(threads) * self.spec.n;
+        let scale = self.spec.normalize.then(|| 1.0 / self.spec.n as f32);
+        std::thread::scope(|s| {
+            for chunk in data.chunks_mut(per_thread) {
+                s.spawn(move || {
+                    self.fft.process(chunk);
+                    if let Some(scale) = scale {
+                        chunk.iter_mut().for_each(|z| *z *= scale);
+                    }
+                });
+            }
+        });
+    }
+}
+
+impl Executor for CpuFft {
+    fn process(&self, data: &mut [Complex32]) -> Result<()> {
+        self.run(data);
+        Ok(())
+    }
+
+    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
+        output.copy_from_slice(input);
+        self.run(output);
+        Ok(())
+    }
+
+    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+        let mut output = input.to_vec();
+        self.run(&mut output);
+        let mut work = input.to_vec();
+        let mut seconds = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            work.copy_from_slice(input);
+            let t = Instant::now();
+            self.run(&mut work);
+            seconds.push(t.elapsed().as_secs_f64());
+        }
+        Ok(Measured {
+            output,
+            seconds,
+            timer: Timer::WallClock,
+        })
+    }
+}

@@ -1,0 +1,165 @@
+//! Devices and planned transforms: the [`Device`] a user picks, and the [`Fft`] it plans.
+//!
+//! Backends: [`cpu`] (rustfft) and [`wgpu`] (Vulkan, Metal, DX12). Backends compile and
+//! launch what the planner and generator decided; they never choose radices.
+
+pub mod cpu;
+pub mod wgpu;
+
+use std::sync::Arc;
+
+use num_complex::Complex32;
+
+use crate::error::{Error, Result};
+use crate::plan::{DeviceLimits, Plan};
+use crate::spec::FftSpec;
+
+/// Environment variable naming the device [`Device::auto`] should use (same names as
+/// [`Device::by_name`]), e.g. `TIERFFT_DEVICE=lavapipe`.
+pub const DEVICE_ENV: &str = "TIERFFT_DEVICE";
+
+/// How the times in a [`Measured`] were taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// GPU timestamps around the transform's dispatches.
+    GpuTimestamps,
+    /// Host clock around submission and completion.
+    WallClock,
+}
+
+/// Result of [`Fft::measure`]: the output of one run and the time of each repetition.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// Output of the first run.
+    pub output: Vec<Complex32>,
+    /// Time of each repetition, seconds.
+    pub seconds: Vec<f64>,
+    /// How the times were taken.
+    pub timer: Timer,
+}
+
+/// What every backend's planned transform does.
+pub(crate) trait Executor: Send + Sync {
+    fn process(&self, data: &mut [Complex32]) -> Result<()>;
+    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()>;
+    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured>;
+}
+
+/// A device to run transforms on.
+#[derive(Clone)]
+pub enum Device {
+    /// The CPU, through rustfft.
+    Cpu,
+    /// A GPU (or lavapipe) through wgpu.
+    Wgpu(Arc<wgpu::WgpuDevice>),
+}
+
+impl Device {
+    /// The device named by `TIERFFT_DEVICE` if set; otherwise a hardware GPU if there is one,
+    /// else the CPU. A software adapter (lavapipe) is used only when asked for by name.
+    pub fn auto() -> Result<Device> {
+        match std::env::var(DEVICE_ENV) {
+            Ok(name) if !name.is_empty() && name != "auto" => Device::by_name(&name),
+            _ => {
+                Ok(wgpu::WgpuDevice::hardware().map_or(Device::Cpu, |d| Device::Wgpu(Arc::new(d))))
+            }
+        }
+    }
+
+    /// `auto`, `cpu`, `gpu` (any hardware adapter), `lavapipe`, or part of an adapter's name
+    /// as `tierfft devices` lists it (case-insensitive).
+    pub fn by_name(name: &str) -> Result<Device> {
+        match name.to_ascii_lowercase().as_str() {
+            "auto" => Device::auto(),
+            "cpu" => Ok(Device::Cpu),
+            "gpu" => wgpu::WgpuDevice::hardware()
+                .map(|d| Device::Wgpu(Arc::new(d)))
+                .ok_or_else(|| {
+                    Error::NoDevice(
+                        "no hardware GPU adapter (Vulkan, Metal or DX12) was found".into(),
+                    )
+                }),
+            other => Ok(Device::Wgpu(Arc::new(wgpu::WgpuDevice::named(other)?))),
+        }
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> String {
+        match self {
+            Device::Cpu => "cpu (rustfft)".into(),
+            Device::Wgpu(d) => d.name(),
+        }
+    }
+
+    /// The limits the planner uses; `None` on the CPU, which runs rustfft's own plans.
+    pub fn limits(&self) -> Option<&DeviceLimits> {
+        match self {
+            Device::Cpu => None,
+            Device::Wgpu(d) => Some(d.limits()),
+        }
+    }
+
+    /// Plans `spec` on this device and compiles its kernels.
+    pub fn plan(&self, spec: &FftSpec) -> Result<Fft> {
+        spec.validate()?;
+        match self {
+            Device::Cpu => Ok(Fft {
+                spec: spec.clone(),
+                plan: None,
+                exec: Box::new(cpu::CpuFft::new(spec)),
+            }),
+            Device::Wgpu(d) => {
+                let plan = Plan::new(spec, d.limits())?;
+                let exec = wgpu::WgpuFft::new(d.clone(), &plan)?;
+                Ok(Fft {
+                    spec: spec.clone(),
+                    plan: Some(plan),
+                    exec: Box::new(exec),
+                })
+            }
+        }
+    }
+}
+
+/// A transform planned and compiled for one device. Reusable; `Send + Sync`.
+pub struct Fft {
+    spec: FftSpec,
+    plan: Option<Plan>,
+    exec: Box<dyn Executor>,
+}
+
+impl Fft {
+    /// What this transform computes.
+    pub fn spec(&self) -> &FftSpec {
+        &self.spec
+    }
+
+    /// The GPU plan (`None` on the CPU backend).
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.as_ref()
+    }
+
+    /// Transforms `data` (`n × batch` elements) in place.
+    pub fn process(&self, data: &mut [Complex32]) -> Result<()> {
+        self.spec.check_len(data.len())?;
+        self.exec.process(data)
+    }
+
+    /// Transforms `input` into `output`; `input` is left unchanged.
+    pub fn process_out_of_place(
+        &self,
+        input: &[Complex32],
+        output: &mut [Complex32],
+    ) -> Result<()> {
+        self.spec.check_len(input.len())?;
+        self.spec.check_len(output.len())?;
+        self.exec.process_out_of_place(input, output)
+    }
+
+    /// Runs the transform on `input` once for its output, then `reps` more times for timing
+    /// (device-resident data; GPU timestamps where the backend has them).
+    pub fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+        self.spec.check_len(input.len())?;
+        self.exec.measure(input, reps.max(1))
+    }
+}

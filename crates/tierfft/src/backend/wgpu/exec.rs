@@ -1,0 +1,441 @@
+//! A plan compiled for a wgpu device: pipelines, twiddles, buffers, dispatches.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ::wgpu as w;
+use num_complex::Complex32;
+use w::util::DeviceExt;
+
+use super::WgpuDevice;
+use crate::backend::{Executor, Measured, Timer};
+use crate::error::{Error, Result};
+use crate::kernel::{pass_kernel, wgsl};
+use crate::plan::Plan;
+
+/// Largest device buffer one host chunk uses, bytes; batches beyond it run in chunks.
+const HOST_CHUNK_BYTES: u64 = 1 << 30;
+
+/// Which buffer slot each pass reads and writes.
+type Routing = Vec<(usize, usize)>;
+
+/// A plan's kernels compiled for a wgpu device.
+pub struct WgpuFft {
+    dev: Arc<WgpuDevice>,
+    plan: Plan,
+    /// One pipeline per pass, source and destination distinct.
+    out_of_place: Vec<w::ComputePipeline>,
+    /// Single-pass plans also run in place (one buffer, half the memory).
+    in_place: Option<w::ComputePipeline>,
+    twiddles: w::Buffer,
+    /// Transforms per host chunk.
+    chunk: usize,
+}
+
+/// Device buffers for one chunk and the bind groups of one routing over them.
+struct Chunk {
+    slots: Vec<w::Buffer>,
+    readback: w::Buffer,
+    /// Per pass: the bind group and workgroup grid of each dispatch.
+    dispatches: Vec<Vec<(w::BindGroup, u32, u32)>>,
+    routing: Routing,
+    bytes: u64,
+}
+
+impl WgpuFft {
+    /// Compiles `plan`'s kernels on `dev`.
+    pub fn new(dev: Arc<WgpuDevice>, plan: &Plan) -> Result<WgpuFft> {
+        let transform_bytes = 8 * plan.spec.n as u64;
+        let budget = HOST_CHUNK_BYTES
+            .min(dev.limits.max_buffer)
+            .max(transform_bytes);
+        let chunk = ((budget / transform_bytes) as usize).min(plan.spec.batch);
+        let compile = |i: usize, in_place: bool| {
+            let layout = if in_place {
+                &dev.layouts.in_place
+            } else {
+                &dev.layouts.out_of_place
+            };
+            dev.compile(&wgsl::print(&pass_kernel(plan, i, in_place)), &layout.1)
+        };
+        let out_of_place = (0..plan.passes.len())
+            .map(|i| compile(i, false))
+            .collect::<Result<_>>()?;
+        let in_place = if plan.passes.len() == 1 {
+            Some(compile(0, true)?)
+        } else {
+            None
+        };
+        let table = plan.twiddles.build(plan.spec.direction.sign());
+        let twiddles = dev
+            .device
+            .create_buffer_init(&w::util::BufferInitDescriptor {
+                label: Some("tierfft twiddles"),
+                contents: bytemuck::cast_slice(&table),
+                usage: w::BufferUsages::STORAGE,
+            });
+        dev.check()?;
+        Ok(WgpuFft {
+            dev,
+            plan: plan.clone(),
+            out_of_place,
+            in_place,
+            twiddles,
+            chunk,
+        })
+    }
+
+    /// Routing for `process`: single-pass in place; multi-pass ping-pong between two slots.
+    fn routing_in_place(&self) -> Routing {
+        let p = self.plan.passes.len();
+        if p == 1 {
+            vec![(0, 0)]
+        } else {
+            (0..p).map(|i| (i % 2, 1 - i % 2)).collect()
+        }
+    }
+
+    /// Routing that keeps slot 0 (the input) intact, for out-of-place runs and timing.
+    fn routing_preserving(&self) -> Routing {
+        (0..self.plan.passes.len())
+            .map(|i| {
+                if i == 0 {
+                    (0, 1)
+                } else {
+                    (1 + (i + 1) % 2, 1 + i % 2)
+                }
+            })
+            .collect()
+    }
+
+    fn prepare(&self, transforms: usize, routing: Routing) -> Result<Chunk> {
+        let d = &self.dev.device;
+        let n = self.plan.spec.n;
+        let bytes = 8 * (n * transforms) as u64;
+        let slots_needed = routing
+            .iter()
+            .map(|&(a, b)| a.max(b) + 1)
+            .max()
+            .unwrap_or(1);
+        let slots: Vec<w::Buffer> = (0..slots_needed)
+            .map(|i| {
+                d.create_buffer(&w::BufferDescriptor {
+                    label: Some(&format!("tierfft slot {i}")),
+                    size: bytes,
+                    usage: w::BufferUsages::STORAGE
+                        | w::BufferUsages::COPY_DST
+                        | w::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        let readback = d.create_buffer(&w::BufferDescriptor {
+            label: Some("tierfft readback"),
+            size: bytes,
+            usage: w::BufferUsages::MAP_READ | w::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let per = self.plan.transforms_per_dispatch;
+        let max_x = self.plan.limits.max_groups_per_dim;
+        let mut dispatches = Vec::with_capacity(routing.len());
+        for (pass, &(src, dst)) in self.plan.passes.iter().zip(&routing) {
+            let layout = if src == dst {
+                &self.dev.layouts.in_place.0
+            } else {
+                &self.dev.layouts.out_of_place.0
+            };
+            let mut list = Vec::new();
+            for first in (0..transforms).step_by(per) {
+                let count = per.min(transforms - first);
+                let lines = (count * self.plan.lines_per_transform(pass)) as u32;
+                let params = d.create_buffer_init(&w::util::BufferInitDescriptor {
+                    label: Some("tierfft params"),
+                    contents: bytemuck::cast_slice(&[lines, 0, 0, 0]),
+                    usage: w::BufferUsages::UNIFORM,
+                });
+                let range = |slot: usize| {
+                    w::BindingResource::Buffer(w::BufferBinding {
+                        buffer: &slots[slot],
+                        offset: 8 * (first * n) as u64,
+                        size: w::BufferSize::new(8 * (count * n) as u64),
+                    })
+                };
+                let mut entries = vec![
+                    w::BindGroupEntry {
+                        binding: 1,
+                        resource: range(dst),
+                    },
+                    w::BindGroupEntry {
+                        binding: 2,
+                        resource: self.twiddles.as_entire_binding(),
+                    },
+                    w::BindGroupEntry {
+                        binding: 3,
+                        resource: params.as_entire_binding(),
+                    },
+                ];
+                if src != dst {
+                    entries.push(w::BindGroupEntry {
+                        binding: 0,
+                        resource: range(src),
+                    });
+                }
+                let group = d.create_bind_group(&w::BindGroupDescriptor {
+                    label: None,
+                    layout,
+                    entries: &entries,
+                });
+                let groups = self.plan.groups(pass, count) as u32;
+                let x = groups.min(max_x);
+                list.push((group, x, groups.div_ceil(x)));
+            }
+            dispatches.push(list);
+        }
+        self.dev.check()?;
+        Ok(Chunk {
+            slots,
+            readback,
+            dispatches,
+            routing,
+            bytes,
+        })
+    }
+
+    fn pipeline(&self, pass: usize, in_place: bool) -> &w::ComputePipeline {
+        match (&self.in_place, in_place) {
+            (Some(p), true) => p,
+            _ => &self.out_of_place[pass],
+        }
+    }
+
+    /// Records one whole transform of the chunk as one compute pass.
+    fn encode(
+        &self,
+        enc: &mut w::CommandEncoder,
+        c: &Chunk,
+        timestamps: Option<(&w::QuerySet, u32)>,
+    ) {
+        let timestamp_writes = timestamps.map(|(set, i)| w::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(i),
+            end_of_pass_write_index: Some(i + 1),
+        });
+        let mut cp = enc.begin_compute_pass(&w::ComputePassDescriptor {
+            label: Some("tierfft fft"),
+            timestamp_writes,
+        });
+        for (p, list) in c.dispatches.iter().enumerate() {
+            let (src, dst) = c.routing[p];
+            cp.set_pipeline(self.pipeline(p, src == dst));
+            for (group, x, y) in list {
+                cp.set_bind_group(0, group, &[]);
+                cp.dispatch_workgroups(*x, *y, 1);
+            }
+        }
+    }
+
+    fn result_slot(c: &Chunk) -> usize {
+        c.routing.last().map_or(0, |&(_, dst)| dst)
+    }
+
+    fn upload(&self, c: &Chunk, data: &[Complex32]) {
+        self.dev
+            .queue
+            .write_buffer(&c.slots[0], 0, bytemuck::cast_slice(data));
+    }
+
+    /// Runs the transform on the uploaded chunk and reads the result into `out`.
+    fn run_and_download(&self, c: &Chunk, out: &mut [Complex32]) -> Result<()> {
+        let mut enc = self.dev.device.create_command_encoder(&Default::default());
+        self.encode(&mut enc, c, None);
+        enc.copy_buffer_to_buffer(&c.slots[Self::result_slot(c)], 0, &c.readback, 0, c.bytes);
+        self.dev.queue.submit([enc.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        c.readback.map_async(w::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.dev.wait()?;
+        rx.recv()
+            .map_err(|_| Error::Gpu("readback callback never ran".into()))?
+            .map_err(|e| Error::Gpu(format!("reading results back: {e}")))?;
+        {
+            let view = c
+                .readback
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("mapping results: {e}")))?;
+            out.copy_from_slice(bytemuck::cast_slice(&view));
+        }
+        c.readback.unmap();
+        Ok(())
+    }
+
+    /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s
+    /// storage: each chunk is uploaded before its result is written back).
+    fn run_chunks(
+        &self,
+        len: usize,
+        routing: Routing,
+        mut io: impl FnMut(&Self, &Chunk, std::ops::Range<usize>) -> Result<()>,
+    ) -> Result<()> {
+        let n = self.plan.spec.n;
+        let mut prepared: Option<Chunk> = None;
+        for first in (0..len / n).step_by(self.chunk) {
+            let count = self.chunk.min(len / n - first);
+            if prepared
+                .as_ref()
+                .is_none_or(|c| c.bytes != 8 * (count * n) as u64)
+            {
+                prepared = Some(self.prepare(count, routing.clone())?);
+            }
+            let c = prepared.as_ref().expect("prepared above");
+            io(self, c, first * n..(first + count) * n)?;
+        }
+        Ok(())
+    }
+}
+
+impl WgpuDevice {
+    /// Compiles WGSL into a pipeline; compile errors carry naga's message.
+    pub(super) fn compile(
+        &self,
+        source: &str,
+        layout: &w::PipelineLayout,
+    ) -> Result<w::ComputePipeline> {
+        let scope = self.device.push_error_scope(w::ErrorFilter::Validation);
+        // SAFETY: every generated kernel indexes in range: the plan tests check the launch
+        // shapes against the buffers, and the numerical tests run every kernel family with
+        // poisoned outputs on lavapipe.
+        let module = unsafe {
+            self.device.create_shader_module_trusted(
+                w::ShaderModuleDescriptor {
+                    label: Some("tierfft pass"),
+                    source: w::ShaderSource::Wgsl(source.into()),
+                },
+                w::ShaderRuntimeChecks::unchecked(),
+            )
+        };
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&w::ComputePipelineDescriptor {
+                label: Some("tierfft pass"),
+                layout: Some(layout),
+                module: &module,
+                entry_point: None,
+                compilation_options: w::PipelineCompilationOptions {
+                    zero_initialize_workgroup_memory: false,
+                    ..Default::default()
+                },
+                cache: None,
+            });
+        match pollster::block_on(scope.pop()) {
+            None => Ok(pipeline),
+            Some(e) => Err(Error::Compile {
+                kernel: source
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("// ")
+                    .to_string(),
+                log: e.to_string(),
+            }),
+        }
+    }
+}
+
+impl Executor for WgpuFft {
+    fn process(&self, data: &mut [Complex32]) -> Result<()> {
+        let routing = self.routing_in_place();
+        let len = data.len();
+        self.run_chunks(len, routing, |me, c, r| {
+            me.upload(c, &data[r.clone()]);
+            me.run_and_download(c, &mut data[r])
+        })
+    }
+
+    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
+        self.run_chunks(input.len(), self.routing_preserving(), |me, c, r| {
+            me.upload(c, &input[r.clone()]);
+            me.run_and_download(c, &mut output[r])
+        })
+    }
+
+    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+        let n = self.plan.spec.n;
+        let transforms = input.len() / n;
+        if transforms > self.chunk {
+            return Err(Error::TooLarge {
+                what: format!("timing {transforms} transforms of {n} points"),
+                device: self.dev.name(),
+                detail: format!(
+                    "timed runs keep the data in one buffer; use a batch of at most {}",
+                    self.chunk
+                ),
+            });
+        }
+        let c = self.prepare(transforms, self.routing_preserving())?;
+        self.upload(&c, input);
+        let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
+        self.run_and_download(&c, &mut output)?;
+        let mut seconds = Vec::with_capacity(reps);
+        if self.dev.timestamps {
+            // Every repetition in one submission, each compute pass between two timestamps.
+            let count = 2 * reps as u32;
+            let set = self.dev.device.create_query_set(&w::QuerySetDescriptor {
+                label: Some("tierfft timestamps"),
+                ty: w::QueryType::Timestamp,
+                count,
+            });
+            let size = 8 * u64::from(count);
+            let resolve = self.dev.device.create_buffer(&w::BufferDescriptor {
+                label: None,
+                size,
+                usage: w::BufferUsages::QUERY_RESOLVE | w::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let read = self.dev.device.create_buffer(&w::BufferDescriptor {
+                label: None,
+                size,
+                usage: w::BufferUsages::MAP_READ | w::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut enc = self.dev.device.create_command_encoder(&Default::default());
+            for i in 0..reps as u32 {
+                self.encode(&mut enc, &c, Some((&set, 2 * i)));
+            }
+            enc.resolve_query_set(&set, 0..count, &resolve, 0);
+            enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, size);
+            self.dev.queue.submit([enc.finish()]);
+            read.map_async(w::MapMode::Read, .., |_| {});
+            self.dev.wait()?;
+            let period = f64::from(self.dev.queue.get_timestamp_period()) * 1e-9;
+            let view = read
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("mapping timestamps: {e}")))?;
+            let ticks: &[u64] = bytemuck::cast_slice(&view);
+            seconds.extend(
+                ticks
+                    .chunks(2)
+                    .map(|t| t[1].wrapping_sub(t[0]) as f64 * period),
+            );
+        } else {
+            for _ in 0..reps {
+                let t = Instant::now();
+                let mut enc = self.dev.device.create_command_encoder(&Default::default());
+                self.encode(&mut enc, &c, None);
+                self.dev.queue.submit([enc.finish()]);
+                self.dev.wait()?;
+                seconds.push(t.elapsed().as_secs_f64());
+            }
+        }
+        let timer = if self.dev.timestamps {
+            Timer::GpuTimestamps
+        } else {
+            Timer::WallClock
+        };
+        Ok(Measured {
+            output,
+            seconds,
+            timer,
+        })
+    }
+}

@@ -1,0 +1,255 @@
+//! The wgpu backend: adapters (Vulkan, Metal, DX12), their limits, and the device.
+
+mod exec;
+
+pub use exec::WgpuFft;
+
+use std::sync::{Arc, Mutex};
+
+use ::wgpu as w;
+
+use crate::error::{Error, Result};
+use crate::plan::DeviceLimits;
+
+/// One adapter as `tierfft devices` lists it.
+#[derive(Clone, Debug)]
+pub struct AdapterSummary {
+    /// Adapter name.
+    pub name: String,
+    /// Graphics API (Vulkan, Metal, Dx12).
+    pub backend: String,
+    /// Discrete, integrated, virtual or CPU (software).
+    pub kind: String,
+    /// Driver name and version.
+    pub driver: String,
+    /// The limits the planner would use.
+    pub limits: DeviceLimits,
+    /// Whether GPU timestamps are available for timing.
+    pub timestamps: bool,
+}
+
+/// A wgpu device opened with its adapter's full limits.
+pub struct WgpuDevice {
+    info: w::AdapterInfo,
+    device: w::Device,
+    queue: w::Queue,
+    limits: DeviceLimits,
+    timestamps: bool,
+    layouts: Layouts,
+    /// First error the device reported outside an error scope (lost device, validation).
+    error: Arc<Mutex<Option<String>>>,
+}
+
+/// The bindings every pass kernel declares (see [`crate::kernel::wgsl`]), with and without
+/// a separate source buffer. Explicit layouts, so a kernel may leave a binding unused.
+struct Layouts {
+    out_of_place: (w::BindGroupLayout, w::PipelineLayout),
+    in_place: (w::BindGroupLayout, w::PipelineLayout),
+}
+
+impl Layouts {
+    fn new(device: &w::Device) -> Layouts {
+        let entry = |binding: u32, ty: w::BufferBindingType| w::BindGroupLayoutEntry {
+            binding,
+            visibility: w::ShaderStages::COMPUTE,
+            ty: w::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let storage = |read_only| w::BufferBindingType::Storage { read_only };
+        let make = |with_src: bool| {
+            let mut entries = vec![
+                entry(1, storage(false)),
+                entry(2, storage(true)),
+                entry(3, w::BufferBindingType::Uniform),
+            ];
+            if with_src {
+                entries.insert(0, entry(0, storage(true)));
+            }
+            let group = device.create_bind_group_layout(&w::BindGroupLayoutDescriptor {
+                label: None,
+                entries: &entries,
+            });
+            let pipeline = device.create_pipeline_layout(&w::PipelineLayoutDescriptor {
+                label: None,
+                bind_group_layouts: &[Some(&group)],
+                ..Default::default()
+            });
+            (group, pipeline)
+        };
+        Layouts {
+            out_of_place: make(true),
+            in_place: make(false),
+        }
+    }
+}
+
+fn instance() -> w::Instance {
+    let backends = w::Backends::from_env()
+        .unwrap_or(w::Backends::VULKAN | w::Backends::METAL | w::Backends::DX12);
+    let mut desc = w::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    w::Instance::new(desc)
+}
+
+fn adapters() -> Vec<w::Adapter> {
+    pollster::block_on(instance().enumerate_adapters(w::Backends::all()))
+}
+
+fn is_software(info: &w::AdapterInfo) -> bool {
+    info.device_type == w::DeviceType::Cpu
+}
+
+fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
+    let info = adapter.get_info();
+    let l = adapter.limits();
+    DeviceLimits {
+        name: info.name.clone(),
+        workgroup_memory: l.max_compute_workgroup_storage_size as usize,
+        max_threads: l
+            .max_compute_invocations_per_workgroup
+            .min(l.max_compute_workgroup_size_x) as usize,
+        subgroup_size: info.subgroup_max_size.max(1) as usize,
+        max_binding: l.max_storage_buffer_binding_size.min(l.max_buffer_size),
+        max_buffer: l.max_buffer_size,
+        max_groups_per_dim: l.max_compute_workgroups_per_dimension,
+        binding_alignment: u64::from(l.min_storage_buffer_offset_alignment),
+        transaction_bytes: 32,
+    }
+}
+
+/// Every adapter wgpu finds, software ones included.
+pub fn list_adapters() -> Vec<AdapterSummary> {
+    adapters()
+        .iter()
+        .map(|a| {
+            let info = a.get_info();
+            AdapterSummary {
+                name: info.name.clone(),
+                backend: format!("{:?}", info.backend),
+                kind: format!("{:?}", info.device_type),
+                driver: format!("{} {}", info.driver, info.driver_info)
+                    .trim()
+                    .to_string(),
+                limits: limits_of(a),
+                timestamps: a.features().contains(w::Features::TIMESTAMP_QUERY),
+            }
+        })
+        .collect()
+}
+
+impl WgpuDevice {
+    /// The best hardware adapter (discrete, then integrated, then virtual), if any.
+    pub fn hardware() -> Option<WgpuDevice> {
+        let rank = |t: w::DeviceType| match t {
+            w::DeviceType::DiscreteGpu => 0,
+            w::DeviceType::IntegratedGpu => 1,
+            w::DeviceType::VirtualGpu => 2,
+            _ => 3,
+        };
+        let mut hw: Vec<w::Adapter> = adapters()
+            .into_iter()
+            .filter(|a| !is_software(&a.get_info()))
+            .collect();
+        hw.sort_by_key(|a| rank(a.get_info().device_type));
+        hw.into_iter().find_map(|a| WgpuDevice::open(a).ok())
+    }
+
+    /// `lavapipe` (any software adapter) or the first adapter whose name contains `name`,
+    /// case-insensitive.
+    pub fn named(name: &str) -> Result<WgpuDevice> {
+        let all = adapters();
+        let want = name.to_ascii_lowercase();
+        let software = matches!(want.as_str(), "lavapipe" | "llvmpipe" | "software");
+        let found = all.iter().position(|a| {
+            let info = a.get_info();
+            if software {
+                is_software(&info)
+            } else {
+                info.name.to_ascii_lowercase().contains(&want)
+            }
+        });
+        match found {
+            Some(i) => WgpuDevice::open(all.into_iter().nth(i).expect("index from position")),
+            None => {
+                let names: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
+                let hint = if software {
+                    " (install Mesa's lavapipe: apt-get install mesa-vulkan-drivers)"
+                } else {
+                    ""
+                };
+                Err(Error::NoDevice(format!(
+                    "no adapter matches '{name}'{hint}; adapters found: [{}]; also accepted: auto, cpu, gpu",
+                    names.join(", ")
+                )))
+            }
+        }
+    }
+
+    fn open(adapter: w::Adapter) -> Result<WgpuDevice> {
+        let info = adapter.get_info();
+        let limits = limits_of(&adapter);
+        let timestamps = adapter.features().contains(w::Features::TIMESTAMP_QUERY);
+        let features = if timestamps {
+            w::Features::TIMESTAMP_QUERY
+        } else {
+            w::Features::empty()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&w::DeviceDescriptor {
+            label: Some("tierfft"),
+            required_features: features,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu(format!("could not open '{}': {e}", info.name)))?;
+        let error = Arc::new(Mutex::new(None));
+        let sink = error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: w::Error| {
+            if let Ok(mut slot) = sink.lock() {
+                slot.get_or_insert_with(|| e.to_string());
+            }
+        }));
+        let layouts = Layouts::new(&device);
+        Ok(WgpuDevice {
+            info,
+            device,
+            queue,
+            limits,
+            timestamps,
+            layouts,
+            error,
+        })
+    }
+
+    /// Adapter name and API, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)`.
+    pub fn name(&self) -> String {
+        format!("{} ({:?})", self.info.name, self.info.backend)
+    }
+
+    /// The limits the planner uses.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    /// Turns an error the device reported since the last check into an [`Error`].
+    fn check(&self) -> Result<()> {
+        match self.error.lock().map(|mut e| e.take()) {
+            Ok(None) => Ok(()),
+            Ok(Some(msg)) => Err(Error::Gpu(msg)),
+            Err(_) => Err(Error::Gpu(
+                "error state poisoned by a panic in another thread".into(),
+            )),
+        }
+    }
+
+    /// Blocks until the queue is idle.
+    fn wait(&self) -> Result<()> {
+        self.device
+            .poll(w::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
+        self.check()
+    }
+}

@@ -1,0 +1,63 @@
+//! The one error type of the library.
+
+use thiserror::Error;
+
+/// Everything a user or a device can get wrong, each with a message that says what to do.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// The transform length is not one tierfft supports.
+    #[error(
+        "unsupported FFT length {n}: tierfft supports powers of two from 1 to 2^{max_log2} \
+         (other lengths are not implemented yet)"
+    )]
+    UnsupportedLength {
+        /// The length asked for.
+        n: usize,
+        /// log2 of the largest supported length.
+        max_log2: u32,
+    },
+    /// A batch of zero transforms was asked for.
+    #[error("batch must be at least 1 (got 0)")]
+    ZeroBatch,
+    /// A buffer handed to `process` does not hold `n × batch` elements.
+    #[error(
+        "buffer holds {got} complex elements, but the plan needs n × batch = {n} × {batch} = {expected}"
+    )]
+    BufferLength {
+        /// Elements in the buffer.
+        got: usize,
+        /// Elements the plan needs.
+        expected: usize,
+        /// Transform length.
+        n: usize,
+        /// Number of transforms.
+        batch: usize,
+    },
+    /// The transform does not fit the device (one transform larger than a buffer binding, say).
+    #[error("{what} on device '{device}': {detail}")]
+    TooLarge {
+        /// What was too large.
+        what: String,
+        /// The device's name.
+        device: String,
+        /// The limit and what to do.
+        detail: String,
+    },
+    /// No device matched what was asked for.
+    #[error("no device found: {0}")]
+    NoDevice(String),
+    /// The GPU API failed (device lost, out of memory, a validation error).
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// A generated kernel did not compile; the message carries the compiler's log.
+    #[error("kernel '{kernel}' failed to compile: {log}")]
+    Compile {
+        /// The kernel's name.
+        kernel: String,
+        /// The compiler's message.
+        log: String,
+    },
+}
+
+/// Shorthand for `std::result::Result<T, tierfft::Error>`.
+pub type Result<T> = std::result::Result<T, Error>;

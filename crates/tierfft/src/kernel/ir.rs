@@ -1,0 +1,267 @@
+//! The kernel IR: typed statements and expressions that every dialect prints.
+//!
+//! Kernels are built fully unrolled (registers are named scalars `v0`, `v1`, ..., never
+//! arrays indexed at run time), so the IR needs no loops. Arithmetic on [`Expr`] folds
+//! constants as it is built, which keeps the printed source short and readable.
+
+use std::ops::{Add, BitAnd, Div, Mul, Neg, Rem, Shl, Shr, Sub};
+
+/// Value types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// 32-bit unsigned integer (indices).
+    U32,
+    /// 32-bit float.
+    F32,
+    /// Complex f32 (`vec2<f32>` in WGSL, `float2` in CUDA C).
+    C32,
+    /// Boolean.
+    Bool,
+}
+
+/// Buffers and arrays a kernel reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mem {
+    /// The pass's input, complex.
+    Src,
+    /// The pass's output, complex.
+    Dst,
+    /// Workgroup memory, complex or f32 depending on the kernel's [`Shared`] declaration.
+    Shared,
+    /// The plan's twiddle table, complex.
+    Twiddles,
+}
+
+/// Values every thread can read without computing them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// Thread index within the workgroup.
+    LocalIndex,
+    /// Linear workgroup index (the dialect folds multi-dimensional grids into it).
+    GroupIndex,
+    /// Lines in this dispatch, a kernel parameter.
+    Lines,
+}
+
+/// Binary operators; on complex values `+`, `-` and `*` by a real act componentwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Lt,
+    Ge,
+    Min,
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// A named value.
+    Var(String),
+    /// An unsigned literal.
+    U32(u32),
+    /// A float literal.
+    F32(f32),
+    /// A builtin value.
+    Builtin(Builtin),
+    /// `mem[index]`.
+    Load(Mem, Box<Expr>),
+    /// `a op b`.
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `-a`.
+    Neg(Box<Expr>),
+    /// A complex value from its real and imaginary parts.
+    Complex(Box<Expr>, Box<Expr>),
+    /// Real part of a complex value.
+    Re(Box<Expr>),
+    /// Imaginary part of a complex value.
+    Im(Box<Expr>),
+    /// Complex product.
+    CMul(Box<Expr>, Box<Expr>),
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// A comment naming the step that follows.
+    Comment(String),
+    /// An immutable binding.
+    Let(String, Ty, Expr),
+    /// A mutable binding.
+    Var(String, Ty, Expr),
+    /// Assignment to a mutable binding.
+    Assign(String, Expr),
+    /// `mem[index] = value`.
+    Store(Mem, Expr, Expr),
+    /// Conditional block.
+    If(Expr, Vec<Stmt>),
+    /// Leave the kernel; only under a condition uniform across the workgroup.
+    Return,
+    /// Workgroup barrier: all threads arrive and workgroup memory is visible.
+    Barrier,
+}
+
+/// Workgroup memory a kernel declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shared {
+    /// Element type: complex or f32.
+    pub ty: Ty,
+    /// Elements.
+    pub len: usize,
+}
+
+/// A whole kernel: its interface and its body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// Entry-point name.
+    pub name: String,
+    /// Header comment lines (what the kernel does).
+    pub doc: Vec<String>,
+    /// Threads per workgroup (one-dimensional).
+    pub threads: u32,
+    /// Workgroup memory, if any.
+    pub shared: Option<Shared>,
+    /// Whether `Src` and `Dst` are one buffer (in-place kernels bind it once, read-write).
+    pub in_place: bool,
+    /// The body.
+    pub body: Vec<Stmt>,
+}
+
+/// `name`.
+pub fn var(name: impl Into<String>) -> Expr {
+    Expr::Var(name.into())
+}
+
+/// An unsigned literal.
+pub fn u(x: usize) -> Expr {
+    Expr::U32(u32::try_from(x).expect("kernel constants fit in u32 (n <= 2^24)"))
+}
+
+/// A float literal.
+pub fn f(x: f32) -> Expr {
+    Expr::F32(x)
+}
+
+/// `mem[index]`.
+pub fn load(mem: Mem, index: Expr) -> Expr {
+    Expr::Load(mem, Box::new(index))
+}
+
+/// A complex value.
+pub fn complex(re: Expr, im: Expr) -> Expr {
+    Expr::Complex(Box::new(re), Box::new(im))
+}
+
+/// `a >= b`.
+pub fn ge(a: Expr, b: Expr) -> Expr {
+    bin(BinOp::Ge, a, b)
+}
+
+/// `min(a, b)`.
+pub fn min(a: Expr, b: Expr) -> Expr {
+    bin(BinOp::Min, a, b)
+}
+
+/// `a < b`.
+pub fn lt(a: Expr, b: Expr) -> Expr {
+    bin(BinOp::Lt, a, b)
+}
+
+impl Expr {
+    /// Real part.
+    pub fn re(&self) -> Expr {
+        Expr::Re(Box::new(self.clone()))
+    }
+    /// Imaginary part.
+    pub fn im(&self) -> Expr {
+        Expr::Im(Box::new(self.clone()))
+    }
+    /// Complex product.
+    pub fn cmul(self, b: Expr) -> Expr {
+        Expr::CMul(Box::new(self), Box::new(b))
+    }
+    fn lit(&self) -> Option<u32> {
+        match self {
+            Expr::U32(x) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    use BinOp::*;
+    if let (Some(x), Some(y)) = (a.lit(), b.lit()) {
+        let folded = match op {
+            Add => x.checked_add(y),
+            Sub => x.checked_sub(y),
+            Mul => x.checked_mul(y),
+            Div => x.checked_div(y),
+            Rem => x.checked_rem(y),
+            Shl => x.checked_shl(y),
+            Shr => x.checked_shr(y),
+            And => Some(x & y),
+            Min => Some(x.min(y)),
+            Lt | Ge => None,
+        };
+        if let Some(v) = folded {
+            return Expr::U32(v);
+        }
+    }
+    match (op, a.lit(), b.lit()) {
+        (Add | Sub | Shl | Shr, _, Some(0)) | (Mul | Div, _, Some(1)) => a,
+        (Add, Some(0), _) | (Mul, Some(1), _) => b,
+        (Mul | And, Some(0), _) | (Mul | And, _, Some(0)) | (Rem, _, Some(1)) => Expr::U32(0),
+        // Powers of two: shifts and masks read better and cost less.
+        (Mul, _, Some(y)) if y.is_power_of_two() => bin(Shl, a, Expr::U32(y.trailing_zeros())),
+        (Div, _, Some(y)) if y.is_power_of_two() => bin(Shr, a, Expr::U32(y.trailing_zeros())),
+        (Rem, _, Some(y)) if y.is_power_of_two() => bin(And, a, Expr::U32(y - 1)),
+        _ => Expr::Bin(op, Box::new(a), Box::new(b)),
+    }
+}
+
+macro_rules! ops {
+    ($($tr:ident $m:ident $op:ident),*) => {$(
+        impl $tr for Expr {
+            type Output = Expr;
+            fn $m(self, b: Expr) -> Expr { bin(BinOp::$op, self, b) }
+        }
+    )*};
+}
+ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem, Shl shl Shl, Shr shr Shr, BitAnd bitand And);
+
+impl Neg for Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        match self {
+            Expr::Neg(a) => *a,
+            a => Expr::Neg(Box::new(a)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_constants_and_powers_of_two() {
+        assert_eq!(u(3) * u(4) + u(1), u(13));
+        assert_eq!(var("j") * u(1) + u(0), var("j"));
+        assert_eq!(
+            var("j") * u(8),
+            Expr::Bin(BinOp::Shl, Box::new(var("j")), Box::new(u(3)))
+        );
+        assert_eq!(
+            var("j") % u(8),
+            Expr::Bin(BinOp::And, Box::new(var("j")), Box::new(u(7)))
+        );
+        assert_eq!(var("j") % u(1), u(0));
+        assert_eq!(-(-var("x")), var("x"));
+    }
+}

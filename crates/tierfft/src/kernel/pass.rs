@@ -1,0 +1,378 @@
+//! One plan pass -> one kernel: load (with fused twiddles), on-chip radix stages exchanging
+//! through workgroup memory, store.
+//!
+//! Thread `tl` of a line holds the points `tl + T·m` (`m < E`, `T` threads per line, `E`
+//! points per thread) in registers `v0 .. v{E-1}` before every stage. A radix-R stage gives
+//! each thread E/R butterflies: butterfly `jj = tl + T·b` takes registers `b + rr·E/R`, and
+//! after it the register holding output `rr` goes to line position
+//! `(jj / ns)·ns·R + jj mod ns + rr·ns` (Stockham autosort; `ns` is the product of the earlier
+//! radices). After the last stage register `m` holds output point `tl + T·m`, so only the
+//! stages in between exchange through workgroup memory.
+
+use super::butterfly::dft;
+use super::emit::Emitter;
+use super::ir::*;
+use crate::plan::{Exchange, LineOrder, Pass, Plan};
+
+/// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
+/// source and destination; only single-pass plans may ask for it.
+pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
+    let pass = &plan.passes[index];
+    assert!(
+        !in_place || plan.passes.len() == 1,
+        "multi-pass plans run out of place"
+    );
+    let mut g = PassGen::new(plan, pass);
+    g.locate_line();
+    g.load();
+    for s in 0..pass.radices.len() {
+        g.stage(s);
+    }
+    g.store();
+    let total = plan.passes.len();
+    let dir = if plan.spec.direction.sign() < 0.0 {
+        "forward"
+    } else {
+        "inverse"
+    };
+    let radices: Vec<String> = pass.radices.iter().map(|r| r.to_string()).collect();
+    let mut doc = vec![
+        format!(
+            "tierfft pass {}/{total} of a {}-point {dir} FFT: {}-point lines, radices {}, stride {}",
+            index + 1,
+            plan.spec.n,
+            pass.size,
+            if radices.is_empty() {
+                "-".into()
+            } else {
+                radices.join("x")
+            },
+            pass.stride
+        ),
+        format!(
+            "{} lines per workgroup ({:?}), {} threads per line, {} points per thread, {:?} exchange",
+            pass.lines_per_group,
+            pass.order,
+            pass.threads_per_line,
+            pass.points_per_thread,
+            pass.exchange
+        ),
+    ];
+    if pass.twiddled() {
+        doc.push(format!(
+            "pass twiddles W_{} fused into the load",
+            pass.stride * pass.size
+        ));
+    }
+    let shared = (pass.exchanges() > 0).then(|| Shared {
+        ty: match pass.exchange {
+            Exchange::Complex => Ty::C32,
+            Exchange::Split => Ty::F32,
+        },
+        len: pass.size * pass.lines_per_group,
+    });
+    Kernel {
+        name: format!("fft_pass{}", index + 1),
+        doc,
+        threads: pass.threads() as u32,
+        shared,
+        in_place,
+        body: g.em.stmts,
+    }
+}
+
+struct PassGen<'a> {
+    plan: &'a Plan,
+    pass: &'a Pass,
+    em: Emitter,
+    regs: Vec<Expr>,
+    /// Workgroup memory has been read (or written) since the last barrier.
+    shared_read: bool,
+    shared_written: bool,
+    /// Some lines of a workgroup may lie past the end of the dispatch.
+    guarded: bool,
+}
+
+impl<'a> PassGen<'a> {
+    fn new(plan: &'a Plan, pass: &'a Pass) -> Self {
+        let regs = (0..pass.points_per_thread)
+            .map(|m| var(format!("v{m}")))
+            .collect();
+        // Interleaved lines divide a transform evenly, so whole workgroups are in or out.
+        let guarded = pass.order == LineOrder::Contiguous && pass.lines_per_group > 1;
+        PassGen {
+            plan,
+            pass,
+            em: Emitter::default(),
+            regs,
+            shared_read: false,
+            shared_written: false,
+            guarded,
+        }
+    }
+
+    fn t(&self) -> usize {
+        self.pass.threads_per_line
+    }
+
+    fn e(&self) -> usize {
+        self.pass.points_per_thread
+    }
+
+    /// Workgroup memory index of line-position `pos` of this thread's line.
+    fn shared_index(&self, pos: Expr) -> Expr {
+        let lines = self.pass.lines_per_group;
+        match self.pass.order {
+            LineOrder::Interleaved => var("lc") + u(lines) * pos,
+            LineOrder::Contiguous => var("lc") * u(self.pass.size) + pos,
+        }
+    }
+
+    fn locate_line(&mut self) {
+        let p = self.pass;
+        let lines = p.lines_per_group;
+        self.em.comment("which line this thread works on");
+        self.em.push(Stmt::If(
+            ge(
+                Expr::Builtin(Builtin::GroupIndex) * u(lines),
+                Expr::Builtin(Builtin::Lines),
+            ),
+            vec![Stmt::Return],
+        ));
+        let lid = Expr::Builtin(Builtin::LocalIndex);
+        let (lc, tl) = match p.order {
+            LineOrder::Interleaved => (lid.clone() % u(lines), lid / u(lines)),
+            LineOrder::Contiguous => (lid.clone() / u(self.t()), lid % u(self.t())),
+        };
+        self.em.let_("lc", Ty::U32, lc);
+        self.em.let_("tl", Ty::U32, tl);
+        let first = Expr::Builtin(Builtin::GroupIndex) * u(lines);
+        if self.guarded {
+            self.em.let_(
+                "valid",
+                Ty::Bool,
+                lt(first.clone() + var("lc"), Expr::Builtin(Builtin::Lines)),
+            );
+            // Threads past the end redo the last line and store nothing.
+            self.em.let_(
+                "line",
+                Ty::U32,
+                min(first + var("lc"), Expr::Builtin(Builtin::Lines) - u(1)),
+            );
+        } else {
+            self.em.let_("line", Ty::U32, first + var("lc"));
+        }
+        let n = self.plan.spec.n;
+        if p.size == n {
+            self.em.let_("base", Ty::U32, var("line") * u(n));
+        } else {
+            let per = n / p.size;
+            self.em.let_("j", Ty::U32, var("line") % u(per));
+            self.em.let_("base", Ty::U32, (var("line") / u(per)) * u(n));
+        }
+    }
+
+    fn load(&mut self) {
+        let p = self.pass;
+        let n = self.plan.spec.n;
+        let (t, e) = (self.t(), self.e());
+        self.em
+            .comment("load (coalesced across neighbouring threads)");
+        let (start, step) = if p.size == n {
+            (var("base"), u(1))
+        } else {
+            (var("base") + var("j"), u(n / p.size))
+        };
+        for m in 0..e {
+            let pos = var("tl") + u(t * m);
+            let x = load(Mem::Src, start.clone() + pos * step.clone());
+            self.em.push(Stmt::Var(format!("v{m}"), Ty::C32, x));
+        }
+        if p.twiddled() {
+            let tw = &self.plan.twiddles;
+            self.em.comment(format!(
+                "pass twiddles W_{}^((j mod {})·r), from two f64-built tables",
+                p.stride * p.size,
+                p.stride
+            ));
+            let scale = n / (p.stride * p.size);
+            let jr = self
+                .em
+                .let_("jr", Ty::U32, (var("j") % u(p.stride)) * u(scale));
+            let lo_mask = (1usize << tw.lo_bits) - 1;
+            for m in 0..e {
+                let ex = self.em.bind(Ty::U32, jr.clone() * (var("tl") + u(t * m)));
+                let lo = load(Mem::Twiddles, u(tw.lo_offset()) + (ex.clone() & u(lo_mask)));
+                let hi = load(
+                    Mem::Twiddles,
+                    u(tw.hi_offset()) + (ex >> u(tw.lo_bits as usize)),
+                );
+                let w = self.em.bind(Ty::C32, lo.cmul(hi));
+                self.em
+                    .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(w)));
+            }
+        }
+    }
+
+    fn stage(&mut self, s: usize) {
+        let p = self.pass;
+        let r = p.radices[s];
+        let ns: usize = p.radices[..s].iter().product();
+        let (t, e) = (self.t(), self.e());
+        let sign = self.plan.spec.direction.sign();
+        let last = s + 1 == p.radices.len();
+        self.em.comment(format!(
+            "stage {}: radix {r}, {ns}-point sub-transforms done",
+            s + 1
+        ));
+        let mut writes = Vec::new();
+        for b in 0..e / r {
+            let jj = var("tl") + u(t * b);
+            let regs: Vec<usize> = (0..r).map(|rr| b + rr * (e / r)).collect();
+            if ns > 1 {
+                // Stage twiddles W_{ns·r}^{k·rr}, k = jj mod ns, from the stage table.
+                let k = self.em.bind(Ty::U32, jj.clone() % u(ns));
+                let step = self.plan.twiddles.stage_n / (ns * r);
+                for (rr, &m) in regs.iter().enumerate().skip(1) {
+                    let w = load(Mem::Twiddles, k.clone() * u(rr * step));
+                    self.em
+                        .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(w)));
+                }
+            }
+            let inputs: Vec<Expr> = regs.iter().map(|&m| self.regs[m].clone()).collect();
+            let outputs = dft(&mut self.em, &inputs, sign);
+            for (rr, (&m, out)) in regs.iter().zip(outputs).enumerate() {
+                self.em.push(Stmt::Assign(format!("v{m}"), out));
+                let pos = (jj.clone() / u(ns)) * u(ns * r) + (jj.clone() % u(ns)) + u(rr * ns);
+                writes.push((m, self.shared_index(pos)));
+            }
+        }
+        if !last {
+            let reads = (0..e)
+                .map(|m| (m, self.shared_index(var("tl") + u(t * m))))
+                .collect();
+            self.exchange(writes, reads);
+        }
+    }
+
+    /// Register `m` goes to workgroup memory at `writes`' index; then register `m` is reloaded
+    /// from `reads`' index.
+    fn exchange(&mut self, writes: Vec<(usize, Expr)>, reads: Vec<(usize, Expr)>) {
+        match self.pass.exchange {
+            Exchange::Complex => {
+                self.before_write();
+                for (m, idx) in &writes {
+                    self.em
+                        .push(Stmt::Store(Mem::Shared, idx.clone(), self.regs[*m].clone()));
+                }
+                self.before_read();
+                for (m, idx) in &reads {
+                    self.em.push(Stmt::Assign(
+                        format!("v{m}"),
+                        load(Mem::Shared, idx.clone()),
+                    ));
+                }
+            }
+            Exchange::Split => {
+                let mut re = Vec::new();
+                for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
+                    self.before_write();
+                    for (m, idx) in &writes {
+                        self.em
+                            .push(Stmt::Store(Mem::Shared, idx.clone(), part(&self.regs[*m])));
+                    }
+                    self.before_read();
+                    if re.is_empty() {
+                        for (_, idx) in &reads {
+                            re.push(self.em.bind(Ty::F32, load(Mem::Shared, idx.clone())));
+                        }
+                    } else {
+                        for ((m, idx), re) in reads.iter().zip(&re) {
+                            self.em.push(Stmt::Assign(
+                                format!("v{m}"),
+                                complex(re.clone(), load(Mem::Shared, idx.clone())),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn before_write(&mut self) {
+        if self.shared_read || self.shared_written {
+            self.em.push(Stmt::Barrier);
+        }
+        self.shared_read = false;
+        self.shared_written = true;
+    }
+
+    fn before_read(&mut self) {
+        self.em.push(Stmt::Barrier);
+        self.shared_written = false;
+        self.shared_read = true;
+    }
+
+    fn store(&mut self) {
+        let p = self.pass;
+        let n = self.plan.spec.n;
+        let (t, e) = (self.t(), self.e());
+        if let Some(scale) = p.scale {
+            self.em.comment("normalise by 1/n");
+            for m in 0..e {
+                self.em.push(Stmt::Assign(
+                    format!("v{m}"),
+                    self.regs[m].clone() * f(scale),
+                ));
+            }
+        }
+        if p.staged_store {
+            // First pass of several: a line's outputs are contiguous (stride 1), so the
+            // workgroup's lines form one contiguous tile. Stage it through workgroup memory
+            // and write it with neighbouring threads on neighbouring addresses.
+            assert_eq!(p.stride, 1, "staged stores are for the first pass");
+            self.em
+                .comment("stage the workgroup's output tile for a coalesced store");
+            let threads = p.threads();
+            let writes = (0..e)
+                .map(|m| (m, var("lc") * u(p.size) + var("tl") + u(t * m)))
+                .collect();
+            let reads = (0..e)
+                .map(|m| (m, Expr::Builtin(Builtin::LocalIndex) + u(threads * m)))
+                .collect();
+            self.exchange(writes, reads);
+            self.em.comment("store");
+            let tile = Expr::Builtin(Builtin::GroupIndex) * u(p.lines_per_group * p.size);
+            for m in 0..e {
+                let idx = tile.clone() + Expr::Builtin(Builtin::LocalIndex) + u(threads * m);
+                self.em
+                    .push(Stmt::Store(Mem::Dst, idx, self.regs[m].clone()));
+            }
+            return;
+        }
+        self.em.comment("store");
+        let (start, step) = if p.size == n {
+            (var("base"), u(1))
+        } else {
+            let ns = p.stride;
+            (
+                var("base") + (var("j") / u(ns)) * u(ns * p.size) + var("j") % u(ns),
+                u(ns),
+            )
+        };
+        let stores: Vec<Stmt> = (0..e)
+            .map(|m| {
+                Stmt::Store(
+                    Mem::Dst,
+                    start.clone() + (var("tl") + u(t * m)) * step.clone(),
+                    self.regs[m].clone(),
+                )
+            })
+            .collect();
+        if self.guarded {
+            self.em.push(Stmt::If(var("valid"), stores));
+        } else {
+            self.em.stmts.extend(stores);
+        }
+    }
+}

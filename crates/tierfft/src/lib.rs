@@ -1,0 +1,37 @@
+//! # tierfft
+//!
+//! Fast Fourier transforms planned for the memory tiers of a GPU: the largest transform that
+//! fits on chip (registers plus workgroup memory) is done there in radix-8 Stockham stages,
+//! and longer transforms take as few passes over device memory as that block allows, with
+//! the twiddles between passes fused into the loads.
+//!
+//! Data flows one way: [`FftSpec`] (what you ask for) → [`plan::Plan`] (passes, radices,
+//! threads; pure data) → [`kernel`] (source in the device's language) → [`Device`] (compiles
+//! and launches).
+//!
+//! ```
+//! use num_complex::Complex32;
+//! use tierfft::{Device, FftSpec};
+//!
+//! # fn main() -> tierfft::Result<()> {
+//! let device = Device::Cpu; // or Device::auto()? for a GPU when there is one
+//! let fft = device.plan(&FftSpec::new(1024).batch(4))?;
+//! let mut data = vec![Complex32::new(1.0, 0.0); 1024 * 4];
+//! fft.process(&mut data)?;
+//! assert_eq!(data[0], Complex32::new(1024.0, 0.0)); // DC bin of a constant
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod backend;
+mod error;
+pub mod kernel;
+pub mod plan;
+pub mod reference;
+mod spec;
+pub mod twiddle;
+
+pub use backend::{Device, Fft, Measured, Timer};
+pub use error::{Error, Result};
+pub use num_complex::Complex32;
+pub use spec::{Direction, FftSpec, MAX_LOG2_N};

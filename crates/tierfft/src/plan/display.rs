@@ -1,0 +1,109 @@
+//! `Display` for plans: the table `tierfft plan` prints.
+
+use std::fmt;
+
+use super::{Exchange, LineOrder, Plan};
+use crate::spec::Direction;
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.spec;
+        let l = &self.limits;
+        let dir = match (s.direction, s.normalize) {
+            (Direction::Forward, _) => "forward",
+            (Direction::Inverse, false) => "inverse (unnormalised)",
+            (Direction::Inverse, true) => "inverse (scaled by 1/n)",
+        };
+        writeln!(
+            f,
+            "{}-point {dir} FFT (2^{}), batch {}, on {}",
+            s.n,
+            s.log2_n(),
+            s.batch,
+            l.name
+        )?;
+        writeln!(
+            f,
+            "device: {} KiB workgroup memory, {} threads/workgroup, subgroup {}, {} MiB per binding",
+            l.workgroup_memory >> 10,
+            l.max_threads,
+            l.subgroup_size,
+            l.max_binding >> 20
+        )?;
+        let (block, ex) = self.block;
+        let ex = match ex {
+            Exchange::Complex => "complex exchange, 8 bytes/point",
+            Exchange::Split => "split re/im exchange, 4 bytes/point",
+        };
+        writeln!(f, "on-chip block: {block} points ({ex})")?;
+        writeln!(f, "passes over device memory: {}", self.passes.len())?;
+        writeln!(f)?;
+        writeln!(
+            f,
+            "pass  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {}",
+            "size",
+            "radices",
+            "stride",
+            "pass twiddles",
+            "lines",
+            "threads",
+            "pts",
+            "exch",
+            "wg bytes",
+            "order"
+        )?;
+        for (i, p) in self.passes.iter().enumerate() {
+            let radices: Vec<String> = p.radices.iter().map(|r| r.to_string()).collect();
+            let radices = if radices.is_empty() {
+                "-".to_string()
+            } else {
+                radices.join("x")
+            };
+            let tw = if p.twiddled() {
+                format!("fused W_{}", p.stride * p.size)
+            } else {
+                "-".to_string()
+            };
+            let order = match (p.order, p.staged_store) {
+                (LineOrder::Contiguous, _) => "contiguous lines",
+                (LineOrder::Interleaved, false) => "interleaved lines",
+                (LineOrder::Interleaved, true) => "interleaved lines, staged store",
+            };
+            writeln!(
+                f,
+                "{:>4}  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {order}",
+                i + 1,
+                p.size,
+                radices,
+                p.stride,
+                tw,
+                p.lines_per_group,
+                p.threads(),
+                p.points_per_thread,
+                p.exchanges(),
+                p.workgroup_bytes(),
+            )?;
+        }
+        writeln!(f)?;
+        let data = 8.0 * s.len() as f64;
+        writeln!(
+            f,
+            "device memory traffic: {:.1} MB ({} pass(es) × read + write of {:.1} MB)",
+            self.bytes_moved() as f64 / 1e6,
+            self.passes.len(),
+            data / 1e6
+        )?;
+        writeln!(
+            f,
+            "dispatches per pass: {} ({} transforms per binding)",
+            s.batch.div_ceil(self.transforms_per_dispatch),
+            self.transforms_per_dispatch
+        )?;
+        write!(
+            f,
+            "twiddle table: {} entries ({:.1} KiB), computed in f64",
+            self.twiddles.len(),
+            self.twiddles.len() as f64 * 8.0 / 1024.0
+        )
+    }
+}

@@ -1,0 +1,92 @@
+//! What the planner needs to know about a device, read from the device itself.
+
+/// The device facts a plan depends on. Backends fill this from the device's own limits; a few
+/// named profiles ([`DeviceLimits::profile`]) let `tierfft plan` show plans for devices that
+/// are not attached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// Human-readable device name.
+    pub name: String,
+    /// On-chip memory one workgroup may use, bytes (WGSL workgroup storage, CUDA shared memory).
+    pub workgroup_memory: usize,
+    /// Most threads (invocations) in one workgroup.
+    pub max_threads: usize,
+    /// Threads that execute in lockstep (subgroup, SIMD group, warp).
+    pub subgroup_size: usize,
+    /// Largest range of one buffer a kernel may bind, bytes.
+    pub max_binding: u64,
+    /// Largest single buffer, bytes.
+    pub max_buffer: u64,
+    /// Most workgroups in one dimension of a dispatch.
+    pub max_groups_per_dim: u32,
+    /// Required alignment of a binding's offset, bytes.
+    pub binding_alignment: u64,
+    /// Width of a memory transaction, bytes: strided passes read runs at least this long.
+    pub transaction_bytes: usize,
+}
+
+impl DeviceLimits {
+    /// Named profiles of devices the project targets, for planning without the device:
+    /// `lavapipe`, `apple-m1`, `h100-vulkan`, `raspberry-pi-5`, `small-16k`.
+    pub fn profile(name: &str) -> Option<DeviceLimits> {
+        let gib = 1u64 << 30;
+        let base = DeviceLimits {
+            name: name.to_string(),
+            workgroup_memory: 32 << 10,
+            max_threads: 1024,
+            subgroup_size: 32,
+            max_binding: 128 << 20,
+            max_buffer: 2 * gib,
+            max_groups_per_dim: 65535,
+            binding_alignment: 256,
+            transaction_bytes: 32,
+        };
+        Some(match name {
+            // Mesa's CPU Vulkan (PLATFORM.md).
+            "lavapipe" => DeviceLimits {
+                subgroup_size: 8,
+                ..base
+            },
+            // Apple M1 through Metal: 32 KiB threadgroup memory, 1024 threads, SIMD width 32.
+            "apple-m1" => DeviceLimits {
+                max_binding: gib,
+                max_buffer: 8 * gib,
+                ..base
+            },
+            // NVIDIA H100 through Vulkan (PLATFORM.md).
+            "h100-vulkan" => DeviceLimits {
+                workgroup_memory: 48 << 10,
+                max_binding: 2 * gib,
+                max_buffer: 4 * gib,
+                ..base
+            },
+            // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.
+            "raspberry-pi-5" => DeviceLimits {
+                workgroup_memory: 16 << 10,
+                max_threads: 256,
+                subgroup_size: 16,
+                max_binding: 128 << 20,
+                max_buffer: gib,
+                ..base
+            },
+            // WebGPU's guaranteed minimum limits.
+            "small-16k" => DeviceLimits {
+                workgroup_memory: 16 << 10,
+                max_threads: 256,
+                max_binding: 128 << 20,
+                max_buffer: 256 << 20,
+                ..base
+            },
+            _ => return None,
+        })
+    }
+
+    /// Names accepted by [`DeviceLimits::profile`].
+    pub const PROFILES: &'static [&'static str] = &[
+        "lavapipe",
+        "apple-m1",
+        "h100-vulkan",
+        "raspberry-pi-5",
+        "small-16k",
+    ];
+}

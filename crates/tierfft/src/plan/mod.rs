@@ -1,0 +1,329 @@
+//! Spec + device limits -> [`Plan`]: passes over device memory, radices, threads, on-chip bytes.
+//!
+//! Pure data: nothing here touches a GPU, so plans can be printed (`tierfft plan`) and tested
+//! anywhere.
+//!
+//! # The decomposition
+//!
+//! Every pass is one radix-`size` step of a Stockham autosort FFT (Govindaraju et al., SC'08):
+//! for each of the `n / size` lines `j`, it reads the `size` points `x[j + r·n/size]`,
+//! multiplies point `r` by the twiddle `W_{stride·size}^{(j mod stride)·r}` (fused: there is no
+//! twiddle or transpose kernel), transforms them on chip, and writes point `q` to
+//! `y[(j / stride)·stride·size + j mod stride + q·stride]`, with `stride` the product of the
+//! earlier passes' sizes. The on-chip transform is the same recursion one level down: radix-8
+//! stages (radix-4/2 tail) exchanging through workgroup memory. A transform that fits the
+//! largest on-chip block `B` takes one pass; above that, `ceil(log2 n / log2(B / lines))`
+//! passes, where `lines` consecutive lines share a workgroup so that strided reads and writes
+//! come in runs at least one memory transaction long.
+
+mod display;
+mod limits;
+
+pub use limits::DeviceLimits;
+
+use crate::error::{Error, Result};
+use crate::spec::FftSpec;
+use crate::twiddle::TwiddleLayout;
+
+/// Largest radix of an on-chip stage, and so the points each thread holds in registers.
+pub const MAX_RADIX: usize = 8;
+/// Threads per workgroup the planner aims for when it packs several small transforms together.
+pub const TARGET_THREADS: usize = 256;
+
+/// How the threads of a workgroup are laid over its lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineOrder {
+    /// Neighbouring threads work on neighbouring lines (strided passes: a line's points are far
+    /// apart in memory, neighbouring lines' points are adjacent).
+    Interleaved,
+    /// Each line's threads are together (single-pass plans: a line is a contiguous transform).
+    Contiguous,
+}
+
+/// How registers exchange through workgroup memory between stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exchange {
+    /// Whole complex values: 8 bytes a point, one write and one read per exchange.
+    Complex,
+    /// Real parts, then imaginary parts: 4 bytes a point, twice the barriers; doubles the
+    /// largest on-chip block.
+    Split,
+}
+
+impl Exchange {
+    /// Workgroup-memory bytes per point.
+    pub fn bytes(self) -> usize {
+        match self {
+            Exchange::Complex => 8,
+            Exchange::Split => 4,
+        }
+    }
+}
+
+/// One pass over device memory: one kernel launch (split into dispatches by binding size).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pass {
+    /// Points per line: the size of the sub-transform this pass does on chip.
+    pub size: usize,
+    /// Radices of the on-chip stages, in order; their product is `size`.
+    pub radices: Vec<usize>,
+    /// Product of the earlier passes' sizes (1 for the first pass).
+    pub stride: usize,
+    /// Threads per line.
+    pub threads_per_line: usize,
+    /// Points each thread holds in registers.
+    pub points_per_thread: usize,
+    /// Lines one workgroup transforms together.
+    pub lines_per_group: usize,
+    /// How threads are laid over lines.
+    pub order: LineOrder,
+    /// How stages exchange through workgroup memory.
+    pub exchange: Exchange,
+    /// Whether results go through workgroup memory before the store, so that it is coalesced
+    /// (the first pass of a multi-pass plan writes whole lines, not strided points).
+    pub staged_store: bool,
+    /// Factor the results are multiplied by before the store (1/n on a normalised inverse).
+    pub scale: Option<f32>,
+}
+
+impl Pass {
+    /// Threads in one workgroup.
+    pub fn threads(&self) -> usize {
+        self.threads_per_line * self.lines_per_group
+    }
+
+    /// Number of register exchanges through workgroup memory.
+    pub fn exchanges(&self) -> usize {
+        self.radices.len().saturating_sub(1) + usize::from(self.staged_store)
+    }
+
+    /// Workgroup-memory bytes one workgroup uses (0 when all stages stay in registers).
+    pub fn workgroup_bytes(&self) -> usize {
+        if self.exchanges() == 0 {
+            0
+        } else {
+            self.size * self.lines_per_group * self.exchange.bytes()
+        }
+    }
+
+    /// True when points are multiplied by pass-boundary twiddles on load.
+    pub fn twiddled(&self) -> bool {
+        self.stride > 1
+    }
+}
+
+/// A planned transform: the spec, the passes, and how dispatches are cut to the device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// What was asked for.
+    pub spec: FftSpec,
+    /// The device planned for.
+    pub limits: DeviceLimits,
+    /// Largest transform one workgroup can hold on chip (points), and how it exchanges.
+    pub block: (usize, Exchange),
+    /// The passes over device memory, in order.
+    pub passes: Vec<Pass>,
+    /// Transforms bound per dispatch, so no binding exceeds the device's limit.
+    pub transforms_per_dispatch: usize,
+    /// Layout of the twiddle buffer.
+    pub twiddles: TwiddleLayout,
+}
+
+impl Plan {
+    /// Plans `spec` for a device with `limits`.
+    pub fn new(spec: &FftSpec, limits: &DeviceLimits) -> Result<Plan> {
+        spec.validate()?;
+        let n = spec.n;
+        let k = spec.log2_n();
+        let too_large = |what: String, detail: String| Error::TooLarge {
+            what,
+            device: limits.name.clone(),
+            detail,
+        };
+        let transform_bytes = 8 * n as u64;
+        if transform_bytes > limits.max_binding {
+            return Err(too_large(
+                format!(
+                    "one transform of {n} points ({} MiB)",
+                    transform_bytes >> 20
+                ),
+                format!(
+                    "the device binds at most {} MiB per buffer; use a smaller n",
+                    limits.max_binding >> 20
+                ),
+            ));
+        }
+        let block_for = |ex: Exchange| {
+            let by_memory = prev_power_of_two(limits.workgroup_memory / ex.bytes());
+            by_memory.min(limits.max_threads * MAX_RADIX).max(1)
+        };
+        let (complex_block, split_block) =
+            (block_for(Exchange::Complex), block_for(Exchange::Split));
+        let min_lines = (limits.transaction_bytes / 8).max(1);
+
+        let (block, passes) = if n <= complex_block {
+            let ex = Exchange::Complex;
+            ((complex_block, ex), vec![single_pass(spec, limits, ex)])
+        } else if n <= split_block {
+            let ex = Exchange::Split;
+            ((split_block, ex), vec![single_pass(spec, limits, ex)])
+        } else {
+            // Fewest passes; on a tie the cheaper complex exchange.
+            let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
+            let ex = if count(split_block) < count(complex_block) {
+                Exchange::Split
+            } else {
+                Exchange::Complex
+            };
+            let block = block_for(ex);
+            let bits = split_evenly(k, count(block));
+            ((block, ex), multi_pass(spec, limits, ex, &bits, min_lines))
+        };
+
+        let mut transforms_per_dispatch = (limits.max_binding / transform_bytes) as usize;
+        if transform_bytes < limits.binding_alignment {
+            // Chunk offsets must stay aligned.
+            let per_align = (limits.binding_alignment / transform_bytes) as usize;
+            transforms_per_dispatch -= transforms_per_dispatch % per_align;
+        }
+        let transforms_per_dispatch = transforms_per_dispatch.min(spec.batch);
+        let stage_n = passes.iter().map(|p| p.size).max().unwrap_or(1);
+        let lo_bits = if passes.len() > 1 { k.div_ceil(2) } else { 0 };
+        let plan = Plan {
+            spec: spec.clone(),
+            limits: limits.clone(),
+            block,
+            passes,
+            transforms_per_dispatch,
+            twiddles: TwiddleLayout {
+                n,
+                stage_n,
+                lo_bits,
+            },
+        };
+        let max_groups = u64::from(limits.max_groups_per_dim).pow(2);
+        for pass in &plan.passes {
+            let groups = plan.groups(pass, transforms_per_dispatch) as u64;
+            if groups > max_groups {
+                return Err(too_large(
+                    format!("{groups} workgroups in one dispatch"),
+                    format!("the device dispatches at most {max_groups}"),
+                ));
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Lines in one transform for `pass`.
+    pub fn lines_per_transform(&self, pass: &Pass) -> usize {
+        self.spec.n / pass.size
+    }
+
+    /// Workgroups a dispatch of `transforms` transforms needs for `pass`.
+    pub fn groups(&self, pass: &Pass, transforms: usize) -> usize {
+        (transforms * self.lines_per_transform(pass)).div_ceil(pass.lines_per_group)
+    }
+
+    /// Bytes read plus bytes written in device memory by one execution (all passes).
+    pub fn bytes_moved(&self) -> u64 {
+        self.passes.len() as u64 * 2 * 8 * self.spec.len() as u64
+    }
+}
+
+/// The radices of an on-chip transform of `size` points: radix-8 stages after one radix-4 or
+/// radix-2 stage when log2 size is not a multiple of 3.
+pub fn radices(size: usize) -> Vec<usize> {
+    let bits = size.trailing_zeros();
+    let mut r = match bits % 3 {
+        1 => vec![2],
+        2 => vec![4],
+        _ => vec![],
+    };
+    r.extend(std::iter::repeat_n(8, (bits / 3) as usize));
+    r
+}
+
+fn prev_power_of_two(x: usize) -> usize {
+    if x == 0 { 0 } else { 1 << x.ilog2() }
+}
+
+/// `k` bits in `parts` parts as even as possible, larger parts first.
+fn split_evenly(k: u32, parts: u32) -> Vec<u32> {
+    (0..parts)
+        .map(|i| k / parts + u32::from(i < k % parts))
+        .collect()
+}
+
+fn line_shape(size: usize) -> (usize, Vec<usize>, usize) {
+    let radices = radices(size);
+    let points = radices.iter().copied().max().unwrap_or(1);
+    (points, radices, size / points)
+}
+
+fn single_pass(spec: &FftSpec, limits: &DeviceLimits, exchange: Exchange) -> Pass {
+    let (points, radices, threads_per_line) = line_shape(spec.n);
+    // Pack small transforms so a workgroup has enough threads, within workgroup memory.
+    let mut lines = (TARGET_THREADS.min(limits.max_threads) / threads_per_line)
+        .clamp(1, spec.batch.next_power_of_two());
+    if radices.len() > 1 {
+        lines = lines.min((limits.workgroup_memory / (spec.n * exchange.bytes())).max(1));
+    }
+    Pass {
+        size: spec.n,
+        radices,
+        stride: 1,
+        threads_per_line,
+        points_per_thread: points,
+        lines_per_group: prev_power_of_two(lines),
+        order: LineOrder::Contiguous,
+        exchange,
+        staged_store: false,
+        scale: normalization(spec),
+    }
+}
+
+fn multi_pass(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    exchange: Exchange,
+    bits: &[u32],
+    min_lines: usize,
+) -> Vec<Pass> {
+    let mut stride = 1;
+    let mut passes = Vec::with_capacity(bits.len());
+    for (i, &b) in bits.iter().enumerate() {
+        let size = 1usize << b;
+        let (points, radices, threads_per_line) = line_shape(size);
+        let fits = |lines: usize| {
+            lines <= spec.n / size
+                && lines * size * exchange.bytes() <= limits.workgroup_memory
+                && lines * threads_per_line <= limits.max_threads
+        };
+        let mut lines = min_lines.min(spec.n / size);
+        while fits(2 * lines) && 2 * lines * threads_per_line <= TARGET_THREADS {
+            lines *= 2;
+        }
+        let last = i + 1 == bits.len();
+        passes.push(Pass {
+            size,
+            radices,
+            stride,
+            threads_per_line,
+            points_per_thread: points,
+            lines_per_group: lines,
+            order: LineOrder::Interleaved,
+            exchange,
+            staged_store: i == 0,
+            scale: if last { normalization(spec) } else { None },
+        });
+        stride *= size;
+    }
+    passes
+}
+
+fn normalization(spec: &FftSpec) -> Option<f32> {
+    spec.normalize.then(|| 1.0 / spec.n as f32)
+}
+
+#[cfg(test)]
+mod tests;

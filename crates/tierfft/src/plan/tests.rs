@@ -1,0 +1,129 @@
+use super::*;
+use crate::spec::MAX_LOG2_N;
+
+fn all_profiles() -> Vec<DeviceLimits> {
+    DeviceLimits::PROFILES
+        .iter()
+        .map(|p| DeviceLimits::profile(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn plans_fit_device_limits_for_every_length() {
+    for limits in all_profiles() {
+        for k in 0..=MAX_LOG2_N {
+            for batch in [1, 3, 1000] {
+                let spec = FftSpec::new(1 << k).batch(batch);
+                let plan = match Plan::new(&spec, &limits) {
+                    Ok(p) => p,
+                    Err(Error::TooLarge { .. }) if 8u64 << k > limits.max_binding => continue,
+                    Err(e) => panic!("{}: 2^{k}: {e}", limits.name),
+                };
+                let sizes: usize = plan.passes.iter().map(|p| p.size).product();
+                assert_eq!(sizes, spec.n, "{}: 2^{k}", limits.name);
+                let mut stride = 1;
+                for p in &plan.passes {
+                    assert_eq!(p.radices.iter().product::<usize>(), p.size);
+                    assert!(p.radices.iter().all(|r| [2, 4, 8].contains(r)));
+                    assert_eq!(p.threads_per_line * p.points_per_thread, p.size);
+                    assert!(
+                        p.threads() <= limits.max_threads,
+                        "{}: 2^{k} {p:?}",
+                        limits.name
+                    );
+                    assert!(
+                        p.workgroup_bytes() <= limits.workgroup_memory,
+                        "{}: 2^{k}",
+                        limits.name
+                    );
+                    assert!(p.lines_per_group.is_power_of_two());
+                    assert_eq!(p.stride, stride);
+                    stride *= p.size;
+                    if p.order == LineOrder::Interleaved {
+                        assert_eq!(plan.lines_per_transform(p) % p.lines_per_group, 0);
+                    }
+                }
+                let chunk = plan.transforms_per_dispatch as u64 * 8 * spec.n as u64;
+                assert!(chunk <= limits.max_binding && plan.transforms_per_dispatch >= 1);
+                assert!(
+                    plan.transforms_per_dispatch == batch || chunk % limits.binding_alignment == 0
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn one_pass_up_to_the_on_chip_block() {
+    let m1 = DeviceLimits::profile("apple-m1").unwrap();
+    for k in 0..=13 {
+        let plan = Plan::new(&FftSpec::new(1 << k), &m1).unwrap();
+        assert_eq!(plan.passes.len(), 1, "2^{k}");
+    }
+    // 4096 points fit as complex values in 32 KiB; 8192 need the split exchange.
+    let p12 = Plan::new(&FftSpec::new(4096), &m1).unwrap();
+    assert_eq!(p12.passes[0].exchange, Exchange::Complex);
+    assert_eq!(p12.passes[0].radices, vec![8, 8, 8, 8]);
+    let p13 = Plan::new(&FftSpec::new(8192), &m1).unwrap();
+    assert_eq!(p13.passes[0].exchange, Exchange::Split);
+}
+
+#[test]
+fn four_million_points_on_32k_take_two_fused_passes() {
+    let m1 = DeviceLimits::profile("apple-m1").unwrap();
+    let plan = Plan::new(&FftSpec::new(1 << 22), &m1).unwrap();
+    assert_eq!(plan.passes.len(), 2);
+    assert!(!plan.passes[0].twiddled() && plan.passes[1].twiddled());
+    assert!(plan.passes[0].staged_store && !plan.passes[1].staged_store);
+    assert!(
+        plan.passes
+            .iter()
+            .all(|p| p.lines_per_group * 8 >= m1.transaction_bytes)
+    );
+    // 2^24 takes three: 2048-point passes with 4-line runs cover 2^22.
+    assert_eq!(
+        Plan::new(&FftSpec::new(1 << 24), &m1).unwrap().passes.len(),
+        3
+    );
+}
+
+#[test]
+fn small_transforms_are_packed() {
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    let plan = Plan::new(&FftSpec::new(64).batch(10_000), &lp).unwrap();
+    assert_eq!(plan.passes[0].threads(), TARGET_THREADS);
+    assert_eq!(plan.passes[0].lines_per_group, 32);
+    // Batch 1 does not launch idle lines.
+    let plan = Plan::new(&FftSpec::new(64), &lp).unwrap();
+    assert_eq!(plan.passes[0].lines_per_group, 1);
+}
+
+#[test]
+fn bad_specs_are_errors() {
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    for n in [0, 3, 1000, 1 << 25] {
+        assert!(matches!(
+            Plan::new(&FftSpec::new(n), &lp),
+            Err(Error::UnsupportedLength { .. })
+        ));
+    }
+    assert!(matches!(
+        Plan::new(&FftSpec::new(8).batch(0), &lp),
+        Err(Error::ZeroBatch)
+    ));
+    let tiny = DeviceLimits {
+        max_binding: 1 << 20,
+        ..lp
+    };
+    assert!(matches!(
+        Plan::new(&FftSpec::new(1 << 20), &tiny),
+        Err(Error::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn batches_split_across_bindings() {
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    let plan = Plan::new(&FftSpec::new(1024).batch(40_000), &lp).unwrap();
+    assert_eq!(plan.transforms_per_dispatch, (128 << 20) / (8 * 1024));
+}

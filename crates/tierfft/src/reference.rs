@@ -1,0 +1,39 @@
+//! The f64 reference every kernel is checked against, and the error measure.
+
+use num_complex::{Complex32, Complex64};
+use rustfft::FftPlanner;
+
+use crate::spec::Direction;
+
+/// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
+/// unnormalised, in the given direction.
+pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Complex64> {
+    let mut data: Vec<Complex64> = input
+        .iter()
+        .map(|z| Complex64::new(z.re.into(), z.im.into()))
+        .collect();
+    let mut planner = FftPlanner::<f64>::new();
+    let fft = match direction {
+        Direction::Forward => planner.plan_fft_forward(n),
+        Direction::Inverse => planner.plan_fft_inverse(n),
+    };
+    fft.process(&mut data);
+    data
+}
+
+/// Relative L2 error `‖got − want‖ / ‖want‖` (NaN or infinite if `got` holds any NaN or
+/// infinity, so that unwritten poisoned outputs never pass).
+pub fn relative_l2_error(got: &[Complex32], want: &[Complex64]) -> f64 {
+    assert_eq!(got.len(), want.len(), "relative_l2_error: lengths differ");
+    let mut err = 0.0;
+    let mut norm = 0.0;
+    for (g, w) in got.iter().zip(want) {
+        let g = Complex64::new(g.re.into(), g.im.into());
+        err += (g - w).norm_sqr();
+        norm += w.norm_sqr();
+    }
+    if got.iter().any(|z| !z.re.is_finite() || !z.im.is_finite()) {
+        return f64::NAN;
+    }
+    (err / norm).sqrt()
+}
