@@ -1,1 +1,165 @@
-fn main() {}
+//! `tierfft`: list devices, show plans, transform `.npy` files, and benchmark.
+//!
+//! This file holds the argument definitions and the dispatch; the work is in [`commands`]
+//! (`devices`, `plan`, `fft`), [`bench`] and [`npy`].
+
+mod bench;
+mod commands;
+mod npy;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// The error type of every command: anything printable, shown as `error: <message>`.
+pub type CliError = Box<dyn std::error::Error>;
+
+/// Shorthand for a command's result.
+pub type CliResult<T> = Result<T, CliError>;
+
+/// Planned power-of-two FFTs on GPUs (wgpu: Vulkan, Metal, DX12) and the CPU.
+#[derive(Debug, Parser)]
+#[command(name = "tierfft", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the GPU adapters wgpu finds (and the CPU), with the limits the planner uses.
+    ///
+    /// Also says which device `--device auto` picks: the device named by TIERFFT_DEVICE if
+    /// set, otherwise the best hardware GPU, otherwise the CPU (software adapters such as
+    /// lavapipe are used only when asked for by name).
+    Devices,
+    /// Show the plan for a transform: passes over device memory, radices, threads.
+    ///
+    /// Nothing is compiled or run. `--device` takes a profile (planning for a device that is
+    /// not attached) or a device name (planning for its real limits).
+    Plan(PlanArgs),
+    /// Transform every row of a complex64 `.npy` file and write the result as `.npy`.
+    ///
+    /// The input must be complex64 (`<c8`), C order, shape [n] or [batch, n], n a power of
+    /// two. The output has the same shape. Nothing is written if anything fails.
+    Fft(FftArgs),
+    /// Time transforms of every power-of-two size in a range and check them against an f64
+    /// reference.
+    ///
+    /// Each size N runs a batch of max(1, points / N) transforms on fresh random input,
+    /// timed `--reps` times with the data resident on the device (GPU timestamps where the
+    /// device has them, the wall clock otherwise); the table shows the median.
+    Bench(bench::BenchArgs),
+}
+
+/// Arguments of `tierfft plan`.
+#[derive(Debug, Args)]
+struct PlanArgs {
+    /// Points per transform: an integer or 2^k (e.g. 4096 or 2^22).
+    #[arg(value_parser = parse_count)]
+    n: usize,
+    /// Number of transforms (integer or 2^k).
+    #[arg(short, long, default_value = "1", value_parser = parse_count)]
+    batch: usize,
+    /// A device profile (lavapipe, apple-m1, h100-vulkan, raspberry-pi-5, small-16k) or a
+    /// device name as for `tierfft devices` (auto, gpu, lavapipe, or part of an adapter's
+    /// name). On the CPU, which has no GPU plan, the lavapipe profile is shown.
+    #[arg(short, long, default_value = "auto", value_name = "NAME")]
+    device: String,
+    /// Plan the inverse transform (exp(+2πi nk/N)).
+    #[arg(long)]
+    inverse: bool,
+    /// Scale the result by 1/n.
+    #[arg(long)]
+    normalize: bool,
+}
+
+/// Arguments of `tierfft fft`.
+#[derive(Debug, Args)]
+struct FftArgs {
+    /// Input `.npy` file: complex64, C order, shape [n] or [batch, n].
+    #[arg(short, long, value_name = "FILE")]
+    input: std::path::PathBuf,
+    /// Output `.npy` file (complex64, same shape); replaced only when the transform succeeds.
+    #[arg(short, long, value_name = "FILE")]
+    output: std::path::PathBuf,
+    /// Inverse transform (exp(+2πi nk/N)), unnormalised unless --normalize is given.
+    #[arg(long)]
+    inverse: bool,
+    /// Scale the result by 1/n (use with --inverse to undo a forward transform).
+    #[arg(long)]
+    normalize: bool,
+    /// Device: auto, cpu, gpu, lavapipe, or part of an adapter's name (see `tierfft devices`).
+    #[arg(short, long, default_value = "auto", value_name = "NAME")]
+    device: String,
+}
+
+/// Parses a count written as a plain integer (`4096`) or a power of two (`2^22`).
+pub fn parse_count(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let bad = || format!("'{s}' is not a count: write an integer such as 4096, or 2^k such as 2^22");
+    match s.split_once('^') {
+        Some((base, exp)) => {
+            let base: usize = base.trim().parse().map_err(|_| bad())?;
+            let exp: u32 = exp.trim().parse().map_err(|_| bad())?;
+            base.checked_pow(exp)
+                .ok_or_else(|| format!("'{s}' is too large (more than {})", usize::MAX))
+        }
+        None => s.parse().map_err(|_| bad()),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors exit with clap's 2.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let result = match cli.command {
+        Command::Devices => commands::devices(),
+        Command::Plan(a) => commands::plan(a.n, a.batch, &a.device, a.inverse, a.normalize),
+        Command::Fft(a) => commands::fft(&commands::FftJob {
+            input: &a.input,
+            output: &a.output,
+            inverse: a.inverse,
+            normalize: a.normalize,
+            device: &a.device,
+        }),
+        Command::Bench(a) => bench::run(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_count;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("4096"), Ok(4096));
+        assert_eq!(parse_count("2^22"), Ok(1 << 22));
+        assert_eq!(parse_count(" 2 ^ 0 "), Ok(1));
+        assert_eq!(parse_count("10^3"), Ok(1000));
+        assert!(parse_count("2^64").is_err());
+        assert!(parse_count("four").is_err());
+        assert!(parse_count("-1").is_err());
+        assert!(parse_count("2^").is_err());
+        assert!(parse_count("").is_err());
+    }
+
+    #[test]
+    fn cli_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,165 @@
+//! `tierfft devices`, `tierfft plan` and `tierfft fft`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use tierfft::backend::wgpu::list_adapters;
+use tierfft::plan::{DeviceLimits, Plan};
+use tierfft::{Device, FftSpec};
+
+use crate::{CliResult, npy};
+
+/// `tierfft devices`: one row per wgpu adapter, a row for the CPU, and the `auto` choice.
+pub fn devices() -> CliResult<()> {
+    let header = [
+        "name", "backend", "kind", "driver", "wg KiB", "threads", "subgroup", "binding MiB",
+        "buffer MiB", "timestamps",
+    ];
+    let mut rows: Vec<Vec<String>> = list_adapters()
+        .into_iter()
+        .map(|a| {
+            let l = &a.limits;
+            vec![
+                a.name,
+                a.backend,
+                a.kind,
+                a.driver,
+                (l.workgroup_memory >> 10).to_string(),
+                l.max_threads.to_string(),
+                l.subgroup_size.to_string(),
+                (l.max_binding >> 20).to_string(),
+                (l.max_buffer >> 20).to_string(),
+                if a.timestamps { "yes" } else { "no" }.to_string(),
+            ]
+        })
+        .collect();
+    let adapters = rows.len();
+    let mut cpu = vec!["-".to_string(); header.len()];
+    cpu[0] = Device::Cpu.name();
+    cpu[2] = "Cpu".into();
+    cpu[3] = "rustfft".into();
+    cpu[9] = "no".into();
+    rows.push(cpu);
+    print_table(&header, &rows);
+    if adapters == 0 {
+        println!("\n(wgpu found no adapters: no Vulkan, Metal or DX12 driver is installed)");
+    }
+    match Device::auto() {
+        Ok(d) => println!("\nauto picks: {}", d.name()),
+        Err(e) => println!("\nauto picks nothing: {e}"),
+    }
+    if let Ok(v) = std::env::var(tierfft::backend::DEVICE_ENV) {
+        println!("({}={v} is set)", tierfft::backend::DEVICE_ENV);
+    }
+    Ok(())
+}
+
+/// Prints `rows` under `header`, columns padded to their widest cell (numbers right-aligned).
+fn print_table(header: &[&str], rows: &[Vec<String>]) {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (s, &w))| if c < 4 { format!("{s:<w$}") } else { format!("{s:>w$}") })
+            .collect();
+        println!("{}", padded.join("  ").trim_end());
+    };
+    line(header.to_vec());
+    for r in rows {
+        line(r.iter().map(String::as_str).collect());
+    }
+}
+
+/// The spec for `n`, `batch`, and the direction flags.
+fn spec(n: usize, batch: usize, inverse: bool, normalize: bool) -> FftSpec {
+    let mut spec = FftSpec::new(n).batch(batch);
+    if inverse {
+        spec = spec.inverse();
+    }
+    if normalize {
+        spec = spec.normalized();
+    }
+    spec
+}
+
+/// `tierfft plan`: prints the plan for a profile or a device's real limits.
+pub fn plan(n: usize, batch: usize, device: &str, inverse: bool, normalize: bool) -> CliResult<()> {
+    let spec = spec(n, batch, inverse, normalize);
+    spec.validate()?;
+    let limits = match DeviceLimits::profile(device) {
+        Some(profile) => profile,
+        None => {
+            let dev = Device::by_name(device)?;
+            match dev.limits() {
+                Some(l) => l.clone(),
+                None => {
+                    println!(
+                        "{} runs rustfft's own plans; showing the plan for the lavapipe profile",
+                        dev.name()
+                    );
+                    DeviceLimits::profile("lavapipe")
+                        .ok_or("the lavapipe profile is missing from the library")?
+                }
+            }
+        }
+    };
+    println!("{}", Plan::new(&spec, &limits)?);
+    Ok(())
+}
+
+/// What `tierfft fft` was asked to do.
+pub struct FftJob<'a> {
+    /// The input `.npy` file.
+    pub input: &'a Path,
+    /// The output `.npy` file.
+    pub output: &'a Path,
+    /// Inverse transform.
+    pub inverse: bool,
+    /// Scale by 1/n.
+    pub normalize: bool,
+    /// Device name for [`Device::by_name`].
+    pub device: &'a str,
+}
+
+/// `tierfft fft`: reads, checks, transforms every row, and only then writes the output.
+pub fn fft(job: &FftJob) -> CliResult<()> {
+    let input = npy::open(job.input)?;
+    let (n, batch) = (input.header.n, input.header.batch);
+    let spec = spec(n, batch, job.inverse, job.normalize);
+    spec.validate()
+        .map_err(|e| format!("'{}': {e}", job.input.display()))?;
+    let shape = input.header.shape.clone();
+    let mut data = input.read()?;
+    let device = Device::by_name(job.device)?;
+    let start = Instant::now();
+    let fft = device.plan(&spec)?;
+    let planned = start.elapsed();
+    fft.process(&mut data)?;
+    let total = start.elapsed();
+    npy::write_atomic(job.output, &shape, &data)?;
+    let direction = match (job.inverse, job.normalize) {
+        (false, false) => "forward",
+        (false, true) => "forward (scaled by 1/n)",
+        (true, false) => "inverse (unnormalised)",
+        (true, true) => "inverse (scaled by 1/n)",
+    };
+    eprintln!(
+        "tierfft: {direction} FFT, n = {n}, batch = {batch} on {}: {} ({} planning, {} transform incl. transfers) -> {}",
+        device.name(),
+        crate::bench::format_seconds(total.as_secs_f64()),
+        crate::bench::format_seconds(planned.as_secs_f64()),
+        crate::bench::format_seconds((total - planned).as_secs_f64()),
+        job.output.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! Complex64 `.npy` files: reading with checks that say what is wrong, and writing through a
+//! temporary file so that a failed run never leaves a partial output.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use npyz::{DType, Endianness, NpyFile, Order, TypeChar, TypeStr, WriteOptions, WriterBuilder};
+use tierfft::Complex32;
+
+use crate::CliResult;
+
+/// Bytes of one complex64 element.
+const ELEMENT_BYTES: usize = 8;
+
+/// The header of a complex64 `.npy` file that passed every check but the data's.
+pub struct Header {
+    /// The shape as written in the file: `[n]` or `[batch, n]`.
+    pub shape: Vec<u64>,
+    /// Points per transform (the last axis).
+    pub n: usize,
+    /// Number of transforms (the first axis of a 2-d array, else 1).
+    pub batch: usize,
+    big_endian: bool,
+}
+
+/// An open complex64 `.npy` file, positioned at its data.
+pub struct Input {
+    /// What the header says.
+    pub header: Header,
+    reader: BufReader<File>,
+    /// Bytes after the header.
+    available: u64,
+    path: PathBuf,
+}
+
+/// Opens `path` and checks its header: complex64, C order (or a layout where the order does
+/// not matter), one or two dimensions, not empty. The data is read by [`Input::read`].
+pub fn open(path: &Path) -> CliResult<Input> {
+    let shown = path.display();
+    let file = File::open(path).map_err(|e| format!("cannot open input '{shown}': {e}"))?;
+    let file_len = file
+        .metadata()
+        .map_err(|e| format!("cannot read input '{shown}': {e}"))?
+        .len();
+    let npy = NpyFile::new(BufReader::new(file)).map_err(|e| match e.kind() {
+        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
+            format!("'{shown}' is not a valid .npy file ({e})")
+        }
+        _ => format!("cannot read input '{shown}': {e}"),
+    })?;
+    let big_endian = check_dtype(&npy.dtype()).map_err(|e| format!("'{shown}': {e}"))?;
+    let shape = npy.shape().to_vec();
+    let dims = format!("{shape:?}");
+    let (batch, n) = match shape[..] {
+        [n] => (1, n),
+        [batch, n] => (batch, n),
+        [] => {
+            return Err(format!(
+                "'{shown}' holds a 0-d (scalar) array; tierfft needs shape [n] or [batch, n]"
+            )
+            .into());
+        }
+        _ => {
+            return Err(format!(
+                "'{shown}' has shape {dims} ({}-d); tierfft needs shape [n] or [batch, n] \
+                 (reshape to x.reshape(-1, x.shape[-1]) to transform the last axis)",
+                shape.len()
+            )
+            .into());
+        }
+    };
+    if n == 0 || batch == 0 {
+        return Err(format!("'{shown}' holds an empty array (shape {dims}); nothing to transform").into());
+    }
+    if npy.order() == Order::Fortran && batch > 1 && n > 1 {
+        return Err(format!(
+            "'{shown}' is in Fortran (column-major) order; tierfft needs C order: \
+             save np.ascontiguousarray(x) instead"
+        )
+        .into());
+    }
+    let too_big = || format!("'{shown}': shape {dims} is too large for this machine");
+    let n = usize::try_from(n).map_err(|_| too_big())?;
+    let batch = usize::try_from(batch).map_err(|_| too_big())?;
+    let mut reader = npy.into_inner();
+    let data_start = reader
+        .stream_position()
+        .map_err(|e| format!("cannot read input '{shown}': {e}"))?;
+    Ok(Input {
+        header: Header {
+            shape,
+            n,
+            batch,
+            big_endian,
+        },
+        reader,
+        available: file_len.saturating_sub(data_start),
+        path: path.to_path_buf(),
+    })
+}
+
+impl Input {
+    /// Reads all `n × batch` elements, rows one after another (check the lengths first: this
+    /// allocates what the header asks for, once the file is known to hold that much).
+    pub fn read(mut self) -> CliResult<Vec<Complex32>> {
+        let h = &self.header;
+        let shown = self.path.display();
+        let needed = (h.n as u64)
+            .checked_mul(h.batch as u64)
+            .and_then(|len| len.checked_mul(ELEMENT_BYTES as u64))
+            .filter(|&b| usize::try_from(b).is_ok())
+            .ok_or_else(|| format!("'{shown}': shape {:?} is too large", h.shape))?;
+        if self.available < needed {
+            return Err(format!(
+                "'{shown}' is truncated: shape {:?} needs {needed} bytes of data, the file has {}",
+                h.shape, self.available
+            )
+            .into());
+        }
+        let mut bytes = vec![0u8; needed as usize];
+        self.reader
+            .read_exact(&mut bytes)
+            .map_err(|e| format!("cannot read the data of '{shown}': {e}"))?;
+        let float = |b: &[u8]| {
+            let b = [b[0], b[1], b[2], b[3]];
+            if h.big_endian {
+                f32::from_be_bytes(b)
+            } else {
+                f32::from_le_bytes(b)
+            }
+        };
+        Ok(bytes
+            .chunks_exact(ELEMENT_BYTES)
+            .map(|c| Complex32::new(float(&c[..4]), float(&c[4..])))
+            .collect())
+    }
+}
+
+/// Accepts complex64 in either byte order (returns whether it is big-endian); anything else
+/// is an error naming the dtype found.
+fn check_dtype(dtype: &DType) -> Result<bool, String> {
+    if let DType::Plain(t) = dtype
+        && t.type_char() == TypeChar::Complex
+        && t.size_field() == ELEMENT_BYTES as u64
+    {
+        return Ok(t.endianness() == Endianness::Big);
+    }
+    let found = match dtype {
+        DType::Plain(t) => numpy_name(t).map_or(dtype.descr(), |name| format!("{name} ({})", dtype.descr())),
+        DType::Record(_) => format!("a structured dtype {}", dtype.descr()),
+        DType::Array(..) => dtype.descr(),
+    };
+    Err(format!(
+        "dtype is {found}, but tierfft needs complex64 ('<c8'); convert it in numpy with \
+         np.save(path, x.astype(np.complex64))"
+    ))
+}
+
+/// numpy's name for a scalar type string, e.g. `float32` for `<f4`.
+fn numpy_name(t: &TypeStr) -> Option<String> {
+    let bits = t.size_field() * 8;
+    let kind = match t.type_char() {
+        TypeChar::Bool => return Some("bool".into()),
+        TypeChar::Int => "int",
+        TypeChar::Uint => "uint",
+        TypeChar::Float => "float",
+        TypeChar::Complex => "complex",
+        _ => return None,
+    };
+    Some(format!("{kind}{bits}"))
+}
+
+/// Writes `data` as a little-endian complex64 `.npy` array of `shape` (C order) to `path`:
+/// first to a temporary file in the same directory, then renamed over `path`, so that `path`
+/// is either untouched or complete.
+pub fn write_atomic(path: &Path, shape: &[u64], data: &[Complex32]) -> CliResult<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("output '{}' does not name a file", path.display()))?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".tierfft-{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = write_file(&tmp, shape, data).and_then(|()| std::fs::rename(&tmp, path));
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write output '{}': {e}", path.display()).into()
+    })
+}
+
+/// Writes the whole `.npy` file to `path` and syncs it.
+fn write_file(path: &Path, shape: &[u64], data: &[Complex32]) -> io::Result<()> {
+    let dtype = "<c8"
+        .parse::<TypeStr>()
+        .map(DType::Plain)
+        .map_err(io::Error::other)?;
+    let file = File::create(path)?;
+    let mut w = WriteOptions::new_header_only()
+        .dtype(dtype)
+        .shape(shape)
+        .writer(BufWriter::new(file))
+        .write_header_only()?;
+    for z in data {
+        w.write_all(&z.re.to_le_bytes())?;
+        w.write_all(&z.im.to_le_bytes())?;
+    }
+    let file = w.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
+}

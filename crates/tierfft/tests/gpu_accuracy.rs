@@ -1,0 +1,131 @@
+//! Every kernel family against the f64 reference on lavapipe: each n = 2^0 .. 2^22, batches
+//! 1 and 3, both directions, in place and out of place, fresh random inputs, poisoned outputs.
+
+mod common;
+
+use common::*;
+use tierfft::FftSpec;
+
+fn check(k: u32, batches: &[usize]) {
+    let dev = gpu();
+    let mut rng = rng();
+    for &batch in batches {
+        for (dir, norm) in directions() {
+            let mut spec = FftSpec::new(1 << k).batch(batch).direction(dir);
+            spec.normalize = norm;
+            let fft = dev.plan(&spec).unwrap_or_else(|e| panic!("plan 2^{k}: {e}"));
+            let input = random(&mut rng, spec.len());
+            let mut out = poisoned(spec.len());
+            fft.process_out_of_place(&input, &mut out).expect("out of place");
+            assert_accurate("out of place", &spec, &input, &out);
+
+            let fresh = random(&mut rng, spec.len());
+            let mut data = fresh.clone();
+            fft.process(&mut data).expect("in place");
+            assert_accurate("in place", &spec, &fresh, &data);
+        }
+    }
+}
+
+#[test]
+fn lengths_up_to_2_pow_8() {
+    for k in 0..=8 {
+        check(k, &[1, 3]);
+    }
+}
+
+#[test]
+fn lengths_2_pow_9_to_12() {
+    for k in 9..=12 {
+        check(k, &[1, 3]);
+    }
+}
+
+#[test]
+fn lengths_2_pow_13_to_16() {
+    // 2^13 is the largest one-pass length on lavapipe (split exchange); 2^14 on need two passes.
+    for k in 13..=16 {
+        check(k, &[1, 3]);
+    }
+}
+
+#[test]
+fn lengths_2_pow_17_to_20() {
+    for k in 17..=20 {
+        check(k, &[1, 3]);
+    }
+}
+
+#[test]
+fn lengths_2_pow_21_and_22() {
+    check(21, &[1, 3]);
+    check(22, &[1]);
+}
+
+#[test]
+fn largest_lengths_are_correct() {
+    // 2^23 and 2^24 (128 MiB, lavapipe's whole binding): three passes; checked forward.
+    let dev = gpu();
+    let mut rng = rng();
+    for k in [23, 24] {
+        let spec = FftSpec::new(1 << k);
+        let fft = dev.plan(&spec).expect("plan");
+        let input = random(&mut rng, spec.len());
+        let mut out = poisoned(spec.len());
+        fft.process_out_of_place(&input, &mut out).expect("run");
+        let err = tierfft::reference::relative_l2_error(&out, &expected(&spec, &input));
+        // Beyond the 2^22 range the bound grows with log2 n like the rest of the table.
+        assert!(err <= BOUND * 1.2, "2^{k}: {err:e}");
+    }
+}
+
+#[test]
+fn batch_split_across_bindings() {
+    // lavapipe binds 128 MiB: 20 000 transforms of 1024 points (164 MB) need two dispatches
+    // per pass, and 2^15 x 600 (157 MB) needs them for a two-pass plan.
+    let dev = gpu();
+    let mut rng = rng();
+    for (n, batch) in [(1024, 20_000), (1 << 15, 600)] {
+        let spec = FftSpec::new(n).batch(batch);
+        let fft = dev.plan(&spec).expect("plan");
+        let plan = fft.plan().expect("a GPU plan");
+        assert!(plan.transforms_per_dispatch < batch, "the test must need several bindings");
+        let input = random(&mut rng, spec.len());
+        let mut out = poisoned(spec.len());
+        fft.process_out_of_place(&input, &mut out).expect("run");
+        assert_accurate("split batch", &spec, &input, &out);
+    }
+}
+
+#[test]
+fn round_trip_returns_the_input() {
+    let dev = gpu();
+    let mut rng = rng();
+    for k in [1, 5, 10, 13, 14, 18, 20] {
+        let fwd = dev.plan(&FftSpec::new(1 << k).batch(3)).expect("forward");
+        let inv = dev.plan(&FftSpec::new(1 << k).batch(3).inverse().normalized()).expect("inverse");
+        let input = random(&mut rng, fwd.spec().len());
+        let mut data = input.clone();
+        fwd.process(&mut data).expect("forward");
+        inv.process(&mut data).expect("inverse");
+        let want: Vec<_> = input.iter().map(|z| num_complex::Complex64::new(z.re.into(), z.im.into())).collect();
+        let err = tierfft::reference::relative_l2_error(&data, &want);
+        assert!(err <= 2.0 * BOUND, "2^{k}: round trip error {err:e}");
+    }
+}
+
+#[test]
+fn cpu_backend_matches_the_reference() {
+    let mut rng = rng();
+    for k in [0, 1, 7, 12, 16] {
+        for (dir, norm) in directions() {
+            let mut spec = FftSpec::new(1 << k).batch(5).direction(dir);
+            spec.normalize = norm;
+            let fft = tierfft::Device::Cpu.plan(&spec).expect("plan");
+            let input = random(&mut rng, spec.len());
+            let mut out = poisoned(spec.len());
+            fft.process_out_of_place(&input, &mut out).expect("run");
+            assert_accurate("cpu", &spec, &input, &out);
+        }
+    }
+}
