@@ -4,10 +4,10 @@
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::RngExt;
-use serde::Serialize;
 use tierfft::reference::{fft_f64, relative_l2_error};
-use tierfft::{Complex32, Device, Direction, FftSpec, MAX_LOG2_N, Timer};
+use tierfft::{Complex32, Device, Direction, FftSpec, MAX_LOG2_N};
 
+use crate::report::{Report, Row, command_line, format_row, header, timer_name};
 use crate::{CliResult, parse_count};
 
 /// Arguments of `tierfft bench`.
@@ -26,45 +26,32 @@ pub struct BenchArgs {
     /// (integer or 2^k).
     #[arg(long, default_value = "2^22", value_parser = parse_count, value_name = "P")]
     points: usize,
-    /// Timed repetitions per size (after one untimed run whose output is checked).
+    /// Most timed calls per size (after one untimed call whose output is checked); see
+    /// --max-time.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     reps: u32,
+    /// Time budget per size, seconds: after the first timed call, a size gets only as many
+    /// calls as fit in this budget (at least one, at most --reps), so that slow devices such
+    /// as lavapipe finish. 0 always runs --reps calls.
+    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
+    max_time: f64,
     /// Time the inverse transform instead of the forward one.
     #[arg(long)]
     inverse: bool,
     /// Print one JSON object on stdout instead of the table: {device, timer, rows: [{n, batch,
-    /// median_s, gflops, gbps, rel_error}]} (a failed size has an "error" and nulls).
+    /// median_s, gflops, gbps, rel_error, reps}]} (a failed size has an "error" and nulls).
     #[arg(long)]
     json: bool,
-}
-
-/// One size's result: the measurement, or why there is none.
-#[derive(Debug, Serialize)]
-struct Row {
-    n: usize,
-    batch: usize,
-    median_s: Option<f64>,
-    gflops: Option<f64>,
-    gbps: Option<f64>,
-    rel_error: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-    #[serde(skip)]
-    timer: Option<Timer>,
-}
-
-/// What `--json` prints.
-#[derive(Debug, Serialize)]
-struct Report<'a> {
-    device: String,
-    timer: &'static str,
-    rows: &'a [Row],
 }
 
 /// `tierfft bench`.
 pub fn run(args: &BenchArgs) -> CliResult<()> {
     if args.max_log2 > MAX_LOG2_N {
-        return Err(format!("--max-log2 {} is above the largest size, 2^{MAX_LOG2_N}", args.max_log2).into());
+        return Err(format!(
+            "--max-log2 {} is above the largest size, 2^{MAX_LOG2_N}",
+            args.max_log2
+        )
+        .into());
     }
     if args.min_log2 > args.max_log2 {
         return Err(format!(
@@ -73,10 +60,17 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         )
         .into());
     }
+    if args.max_time.is_nan() || args.max_time < 0.0 {
+        return Err(format!(
+            "--max-time must be a number of seconds >= 0 (got {})",
+            args.max_time
+        )
+        .into());
+    }
     if args.points == 0 {
         return Err("--points must be at least 1".into());
     }
-    let device = Device::by_name(&args.device)?;
+    let device = crate::commands::open_device(&args.device)?;
     let direction = if args.inverse {
         Direction::Inverse
     } else {
@@ -88,10 +82,12 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         println!("device:  {}", device.name());
         println!("command: {}", command_line());
         println!(
-            "{} transforms, batch = max(1, {} / N), median of {} timed calls",
+            "{} transforms, batch = max(1, {} / N), median of up to {} timed calls \
+             (at most ~{} s per size)",
             if args.inverse { "inverse" } else { "forward" },
             args.points,
-            args.reps
+            args.reps,
+            args.max_time
         );
         println!();
         println!("{}", header());
@@ -100,7 +96,11 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
     for k in sizes {
         let n = 1usize << k;
         bar.set_message(format!("N = 2^{k}"));
-        let row = measure(&device, n, args.points, args.reps as usize, direction);
+        let reps = Reps {
+            most: args.reps as usize,
+            budget: args.max_time,
+        };
+        let row = measure(&device, n, args.points, reps, direction);
         if !args.json {
             bar.suspend(|| println!("{}", format_row(&row)));
         }
@@ -126,14 +126,38 @@ fn progress_bar(len: u64, hidden: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} sizes, {msg} [{elapsed}]") {
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} sizes, {msg} [{elapsed}]")
+    {
         bar.set_style(style);
     }
     bar
 }
 
+/// How many timed calls a size gets.
+#[derive(Clone, Copy, Debug)]
+struct Reps {
+    /// At most this many.
+    most: usize,
+    /// Only as many as fit in this many seconds (0: no budget), but at least one.
+    budget: f64,
+}
+
+impl Reps {
+    /// Calls to make in all when one takes `t` seconds.
+    fn count(self, t: f64) -> usize {
+        if self.budget <= 0.0 || t <= 0.0 {
+            return self.most;
+        }
+        // Saturating float-to-int cast: a tiny `t` gives usize::MAX, capped by `most`.
+        ((self.budget / t) as usize).clamp(1, self.most)
+    }
+}
+
 /// Plans, measures and checks one size; a failure becomes a row with the error.
-fn measure(device: &Device, n: usize, points: usize, reps: usize, direction: Direction) -> Row {
+///
+/// One call is timed first (its untimed warm-up run gives the output that is checked); if the
+/// budget allows more, they are timed in a second `measure` and all samples pooled.
+fn measure(device: &Device, n: usize, points: usize, reps: Reps, direction: Direction) -> Row {
     let batch = (points / n).max(1);
     let mut row = Row {
         n,
@@ -143,16 +167,23 @@ fn measure(device: &Device, n: usize, points: usize, reps: usize, direction: Dir
         gbps: None,
         rel_error: None,
         error: None,
+        reps: 0,
         timer: None,
     };
     let spec = FftSpec::new(n).batch(batch).direction(direction);
     let result = device.plan(&spec).and_then(|fft| {
         let input = random_input(n * batch);
-        let m = fft.measure(&input, reps)?;
+        let mut m = fft.measure(&input, 1)?;
+        let first = m.seconds.first().copied().unwrap_or(0.0);
+        let more = reps.count(first).saturating_sub(m.seconds.len());
+        if more > 0 {
+            m.seconds.extend(fft.measure(&input, more)?.seconds);
+        }
         Ok((input, m))
     });
     match result {
         Ok((input, m)) => {
+            row.reps = m.seconds.len();
             let t = median(m.seconds);
             let work = (n * batch) as f64;
             row.median_s = Some(t);
@@ -186,68 +217,6 @@ fn median(mut s: Vec<f64>) -> f64 {
     }
 }
 
-/// How the times were taken, as the table and the JSON say it.
-fn timer_name(t: Timer) -> &'static str {
-    match t {
-        Timer::GpuTimestamps => "gpu timestamps",
-        Timer::WallClock => "wall clock",
-    }
-}
-
-/// A duration with a unit that suits it: µs, ms or s.
-pub fn format_seconds(t: f64) -> String {
-    if t < 1e-3 {
-        format!("{:.2} µs", t * 1e6)
-    } else if t < 1.0 {
-        format!("{:.3} ms", t * 1e3)
-    } else {
-        format!("{t:.3} s")
-    }
-}
-
-/// The table's column titles.
-fn header() -> String {
-    format!(
-        "{:>8} {:>7}  {:>11}  {:>11}  {:>8}  {:>8}  {:>9}  {}",
-        "N", "batch", "time/call", "µs/transf.", "GFLOPS", "GB/s", "rel. L2", "timer"
-    )
-}
-
-/// One line of the table.
-fn format_row(r: &Row) -> String {
-    let lead = format!("{:>8} {:>7}", r.n, r.batch);
-    let Some(t) = r.median_s else {
-        return format!("{lead}  error: {}", r.error.as_deref().unwrap_or("unknown"));
-    };
-    let num = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.2}"));
-    format!(
-        "{lead}  {:>11}  {:>11.3}  {:>8}  {:>8}  {:>9.2e}  {}",
-        format_seconds(t),
-        t * 1e6 / r.batch as f64,
-        num(r.gflops),
-        num(r.gbps),
-        r.rel_error.unwrap_or(f64::NAN),
-        r.timer.map_or("-", timer_name)
-    )
-}
-
-/// The command line as typed, arguments with spaces or shell characters single-quoted.
-fn command_line() -> String {
-    std::env::args()
-        .map(|a| {
-            let plain = !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=^:,+@%".contains(c));
-            if plain {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,9 +229,21 @@ mod tests {
     }
 
     #[test]
-    fn units() {
-        assert_eq!(format_seconds(12.5e-6), "12.50 µs");
-        assert_eq!(format_seconds(0.0125), "12.500 ms");
-        assert_eq!(format_seconds(2.0), "2.000 s");
+    fn rep_budget() {
+        let reps = Reps {
+            most: 20,
+            budget: 0.5,
+        };
+        assert_eq!(reps.count(0.001), 20);
+        assert_eq!(reps.count(0.1), 5);
+        assert_eq!(reps.count(2.0), 1);
+        assert_eq!(
+            Reps {
+                most: 20,
+                budget: 0.0
+            }
+            .count(2.0),
+            20
+        );
     }
 }

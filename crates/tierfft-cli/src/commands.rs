@@ -3,17 +3,35 @@
 use std::path::Path;
 use std::time::Instant;
 
+use tierfft::backend::DEVICE_ENV;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::plan::{DeviceLimits, Plan};
 use tierfft::{Device, FftSpec};
 
 use crate::{CliResult, npy};
 
+/// `--device NAME`: `auto` honours `TIERFFT_DEVICE`; anything else goes to [`Device::by_name`].
+pub fn open_device(name: &str) -> tierfft::Result<Device> {
+    if name.eq_ignore_ascii_case("auto") {
+        Device::auto()
+    } else {
+        Device::by_name(name)
+    }
+}
+
 /// `tierfft devices`: one row per wgpu adapter, a row for the CPU, and the `auto` choice.
 pub fn devices() -> CliResult<()> {
     let header = [
-        "name", "backend", "kind", "driver", "wg KiB", "threads", "subgroup", "binding MiB",
-        "buffer MiB", "timestamps",
+        "name",
+        "backend",
+        "kind",
+        "driver",
+        "wg KiB",
+        "threads",
+        "subgroup",
+        "binding MiB",
+        "buffer MiB",
+        "timestamps",
     ];
     let mut rows: Vec<Vec<String>> = list_adapters()
         .into_iter()
@@ -44,12 +62,12 @@ pub fn devices() -> CliResult<()> {
     if adapters == 0 {
         println!("\n(wgpu found no adapters: no Vulkan, Metal or DX12 driver is installed)");
     }
-    match Device::auto() {
+    match open_device("auto") {
         Ok(d) => println!("\nauto picks: {}", d.name()),
         Err(e) => println!("\nauto picks nothing: {e}"),
     }
-    if let Ok(v) = std::env::var(tierfft::backend::DEVICE_ENV) {
-        println!("({}={v} is set)", tierfft::backend::DEVICE_ENV);
+    if let Ok(v) = std::env::var(DEVICE_ENV) {
+        println!("({DEVICE_ENV}={v} is set)");
     }
     Ok(())
 }
@@ -70,7 +88,13 @@ fn print_table(header: &[&str], rows: &[Vec<String>]) {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(c, (s, &w))| if c < 4 { format!("{s:<w$}") } else { format!("{s:>w$}") })
+            .map(|(c, (s, &w))| {
+                if c < 4 {
+                    format!("{s:<w$}")
+                } else {
+                    format!("{s:>w$}")
+                }
+            })
             .collect();
         println!("{}", padded.join("  ").trim_end());
     };
@@ -99,7 +123,7 @@ pub fn plan(n: usize, batch: usize, device: &str, inverse: bool, normalize: bool
     let limits = match DeviceLimits::profile(device) {
         Some(profile) => profile,
         None => {
-            let dev = Device::by_name(device)?;
+            let dev = open_device(device)?;
             match dev.limits() {
                 Some(l) => l.clone(),
                 None => {
@@ -127,20 +151,21 @@ pub struct FftJob<'a> {
     pub inverse: bool,
     /// Scale by 1/n.
     pub normalize: bool,
-    /// Device name for [`Device::by_name`].
+    /// Device name for [`open_device`].
     pub device: &'a str,
 }
 
 /// `tierfft fft`: reads, checks, transforms every row, and only then writes the output.
 pub fn fft(job: &FftJob) -> CliResult<()> {
     let input = npy::open(job.input)?;
+    npy::check_output(job.output)?;
     let (n, batch) = (input.header.n, input.header.batch);
     let spec = spec(n, batch, job.inverse, job.normalize);
     spec.validate()
         .map_err(|e| format!("'{}': {e}", job.input.display()))?;
     let shape = input.header.shape.clone();
     let mut data = input.read()?;
-    let device = Device::by_name(job.device)?;
+    let device = open_device(job.device)?;
     let start = Instant::now();
     let fft = device.plan(&spec)?;
     let planned = start.elapsed();
@@ -156,9 +181,9 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     eprintln!(
         "tierfft: {direction} FFT, n = {n}, batch = {batch} on {}: {} ({} planning, {} transform incl. transfers) -> {}",
         device.name(),
-        crate::bench::format_seconds(total.as_secs_f64()),
-        crate::bench::format_seconds(planned.as_secs_f64()),
-        crate::bench::format_seconds((total - planned).as_secs_f64()),
+        crate::report::format_seconds(total.as_secs_f64()),
+        crate::report::format_seconds(planned.as_secs_f64()),
+        crate::report::format_seconds((total - planned).as_secs_f64()),
         job.output.display()
     );
     Ok(())

@@ -64,14 +64,16 @@ pub fn open(path: &Path) -> CliResult<Input> {
         _ => {
             return Err(format!(
                 "'{shown}' has shape {dims} ({}-d); tierfft needs shape [n] or [batch, n] \
-                 (reshape to x.reshape(-1, x.shape[-1]) to transform the last axis)",
+                 (save x.reshape(-1, x.shape[-1]) to transform the last axis)",
                 shape.len()
             )
             .into());
         }
     };
     if n == 0 || batch == 0 {
-        return Err(format!("'{shown}' holds an empty array (shape {dims}); nothing to transform").into());
+        return Err(
+            format!("'{shown}' holds an empty array (shape {dims}); nothing to transform").into(),
+        );
     }
     if npy.order() == Order::Fortran && batch > 1 && n > 1 {
         return Err(format!(
@@ -147,7 +149,9 @@ fn check_dtype(dtype: &DType) -> Result<bool, String> {
         return Ok(t.endianness() == Endianness::Big);
     }
     let found = match dtype {
-        DType::Plain(t) => numpy_name(t).map_or(dtype.descr(), |name| format!("{name} ({})", dtype.descr())),
+        DType::Plain(t) => {
+            numpy_name(t).map_or(dtype.descr(), |name| format!("{name} ({})", dtype.descr()))
+        }
         DType::Record(_) => format!("a structured dtype {}", dtype.descr()),
         DType::Array(..) => dtype.descr(),
     };
@@ -171,6 +175,32 @@ fn numpy_name(t: &TypeStr) -> Option<String> {
     Some(format!("{kind}{bits}"))
 }
 
+/// The directory a file at `path` goes in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Fails early, before any work, when `path` cannot become an output file: its directory is
+/// missing or it is a directory itself. (Writing can still fail later; then nothing is left.)
+pub fn check_output(path: &Path) -> CliResult<()> {
+    let shown = path.display();
+    if path.file_name().is_none() || path.is_dir() {
+        return Err(format!("output '{shown}' is a directory, not a file name").into());
+    }
+    let dir = parent_dir(path);
+    if !dir.is_dir() {
+        return Err(format!(
+            "cannot write output '{shown}': directory '{}' does not exist",
+            dir.display()
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// Writes `data` as a little-endian complex64 `.npy` array of `shape` (C order) to `path`:
 /// first to a temporary file in the same directory, then renamed over `path`, so that `path`
 /// is either untouched or complete.
@@ -178,10 +208,7 @@ pub fn write_atomic(path: &Path, shape: &[u64], data: &[Complex32]) -> CliResult
     let name = path
         .file_name()
         .ok_or_else(|| format!("output '{}' does not name a file", path.display()))?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = parent_dir(path);
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     tmp_name.push(format!(".tierfft-{}.tmp", std::process::id()));

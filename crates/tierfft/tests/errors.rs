@@ -14,7 +14,10 @@ fn unsupported_lengths_and_zero_batch() {
             assert!(matches!(e, Error::UnsupportedLength { .. }), "{e}");
             assert!(e.to_string().contains("powers of two"), "{e}");
         }
-        let e = dev.plan(&FftSpec::new(64).batch(0)).err().expect("must fail");
+        let e = dev
+            .plan(&FftSpec::new(64).batch(0))
+            .err()
+            .expect("must fail");
         assert!(matches!(e, Error::ZeroBatch), "{e}");
     }
 }
@@ -24,11 +27,14 @@ fn wrong_buffer_lengths() {
     for dev in [Device::Cpu, gpu().clone()] {
         let fft = dev.plan(&FftSpec::new(64).batch(2)).expect("plan");
         let mut short = vec![Complex32::new(0.0, 0.0); 100];
-        let e = fft.process(&mut short).err().expect("must fail");
+        let e = fft.process(&mut short).expect_err("must fail");
         assert!(e.to_string().contains("n × batch = 64 × 2 = 128"), "{e}");
         let input = vec![Complex32::new(0.0, 0.0); 128];
         let mut out = poisoned(129);
-        assert!(matches!(fft.process_out_of_place(&input, &mut out), Err(Error::BufferLength { .. })));
+        assert!(matches!(
+            fft.process_out_of_place(&input, &mut out),
+            Err(Error::BufferLength { .. })
+        ));
         // Nothing was written.
         assert!(out.iter().all(|z| z.re.is_nan()));
     }
@@ -36,7 +42,9 @@ fn wrong_buffer_lengths() {
 
 #[test]
 fn unknown_adapter_lists_what_exists() {
-    let e = Device::by_name("no-such-gpu-anywhere").err().expect("must fail");
+    let e = Device::by_name("no-such-gpu-anywhere")
+        .err()
+        .expect("must fail");
     assert!(matches!(e, Error::NoDevice(_)));
     assert!(e.to_string().contains("adapters found"), "{e}");
 }
@@ -45,5 +53,8 @@ fn unknown_adapter_lists_what_exists() {
 fn measure_checks_the_buffer_length() {
     let fft = gpu().plan(&FftSpec::new(1 << 10).batch(4)).expect("plan");
     let input = vec![Complex32::new(0.0, 0.0); 1];
-    assert!(matches!(fft.measure(&input, 1), Err(Error::BufferLength { .. })));
+    assert!(matches!(
+        fft.measure(&input, 1),
+        Err(Error::BufferLength { .. })
+    ));
 }

@@ -13,10 +13,13 @@ fn check(k: u32, batches: &[usize]) {
         for (dir, norm) in directions() {
             let mut spec = FftSpec::new(1 << k).batch(batch).direction(dir);
             spec.normalize = norm;
-            let fft = dev.plan(&spec).unwrap_or_else(|e| panic!("plan 2^{k}: {e}"));
+            let fft = dev
+                .plan(&spec)
+                .unwrap_or_else(|e| panic!("plan 2^{k}: {e}"));
             let input = random(&mut rng, spec.len());
             let mut out = poisoned(spec.len());
-            fft.process_out_of_place(&input, &mut out).expect("out of place");
+            fft.process_out_of_place(&input, &mut out)
+                .expect("out of place");
             assert_accurate("out of place", &spec, &input, &out);
 
             let fresh = random(&mut rng, spec.len());
@@ -89,7 +92,10 @@ fn batch_split_across_bindings() {
         let spec = FftSpec::new(n).batch(batch);
         let fft = dev.plan(&spec).expect("plan");
         let plan = fft.plan().expect("a GPU plan");
-        assert!(plan.transforms_per_dispatch < batch, "the test must need several bindings");
+        assert!(
+            plan.transforms_per_dispatch < batch,
+            "the test must need several bindings"
+        );
         let input = random(&mut rng, spec.len());
         let mut out = poisoned(spec.len());
         fft.process_out_of_place(&input, &mut out).expect("run");
@@ -103,12 +109,17 @@ fn round_trip_returns_the_input() {
     let mut rng = rng();
     for k in [1, 5, 10, 13, 14, 18, 20] {
         let fwd = dev.plan(&FftSpec::new(1 << k).batch(3)).expect("forward");
-        let inv = dev.plan(&FftSpec::new(1 << k).batch(3).inverse().normalized()).expect("inverse");
+        let inv = dev
+            .plan(&FftSpec::new(1 << k).batch(3).inverse().normalized())
+            .expect("inverse");
         let input = random(&mut rng, fwd.spec().len());
         let mut data = input.clone();
         fwd.process(&mut data).expect("forward");
         inv.process(&mut data).expect("inverse");
-        let want: Vec<_> = input.iter().map(|z| num_complex::Complex64::new(z.re.into(), z.im.into())).collect();
+        let want: Vec<_> = input
+            .iter()
+            .map(|z| num_complex::Complex64::new(z.re.into(), z.im.into()))
+            .collect();
         let err = tierfft::reference::relative_l2_error(&data, &want);
         assert!(err <= 2.0 * BOUND, "2^{k}: round trip error {err:e}");
     }

@@ -12,13 +12,23 @@ fn translate(source: &str) -> Result<(), String> {
     let info = Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(&module)
         .map_err(|e| e.emit_to_string(source))?;
-    msl::write_string(&module, &info, &msl::Options::default(), &msl::PipelineOptions::default())
-        .map_err(|e| format!("MSL: {e}"))?;
+    msl::write_string(
+        &module,
+        &info,
+        &msl::Options::default(),
+        &msl::PipelineOptions::default(),
+    )
+    .map_err(|e| format!("MSL: {e}"))?;
     let mut hlsl_out = String::new();
-    hlsl::Writer::new(&mut hlsl_out, &hlsl::Options::default(), &hlsl::PipelineOptions::default())
-        .write(&module, &info, None)
-        .map_err(|e| format!("HLSL: {e}"))?;
-    spv::write_vec(&module, &info, &spv::Options::default(), None).map_err(|e| format!("SPIR-V: {e}"))?;
+    hlsl::Writer::new(
+        &mut hlsl_out,
+        &hlsl::Options::default(),
+        &hlsl::PipelineOptions::default(),
+    )
+    .write(&module, &info, None)
+    .map_err(|e| format!("HLSL: {e}"))?;
+    spv::write_vec(&module, &info, &spv::Options::default(), None)
+        .map_err(|e| format!("SPIR-V: {e}"))?;
     Ok(())
 }
 
@@ -29,17 +39,26 @@ fn every_kernel_validates_and_translates() {
         let limits = DeviceLimits::profile(profile).expect("profile");
         for k in 0..=tierfft::MAX_LOG2_N {
             for batch in [1, 5, 1000] {
-                for spec in [FftSpec::new(1 << k).batch(batch), FftSpec::new(1 << k).batch(batch).inverse().normalized()] {
+                for spec in [
+                    FftSpec::new(1 << k).batch(batch),
+                    FftSpec::new(1 << k).batch(batch).inverse().normalized(),
+                ] {
                     let Ok(plan) = Plan::new(&spec, &limits) else {
                         assert!(8u64 << k > limits.max_binding, "{profile}: 2^{k} must plan");
                         continue;
                     };
                     for pass in 0..plan.passes.len() {
-                        let places: &[bool] = if plan.passes.len() == 1 { &[false, true] } else { &[false] };
+                        let places: &[bool] = if plan.passes.len() == 1 {
+                            &[false, true]
+                        } else {
+                            &[false]
+                        };
                         for &in_place in places {
                             let source = wgsl::print(&pass_kernel(&plan, pass, in_place));
                             if let Err(e) = translate(&source) {
-                                panic!("{profile} 2^{k} batch {batch} pass {pass} in_place {in_place}:\n{e}\n{source}");
+                                panic!(
+                                    "{profile} 2^{k} batch {batch} pass {pass} in_place {in_place}:\n{e}\n{source}"
+                                );
                             }
                             count += 1;
                         }
@@ -53,10 +72,20 @@ fn every_kernel_validates_and_translates() {
 
 #[test]
 fn generated_source_is_readable() {
-    let plan = Plan::new(&FftSpec::new(1 << 22), &DeviceLimits::profile("apple-m1").unwrap()).unwrap();
+    let plan = Plan::new(
+        &FftSpec::new(1 << 22),
+        &DeviceLimits::profile("apple-m1").unwrap(),
+    )
+    .unwrap();
     let source = wgsl::print(&pass_kernel(&plan, 1, false));
     assert!(source.starts_with("// tierfft pass 2/2 of a 4194304-point forward FFT"));
-    for step in ["// load", "// pass twiddles", "// stage 1: radix", "// store", "do not edit"] {
+    for step in [
+        "// load",
+        "// pass twiddles",
+        "// stage 1: radix",
+        "// store",
+        "do not edit",
+    ] {
         assert!(source.contains(step), "missing '{step}' in\n{source}");
     }
     // Indented, one statement per line.

@@ -11,12 +11,15 @@ const LENGTHS: [u32; 5] = [3, 8, 12, 14, 19];
 
 fn run(fft: &Fft, input: &[Complex32]) -> Vec<Complex32> {
     let mut out = poisoned(input.len());
-    fft.process_out_of_place(input, &mut out).expect("transform");
+    fft.process_out_of_place(input, &mut out)
+        .expect("transform");
     out
 }
 
 fn widen(x: &[Complex32]) -> Vec<Complex64> {
-    x.iter().map(|z| Complex64::new(z.re.into(), z.im.into())).collect()
+    x.iter()
+        .map(|z| Complex64::new(z.re.into(), z.im.into()))
+        .collect()
 }
 
 fn rel_diff(a: &[Complex32], b: &[Complex64]) -> f64 {
@@ -32,7 +35,11 @@ fn linearity() {
         let (a, b) = (Complex32::new(0.75, -1.5), Complex32::new(-2.0, 0.25));
         let mix: Vec<Complex32> = x.iter().zip(&y).map(|(x, y)| a * x + b * y).collect();
         let (fx, fy, fmix) = (run(&fft, &x), run(&fft, &y), run(&fft, &mix));
-        let want: Vec<Complex64> = widen(&fx).iter().zip(widen(&fy)).map(|(x, y)| widen(&[a])[0] * x + widen(&[b])[0] * y).collect();
+        let want: Vec<Complex64> = widen(&fx)
+            .iter()
+            .zip(widen(&fy))
+            .map(|(x, y)| widen(&[a])[0] * x + widen(&[b])[0] * y)
+            .collect();
         let d = rel_diff(&fmix, &want);
         assert!(d < 4.0 * BOUND, "2^{k}: {d:e}");
     }
@@ -48,7 +55,12 @@ fn impulse_gives_a_pure_tone() {
             x[p] = Complex32::new(1.0, 0.0);
             let got = run(&fft, &x);
             let want: Vec<Complex64> = (0..n)
-                .map(|q| Complex64::from_polar(1.0, -2.0 * std::f64::consts::PI * ((p * q) % n) as f64 / n as f64))
+                .map(|q| {
+                    Complex64::from_polar(
+                        1.0,
+                        -2.0 * std::f64::consts::PI * ((p * q) % n) as f64 / n as f64,
+                    )
+                })
                 .collect();
             let d = rel_diff(&got, &want);
             assert!(d < BOUND, "2^{k} impulse at {p}: {d:e}");
@@ -69,7 +81,12 @@ fn shift_theorem() {
         let want: Vec<Complex64> = fx
             .iter()
             .enumerate()
-            .map(|(q, z)| z * Complex64::from_polar(1.0, -2.0 * std::f64::consts::PI * ((s * q) % n) as f64 / n as f64))
+            .map(|(q, z)| {
+                z * Complex64::from_polar(
+                    1.0,
+                    -2.0 * std::f64::consts::PI * ((s * q) % n) as f64 / n as f64,
+                )
+            })
             .collect();
         let d = rel_diff(&fs, &want);
         assert!(d < 2.0 * BOUND, "2^{k}: {d:e}");
@@ -86,6 +103,9 @@ fn parseval() {
         let fx = run(&fft, &x);
         let energy = |v: &[Complex32]| v.iter().map(|z| f64::from(z.norm_sqr())).sum::<f64>();
         let ratio = energy(&fx) / (n as f64 * energy(&x));
-        assert!((ratio - 1.0).abs() < 2.0 * BOUND, "2^{k}: energy ratio {ratio}");
+        assert!(
+            (ratio - 1.0).abs() < 2.0 * BOUND,
+            "2^{k}: energy ratio {ratio}"
+        );
     }
 }

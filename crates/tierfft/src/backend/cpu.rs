@@ -31,17 +31,26 @@ impl CpuFft {
     }
 
     fn run(&self, data: &mut [Complex32]) {
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let per_thread = self.spec.batch.div_ceil(threads) * self.spec.n;
         let scale = self.spec.normalize.then(|| 1.0 / self.spec.n as f32);
+        let work = |chunk: &mut [Complex32]| {
+            self.fft.process(chunk);
+            if let Some(scale) = scale {
+                chunk.iter_mut().for_each(|z| *z *= scale);
+            }
+        };
+        // Threads only where there is enough to share: each gets at least 2^16 points.
+        let cores = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let threads = cores
+            .min(self.spec.batch)
+            .min(data.len().div_ceil(1 << 16))
+            .max(1);
+        if threads == 1 {
+            return work(data);
+        }
+        let per_thread = self.spec.batch.div_ceil(threads) * self.spec.n;
         std::thread::scope(|s| {
             for chunk in data.chunks_mut(per_thread) {
-                s.spawn(move || {
-                    self.fft.process(chunk);
-                    if let Some(scale) = scale {
-                        chunk.iter_mut().for_each(|z| *z *= scale);
-                    }
-                });
+                s.spawn(move || work(chunk));
             }
         });
     }

@@ -59,18 +59,24 @@ impl Device {
     /// else the CPU. A software adapter (lavapipe) is used only when asked for by name.
     pub fn auto() -> Result<Device> {
         match std::env::var(DEVICE_ENV) {
-            Ok(name) if !name.is_empty() && name != "auto" => Device::by_name(&name),
-            _ => {
-                Ok(wgpu::WgpuDevice::hardware().map_or(Device::Cpu, |d| Device::Wgpu(Arc::new(d))))
+            Ok(name) if !name.is_empty() && !name.eq_ignore_ascii_case("auto") => {
+                Device::by_name(&name)
             }
+            _ => Ok(Device::best()),
         }
     }
 
-    /// `auto`, `cpu`, `gpu` (any hardware adapter), `lavapipe`, or part of an adapter's name
-    /// as `tierfft devices` lists it (case-insensitive).
+    /// A hardware GPU if there is one, else the CPU.
+    fn best() -> Device {
+        wgpu::WgpuDevice::hardware().map_or(Device::Cpu, |d| Device::Wgpu(Arc::new(d)))
+    }
+
+    /// `auto` (a hardware GPU, else the CPU; this ignores `TIERFFT_DEVICE`), `cpu`, `gpu` (any
+    /// hardware adapter), `lavapipe`, or part of an adapter's name as `tierfft devices` lists it
+    /// or [`Device::name`] prints it (case-insensitive).
     pub fn by_name(name: &str) -> Result<Device> {
         match name.to_ascii_lowercase().as_str() {
-            "auto" => Device::auto(),
+            "auto" => Ok(Device::best()),
             "cpu" => Ok(Device::Cpu),
             "gpu" => wgpu::WgpuDevice::hardware()
                 .map(|d| Device::Wgpu(Arc::new(d)))

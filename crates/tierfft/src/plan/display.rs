@@ -40,7 +40,7 @@ impl fmt::Display for Plan {
         writeln!(f)?;
         writeln!(
             f,
-            "pass  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {}",
+            "pass  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  order",
             "size",
             "radices",
             "stride",
@@ -50,7 +50,6 @@ impl fmt::Display for Plan {
             "pts",
             "exch",
             "wg bytes",
-            "order"
         )?;
         for (i, p) in self.passes.iter().enumerate() {
             let radices: Vec<String> = p.radices.iter().map(|r| r.to_string()).collect();

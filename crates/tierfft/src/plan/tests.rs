@@ -46,7 +46,8 @@ fn plans_fit_device_limits_for_every_length() {
                 let chunk = plan.transforms_per_dispatch as u64 * 8 * spec.n as u64;
                 assert!(chunk <= limits.max_binding && plan.transforms_per_dispatch >= 1);
                 assert!(
-                    plan.transforms_per_dispatch == batch || chunk % limits.binding_alignment == 0
+                    plan.transforms_per_dispatch == batch
+                        || chunk.is_multiple_of(limits.binding_alignment)
                 );
             }
         }

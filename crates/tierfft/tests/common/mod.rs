@@ -33,7 +33,8 @@ pub fn gpu() -> &'static Device {
             unsafe { std::env::set_var("XDG_RUNTIME_DIR", dir) };
         }
         let name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
-        let device = Device::by_name(&name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
+        let device =
+            Device::by_name(&name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
         eprintln!("GPU tests run on {}", device.name());
         device
     })
@@ -42,14 +43,19 @@ pub fn gpu() -> &'static Device {
 /// A fresh seeded generator; the seed is printed so a failure can be replayed with
 /// `TIERFFT_SEED`.
 pub fn rng() -> StdRng {
-    let seed = std::env::var("TIERFFT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
+    let seed = std::env::var("TIERFFT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random);
     eprintln!("seed {seed}");
     StdRng::seed_from_u64(seed)
 }
 
 /// `len` complex values uniform in [-1, 1)².
 pub fn random(rng: &mut StdRng, len: usize) -> Vec<Complex32> {
-    (0..len).map(|_| Complex32::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0))).collect()
+    (0..len)
+        .map(|_| Complex32::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
+        .collect()
 }
 
 /// A buffer of NaNs: any element a kernel fails to write makes the error NaN.
@@ -70,11 +76,21 @@ pub fn expected(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
 /// Asserts `got` matches the reference of `spec` on `input` within [`BOUND`].
 pub fn assert_accurate(what: &str, spec: &FftSpec, input: &[Complex32], got: &[Complex32]) -> f64 {
     let err = reference::relative_l2_error(got, &expected(spec, input));
-    assert!(err <= BOUND, "{what}: n = {} batch = {} {:?}: relative L2 error {err:e} > {BOUND:e}", spec.n, spec.batch, spec.direction);
+    assert!(
+        err <= BOUND,
+        "{what}: n = {} batch = {} {:?}: relative L2 error {err:e} > {BOUND:e}",
+        spec.n,
+        spec.batch,
+        spec.direction
+    );
     err
 }
 
 /// Both directions, unnormalised and normalised inverse.
 pub fn directions() -> [(Direction, bool); 3] {
-    [(Direction::Forward, false), (Direction::Inverse, false), (Direction::Inverse, true)]
+    [
+        (Direction::Forward, false),
+        (Direction::Inverse, false),
+        (Direction::Inverse, true),
+    ]
 }

@@ -224,7 +224,8 @@ impl WgpuDevice {
         })
     }
 
-    /// Adapter name and API, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)`.
+    /// Adapter name and API, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)`; accepted back
+    /// by [`WgpuDevice::named`].
     pub fn name(&self) -> String {
         format!("{} ({:?})", self.info.name, self.info.backend)
     }

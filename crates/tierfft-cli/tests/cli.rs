@@ -1,0 +1,336 @@
+//! End-to-end tests of the `tierfft` binary: `.npy` files in, `.npy` files out, checked
+//! against the f64 reference; bad inputs; `plan`, `devices` and `bench`.
+//!
+//! GPU paths run on Mesa's lavapipe (`--device lavapipe`), so they need no GPU.
+
+mod common;
+
+use common::{TempDir, assert_ok, num_c64, random, read_c64, stderr, write_npy};
+use tierfft::reference::{fft_f64, relative_l2_error};
+use tierfft::{Complex32, Direction};
+
+/// Writes random data of `shape`, runs `fft` on `device`, and returns the input and output.
+fn transform(
+    dir: &TempDir,
+    shape: &[u64],
+    device: &str,
+    extra: &[&str],
+) -> (Vec<Complex32>, Vec<Complex32>) {
+    let len = shape.iter().product::<u64>() as usize;
+    let x = random(len, 42 + len as u64);
+    let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
+    write_npy(&inp, shape, &x);
+    let mut args = vec![
+        "fft",
+        "--input",
+        inp.to_str().unwrap(),
+        "--output",
+        outp.to_str().unwrap(),
+    ];
+    args.extend(["--device", device]);
+    args.extend(extra);
+    let out = dir.run(&args);
+    assert_ok(&out);
+    assert!(
+        stderr(&out).contains("batch"),
+        "no summary line: {}",
+        stderr(&out)
+    );
+    let (got_shape, y) = read_c64(&outp);
+    assert_eq!(got_shape, shape);
+    (x, y)
+}
+
+fn forward_matches_reference(device: &str, shape: &[u64]) {
+    let dir = TempDir::new("forward");
+    let (x, y) = transform(&dir, shape, device, &[]);
+    let n = *shape.last().unwrap() as usize;
+    let err = relative_l2_error(&y, &fft_f64(&x, n, Direction::Forward));
+    assert!(err <= 5e-7, "{device} {shape:?}: relative L2 error {err:e}");
+    assert_eq!(dir.files(), ["x.npy", "y.npy"], "stray files left");
+}
+
+#[test]
+fn fft_2d_cpu() {
+    forward_matches_reference("cpu", &[3, 1024]);
+}
+
+#[test]
+fn fft_2d_lavapipe() {
+    forward_matches_reference("lavapipe", &[3, 1024]);
+}
+
+#[test]
+fn fft_1d_cpu() {
+    forward_matches_reference("cpu", &[4096]);
+}
+
+#[test]
+fn fft_1d_lavapipe() {
+    forward_matches_reference("lavapipe", &[4096]);
+}
+
+fn round_trip(device: &str) {
+    let dir = TempDir::new("roundtrip");
+    let (x, _) = transform(&dir, &[2, 4096], device, &[]);
+    let (yp, zp) = (dir.path("y.npy"), dir.path("z.npy"));
+    let out = dir.run(&[
+        "fft",
+        "-i",
+        yp.to_str().unwrap(),
+        "-o",
+        zp.to_str().unwrap(),
+        "--inverse",
+        "--normalize",
+        "--device",
+        device,
+    ]);
+    assert_ok(&out);
+    let (shape, z) = read_c64(&zp);
+    assert_eq!(shape, [2, 4096]);
+    let back: Vec<_> = x.iter().map(|v| num_c64(*v)).collect();
+    let err = relative_l2_error(&z, &back);
+    assert!(err <= 1e-6, "{device}: round trip error {err:e}");
+}
+
+#[test]
+fn inverse_normalized_round_trip_cpu() {
+    round_trip("cpu");
+}
+
+#[test]
+fn inverse_normalized_round_trip_lavapipe() {
+    round_trip("lavapipe");
+}
+
+#[test]
+fn inverse_normalized_matches_scaled_reference() {
+    let dir = TempDir::new("inverse");
+    let (x, y) = transform(&dir, &[2, 2048], "lavapipe", &["--inverse", "--normalize"]);
+    let want: Vec<_> = fft_f64(&x, 2048, Direction::Inverse)
+        .into_iter()
+        .map(|z| z / 2048.0)
+        .collect();
+    let err = relative_l2_error(&y, &want);
+    assert!(err <= 5e-7, "relative L2 error {err:e}");
+}
+
+/// Runs `fft` on `input` (already written, or missing) and checks it fails with a message
+/// containing every one of `words`, and leaves no output or temporary file behind.
+fn rejects(dir: &TempDir, input: &str, device: &str, words: &[&str]) {
+    let before = dir.files();
+    let outp = dir.path("out.npy");
+    let out = dir.run(&[
+        "fft",
+        "-i",
+        dir.path(input).to_str().unwrap(),
+        "-o",
+        outp.to_str().unwrap(),
+        "--device",
+        device,
+    ]);
+    let msg = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{input}: expected exit 1, stderr: {msg}"
+    );
+    assert!(msg.starts_with("error: "), "{input}: {msg}");
+    for w in words {
+        assert!(msg.contains(w), "{input}: message lacks '{w}': {msg}");
+    }
+    assert!(!msg.contains("panicked"), "{input}: {msg}");
+    assert!(!outp.exists(), "{input}: output written despite the error");
+    assert_eq!(dir.files(), before, "{input}: files changed");
+}
+
+#[test]
+fn bad_inputs_are_rejected_without_output() {
+    let dir = TempDir::new("bad");
+    let x = random(3 * 1024, 1);
+    write_npy(
+        &dir.path("f32.npy"),
+        &[3, 1024],
+        &x.iter().map(|z| z.re).collect::<Vec<f32>>(),
+    );
+    write_npy(
+        &dir.path("c128.npy"),
+        &[1024],
+        &x[..1024].iter().map(|z| num_c64(*z)).collect::<Vec<_>>(),
+    );
+    write_npy(&dir.path("n1000.npy"), &[3, 1000], &x[..3000]);
+    write_npy(&dir.path("empty.npy"), &[0, 1024], &x[..0]);
+    write_npy(&dir.path("three_d.npy"), &[3, 32, 32], &x);
+    std::fs::write(dir.path("text.npy"), "this is not an npy file\n").unwrap();
+    for device in ["cpu", "lavapipe"] {
+        rejects(
+            &dir,
+            "f32.npy",
+            device,
+            &["float32", "complex64", "astype(np.complex64)"],
+        );
+        rejects(&dir, "c128.npy", device, &["complex128", "complex64"]);
+        rejects(&dir, "n1000.npy", device, &["1000", "powers of two"]);
+        rejects(&dir, "empty.npy", device, &["empty"]);
+        rejects(&dir, "three_d.npy", device, &["[3, 32, 32]", "[batch, n]"]);
+        rejects(&dir, "text.npy", device, &["text.npy", "not a valid .npy"]);
+        rejects(&dir, "missing.npy", device, &["missing.npy", "cannot open"]);
+    }
+}
+
+#[test]
+fn failed_run_leaves_existing_output_untouched() {
+    let dir = TempDir::new("keep");
+    let (inp, outp) = (dir.path("bad.npy"), dir.path("out.npy"));
+    write_npy(&inp, &[1000], &random(1000, 3));
+    std::fs::write(&outp, b"previous contents").unwrap();
+    let out = dir.run(&[
+        "fft",
+        "-i",
+        inp.to_str().unwrap(),
+        "-o",
+        outp.to_str().unwrap(),
+        "--device",
+        "cpu",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(&outp).unwrap(), b"previous contents");
+    assert_eq!(dir.files(), ["bad.npy", "out.npy"]);
+}
+
+#[test]
+fn plan_for_a_profile() {
+    let dir = TempDir::new("plan");
+    let out = dir.run(&["plan", "2^22", "--device", "apple-m1"]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("passes over device memory: 2"), "{text}");
+    assert!(text.contains("fused W_4194304"), "{text}");
+}
+
+#[test]
+fn plan_on_the_cpu_shows_the_lavapipe_profile() {
+    let dir = TempDir::new("plan-cpu");
+    let out = dir.run(&[
+        "plan",
+        "4096",
+        "--batch",
+        "2^3",
+        "--device",
+        "cpu",
+        "--inverse",
+        "--normalize",
+    ]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("lavapipe profile"), "{text}");
+    assert!(
+        text.contains("4096-point inverse (scaled by 1/n) FFT (2^12), batch 8"),
+        "{text}"
+    );
+}
+
+#[test]
+fn plan_rejects_bad_lengths() {
+    let dir = TempDir::new("plan-bad");
+    let out = dir.run(&["plan", "1000", "--device", "apple-m1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unsupported FFT length 1000"),
+        "{}",
+        stderr(&out)
+    );
+    let out = dir.run(&["plan", "two", "--device", "apple-m1"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("2^22"), "{}", stderr(&out));
+}
+
+#[test]
+fn devices_lists_the_cpu() {
+    let dir = TempDir::new("devices");
+    let out = dir.run(&["devices"]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cpu (rustfft)"), "{text}");
+    assert!(text.contains("auto picks"), "{text}");
+}
+
+#[test]
+fn device_env_auto_in_any_case() {
+    let dir = TempDir::new("env-auto");
+    for v in ["auto", "AUTO", "Auto"] {
+        let out = dir.run_with_device_env(&["plan", "1024"], Some(v));
+        assert_ok(&out);
+        let out = dir.run_with_device_env(&["devices"], Some(v));
+        assert_ok(&out);
+    }
+    let out = dir.run_with_device_env(&["plan", "1024"], Some("lavapipe"));
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("llvmpipe"));
+}
+
+fn bench_json(device: &str) -> serde_json::Value {
+    let dir = TempDir::new("bench");
+    let out = dir.run(&[
+        "bench",
+        "--device",
+        device,
+        "--min-log2",
+        "2",
+        "--max-log2",
+        "6",
+        "--points",
+        "2^10",
+        "--reps",
+        "3",
+        "--json",
+    ]);
+    assert_ok(&out);
+    serde_json::from_slice(&out.stdout).expect("bench --json prints JSON")
+}
+
+#[test]
+fn bench_json_cpu_and_lavapipe() {
+    for device in ["cpu", "lavapipe"] {
+        let v = bench_json(device);
+        let rows = v["rows"].as_array().expect("rows");
+        assert_eq!(rows.len(), 5);
+        for (k, row) in (2..=6).zip(rows) {
+            assert_eq!(row["n"], 1 << k);
+            assert_eq!(row["batch"], (1 << 10) >> k);
+            assert!(row["median_s"].as_f64().is_some_and(|t| t > 0.0), "{row}");
+            assert!(row["gflops"].as_f64().is_some(), "{row}");
+            assert!(row["gbps"].as_f64().is_some(), "{row}");
+            assert!(row["rel_error"].as_f64().is_some_and(|e| e < 1e-6), "{row}");
+        }
+        assert!(v["device"].is_string() && v["timer"].is_string(), "{v}");
+    }
+}
+
+#[test]
+fn bench_table_has_header_and_rows() {
+    let dir = TempDir::new("bench-table");
+    let out = dir.run(&[
+        "bench",
+        "--device",
+        "cpu",
+        "--min-log2",
+        "3",
+        "--max-log2",
+        "5",
+        "--points",
+        "64",
+    ]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("device:  cpu (rustfft)"), "{text}");
+    assert!(
+        text.contains("command: ") && text.contains("--max-log2 5"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.contains("wall clock")).count(),
+        3,
+        "{text}"
+    );
+}

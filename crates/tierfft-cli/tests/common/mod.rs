@@ -1,0 +1,124 @@
+//! Helpers shared by the CLI tests: a private temp dir that runs `tierfft`, `.npy` files.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use npyz::{WriteOptions, WriterBuilder};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use tierfft::Complex32;
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "tierfft-cli-{name}-{}-{nanos}-{}",
+            std::process::id(),
+            COUNT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(dir.join("xdg")).expect("create temp dir");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.join("xdg"), std::fs::Permissions::from_mode(0o700))
+                .expect("chmod xdg dir");
+        }
+        TempDir(dir)
+    }
+
+    pub fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+
+    /// Runs `tierfft` with `args`, with this directory's private XDG_RUNTIME_DIR.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_with_device_env(args, None)
+    }
+
+    /// Runs `tierfft` with `args` and `TIERFFT_DEVICE` set to `device_env` (or unset).
+    pub fn run_with_device_env(&self, args: &[&str], device_env: Option<&str>) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tierfft"));
+        cmd.args(args).env("XDG_RUNTIME_DIR", self.path("xdg"));
+        match device_env {
+            Some(v) => cmd.env("TIERFFT_DEVICE", v),
+            None => cmd.env_remove("TIERFFT_DEVICE"),
+        };
+        cmd.output().expect("run tierfft")
+    }
+
+    /// Names of the files in the directory (not the xdg one).
+    pub fn files(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .expect("list temp dir")
+            .map(|e| {
+                e.expect("dir entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|n| n != "xdg")
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn random(len: usize, seed: u64) -> Vec<Complex32> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..len)
+        .map(|_| Complex32::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
+        .collect()
+}
+
+pub fn write_npy<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], data: &[T]) {
+    let file = BufWriter::new(File::create(path).expect("create .npy"));
+    let mut w = WriteOptions::<T>::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(file)
+        .begin_nd()
+        .expect("npy header");
+    w.extend(data.iter().copied()).expect("npy data");
+    w.finish().expect("finish .npy");
+}
+
+pub fn read_c64(path: &Path) -> (Vec<u64>, Vec<Complex32>) {
+    let npy = npyz::NpyFile::new(File::open(path).expect("open output")).expect("parse output");
+    assert_eq!(npy.dtype().descr(), "'<c8'");
+    let shape = npy.shape().to_vec();
+    (shape, npy.into_vec().expect("read output"))
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "tierfft failed ({}):\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        stderr(out)
+    );
+}
+
+/// `z` in f64.
+pub fn num_c64(z: Complex32) -> npyz::num_complex::Complex64 {
+    npyz::num_complex::Complex64::new(z.re.into(), z.im.into())
+}

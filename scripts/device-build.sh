@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Build machine: compiles the release test binaries and the tierfft binary and copies them
+# into .carry/ (git-ignored) for scripts/device-run.sh on the H100 machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf .carry && mkdir -p .carry/tests
+cargo build --release -p tierfft-cli
+cp target/release/tierfft .carry/
+cargo test --release -p tierfft --no-run --message-format=json 2>/dev/null |
+    python3 -c '
+import json, sys, shutil
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        shutil.copy(m["executable"], ".carry/tests/" + m["target"]["name"])
+'
+ls -la .carry .carry/tests
