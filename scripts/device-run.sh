@@ -1,32 +1,56 @@
 #!/usr/bin/env bash
-# Runs on the H100 machine (no Rust there): the test binaries and the tierfft binary built on
-# the build machine, through wgpu's Vulkan backend on the NVIDIA driver.
-#
-# Build machine:  scripts/device-build.sh   (fills .carry/ with binaries)
-# Device machine: scripts/device-run.sh [tests|bench|all]   (carry: .gl .carry)
+# Runs on the H100 machine (no Rust there) what scripts/device-build.sh built here:
+#   bench   tierfft vs cuFFT, same GPU, same buffers, same run (1 GiB buffers, then batches
+#           1 and 16), with the wgpu/Vulkan path beside them
+#   tests   the numerical test suite against the CUDA backend, then again through wgpu/Vulkan
+#   sanitize  compute-sanitizer memcheck and racecheck over representative plans
+#   cache   the NVRTC disk cache: the second start of a plan does not compile
+# Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
-what="${1:-all}"
 out="${OUT:-/tmp/tierfft-out}"
 mkdir -p "$out"
+steps="${*:-all}"
+want() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
 
-# Vulkan loader (the machine has the NVIDIA ICD but no loader): see ../shared/PLATFORM.md.
+# Vulkan loader for wgpu (the machine has the NVIDIA ICD but no loader; PLATFORM.md).
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d)
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-
+export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d) TIERFFT_CACHE_DIR="$out/cubin-cache"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
 status=0
-if [ "$what" = tests ] || [ "$what" = all ]; then
-    export TIERFFT_TEST_DEVICE="${TIERFFT_TEST_DEVICE:-H100}"
-    for t in .carry/tests/*; do
-        echo "== $t"
-        "$t" --test-threads=1 2>&1 | tee -a "$out/tests.log" | grep -E "^test |test result|panicked|GPU tests run on" || status=1
+tf=.carry/tierfft
+
+if want bench; then
+    $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 30 2>&1 | tee "$out/compare.txt" || status=1
+    $tf bench --backend cuda --compare cufft --small --min-log2 6 --max-log2 22 --reps 50 2>&1 | tee "$out/compare-small.txt" || status=1
+fi
+if want tests; then
+    for dev in cuda H100; do
+        for t in .carry/tests/*; do
+            echo "== $t on $dev"
+            TIERFFT_TEST_DEVICE=$dev "$t" --test-threads=1 2>&1 | tee -a "$out/tests-$dev.log" |
+                grep -E "^test |test result|panicked|run on" || status=1
+        done
     done
 fi
-if [ "$what" = bench ] || [ "$what" = all ]; then
-    .carry/tierfft devices | tee "$out/devices.txt"
-    .carry/tierfft bench --device gpu --min-log2 1 --max-log2 24 --points 2^27 --reps 50 | tee "$out/bench-vulkan.txt" || status=1
+if want sanitize; then
+    # One-pass (2^3 packed, 2^8, 2^12), one pass at 16 points/thread (2^14), two passes (2^19).
+    for tool in memcheck racecheck; do
+        echo "== compute-sanitizer $tool"
+        TIERFFT_TEST_DEVICE=cuda timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 \
+            .carry/tests/properties --test-threads=1 linearity impulse 2>&1 | tee "$out/sanitize-$tool.log" |
+            grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error|error" | head -20
+        echo "exit ${PIPESTATUS[0]}"
+    done
+fi
+if want cache; then
+    rm -rf "$TIERFFT_CACHE_DIR"
+    for run in first second; do
+        start=$(date +%s.%N)
+        $tf bench --backend cuda --min-log2 10 --max-log2 24 --reps 1 --points 2^20 >/dev/null 2>&1
+        echo "$run run (15 plans): $(echo "$(date +%s.%N) - $start" | bc) s, cache holds $(ls "$TIERFFT_CACHE_DIR" | grep -c cubin) cubins"
+    done | tee "$out/cache.txt"
 fi
 exit $status

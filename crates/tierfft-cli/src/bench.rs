@@ -38,6 +38,19 @@ pub struct BenchArgs {
     /// Time the inverse transform instead of the forward one.
     #[arg(long)]
     inverse: bool,
+    /// Backend, instead of --device: cpu, wgpu (the best hardware adapter) or cuda.
+    #[arg(long, value_name = "NAME", value_parser = ["cpu", "wgpu", "cuda"])]
+    backend: Option<String>,
+    /// Compare side by side with a vendor library on the same GPU and buffers: `cufft`
+    /// (needs --backend cuda). Batches fill 1 GiB buffers unless --small.
+    #[arg(long, value_name = "LIBRARY", value_parser = ["cufft"])]
+    compare: Option<String>,
+    /// With --compare: batches 1 and 16, time per call, instead of 1 GiB buffers.
+    #[arg(long, requires = "compare")]
+    small: bool,
+    /// With --compare: also time the wgpu path (Vulkan) on the same GPU.
+    #[arg(long, requires = "compare")]
+    with_wgpu: bool,
     /// Print one JSON object on stdout instead of the table: {device, timer, rows: [{n, batch,
     /// median_s, gflops, gbps, rel_error, reps}]} (a failed size has an "error" and nulls).
     #[arg(long)]
@@ -70,12 +83,28 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
     if args.points == 0 {
         return Err("--points must be at least 1".into());
     }
-    let device = crate::commands::open_device(&args.device)?;
+    let name = match args.backend.as_deref() {
+        Some("wgpu") => "gpu",
+        Some(b) => b,
+        None => &args.device,
+    };
+    let device = crate::commands::open_device(name)?;
     let direction = if args.inverse {
         Direction::Inverse
     } else {
         Direction::Forward
     };
+    if args.compare.is_some() {
+        let opts = crate::compare::Options {
+            sizes: args.min_log2..=args.max_log2,
+            small: args.small,
+            reps: args.reps as usize,
+            with_wgpu: args.with_wgpu,
+            direction,
+            json: args.json,
+        };
+        return crate::compare::run(&device, &opts);
+    }
     let sizes = args.min_log2..=args.max_log2;
     let bar = progress_bar(sizes.clone().count() as u64, args.json);
     if !args.json {
@@ -200,7 +229,7 @@ fn measure(device: &Device, n: usize, points: usize, reps: Reps, direction: Dire
 }
 
 /// `len` complex values with real and imaginary parts uniform in [-1, 1).
-fn random_input(len: usize) -> Vec<Complex32> {
+pub fn random_input(len: usize) -> Vec<Complex32> {
     let mut rng = rand::rng();
     (0..len)
         .map(|_| Complex32::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))

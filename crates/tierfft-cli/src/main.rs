@@ -5,6 +5,7 @@
 
 mod bench;
 mod commands;
+mod compare;
 mod npy;
 mod report;
 

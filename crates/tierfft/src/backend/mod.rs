@@ -1,9 +1,11 @@
 //! Devices and planned transforms: the [`Device`] a user picks, and the [`Fft`] it plans.
 //!
-//! Backends: [`cpu`] (rustfft) and [`wgpu`] (Vulkan, Metal, DX12). Backends compile and
-//! launch what the planner and generator decided; they never choose radices.
+//! Backends: [`cpu`] (rustfft), [`wgpu`] (Vulkan, Metal, DX12) and [`cuda`] (NVRTC +
+//! cudarc). Backends compile and launch what the planner and generator decided; they never
+//! choose radices.
 
 pub mod cpu;
+pub mod cuda;
 pub mod wgpu;
 
 use std::sync::Arc;
@@ -52,11 +54,13 @@ pub enum Device {
     Cpu,
     /// A GPU (or lavapipe) through wgpu.
     Wgpu(Arc<wgpu::WgpuDevice>),
+    /// An NVIDIA GPU through CUDA.
+    Cuda(Arc<cuda::CudaDevice>),
 }
 
 impl Device {
-    /// The device named by `TIERFFT_DEVICE` if set; otherwise a hardware GPU if there is one,
-    /// else the CPU. A software adapter (lavapipe) is used only when asked for by name.
+    /// The device named by `TIERFFT_DEVICE` if set; otherwise CUDA if there is an NVIDIA GPU
+    /// with its driver and NVRTC, then a hardware GPU through wgpu, else the CPU. A software adapter (lavapipe) is used only when asked for by name.
     pub fn auto() -> Result<Device> {
         match std::env::var(DEVICE_ENV) {
             Ok(name) if !name.is_empty() && !name.eq_ignore_ascii_case("auto") => {
@@ -66,18 +70,23 @@ impl Device {
         }
     }
 
-    /// A hardware GPU if there is one, else the CPU.
+    /// CUDA, else a hardware GPU through wgpu, else the CPU.
     fn best() -> Device {
+        if let Ok(d) = cuda::CudaDevice::open(0) {
+            return Device::Cuda(Arc::new(d));
+        }
         wgpu::WgpuDevice::hardware().map_or(Device::Cpu, |d| Device::Wgpu(Arc::new(d)))
     }
 
-    /// `auto` (a hardware GPU, else the CPU; this ignores `TIERFFT_DEVICE`), `cpu`, `gpu` (any
-    /// hardware adapter), `lavapipe`, or part of an adapter's name as `tierfft devices` lists it
-    /// or [`Device::name`] prints it (case-insensitive).
+    /// `auto` (CUDA, a hardware GPU, else the CPU; this ignores `TIERFFT_DEVICE`), `cpu`,
+    /// `cuda` (the first NVIDIA GPU through CUDA), `gpu` (any hardware wgpu adapter),
+    /// `lavapipe`, or part of a wgpu adapter's name as `tierfft devices` lists it or
+    /// [`Device::name`] prints it (case-insensitive).
     pub fn by_name(name: &str) -> Result<Device> {
         match name.to_ascii_lowercase().as_str() {
             "auto" => Ok(Device::best()),
             "cpu" => Ok(Device::Cpu),
+            "cuda" => Ok(Device::Cuda(Arc::new(cuda::CudaDevice::open(0)?))),
             "gpu" => wgpu::WgpuDevice::hardware()
                 .map(|d| Device::Wgpu(Arc::new(d)))
                 .ok_or_else(|| {
@@ -94,6 +103,7 @@ impl Device {
         match self {
             Device::Cpu => "cpu (rustfft)".into(),
             Device::Wgpu(d) => d.name(),
+            Device::Cuda(d) => d.name(),
         }
     }
 
@@ -102,28 +112,27 @@ impl Device {
         match self {
             Device::Cpu => None,
             Device::Wgpu(d) => Some(d.limits()),
+            Device::Cuda(d) => Some(d.limits()),
         }
     }
 
     /// Plans `spec` on this device and compiles its kernels.
     pub fn plan(&self, spec: &FftSpec) -> Result<Fft> {
         spec.validate()?;
-        match self {
-            Device::Cpu => Ok(Fft {
-                spec: spec.clone(),
-                plan: None,
-                exec: Box::new(cpu::CpuFft::new(spec)),
-            }),
+        let (plan, exec): (Option<Plan>, Box<dyn Executor>) = match self {
+            Device::Cpu => (None, Box::new(cpu::CpuFft::new(spec))),
             Device::Wgpu(d) => {
                 let plan = Plan::new(spec, d.limits())?;
                 let exec = wgpu::WgpuFft::new(d.clone(), &plan)?;
-                Ok(Fft {
-                    spec: spec.clone(),
-                    plan: Some(plan),
-                    exec: Box::new(exec),
-                })
+                (Some(plan), Box::new(exec))
             }
-        }
+            Device::Cuda(d) => {
+                let plan = Plan::new(spec, d.limits())?;
+                let exec = cuda::CudaFft::new(d.clone(), &plan)?;
+                (Some(plan), Box::new(exec))
+            }
+        };
+        Ok(Fft { spec: spec.clone(), plan, exec })
     }
 }
 

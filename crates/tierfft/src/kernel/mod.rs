@@ -1,12 +1,15 @@
-//! Plan pass -> kernel source. One generator builds each pass as IR ([`ir`]); each dialect
-//! prints it ([`wgsl`] now, CUDA C next). Nothing here knows how to launch a kernel.
+//! Plan pass -> kernel source. One generator builds each pass as IR ([`ir`]); one printer
+//! ([`print`]) writes it in each dialect ([`wgsl`], [`cuda`]). Nothing here knows how to
+//! launch a kernel.
 
 mod butterfly;
+pub mod cuda;
 mod emit;
 #[cfg(test)]
 mod eval;
 pub mod ir;
 mod pass;
+pub mod print;
 pub mod wgsl;
 
 pub use pass::pass_kernel;

@@ -69,7 +69,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             Exchange::Complex => Ty::C32,
             Exchange::Split => Ty::F32,
         },
-        len: pass.size * pass.lines_per_group,
+        len: pass.shared_len(),
     });
     Kernel {
         name: format!("fft_pass{}", index + 1),
@@ -258,6 +258,8 @@ impl<'a> PassGen<'a> {
     /// Register `m` goes to workgroup memory at `writes`' index; then register `m` is reloaded
     /// from `reads`' index.
     fn exchange(&mut self, writes: Vec<(usize, Expr)>, reads: Vec<(usize, Expr)>) {
+        let writes: Vec<(usize, Expr)> = writes.into_iter().map(|(m, i)| (m, self.pad(i))).collect();
+        let reads: Vec<(usize, Expr)> = reads.into_iter().map(|(m, i)| (m, self.pad(i))).collect();
         match self.pass.exchange {
             Exchange::Complex => {
                 self.before_write();
@@ -297,6 +299,15 @@ impl<'a> PassGen<'a> {
                 }
             }
         }
+    }
+
+    /// Index `i` with one unused slot after every 8 (see [`Pass::padded`]).
+    fn pad(&mut self, i: Expr) -> Expr {
+        if !self.pass.padded {
+            return i;
+        }
+        let i = self.em.bind(Ty::U32, i);
+        i.clone() + (i >> u(3))
     }
 
     fn before_write(&mut self) {

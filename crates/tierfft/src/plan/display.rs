@@ -68,6 +68,7 @@ impl fmt::Display for Plan {
                 (LineOrder::Interleaved, false) => "interleaved lines",
                 (LineOrder::Interleaved, true) => "interleaved lines, staged store",
             };
+            let order = if p.padded { format!("{order}, padded") } else { order.to_string() };
             writeln!(
                 f,
                 "{:>4}  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {order}",

@@ -23,6 +23,9 @@ pub struct DeviceLimits {
     pub binding_alignment: u64,
     /// Width of a memory transaction, bytes: strided passes read runs at least this long.
     pub transaction_bytes: usize,
+    /// Most points one thread may hold in registers (8; 16 where registers allow a larger
+    /// on-chip block than the thread limit times 8).
+    pub max_points_per_thread: usize,
 }
 
 impl DeviceLimits {
@@ -40,6 +43,7 @@ impl DeviceLimits {
             max_groups_per_dim: 65535,
             binding_alignment: 256,
             transaction_bytes: 32,
+            max_points_per_thread: 8,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -58,6 +62,15 @@ impl DeviceLimits {
                 workgroup_memory: 48 << 10,
                 max_binding: 2 * gib,
                 max_buffer: 4 * gib,
+                ..base
+            },
+            // NVIDIA H100 through CUDA: 227 KiB opt-in shared memory, no binding limit.
+            "h100-cuda" => DeviceLimits {
+                workgroup_memory: 227 << 10,
+                max_binding: 80 * gib,
+                max_buffer: 80 * gib,
+                max_groups_per_dim: 65535,
+                max_points_per_thread: 16,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

@@ -84,6 +84,9 @@ pub struct Pass {
     pub staged_store: bool,
     /// Factor the results are multiplied by before the store (1/n on a normalised inverse).
     pub scale: Option<f32>,
+    /// Workgroup memory has one unused slot after every 8, so that radix-8 Stockham writes
+    /// (stride 8 points) fall in different banks. Used wherever the extra eighth fits.
+    pub padded: bool,
 }
 
 impl Pass {
@@ -97,13 +100,19 @@ impl Pass {
         self.radices.len().saturating_sub(1) + usize::from(self.staged_store)
     }
 
+    /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers).
+    pub fn shared_len(&self) -> usize {
+        let len = self.size * self.lines_per_group;
+        match (self.exchanges(), self.padded) {
+            (0, _) => 0,
+            (_, true) => len + len / 8,
+            (_, false) => len,
+        }
+    }
+
     /// Workgroup-memory bytes one workgroup uses (0 when all stages stay in registers).
     pub fn workgroup_bytes(&self) -> usize {
-        if self.exchanges() == 0 {
-            0
-        } else {
-            self.size * self.lines_per_group * self.exchange.bytes()
-        }
+        self.shared_len() * self.exchange.bytes()
     }
 
     /// True when points are multiplied by pass-boundary twiddles on load.
@@ -155,7 +164,7 @@ impl Plan {
         }
         let block_for = |ex: Exchange| {
             let by_memory = prev_power_of_two(limits.workgroup_memory / ex.bytes());
-            by_memory.min(limits.max_threads * MAX_RADIX).max(1)
+            by_memory.min(limits.max_threads * limits.max_points_per_thread.max(MAX_RADIX)).max(1)
         };
         let (complex_block, split_block) =
             (block_for(Exchange::Complex), block_for(Exchange::Split));
@@ -224,6 +233,18 @@ impl Plan {
         (transforms * self.lines_per_transform(pass)).div_ceil(pass.lines_per_group)
     }
 
+    /// Which buffer slot each pass reads and writes. Slot 0 holds the input. With
+    /// `keep_input` false, one-pass plans run in place on slot 0 and longer plans ping-pong
+    /// between slots 0 and 1; with it true, slot 0 is only read (slots 1 and 2 ping-pong).
+    pub fn routing(&self, keep_input: bool) -> Vec<(usize, usize)> {
+        let p = self.passes.len();
+        match (keep_input, p) {
+            (false, 1) => vec![(0, 0)],
+            (false, _) => (0..p).map(|i| (i % 2, 1 - i % 2)).collect(),
+            (true, _) => (0..p).map(|i| if i == 0 { (0, 1) } else { (1 + (i + 1) % 2, 1 + i % 2) }).collect(),
+        }
+    }
+
     /// Bytes read plus bytes written in device memory by one execution (all passes).
     pub fn bytes_moved(&self) -> u64 {
         self.passes.len() as u64 * 2 * 8 * self.spec.len() as u64
@@ -254,21 +275,33 @@ fn split_evenly(k: u32, parts: u32) -> Vec<u32> {
         .collect()
 }
 
-fn line_shape(size: usize) -> (usize, Vec<usize>, usize) {
+/// Points per thread, radices and threads per line for a line of `size` points: 8 points
+/// per thread (one radix-8 butterfly), more only when the thread limit requires it.
+fn line_shape(size: usize, limits: &DeviceLimits) -> (usize, Vec<usize>, usize) {
     let radices = radices(size);
-    let points = radices.iter().copied().max().unwrap_or(1);
+    let largest = radices.iter().copied().max().unwrap_or(1);
+    let points = largest.max(size / limits.max_threads.min(size).max(1));
     (points, radices, size / points)
 }
 
+/// Pads workgroup memory when the extra eighth still fits the device.
+fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
+    pass.padded = true;
+    if pass.workgroup_bytes() > limits.workgroup_memory {
+        pass.padded = false;
+    }
+    pass
+}
+
 fn single_pass(spec: &FftSpec, limits: &DeviceLimits, exchange: Exchange) -> Pass {
-    let (points, radices, threads_per_line) = line_shape(spec.n);
+    let (points, radices, threads_per_line) = line_shape(spec.n, limits);
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
     let mut lines = (TARGET_THREADS.min(limits.max_threads) / threads_per_line)
         .clamp(1, spec.batch.next_power_of_two());
     if radices.len() > 1 {
         lines = lines.min((limits.workgroup_memory / (spec.n * exchange.bytes())).max(1));
     }
-    Pass {
+    let pass = Pass {
         size: spec.n,
         radices,
         stride: 1,
@@ -279,7 +312,9 @@ fn single_pass(spec: &FftSpec, limits: &DeviceLimits, exchange: Exchange) -> Pas
         exchange,
         staged_store: false,
         scale: normalization(spec),
-    }
+        padded: false,
+    };
+    pad_if_it_fits(pass, limits)
 }
 
 fn multi_pass(
@@ -293,7 +328,7 @@ fn multi_pass(
     let mut passes = Vec::with_capacity(bits.len());
     for (i, &b) in bits.iter().enumerate() {
         let size = 1usize << b;
-        let (points, radices, threads_per_line) = line_shape(size);
+        let (points, radices, threads_per_line) = line_shape(size, limits);
         let fits = |lines: usize| {
             lines <= spec.n / size
                 && lines * size * exchange.bytes() <= limits.workgroup_memory
@@ -304,7 +339,7 @@ fn multi_pass(
             lines *= 2;
         }
         let last = i + 1 == bits.len();
-        passes.push(Pass {
+        let pass = Pass {
             size,
             radices,
             stride,
@@ -315,7 +350,9 @@ fn multi_pass(
             exchange,
             staged_store: i == 0,
             scale: if last { normalization(spec) } else { None },
-        });
+            padded: false,
+        };
+        passes.push(pad_if_it_fits(pass, limits));
         stride *= size;
     }
     passes

@@ -85,29 +85,6 @@ impl WgpuFft {
         })
     }
 
-    /// Routing for `process`: single-pass in place; multi-pass ping-pong between two slots.
-    fn routing_in_place(&self) -> Routing {
-        let p = self.plan.passes.len();
-        if p == 1 {
-            vec![(0, 0)]
-        } else {
-            (0..p).map(|i| (i % 2, 1 - i % 2)).collect()
-        }
-    }
-
-    /// Routing that keeps slot 0 (the input) intact, for out-of-place runs and timing.
-    fn routing_preserving(&self) -> Routing {
-        (0..self.plan.passes.len())
-            .map(|i| {
-                if i == 0 {
-                    (0, 1)
-                } else {
-                    (1 + (i + 1) % 2, 1 + i % 2)
-                }
-            })
-            .collect()
-    }
-
     fn prepare(&self, transforms: usize, routing: Routing) -> Result<Chunk> {
         let d = &self.dev.device;
         let n = self.plan.spec.n;
@@ -344,7 +321,7 @@ impl WgpuDevice {
 
 impl Executor for WgpuFft {
     fn process(&self, data: &mut [Complex32]) -> Result<()> {
-        let routing = self.routing_in_place();
+        let routing = self.plan.routing(false);
         let len = data.len();
         self.run_chunks(len, routing, |me, c, r| {
             me.upload(c, &data[r.clone()]);
@@ -353,7 +330,7 @@ impl Executor for WgpuFft {
     }
 
     fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
-        self.run_chunks(input.len(), self.routing_preserving(), |me, c, r| {
+        self.run_chunks(input.len(), self.plan.routing(true), |me, c, r| {
             me.upload(c, &input[r.clone()]);
             me.run_and_download(c, &mut output[r])
         })
@@ -372,7 +349,7 @@ impl Executor for WgpuFft {
                 ),
             });
         }
-        let c = self.prepare(transforms, self.routing_preserving())?;
+        let c = self.prepare(transforms, self.plan.routing(true))?;
         self.upload(&c, input);
         let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
         self.run_and_download(&c, &mut output)?;

@@ -118,6 +118,7 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         max_groups_per_dim: l.max_compute_workgroups_per_dimension,
         binding_alignment: u64::from(l.min_storage_buffer_offset_alignment),
         transaction_bytes: 32,
+        max_points_per_thread: 8,
     }
 }
 

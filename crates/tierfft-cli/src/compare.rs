@@ -1,0 +1,172 @@
+//! `tierfft bench --backend cuda --compare cufft`: tierfft and cuFFT on the same GPU, the
+//! same buffers and in the same run, with the copy bandwidth that bounds both; optionally the
+//! portable wgpu path on the same GPU.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use tierfft::backend::cuda::compare::{compare, median};
+use tierfft::backend::cuda::{CudaDevice, CudaFft};
+use tierfft::plan::Plan;
+use tierfft::reference::{fft_f64, relative_l2_error};
+use tierfft::{Device, Direction, FftSpec};
+
+use crate::CliResult;
+
+/// What to compare.
+pub struct Options {
+    /// log2 of the sizes.
+    pub sizes: std::ops::RangeInclusive<u32>,
+    /// Batches 1 and 16 (time per call) instead of 1 GiB buffers.
+    pub small: bool,
+    /// Timed calls per library and size.
+    pub reps: usize,
+    /// Also time the wgpu path on the same GPU.
+    pub with_wgpu: bool,
+    /// Direction.
+    pub direction: Direction,
+    /// JSON instead of the table.
+    pub json: bool,
+}
+
+/// One size and batch.
+#[derive(Serialize)]
+struct Row {
+    n: usize,
+    batch: usize,
+    ours_s: f64,
+    ours_gbps: f64,
+    ours_error: f64,
+    cufft_s: f64,
+    cufft_gbps: f64,
+    cufft_error: f64,
+    /// cuFFT time / our time: above 1, tierfft is faster.
+    ratio: f64,
+    /// Our GB/s over the measured copy GB/s.
+    of_copy: f64,
+    copy_gbps: f64,
+    wgpu_gbps: Option<f64>,
+    wgpu_ratio: Option<f64>,
+    registers: Vec<i32>,
+    spill_bytes: i32,
+    passes: usize,
+}
+
+/// Transforms checked against the f64 reference: the first 2^22 points' worth.
+fn checked(n: usize, batch: usize) -> usize {
+    ((1 << 22) / n).clamp(1, batch)
+}
+
+/// Runs the comparison on `device`, which must be CUDA.
+pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
+    let Device::Cuda(dev) = device else {
+        return Err(format!("--compare cufft needs the CUDA backend (--backend cuda), not {}", device.name()).into());
+    };
+    let wgpu = if opts.with_wgpu { Some(Device::by_name("gpu")?) } else { None };
+    if !opts.json {
+        println!("device:  {}  ({} SMs, {} MiB L2)", dev.name(), dev.sm_count, dev.l2_bytes >> 20);
+        println!("command: {}", crate::report::command_line());
+        if let Some(w) = &wgpu {
+            println!("wgpu:    {}", w.name());
+        }
+        println!(
+            "{} C2C, out of place, median of {} CUDA-event timings per library (interleaved); GB/s = 16·N·batch / t; \
+             ratio = cuFFT time / ours; error: rel. L2 vs f64 over the first min(batch, 2^22/N) transforms\n",
+            if opts.direction == Direction::Forward { "forward" } else { "inverse" },
+            opts.reps
+        );
+        println!(
+            "{:>9} {:>8} {:>2} {:>10} {:>7} {:>8} {:>10} {:>7} {:>8} {:>6} {:>6} {:>7}{} {:>10}",
+            "N", "batch", "p", "ours", "GB/s", "error", "cuFFT", "GB/s", "error", "ratio", "/copy", "copy",
+            if wgpu.is_some() { format!(" {:>7} {:>6}", "wgpu", "ratio") } else { String::new() },
+            "regs"
+        );
+    }
+    let mut rows = Vec::new();
+    for k in opts.sizes.clone() {
+        let n = 1usize << k;
+        let batches = if opts.small { vec![1, 16] } else { vec![((1usize << 27) / n).max(1)] };
+        for batch in batches {
+            match row(dev, wgpu.as_ref(), n, batch, opts) {
+                Ok(r) => {
+                    if !opts.json {
+                        print_row(&r, wgpu.is_some());
+                    }
+                    rows.push(r);
+                }
+                Err(e) => eprintln!("N = {n}, batch {batch}: {e}"),
+            }
+        }
+    }
+    if opts.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "device": dev.name(), "rows": rows }))?);
+    }
+    Ok(())
+}
+
+fn row(dev: &Arc<CudaDevice>, wgpu: Option<&Device>, n: usize, batch: usize, opts: &Options) -> CliResult<Row> {
+    let spec = FftSpec::new(n).batch(batch).direction(opts.direction);
+    let plan = Plan::new(&spec, dev.limits())?;
+    let fft = CudaFft::new(dev.clone(), &plan)?;
+    let input = crate::bench::random_input(n * batch);
+    let c = compare(dev, &fft, &input, opts.reps)?;
+    let check = checked(n, batch) * n;
+    let want = fft_f64(&input[..check], n, opts.direction);
+    let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
+    let gbps = |t: f64| 16.0 * (n * batch) as f64 / t / 1e9;
+    let wgpu_s = match wgpu {
+        Some(w) => {
+            let m = w.plan(&spec)?.measure(&input, opts.reps)?;
+            Some(median(&m.seconds))
+        }
+        None => None,
+    };
+    Ok(Row {
+        n,
+        batch,
+        ours_s,
+        ours_gbps: gbps(ours_s),
+        ours_error: relative_l2_error(&c.ours.0[..check], &want),
+        cufft_s,
+        cufft_gbps: gbps(cufft_s),
+        cufft_error: relative_l2_error(&c.cufft.0[..check], &want),
+        ratio: cufft_s / ours_s,
+        of_copy: gbps(ours_s) / c.copy_gbps,
+        copy_gbps: c.copy_gbps,
+        wgpu_gbps: wgpu_s.map(gbps),
+        wgpu_ratio: wgpu_s.map(|t| cufft_s / t),
+        registers: c.kernels.iter().map(|k| k.registers).collect(),
+        spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
+        passes: plan.passes.len(),
+    })
+}
+
+fn time(t: f64) -> String {
+    if t < 1e-3 { format!("{:.2} µs", t * 1e6) } else { format!("{:.3} ms", t * 1e3) }
+}
+
+fn print_row(r: &Row, wgpu: bool) {
+    let regs: Vec<String> = r.registers.iter().map(|x| x.to_string()).collect();
+    let spill = if r.spill_bytes > 0 { format!(" spill {}B", r.spill_bytes) } else { String::new() };
+    let w = match (wgpu, r.wgpu_gbps, r.wgpu_ratio) {
+        (true, Some(g), Some(q)) => format!(" {g:>7.0} {q:>6.2}"),
+        (true, ..) => format!(" {:>7} {:>6}", "-", "-"),
+        _ => String::new(),
+    };
+    println!(
+        "{:>9} {:>8} {:>2} {:>10} {:>7.0} {:>8.2e} {:>10} {:>7.0} {:>8.2e} {:>6.3} {:>6.3} {:>7.0}{w} {:>10}",
+        r.n,
+        r.batch,
+        r.passes,
+        time(r.ours_s),
+        r.ours_gbps,
+        r.ours_error,
+        time(r.cufft_s),
+        r.cufft_gbps,
+        r.cufft_error,
+        r.ratio,
+        r.of_copy,
+        r.copy_gbps,
+        format!("{}{spill}", regs.join("/")),
+    );
+}

@@ -1,0 +1,215 @@
+//! A plan compiled for a CUDA device: modules, twiddles, launches.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use num_complex::Complex32;
+
+use super::{CudaDevice, gpu_err, nvrtc};
+use crate::backend::{Executor, Measured, Timer};
+use crate::error::Result;
+use crate::kernel::{cuda, pass_kernel};
+use crate::plan::Plan;
+
+/// Largest device buffer one host chunk uses, bytes.
+const HOST_CHUNK_BYTES: usize = 1 << 30;
+
+/// One compiled pass.
+struct Launchable {
+    func: CudaFunction,
+    threads: u32,
+    shared_bytes: u32,
+    in_place: bool,
+}
+
+/// A plan's kernels compiled for a CUDA device.
+pub struct CudaFft {
+    dev: Arc<CudaDevice>,
+    plan: Plan,
+    out_of_place: Vec<Launchable>,
+    in_place: Option<Launchable>,
+    /// The twiddle table as interleaved f32 pairs.
+    twiddles: CudaSlice<f32>,
+    /// Transforms per host chunk.
+    chunk: usize,
+}
+
+/// Registers and occupancy of one compiled pass, as the driver reports them.
+#[derive(Clone, Debug)]
+pub struct KernelReport {
+    /// Registers per thread.
+    pub registers: i32,
+    /// Local memory (spills) per thread, bytes.
+    pub local_bytes: i32,
+    /// Dynamic shared memory per block, bytes.
+    pub shared_bytes: u32,
+    /// Threads per block.
+    pub threads: u32,
+}
+
+impl CudaFft {
+    /// Compiles `plan`'s kernels (or takes them from the cache) and uploads its twiddles.
+    pub fn new(dev: Arc<CudaDevice>, plan: &Plan) -> Result<CudaFft> {
+        let load = |i: usize, in_place: bool| -> Result<Launchable> {
+            let kernel = pass_kernel(plan, i, in_place);
+            let cubin = nvrtc::compile(&cuda::print(&kernel), dev.arch())?;
+            let module = dev.ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(gpu_err("loading a module"))?;
+            let func = module.load_function(&kernel.name).map_err(gpu_err("finding a kernel"))?;
+            let shared_bytes = plan.passes[i].workgroup_bytes() as u32;
+            if shared_bytes > 48 << 10 {
+                func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes as i32)
+                    .map_err(gpu_err("raising the shared-memory limit"))?;
+            }
+            Ok(Launchable { func, threads: kernel.threads, shared_bytes, in_place })
+        };
+        let out_of_place = (0..plan.passes.len()).map(|i| load(i, false)).collect::<Result<_>>()?;
+        let in_place = if plan.passes.len() == 1 { Some(load(0, true)?) } else { None };
+        let table = plan.twiddles.build(plan.spec.direction.sign());
+        let twiddles = dev.stream.clone_htod(bytemuck::cast_slice::<Complex32, f32>(&table)).map_err(gpu_err("uploading twiddles"))?;
+        let chunk = (HOST_CHUNK_BYTES / (8 * plan.spec.n)).clamp(1, plan.spec.batch);
+        Ok(CudaFft { dev, plan: plan.clone(), out_of_place, in_place, twiddles, chunk })
+    }
+
+    /// Registers, spills and shared memory of each pass's out-of-place kernel.
+    pub fn report(&self) -> Result<Vec<KernelReport>> {
+        self.out_of_place
+            .iter()
+            .map(|k| {
+                Ok(KernelReport {
+                    registers: k.func.num_regs().map_err(gpu_err("reading registers"))?,
+                    local_bytes: k.func.local_size_bytes().map_err(gpu_err("reading local memory"))?,
+                    shared_bytes: k.shared_bytes,
+                    threads: k.threads,
+                })
+            })
+            .collect()
+    }
+
+    /// The plan this transform runs.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Enqueues the whole transform of `transforms` transforms held in `slots[0]` on the
+    /// device's stream, following `routing`; returns the slot holding the result.
+    pub fn enqueue(&self, slots: &mut [CudaSlice<f32>], transforms: usize, routing: &[(usize, usize)]) -> Result<usize> {
+        let n = self.plan.spec.n;
+        let per = self.plan.transforms_per_dispatch;
+        let stream = &self.dev.stream;
+        for (p, (pass, &(src, dst))) in self.plan.passes.iter().zip(routing).enumerate() {
+            let k = match (&self.in_place, src == dst) {
+                (Some(k), true) => k,
+                _ => &self.out_of_place[p],
+            };
+            for first in (0..transforms).step_by(per) {
+                let count = per.min(transforms - first);
+                let lines = (count * self.plan.lines_per_transform(pass)) as u32;
+                let groups = self.plan.groups(pass, count) as u32;
+                let x = groups.min(self.plan.limits.max_groups_per_dim);
+                let cfg = LaunchConfig { grid_dim: (x, groups.div_ceil(x), 1), block_dim: (k.threads, 1, 1), shared_mem_bytes: k.shared_bytes };
+                let range = 2 * first * n..2 * (first + count) * n;
+                let result = if k.in_place {
+                    let mut dst_view = slots[dst].slice_mut(range);
+                    let mut b = stream.launch_builder(&k.func);
+                    b.arg(&mut dst_view).arg(&self.twiddles).arg(&lines);
+                    // SAFETY: the kernel's signature is (float2*, const float2*, unsigned) and
+                    // it indexes within the launch's transforms (checked by the tests).
+                    unsafe { b.launch(cfg) }
+                } else {
+                    let (s, d) = two_slots(slots, src, dst);
+                    let src_view = s.slice(range.clone());
+                    let mut dst_view = d.slice_mut(range);
+                    let mut b = stream.launch_builder(&k.func);
+                    b.arg(&src_view).arg(&mut dst_view).arg(&self.twiddles).arg(&lines);
+                    // SAFETY: as above, with a separate source buffer.
+                    unsafe { b.launch(cfg) }
+                };
+                result.map_err(gpu_err("launching a pass"))?;
+            }
+        }
+        Ok(routing.last().map_or(0, |&(_, d)| d))
+    }
+
+    fn alloc_slots(&self, transforms: usize, routing: &[(usize, usize)]) -> Result<Vec<CudaSlice<f32>>> {
+        let count = routing.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(1);
+        let len = 2 * transforms * self.plan.spec.n;
+        // SAFETY: every slot is written (upload or kernel) before it is read.
+        (0..count).map(|_| unsafe { self.dev.stream.alloc::<f32>(len) }.map_err(gpu_err("allocating device memory"))).collect()
+    }
+
+    fn run(&self, input: &[Complex32], output: &mut [Complex32], keep_input: bool) -> Result<()> {
+        let n = self.plan.spec.n;
+        let routing = self.plan.routing(keep_input);
+        let total = input.len() / n;
+        let mut slots = self.alloc_slots(self.chunk.min(total), &routing)?;
+        for first in (0..total).step_by(self.chunk) {
+            let count = self.chunk.min(total - first);
+            if 2 * count * n != slots[0].len() {
+                slots = self.alloc_slots(count, &routing)?;
+            }
+            let r = first * n..(first + count) * n;
+            self.dev.stream.memcpy_htod(bytemuck::cast_slice::<Complex32, f32>(&input[r.clone()]), &mut slots[0]).map_err(gpu_err("uploading"))?;
+            let result = self.enqueue(&mut slots, count, &routing)?;
+            self.dev.stream.memcpy_dtoh(&slots[result], bytemuck::cast_slice_mut::<Complex32, f32>(&mut output[r])).map_err(gpu_err("downloading"))?;
+        }
+        self.dev.stream.synchronize().map_err(gpu_err("running the transform"))
+    }
+
+    /// Uploads `input` into fresh device buffers for timed runs (input kept in slot 0).
+    pub fn prepare(&self, input: &[Complex32]) -> Result<(Vec<CudaSlice<f32>>, Vec<(usize, usize)>)> {
+        let routing = self.plan.routing(true);
+        let mut slots = self.alloc_slots(input.len() / self.plan.spec.n, &routing)?;
+        self.dev.stream.memcpy_htod(bytemuck::cast_slice::<Complex32, f32>(input), &mut slots[0]).map_err(gpu_err("uploading"))?;
+        Ok((slots, routing))
+    }
+}
+
+/// Distinct mutable borrows of two slots.
+fn two_slots(slots: &mut [CudaSlice<f32>], a: usize, b: usize) -> (&CudaSlice<f32>, &mut CudaSlice<f32>) {
+    assert_ne!(a, b, "an out-of-place pass needs two buffers");
+    if a < b {
+        let (lo, hi) = slots.split_at_mut(b);
+        (&lo[a], &mut hi[0])
+    } else {
+        let (lo, hi) = slots.split_at_mut(a);
+        (&hi[0], &mut lo[b])
+    }
+}
+
+impl Executor for CudaFft {
+    fn process(&self, data: &mut [Complex32]) -> Result<()> {
+        let input = data.to_vec();
+        self.run(&input, data, false)
+    }
+
+    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
+        self.run(input, output, true)
+    }
+
+    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+        let n = self.plan.spec.n;
+        let transforms = input.len() / n;
+        let (mut slots, routing) = self.prepare(input)?;
+        let result = self.enqueue(&mut slots, transforms, &routing)?;
+        let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
+        self.dev.stream.memcpy_dtoh(&slots[result], bytemuck::cast_slice_mut::<Complex32, f32>(&mut output)).map_err(gpu_err("downloading"))?;
+        let seconds = time_events(&self.dev, reps, || self.enqueue(&mut slots, transforms, &routing).map(|_| ()))?;
+        Ok(Measured { output, seconds, timer: Timer::GpuTimestamps })
+    }
+}
+
+/// Times `reps` runs of `work` on the device's stream with CUDA events, seconds each.
+pub(crate) fn time_events(dev: &CudaDevice, reps: usize, mut work: impl FnMut() -> Result<()>) -> Result<Vec<f64>> {
+    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let mut seconds = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = dev.stream.record_event(timing).map_err(gpu_err("recording an event"))?;
+        work()?;
+        let end = dev.stream.record_event(timing).map_err(gpu_err("recording an event"))?;
+        end.synchronize().map_err(gpu_err("waiting for the GPU"))?;
+        seconds.push(f64::from(start.elapsed_ms(&end).map_err(gpu_err("reading an event"))?) * 1e-3);
+    }
+    Ok(seconds)
+}

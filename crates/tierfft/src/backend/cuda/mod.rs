@@ -1,0 +1,104 @@
+//! The CUDA backend: kernels from the same generator as WGSL, printed as CUDA C, compiled by
+//! NVRTC for the device's own architecture, launched through cudarc. Libraries are loaded at
+//! run time, so the crate builds and runs on machines without CUDA (opening a device is then
+//! an error, not a crash).
+
+pub mod compare;
+mod exec;
+pub mod nvrtc;
+
+pub use exec::CudaFft;
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUdevice_attribute as A;
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
+
+use crate::error::{Error, Result};
+use crate::plan::DeviceLimits;
+
+/// An NVIDIA GPU through the CUDA driver.
+pub struct CudaDevice {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    limits: DeviceLimits,
+    arch: String,
+    name: String,
+    /// Streaming multiprocessors.
+    pub sm_count: usize,
+    /// L2 cache, bytes.
+    pub l2_bytes: usize,
+}
+
+pub(crate) fn gpu_err(what: &str) -> impl Fn(DriverError) -> Error + '_ {
+    move |e| Error::Gpu(format!("{what}: {e:?}"))
+}
+
+/// True when the CUDA driver library can be loaded.
+pub fn driver_available() -> bool {
+    // SAFETY: only tries to dlopen the library under cudarc's candidate names.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+impl CudaDevice {
+    /// Opens GPU `ordinal` (0 for the first).
+    pub fn open(ordinal: usize) -> Result<CudaDevice> {
+        if !driver_available() {
+            return Err(Error::NoDevice("no CUDA driver (libcuda) on this machine".into()));
+        }
+        if !nvrtc::available() {
+            return Err(Error::NoDevice(
+                "the CUDA driver is present but libnvrtc is not; install the CUDA toolkit's NVRTC".into(),
+            ));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(gpu_err("opening the CUDA device"))?;
+        let attr = |a: A| ctx.attribute(a).map(|v| v.max(0) as usize).map_err(gpu_err("reading a device attribute"));
+        let (major, minor) = (attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?);
+        let name = ctx.name().map_err(gpu_err("reading the device name"))?;
+        let total = ctx.total_mem().map_err(gpu_err("reading the device memory"))? as u64;
+        // Kernels index with 32-bit integers: keep one launch under 2^30 points (8 GiB).
+        let max_binding = total.min(8 << 30);
+        let limits = DeviceLimits {
+            name: name.clone(),
+            workgroup_memory: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            max_threads: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            subgroup_size: attr(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            max_binding,
+            max_buffer: total,
+            max_groups_per_dim: attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?.min(u32::MAX as usize) as u32,
+            binding_alignment: 256,
+            transaction_bytes: 32,
+            max_points_per_thread: 16,
+        };
+        let stream = ctx.default_stream();
+        Ok(CudaDevice {
+            sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            ctx,
+            stream,
+            limits,
+            arch: format!("sm_{major}{minor}"),
+            name,
+        })
+    }
+
+    /// Device name and API, e.g. `NVIDIA H100 80GB HBM3 (CUDA sm_90)`.
+    pub fn name(&self) -> String {
+        format!("{} (CUDA {})", self.name, self.arch)
+    }
+
+    /// The limits the planner uses.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    /// The architecture NVRTC compiles for, e.g. `sm_90`.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// The stream every transform runs on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+}

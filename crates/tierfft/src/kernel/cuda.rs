@@ -1,0 +1,87 @@
+//! The CUDA C dialect, compiled at run time by NVRTC.
+//!
+//! Parameters: `src` (absent in place), `dst`, `tw` (twiddles), `lines` (lines in this
+//! launch). Workgroup memory is dynamic shared memory (`extern __shared__`), so a kernel can
+//! use more than 48 KiB once the backend raises the function's limit. Grids are
+//! two-dimensional past 65535 blocks; `grp` folds them back into one index.
+
+use std::fmt::Write;
+
+use super::ir::{Kernel, Mem, Ty};
+use super::print::{self, Dialect};
+
+/// CUDA C for NVRTC.
+pub struct CudaC;
+
+/// The kernel as CUDA C source.
+pub fn print(k: &Kernel) -> String {
+    print::print(&CudaC, k)
+}
+
+/// Complex arithmetic on `float2`, which CUDA does not define.
+const PRELUDE: &str = "\
+__device__ __forceinline__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ float2 operator-(float2 a) { return make_float2(-a.x, -a.y); }
+__device__ __forceinline__ float2 operator*(float2 a, float s) { return make_float2(a.x * s, a.y * s); }
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+";
+
+impl Dialect for CudaC {
+    fn header(&self, k: &Kernel) -> String {
+        let mut s = String::from(PRELUDE);
+        let src = if k.in_place { "" } else { "const float2* __restrict__ src, " };
+        let dst = if k.in_place { "float2* dst" } else { "float2* __restrict__ dst" };
+        let _ = writeln!(
+            s,
+            "\nextern \"C\" __global__ void __launch_bounds__({}) {}({src}{dst}, \
+             const float2* __restrict__ tw, unsigned lines) {{",
+            k.threads, k.name
+        );
+        if let Some(sh) = k.shared {
+            let _ = writeln!(s, "    extern __shared__ {} sh[]; // {} elements", self.ty(sh.ty), sh.len);
+        }
+        s.push_str("    const unsigned lid = threadIdx.x;\n");
+        s.push_str("    const unsigned grp = blockIdx.x + blockIdx.y * gridDim.x;\n");
+        s
+    }
+
+    fn ty(&self, t: Ty) -> &'static str {
+        match t {
+            Ty::U32 => "unsigned",
+            Ty::F32 => "float",
+            Ty::C32 => "float2",
+            Ty::Bool => "bool",
+        }
+    }
+
+    fn let_(&self, name: &str, ty: &str, value: &str) -> String {
+        format!("const {ty} {name} = {value};")
+    }
+
+    fn var(&self, name: &str, ty: &str, value: &str) -> String {
+        format!("{ty} {name} = {value};")
+    }
+
+    fn barrier(&self) -> &'static str {
+        "__syncthreads();"
+    }
+
+    fn lines(&self) -> &'static str {
+        "lines"
+    }
+
+    fn complex(&self, re: &str, im: &str) -> String {
+        format!("make_float2({re}, {im})")
+    }
+
+    fn load(&self, mem: Mem, name: &str, index: &str) -> String {
+        match mem {
+            // Twiddles are read-only and shared by all blocks: the read-only data cache.
+            Mem::Twiddles => format!("__ldg(&{name}[{index}])"),
+            _ => format!("{name}[{index}]"),
+        }
+    }
+}
