@@ -5,6 +5,7 @@
 #   tests   the numerical test suite against the CUDA backend, then again through wgpu/Vulkan
 #   sanitize  compute-sanitizer memcheck and racecheck over representative plans
 #   cache   the NVRTC disk cache: the second start of a plan does not compile
+#   variants  planner variants (radix 16, 16 points/thread, workgroup sizes) against cuFFT
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,19 @@ tf=.carry/tierfft
 if want bench; then
     $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 30 2>&1 | tee "$out/compare.txt" || status=1
     $tf bench --backend cuda --compare cufft --small --min-log2 6 --max-log2 22 --reps 50 2>&1 | tee "$out/compare-small.txt" || status=1
+fi
+if want variants; then
+    cmp="$tf bench --backend cuda --compare cufft --reps 20"
+    for v in "--radix 16 --points-per-thread 16 --min-log2 9 --max-log2 24" \
+             "--points-per-thread 16 --min-log2 9 --max-log2 16" \
+             "--threads 1024 --min-log2 2 --max-log2 13" \
+             "--threads 128 --min-log2 2 --max-log2 13" \
+             "--resident-mib 0 --min-log2 14 --max-log2 24" \
+             "--resident-mib 6 --min-log2 14 --max-log2 22" \
+             "--resident-mib 24 --min-log2 14 --max-log2 22"; do
+        echo "== variant: $v"
+        $cmp $v 2>&1 | grep -vE "^(device|command|forward|planner)" | tee -a "$out/variants.txt"
+    done
 fi
 if want tests; then
     for dev in cuda H100; do
@@ -48,9 +62,9 @@ fi
 if want cache; then
     rm -rf "$TIERFFT_CACHE_DIR"
     for run in first second; do
-        start=$(date +%s.%N)
+        start=$(date +%s%N)
         $tf bench --backend cuda --min-log2 10 --max-log2 24 --reps 1 --points 2^20 >/dev/null 2>&1
-        echo "$run run (15 plans): $(echo "$(date +%s.%N) - $start" | bc) s, cache holds $(ls "$TIERFFT_CACHE_DIR" | grep -c cubin) cubins"
+        echo "$run run (15 plans): $(( ($(date +%s%N) - start) / 1000000 )) ms, cache holds $(ls "$TIERFFT_CACHE_DIR" | grep -c cubin) cubins"
     done | tee "$out/cache.txt"
 fi
 exit $status

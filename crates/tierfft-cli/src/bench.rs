@@ -4,6 +4,7 @@
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::RngExt;
+use tierfft::plan::PlanOptions;
 use tierfft::reference::{fft_f64, relative_l2_error};
 use tierfft::{Complex32, Device, Direction, FftSpec, MAX_LOG2_N};
 
@@ -51,10 +52,43 @@ pub struct BenchArgs {
     /// With --compare: also time the wgpu path (Vulkan) on the same GPU.
     #[arg(long, requires = "compare")]
     with_wgpu: bool,
+    /// Planner variant: largest radix of an on-chip stage (2, 4, 8 or 16).
+    #[arg(long, default_value_t = tierfft::plan::MAX_RADIX, value_parser = parse_radix)]
+    radix: usize,
+    /// Planner variant: points each thread holds (default: the radix).
+    #[arg(long, value_parser = parse_radix, value_name = "P")]
+    points_per_thread: Option<usize>,
+    /// Planner variant: threads per workgroup to aim for when packing lines.
+    #[arg(long, default_value_t = tierfft::plan::TARGET_THREADS, value_name = "T")]
+    threads: usize,
+    /// Planner variant: L2-resident chunk size for multi-pass plans, MiB (0: off; default a
+    /// quarter of the device's L2 where the device reports it).
+    #[arg(long, value_name = "MIB")]
+    resident_mib: Option<usize>,
     /// Print one JSON object on stdout instead of the table: {device, timer, rows: [{n, batch,
     /// median_s, gflops, gbps, rel_error, reps}]} (a failed size has an "error" and nulls).
     #[arg(long)]
     json: bool,
+}
+
+/// A radix or point count: 2, 4, 8 or 16.
+fn parse_radix(s: &str) -> Result<usize, String> {
+    match s.parse() {
+        Ok(r @ (2 | 4 | 8 | 16)) => Ok(r),
+        _ => Err(format!("'{s}': expected 2, 4, 8 or 16")),
+    }
+}
+
+impl BenchArgs {
+    /// The planner options these arguments ask for.
+    fn plan_options(&self) -> PlanOptions {
+        PlanOptions {
+            target_threads: self.threads.max(1),
+            max_radix: self.radix,
+            points_per_thread: self.points_per_thread,
+            resident_bytes: self.resident_mib.map(|m| m << 20),
+        }
+    }
 }
 
 /// `tierfft bench`.
@@ -102,6 +136,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             with_wgpu: args.with_wgpu,
             direction,
             json: args.json,
+            plan: args.plan_options(),
         };
         return crate::compare::run(&device, &opts);
     }
@@ -129,7 +164,14 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             most: args.reps as usize,
             budget: args.max_time,
         };
-        let row = measure(&device, n, args.points, reps, direction);
+        let row = measure(
+            &device,
+            n,
+            args.points,
+            reps,
+            direction,
+            &args.plan_options(),
+        );
         if !args.json {
             bar.suspend(|| println!("{}", format_row(&row)));
         }
@@ -186,7 +228,14 @@ impl Reps {
 ///
 /// One call is timed first (its untimed warm-up run gives the output that is checked); if the
 /// budget allows more, they are timed in a second `measure` and all samples pooled.
-fn measure(device: &Device, n: usize, points: usize, reps: Reps, direction: Direction) -> Row {
+fn measure(
+    device: &Device,
+    n: usize,
+    points: usize,
+    reps: Reps,
+    direction: Direction,
+    opts: &PlanOptions,
+) -> Row {
     let batch = (points / n).max(1);
     let mut row = Row {
         n,
@@ -200,7 +249,7 @@ fn measure(device: &Device, n: usize, points: usize, reps: Reps, direction: Dire
         timer: None,
     };
     let spec = FftSpec::new(n).batch(batch).direction(direction);
-    let result = device.plan(&spec).and_then(|fft| {
+    let result = device.plan_with_options(&spec, opts).and_then(|fft| {
         let input = random_input(n * batch);
         let mut m = fft.measure(&input, 1)?;
         let first = m.seconds.first().copied().unwrap_or(0.0);

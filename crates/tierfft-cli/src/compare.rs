@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tierfft::backend::cuda::compare::{compare, median};
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
-use tierfft::plan::Plan;
+use tierfft::plan::{Plan, PlanOptions};
 use tierfft::reference::{fft_f64, relative_l2_error};
 use tierfft::{Device, Direction, FftSpec};
 
@@ -27,6 +27,8 @@ pub struct Options {
     pub direction: Direction,
     /// JSON instead of the table.
     pub json: bool,
+    /// Planner variant.
+    pub plan: PlanOptions,
 }
 
 /// One size and batch.
@@ -60,32 +62,69 @@ fn checked(n: usize, batch: usize) -> usize {
 /// Runs the comparison on `device`, which must be CUDA.
 pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
     let Device::Cuda(dev) = device else {
-        return Err(format!("--compare cufft needs the CUDA backend (--backend cuda), not {}", device.name()).into());
+        return Err(format!(
+            "--compare cufft needs the CUDA backend (--backend cuda), not {}",
+            device.name()
+        )
+        .into());
     };
-    let wgpu = if opts.with_wgpu { Some(Device::by_name("gpu")?) } else { None };
+    let wgpu = if opts.with_wgpu {
+        Some(Device::by_name("gpu")?)
+    } else {
+        None
+    };
     if !opts.json {
-        println!("device:  {}  ({} SMs, {} MiB L2)", dev.name(), dev.sm_count, dev.l2_bytes >> 20);
+        println!(
+            "device:  {}  ({} SMs, {} MiB L2)",
+            dev.name(),
+            dev.sm_count,
+            dev.l2_bytes >> 20
+        );
         println!("command: {}", crate::report::command_line());
         if let Some(w) = &wgpu {
             println!("wgpu:    {}", w.name());
         }
+        println!("planner: {:?}", opts.plan);
         println!(
             "{} C2C, out of place, median of {} CUDA-event timings per library (interleaved); GB/s = 16·N·batch / t; \
              ratio = cuFFT time / ours; error: rel. L2 vs f64 over the first min(batch, 2^22/N) transforms\n",
-            if opts.direction == Direction::Forward { "forward" } else { "inverse" },
+            if opts.direction == Direction::Forward {
+                "forward"
+            } else {
+                "inverse"
+            },
             opts.reps
         );
         println!(
             "{:>9} {:>8} {:>2} {:>10} {:>7} {:>8} {:>10} {:>7} {:>8} {:>6} {:>6} {:>7}{} {:>10}",
-            "N", "batch", "p", "ours", "GB/s", "error", "cuFFT", "GB/s", "error", "ratio", "/copy", "copy",
-            if wgpu.is_some() { format!(" {:>7} {:>6}", "wgpu", "ratio") } else { String::new() },
+            "N",
+            "batch",
+            "p",
+            "ours",
+            "GB/s",
+            "error",
+            "cuFFT",
+            "GB/s",
+            "error",
+            "ratio",
+            "/copy",
+            "copy",
+            if wgpu.is_some() {
+                format!(" {:>7} {:>6}", "wgpu", "ratio")
+            } else {
+                String::new()
+            },
             "regs"
         );
     }
     let mut rows = Vec::new();
     for k in opts.sizes.clone() {
         let n = 1usize << k;
-        let batches = if opts.small { vec![1, 16] } else { vec![((1usize << 27) / n).max(1)] };
+        let batches = if opts.small {
+            vec![1, 16]
+        } else {
+            vec![((1usize << 27) / n).max(1)]
+        };
         for batch in batches {
             match row(dev, wgpu.as_ref(), n, batch, opts) {
                 Ok(r) => {
@@ -99,14 +138,25 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
         }
     }
     if opts.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "device": dev.name(), "rows": rows }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "device": dev.name(), "rows": rows })
+            )?
+        );
     }
     Ok(())
 }
 
-fn row(dev: &Arc<CudaDevice>, wgpu: Option<&Device>, n: usize, batch: usize, opts: &Options) -> CliResult<Row> {
+fn row(
+    dev: &Arc<CudaDevice>,
+    wgpu: Option<&Device>,
+    n: usize,
+    batch: usize,
+    opts: &Options,
+) -> CliResult<Row> {
     let spec = FftSpec::new(n).batch(batch).direction(opts.direction);
-    let plan = Plan::new(&spec, dev.limits())?;
+    let plan = Plan::with_options(&spec, dev.limits(), &opts.plan)?;
     let fft = CudaFft::new(dev.clone(), &plan)?;
     let input = crate::bench::random_input(n * batch);
     let c = compare(dev, &fft, &input, opts.reps)?;
@@ -116,7 +166,9 @@ fn row(dev: &Arc<CudaDevice>, wgpu: Option<&Device>, n: usize, batch: usize, opt
     let gbps = |t: f64| 16.0 * (n * batch) as f64 / t / 1e9;
     let wgpu_s = match wgpu {
         Some(w) => {
-            let m = w.plan(&spec)?.measure(&input, opts.reps)?;
+            let m = w
+                .plan_with_options(&spec, &opts.plan)?
+                .measure(&input, opts.reps)?;
             Some(median(&m.seconds))
         }
         None => None,
@@ -142,12 +194,20 @@ fn row(dev: &Arc<CudaDevice>, wgpu: Option<&Device>, n: usize, batch: usize, opt
 }
 
 fn time(t: f64) -> String {
-    if t < 1e-3 { format!("{:.2} µs", t * 1e6) } else { format!("{:.3} ms", t * 1e3) }
+    if t < 1e-3 {
+        format!("{:.2} µs", t * 1e6)
+    } else {
+        format!("{:.3} ms", t * 1e3)
+    }
 }
 
 fn print_row(r: &Row, wgpu: bool) {
     let regs: Vec<String> = r.registers.iter().map(|x| x.to_string()).collect();
-    let spill = if r.spill_bytes > 0 { format!(" spill {}B", r.spill_bytes) } else { String::new() };
+    let spill = if r.spill_bytes > 0 {
+        format!(" spill {}B", r.spill_bytes)
+    } else {
+        String::new()
+    };
     let w = match (wgpu, r.wgpu_gbps, r.wgpu_ratio) {
         (true, Some(g), Some(q)) => format!(" {g:>7.0} {q:>6.2}"),
         (true, ..) => format!(" {:>7} {:>6}", "-", "-"),

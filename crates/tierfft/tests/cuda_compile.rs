@@ -22,7 +22,10 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     let mut sources = BTreeSet::new();
     for k in 0..=tierfft::MAX_LOG2_N {
         for batch in [1, 1000] {
-            for spec in [FftSpec::new(1 << k).batch(batch), FftSpec::new(1 << k).batch(batch).inverse().normalized()] {
+            for spec in [
+                FftSpec::new(1 << k).batch(batch),
+                FftSpec::new(1 << k).batch(batch).inverse().normalized(),
+            ] {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for pass in 0..plan.passes.len() {
                     sources.insert(cuda::print(&pass_kernel(&plan, pass, false)));
@@ -47,5 +50,8 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             });
         }
     });
-    eprintln!("{} distinct CUDA kernels compiled for sm_90 with NVRTC {major}.{minor}", sources.len());
+    eprintln!(
+        "{} distinct CUDA kernels compiled for sm_90 with NVRTC {major}.{minor}",
+        sources.len()
+    );
 }

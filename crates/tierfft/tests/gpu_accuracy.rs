@@ -153,3 +153,50 @@ fn cpu_backend_matches_the_reference() {
         }
     }
 }
+
+#[test]
+fn planner_variants_are_correct() {
+    // Every variant `tierfft bench` can time: radix 16, 16 points per thread, radix 4,
+    // small and large workgroups; one-pass and multi-pass lengths.
+    use tierfft::plan::PlanOptions;
+    let dev = gpu();
+    let mut rng = rng();
+    let variants = [
+        PlanOptions {
+            max_radix: 16,
+            points_per_thread: Some(16),
+            ..PlanOptions::default()
+        },
+        PlanOptions {
+            points_per_thread: Some(16),
+            ..PlanOptions::default()
+        },
+        PlanOptions {
+            max_radix: 4,
+            ..PlanOptions::default()
+        },
+        PlanOptions {
+            target_threads: 64,
+            ..PlanOptions::default()
+        },
+        PlanOptions {
+            target_threads: 1024,
+            ..PlanOptions::default()
+        },
+    ];
+    for opts in &variants {
+        for k in [2, 3, 5, 8, 11, 12, 13, 14, 17] {
+            for (dir, norm) in directions() {
+                let mut spec = FftSpec::new(1 << k).batch(3).direction(dir);
+                spec.normalize = norm;
+                let fft = dev
+                    .plan_with_options(&spec, opts)
+                    .unwrap_or_else(|e| panic!("{opts:?} 2^{k}: {e}"));
+                let input = random(&mut rng, spec.len());
+                let mut out = poisoned(spec.len());
+                fft.process_out_of_place(&input, &mut out).expect("run");
+                assert_accurate(&format!("{opts:?}"), &spec, &input, &out);
+            }
+        }
+    }
+}

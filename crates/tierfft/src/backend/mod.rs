@@ -13,7 +13,7 @@ use std::sync::Arc;
 use num_complex::Complex32;
 
 use crate::error::{Error, Result};
-use crate::plan::{DeviceLimits, Plan};
+use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::spec::FftSpec;
 
 /// Environment variable naming the device [`Device::auto`] should use (same names as
@@ -118,21 +118,30 @@ impl Device {
 
     /// Plans `spec` on this device and compiles its kernels.
     pub fn plan(&self, spec: &FftSpec) -> Result<Fft> {
+        self.plan_with_options(spec, &PlanOptions::default())
+    }
+
+    /// Plans `spec` with non-default planner options (for timing variants).
+    pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
         let (plan, exec): (Option<Plan>, Box<dyn Executor>) = match self {
             Device::Cpu => (None, Box::new(cpu::CpuFft::new(spec))),
             Device::Wgpu(d) => {
-                let plan = Plan::new(spec, d.limits())?;
+                let plan = Plan::with_options(spec, d.limits(), opts)?;
                 let exec = wgpu::WgpuFft::new(d.clone(), &plan)?;
                 (Some(plan), Box::new(exec))
             }
             Device::Cuda(d) => {
-                let plan = Plan::new(spec, d.limits())?;
+                let plan = Plan::with_options(spec, d.limits(), opts)?;
                 let exec = cuda::CudaFft::new(d.clone(), &plan)?;
                 (Some(plan), Box::new(exec))
             }
         };
-        Ok(Fft { spec: spec.clone(), plan, exec })
+        Ok(Fft {
+            spec: spec.clone(),
+            plan,
+            exec,
+        })
     }
 }
 

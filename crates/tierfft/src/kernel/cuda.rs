@@ -32,8 +32,16 @@ __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
 impl Dialect for CudaC {
     fn header(&self, k: &Kernel) -> String {
         let mut s = String::from(PRELUDE);
-        let src = if k.in_place { "" } else { "const float2* __restrict__ src, " };
-        let dst = if k.in_place { "float2* dst" } else { "float2* __restrict__ dst" };
+        let src = if k.in_place {
+            ""
+        } else {
+            "const float2* __restrict__ src, "
+        };
+        let dst = if k.in_place {
+            "float2* dst"
+        } else {
+            "float2* __restrict__ dst"
+        };
         let _ = writeln!(
             s,
             "\nextern \"C\" __global__ void __launch_bounds__({}) {}({src}{dst}, \
@@ -41,7 +49,12 @@ impl Dialect for CudaC {
             k.threads, k.name
         );
         if let Some(sh) = k.shared {
-            let _ = writeln!(s, "    extern __shared__ {} sh[]; // {} elements", self.ty(sh.ty), sh.len);
+            let _ = writeln!(
+                s,
+                "    extern __shared__ {} sh[]; // {} elements",
+                self.ty(sh.ty),
+                sh.len
+            );
         }
         s.push_str("    const unsigned lid = threadIdx.x;\n");
         s.push_str("    const unsigned grp = blockIdx.x + blockIdx.y * gridDim.x;\n");

@@ -176,6 +176,31 @@ impl<'a> PassGen<'a> {
         let p = self.pass;
         let n = self.plan.spec.n;
         let (t, e) = (self.t(), self.e());
+        if p.staged_load {
+            // Tiny lines: read the workgroup's lines as one contiguous tile (neighbouring
+            // threads, neighbouring addresses), then hand each thread its points.
+            self.em
+                .comment("load the workgroup's tile (coalesced), then exchange into line order");
+            let threads = p.threads();
+            let tile = Expr::Builtin(Builtin::GroupIndex) * u(p.lines_per_group * p.size);
+            let last = Expr::Builtin(Builtin::Lines) * u(p.size) - u(1);
+            for m in 0..e {
+                let idx = min(
+                    tile.clone() + Expr::Builtin(Builtin::LocalIndex) + u(threads * m),
+                    last.clone(),
+                );
+                self.em
+                    .push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Src, idx)));
+            }
+            let writes = (0..e)
+                .map(|m| (m, Expr::Builtin(Builtin::LocalIndex) + u(threads * m)))
+                .collect();
+            let reads = (0..e)
+                .map(|m| (m, var("lc") * u(p.size) + var("tl") + u(t * m)))
+                .collect();
+            self.exchange(writes, reads);
+            return;
+        }
         self.em
             .comment("load (coalesced across neighbouring threads)");
         let (start, step) = if p.size == n {
@@ -258,7 +283,8 @@ impl<'a> PassGen<'a> {
     /// Register `m` goes to workgroup memory at `writes`' index; then register `m` is reloaded
     /// from `reads`' index.
     fn exchange(&mut self, writes: Vec<(usize, Expr)>, reads: Vec<(usize, Expr)>) {
-        let writes: Vec<(usize, Expr)> = writes.into_iter().map(|(m, i)| (m, self.pad(i))).collect();
+        let writes: Vec<(usize, Expr)> =
+            writes.into_iter().map(|(m, i)| (m, self.pad(i))).collect();
         let reads: Vec<(usize, Expr)> = reads.into_iter().map(|(m, i)| (m, self.pad(i))).collect();
         match self.pass.exchange {
             Exchange::Complex => {
@@ -338,10 +364,10 @@ impl<'a> PassGen<'a> {
             }
         }
         if p.staged_store {
-            // First pass of several: a line's outputs are contiguous (stride 1), so the
-            // workgroup's lines form one contiguous tile. Stage it through workgroup memory
-            // and write it with neighbouring threads on neighbouring addresses.
-            assert_eq!(p.stride, 1, "staged stores are for the first pass");
+            // A line's outputs are contiguous (first pass of several, or a one-pass plan), so
+            // the workgroup's lines form one contiguous tile. Stage it through workgroup
+            // memory and write it with neighbouring threads on neighbouring addresses.
+            assert_eq!(p.stride, 1, "staged stores are for first passes");
             self.em
                 .comment("stage the workgroup's output tile for a coalesced store");
             let threads = p.threads();

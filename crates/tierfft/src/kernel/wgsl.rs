@@ -27,7 +27,12 @@ impl Dialect for Wgsl {
         s.push_str("@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;\n");
         s.push_str("@group(0) @binding(3) var<uniform> params: vec4<u32>;\n");
         if let Some(sh) = k.shared {
-            let _ = writeln!(s, "var<workgroup> sh: array<{}, {}>;", self.ty(sh.ty), sh.len);
+            let _ = writeln!(
+                s,
+                "var<workgroup> sh: array<{}, {}>;",
+                self.ty(sh.ty),
+                sh.len
+            );
         }
         s.push_str(
             "\nfn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {\n    \

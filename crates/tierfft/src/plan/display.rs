@@ -68,7 +68,16 @@ impl fmt::Display for Plan {
                 (LineOrder::Interleaved, false) => "interleaved lines",
                 (LineOrder::Interleaved, true) => "interleaved lines, staged store",
             };
-            let order = if p.padded { format!("{order}, padded") } else { order.to_string() };
+            let order = if p.staged_load {
+                format!("{order}, staged load and store")
+            } else {
+                order.to_string()
+            };
+            let order = if p.padded {
+                format!("{order}, padded")
+            } else {
+                order.to_string()
+            };
             writeln!(
                 f,
                 "{:>4}  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {order}",
@@ -95,9 +104,14 @@ impl fmt::Display for Plan {
         )?;
         writeln!(
             f,
-            "dispatches per pass: {} ({} transforms per binding)",
+            "dispatches per pass: {} ({} transforms per dispatch{})",
             s.batch.div_ceil(self.transforms_per_dispatch),
-            self.transforms_per_dispatch
+            self.transforms_per_dispatch,
+            if self.resident {
+                ", all passes per chunk so it stays in L2"
+            } else {
+                ""
+            }
         )?;
         write!(
             f,

@@ -26,6 +26,9 @@ pub struct DeviceLimits {
     /// Most points one thread may hold in registers (8; 16 where registers allow a larger
     /// on-chip block than the thread limit times 8).
     pub max_points_per_thread: usize,
+    /// Last-level cache, bytes (0 when the API does not say). Multi-pass plans run in chunks
+    /// that stay resident there between passes (seed 004).
+    pub l2_bytes: usize,
 }
 
 impl DeviceLimits {
@@ -44,6 +47,7 @@ impl DeviceLimits {
             binding_alignment: 256,
             transaction_bytes: 32,
             max_points_per_thread: 8,
+            l2_bytes: 0,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -71,6 +75,7 @@ impl DeviceLimits {
                 max_buffer: 80 * gib,
                 max_groups_per_dim: 65535,
                 max_points_per_thread: 16,
+                l2_bytes: 50 << 20,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

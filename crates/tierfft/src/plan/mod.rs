@@ -25,10 +25,38 @@ use crate::error::{Error, Result};
 use crate::spec::FftSpec;
 use crate::twiddle::TwiddleLayout;
 
-/// Largest radix of an on-chip stage, and so the points each thread holds in registers.
+/// Default largest radix of an on-chip stage, and so the points each thread holds.
 pub const MAX_RADIX: usize = 8;
-/// Threads per workgroup the planner aims for when it packs several small transforms together.
+/// Default threads per workgroup the planner aims for when it packs several lines together.
 pub const TARGET_THREADS: usize = 256;
+
+/// The planner's tuning knobs. The defaults are the choices docs/BENCHMARKS.md measured; the
+/// others exist so that variants can be timed side by side (`tierfft bench --radix 16`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Threads per workgroup to aim for when packing several lines into one workgroup.
+    pub target_threads: usize,
+    /// Largest radix of an on-chip stage: 2, 4, 8 or 16.
+    pub max_radix: usize,
+    /// Points each thread holds; `None`: the largest radix, more only when the thread limit
+    /// requires it.
+    pub points_per_thread: Option<usize>,
+    /// Multi-pass plans run chunk by chunk, all passes on one chunk before the next, with
+    /// chunks of at most this many bytes so the intermediate stays in the L2 cache. `None`:
+    /// a quarter of the device's L2 (off when the device does not report one); `Some(0)`: off.
+    pub resident_bytes: Option<usize>,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            target_threads: TARGET_THREADS,
+            max_radix: MAX_RADIX,
+            points_per_thread: None,
+            resident_bytes: None,
+        }
+    }
+}
 
 /// How the threads of a workgroup are laid over its lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,8 +108,13 @@ pub struct Pass {
     /// How stages exchange through workgroup memory.
     pub exchange: Exchange,
     /// Whether results go through workgroup memory before the store, so that it is coalesced
-    /// (the first pass of a multi-pass plan writes whole lines, not strided points).
+    /// (the first pass of a multi-pass plan writes whole lines, not strided points; tiny
+    /// transforms whose line has fewer than 4 threads).
     pub staged_store: bool,
+    /// Whether inputs come through workgroup memory, read as one contiguous tile (tiny
+    /// transforms whose line has fewer than 4 threads, so that neighbouring threads read
+    /// neighbouring addresses).
+    pub staged_load: bool,
     /// Factor the results are multiplied by before the store (1/n on a normalised inverse).
     pub scale: Option<f32>,
     /// Workgroup memory has one unused slot after every 8, so that radix-8 Stockham writes
@@ -97,7 +130,9 @@ impl Pass {
 
     /// Number of register exchanges through workgroup memory.
     pub fn exchanges(&self) -> usize {
-        self.radices.len().saturating_sub(1) + usize::from(self.staged_store)
+        self.radices.len().saturating_sub(1)
+            + usize::from(self.staged_store)
+            + usize::from(self.staged_load)
     }
 
     /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers).
@@ -132,15 +167,24 @@ pub struct Plan {
     pub block: (usize, Exchange),
     /// The passes over device memory, in order.
     pub passes: Vec<Pass>,
-    /// Transforms bound per dispatch, so no binding exceeds the device's limit.
+    /// Transforms bound per dispatch, so no binding exceeds the device's limit (and, when
+    /// `resident` is set, so a chunk stays in L2 between passes).
     pub transforms_per_dispatch: usize,
+    /// Run all passes on one chunk of `transforms_per_dispatch` transforms before the next
+    /// (L2 residency), rather than each pass over the whole batch.
+    pub resident: bool,
     /// Layout of the twiddle buffer.
     pub twiddles: TwiddleLayout,
 }
 
 impl Plan {
-    /// Plans `spec` for a device with `limits`.
+    /// Plans `spec` for a device with `limits`, with the default options.
     pub fn new(spec: &FftSpec, limits: &DeviceLimits) -> Result<Plan> {
+        Plan::with_options(spec, limits, &PlanOptions::default())
+    }
+
+    /// Plans `spec` for a device with `limits` and the given tuning options.
+    pub fn with_options(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
         spec.validate()?;
         let n = spec.n;
         let k = spec.log2_n();
@@ -164,7 +208,11 @@ impl Plan {
         }
         let block_for = |ex: Exchange| {
             let by_memory = prev_power_of_two(limits.workgroup_memory / ex.bytes());
-            by_memory.min(limits.max_threads * limits.max_points_per_thread.max(MAX_RADIX)).max(1)
+            let points = limits
+                .max_points_per_thread
+                .max(opts.max_radix)
+                .max(opts.points_per_thread.unwrap_or(1));
+            by_memory.min(limits.max_threads * points).max(1)
         };
         let (complex_block, split_block) =
             (block_for(Exchange::Complex), block_for(Exchange::Split));
@@ -172,10 +220,13 @@ impl Plan {
 
         let (block, passes) = if n <= complex_block {
             let ex = Exchange::Complex;
-            ((complex_block, ex), vec![single_pass(spec, limits, ex)])
+            (
+                (complex_block, ex),
+                vec![single_pass(spec, limits, opts, ex)],
+            )
         } else if n <= split_block {
             let ex = Exchange::Split;
-            ((split_block, ex), vec![single_pass(spec, limits, ex)])
+            ((split_block, ex), vec![single_pass(spec, limits, opts, ex)])
         } else {
             // Fewest passes; on a tie the cheaper complex exchange.
             let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
@@ -186,7 +237,10 @@ impl Plan {
             };
             let block = block_for(ex);
             let bits = split_evenly(k, count(block));
-            ((block, ex), multi_pass(spec, limits, ex, &bits, min_lines))
+            (
+                (block, ex),
+                multi_pass(spec, limits, opts, ex, &bits, min_lines),
+            )
         };
 
         let mut transforms_per_dispatch = (limits.max_binding / transform_bytes) as usize;
@@ -194,6 +248,14 @@ impl Plan {
             // Chunk offsets must stay aligned.
             let per_align = (limits.binding_alignment / transform_bytes) as usize;
             transforms_per_dispatch -= transforms_per_dispatch % per_align;
+        }
+        // L2 residency: chunks small enough that a pass's output is still cached when the next
+        // pass reads it.
+        let budget = opts.resident_bytes.unwrap_or(limits.l2_bytes / 4);
+        let resident = passes.len() > 1 && budget > 0;
+        if resident {
+            let per = (budget as u64 / transform_bytes).max(1) as usize;
+            transforms_per_dispatch = transforms_per_dispatch.min(per);
         }
         let transforms_per_dispatch = transforms_per_dispatch.min(spec.batch);
         let stage_n = passes.iter().map(|p| p.size).max().unwrap_or(1);
@@ -204,6 +266,7 @@ impl Plan {
             block,
             passes,
             transforms_per_dispatch,
+            resident,
             twiddles: TwiddleLayout {
                 n,
                 stage_n,
@@ -241,7 +304,36 @@ impl Plan {
         match (keep_input, p) {
             (false, 1) => vec![(0, 0)],
             (false, _) => (0..p).map(|i| (i % 2, 1 - i % 2)).collect(),
-            (true, _) => (0..p).map(|i| if i == 0 { (0, 1) } else { (1 + (i + 1) % 2, 1 + i % 2) }).collect(),
+            (true, _) => (0..p)
+                .map(|i| {
+                    if i == 0 {
+                        (0, 1)
+                    } else {
+                        (1 + (i + 1) % 2, 1 + i % 2)
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The launches for `transforms` transforms, in order: `(pass, first transform, count)`.
+    /// Pass-major normally; chunk-major when the plan is [`Plan::resident`].
+    pub fn dispatches(&self, transforms: usize) -> Vec<(usize, usize, usize)> {
+        let per = self.transforms_per_dispatch;
+        let chunks: Vec<(usize, usize)> = (0..transforms)
+            .step_by(per)
+            .map(|f| (f, per.min(transforms - f)))
+            .collect();
+        let passes = 0..self.passes.len();
+        if self.resident {
+            chunks
+                .iter()
+                .flat_map(|&(f, c)| passes.clone().map(move |p| (p, f, c)))
+                .collect()
+        } else {
+            passes
+                .flat_map(|p| chunks.iter().map(move |&(f, c)| (p, f, c)))
+                .collect()
         }
     }
 
@@ -251,16 +343,16 @@ impl Plan {
     }
 }
 
-/// The radices of an on-chip transform of `size` points: radix-8 stages after one radix-4 or
-/// radix-2 stage when log2 size is not a multiple of 3.
-pub fn radices(size: usize) -> Vec<usize> {
+/// The radices of an on-chip transform of `size` points: stages of `max_radix` after one
+/// smaller stage for the remainder (radix-8 after a radix-4 or radix-2 by default).
+pub fn radices(size: usize, max_radix: usize) -> Vec<usize> {
     let bits = size.trailing_zeros();
-    let mut r = match bits % 3 {
-        1 => vec![2],
-        2 => vec![4],
-        _ => vec![],
+    let step = max_radix.max(2).trailing_zeros();
+    let mut r = match bits % step {
+        0 => vec![],
+        rest => vec![1 << rest],
     };
-    r.extend(std::iter::repeat_n(8, (bits / 3) as usize));
+    r.extend(std::iter::repeat_n(1 << step, (bits / step) as usize));
     r
 }
 
@@ -275,12 +367,18 @@ fn split_evenly(k: u32, parts: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Points per thread, radices and threads per line for a line of `size` points: 8 points
-/// per thread (one radix-8 butterfly), more only when the thread limit requires it.
-fn line_shape(size: usize, limits: &DeviceLimits) -> (usize, Vec<usize>, usize) {
-    let radices = radices(size);
+/// Points per thread, radices and threads per line for a line of `size` points when a line
+/// may use at most `max_threads` threads: 8 points per thread (one radix-8 butterfly), more
+/// only when the thread budget requires it.
+fn line_shape(size: usize, max_threads: usize, opts: &PlanOptions) -> (usize, Vec<usize>, usize) {
+    let radices = radices(size, opts.max_radix);
     let largest = radices.iter().copied().max().unwrap_or(1);
-    let points = largest.max(size / limits.max_threads.min(size).max(1));
+    let wanted = opts
+        .points_per_thread
+        .unwrap_or(1)
+        .min(size)
+        .next_power_of_two();
+    let points = largest.max(wanted).max(size / max_threads.min(size).max(1));
     (points, radices, size / points)
 }
 
@@ -293,12 +391,20 @@ fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
     pass
 }
 
-fn single_pass(spec: &FftSpec, limits: &DeviceLimits, exchange: Exchange) -> Pass {
-    let (points, radices, threads_per_line) = line_shape(spec.n, limits);
+fn single_pass(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    exchange: Exchange,
+) -> Pass {
+    let (points, radices, threads_per_line) = line_shape(spec.n, limits.max_threads, opts);
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
-    let mut lines = (TARGET_THREADS.min(limits.max_threads) / threads_per_line)
+    let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)
         .clamp(1, spec.batch.next_power_of_two());
-    if radices.len() > 1 {
+    // Lines of fewer than 4 threads read and write through workgroup memory so that
+    // neighbouring threads touch neighbouring addresses (whole 32-byte sectors).
+    let staged = threads_per_line < 4 && spec.n >= 4 && lines > 1;
+    if radices.len() > 1 || staged {
         lines = lines.min((limits.workgroup_memory / (spec.n * exchange.bytes())).max(1));
     }
     let pass = Pass {
@@ -310,7 +416,8 @@ fn single_pass(spec: &FftSpec, limits: &DeviceLimits, exchange: Exchange) -> Pas
         lines_per_group: prev_power_of_two(lines),
         order: LineOrder::Contiguous,
         exchange,
-        staged_store: false,
+        staged_store: staged,
+        staged_load: staged,
         scale: normalization(spec),
         padded: false,
     };
@@ -320,6 +427,7 @@ fn single_pass(spec: &FftSpec, limits: &DeviceLimits, exchange: Exchange) -> Pas
 fn multi_pass(
     spec: &FftSpec,
     limits: &DeviceLimits,
+    opts: &PlanOptions,
     exchange: Exchange,
     bits: &[u32],
     min_lines: usize,
@@ -328,14 +436,15 @@ fn multi_pass(
     let mut passes = Vec::with_capacity(bits.len());
     for (i, &b) in bits.iter().enumerate() {
         let size = 1usize << b;
-        let (points, radices, threads_per_line) = line_shape(size, limits);
+        let (points, radices, threads_per_line) =
+            line_shape(size, limits.max_threads / min_lines, opts);
         let fits = |lines: usize| {
             lines <= spec.n / size
                 && lines * size * exchange.bytes() <= limits.workgroup_memory
                 && lines * threads_per_line <= limits.max_threads
         };
         let mut lines = min_lines.min(spec.n / size);
-        while fits(2 * lines) && 2 * lines * threads_per_line <= TARGET_THREADS {
+        while fits(2 * lines) && 2 * lines * threads_per_line <= opts.target_threads {
             lines *= 2;
         }
         let last = i + 1 == bits.len();
@@ -349,6 +458,7 @@ fn multi_pass(
             order: LineOrder::Interleaved,
             exchange,
             staged_store: i == 0,
+            staged_load: false,
             scale: if last { normalization(spec) } else { None },
             padded: false,
         };

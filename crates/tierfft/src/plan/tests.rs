@@ -25,6 +25,7 @@ fn plans_fit_device_limits_for_every_length() {
                 for p in &plan.passes {
                     assert_eq!(p.radices.iter().product::<usize>(), p.size);
                     assert!(p.radices.iter().all(|r| [2, 4, 8].contains(r)));
+                    assert!(p.radices.iter().all(|r| p.points_per_thread % r == 0));
                     assert_eq!(p.threads_per_line * p.points_per_thread, p.size);
                     assert!(
                         p.threads() <= limits.max_threads,
@@ -127,4 +128,42 @@ fn batches_split_across_bindings() {
     let lp = DeviceLimits::profile("lavapipe").unwrap();
     let plan = Plan::new(&FftSpec::new(1024).batch(40_000), &lp).unwrap();
     assert_eq!(plan.transforms_per_dispatch, (128 << 20) / (8 * 1024));
+}
+
+#[test]
+fn options_give_radix_16_and_more_points_per_thread() {
+    let h100 = DeviceLimits::profile("h100-cuda").unwrap();
+    let opts = PlanOptions {
+        max_radix: 16,
+        points_per_thread: Some(16),
+        ..PlanOptions::default()
+    };
+    let plan = Plan::with_options(&FftSpec::new(8192), &h100, &opts).unwrap();
+    assert_eq!(plan.passes[0].radices, vec![2, 16, 16, 16]);
+    assert_eq!(plan.passes[0].threads_per_line, 512);
+    for k in 0..=crate::spec::MAX_LOG2_N {
+        let plan = Plan::with_options(&FftSpec::new(1 << k).batch(7), &h100, &opts).unwrap();
+        for p in &plan.passes {
+            assert!(
+                p.threads() <= h100.max_threads && p.workgroup_bytes() <= h100.workgroup_memory
+            );
+            assert!(
+                p.radices.iter().all(|r| p.points_per_thread % r == 0),
+                "2^{k}: {p:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn tiny_lines_stage_their_loads_and_stores() {
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    let plan = Plan::new(&FftSpec::new(8).batch(1000), &lp).unwrap();
+    assert!(plan.passes[0].staged_load && plan.passes[0].staged_store);
+    assert!(
+        !Plan::new(&FftSpec::new(64).batch(1000), &lp)
+            .unwrap()
+            .passes[0]
+            .staged_load
+    );
 }

@@ -55,21 +55,50 @@ impl CudaFft {
         let load = |i: usize, in_place: bool| -> Result<Launchable> {
             let kernel = pass_kernel(plan, i, in_place);
             let cubin = nvrtc::compile(&cuda::print(&kernel), dev.arch())?;
-            let module = dev.ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(gpu_err("loading a module"))?;
-            let func = module.load_function(&kernel.name).map_err(gpu_err("finding a kernel"))?;
+            let module = dev
+                .ctx
+                .load_module(Ptx::from_binary(cubin.to_vec()))
+                .map_err(gpu_err("loading a module"))?;
+            let func = module
+                .load_function(&kernel.name)
+                .map_err(gpu_err("finding a kernel"))?;
             let shared_bytes = plan.passes[i].workgroup_bytes() as u32;
             if shared_bytes > 48 << 10 {
-                func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes as i32)
-                    .map_err(gpu_err("raising the shared-memory limit"))?;
+                func.set_attribute(
+                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shared_bytes as i32,
+                )
+                .map_err(gpu_err("raising the shared-memory limit"))?;
             }
-            Ok(Launchable { func, threads: kernel.threads, shared_bytes, in_place })
+            Ok(Launchable {
+                func,
+                threads: kernel.threads,
+                shared_bytes,
+                in_place,
+            })
         };
-        let out_of_place = (0..plan.passes.len()).map(|i| load(i, false)).collect::<Result<_>>()?;
-        let in_place = if plan.passes.len() == 1 { Some(load(0, true)?) } else { None };
+        let out_of_place = (0..plan.passes.len())
+            .map(|i| load(i, false))
+            .collect::<Result<_>>()?;
+        let in_place = if plan.passes.len() == 1 {
+            Some(load(0, true)?)
+        } else {
+            None
+        };
         let table = plan.twiddles.build(plan.spec.direction.sign());
-        let twiddles = dev.stream.clone_htod(bytemuck::cast_slice::<Complex32, f32>(&table)).map_err(gpu_err("uploading twiddles"))?;
+        let twiddles = dev
+            .stream
+            .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&table))
+            .map_err(gpu_err("uploading twiddles"))?;
         let chunk = (HOST_CHUNK_BYTES / (8 * plan.spec.n)).clamp(1, plan.spec.batch);
-        Ok(CudaFft { dev, plan: plan.clone(), out_of_place, in_place, twiddles, chunk })
+        Ok(CudaFft {
+            dev,
+            plan: plan.clone(),
+            out_of_place,
+            in_place,
+            twiddles,
+            chunk,
+        })
     }
 
     /// Registers, spills and shared memory of each pass's out-of-place kernel.
@@ -79,7 +108,10 @@ impl CudaFft {
             .map(|k| {
                 Ok(KernelReport {
                     registers: k.func.num_regs().map_err(gpu_err("reading registers"))?,
-                    local_bytes: k.func.local_size_bytes().map_err(gpu_err("reading local memory"))?,
+                    local_bytes: k
+                        .func
+                        .local_size_bytes()
+                        .map_err(gpu_err("reading local memory"))?,
                     shared_bytes: k.shared_bytes,
                     threads: k.threads,
                 })
@@ -94,49 +126,72 @@ impl CudaFft {
 
     /// Enqueues the whole transform of `transforms` transforms held in `slots[0]` on the
     /// device's stream, following `routing`; returns the slot holding the result.
-    pub fn enqueue(&self, slots: &mut [CudaSlice<f32>], transforms: usize, routing: &[(usize, usize)]) -> Result<usize> {
+    pub fn enqueue(
+        &self,
+        slots: &mut [CudaSlice<f32>],
+        transforms: usize,
+        routing: &[(usize, usize)],
+    ) -> Result<usize> {
         let n = self.plan.spec.n;
-        let per = self.plan.transforms_per_dispatch;
         let stream = &self.dev.stream;
-        for (p, (pass, &(src, dst))) in self.plan.passes.iter().zip(routing).enumerate() {
+        for (p, first, count) in self.plan.dispatches(transforms) {
+            let pass = &self.plan.passes[p];
+            let (src, dst) = routing[p];
             let k = match (&self.in_place, src == dst) {
                 (Some(k), true) => k,
                 _ => &self.out_of_place[p],
             };
-            for first in (0..transforms).step_by(per) {
-                let count = per.min(transforms - first);
-                let lines = (count * self.plan.lines_per_transform(pass)) as u32;
-                let groups = self.plan.groups(pass, count) as u32;
-                let x = groups.min(self.plan.limits.max_groups_per_dim);
-                let cfg = LaunchConfig { grid_dim: (x, groups.div_ceil(x), 1), block_dim: (k.threads, 1, 1), shared_mem_bytes: k.shared_bytes };
-                let range = 2 * first * n..2 * (first + count) * n;
-                let result = if k.in_place {
-                    let mut dst_view = slots[dst].slice_mut(range);
-                    let mut b = stream.launch_builder(&k.func);
-                    b.arg(&mut dst_view).arg(&self.twiddles).arg(&lines);
-                    // SAFETY: the kernel's signature is (float2*, const float2*, unsigned) and
-                    // it indexes within the launch's transforms (checked by the tests).
-                    unsafe { b.launch(cfg) }
-                } else {
-                    let (s, d) = two_slots(slots, src, dst);
-                    let src_view = s.slice(range.clone());
-                    let mut dst_view = d.slice_mut(range);
-                    let mut b = stream.launch_builder(&k.func);
-                    b.arg(&src_view).arg(&mut dst_view).arg(&self.twiddles).arg(&lines);
-                    // SAFETY: as above, with a separate source buffer.
-                    unsafe { b.launch(cfg) }
-                };
-                result.map_err(gpu_err("launching a pass"))?;
-            }
+            let lines = (count * self.plan.lines_per_transform(pass)) as u32;
+            let groups = self.plan.groups(pass, count) as u32;
+            let x = groups.min(self.plan.limits.max_groups_per_dim);
+            let cfg = LaunchConfig {
+                grid_dim: (x, groups.div_ceil(x), 1),
+                block_dim: (k.threads, 1, 1),
+                shared_mem_bytes: k.shared_bytes,
+            };
+            let range = 2 * first * n..2 * (first + count) * n;
+            let result = if k.in_place {
+                let mut dst_view = slots[dst].slice_mut(range);
+                let mut b = stream.launch_builder(&k.func);
+                b.arg(&mut dst_view).arg(&self.twiddles).arg(&lines);
+                // SAFETY: the kernel's signature is (float2*, const float2*, unsigned) and
+                // it indexes within the launch's transforms (checked by the tests).
+                unsafe { b.launch(cfg) }
+            } else {
+                let (s, d) = two_slots(slots, src, dst);
+                let src_view = s.slice(range.clone());
+                let mut dst_view = d.slice_mut(range);
+                let mut b = stream.launch_builder(&k.func);
+                b.arg(&src_view)
+                    .arg(&mut dst_view)
+                    .arg(&self.twiddles)
+                    .arg(&lines);
+                // SAFETY: as above, with a separate source buffer.
+                unsafe { b.launch(cfg) }
+            };
+            result.map_err(gpu_err("launching a pass"))?;
         }
         Ok(routing.last().map_or(0, |&(_, d)| d))
     }
 
-    fn alloc_slots(&self, transforms: usize, routing: &[(usize, usize)]) -> Result<Vec<CudaSlice<f32>>> {
-        let count = routing.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(1);
+    fn alloc_slots(
+        &self,
+        transforms: usize,
+        routing: &[(usize, usize)],
+    ) -> Result<Vec<CudaSlice<f32>>> {
+        let count = routing
+            .iter()
+            .map(|&(a, b)| a.max(b) + 1)
+            .max()
+            .unwrap_or(1);
         let len = 2 * transforms * self.plan.spec.n;
         // SAFETY: every slot is written (upload or kernel) before it is read.
-        (0..count).map(|_| unsafe { self.dev.stream.alloc::<f32>(len) }.map_err(gpu_err("allocating device memory"))).collect()
+        (0..count)
+            .map(|_| {
+                unsafe { self.dev.stream.alloc::<f32>(len) }
+                    .map_err(gpu_err("allocating device memory"))
+            })
+            .collect()
     }
 
     fn run(&self, input: &[Complex32], output: &mut [Complex32], keep_input: bool) -> Result<()> {
@@ -150,24 +205,49 @@ impl CudaFft {
                 slots = self.alloc_slots(count, &routing)?;
             }
             let r = first * n..(first + count) * n;
-            self.dev.stream.memcpy_htod(bytemuck::cast_slice::<Complex32, f32>(&input[r.clone()]), &mut slots[0]).map_err(gpu_err("uploading"))?;
+            self.dev
+                .stream
+                .memcpy_htod(
+                    bytemuck::cast_slice::<Complex32, f32>(&input[r.clone()]),
+                    &mut slots[0],
+                )
+                .map_err(gpu_err("uploading"))?;
             let result = self.enqueue(&mut slots, count, &routing)?;
-            self.dev.stream.memcpy_dtoh(&slots[result], bytemuck::cast_slice_mut::<Complex32, f32>(&mut output[r])).map_err(gpu_err("downloading"))?;
+            self.dev
+                .stream
+                .memcpy_dtoh(
+                    &slots[result],
+                    bytemuck::cast_slice_mut::<Complex32, f32>(&mut output[r]),
+                )
+                .map_err(gpu_err("downloading"))?;
         }
-        self.dev.stream.synchronize().map_err(gpu_err("running the transform"))
+        self.dev
+            .stream
+            .synchronize()
+            .map_err(gpu_err("running the transform"))
     }
 
     /// Uploads `input` into fresh device buffers for timed runs (input kept in slot 0).
-    pub fn prepare(&self, input: &[Complex32]) -> Result<(Vec<CudaSlice<f32>>, Vec<(usize, usize)>)> {
+    pub fn prepare(
+        &self,
+        input: &[Complex32],
+    ) -> Result<(Vec<CudaSlice<f32>>, Vec<(usize, usize)>)> {
         let routing = self.plan.routing(true);
         let mut slots = self.alloc_slots(input.len() / self.plan.spec.n, &routing)?;
-        self.dev.stream.memcpy_htod(bytemuck::cast_slice::<Complex32, f32>(input), &mut slots[0]).map_err(gpu_err("uploading"))?;
+        self.dev
+            .stream
+            .memcpy_htod(bytemuck::cast_slice::<Complex32, f32>(input), &mut slots[0])
+            .map_err(gpu_err("uploading"))?;
         Ok((slots, routing))
     }
 }
 
 /// Distinct mutable borrows of two slots.
-fn two_slots(slots: &mut [CudaSlice<f32>], a: usize, b: usize) -> (&CudaSlice<f32>, &mut CudaSlice<f32>) {
+fn two_slots(
+    slots: &mut [CudaSlice<f32>],
+    a: usize,
+    b: usize,
+) -> (&CudaSlice<f32>, &mut CudaSlice<f32>) {
     assert_ne!(a, b, "an out-of-place pass needs two buffers");
     if a < b {
         let (lo, hi) = slots.split_at_mut(b);
@@ -194,22 +274,50 @@ impl Executor for CudaFft {
         let (mut slots, routing) = self.prepare(input)?;
         let result = self.enqueue(&mut slots, transforms, &routing)?;
         let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
-        self.dev.stream.memcpy_dtoh(&slots[result], bytemuck::cast_slice_mut::<Complex32, f32>(&mut output)).map_err(gpu_err("downloading"))?;
-        let seconds = time_events(&self.dev, reps, || self.enqueue(&mut slots, transforms, &routing).map(|_| ()))?;
-        Ok(Measured { output, seconds, timer: Timer::GpuTimestamps })
+        self.dev
+            .stream
+            .memcpy_dtoh(
+                &slots[result],
+                bytemuck::cast_slice_mut::<Complex32, f32>(&mut output),
+            )
+            .map_err(gpu_err("downloading"))?;
+        let seconds = time_events(&self.dev, reps, || {
+            self.enqueue(&mut slots, transforms, &routing).map(|_| ())
+        })?;
+        Ok(Measured {
+            output,
+            seconds,
+            timer: Timer::GpuTimestamps,
+        })
     }
 }
 
 /// Times `reps` runs of `work` on the device's stream with CUDA events, seconds each.
-pub(crate) fn time_events(dev: &CudaDevice, reps: usize, mut work: impl FnMut() -> Result<()>) -> Result<Vec<f64>> {
+pub(crate) fn time_events(
+    dev: &CudaDevice,
+    reps: usize,
+    mut work: impl FnMut() -> Result<()>,
+) -> Result<Vec<f64>> {
     let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let mut seconds = Vec::with_capacity(reps);
     for _ in 0..reps {
-        let start = dev.stream.record_event(timing).map_err(gpu_err("recording an event"))?;
+        let start = dev
+            .stream
+            .record_event(timing)
+            .map_err(gpu_err("recording an event"))?;
         work()?;
-        let end = dev.stream.record_event(timing).map_err(gpu_err("recording an event"))?;
+        let end = dev
+            .stream
+            .record_event(timing)
+            .map_err(gpu_err("recording an event"))?;
         end.synchronize().map_err(gpu_err("waiting for the GPU"))?;
-        seconds.push(f64::from(start.elapsed_ms(&end).map_err(gpu_err("reading an event"))?) * 1e-3);
+        seconds.push(
+            f64::from(
+                start
+                    .elapsed_ms(&end)
+                    .map_err(gpu_err("reading an event"))?,
+            ) * 1e-3,
+        );
     }
     Ok(seconds)
 }

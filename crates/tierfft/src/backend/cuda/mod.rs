@@ -44,20 +44,33 @@ impl CudaDevice {
     /// Opens GPU `ordinal` (0 for the first).
     pub fn open(ordinal: usize) -> Result<CudaDevice> {
         if !driver_available() {
-            return Err(Error::NoDevice("no CUDA driver (libcuda) on this machine".into()));
+            return Err(Error::NoDevice(
+                "no CUDA driver (libcuda) on this machine".into(),
+            ));
         }
         if !nvrtc::available() {
             return Err(Error::NoDevice(
-                "the CUDA driver is present but libnvrtc is not; install the CUDA toolkit's NVRTC".into(),
+                "the CUDA driver is present but libnvrtc is not; install the CUDA toolkit's NVRTC"
+                    .into(),
             ));
         }
         let ctx = CudaContext::new(ordinal).map_err(gpu_err("opening the CUDA device"))?;
-        let attr = |a: A| ctx.attribute(a).map(|v| v.max(0) as usize).map_err(gpu_err("reading a device attribute"));
-        let (major, minor) = (attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?);
+        let attr = |a: A| {
+            ctx.attribute(a)
+                .map(|v| v.max(0) as usize)
+                .map_err(gpu_err("reading a device attribute"))
+        };
+        let (major, minor) = (
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
         let name = ctx.name().map_err(gpu_err("reading the device name"))?;
-        let total = ctx.total_mem().map_err(gpu_err("reading the device memory"))? as u64;
+        let total = ctx
+            .total_mem()
+            .map_err(gpu_err("reading the device memory"))? as u64;
         // Kernels index with 32-bit integers: keep one launch under 2^30 points (8 GiB).
         let max_binding = total.min(8 << 30);
+        let l2_bytes = attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?;
         let limits = DeviceLimits {
             name: name.clone(),
             workgroup_memory: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
@@ -65,15 +78,17 @@ impl CudaDevice {
             subgroup_size: attr(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
             max_binding,
             max_buffer: total,
-            max_groups_per_dim: attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?.min(u32::MAX as usize) as u32,
+            max_groups_per_dim: attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?.min(u32::MAX as usize)
+                as u32,
             binding_alignment: 256,
             transaction_bytes: 32,
             max_points_per_thread: 16,
+            l2_bytes,
         };
         let stream = ctx.default_stream();
         Ok(CudaDevice {
             sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            l2_bytes,
             ctx,
             stream,
             limits,

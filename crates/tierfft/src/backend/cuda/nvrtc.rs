@@ -64,10 +64,17 @@ pub fn compile(source: &str, arch: &str) -> Result<Cubin> {
     if let Some(c) = memory.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(c);
     }
-    let disk = cache_dir().map(|d| (d.join(format!("{key:016x}-{arch}.cu")), d.join(format!("{key:016x}-{arch}.cubin"))));
+    let disk = cache_dir().map(|d| {
+        (
+            d.join(format!("{key:016x}-{arch}.cu")),
+            d.join(format!("{key:016x}-{arch}.cubin")),
+        )
+    });
     let cached = disk.as_ref().and_then(|(cu, bin)| {
         let stored = std::fs::read_to_string(cu).ok()?;
-        (stored == source).then(|| std::fs::read(bin).ok()).flatten()
+        (stored == source)
+            .then(|| std::fs::read(bin).ok())
+            .flatten()
     });
     let cubin = Arc::new(match cached {
         Some(c) => c,
@@ -110,22 +117,40 @@ impl Drop for Program {
 }
 
 fn compile_uncached(source: &str, arch: &str) -> Result<Vec<u8>> {
-    let name = source.lines().next().unwrap_or("kernel").trim_start_matches("// ").to_string();
-    let fail = |log: String| Error::Compile { kernel: name.clone(), log };
+    let name = source
+        .lines()
+        .next()
+        .unwrap_or("kernel")
+        .trim_start_matches("// ")
+        .to_string();
+    let fail = |log: String| Error::Compile {
+        kernel: name.clone(),
+        log,
+    };
     let src = CString::new(source).map_err(|_| fail("source contains a NUL byte".into()))?;
     let prog = Program(result::create_program(&src, None).map_err(|e| fail(format!("{e:?}")))?);
-    let options = [format!("--gpu-architecture={arch}"), "--std=c++17".to_string(), "-default-device".to_string()];
+    let options = [
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+        "-default-device".to_string(),
+    ];
     // SAFETY: `prog` is a live program; options are valid C strings.
     if let Err(e) = unsafe { result::compile_program(prog.0, &options) } {
         // SAFETY: as above.
         let log = unsafe { result::get_program_log(prog.0) }
-            .map(|l| unsafe { CStr::from_ptr(l.as_ptr()) }.to_string_lossy().into_owned())
+            .map(|l| {
+                unsafe { CStr::from_ptr(l.as_ptr()) }
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .unwrap_or_default();
         return Err(fail(format!("{e:?} with options {options:?}:\n{log}")));
     }
     let mut size = 0usize;
     // SAFETY: `prog` compiled; `size` is an out-parameter, then a buffer of that size.
-    unsafe { sys::nvrtcGetCUBINSize(prog.0, &mut size) }.result().map_err(|e| fail(format!("nvrtcGetCUBINSize: {e:?}")))?;
+    unsafe { sys::nvrtcGetCUBINSize(prog.0, &mut size) }
+        .result()
+        .map_err(|e| fail(format!("nvrtcGetCUBINSize: {e:?}")))?;
     let mut cubin = vec![0u8; size];
     unsafe { sys::nvrtcGetCUBIN(prog.0, cubin.as_mut_ptr() as *mut c_char) }
         .result()

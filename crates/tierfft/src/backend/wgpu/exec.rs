@@ -36,8 +36,8 @@ pub struct WgpuFft {
 struct Chunk {
     slots: Vec<w::Buffer>,
     readback: w::Buffer,
-    /// Per pass: the bind group and workgroup grid of each dispatch.
-    dispatches: Vec<Vec<(w::BindGroup, u32, u32)>>,
+    /// Each dispatch in order: pass, bind group and workgroup grid.
+    dispatches: Vec<(usize, w::BindGroup, u32, u32)>,
     routing: Routing,
     bytes: u64,
 }
@@ -112,61 +112,57 @@ impl WgpuFft {
             usage: w::BufferUsages::MAP_READ | w::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let per = self.plan.transforms_per_dispatch;
         let max_x = self.plan.limits.max_groups_per_dim;
-        let mut dispatches = Vec::with_capacity(routing.len());
-        for (pass, &(src, dst)) in self.plan.passes.iter().zip(&routing) {
+        let mut dispatches = Vec::new();
+        for (p, first, count) in self.plan.dispatches(transforms) {
+            let pass = &self.plan.passes[p];
+            let (src, dst) = routing[p];
             let layout = if src == dst {
                 &self.dev.layouts.in_place.0
             } else {
                 &self.dev.layouts.out_of_place.0
             };
-            let mut list = Vec::new();
-            for first in (0..transforms).step_by(per) {
-                let count = per.min(transforms - first);
-                let lines = (count * self.plan.lines_per_transform(pass)) as u32;
-                let params = d.create_buffer_init(&w::util::BufferInitDescriptor {
-                    label: Some("tierfft params"),
-                    contents: bytemuck::cast_slice(&[lines, 0, 0, 0]),
-                    usage: w::BufferUsages::UNIFORM,
+            let lines = (count * self.plan.lines_per_transform(pass)) as u32;
+            let params = d.create_buffer_init(&w::util::BufferInitDescriptor {
+                label: Some("tierfft params"),
+                contents: bytemuck::cast_slice(&[lines, 0, 0, 0]),
+                usage: w::BufferUsages::UNIFORM,
+            });
+            let range = |slot: usize| {
+                w::BindingResource::Buffer(w::BufferBinding {
+                    buffer: &slots[slot],
+                    offset: 8 * (first * n) as u64,
+                    size: w::BufferSize::new(8 * (count * n) as u64),
+                })
+            };
+            let mut entries = vec![
+                w::BindGroupEntry {
+                    binding: 1,
+                    resource: range(dst),
+                },
+                w::BindGroupEntry {
+                    binding: 2,
+                    resource: self.twiddles.as_entire_binding(),
+                },
+                w::BindGroupEntry {
+                    binding: 3,
+                    resource: params.as_entire_binding(),
+                },
+            ];
+            if src != dst {
+                entries.push(w::BindGroupEntry {
+                    binding: 0,
+                    resource: range(src),
                 });
-                let range = |slot: usize| {
-                    w::BindingResource::Buffer(w::BufferBinding {
-                        buffer: &slots[slot],
-                        offset: 8 * (first * n) as u64,
-                        size: w::BufferSize::new(8 * (count * n) as u64),
-                    })
-                };
-                let mut entries = vec![
-                    w::BindGroupEntry {
-                        binding: 1,
-                        resource: range(dst),
-                    },
-                    w::BindGroupEntry {
-                        binding: 2,
-                        resource: self.twiddles.as_entire_binding(),
-                    },
-                    w::BindGroupEntry {
-                        binding: 3,
-                        resource: params.as_entire_binding(),
-                    },
-                ];
-                if src != dst {
-                    entries.push(w::BindGroupEntry {
-                        binding: 0,
-                        resource: range(src),
-                    });
-                }
-                let group = d.create_bind_group(&w::BindGroupDescriptor {
-                    label: None,
-                    layout,
-                    entries: &entries,
-                });
-                let groups = self.plan.groups(pass, count) as u32;
-                let x = groups.min(max_x);
-                list.push((group, x, groups.div_ceil(x)));
             }
-            dispatches.push(list);
+            let group = d.create_bind_group(&w::BindGroupDescriptor {
+                label: None,
+                layout,
+                entries: &entries,
+            });
+            let groups = self.plan.groups(pass, count) as u32;
+            let x = groups.min(max_x);
+            dispatches.push((p, group, x, groups.div_ceil(x)));
         }
         self.dev.check()?;
         Ok(Chunk {
@@ -201,13 +197,11 @@ impl WgpuFft {
             label: Some("tierfft fft"),
             timestamp_writes,
         });
-        for (p, list) in c.dispatches.iter().enumerate() {
-            let (src, dst) = c.routing[p];
-            cp.set_pipeline(self.pipeline(p, src == dst));
-            for (group, x, y) in list {
-                cp.set_bind_group(0, group, &[]);
-                cp.dispatch_workgroups(*x, *y, 1);
-            }
+        for (p, group, x, y) in &c.dispatches {
+            let (src, dst) = c.routing[*p];
+            cp.set_pipeline(self.pipeline(*p, src == dst));
+            cp.set_bind_group(0, group, &[]);
+            cp.dispatch_workgroups(*x, *y, 1);
         }
     }
 

@@ -119,6 +119,8 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         binding_alignment: u64::from(l.min_storage_buffer_offset_alignment),
         transaction_bytes: 32,
         max_points_per_thread: 8,
+        // wgpu does not report cache sizes.
+        l2_bytes: 0,
     }
 }
 
