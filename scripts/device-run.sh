@@ -18,7 +18,7 @@ want() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d) TIERFFT_CACHE_DIR="$out/cubin-cache"
+export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d) TIERFFT_CACHE_DIR=/tmp/tierfft-cubin
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
 status=0
 tf=.carry/tierfft
@@ -33,8 +33,8 @@ if want variants; then
              "--points-per-thread 16 --min-log2 9 --max-log2 16" \
              "--threads 1024 --min-log2 2 --max-log2 13" \
              "--threads 128 --min-log2 2 --max-log2 13" \
-             "--resident-mib 0 --min-log2 14 --max-log2 24" \
              "--resident-mib 6 --min-log2 14 --max-log2 22" \
+             "--resident-mib 12 --min-log2 14 --max-log2 22" \
              "--resident-mib 24 --min-log2 14 --max-log2 22"; do
         echo "== variant: $v"
         $cmp $v 2>&1 | grep -vE "^(device|command|forward|planner)" | tee -a "$out/variants.txt"
@@ -50,7 +50,8 @@ if want tests; then
     done
 fi
 if want sanitize; then
-    # One-pass (2^3 packed, 2^8, 2^12), one pass at 16 points/thread (2^14), two passes (2^19).
+    # One pass: 2^3 packed with staged load/store, 2^8, 2^11 (radix 16), 2^12 and 2^14 (16
+    # points per thread); two passes: 2^19.
     for tool in memcheck racecheck; do
         echo "== compute-sanitizer $tool"
         TIERFFT_TEST_DEVICE=cuda timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 \

@@ -7,7 +7,7 @@ use common::*;
 use num_complex::{Complex32, Complex64};
 use tierfft::{Fft, FftSpec};
 
-const LENGTHS: [u32; 5] = [3, 8, 12, 14, 19];
+const LENGTHS: [u32; 6] = [3, 8, 11, 12, 14, 19];
 
 fn run(fft: &Fft, input: &[Complex32]) -> Vec<Complex32> {
     let mut out = poisoned(input.len());

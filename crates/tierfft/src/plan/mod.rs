@@ -42,8 +42,9 @@ pub struct PlanOptions {
     /// requires it.
     pub points_per_thread: Option<usize>,
     /// Multi-pass plans run chunk by chunk, all passes on one chunk before the next, with
-    /// chunks of at most this many bytes so the intermediate stays in the L2 cache. `None`:
-    /// a quarter of the device's L2 (off when the device does not report one); `Some(0)`: off.
+    /// chunks of at most this many bytes so the intermediate stays in the L2 cache (seed 004).
+    /// `None`: off. Measured slower on the H100 at 6, 12.5 and 24 MiB (docs/BENCHMARKS.md),
+    /// so it is an option, not the default.
     pub resident_bytes: Option<usize>,
 }
 
@@ -251,7 +252,7 @@ impl Plan {
         }
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.
-        let budget = opts.resident_bytes.unwrap_or(limits.l2_bytes / 4);
+        let budget = opts.resident_bytes.unwrap_or(0);
         let resident = passes.len() > 1 && budget > 0;
         if resident {
             let per = (budget as u64 / transform_bytes).max(1) as usize;
@@ -391,12 +392,28 @@ fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
     pass
 }
 
+/// Options for one-pass lines of `n` points: where registers are plentiful (16 points per
+/// thread allowed), lines of 1024 points and more hold 16 points per thread, with radix-16
+/// stages up to 2048 points. Measured on the H100 (docs/BENCHMARKS.md, "variants"): 1024 and
+/// 2048 points go from 0.80 and 0.75 of cuFFT to 1.00, 4096 from 0.65 to 0.87.
+fn wide_lines(n: usize, limits: &DeviceLimits, opts: &PlanOptions) -> PlanOptions {
+    let mut o = opts.clone();
+    if *opts == PlanOptions::default() && limits.max_points_per_thread >= 16 && n >= 1024 {
+        o.points_per_thread = Some(16);
+        if n <= 2048 {
+            o.max_radix = 16;
+        }
+    }
+    o
+}
+
 fn single_pass(
     spec: &FftSpec,
     limits: &DeviceLimits,
     opts: &PlanOptions,
     exchange: Exchange,
 ) -> Pass {
+    let opts = &wide_lines(spec.n, limits, opts);
     let (points, radices, threads_per_line) = line_shape(spec.n, limits.max_threads, opts);
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
     let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)

@@ -167,3 +167,34 @@ fn tiny_lines_stage_their_loads_and_stores() {
             .staged_load
     );
 }
+
+#[test]
+fn cuda_one_pass_lines_use_the_measured_shapes() {
+    let h100 = DeviceLimits::profile("h100-cuda").unwrap();
+    let p = |n: usize| Plan::new(&FftSpec::new(n).batch(64), &h100).unwrap().passes[0].clone();
+    assert_eq!(
+        (p(512).points_per_thread, p(512).radices.clone()),
+        (8, vec![8, 8, 8])
+    );
+    assert_eq!(
+        (p(2048).points_per_thread, p(2048).radices.clone()),
+        (16, vec![8, 16, 16])
+    );
+    assert_eq!(
+        (p(4096).points_per_thread, p(4096).radices.clone()),
+        (16, vec![8, 8, 8, 8])
+    );
+    // Not on wgpu devices, and never for multi-pass lines.
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    assert_eq!(
+        Plan::new(&FftSpec::new(2048), &lp).unwrap().passes[0].points_per_thread,
+        8
+    );
+    assert!(
+        Plan::new(&FftSpec::new(1 << 20), &h100)
+            .unwrap()
+            .passes
+            .iter()
+            .all(|p| p.points_per_thread == 8)
+    );
+}
