@@ -29,13 +29,10 @@ if want bench; then
 fi
 if want variants; then
     cmp="$tf bench --backend cuda --compare cufft --reps 20"
-    for v in "--radix 16 --points-per-thread 16 --min-log2 9 --max-log2 24" \
-             "--points-per-thread 16 --min-log2 9 --max-log2 16" \
-             "--threads 1024 --min-log2 2 --max-log2 13" \
-             "--threads 128 --min-log2 2 --max-log2 13" \
-             "--resident-mib 6 --min-log2 14 --max-log2 22" \
-             "--resident-mib 12 --min-log2 14 --max-log2 22" \
-             "--resident-mib 24 --min-log2 14 --max-log2 22"; do
+    for v in "--points-per-thread 32 --radix 16 --min-log2 12 --max-log2 14" \
+             "--points-per-thread 32 --min-log2 12 --max-log2 14" \
+             "--threads 1024 --min-log2 15 --max-log2 24" \
+             "--threads 512 --min-log2 15 --max-log2 22"; do
         echo "== variant: $v"
         $cmp $v 2>&1 | grep -vE "^(device|command|forward|planner)" | tee -a "$out/variants.txt"
     done

@@ -56,7 +56,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = tierfft::plan::MAX_RADIX, value_parser = parse_radix)]
     radix: usize,
     /// Planner variant: points each thread holds (default: the radix).
-    #[arg(long, value_parser = parse_radix, value_name = "P")]
+    #[arg(long, value_parser = parse_points, value_name = "P")]
     points_per_thread: Option<usize>,
     /// Planner variant: threads per workgroup to aim for when packing lines.
     #[arg(long, default_value_t = tierfft::plan::TARGET_THREADS, value_name = "T")]
@@ -71,11 +71,19 @@ pub struct BenchArgs {
     json: bool,
 }
 
-/// A radix or point count: 2, 4, 8 or 16.
+/// A radix: 2, 4, 8 or 16.
 fn parse_radix(s: &str) -> Result<usize, String> {
     match s.parse() {
         Ok(r @ (2 | 4 | 8 | 16)) => Ok(r),
         _ => Err(format!("'{s}': expected 2, 4, 8 or 16")),
+    }
+}
+
+/// Points per thread: 2, 4, 8, 16 or 32.
+fn parse_points(s: &str) -> Result<usize, String> {
+    match s.parse() {
+        Ok(r @ (2 | 4 | 8 | 16 | 32)) => Ok(r),
+        _ => Err(format!("'{s}': expected 2, 4, 8, 16 or 32")),
     }
 }
 

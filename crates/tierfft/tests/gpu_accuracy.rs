@@ -102,7 +102,7 @@ fn batch_split_across_bindings() {
             eprintln!(
                 "skipped: {} binds {} MiB, more than one host chunk",
                 dev.name(),
-                8 * n * per >> 20
+                (8 * n * per) >> 20
             );
             return;
         }

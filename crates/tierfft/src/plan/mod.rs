@@ -392,17 +392,23 @@ fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
     pass
 }
 
-/// Options for one-pass lines of `n` points: where registers are plentiful (16 points per
-/// thread allowed), lines of 1024 points and more hold 16 points per thread, with radix-16
-/// stages up to 2048 points. Measured on the H100 (docs/BENCHMARKS.md, "variants"): 1024 and
-/// 2048 points go from 0.80 and 0.75 of cuFFT to 1.00, 4096 from 0.65 to 0.87.
+/// Points per thread and largest radix for one-pass lines where registers are plentiful
+/// (devices allowing 16+ points per thread: CUDA), from `n` up. Measured on the H100 against
+/// cuFFT in one run (docs/BENCHMARKS.md, "variants"): with 8 points per thread, 1024, 2048,
+/// 4096, 8192 and 16384 points reach 0.80, 0.75, 0.65, 0.44, 0.50 of cuFFT; with these
+/// shapes 1.00, 1.00, 0.93, 0.65, 0.63.
+const WIDE_LINES: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 32, 16), (8192, 32, 8)];
+
+/// The options for a one-pass line of `n` points: `opts`, or the measured shape from
+/// [`WIDE_LINES`] when the caller asked for the defaults.
 fn wide_lines(n: usize, limits: &DeviceLimits, opts: &PlanOptions) -> PlanOptions {
     let mut o = opts.clone();
-    if *opts == PlanOptions::default() && limits.max_points_per_thread >= 16 && n >= 1024 {
-        o.points_per_thread = Some(16);
-        if n <= 2048 {
-            o.max_radix = 16;
-        }
+    if *opts == PlanOptions::default()
+        && limits.max_points_per_thread >= 16
+        && let Some(&(_, points, radix)) = WIDE_LINES.iter().rev().find(|&&(from, ..)| n >= from)
+    {
+        o.points_per_thread = Some(points);
+        o.max_radix = radix;
     }
     o
 }

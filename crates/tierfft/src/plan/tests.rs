@@ -182,8 +182,9 @@ fn cuda_one_pass_lines_use_the_measured_shapes() {
     );
     assert_eq!(
         (p(4096).points_per_thread, p(4096).radices.clone()),
-        (16, vec![8, 8, 8, 8])
+        (32, vec![16, 16, 16])
     );
+    assert_eq!((p(16384).points_per_thread, p(16384).threads()), (32, 512));
     // Not on wgpu devices, and never for multi-pass lines.
     let lp = DeviceLimits::profile("lavapipe").unwrap();
     assert_eq!(

@@ -13,6 +13,9 @@ use crate::error::Result;
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
 
+/// Which buffer slot each pass reads and writes (see [`Plan::routing`]).
+pub type Routing = Vec<(usize, usize)>;
+
 /// Largest device buffer one host chunk uses, bytes.
 const HOST_CHUNK_BYTES: usize = 1 << 30;
 
@@ -228,10 +231,7 @@ impl CudaFft {
     }
 
     /// Uploads `input` into fresh device buffers for timed runs (input kept in slot 0).
-    pub fn prepare(
-        &self,
-        input: &[Complex32],
-    ) -> Result<(Vec<CudaSlice<f32>>, Vec<(usize, usize)>)> {
+    pub fn prepare(&self, input: &[Complex32]) -> Result<(Vec<CudaSlice<f32>>, Routing)> {
         let routing = self.plan.routing(true);
         let mut slots = self.alloc_slots(input.len() / self.plan.spec.n, &routing)?;
         self.dev
