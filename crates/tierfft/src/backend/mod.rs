@@ -20,6 +20,18 @@ use crate::spec::FftSpec;
 /// [`Device::by_name`]), e.g. `TIERFFT_DEVICE=lavapipe`.
 pub const DEVICE_ENV: &str = "TIERFFT_DEVICE";
 
+/// Largest device buffer one host chunk uses, bytes: `process` on larger batches uploads,
+/// transforms and downloads chunk by chunk.
+const HOST_CHUNK_BYTES: u64 = 1 << 30;
+
+/// Transforms per host chunk for `plan` on a device whose buffers hold at most `max_buffer`
+/// bytes (at least one transform, at most the batch).
+fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
+    let transform = 8 * plan.spec.n as u64;
+    let budget = HOST_CHUNK_BYTES.min(max_buffer).max(transform);
+    ((budget / transform) as usize).min(plan.spec.batch)
+}
+
 /// How the times in a [`Measured`] were taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timer {

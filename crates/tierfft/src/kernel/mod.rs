@@ -13,12 +13,3 @@ pub mod print;
 pub mod wgsl;
 
 pub use pass::pass_kernel;
-
-use crate::plan::Plan;
-
-/// The WGSL source of every pass of `plan`, in order.
-pub fn wgsl_sources(plan: &Plan, in_place: bool) -> Vec<String> {
-    (0..plan.passes.len())
-        .map(|i| wgsl::print(&pass_kernel(plan, i, in_place)))
-        .collect()
-}

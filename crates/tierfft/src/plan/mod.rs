@@ -317,6 +317,16 @@ impl Plan {
         }
     }
 
+    /// The kernels a backend compiles: `(pass, in_place)` for every pass out of place, and the
+    /// one pass of a one-pass plan in place as well.
+    pub fn kernels(&self) -> Vec<(usize, bool)> {
+        let mut k: Vec<(usize, bool)> = (0..self.passes.len()).map(|i| (i, false)).collect();
+        if self.passes.len() == 1 {
+            k.push((0, true));
+        }
+        k
+    }
+
     /// The launches for `transforms` transforms, in order: `(pass, first transform, count)`.
     /// Pass-major normally; chunk-major when the plan is [`Plan::resident`].
     pub fn dispatches(&self, transforms: usize) -> Vec<(usize, usize, usize)> {

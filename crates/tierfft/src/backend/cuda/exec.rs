@@ -8,16 +8,13 @@ use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
 use super::{CudaDevice, gpu_err, nvrtc};
-use crate::backend::{Executor, Measured, Timer};
+use crate::backend::{Executor, Measured, Timer, host_chunk};
 use crate::error::Result;
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
 
 /// Which buffer slot each pass reads and writes (see [`Plan::routing`]).
 pub type Routing = Vec<(usize, usize)>;
-
-/// Largest device buffer one host chunk uses, bytes.
-const HOST_CHUNK_BYTES: usize = 1 << 30;
 
 /// One compiled pass.
 struct Launchable {
@@ -80,20 +77,21 @@ impl CudaFft {
                 in_place,
             })
         };
-        let out_of_place = (0..plan.passes.len())
-            .map(|i| load(i, false))
-            .collect::<Result<_>>()?;
-        let in_place = if plan.passes.len() == 1 {
-            Some(load(0, true)?)
-        } else {
-            None
-        };
+        let (mut out_of_place, mut in_place) = (Vec::new(), None);
+        for (i, place) in plan.kernels() {
+            let k = load(i, place)?;
+            if place {
+                in_place = Some(k)
+            } else {
+                out_of_place.push(k)
+            }
+        }
         let table = plan.twiddles.build(plan.spec.direction.sign());
         let twiddles = dev
             .stream
             .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&table))
             .map_err(gpu_err("uploading twiddles"))?;
-        let chunk = (HOST_CHUNK_BYTES / (8 * plan.spec.n)).clamp(1, plan.spec.batch);
+        let chunk = host_chunk(plan, dev.limits.max_buffer);
         Ok(CudaFft {
             dev,
             plan: plan.clone(),
@@ -197,10 +195,12 @@ impl CudaFft {
             .collect()
     }
 
-    fn run(&self, input: &[Complex32], output: &mut [Complex32], keep_input: bool) -> Result<()> {
+    /// Transforms chunk by chunk into `output`, reading `input`, or `output` itself when
+    /// `input` is `None` (each chunk is uploaded before its result is written back).
+    fn run(&self, input: Option<&[Complex32]>, output: &mut [Complex32]) -> Result<()> {
         let n = self.plan.spec.n;
-        let routing = self.plan.routing(keep_input);
-        let total = input.len() / n;
+        let routing = self.plan.routing(input.is_some());
+        let total = output.len() / n;
         let mut slots = self.alloc_slots(self.chunk.min(total), &routing)?;
         for first in (0..total).step_by(self.chunk) {
             let count = self.chunk.min(total - first);
@@ -211,7 +211,7 @@ impl CudaFft {
             self.dev
                 .stream
                 .memcpy_htod(
-                    bytemuck::cast_slice::<Complex32, f32>(&input[r.clone()]),
+                    bytemuck::cast_slice::<Complex32, f32>(&input.unwrap_or(output)[r.clone()]),
                     &mut slots[0],
                 )
                 .map_err(gpu_err("uploading"))?;
@@ -260,12 +260,11 @@ fn two_slots(
 
 impl Executor for CudaFft {
     fn process(&self, data: &mut [Complex32]) -> Result<()> {
-        let input = data.to_vec();
-        self.run(&input, data, false)
+        self.run(None, data)
     }
 
     fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
-        self.run(input, output, true)
+        self.run(Some(input), output)
     }
 
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {

@@ -8,13 +8,10 @@ use num_complex::Complex32;
 use w::util::DeviceExt;
 
 use super::WgpuDevice;
-use crate::backend::{Executor, Measured, Timer};
+use crate::backend::{Executor, Measured, Timer, host_chunk};
 use crate::error::{Error, Result};
 use crate::kernel::{pass_kernel, wgsl};
 use crate::plan::Plan;
-
-/// Largest device buffer one host chunk uses, bytes; batches beyond it run in chunks.
-const HOST_CHUNK_BYTES: u64 = 1 << 30;
 
 /// Which buffer slot each pass reads and writes.
 type Routing = Vec<(usize, usize)>;
@@ -45,11 +42,7 @@ struct Chunk {
 impl WgpuFft {
     /// Compiles `plan`'s kernels on `dev`.
     pub fn new(dev: Arc<WgpuDevice>, plan: &Plan) -> Result<WgpuFft> {
-        let transform_bytes = 8 * plan.spec.n as u64;
-        let budget = HOST_CHUNK_BYTES
-            .min(dev.limits.max_buffer)
-            .max(transform_bytes);
-        let chunk = ((budget / transform_bytes) as usize).min(plan.spec.batch);
+        let chunk = host_chunk(plan, dev.limits.max_buffer);
         let compile = |i: usize, in_place: bool| {
             let layout = if in_place {
                 &dev.layouts.in_place
@@ -58,14 +51,15 @@ impl WgpuFft {
             };
             dev.compile(&wgsl::print(&pass_kernel(plan, i, in_place)), &layout.1)
         };
-        let out_of_place = (0..plan.passes.len())
-            .map(|i| compile(i, false))
-            .collect::<Result<_>>()?;
-        let in_place = if plan.passes.len() == 1 {
-            Some(compile(0, true)?)
-        } else {
-            None
-        };
+        let (mut out_of_place, mut in_place) = (Vec::new(), None);
+        for (i, place) in plan.kernels() {
+            let k = compile(i, place)?;
+            if place {
+                in_place = Some(k)
+            } else {
+                out_of_place.push(k)
+            }
+        }
         let table = plan.twiddles.build(plan.spec.direction.sign());
         let twiddles = dev
             .device
