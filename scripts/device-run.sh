@@ -5,6 +5,8 @@
 #   tests   the numerical test suite against the CUDA backend, then again through wgpu/Vulkan
 #   sanitize  compute-sanitizer memcheck and racecheck over representative plans
 #   cache   the NVRTC disk cache: the second start of a plan does not compile
+#   chain   fused FFT → multiply → inverse FFT against cuFFT + multiply kernel + cuFFT
+#           (scenes of 2^24 points: 4096 × 4096 at n = 4096, SAR range compression)
 #   variants  planner variants (radix 16, 16 points/thread, workgroup sizes) against cuFFT
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
 set -uo pipefail
@@ -26,6 +28,9 @@ tf=.carry/tierfft
 if want bench; then
     $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 30 2>&1 | tee "$out/compare.txt" || status=1
     $tf bench --backend cuda --compare cufft --small --min-log2 6 --max-log2 22 --reps 50 2>&1 | tee "$out/compare-small.txt" || status=1
+fi
+if want chain; then
+    $tf bench --backend cuda --compare cufft --chain --min-log2 8 --max-log2 14 --reps 30 2>&1 | tee "$out/chain.txt" || status=1
 fi
 if want variants; then
     cmp="$tf bench --backend cuda --compare cufft --reps 20"

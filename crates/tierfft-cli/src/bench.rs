@@ -52,6 +52,10 @@ pub struct BenchArgs {
     /// With --compare: also time the wgpu path (Vulkan) on the same GPU.
     #[arg(long, requires = "compare")]
     with_wgpu: bool,
+    /// With --compare: the fused FFT → multiply → inverse FFT (fast convolution, SAR range
+    /// compression) against cuFFT + multiply kernel + cuFFT, on scenes of 2^24 points.
+    #[arg(long, requires = "compare")]
+    chain: bool,
     /// Planner variant: largest radix of an on-chip stage (2, 4, 8 or 16).
     #[arg(long, default_value_t = tierfft::plan::MAX_RADIX, value_parser = parse_radix)]
     radix: usize,
@@ -145,6 +149,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             direction,
             json: args.json,
             plan: args.plan_options(),
+            chain: args.chain,
         };
         return crate::compare::run(&device, &opts);
     }

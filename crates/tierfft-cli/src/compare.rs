@@ -8,7 +8,7 @@ use serde::Serialize;
 use tierfft::backend::cuda::compare::{compare, median};
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
 use tierfft::plan::{Plan, PlanOptions};
-use tierfft::reference::{fft_f64, relative_l2_error};
+use tierfft::reference::{relative_l2_error, spec_f64};
 use tierfft::{Device, Direction, FftSpec};
 
 use crate::CliResult;
@@ -29,6 +29,9 @@ pub struct Options {
     pub json: bool,
     /// Planner variant.
     pub plan: PlanOptions,
+    /// Compare the fused FFT → multiply → inverse FFT (one kernel) with the cuFFT pipeline of
+    /// the same step, on scenes of 2^24 points (4096 × 4096 at n = 4096).
+    pub chain: bool,
 }
 
 /// One size and batch.
@@ -85,6 +88,11 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             println!("wgpu:    {}", w.name());
         }
         println!("planner: {:?}", opts.plan);
+        if opts.chain {
+            println!(
+                "fused: FFT → multiply by a random filter → inverse FFT → 1/n in one kernel, against cuFFT forward, a multiply kernel and cuFFT inverse; scenes of 2^24 points"
+            );
+        }
         println!(
             "{} C2C, out of place, median of {} CUDA-event timings per library (interleaved); GB/s = 16·N·batch / t; \
              ratio = cuFFT time / ours; error: rel. L2 vs f64 over the first min(batch, 2^22/N) transforms\n",
@@ -155,13 +163,17 @@ fn row(
     batch: usize,
     opts: &Options,
 ) -> CliResult<Row> {
-    let spec = FftSpec::new(n).batch(batch).direction(opts.direction);
+    let mut spec = FftSpec::new(n).batch(batch).direction(opts.direction);
+    if opts.chain {
+        let h = crate::bench::random_input(n);
+        spec = spec.then_multiply_and_invert(h.into()).normalized();
+    }
     let plan = Plan::with_options(&spec, dev.limits(), &opts.plan)?;
     let fft = CudaFft::new(dev.clone(), &plan)?;
     let input = crate::bench::random_input(n * batch);
     let c = compare(dev, &fft, &input, opts.reps)?;
     let check = checked(n, batch) * n;
-    let want = fft_f64(&input[..check], n, opts.direction);
+    let want = spec_f64(&spec, &input[..check]);
     let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
     let gbps = |t: f64| 16.0 * (n * batch) as f64 / t / 1e9;
     let wgpu_s = match wgpu {

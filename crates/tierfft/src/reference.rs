@@ -3,7 +3,7 @@
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
-use crate::spec::Direction;
+use crate::spec::{Direction, FftSpec, PointOp};
 
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
 /// unnormalised, in the given direction.
@@ -18,6 +18,42 @@ pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Compl
         Direction::Inverse => planner.plan_fft_inverse(n),
     };
     fft.process(&mut data);
+    data
+}
+
+/// Everything `spec` computes (load operations, transform, chained multiply and inverse,
+/// 1/n, store operations) on `input` (whole transforms), step by step in f64: the unfused
+/// reference fused kernels are checked against.
+pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
+    let n = spec.n;
+    let apply = |ops: &[PointOp], data: &mut [Complex64]| {
+        if !ops.is_empty() {
+            for (i, z) in data.iter_mut().enumerate() {
+                *z = ops.iter().fold(*z, |v, op| op.apply(i % n, v));
+            }
+        }
+    };
+    let mut data: Vec<Complex64> = input
+        .iter()
+        .map(|z| Complex64::new(z.re.into(), z.im.into()))
+        .collect();
+    apply(&spec.load, &mut data);
+    let mut planner = FftPlanner::<f64>::new();
+    let (fwd, back) = match spec.direction {
+        Direction::Forward => (planner.plan_fft_forward(n), planner.plan_fft_inverse(n)),
+        Direction::Inverse => (planner.plan_fft_inverse(n), planner.plan_fft_forward(n)),
+    };
+    fwd.process(&mut data);
+    if let Some(h) = &spec.chain {
+        for (i, z) in data.iter_mut().enumerate() {
+            *z *= Complex64::new(h[i % n].re.into(), h[i % n].im.into());
+        }
+        back.process(&mut data);
+    }
+    if spec.normalize {
+        data.iter_mut().for_each(|z| *z /= n as f64);
+    }
+    apply(&spec.store, &mut data);
     data
 }
 

@@ -1,4 +1,9 @@
-//! What the user asks for: length, batch, direction, normalisation.
+//! What the user asks for: length, batch, direction, normalisation, and the pointwise
+//! operations fused into the transform's loads and stores.
+
+use std::sync::Arc;
+
+use num_complex::{Complex32, Complex64};
 
 use crate::error::{Error, Result};
 
@@ -24,6 +29,56 @@ impl Direction {
     }
 }
 
+/// A pointwise operation fused into a transform: applied to each point as it is loaded
+/// (before the transform) or stored (after it), so that windowing, matched filtering or
+/// detection cost no extra pass over device memory.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PointOp {
+    /// Multiply point `k` by `v[k]` (`v` has `n` values; the same for every transform of the
+    /// batch): windows, matched filters, phase ramps.
+    Multiply(Arc<[Complex32]>),
+    /// Complex conjugate.
+    Conjugate,
+    /// Multiply by a real factor.
+    Scale(f32),
+    /// Replace points at index `len` and beyond by zero (zero-padding a shorter signal).
+    ZeroFrom(usize),
+    /// `|z|` in the real part, 0 in the imaginary part.
+    Magnitude,
+    /// `20·log10(|z|)` (dB) in the real part, 0 in the imaginary part; |z| below 1e-15
+    /// gives -300 dB rather than -∞.
+    MagnitudeDb,
+}
+
+impl PointOp {
+    /// The operation on point `k`, in f64: the unfused reference the fused kernels are checked
+    /// against, and what the CPU backend runs.
+    pub fn apply(&self, k: usize, z: Complex64) -> Complex64 {
+        match self {
+            PointOp::Multiply(v) => z * Complex64::new(v[k].re.into(), v[k].im.into()),
+            PointOp::Conjugate => z.conj(),
+            PointOp::Scale(s) => z * f64::from(*s),
+            PointOp::ZeroFrom(len) => {
+                if k < *len {
+                    z
+                } else {
+                    Complex64::new(0.0, 0.0)
+                }
+            }
+            PointOp::Magnitude => Complex64::new(z.norm(), 0.0),
+            PointOp::MagnitudeDb => Complex64::new(10.0 * z.norm_sqr().max(1e-30).log10(), 0.0),
+        }
+    }
+
+    /// The device vector this operation reads, if any.
+    pub fn vector(&self) -> Option<&Arc<[Complex32]>> {
+        match self {
+            PointOp::Multiply(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
 /// A batched complex-to-complex transform of complex f32 (`num_complex::Complex32`, interleaved),
 /// contiguous batches: transform `b` occupies elements `b·n .. (b+1)·n`.
 ///
@@ -33,7 +88,21 @@ impl Direction {
 /// assert_eq!(spec.direction, Direction::Inverse);
 /// assert_eq!(spec.len(), 4096 * 16);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Fusion: `.on_load(op)` and `.on_store(op)` add pointwise operations, and
+/// `.then_multiply_and_invert(h)` chains FFT → multiply by `h` → inverse FFT in one kernel (fast
+/// convolution, correlation, matched filtering; the output is normalised by 1/n when
+/// `.normalized()` is set):
+///
+/// ```
+/// use std::sync::Arc;
+/// use tierfft::{Complex32, FftSpec, PointOp};
+/// let h: Arc<[Complex32]> = vec![Complex32::new(1.0, 0.0); 1024].into();
+/// let spec = FftSpec::new(1024).batch(64).then_multiply_and_invert(h).normalized()
+///     .on_store(PointOp::MagnitudeDb);
+/// assert!(spec.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
 pub struct FftSpec {
     /// Points per transform (a power of two).
     pub n: usize,
@@ -43,6 +112,13 @@ pub struct FftSpec {
     pub direction: Direction,
     /// Scale the result by 1/n (usually wanted on the inverse). Off by default, like cuFFT and FFTW.
     pub normalize: bool,
+    /// Operations on each input point before the transform, in order.
+    pub load: Vec<PointOp>,
+    /// Operations on each output point after the transform (and after 1/n), in order.
+    pub store: Vec<PointOp>,
+    /// Chained transform: multiply the spectrum by this vector (n values), then transform
+    /// back in the opposite direction, in the same kernel.
+    pub chain: Option<Arc<[Complex32]>>,
 }
 
 impl FftSpec {
@@ -53,6 +129,9 @@ impl FftSpec {
             batch: 1,
             direction: Direction::Forward,
             normalize: false,
+            load: Vec::new(),
+            store: Vec::new(),
+            chain: None,
         }
     }
 
@@ -77,6 +156,38 @@ impl FftSpec {
     pub fn normalized(mut self) -> Self {
         self.normalize = true;
         self
+    }
+
+    /// Adds a pointwise operation on the input points.
+    pub fn on_load(mut self, op: PointOp) -> Self {
+        self.load.push(op);
+        self
+    }
+
+    /// Adds a pointwise operation on the output points.
+    pub fn on_store(mut self, op: PointOp) -> Self {
+        self.store.push(op);
+        self
+    }
+
+    /// After the transform, multiply by `h` (n values) and transform back in the opposite
+    /// direction, all in one pass.
+    pub fn then_multiply_and_invert(mut self, h: Arc<[Complex32]>) -> Self {
+        self.chain = Some(h);
+        self
+    }
+
+    /// Every device vector the spec reads, in the order kernels index them: load
+    /// multiplies, the chain's filter, store multiplies. Each holds `n` values.
+    pub fn vectors(&self) -> Vec<&Arc<[Complex32]>> {
+        let load = self.load.iter().filter_map(PointOp::vector);
+        let store = self.store.iter().filter_map(PointOp::vector);
+        load.chain(self.chain.iter()).chain(store).collect()
+    }
+
+    /// True when the spec fuses anything beyond the plain transform.
+    pub fn is_fused(&self) -> bool {
+        !self.load.is_empty() || !self.store.is_empty() || self.chain.is_some()
     }
 
     /// Elements in one buffer: `n × batch`.
@@ -104,6 +215,14 @@ impl FftSpec {
         }
         if self.batch == 0 {
             return Err(Error::ZeroBatch);
+        }
+        if let Some(v) = self.vectors().into_iter().find(|v| v.len() != self.n) {
+            return Err(Error::BufferLength {
+                got: v.len(),
+                expected: self.n,
+                n: self.n,
+                batch: 1,
+            });
         }
         if self
             .n

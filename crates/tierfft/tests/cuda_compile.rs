@@ -36,6 +36,23 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
+    // Fused kernels: every pointwise operation and a chained transform.
+    for k in [1, 4, 10, 12, 14] {
+        let n = 1usize << k;
+        let v: std::sync::Arc<[tierfft::Complex32]> =
+            vec![tierfft::Complex32::new(1.0, 0.0); n].into();
+        let spec = FftSpec::new(n)
+            .batch(7)
+            .on_load(tierfft::PointOp::Multiply(v.clone()))
+            .on_load(tierfft::PointOp::ZeroFrom(n / 2))
+            .then_multiply_and_invert(v)
+            .on_store(tierfft::PointOp::Conjugate)
+            .on_store(tierfft::PointOp::MagnitudeDb);
+        let plan = Plan::new(&spec, &limits).expect("plan");
+        for (pass, in_place) in plan.kernels() {
+            sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+        }
+    }
     let (major, minor) = nvrtc::version().expect("version");
     let sources: Vec<String> = sources.into_iter().collect();
     // Two threads: CI has two cores.

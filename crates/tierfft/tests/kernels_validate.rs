@@ -71,6 +71,40 @@ fn every_kernel_validates_and_translates() {
 }
 
 #[test]
+fn fused_kernels_validate_and_translate() {
+    use std::sync::Arc;
+    use tierfft::{Complex32, PointOp};
+    for profile in ["lavapipe", "h100-vulkan"] {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        for k in [1, 3, 6, 12, 13, 16] {
+            let n = 1usize << k;
+            let v: Arc<[Complex32]> = vec![Complex32::new(1.0, 0.0); n].into();
+            let all = FftSpec::new(n)
+                .batch(5)
+                .on_load(PointOp::Multiply(v.clone()))
+                .on_load(PointOp::ZeroFrom(n / 2))
+                .on_load(PointOp::Conjugate)
+                .on_store(PointOp::Scale(2.0))
+                .on_store(PointOp::Magnitude)
+                .on_store(PointOp::MagnitudeDb);
+            let mut specs = vec![all.clone()];
+            if Plan::new(&all, &limits).expect("plan").passes.len() == 1 {
+                specs.push(all.then_multiply_and_invert(v).normalized());
+            }
+            for spec in specs {
+                let plan = Plan::new(&spec, &limits).expect("plan");
+                for (pass, in_place) in plan.kernels() {
+                    let source = wgsl::print(&pass_kernel(&plan, pass, in_place));
+                    if let Err(e) = translate(&source) {
+                        panic!("{profile} 2^{k} fused pass {pass}:\n{e}\n{source}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn generated_source_is_readable() {
     let plan = Plan::new(
         &FftSpec::new(1 << 22),

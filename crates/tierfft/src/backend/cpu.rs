@@ -3,40 +3,77 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 use rustfft::{Fft, FftPlanner};
 
 use super::{Executor, Measured, Timer};
 use crate::error::Result;
-use crate::spec::{Direction, FftSpec};
+use crate::spec::{Direction, FftSpec, PointOp};
 
-/// A planned transform on the CPU.
+/// A planned transform on the CPU. Fused operations run unfused here: pointwise loops around
+/// rustfft, the reference the GPU kernels' fusion is tested against.
 pub struct CpuFft {
     spec: FftSpec,
     fft: Arc<dyn Fft<f32>>,
+    /// The opposite direction, for chained transforms.
+    back: Option<Arc<dyn Fft<f32>>>,
 }
 
 impl CpuFft {
     /// Plans `spec` with rustfft.
     pub fn new(spec: &FftSpec) -> Self {
         let mut planner = FftPlanner::<f32>::new();
-        let fft = match spec.direction {
-            Direction::Forward => planner.plan_fft_forward(spec.n),
-            Direction::Inverse => planner.plan_fft_inverse(spec.n),
+        let (fft, back) = match spec.direction {
+            Direction::Forward => (
+                planner.plan_fft_forward(spec.n),
+                planner.plan_fft_inverse(spec.n),
+            ),
+            Direction::Inverse => (
+                planner.plan_fft_inverse(spec.n),
+                planner.plan_fft_forward(spec.n),
+            ),
         };
+        let back = spec.chain.as_ref().map(|_| back);
         CpuFft {
             spec: spec.clone(),
             fft,
+            back,
+        }
+    }
+
+    /// Applies `ops` to every point of `chunk` (whole transforms of n points).
+    fn pointwise(&self, ops: &[PointOp], chunk: &mut [Complex32]) {
+        if ops.is_empty() {
+            return;
+        }
+        for (i, z) in chunk.iter_mut().enumerate() {
+            let k = i % self.spec.n;
+            let v = ops
+                .iter()
+                .fold(Complex64::new(z.re.into(), z.im.into()), |v, op| {
+                    op.apply(k, v)
+                });
+            *z = Complex32::new(v.re as f32, v.im as f32);
         }
     }
 
     fn run(&self, data: &mut [Complex32]) {
         let scale = self.spec.normalize.then(|| 1.0 / self.spec.n as f32);
         let work = |chunk: &mut [Complex32]| {
+            self.pointwise(&self.spec.load, chunk);
             self.fft.process(chunk);
+            if let (Some(h), Some(back)) = (&self.spec.chain, &self.back) {
+                let n = self.spec.n;
+                chunk
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(i, z)| *z *= h[i % n]);
+                back.process(chunk);
+            }
             if let Some(scale) = scale {
                 chunk.iter_mut().for_each(|z| *z *= scale);
             }
+            self.pointwise(&self.spec.store, chunk);
         };
         // Threads only where there is enough to share: each gets at least 2^16 points.
         let cores = std::thread::available_parallelism().map_or(1, |t| t.get());

@@ -32,6 +32,21 @@ fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
     ((budget / transform) as usize).min(plan.spec.batch)
 }
 
+/// The spec's device vectors laid end to end, in the order kernels index them (one zero when
+/// there are none: bindings cannot be empty).
+fn aux_values(plan: &Plan) -> Vec<Complex32> {
+    let mut values: Vec<Complex32> = plan
+        .spec
+        .vectors()
+        .iter()
+        .flat_map(|v| v.iter().copied())
+        .collect();
+    if values.is_empty() {
+        values.push(Complex32::new(0.0, 0.0));
+    }
+    values
+}
+
 /// How the times in a [`Measured`] were taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timer {

@@ -1,13 +1,13 @@
 //! The CUDA C dialect, compiled at run time by NVRTC.
 //!
-//! Parameters: `src` (absent in place), `dst`, `tw` (twiddles), `lines` (lines in this
-//! launch). Workgroup memory is dynamic shared memory (`extern __shared__`), so a kernel can
+//! Parameters: `src` (absent in place), `dst`, `tw` (twiddles), `aux` (the spec's device
+//! vectors), `lines` (lines in this launch). Workgroup memory is dynamic shared memory (`extern __shared__`), so a kernel can
 //! use more than 48 KiB once the backend raises the function's limit. Grids are
 //! two-dimensional past 65535 blocks; `grp` folds them back into one index.
 
 use std::fmt::Write;
 
-use super::ir::{Kernel, Mem, Ty};
+use super::ir::{Func, Kernel, Mem, Ty};
 use super::print::{self, Dialect};
 
 /// CUDA C for NVRTC.
@@ -45,7 +45,7 @@ impl Dialect for CudaC {
         let _ = writeln!(
             s,
             "\nextern \"C\" __global__ void __launch_bounds__({}) {}({src}{dst}, \
-             const float2* __restrict__ tw, unsigned lines) {{",
+             const float2* __restrict__ tw, const float2* __restrict__ aux, unsigned lines) {{",
             k.threads, k.name
         );
         if let Some(sh) = k.shared {
@@ -90,10 +90,22 @@ impl Dialect for CudaC {
         format!("make_float2({re}, {im})")
     }
 
+    fn select(&self, cond: &str, a: &str, b: &str) -> String {
+        format!("({cond} ? {a} : {b})")
+    }
+
+    fn func(&self, f: Func) -> &'static str {
+        match f {
+            Func::Sqrt => "sqrtf",
+            Func::Ln => "logf",
+            Func::Max => "fmaxf",
+        }
+    }
+
     fn load(&self, mem: Mem, name: &str, index: &str) -> String {
         match mem {
-            // Twiddles are read-only and shared by all blocks: the read-only data cache.
-            Mem::Twiddles => format!("__ldg(&{name}[{index}])"),
+            // Twiddles and vectors are read-only and shared by all blocks: the read-only cache.
+            Mem::Twiddles | Mem::Aux => format!("__ldg(&{name}[{index}])"),
             _ => format!("{name}[{index}]"),
         }
     }

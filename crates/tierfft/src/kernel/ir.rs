@@ -30,6 +30,19 @@ pub enum Mem {
     Shared,
     /// The plan's twiddle table, complex.
     Twiddles,
+    /// The spec's device vectors (multiplies, the chain's filter), `n` values each.
+    Aux,
+}
+
+/// Built-in functions on f32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    /// Square root.
+    Sqrt,
+    /// Natural logarithm.
+    Ln,
+    /// Larger of two values.
+    Max,
 }
 
 /// Values every thread can read without computing them.
@@ -84,6 +97,10 @@ pub enum Expr {
     Im(Box<Expr>),
     /// Complex product.
     CMul(Box<Expr>, Box<Expr>),
+    /// `if cond { a } else { b }` as a value.
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A built-in function of f32 values.
+    Call(Func, Vec<Expr>),
 }
 
 /// A statement.
@@ -156,6 +173,16 @@ pub fn load(mem: Mem, index: Expr) -> Expr {
 /// A complex value.
 pub fn complex(re: Expr, im: Expr) -> Expr {
     Expr::Complex(Box::new(re), Box::new(im))
+}
+
+/// `if cond { a } else { b }`.
+pub fn select(cond: Expr, a: Expr, b: Expr) -> Expr {
+    Expr::Select(Box::new(cond), Box::new(a), Box::new(b))
+}
+
+/// `f(args)`.
+pub fn call(f: Func, args: Vec<Expr>) -> Expr {
+    Expr::Call(f, args)
 }
 
 /// `a >= b`.

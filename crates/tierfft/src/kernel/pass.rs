@@ -22,11 +22,30 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         !in_place || plan.passes.len() == 1,
         "multi-pass plans run out of place"
     );
-    let mut g = PassGen::new(plan, pass);
+    let mut g = PassGen::new(plan, index);
     g.locate_line();
     g.load();
+    if index == 0 {
+        g.point_ops(&plan.spec.load, g.aux_load, "on load", PassGen::in_index);
+    }
     for s in 0..pass.radices.len() {
-        g.stage(s);
+        g.stage(s, false);
+    }
+    if let Some(slot) = g.aux_chain {
+        // Chained transform (one-pass plans): after the last stage register m holds output
+        // point tl + T·m, which is the layout the next transform loads, so the inverse
+        // starts in registers.
+        g.em.comment("chained: multiply the spectrum by the filter, then transform back");
+        for m in 0..pass.points_per_thread {
+            let h = load(
+                Mem::Aux,
+                u(slot * plan.spec.n) + var("tl") + u(pass.threads_per_line * m),
+            );
+            g.em.push(Stmt::Assign(format!("v{m}"), g.regs[m].clone().cmul(h)));
+        }
+        for s in 0..pass.radices.len() {
+            g.stage(s, true);
+        }
     }
     g.store();
     let total = plan.passes.len();
@@ -84,6 +103,13 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
 struct PassGen<'a> {
     plan: &'a Plan,
     pass: &'a Pass,
+    /// This pass's index in the plan.
+    index: usize,
+    /// Slots of the spec's device vectors in `aux` (each `n` values): the first load
+    /// multiply's, the chain filter's, the first store multiply's.
+    aux_load: usize,
+    aux_chain: Option<usize>,
+    aux_store: usize,
     em: Emitter,
     regs: Vec<Expr>,
     /// Workgroup memory has been read (or written) since the last barrier.
@@ -94,7 +120,14 @@ struct PassGen<'a> {
 }
 
 impl<'a> PassGen<'a> {
-    fn new(plan: &'a Plan, pass: &'a Pass) -> Self {
+    fn new(plan: &'a Plan, index: usize) -> Self {
+        let pass = &plan.passes[index];
+        let spec = &plan.spec;
+        let multiplies =
+            |ops: &[crate::spec::PointOp]| ops.iter().filter(|o| o.vector().is_some()).count();
+        let aux_chain = multiplies(&spec.load);
+        let aux_store = aux_chain + usize::from(spec.chain.is_some());
+        let aux_chain = spec.chain.as_ref().map(|_| aux_chain);
         let regs = (0..pass.points_per_thread)
             .map(|m| var(format!("v{m}")))
             .collect();
@@ -103,6 +136,10 @@ impl<'a> PassGen<'a> {
         PassGen {
             plan,
             pass,
+            index,
+            aux_load: 0,
+            aux_chain,
+            aux_store,
             em: Emitter::default(),
             regs,
             shared_read: false,
@@ -239,15 +276,81 @@ impl<'a> PassGen<'a> {
         }
     }
 
-    fn stage(&mut self, s: usize) {
+    /// Index within its transform of the input point register `m` holds after the load.
+    fn in_index(&self, m: usize) -> Expr {
+        let pos = var("tl") + u(self.t() * m);
+        let n = self.plan.spec.n;
+        if self.pass.size == n {
+            pos
+        } else {
+            var("j") + pos * u(n / self.pass.size)
+        }
+    }
+
+    /// Index within its transform of the output point register `m` holds before the store
+    /// (last pass: line `j < stride`, point `q` goes to `j + q·stride`).
+    fn out_index(&self, m: usize) -> Expr {
+        let pos = var("tl") + u(self.t() * m);
+        if self.pass.size == self.plan.spec.n {
+            pos
+        } else {
+            var("j") + pos * u(self.pass.stride)
+        }
+    }
+
+    /// Applies the spec's pointwise operations `ops` to every register; multiplies read
+    /// `aux` from slot `first_slot` on, at the point's index given by `index`.
+    fn point_ops(
+        &mut self,
+        ops: &[crate::spec::PointOp],
+        first_slot: usize,
+        when: &str,
+        index: fn(&Self, usize) -> Expr,
+    ) {
+        use crate::spec::PointOp;
+        let n = self.plan.spec.n;
+        let mut slot = first_slot;
+        for op in ops {
+            self.em.comment(format!("{when}: {}", op_name(op)));
+            for m in 0..self.e() {
+                let v = self.regs[m].clone();
+                let (re, im) = (v.re(), v.im());
+                let power = || re.clone() * re.clone() + im.clone() * im.clone();
+                let value = match op {
+                    PointOp::Multiply(_) => v.cmul(load(Mem::Aux, u(slot * n) + index(self, m))),
+                    PointOp::Conjugate => complex(re.clone(), -im.clone()),
+                    PointOp::Scale(s) => v * f(*s),
+                    PointOp::ZeroFrom(len) => {
+                        select(lt(index(self, m), u(*len)), v, complex(f(0.0), f(0.0)))
+                    }
+                    PointOp::Magnitude => complex(call(Func::Sqrt, vec![power()]), f(0.0)),
+                    // 10·log10(|z|²) = (10 / ln 10)·ln(|z|²).
+                    PointOp::MagnitudeDb => complex(
+                        f(std::f32::consts::LOG10_E * 10.0)
+                            * call(Func::Ln, vec![call(Func::Max, vec![power(), f(1e-30)])]),
+                        f(0.0),
+                    ),
+                };
+                self.em.push(Stmt::Assign(format!("v{m}"), value));
+            }
+            if op.vector().is_some() {
+                slot += 1;
+            }
+        }
+    }
+
+    /// One radix stage; `inverse` runs it in the opposite direction (the second transform of
+    /// a chain), with conjugated twiddles.
+    fn stage(&mut self, s: usize, inverse: bool) {
         let p = self.pass;
         let r = p.radices[s];
         let ns: usize = p.radices[..s].iter().product();
         let (t, e) = (self.t(), self.e());
-        let sign = self.plan.spec.direction.sign();
+        let sign = self.plan.spec.direction.sign() * if inverse { -1.0 } else { 1.0 };
         let last = s + 1 == p.radices.len();
         self.em.comment(format!(
-            "stage {}: radix {r}, {ns}-point sub-transforms done",
+            "{}stage {}: radix {r}, {ns}-point sub-transforms done",
+            if inverse { "inverse " } else { "" },
             s + 1
         ));
         let mut writes = Vec::new();
@@ -259,7 +362,11 @@ impl<'a> PassGen<'a> {
                 let k = self.em.bind(Ty::U32, jj.clone() % u(ns));
                 let step = self.plan.twiddles.stage_n / (ns * r);
                 for (rr, &m) in regs.iter().enumerate().skip(1) {
-                    let w = load(Mem::Twiddles, k.clone() * u(rr * step));
+                    let mut w = load(Mem::Twiddles, k.clone() * u(rr * step));
+                    if inverse {
+                        let t = self.em.bind(Ty::C32, w);
+                        w = complex(t.re(), -t.im());
+                    }
                     self.em
                         .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(w)));
                 }
@@ -363,6 +470,10 @@ impl<'a> PassGen<'a> {
                 ));
             }
         }
+        if self.index + 1 == self.plan.passes.len() {
+            let ops = self.plan.spec.store.clone();
+            self.point_ops(&ops, self.aux_store, "on store", PassGen::out_index);
+        }
         if p.staged_store {
             // A line's outputs are contiguous (first pass of several, or a one-pass plan), so
             // the workgroup's lines form one contiguous tile. Stage it through workgroup
@@ -411,5 +522,18 @@ impl<'a> PassGen<'a> {
         } else {
             self.em.stmts.extend(stores);
         }
+    }
+}
+
+/// A short name for an operation, for comments in generated source.
+fn op_name(op: &crate::spec::PointOp) -> String {
+    use crate::spec::PointOp;
+    match op {
+        PointOp::Multiply(_) => "multiply by a device vector".into(),
+        PointOp::Conjugate => "conjugate".into(),
+        PointOp::Scale(s) => format!("scale by {s}"),
+        PointOp::ZeroFrom(len) => format!("zero from index {len}"),
+        PointOp::Magnitude => "magnitude".into(),
+        PointOp::MagnitudeDb => "magnitude in dB".into(),
     }
 }

@@ -22,6 +22,10 @@ pub trait Dialect {
     fn lines(&self) -> &'static str;
     /// A complex value from its parts.
     fn complex(&self, re: &str, im: &str) -> String;
+    /// `if cond { a } else { b }` as a value.
+    fn select(&self, cond: &str, a: &str, b: &str) -> String;
+    /// A built-in function's name.
+    fn func(&self, f: Func) -> &'static str;
     /// `mem[index]` as a value (dialects may route read-only tables through a cache).
     fn load(&self, mem: Mem, name: &str, index: &str) -> String {
         let _ = mem;
@@ -82,6 +86,7 @@ impl<D: Dialect> Printer<'_, D> {
             Mem::Dst => "dst",
             Mem::Shared => "sh",
             Mem::Twiddles => "tw",
+            Mem::Aux => "aux",
         }
     }
 
@@ -124,6 +129,11 @@ impl<D: Dialect> Printer<'_, D> {
             Expr::Re(z) => format!("{}.x", self.operand(z)),
             Expr::Im(z) => format!("{}.y", self.operand(z)),
             Expr::CMul(a, b) => format!("cmul({}, {})", self.expr(a), self.expr(b)),
+            Expr::Select(c, a, b) => self.d.select(&self.expr(c), &self.expr(a), &self.expr(b)),
+            Expr::Call(f, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("{}({})", self.d.func(*f), args.join(", "))
+            }
         }
     }
 }

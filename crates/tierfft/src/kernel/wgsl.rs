@@ -1,12 +1,12 @@
 //! The WGSL dialect.
 //!
 //! Bindings: 0 `src` (read-only; absent in place), 1 `dst` (read-write), 2 `tw` (twiddles),
-//! 3 `params` (uniform; `.x` = lines in this dispatch). Dispatches are two-dimensional when
+//! 3 `params` (uniform; `.x` = lines in this dispatch), 4 `aux` (the spec's device vectors). Dispatches are two-dimensional when
 //! the workgroup count exceeds one dimension's limit; `grp` folds them back into one index.
 
 use std::fmt::Write;
 
-use super::ir::{Kernel, Ty};
+use super::ir::{Func, Kernel, Ty};
 use super::print::{self, Dialect};
 
 /// WGSL, as naga and the WebGPU implementations read it.
@@ -26,6 +26,7 @@ impl Dialect for Wgsl {
         s.push_str("@group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;\n");
         s.push_str("@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;\n");
         s.push_str("@group(0) @binding(3) var<uniform> params: vec4<u32>;\n");
+        s.push_str("@group(0) @binding(4) var<storage, read> aux: array<vec2<f32>>;\n");
         if let Some(sh) = k.shared {
             let _ = writeln!(
                 s,
@@ -76,5 +77,17 @@ impl Dialect for Wgsl {
 
     fn complex(&self, re: &str, im: &str) -> String {
         format!("vec2<f32>({re}, {im})")
+    }
+
+    fn select(&self, cond: &str, a: &str, b: &str) -> String {
+        format!("select({b}, {a}, {cond})")
+    }
+
+    fn func(&self, f: Func) -> &'static str {
+        match f {
+            Func::Sqrt => "sqrt",
+            Func::Ln => "log",
+            Func::Max => "max",
+        }
     }
 }

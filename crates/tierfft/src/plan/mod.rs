@@ -250,6 +250,16 @@ impl Plan {
             let per_align = (limits.binding_alignment / transform_bytes) as usize;
             transforms_per_dispatch -= transforms_per_dispatch % per_align;
         }
+        if spec.chain.is_some() && passes.len() > 1 {
+            return Err(too_large(
+                format!("a chained FFT → multiply → inverse FFT of {n} points"),
+                format!(
+                    "chained transforms run in one pass, and one pass holds at most {} points on \
+                     this device; run the two transforms separately",
+                    block.0
+                ),
+            ));
+        }
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.
         let budget = opts.resident_bytes.unwrap_or(0);

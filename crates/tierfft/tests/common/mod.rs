@@ -65,12 +65,7 @@ pub fn poisoned(len: usize) -> Vec<Complex32> {
 
 /// The f64 reference of `spec` applied to `input`.
 pub fn expected(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
-    let mut want = reference::fft_f64(input, spec.n, spec.direction);
-    if spec.normalize {
-        let s = 1.0 / spec.n as f64;
-        want.iter_mut().for_each(|z| *z *= s);
-    }
-    want
+    reference::spec_f64(spec, input)
 }
 
 /// Asserts `got` matches the reference of `spec` on `input` within [`BOUND`].

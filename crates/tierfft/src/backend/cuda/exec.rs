@@ -8,7 +8,7 @@ use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
 use super::{CudaDevice, gpu_err, nvrtc};
-use crate::backend::{Executor, Measured, Timer, host_chunk};
+use crate::backend::{Executor, Measured, Timer, aux_values, host_chunk};
 use crate::error::Result;
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
@@ -32,6 +32,8 @@ pub struct CudaFft {
     in_place: Option<Launchable>,
     /// The twiddle table as interleaved f32 pairs.
     twiddles: CudaSlice<f32>,
+    /// The spec's device vectors, `n` values each, as interleaved f32 pairs.
+    aux: CudaSlice<f32>,
     /// Transforms per host chunk.
     chunk: usize,
 }
@@ -91,6 +93,10 @@ impl CudaFft {
             .stream
             .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&table))
             .map_err(gpu_err("uploading twiddles"))?;
+        let aux = dev
+            .stream
+            .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&aux_values(plan)))
+            .map_err(gpu_err("uploading vectors"))?;
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         Ok(CudaFft {
             dev,
@@ -98,6 +104,7 @@ impl CudaFft {
             out_of_place,
             in_place,
             twiddles,
+            aux,
             chunk,
         })
     }
@@ -154,8 +161,11 @@ impl CudaFft {
             let result = if k.in_place {
                 let mut dst_view = slots[dst].slice_mut(range);
                 let mut b = stream.launch_builder(&k.func);
-                b.arg(&mut dst_view).arg(&self.twiddles).arg(&lines);
-                // SAFETY: the kernel's signature is (float2*, const float2*, unsigned) and
+                b.arg(&mut dst_view)
+                    .arg(&self.twiddles)
+                    .arg(&self.aux)
+                    .arg(&lines);
+                // SAFETY: the kernel's signature is (float2*, const float2*, const float2*, unsigned);
                 // it indexes within the launch's transforms (checked by the tests).
                 unsafe { b.launch(cfg) }
             } else {
@@ -166,6 +176,7 @@ impl CudaFft {
                 b.arg(&src_view)
                     .arg(&mut dst_view)
                     .arg(&self.twiddles)
+                    .arg(&self.aux)
                     .arg(&lines);
                 // SAFETY: as above, with a separate source buffer.
                 unsafe { b.launch(cfg) }

@@ -8,7 +8,7 @@ use num_complex::Complex32;
 use w::util::DeviceExt;
 
 use super::WgpuDevice;
-use crate::backend::{Executor, Measured, Timer, host_chunk};
+use crate::backend::{Executor, Measured, Timer, aux_values, host_chunk};
 use crate::error::{Error, Result};
 use crate::kernel::{pass_kernel, wgsl};
 use crate::plan::Plan;
@@ -25,6 +25,8 @@ pub struct WgpuFft {
     /// Single-pass plans also run in place (one buffer, half the memory).
     in_place: Option<w::ComputePipeline>,
     twiddles: w::Buffer,
+    /// The spec's device vectors, `n` values each (one unused value when there are none).
+    aux: w::Buffer,
     /// Transforms per host chunk.
     chunk: usize,
 }
@@ -68,6 +70,13 @@ impl WgpuFft {
                 contents: bytemuck::cast_slice(&table),
                 usage: w::BufferUsages::STORAGE,
             });
+        let aux = dev
+            .device
+            .create_buffer_init(&w::util::BufferInitDescriptor {
+                label: Some("tierfft vectors"),
+                contents: bytemuck::cast_slice(&aux_values(plan)),
+                usage: w::BufferUsages::STORAGE,
+            });
         dev.check()?;
         Ok(WgpuFft {
             dev,
@@ -75,6 +84,7 @@ impl WgpuFft {
             out_of_place,
             in_place,
             twiddles,
+            aux,
             chunk,
         })
     }
@@ -141,6 +151,10 @@ impl WgpuFft {
                 w::BindGroupEntry {
                     binding: 3,
                     resource: params.as_entire_binding(),
+                },
+                w::BindGroupEntry {
+                    binding: 4,
+                    resource: self.aux.as_entire_binding(),
                 },
             ];
             if src != dst {

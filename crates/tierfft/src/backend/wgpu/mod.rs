@@ -65,6 +65,7 @@ impl Layouts {
                 entry(1, storage(false)),
                 entry(2, storage(true)),
                 entry(3, w::BufferBindingType::Uniform),
+                entry(4, storage(true)),
             ];
             if with_src {
                 entries.insert(0, entry(0, storage(true)));

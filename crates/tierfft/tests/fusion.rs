@@ -1,0 +1,149 @@
+//! Fused pointwise operations and chained transforms against unfused f64 execution on random
+//! data, on the GPU (lavapipe unless TIERFFT_TEST_DEVICE says otherwise) and the CPU.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use num_complex::{Complex32, Complex64};
+use tierfft::{Device, Direction, Error, FftSpec, PointOp};
+
+fn unfused(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
+    tierfft::reference::spec_f64(spec, input)
+}
+
+fn vector(rng: &mut rand::rngs::StdRng, n: usize) -> Arc<[Complex32]> {
+    random(rng, n).into()
+}
+
+fn check(dev: &Device, spec: &FftSpec, input: &[Complex32], bound: f64) {
+    let fft = dev
+        .plan(spec)
+        .unwrap_or_else(|e| panic!("{}: n = {}: {e}", dev.name(), spec.n));
+    let mut out = poisoned(input.len());
+    fft.process_out_of_place(input, &mut out).expect("run");
+    let err = tierfft::reference::relative_l2_error(&out, &unfused(spec, input));
+    assert!(
+        err <= bound,
+        "{}: n = {} {:?} chain {}: error {err:e} > {bound:e}",
+        dev.name(),
+        spec.n,
+        spec.direction,
+        spec.chain.is_some()
+    );
+    // In place gives the same.
+    let mut data = input.to_vec();
+    fft.process(&mut data).expect("in place");
+    assert!(tierfft::reference::relative_l2_error(&data, &unfused(spec, input)) <= bound);
+}
+
+#[test]
+fn load_and_store_operations() {
+    let mut rng = rng();
+    for dev in [gpu().clone(), Device::Cpu] {
+        for k in [3, 6, 10, 12, 14, 17] {
+            let n = 1usize << k;
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let spec = FftSpec::new(n)
+                    .batch(3)
+                    .direction(dir)
+                    .on_load(PointOp::Multiply(vector(&mut rng, n)))
+                    .on_load(PointOp::Conjugate)
+                    .on_load(PointOp::ZeroFrom(n * 3 / 4))
+                    .on_store(PointOp::Scale(0.5))
+                    .on_store(PointOp::Multiply(vector(&mut rng, n)))
+                    .on_store(PointOp::Conjugate);
+                let input = random(&mut rng, spec.len());
+                check(&dev, &spec, &input, BOUND);
+            }
+        }
+    }
+}
+
+#[test]
+fn chained_fft_multiply_inverse() {
+    let mut rng = rng();
+    for dev in [gpu().clone(), Device::Cpu] {
+        // One-pass lengths on lavapipe, up to its split-exchange block (8192).
+        for k in [1, 3, 5, 8, 11, 12, 13] {
+            let n = 1usize << k;
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let spec = FftSpec::new(n)
+                    .batch(3)
+                    .direction(dir)
+                    .on_load(PointOp::Multiply(vector(&mut rng, n)))
+                    .then_multiply_and_invert(vector(&mut rng, n))
+                    .normalized();
+                let input = random(&mut rng, spec.len());
+                // Two transforms: twice the single-transform bound.
+                check(&dev, &spec, &input, 2.0 * BOUND);
+            }
+        }
+    }
+}
+
+#[test]
+fn magnitude_and_decibels_on_store() {
+    let mut rng = rng();
+    for dev in [gpu().clone(), Device::Cpu] {
+        for k in [4, 12] {
+            let n = 1usize << k;
+            let input = random(&mut rng, 2 * n);
+            let mag = FftSpec::new(n).batch(2).on_store(PointOp::Magnitude);
+            check(&dev, &mag, &input, BOUND);
+            let db = FftSpec::new(n)
+                .batch(2)
+                .then_multiply_and_invert(vector(&mut rng, n))
+                .on_store(PointOp::MagnitudeDb);
+            let fft = dev.plan(&db).expect("plan");
+            let mut out = poisoned(input.len());
+            fft.process_out_of_place(&input, &mut out).expect("run");
+            let want = unfused(&db, &input);
+            let worst = out
+                .iter()
+                .zip(&want)
+                .map(|(g, w)| (f64::from(g.re) - w.re).abs() + f64::from(g.im).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                worst < 2e-3,
+                "{}: n = {n}: dB differ by {worst}",
+                dev.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn fusion_errors() {
+    let mut rng = rng();
+    let dev = gpu();
+    // A chain needs a one-pass plan: 2^15 takes two passes on lavapipe (32 KiB).
+    let n = 1 << 15;
+    let e = dev
+        .plan(&FftSpec::new(n).then_multiply_and_invert(vector(&mut rng, n)))
+        .err()
+        .expect("must fail");
+    assert!(
+        matches!(e, Error::TooLarge { .. }) && e.to_string().contains("one pass"),
+        "{e}"
+    );
+    // Vectors must hold n values.
+    for d in [dev.clone(), Device::Cpu] {
+        let e = d
+            .plan(&FftSpec::new(64).on_load(PointOp::Multiply(vector(&mut rng, 63))))
+            .err()
+            .expect("must fail");
+        assert!(
+            matches!(
+                e,
+                Error::BufferLength {
+                    got: 63,
+                    expected: 64,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+}
