@@ -31,6 +31,11 @@ if want bench; then
 fi
 if want chain; then
     $tf bench --backend cuda --compare cufft --chain --min-log2 8 --max-log2 14 --reps 30 2>&1 | tee "$out/chain.txt" || status=1
+    for v in "--points-per-thread 16 --radix 16" "--points-per-thread 8"; do
+        echo "== chain variant: $v"
+        $tf bench --backend cuda --compare cufft --chain --min-log2 10 --max-log2 13 --reps 30 $v 2>&1 |
+            grep -vE "^(device|command|forward|planner|fused)" | tee -a "$out/chain-variants.txt"
+    done
 fi
 if want variants; then
     cmp="$tf bench --backend cuda --compare cufft --reps 20"

@@ -128,10 +128,10 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
     let mut rows = Vec::new();
     for k in opts.sizes.clone() {
         let n = 1usize << k;
-        let batches = if opts.small {
-            vec![1, 16]
-        } else {
-            vec![((1usize << 27) / n).max(1)]
+        let batches = match (opts.chain, opts.small) {
+            (true, _) => vec![((1usize << 24) / n).max(1)],
+            (false, true) => vec![1, 16],
+            (false, false) => vec![((1usize << 27) / n).max(1)],
         };
         for batch in batches {
             match row(dev, wgpu.as_ref(), n, batch, opts) {
