@@ -32,6 +32,24 @@ fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
     ((budget / transform) as usize).min(plan.spec.batch)
 }
 
+/// Builds every kernel of `plan` with `build(pass, in_place)`: the out-of-place kernel of each
+/// pass, and the in-place one of a one-pass plan.
+fn build_kernels<K>(
+    plan: &Plan,
+    mut build: impl FnMut(usize, bool) -> Result<K>,
+) -> Result<(Vec<K>, Option<K>)> {
+    let (mut out_of_place, mut in_place) = (Vec::new(), None);
+    for (pass, place) in plan.kernels() {
+        let k = build(pass, place)?;
+        if place {
+            in_place = Some(k);
+        } else {
+            out_of_place.push(k);
+        }
+    }
+    Ok((out_of_place, in_place))
+}
+
 /// The spec's device vectors laid end to end, in the order kernels index them (one zero when
 /// there are none: bindings cannot be empty).
 fn aux_values(plan: &Plan) -> Vec<Complex32> {

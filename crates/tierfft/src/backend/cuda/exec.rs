@@ -8,7 +8,7 @@ use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
 use super::{CudaDevice, gpu_err, nvrtc};
-use crate::backend::{Executor, Measured, Timer, aux_values, host_chunk};
+use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::Result;
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
@@ -79,15 +79,7 @@ impl CudaFft {
                 in_place,
             })
         };
-        let (mut out_of_place, mut in_place) = (Vec::new(), None);
-        for (i, place) in plan.kernels() {
-            let k = load(i, place)?;
-            if place {
-                in_place = Some(k)
-            } else {
-                out_of_place.push(k)
-            }
-        }
+        let (out_of_place, in_place) = build_kernels(plan, load)?;
         let table = plan.twiddles.build(plan.spec.direction.sign());
         let twiddles = dev
             .stream

@@ -8,7 +8,7 @@ use num_complex::Complex32;
 use w::util::DeviceExt;
 
 use super::WgpuDevice;
-use crate::backend::{Executor, Measured, Timer, aux_values, host_chunk};
+use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::{Error, Result};
 use crate::kernel::{pass_kernel, wgsl};
 use crate::plan::Plan;
@@ -53,15 +53,7 @@ impl WgpuFft {
             };
             dev.compile(&wgsl::print(&pass_kernel(plan, i, in_place)), &layout.1)
         };
-        let (mut out_of_place, mut in_place) = (Vec::new(), None);
-        for (i, place) in plan.kernels() {
-            let k = compile(i, place)?;
-            if place {
-                in_place = Some(k)
-            } else {
-                out_of_place.push(k)
-            }
-        }
+        let (out_of_place, in_place) = build_kernels(plan, compile)?;
         let table = plan.twiddles.build(plan.spec.direction.sign());
         let twiddles = dev
             .device
