@@ -1,0 +1,27 @@
+//! # tierfft-sar
+//!
+//! Synthetic-aperture-radar focusing on tierfft: scene and radar parameters ([`params`]),
+//! raw-echo simulation ([`simulate`]), Range-Doppler focusing (range compression so far:
+//! [`range`]) and point-target quality analysis ([`metrics`]).
+//!
+//! Work in progress (issue 4): azimuth FFT, RCMC, azimuth compression, images and the
+//! `tierfft sar` command come next; see the crate's closing notes.
+
+pub mod metrics;
+pub mod params;
+pub mod range;
+pub mod simulate;
+
+/// Errors of the SAR crate.
+#[derive(Debug, thiserror::Error)]
+pub enum SarError {
+    /// A configuration that cannot work (the message says which value and why).
+    #[error("bad SAR configuration: {0}")]
+    Config(String),
+    /// The FFT library failed (device, size, memory).
+    #[error(transparent)]
+    Fft(#[from] tierfft::Error),
+    /// A point target could not be analysed.
+    #[error("point-target analysis: {0}")]
+    Metrics(#[from] metrics::MetricsError),
+}

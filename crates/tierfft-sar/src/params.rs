@@ -1,0 +1,275 @@
+//! Radar and scene parameters, with the seeds' defaults (../shared/ANCHORS.md), loadable from
+//! TOML, validated before any work.
+//!
+//! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
+//! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
+//! `near_range_m`; `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
+//! with `range_m`, `azimuth_m`, `amplitude`.
+
+use serde::Deserialize;
+
+use crate::SarError;
+
+/// Speed of light, m/s.
+pub const C: f64 = 299_792_458.0;
+
+/// The radar and its platform.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Radar {
+    /// Carrier frequency, Hz.
+    pub carrier_hz: f64,
+    /// Chirp bandwidth, Hz.
+    pub bandwidth_hz: f64,
+    /// Pulse length, s.
+    pub pulse_s: f64,
+    /// Range sampling rate, Hz.
+    pub sample_rate_hz: f64,
+    /// Pulse repetition frequency, Hz.
+    pub prf_hz: f64,
+    /// Platform speed, m/s.
+    pub speed_mps: f64,
+    /// Real antenna length along track, m: sets the beam and so each target's synthetic
+    /// aperture (two-way 3 dB beamwidth 0.886·λ/antenna).
+    pub antenna_m: f64,
+    /// Slant range of the first range sample's delay, m; `None`: centre the scene's range
+    /// window on 20 km.
+    pub near_range_m: Option<f64>,
+}
+
+impl Default for Radar {
+    fn default() -> Self {
+        Radar {
+            carrier_hz: 10e9,
+            bandwidth_hz: 100e6,
+            pulse_s: 10e-6,
+            sample_rate_hz: 120e6,
+            prf_hz: 1000.0,
+            speed_mps: 100.0,
+            antenna_m: 2.0,
+            near_range_m: None,
+        }
+    }
+}
+
+impl Radar {
+    /// Wavelength, m.
+    pub fn wavelength_m(&self) -> f64 {
+        C / self.carrier_hz
+    }
+
+    /// Chirp rate, Hz/s.
+    pub fn chirp_rate(&self) -> f64 {
+        self.bandwidth_hz / self.pulse_s
+    }
+
+    /// Slant-range spacing of range samples, m.
+    pub fn range_bin_m(&self) -> f64 {
+        C / (2.0 * self.sample_rate_hz)
+    }
+
+    /// Azimuth spacing of pulses, m.
+    pub fn azimuth_bin_m(&self) -> f64 {
+        self.speed_mps / self.prf_hz
+    }
+
+    /// Two-way 3 dB beamwidth, rad.
+    pub fn beamwidth_rad(&self) -> f64 {
+        0.886 * self.wavelength_m() / self.antenna_m
+    }
+
+    /// Doppler bandwidth of a target seen through the whole beam, Hz.
+    pub fn doppler_bandwidth_hz(&self) -> f64 {
+        2.0 * self.speed_mps * self.beamwidth_rad() / self.wavelength_m()
+    }
+}
+
+/// A point target.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// Closest-approach slant range, m.
+    pub range_m: f64,
+    /// Along-track position of closest approach, m (0 = the scene's centre line).
+    pub azimuth_m: f64,
+    /// Echo amplitude (1 = the reference for `snr_db`).
+    #[serde(default = "one")]
+    pub amplitude: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The simulated (or processed) scene.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Scene {
+    /// Azimuth lines (pulses); a power of two.
+    pub lines: usize,
+    /// Range samples per line; a power of two.
+    pub samples: usize,
+    /// Signal-to-noise ratio of one echo sample of a unit target, dB (`None`: no noise).
+    pub snr_db: Option<f64>,
+    /// Seed of the noise generator: the same seed gives the same echoes.
+    pub seed: u64,
+    /// The targets.
+    pub targets: Vec<Target>,
+}
+
+impl Default for Scene {
+    fn default() -> Self {
+        // The seeds' five targets: dr = 50 range resolutions, da = 50 pulses.
+        let (r0, dr, da) = (20e3, 50.0 * C / (2.0 * 100e6), 50.0 * 100.0 / 1000.0);
+        let t = |r: f64, a: f64| Target {
+            range_m: r0 + r * dr,
+            azimuth_m: a * da,
+            amplitude: 1.0,
+        };
+        Scene {
+            lines: 4096,
+            samples: 4096,
+            snr_db: Some(20.0),
+            seed: 1,
+            targets: vec![
+                t(0.0, 0.0),
+                t(1.0, 0.0),
+                t(0.0, 1.0),
+                t(-1.0, -1.0),
+                t(2.0, -2.0),
+            ],
+        }
+    }
+}
+
+/// Radar and scene together, as read from a TOML file.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The radar.
+    pub radar: Radar,
+    /// The scene.
+    pub scene: Scene,
+}
+
+impl Config {
+    /// Parses TOML (see the module docs for the keys) and validates it.
+    pub fn from_toml(text: &str) -> Result<Config, SarError> {
+        let config: Config = toml::from_str(text).map_err(|e| SarError::Config(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Slant range of the first range sample, m.
+    pub fn near_range_m(&self) -> f64 {
+        let half_window = self.scene.samples as f64 / 2.0 * self.radar.range_bin_m();
+        self.radar.near_range_m.unwrap_or(20e3 - half_window)
+    }
+
+    /// Checks everything a user can get wrong, before any work.
+    pub fn validate(&self) -> Result<(), SarError> {
+        let r = &self.radar;
+        let bad = |m: String| Err(SarError::Config(m));
+        let positive = [
+            ("carrier_hz", r.carrier_hz),
+            ("bandwidth_hz", r.bandwidth_hz),
+            ("pulse_s", r.pulse_s),
+            ("sample_rate_hz", r.sample_rate_hz),
+            ("prf_hz", r.prf_hz),
+            ("speed_mps", r.speed_mps),
+            ("antenna_m", r.antenna_m),
+        ];
+        if let Some((name, v)) = positive.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
+            return bad(format!("radar.{name} must be a positive number (got {v})"));
+        }
+        if r.sample_rate_hz < r.bandwidth_hz {
+            return bad(format!(
+                "range sampling {} MHz is below the chirp bandwidth {} MHz: the echoes would alias; \
+                 sample at least at the bandwidth",
+                r.sample_rate_hz / 1e6,
+                r.bandwidth_hz / 1e6
+            ));
+        }
+        if r.prf_hz < r.doppler_bandwidth_hz() {
+            return bad(format!(
+                "PRF {} Hz is below the Doppler bandwidth {:.1} Hz (speed {} m/s, antenna {} m): \
+                 azimuth would alias; raise the PRF or lengthen the antenna",
+                r.prf_hz,
+                r.doppler_bandwidth_hz(),
+                r.speed_mps,
+                r.antenna_m
+            ));
+        }
+        let s = &self.scene;
+        for (name, v) in [("lines", s.lines), ("samples", s.samples)] {
+            if !v.is_power_of_two() || v < 16 {
+                return bad(format!(
+                    "scene.{name} must be a power of two of at least 16 (got {v})"
+                ));
+            }
+        }
+        let pulse_samples = r.pulse_s * r.sample_rate_hz;
+        if pulse_samples >= s.samples as f64 {
+            return bad(format!(
+                "the pulse spans {pulse_samples:.0} range samples but a line holds {}: use more samples",
+                s.samples
+            ));
+        }
+        if let Some(t) = s
+            .targets
+            .iter()
+            .find(|t| !(t.range_m.is_finite() && t.range_m > 0.0))
+        {
+            return bad(format!(
+                "target range must be positive (got {} m)",
+                t.range_m
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_seeds_scene_and_valid() {
+        let c = Config::default();
+        c.validate().expect("defaults are valid");
+        assert_eq!(c.scene.targets.len(), 5);
+        assert!((c.radar.range_bin_m() - 1.249).abs() < 1e-3);
+        assert!((c.scene.targets[1].range_m - c.scene.targets[0].range_m - 74.95).abs() < 0.01);
+        // 2 m antenna at 3 cm: 0.0133 rad, 88.6 Hz of Doppler, well under the 1 kHz PRF.
+        assert!((c.radar.doppler_bandwidth_hz() - 88.6).abs() < 0.5);
+    }
+
+    #[test]
+    fn toml_overrides_and_errors() {
+        let c = Config::from_toml(
+            "[radar]\nbandwidth_hz = 50e6\n[scene]\nlines = 256\nsamples = 2048\n",
+        )
+        .expect("parse");
+        assert_eq!(
+            (c.radar.bandwidth_hz, c.scene.lines, c.radar.prf_hz),
+            (50e6, 256, 1000.0)
+        );
+        for (toml, says) in [
+            (
+                "[radar]\nbandwidth_hz = -1.0",
+                "bandwidth_hz must be a positive",
+            ),
+            (
+                "[radar]\nsample_rate_hz = 80e6",
+                "below the chirp bandwidth",
+            ),
+            ("[radar]\nprf_hz = 50.0", "below the Doppler bandwidth"),
+            ("[scene]\nlines = 1000", "power of two"),
+            ("[radar]\npulse_s = 1e-3", "pulse spans"),
+            ("[radar]\nbandwith_hz = 1.0", "unknown field"),
+        ] {
+            let e = Config::from_toml(toml).expect_err(toml).to_string();
+            assert!(e.contains(says), "{toml}: {e}");
+        }
+    }
+}
