@@ -1,12 +1,15 @@
 //! # tierfft-sar
 //!
 //! Synthetic-aperture-radar focusing on tierfft: scene and radar parameters ([`params`]),
-//! raw-echo simulation ([`simulate`]), Range-Doppler focusing (range compression so far:
-//! [`range`]) and point-target quality analysis ([`metrics`]).
+//! raw-echo simulation ([`simulate`]), Range-Doppler focusing ([`range`]: fused range
+//! compression; [`focus`]: azimuth FFT, 8-tap sinc RCMC, azimuth compression) and
+//! point-target quality analysis ([`metrics`]).
 //!
-//! Work in progress (issue 4): azimuth FFT, RCMC, azimuth compression, images and the
-//! `tierfft sar` command come next; see the crate's closing notes.
+//! Work in progress (issue 4): images, JSON, the `tierfft sar` command, users' own `.npy`
+//! echoes, Taylor/Kaiser windows, GPU RCMC and azimuth filtering, column-reading azimuth FFTs
+//! without transposes, and the H100 step timings come next.
 
+pub mod focus;
 pub mod metrics;
 pub mod params;
 pub mod range;
