@@ -8,6 +8,7 @@ mod commands;
 mod compare;
 mod npy;
 mod report;
+mod sar;
 
 use std::process::ExitCode;
 
@@ -56,6 +57,10 @@ enum Command {
     /// bandwidth (16·N·batch bytes / t: one read and one write) and the relative L2 error
     /// against rustfft in f64.
     Bench(bench::BenchArgs),
+    /// Simulate a SAR scene, focus it (Range-Doppler), measure every point target (IRW, PSLR,
+    /// ISLR, SNR, position from cuts upsampled ×16) and write image.png, raw.png, metrics.json
+    /// and focused.npy.
+    Sar(sar::SarArgs),
 }
 
 /// Arguments of `tierfft plan`.
@@ -137,6 +142,7 @@ fn main() -> ExitCode {
             device: &a.device,
         }),
         Command::Bench(a) => bench::run(&a),
+        Command::Sar(a) => sar::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
