@@ -38,6 +38,15 @@ pub struct SarArgs {
     /// Range weighting: none or hamming.
     #[arg(long, default_value = "none", value_parser = ["none", "hamming"])]
     window: String,
+    /// Focus these raw echoes instead of simulating: complex64 `.npy` of shape [azimuth
+    /// lines, range samples], range samples starting at the config's `radar.near_range_m`
+    /// (set it). The config's targets, if any, are measured.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["lines", "samples"])]
+    raw: Option<PathBuf>,
+    /// Also write the simulated raw echoes as `raw.npy` (complex64, [lines, samples]), the
+    /// input `--raw` takes.
+    #[arg(long, conflicts_with = "raw")]
+    write_raw: bool,
 }
 
 /// One target's result.
@@ -62,6 +71,27 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     };
     config.scene.lines = args.lines.unwrap_or(config.scene.lines);
     config.scene.samples = args.samples.unwrap_or(config.scene.samples);
+    // Users' echoes: the file's shape is the scene's.
+    let raw = match &args.raw {
+        Some(path) => {
+            if config.radar.near_range_m.is_none() {
+                return Err("--raw needs radar.near_range_m in the config: the slant range of the first range sample, m".into());
+            }
+            let input = crate::npy::open(path)?;
+            if input.header.shape.len() != 2 {
+                return Err(format!(
+                    "'{}' must have shape [azimuth lines, range samples], not {:?}",
+                    path.display(),
+                    input.header.shape
+                )
+                .into());
+            }
+            config.scene.lines = input.header.batch;
+            config.scene.samples = input.header.n;
+            Some(input.read()?)
+        }
+        None => None,
+    };
     config.validate()?;
     let window = if args.window == "hamming" {
         Window::Hamming
@@ -75,8 +105,18 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     eprintln!("tierfft sar: {lines} × {samples} on {}", device.name());
 
     let t = Instant::now();
-    let mut data = simulate(&config);
+    let mut data = match raw {
+        Some(data) => data,
+        None => simulate(&config),
+    };
     let simulate_s = t.elapsed().as_secs_f64();
+    if args.write_raw {
+        crate::npy::write_atomic(
+            &args.out.join("raw.npy"),
+            &[lines as u64, samples as u64],
+            &data,
+        )?;
+    }
     write_db_png(&args.out.join("raw.png"), &data, lines, samples)?;
     let t = Instant::now();
     focus(&device, &config, &mut data, window)?;
