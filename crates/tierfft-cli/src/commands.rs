@@ -117,8 +117,18 @@ fn spec(n: usize, batch: usize, inverse: bool, normalize: bool) -> FftSpec {
 }
 
 /// `tierfft plan`: prints the plan for a profile or a device's real limits.
-pub fn plan(n: usize, batch: usize, device: &str, inverse: bool, normalize: bool) -> CliResult<()> {
-    let spec = spec(n, batch, inverse, normalize);
+pub fn plan(
+    n: usize,
+    batch: usize,
+    device: &str,
+    inverse: bool,
+    normalize: bool,
+    columns: bool,
+) -> CliResult<()> {
+    let mut spec = spec(n, batch, inverse, normalize);
+    if columns {
+        spec = spec.columns();
+    }
     spec.validate()?;
     let limits = match DeviceLimits::profile(device) {
         Some(profile) => profile,

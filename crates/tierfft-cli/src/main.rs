@@ -84,6 +84,9 @@ struct PlanArgs {
     /// Scale the result by 1/n.
     #[arg(long)]
     normalize: bool,
+    /// Transform the columns of an [n, batch] matrix (point k of transform b at k·batch + b).
+    #[arg(long)]
+    columns: bool,
 }
 
 /// Arguments of `tierfft fft`.
@@ -133,7 +136,9 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Devices => commands::devices(),
-        Command::Plan(a) => commands::plan(a.n, a.batch, &a.device, a.inverse, a.normalize),
+        Command::Plan(a) => {
+            commands::plan(a.n, a.batch, &a.device, a.inverse, a.normalize, a.columns)
+        }
         Command::Fft(a) => commands::fft(&commands::FftJob {
             input: &a.input,
             output: &a.output,

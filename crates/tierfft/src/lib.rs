@@ -34,4 +34,4 @@ pub mod twiddle;
 pub use backend::{Device, Fft, Measured, Timer};
 pub use error::{Error, Result};
 pub use num_complex::Complex32;
-pub use spec::{Direction, FftSpec, MAX_LOG2_N, PointOp};
+pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp};

@@ -3,7 +3,7 @@
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
-use crate::spec::{Direction, FftSpec, PointOp};
+use crate::spec::{Direction, FftSpec, Layout, PointOp, transpose};
 
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
 /// unnormalised, in the given direction.
@@ -21,15 +21,19 @@ pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Compl
     data
 }
 
-/// Everything `spec` computes (load operations, transform, chained multiply and inverse,
+/// Everything `spec` computes (in either layout) (load operations, transform, chained multiply and inverse,
 /// 1/n, store operations) on `input` (whole transforms), step by step in f64: the unfused
 /// reference fused kernels are checked against.
 pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
+    if spec.layout == Layout::Columns {
+        let rows = spec_f64(&spec.as_rows(), &transpose(input, spec.n, spec.batch));
+        return transpose(&rows, spec.batch, spec.n);
+    }
     let n = spec.n;
     let apply = |ops: &[PointOp], data: &mut [Complex64]| {
         if !ops.is_empty() {
             for (i, z) in data.iter_mut().enumerate() {
-                *z = ops.iter().fold(*z, |v, op| op.apply(i % n, v));
+                *z = ops.iter().fold(*z, |v, op| op.apply(i % n, i, v));
             }
         }
     };

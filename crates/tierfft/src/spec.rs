@@ -37,6 +37,10 @@ pub enum PointOp {
     /// Multiply point `k` by `v[k]` (`v` has `n` values; the same for every transform of the
     /// batch): windows, matched filters, phase ramps.
     Multiply(Arc<[Complex32]>),
+    /// Multiply every element by the element at the same place in `v`, which is laid out like
+    /// the data (`n × batch` values): a different filter for every transform, such as a
+    /// range-dependent azimuth filter. The whole batch is then bound in one dispatch.
+    MultiplyEach(Arc<[Complex32]>),
     /// Complex conjugate.
     Conjugate,
     /// Multiply by a real factor.
@@ -51,11 +55,14 @@ pub enum PointOp {
 }
 
 impl PointOp {
-    /// The operation on point `k`, in f64: the unfused reference the fused kernels are checked
-    /// against, and what the CPU backend runs.
-    pub fn apply(&self, k: usize, z: Complex64) -> Complex64 {
+    /// The operation on point `k` of its transform, held at `element` of the buffer, in f64:
+    /// the unfused reference the fused kernels are checked against, and what the CPU backend
+    /// runs.
+    pub fn apply(&self, k: usize, element: usize, z: Complex64) -> Complex64 {
+        let times = |w: Complex32| z * Complex64::new(w.re.into(), w.im.into());
         match self {
-            PointOp::Multiply(v) => z * Complex64::new(v[k].re.into(), v[k].im.into()),
+            PointOp::Multiply(v) => times(v[k]),
+            PointOp::MultiplyEach(v) => times(v[element]),
             PointOp::Conjugate => z.conj(),
             PointOp::Scale(s) => z * f64::from(*s),
             PointOp::ZeroFrom(len) => {
@@ -73,10 +80,41 @@ impl PointOp {
     /// The device vector this operation reads, if any.
     pub fn vector(&self) -> Option<&Arc<[Complex32]>> {
         match self {
-            PointOp::Multiply(v) => Some(v),
+            PointOp::Multiply(v) | PointOp::MultiplyEach(v) => Some(v),
             _ => None,
         }
     }
+
+    /// This operation with its per-element vector laid out for `layout`'s transpose (see
+    /// [`FftSpec::as_rows`]).
+    fn transposed(&self, rows: usize, cols: usize) -> PointOp {
+        match self {
+            PointOp::MultiplyEach(v) => PointOp::MultiplyEach(transpose(v, rows, cols).into()),
+            op => op.clone(),
+        }
+    }
+}
+
+/// Where each transform's points lie in the buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Transform `b` occupies elements `b·n .. (b+1)·n`: the rows of a row-major
+    /// `[batch][n]` matrix.
+    #[default]
+    Rows,
+    /// Point `k` of transform `b` is element `k·batch + b`: the columns of a row-major
+    /// `[n][batch]` matrix, transformed in place without a transpose (neighbouring columns
+    /// are read and written together, so accesses stay coalesced).
+    Columns,
+}
+
+/// `src` (`rows × cols`, row-major) transposed.
+pub(crate) fn transpose<T: Copy>(src: &[T], rows: usize, cols: usize) -> Vec<T> {
+    let mut dst = Vec::with_capacity(src.len());
+    for c in 0..cols {
+        dst.extend((0..rows).map(|r| src[r * cols + c]));
+    }
+    dst
 }
 
 /// A batched complex-to-complex transform of complex f32 (`num_complex::Complex32`, interleaved),
@@ -119,6 +157,8 @@ pub struct FftSpec {
     /// Chained transform: multiply the spectrum by this vector (n values), then transform
     /// back in the opposite direction, in the same kernel.
     pub chain: Option<Arc<[Complex32]>>,
+    /// Where the transforms' points lie: rows (contiguous, the default) or columns.
+    pub layout: Layout,
 }
 
 impl FftSpec {
@@ -132,6 +172,7 @@ impl FftSpec {
             load: Vec::new(),
             store: Vec::new(),
             chain: None,
+            layout: Layout::Rows,
         }
     }
 
@@ -158,6 +199,14 @@ impl FftSpec {
         self
     }
 
+    /// Transforms the columns of a row-major `[n][batch]` matrix (point `k` of transform `b`
+    /// at element `k·batch + b`) instead of contiguous rows: an azimuth FFT over range lines,
+    /// or the second half of a 2-D FFT, with no transpose.
+    pub fn columns(mut self) -> Self {
+        self.layout = Layout::Columns;
+        self
+    }
+
     /// Adds a pointwise operation on the input points.
     pub fn on_load(mut self, op: PointOp) -> Self {
         self.load.push(op);
@@ -178,11 +227,39 @@ impl FftSpec {
     }
 
     /// Every device vector the spec reads, in the order kernels index them: load
-    /// multiplies, the chain's filter, store multiplies. Each holds `n` values.
+    /// multiplies, the chain's filter, store multiplies.
     pub fn vectors(&self) -> Vec<&Arc<[Complex32]>> {
         let load = self.load.iter().filter_map(PointOp::vector);
         let store = self.store.iter().filter_map(PointOp::vector);
         load.chain(self.chain.iter()).chain(store).collect()
+    }
+
+    /// True when every transform of the batch must be bound in one dispatch: column layouts,
+    /// and per-element multiplies (which index the whole batch).
+    pub fn whole_batch(&self) -> bool {
+        self.layout == Layout::Columns
+            || self
+                .load
+                .iter()
+                .chain(&self.store)
+                .any(|op| matches!(op, PointOp::MultiplyEach(_)))
+    }
+
+    /// The same computation on the transposed buffer when the layout is columns: rows
+    /// layout, per-element vectors transposed. What the CPU backend and the f64 reference run
+    /// between a transpose in and a transpose out.
+    pub fn as_rows(&self) -> FftSpec {
+        if self.layout == Layout::Rows {
+            return self.clone();
+        }
+        let (n, batch) = (self.n, self.batch);
+        let t = |ops: &[PointOp]| ops.iter().map(|op| op.transposed(n, batch)).collect();
+        FftSpec {
+            load: t(&self.load),
+            store: t(&self.store),
+            layout: Layout::Rows,
+            ..self.clone()
+        }
     }
 
     /// True when the spec fuses anything beyond the plain transform.
@@ -216,14 +293,6 @@ impl FftSpec {
         if self.batch == 0 {
             return Err(Error::ZeroBatch);
         }
-        if let Some(v) = self.vectors().into_iter().find(|v| v.len() != self.n) {
-            return Err(Error::BufferLength {
-                got: v.len(),
-                expected: self.n,
-                n: self.n,
-                batch: 1,
-            });
-        }
         if self
             .n
             .checked_mul(self.batch)
@@ -233,6 +302,22 @@ impl FftSpec {
                 what: format!("{} × {} elements", self.n, self.batch),
                 device: "any".into(),
                 detail: "the byte count overflows usize".into(),
+            });
+        }
+        let each = |op: &PointOp| match op {
+            PointOp::MultiplyEach(v) => Some((v.len(), self.len(), self.batch)),
+            op => op.vector().map(|v| (v.len(), self.n, 1)),
+        };
+        let lengths = self.load.iter().chain(&self.store).filter_map(each);
+        let chain = self.chain.iter().map(|h| (h.len(), self.n, 1));
+        if let Some((got, expected, batch)) =
+            lengths.chain(chain).find(|(got, want, _)| got != want)
+        {
+            return Err(Error::BufferLength {
+                got,
+                expected,
+                n: self.n,
+                batch,
             });
         }
         Ok(())

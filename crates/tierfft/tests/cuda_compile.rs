@@ -53,6 +53,27 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
         }
     }
+    // Column transforms (one and two passes, batches that fill workgroups and one that
+    // does not) with per-element multiplies, as the SAR azimuth steps use them.
+    for (k, batch) in [(3, 5), (12, 4096), (13, 100), (14, 16384)] {
+        let n = 1usize << k;
+        let each: std::sync::Arc<[tierfft::Complex32]> =
+            vec![tierfft::Complex32::new(1.0, 0.0); n * batch].into();
+        for spec in [
+            FftSpec::new(n).batch(batch).columns(),
+            FftSpec::new(n)
+                .batch(batch)
+                .columns()
+                .inverse()
+                .normalized()
+                .on_load(tierfft::PointOp::MultiplyEach(each)),
+        ] {
+            let plan = Plan::new(&spec, &limits).expect("plan");
+            for (pass, in_place) in plan.kernels() {
+                sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+            }
+        }
+    }
     let (major, minor) = nvrtc::version().expect("version");
     let sources: Vec<String> = sources.into_iter().collect();
     // Two threads: CI has two cores.

@@ -8,12 +8,15 @@ use rustfft::{Fft, FftPlanner};
 
 use super::{Executor, Measured, Timer};
 use crate::error::Result;
-use crate::spec::{Direction, FftSpec, PointOp};
+use crate::spec::{Direction, FftSpec, Layout, PointOp, transpose};
 
 /// A planned transform on the CPU. Fused operations run unfused here: pointwise loops around
-/// rustfft, the reference the GPU kernels' fusion is tested against.
+/// rustfft, the reference the GPU kernels' fusion is tested against. Column layouts are
+/// transposed into rows and back.
 pub struct CpuFft {
+    /// The spec in rows layout ([`FftSpec::as_rows`]).
     spec: FftSpec,
+    columns: bool,
     fft: Arc<dyn Fft<f32>>,
     /// The opposite direction, for chained transforms.
     back: Option<Arc<dyn Fft<f32>>>,
@@ -35,14 +38,16 @@ impl CpuFft {
         };
         let back = spec.chain.as_ref().map(|_| back);
         CpuFft {
-            spec: spec.clone(),
+            spec: spec.as_rows(),
+            columns: spec.layout == Layout::Columns,
             fft,
             back,
         }
     }
 
-    /// Applies `ops` to every point of `chunk` (whole transforms of n points).
-    fn pointwise(&self, ops: &[PointOp], chunk: &mut [Complex32]) {
+    /// Applies `ops` to every point of `chunk` (whole transforms of n points, starting at
+    /// element `first` of the buffer).
+    fn pointwise(&self, ops: &[PointOp], chunk: &mut [Complex32], first: usize) {
         if ops.is_empty() {
             return;
         }
@@ -51,16 +56,26 @@ impl CpuFft {
             let v = ops
                 .iter()
                 .fold(Complex64::new(z.re.into(), z.im.into()), |v, op| {
-                    op.apply(k, v)
+                    op.apply(k, first + i, v)
                 });
             *z = Complex32::new(v.re as f32, v.im as f32);
         }
     }
 
     fn run(&self, data: &mut [Complex32]) {
+        if self.columns {
+            let mut rows = transpose(data, self.spec.n, self.spec.batch);
+            self.run_rows(&mut rows);
+            data.copy_from_slice(&transpose(&rows, self.spec.batch, self.spec.n));
+        } else {
+            self.run_rows(data);
+        }
+    }
+
+    fn run_rows(&self, data: &mut [Complex32]) {
         let scale = self.spec.normalize.then(|| 1.0 / self.spec.n as f32);
-        let work = |chunk: &mut [Complex32]| {
-            self.pointwise(&self.spec.load, chunk);
+        let work = |chunk: &mut [Complex32], first: usize| {
+            self.pointwise(&self.spec.load, chunk, first);
             self.fft.process(chunk);
             if let (Some(h), Some(back)) = (&self.spec.chain, &self.back) {
                 let n = self.spec.n;
@@ -73,7 +88,7 @@ impl CpuFft {
             if let Some(scale) = scale {
                 chunk.iter_mut().for_each(|z| *z *= scale);
             }
-            self.pointwise(&self.spec.store, chunk);
+            self.pointwise(&self.spec.store, chunk, first);
         };
         // Threads only where there is enough to share: each gets at least 2^16 points.
         let cores = std::thread::available_parallelism().map_or(1, |t| t.get());
@@ -82,12 +97,12 @@ impl CpuFft {
             .min(data.len().div_ceil(1 << 16))
             .max(1);
         if threads == 1 {
-            return work(data);
+            return work(data, 0);
         }
         let per_thread = self.spec.batch.div_ceil(threads) * self.spec.n;
         std::thread::scope(|s| {
-            for chunk in data.chunks_mut(per_thread) {
-                s.spawn(move || work(chunk));
+            for (i, chunk) in data.chunks_mut(per_thread).enumerate() {
+                s.spawn(move || work(chunk, i * per_thread));
             }
         });
     }

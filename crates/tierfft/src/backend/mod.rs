@@ -25,8 +25,12 @@ pub const DEVICE_ENV: &str = "TIERFFT_DEVICE";
 const HOST_CHUNK_BYTES: u64 = 1 << 30;
 
 /// Transforms per host chunk for `plan` on a device whose buffers hold at most `max_buffer`
-/// bytes (at least one transform, at most the batch).
+/// bytes (at least one transform, at most the batch; the whole batch when the plan binds it
+/// at once, which the planner checked fits).
 fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
+    if plan.spec.whole_batch() {
+        return plan.spec.batch;
+    }
     let transform = 8 * plan.spec.n as u64;
     let budget = HOST_CHUNK_BYTES.min(max_buffer).max(transform);
     ((budget / transform) as usize).min(plan.spec.batch)

@@ -12,7 +12,8 @@
 use super::butterfly::dft;
 use super::emit::Emitter;
 use super::ir::*;
-use crate::plan::{Exchange, LineOrder, Pass, Plan};
+use crate::plan::{Exchange, Pass, Plan};
+use crate::spec::Layout;
 
 /// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
 /// source and destination; only single-pass plans may ask for it.
@@ -39,7 +40,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         for m in 0..pass.points_per_thread {
             let h = load(
                 Mem::Aux,
-                u(slot * plan.spec.n) + var("tl") + u(pass.threads_per_line * m),
+                u(g.aux[slot]) + var("tl") + u(pass.threads_per_line * m),
             );
             g.em.push(Stmt::Assign(format!("v{m}"), g.regs[m].clone().cmul(h)));
         }
@@ -105,8 +106,11 @@ struct PassGen<'a> {
     pass: &'a Pass,
     /// This pass's index in the plan.
     index: usize,
-    /// Slots of the spec's device vectors in `aux` (each `n` values): the first load
-    /// multiply's, the chain filter's, the first store multiply's.
+    /// Where each of the spec's device vectors starts in `aux` (elements), in
+    /// [`crate::FftSpec::vectors`] order.
+    aux: Vec<usize>,
+    /// Vectors (indices into `aux`) of the first load multiply, the chain filter, the first
+    /// store multiply.
     aux_load: usize,
     aux_chain: Option<usize>,
     aux_store: usize,
@@ -128,15 +132,23 @@ impl<'a> PassGen<'a> {
         let aux_chain = multiplies(&spec.load);
         let aux_store = aux_chain + usize::from(spec.chain.is_some());
         let aux_chain = spec.chain.as_ref().map(|_| aux_chain);
+        let aux = spec
+            .vectors()
+            .iter()
+            .scan(0, |at, v| {
+                let start = *at;
+                *at += v.len();
+                Some(start)
+            })
+            .collect();
         let regs = (0..pass.points_per_thread)
             .map(|m| var(format!("v{m}")))
             .collect();
-        // Interleaved lines divide a transform evenly, so whole workgroups are in or out.
-        let guarded = pass.order == LineOrder::Contiguous && pass.lines_per_group > 1;
         PassGen {
             plan,
             pass,
             index,
+            aux,
             aux_load: 0,
             aux_chain,
             aux_store,
@@ -144,7 +156,7 @@ impl<'a> PassGen<'a> {
             regs,
             shared_read: false,
             shared_written: false,
-            guarded,
+            guarded: plan.partial_groups(pass),
         }
     }
 
@@ -160,9 +172,22 @@ impl<'a> PassGen<'a> {
     fn shared_index(&self, pos: Expr) -> Expr {
         let lines = self.pass.lines_per_group;
         match self.pass.order {
-            LineOrder::Interleaved => var("lc") + u(lines) * pos,
-            LineOrder::Contiguous => var("lc") * u(self.pass.size) + pos,
+            crate::plan::LineOrder::Interleaved => var("lc") + u(lines) * pos,
+            crate::plan::LineOrder::Contiguous => var("lc") * u(self.pass.size) + pos,
         }
+    }
+
+    /// Buffer elements between neighbouring points of one transform.
+    fn point_stride(&self) -> usize {
+        match self.plan.spec.layout {
+            Layout::Rows => 1,
+            Layout::Columns => self.plan.spec.batch,
+        }
+    }
+
+    /// Buffer element of this thread's transform's point `index`.
+    fn element(&self, index: Expr) -> Expr {
+        var("base") + index * u(self.point_stride())
     }
 
     fn locate_line(&mut self) {
@@ -178,8 +203,8 @@ impl<'a> PassGen<'a> {
         ));
         let lid = Expr::Builtin(Builtin::LocalIndex);
         let (lc, tl) = match p.order {
-            LineOrder::Interleaved => (lid.clone() % u(lines), lid / u(lines)),
-            LineOrder::Contiguous => (lid.clone() / u(self.t()), lid % u(self.t())),
+            crate::plan::LineOrder::Interleaved => (lid.clone() % u(lines), lid / u(lines)),
+            crate::plan::LineOrder::Contiguous => (lid.clone() / u(self.t()), lid % u(self.t())),
         };
         self.em.let_("lc", Ty::U32, lc);
         self.em.let_("tl", Ty::U32, tl);
@@ -199,14 +224,21 @@ impl<'a> PassGen<'a> {
         } else {
             self.em.let_("line", Ty::U32, first + var("lc"));
         }
-        let n = self.plan.spec.n;
-        if p.size == n {
-            self.em.let_("base", Ty::U32, var("line") * u(n));
-        } else {
-            let per = n / p.size;
-            self.em.let_("j", Ty::U32, var("line") % u(per));
-            self.em.let_("base", Ty::U32, (var("line") / u(per)) * u(n));
-        }
+        let (n, batch) = (self.plan.spec.n, self.plan.spec.batch);
+        match (self.plan.spec.layout, p.size == n) {
+            (Layout::Rows, true) => self.em.let_("base", Ty::U32, var("line") * u(n)),
+            (Layout::Rows, false) => {
+                let per = n / p.size;
+                self.em.let_("j", Ty::U32, var("line") % u(per));
+                self.em.let_("base", Ty::U32, (var("line") / u(per)) * u(n))
+            }
+            // Columns: neighbouring lines are neighbouring columns (line = j·batch + column).
+            (Layout::Columns, true) => self.em.let_("base", Ty::U32, var("line")),
+            (Layout::Columns, false) => {
+                self.em.let_("j", Ty::U32, var("line") / u(batch));
+                self.em.let_("base", Ty::U32, var("line") % u(batch))
+            }
+        };
     }
 
     fn load(&mut self) {
@@ -240,14 +272,8 @@ impl<'a> PassGen<'a> {
         }
         self.em
             .comment("load (coalesced across neighbouring threads)");
-        let (start, step) = if p.size == n {
-            (var("base"), u(1))
-        } else {
-            (var("base") + var("j"), u(n / p.size))
-        };
         for m in 0..e {
-            let pos = var("tl") + u(t * m);
-            let x = load(Mem::Src, start.clone() + pos * step.clone());
+            let x = load(Mem::Src, self.element(self.in_index(m)));
             self.em.push(Stmt::Var(format!("v{m}"), Ty::C32, x));
         }
         if p.twiddled() {
@@ -287,14 +313,19 @@ impl<'a> PassGen<'a> {
         }
     }
 
-    /// Index within its transform of the output point register `m` holds before the store
-    /// (last pass: line `j < stride`, point `q` goes to `j + q·stride`).
+    /// Index within its transform where the output point register `m` holds goes: line `j`'s
+    /// point `q` to `(j / stride)·stride·size + j mod stride + q·stride` (in the last pass
+    /// `j < stride`, so `j + q·stride`).
     fn out_index(&self, m: usize) -> Expr {
+        let p = self.pass;
         let pos = var("tl") + u(self.t() * m);
-        if self.pass.size == self.plan.spec.n {
+        let ns = p.stride;
+        if p.size == self.plan.spec.n {
             pos
+        } else if ns * p.size == self.plan.spec.n {
+            var("j") + pos * u(ns)
         } else {
-            var("j") + pos * u(self.pass.stride)
+            (var("j") / u(ns)) * u(ns * p.size) + var("j") % u(ns) + pos * u(ns)
         }
     }
 
@@ -308,7 +339,6 @@ impl<'a> PassGen<'a> {
         index: fn(&Self, usize) -> Expr,
     ) {
         use crate::spec::PointOp;
-        let n = self.plan.spec.n;
         let mut slot = first_slot;
         for op in ops {
             self.em.comment(format!("{when}: {}", op_name(op)));
@@ -317,7 +347,13 @@ impl<'a> PassGen<'a> {
                 let (re, im) = (v.re(), v.im());
                 let power = || re.clone() * re.clone() + im.clone() * im.clone();
                 let value = match op {
-                    PointOp::Multiply(_) => v.cmul(load(Mem::Aux, u(slot * n) + index(self, m))),
+                    PointOp::Multiply(_) => {
+                        v.cmul(load(Mem::Aux, u(self.aux[slot]) + index(self, m)))
+                    }
+                    PointOp::MultiplyEach(_) => v.cmul(load(
+                        Mem::Aux,
+                        u(self.aux[slot]) + self.element(index(self, m)),
+                    )),
                     PointOp::Conjugate => complex(re.clone(), -im.clone()),
                     PointOp::Scale(s) => v * f(*s),
                     PointOp::ZeroFrom(len) => {
@@ -459,7 +495,6 @@ impl<'a> PassGen<'a> {
 
     fn store(&mut self) {
         let p = self.pass;
-        let n = self.plan.spec.n;
         let (t, e) = (self.t(), self.e());
         if let Some(scale) = p.scale {
             self.em.comment("normalise by 1/n");
@@ -499,20 +534,11 @@ impl<'a> PassGen<'a> {
             return;
         }
         self.em.comment("store");
-        let (start, step) = if p.size == n {
-            (var("base"), u(1))
-        } else {
-            let ns = p.stride;
-            (
-                var("base") + (var("j") / u(ns)) * u(ns * p.size) + var("j") % u(ns),
-                u(ns),
-            )
-        };
         let stores: Vec<Stmt> = (0..e)
             .map(|m| {
                 Stmt::Store(
                     Mem::Dst,
-                    start.clone() + (var("tl") + u(t * m)) * step.clone(),
+                    self.element(self.out_index(m)),
                     self.regs[m].clone(),
                 )
             })
@@ -530,6 +556,7 @@ fn op_name(op: &crate::spec::PointOp) -> String {
     use crate::spec::PointOp;
     match op {
         PointOp::Multiply(_) => "multiply by a device vector".into(),
+        PointOp::MultiplyEach(_) => "multiply by the same element of a device array".into(),
         PointOp::Conjugate => "conjugate".into(),
         PointOp::Scale(s) => format!("scale by {s}"),
         PointOp::ZeroFrom(len) => format!("zero from index {len}"),

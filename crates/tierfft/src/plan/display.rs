@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Exchange, LineOrder, Plan};
-use crate::spec::Direction;
+use crate::spec::{Direction, Layout};
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -14,9 +14,13 @@ impl fmt::Display for Plan {
             (Direction::Inverse, false) => "inverse (unnormalised)",
             (Direction::Inverse, true) => "inverse (scaled by 1/n)",
         };
+        let layout = match s.layout {
+            Layout::Rows => "",
+            Layout::Columns => " down the columns",
+        };
         writeln!(
             f,
-            "{}-point {dir} FFT (2^{}), batch {}, on {}",
+            "{}-point {dir} FFT (2^{}), batch {}{layout}, on {}",
             s.n,
             s.log2_n(),
             s.batch,

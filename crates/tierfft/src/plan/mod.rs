@@ -22,7 +22,7 @@ mod limits;
 pub use limits::DeviceLimits;
 
 use crate::error::{Error, Result};
-use crate::spec::FftSpec;
+use crate::spec::{FftSpec, Layout};
 use crate::twiddle::TwiddleLayout;
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
@@ -218,16 +218,52 @@ impl Plan {
         let (complex_block, split_block) =
             (block_for(Exchange::Complex), block_for(Exchange::Split));
         let min_lines = (limits.transaction_bytes / 8).max(1);
+        // Columns: a workgroup needs `min_lines` neighbouring columns for whole transactions.
+        let one_pass_lines = match spec.layout {
+            Layout::Rows => 1,
+            Layout::Columns => min_lines,
+        };
+        let whole = spec.whole_batch();
+        let matrix_bytes = 8 * spec.len() as u64;
+        if whole && matrix_bytes > limits.max_binding {
+            return Err(too_large(
+                format!(
+                    "{} × {} elements ({} MiB) bound at once",
+                    spec.batch,
+                    n,
+                    matrix_bytes >> 20
+                ),
+                format!(
+                    "column transforms and per-element multiplies bind the whole batch, and the \
+                     device binds at most {} MiB per buffer",
+                    limits.max_binding >> 20
+                ),
+            ));
+        }
 
-        let (block, passes) = if n <= complex_block {
+        let aux_bytes: u64 = spec.vectors().iter().map(|v| 8 * v.len() as u64).sum();
+        if aux_bytes > limits.max_binding {
+            return Err(too_large(
+                format!("{} MiB of fused device vectors", aux_bytes >> 20),
+                format!(
+                    "they share one binding, and the device binds at most {} MiB",
+                    limits.max_binding >> 20
+                ),
+            ));
+        }
+
+        let (block, passes) = if n * one_pass_lines <= complex_block {
             let ex = Exchange::Complex;
             (
                 (complex_block, ex),
-                vec![single_pass(spec, limits, opts, ex)],
+                vec![single_pass(spec, limits, opts, ex, min_lines)],
             )
-        } else if n <= split_block {
+        } else if n * one_pass_lines <= split_block {
             let ex = Exchange::Split;
-            ((split_block, ex), vec![single_pass(spec, limits, opts, ex)])
+            (
+                (split_block, ex),
+                vec![single_pass(spec, limits, opts, ex, min_lines)],
+            )
         } else {
             // Fewest passes; on a tie the cheaper complex exchange.
             let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
@@ -263,12 +299,16 @@ impl Plan {
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.
         let budget = opts.resident_bytes.unwrap_or(0);
-        let resident = passes.len() > 1 && budget > 0;
+        let resident = passes.len() > 1 && budget > 0 && !whole;
         if resident {
             let per = (budget as u64 / transform_bytes).max(1) as usize;
             transforms_per_dispatch = transforms_per_dispatch.min(per);
         }
-        let transforms_per_dispatch = transforms_per_dispatch.min(spec.batch);
+        let transforms_per_dispatch = if whole {
+            spec.batch
+        } else {
+            transforms_per_dispatch.min(spec.batch)
+        };
         let stage_n = passes.iter().map(|p| p.size).max().unwrap_or(1);
         let lo_bits = if passes.len() > 1 { k.div_ceil(2) } else { 0 };
         let plan = Plan {
@@ -300,6 +340,20 @@ impl Plan {
     /// Lines in one transform for `pass`.
     pub fn lines_per_transform(&self, pass: &Pass) -> usize {
         self.spec.n / pass.size
+    }
+
+    /// Whether the last workgroup of `pass` holds lines past the end of a dispatch, whose
+    /// threads must compute (for the barriers) but store nothing.
+    pub fn partial_groups(&self, pass: &Pass) -> bool {
+        pass.lines_per_group > 1
+            && match pass.order {
+                LineOrder::Contiguous => true,
+                LineOrder::Interleaved => {
+                    (self.transforms_per_dispatch * self.lines_per_transform(pass))
+                        % pass.lines_per_group
+                        != 0
+                }
+            }
     }
 
     /// Workgroups a dispatch of `transforms` transforms needs for `pass`.
@@ -438,15 +492,26 @@ fn single_pass(
     limits: &DeviceLimits,
     opts: &PlanOptions,
     exchange: Exchange,
+    min_lines: usize,
 ) -> Pass {
+    let columns = spec.layout == Layout::Columns;
     let opts = &wide_lines(spec.n, limits, opts);
-    let (points, radices, threads_per_line) = line_shape(spec.n, limits.max_threads, opts);
+    // Columns: at least `min_lines` neighbouring columns per workgroup, so each load and
+    // store of a point is a whole transaction across them.
+    let min_lines = if columns {
+        min_lines.min(spec.batch.next_power_of_two())
+    } else {
+        1
+    };
+    let (points, radices, threads_per_line) =
+        line_shape(spec.n, limits.max_threads / min_lines, opts);
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
     let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)
-        .clamp(1, spec.batch.next_power_of_two());
-    // Lines of fewer than 4 threads read and write through workgroup memory so that
-    // neighbouring threads touch neighbouring addresses (whole 32-byte sectors).
-    let staged = threads_per_line < 4 && spec.n >= 4 && lines > 1;
+        .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines));
+    // Rows of fewer than 4 threads read and write through workgroup memory so that
+    // neighbouring threads touch neighbouring addresses (whole 32-byte sectors); columns are
+    // read across neighbouring lines anyway.
+    let staged = !columns && threads_per_line < 4 && spec.n >= 4 && lines > 1;
     if radices.len() > 1 || staged {
         lines = lines.min((limits.workgroup_memory / (spec.n * exchange.bytes())).max(1));
     }
@@ -457,7 +522,11 @@ fn single_pass(
         threads_per_line,
         points_per_thread: points,
         lines_per_group: prev_power_of_two(lines),
-        order: LineOrder::Contiguous,
+        order: if columns {
+            LineOrder::Interleaved
+        } else {
+            LineOrder::Contiguous
+        },
         exchange,
         staged_store: staged,
         staged_load: staged,
@@ -475,18 +544,20 @@ fn multi_pass(
     bits: &[u32],
     min_lines: usize,
 ) -> Vec<Pass> {
+    let columns = spec.layout == Layout::Columns;
     let mut stride = 1;
     let mut passes = Vec::with_capacity(bits.len());
     for (i, &b) in bits.iter().enumerate() {
         let size = 1usize << b;
         let (points, radices, threads_per_line) =
             line_shape(size, limits.max_threads / min_lines, opts);
+        let all_lines = if columns { spec.batch } else { 1 } * spec.n / size;
         let fits = |lines: usize| {
-            lines <= spec.n / size
+            lines <= all_lines
                 && lines * size * exchange.bytes() <= limits.workgroup_memory
                 && lines * threads_per_line <= limits.max_threads
         };
-        let mut lines = min_lines.min(spec.n / size);
+        let mut lines = min_lines.min(all_lines.next_power_of_two());
         while fits(2 * lines) && 2 * lines * threads_per_line <= opts.target_threads {
             lines *= 2;
         }
@@ -500,7 +571,9 @@ fn multi_pass(
             lines_per_group: lines,
             order: LineOrder::Interleaved,
             exchange,
-            staged_store: i == 0,
+            // Rows: the first pass writes whole lines, contiguous once staged. Columns: lines
+            // are neighbouring columns, already contiguous across the workgroup.
+            staged_store: i == 0 && !columns,
             staged_load: false,
             scale: if last { normalization(spec) } else { None },
             padded: false,

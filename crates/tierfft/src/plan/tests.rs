@@ -199,3 +199,33 @@ fn cuda_one_pass_lines_use_the_measured_shapes() {
             .all(|p| p.points_per_thread == 8)
     );
 }
+
+#[test]
+fn columns_read_whole_transactions_across_neighbouring_columns() {
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    // 1024 points × 4 columns × 8 bytes = 32 KiB: one pass (2048 with the split exchange);
+    // 4096 needs two.
+    let one = Plan::new(&FftSpec::new(1024).batch(4096).columns(), &lp).unwrap();
+    assert_eq!(one.passes.len(), 1);
+    let p = &one.passes[0];
+    assert_eq!(p.order, LineOrder::Interleaved);
+    assert!(p.lines_per_group >= 4 && !p.staged_load && !p.staged_store);
+    assert_eq!(one.transforms_per_dispatch, 4096);
+    assert_eq!(
+        Plan::new(&FftSpec::new(4096).batch(64).columns(), &lp)
+            .unwrap()
+            .passes
+            .len(),
+        2
+    );
+    // The H100 holds a 4096-point column block in one pass: the 4096² azimuth FFT.
+    let h100 = DeviceLimits::profile("h100-cuda").unwrap();
+    let az = Plan::new(&FftSpec::new(4096).batch(4096).columns(), &h100).unwrap();
+    assert_eq!(az.passes.len(), 1);
+    // A column transform binds the whole matrix: 4096 × 8192 × 8 bytes is over lavapipe's
+    // 128 MiB binding.
+    match Plan::new(&FftSpec::new(4096).batch(8192).columns(), &lp) {
+        Err(crate::Error::TooLarge { detail, .. }) => assert!(detail.contains("whole batch")),
+        other => panic!("{other:?}"),
+    }
+}
