@@ -348,11 +348,9 @@ impl Plan {
         pass.lines_per_group > 1
             && match pass.order {
                 LineOrder::Contiguous => true,
-                LineOrder::Interleaved => {
-                    (self.transforms_per_dispatch * self.lines_per_transform(pass))
-                        % pass.lines_per_group
-                        != 0
-                }
+                LineOrder::Interleaved => !(self.transforms_per_dispatch
+                    * self.lines_per_transform(pass))
+                .is_multiple_of(pass.lines_per_group),
             }
     }
 
