@@ -1,47 +1,268 @@
-//! Range-Doppler focusing: range compression (fused, [`crate::range`]), azimuth FFT, range
-//! cell migration correction in the range-Doppler domain, azimuth compression.
+//! Range-Doppler focusing: range compression, azimuth FFT, range cell migration correction
+//! (RCMC) in the range-Doppler domain, azimuth compression.
 //!
 //! For a target at closest range R0, after the azimuth FFT its energy at Doppler f sits at
 //! range R0/D(f) with D(f) = sqrt(1 − (λf / 2v)²) (zero squint), with phase −4πR0·D(f)/λ.
-//! RCMC moves it back to R0 with an 8-tap windowed-sinc interpolator along range; azimuth
-//! compression multiplies by exp(+i4πR0·(D(f) − 1)/λ) and transforms back (the carrier phase
-//! −4πR0/λ stays in the image). FFTs run on tierfft;
-//! the transposes, RCMC and the range-dependent azimuth filter run on the CPU for now.
+//! RCMC moves it back to R0 with an 8-tap Hann-windowed sinc interpolator along range;
+//! azimuth compression multiplies by exp(+i4πR0·(D(f) − 1)/λ) (times the azimuth window) and
+//! transforms back (the carrier phase −4πR0/λ stays in the image).
+//!
+//! Data stay `[lines][samples]` (azimuth × range) throughout. Fused ([`FocusOptions::fused`]),
+//! each FFT step is one tierfft plan: range compression is one FFT → filter → inverse FFT
+//! kernel per line; the azimuth FFTs read columns in place (no transposes), and the azimuth
+//! filter is fused into the inverse azimuth FFT's load. Unfused, every step is separate: FFT,
+//! filter multiply on the CPU, inverse FFT, and the azimuth FFTs run over rows between two
+//! transposes. RCMC runs on the CPU in both.
 
 use std::f64::consts::PI;
+use std::sync::Arc;
+use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
-use tierfft::{Device, FftSpec};
+use tierfft::{Device, Fft, FftSpec, PointOp};
 
 use crate::SarError;
 use crate::params::Config;
-use crate::range::{Window, compress_range};
+use crate::range::{Window, range_filter};
 
 /// Taps of the RCMC interpolator (windowed sinc).
 pub const RCMC_TAPS: usize = 8;
 
-/// Focuses raw echoes `[lines][samples]` into a complex image of the same shape, in place.
+/// How to focus.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FocusOptions {
+    /// Weighting of the range matched filter.
+    pub range_window: Window,
+    /// Weighting of the azimuth filter over the Doppler bandwidth.
+    pub azimuth_window: Window,
+    /// Range cell migration correction; off only to show what it corrects.
+    pub rcmc: bool,
+    /// Fused GPU steps (see the module docs); `false` runs every step separately.
+    pub fused: bool,
+}
+
+impl Default for FocusOptions {
+    fn default() -> Self {
+        FocusOptions {
+            range_window: Window::None,
+            azimuth_window: Window::None,
+            rcmc: true,
+            fused: true,
+        }
+    }
+}
+
+/// Wall-clock time of each focusing step, seconds, including host ↔ device copies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StepTimings {
+    /// Range FFT, matched filter, inverse FFT.
+    pub range_compression_s: f64,
+    /// Azimuth FFT (with the transposes when unfused).
+    pub azimuth_fft_s: f64,
+    /// Range cell migration correction (CPU).
+    pub rcmc_s: f64,
+    /// Azimuth filter and inverse azimuth FFT (with the transposes when unfused).
+    pub azimuth_compression_s: f64,
+}
+
+impl StepTimings {
+    /// The four steps together, seconds.
+    pub fn total_s(&self) -> f64 {
+        self.range_compression_s + self.azimuth_fft_s + self.rcmc_s + self.azimuth_compression_s
+    }
+}
+
+/// The focusing steps of one scene size, planned (and compiled) for one device. Building it
+/// checks that the scene fits the device, before any work.
+pub struct Focuser {
+    config: Config,
+    opts: FocusOptions,
+    steps: Steps,
+}
+
+/// The tierfft plans behind each step.
+enum Steps {
+    Fused {
+        /// One kernel, or (lines too long to chain on this device) a forward FFT and an
+        /// inverse FFT with the filter fused into its load.
+        range: Vec<Fft>,
+        azimuth: Fft,
+        azimuth_inverse: Fft,
+    },
+    Unfused {
+        range: Fft,
+        range_inverse: Fft,
+        range_filter: Vec<Complex32>,
+        azimuth: Fft,
+        azimuth_inverse: Fft,
+        azimuth_filter: Vec<Complex32>,
+    },
+}
+
+impl Focuser {
+    /// Plans every step of `config`'s scene on `device`.
+    pub fn new(device: &Device, config: &Config, opts: FocusOptions) -> Result<Focuser, SarError> {
+        config.validate()?;
+        let (lines, samples) = (config.scene.lines, config.scene.samples);
+        let filter = range_filter(&config.radar, samples, opts.range_window);
+        let az_filter = azimuth_filter(config, opts.azimuth_window);
+        let range_rows = FftSpec::new(samples).batch(lines);
+        let steps = if opts.fused {
+            let filter: Arc<[Complex32]> = filter.into();
+            let chained = range_rows
+                .clone()
+                .then_multiply_and_invert(filter.clone())
+                .normalized();
+            let range = match device.plan(&chained) {
+                Ok(fft) => vec![fft],
+                // Lines longer than one on-chip pass: two kernels, filter fused into the
+                // inverse's load.
+                Err(tierfft::Error::TooLarge { .. }) => vec![
+                    device.plan(&range_rows)?,
+                    device.plan(
+                        &range_rows
+                            .clone()
+                            .inverse()
+                            .normalized()
+                            .on_load(PointOp::Multiply(filter)),
+                    )?,
+                ],
+                Err(e) => return Err(e.into()),
+            };
+            let columns = FftSpec::new(lines).batch(samples).columns();
+            Steps::Fused {
+                range,
+                azimuth: device.plan(&columns)?,
+                azimuth_inverse: device.plan(
+                    &columns
+                        .inverse()
+                        .normalized()
+                        .on_load(PointOp::MultiplyEach(az_filter.into())),
+                )?,
+            }
+        } else {
+            let rows = FftSpec::new(lines).batch(samples);
+            Steps::Unfused {
+                range: device.plan(&range_rows)?,
+                range_inverse: device.plan(&range_rows.inverse().normalized())?,
+                range_filter: filter,
+                azimuth: device.plan(&rows)?,
+                azimuth_inverse: device.plan(&rows.inverse().normalized())?,
+                azimuth_filter: az_filter,
+            }
+        };
+        Ok(Focuser {
+            config: config.clone(),
+            opts,
+            steps,
+        })
+    }
+
+    /// Focuses raw echoes `[lines][samples]` into a complex image of the same shape, in
+    /// place; `on_step` hears each step's name before it starts.
+    pub fn focus(
+        &self,
+        data: &mut [Complex32],
+        mut on_step: impl FnMut(&str),
+    ) -> Result<StepTimings, SarError> {
+        let (lines, samples) = (self.config.scene.lines, self.config.scene.samples);
+        if data.len() != lines * samples {
+            return Err(SarError::Config(format!(
+                "the data hold {} samples, the scene {lines} × {samples}",
+                data.len()
+            )));
+        }
+        let mut t = StepTimings::default();
+        let mut clock = Instant::now();
+        let mut lap = || {
+            let s = clock.elapsed().as_secs_f64();
+            clock = Instant::now();
+            s
+        };
+        on_step("range compression");
+        match &self.steps {
+            Steps::Fused { range, .. } => {
+                for fft in range {
+                    fft.process(data)?;
+                }
+            }
+            Steps::Unfused {
+                range,
+                range_inverse,
+                range_filter,
+                ..
+            } => {
+                range.process(data)?;
+                multiply_rows(data, range_filter);
+                range_inverse.process(data)?;
+            }
+        }
+        t.range_compression_s = lap();
+        on_step("azimuth FFT");
+        match &self.steps {
+            Steps::Fused { azimuth, .. } => azimuth.process(data)?,
+            Steps::Unfused { azimuth, .. } => over_columns(azimuth, data, lines, samples)?,
+        }
+        t.azimuth_fft_s = lap();
+        on_step("RCMC");
+        if self.opts.rcmc {
+            rcmc(&self.config, data);
+        }
+        t.rcmc_s = lap();
+        on_step("azimuth compression");
+        match &self.steps {
+            Steps::Fused {
+                azimuth_inverse, ..
+            } => azimuth_inverse.process(data)?,
+            Steps::Unfused {
+                azimuth_inverse,
+                azimuth_filter,
+                ..
+            } => {
+                data.iter_mut()
+                    .zip(azimuth_filter)
+                    .for_each(|(z, h)| *z *= h);
+                over_columns(azimuth_inverse, data, lines, samples)?;
+            }
+        }
+        t.azimuth_compression_s = lap();
+        Ok(t)
+    }
+}
+
+/// Focuses raw echoes `[lines][samples]` in place with the default options and `window` in
+/// range (plans, then runs; see [`Focuser`] to reuse the plans).
 pub fn focus(
     device: &Device,
     config: &Config,
-    data: &mut Vec<Complex32>,
+    data: &mut [Complex32],
     window: Window,
+) -> Result<StepTimings, SarError> {
+    let opts = FocusOptions {
+        range_window: window,
+        ..FocusOptions::default()
+    };
+    Focuser::new(device, config, opts)?.focus(data, |_| {})
+}
+
+/// Multiplies every row of `data` by `filter` (one row's worth).
+fn multiply_rows(data: &mut [Complex32], filter: &[Complex32]) {
+    for row in data.chunks_mut(filter.len()) {
+        row.iter_mut().zip(filter).for_each(|(z, h)| *z *= h);
+    }
+}
+
+/// Runs a rows plan of `lines`-point transforms over the columns of `data`
+/// (`[lines][samples]`), through two transposes.
+fn over_columns(
+    fft: &Fft,
+    data: &mut [Complex32],
+    lines: usize,
+    samples: usize,
 ) -> Result<(), SarError> {
-    let (lines, samples) = (config.scene.lines, config.scene.samples);
-    compress_range(device, config, data, window)?;
-    // Azimuth FFT along each range bin: [samples][lines].
     let mut by_range = transpose(data, lines, samples);
-    device
-        .plan(&FftSpec::new(lines).batch(samples))?
-        .process(&mut by_range)?;
-    // RCMC and azimuth filter along range for each Doppler bin: [lines][samples].
-    let mut doppler = transpose(&by_range, samples, lines);
-    rcmc_and_azimuth_filter(config, &mut doppler);
-    let mut by_range = transpose(&doppler, lines, samples);
-    device
-        .plan(&FftSpec::new(lines).batch(samples).inverse().normalized())?
-        .process(&mut by_range)?;
-    *data = transpose(&by_range, samples, lines);
+    fft.process(&mut by_range)?;
+    data.copy_from_slice(&transpose(&by_range, samples, lines));
     Ok(())
 }
 
@@ -55,35 +276,63 @@ fn doppler_hz(b: usize, lines: usize, prf: f64) -> f64 {
     b * prf / lines as f64
 }
 
-/// RCMC (8-tap windowed sinc along range) and the azimuth matched filter, on data laid out
-/// `[lines][samples]` with lines indexing Doppler bins. Rows in parallel.
-fn rcmc_and_azimuth_filter(config: &Config, data: &mut [Complex32]) {
+/// The migration factor D(f) = sqrt(1 − (λf / 2v)²) of Doppler bin `b`.
+fn migration(config: &Config, b: usize) -> f64 {
     let r = &config.radar;
-    let (lines, samples) = (config.scene.lines, config.scene.samples);
-    let (near, bin, lambda) = (config.near_range_m(), r.range_bin_m(), r.wavelength_m());
+    let f = doppler_hz(b, config.scene.lines, r.prf_hz);
+    (1.0 - (r.wavelength_m() * f / (2.0 * r.speed_mps)).powi(2))
+        .max(1e-6)
+        .sqrt()
+}
+
+/// Runs `row(index, row)` over the rows of `data` (`samples` long), in parallel.
+fn par_rows(data: &mut [Complex32], samples: usize, row: impl Fn(usize, &mut [Complex32]) + Sync) {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let per = lines.div_ceil(threads);
+    let per = (data.len() / samples).div_ceil(threads).max(1);
+    let row = &row;
     std::thread::scope(|s| {
         for (chunk_index, chunk) in data.chunks_mut(per * samples).enumerate() {
             s.spawn(move || {
-                let mut row_in = vec![Complex32::new(0.0, 0.0); samples];
-                for (i, row) in chunk.chunks_mut(samples).enumerate() {
-                    let f = doppler_hz(chunk_index * per + i, lines, r.prf_hz);
-                    let d = (1.0 - (lambda * f / (2.0 * r.speed_mps)).powi(2))
-                        .max(1e-6)
-                        .sqrt();
-                    row_in.copy_from_slice(row);
-                    for (k, out) in row.iter_mut().enumerate() {
-                        let r0 = near + k as f64 * bin;
-                        // Energy of a target at r0 sits at r0 / d here.
-                        let z = interpolate(&row_in, k as f64 + r0 * (1.0 / d - 1.0) / bin);
-                        // Only the Doppler-dependent part of the phase: the carrier phase
-                        // −4π·R0/λ stays, constant over each target's response.
-                        let phase = 4.0 * PI * r0 * (d - 1.0) / lambda;
-                        *out = to32(z * Complex64::from_polar(1.0, phase));
-                    }
+                for (i, r) in chunk.chunks_mut(samples).enumerate() {
+                    row(chunk_index * per + i, r);
                 }
             });
+        }
+    });
+}
+
+/// The azimuth filter, laid out like the range-Doppler data (`[Doppler bin][range bin]`):
+/// exp(+i4πR0·(D(f) − 1)/λ) times `window` over the Doppler bandwidth. Only the
+/// Doppler-dependent part of the phase: the carrier phase −4πR0/λ stays, constant over each
+/// target's response.
+pub fn azimuth_filter(config: &Config, window: Window) -> Vec<Complex32> {
+    let r = &config.radar;
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let (near, bin, lambda) = (config.near_range_m(), r.range_bin_m(), r.wavelength_m());
+    let band = r.doppler_bandwidth_hz();
+    let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
+    par_rows(&mut h, samples, |b, row| {
+        let d = migration(config, b);
+        let w = window.weight(doppler_hz(b, lines, r.prf_hz), band);
+        for (k, z) in row.iter_mut().enumerate() {
+            let r0 = near + k as f64 * bin;
+            *z = to32(Complex64::from_polar(w, 4.0 * PI * r0 * (d - 1.0) / lambda));
+        }
+    });
+    h
+}
+
+/// RCMC along range for each Doppler bin (rows of `data`), with an 8-tap windowed sinc.
+fn rcmc(config: &Config, data: &mut [Complex32]) {
+    let samples = config.scene.samples;
+    let (near, bin) = (config.near_range_m(), config.radar.range_bin_m());
+    par_rows(data, samples, |b, row| {
+        let d = migration(config, b);
+        let row_in = row.to_vec();
+        for (k, out) in row.iter_mut().enumerate() {
+            let r0 = near + k as f64 * bin;
+            // Energy of a target at r0 sits at r0 / d here.
+            *out = to32(interpolate(&row_in, k as f64 + r0 * (1.0 / d - 1.0) / bin));
         }
     });
 }

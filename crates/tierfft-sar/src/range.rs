@@ -25,7 +25,7 @@ pub enum Window {
 
 impl Window {
     /// Weight at frequency `f` (Hz) for a band of `bandwidth` Hz centred on 0.
-    fn weight(self, f: f64, bandwidth: f64) -> f64 {
+    pub fn weight(self, f: f64, bandwidth: f64) -> f64 {
         match self {
             Window::None => 1.0,
             Window::Hamming if f.abs() <= bandwidth / 2.0 => {
