@@ -7,6 +7,7 @@ mod bench;
 mod commands;
 mod compare;
 mod npy;
+mod plot;
 mod report;
 mod sar;
 

@@ -1,13 +1,11 @@
 //! `tierfft sar`: simulate a scene, focus it with the Range-Doppler algorithm, measure every
 //! point target, and write the images, the metrics and the focused complex image.
 
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
-use tierfft::Complex32;
 use tierfft_sar::focus::focus;
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::Config;
@@ -15,6 +13,7 @@ use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate;
 
 use crate::CliResult;
+use crate::plot::{Focused, write_db_png, write_target_figures};
 
 /// Arguments of `tierfft sar`.
 #[derive(Debug, Args)]
@@ -26,7 +25,10 @@ pub struct SarArgs {
     /// Device: auto, cpu, cuda, gpu, lavapipe, or part of an adapter's name.
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
     device: String,
-    /// Folder for image.png, raw.png, metrics.json and focused.npy (created if missing).
+    /// Folder for the outputs (created if missing): image.png and raw.png (dB, 50 dB range),
+    /// metrics.json, focused.npy, and per target N (1, 2, … in the config's order)
+    /// target-N-crop.png (the image around it, zoomed, dB of the whole image's peak, a red
+    /// cross where it was placed) and target-N-cuts.png (its range and azimuth cuts in dB).
     #[arg(long, default_value = "sar-out", value_name = "DIR")]
     out: PathBuf,
     /// Azimuth lines (overrides the config).
@@ -199,30 +201,18 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(args.out.join("metrics.json"), json)
         .map_err(|e| format!("cannot write metrics.json: {e}"))?;
+    // Figures last: should drawing fail, the metrics are already saved.
+    let image = Focused::new(&data, lines, samples)?;
+    for (i, t) in targets.iter().enumerate() {
+        let m = &t.metrics;
+        // The measured peak, to the nearest line and sample, centres the crop and the cuts
+        // (sub-bin interpolation may put a peak on the last line half a line outside).
+        let peak = (
+            (m.azimuth.peak_position.round() as usize).min(lines - 1),
+            (m.range.peak_position.round() as usize).min(samples - 1),
+        );
+        write_target_figures(&args.out, i + 1, &image, peak, t.expected, opts.half)?;
+    }
     eprintln!("wrote {}", args.out.display());
-    Ok(())
-}
-
-/// Magnitude in dB as an 8-bit grey PNG: 0 dB (the maximum) white, −50 dB and below black.
-fn write_db_png(path: &Path, data: &[Complex32], rows: usize, cols: usize) -> CliResult<()> {
-    let peak = data
-        .iter()
-        .map(|z| z.norm())
-        .fold(0.0f32, f32::max)
-        .max(f32::MIN_POSITIVE);
-    let pixels: Vec<u8> = data
-        .iter()
-        .map(|z| {
-            let db = 20.0 * (z.norm() / peak).max(1e-10).log10();
-            (((db + 50.0) / 50.0).clamp(0.0, 1.0) * 255.0).round() as u8
-        })
-        .collect();
-    let file = std::fs::File::create(path)
-        .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
-    let mut encoder = png::Encoder::new(BufWriter::new(file), cols as u32, rows as u32);
-    encoder.set_color(png::ColorType::Grayscale);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header()?;
-    writer.write_image_data(&pixels)?;
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! `tierfft sar` end to end on the CPU: files written, one target focused to theory, bad
-//! configurations refused before any work.
+//! `tierfft sar` end to end on the CPU: files written (the per-target figures decoded), one
+//! target focused to theory, bad configurations refused before any work.
 
 use std::process::Command;
 
@@ -8,6 +8,51 @@ fn dir(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d
+}
+
+/// A decoded 8-bit RGB PNG.
+struct Rgb {
+    width: u32,
+    height: u32,
+    pixels: Vec<[u8; 3]>,
+}
+
+impl Rgb {
+    /// Distinct colours.
+    fn colours(&self) -> usize {
+        self.pixels
+            .iter()
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    }
+
+    fn has(&self, colour: [u8; 3]) -> bool {
+        self.pixels.contains(&colour)
+    }
+}
+
+/// Reads `path` as a PNG, which must be 8-bit RGB.
+fn decode(path: &std::path::Path) -> Rgb {
+    let file = std::fs::File::open(path).expect("png file");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("size")];
+    let info = reader.next_frame(&mut buf).expect("png data");
+    assert_eq!(
+        (info.color_type, info.bit_depth),
+        (png::ColorType::Rgb, png::BitDepth::Eight),
+        "{}",
+        path.display()
+    );
+    Rgb {
+        width: info.width,
+        height: info.height,
+        pixels: buf[..info.buffer_size()]
+            .chunks_exact(3)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect(),
+    }
 }
 
 #[test]
@@ -24,12 +69,31 @@ fn focuses_a_target_and_writes_every_output() {
         .status()
         .expect("run");
     assert!(status.success());
-    for f in ["image.png", "raw.png", "metrics.json", "focused.npy"] {
+    for f in [
+        "image.png",
+        "raw.png",
+        "metrics.json",
+        "focused.npy",
+        "target-1-crop.png",
+        "target-1-cuts.png",
+    ] {
         assert!(
             out.join(f).metadata().is_ok_and(|m| m.len() > 0),
             "{f} missing"
         );
     }
+    // One target: its figures and no others. The crop is ±32 lines and samples zoomed 8
+    // times (the target is far from the edges); the cut plot is 1200 × 450.
+    assert!(!out.join("target-2-crop.png").exists());
+    let crop = decode(&out.join("target-1-crop.png"));
+    assert_eq!((crop.width, crop.height), (65 * 8, 65 * 8));
+    let cuts = decode(&out.join("target-1-cuts.png"));
+    assert_eq!((cuts.width, cuts.height), (1200, 450));
+    for (name, img) in [("crop", &crop), ("cuts", &cuts)] {
+        assert!(img.colours() > 20, "{name}: {} colours", img.colours());
+    }
+    // The crop: the target's peak is the image's, white; the background black; the red mark.
+    assert!(crop.has([255, 255, 255]) && crop.has([0, 0, 0]) && crop.has([255, 40, 40]));
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
             .expect("parse");
