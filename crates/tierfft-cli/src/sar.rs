@@ -6,11 +6,12 @@ use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
-use tierfft_sar::focus::focus;
+use indicatif::{ProgressBar, ProgressStyle};
+use tierfft_sar::focus::{FocusOptions, Focuser};
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::Config;
 use tierfft_sar::range::Window;
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::simulate::simulate_with_progress;
 
 use crate::CliResult;
 use crate::plot::{Focused, write_db_png, write_target_figures};
@@ -49,6 +50,13 @@ pub struct SarArgs {
     /// input `--raw` takes.
     #[arg(long, conflicts_with = "raw")]
     write_raw: bool,
+    /// Skip range cell migration correction (to see what it corrects).
+    #[arg(long)]
+    no_rcmc: bool,
+    /// Run every step separately (FFT, filter multiply on the CPU, inverse FFT; azimuth FFTs
+    /// over rows between transposes) instead of the fused kernels.
+    #[arg(long)]
+    unfused: bool,
 }
 
 /// One target's result.
@@ -101,15 +109,31 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         Window::None
     };
     let device = crate::commands::open_device(&args.device)?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create '{}': {e}", args.out.display()))?;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     eprintln!("tierfft sar: {lines} × {samples} on {}", device.name());
+    // Plans every step first: a scene too large for the device fails here, before any work.
+    let focus_opts = FocusOptions {
+        range_window: window,
+        rcmc: !args.no_rcmc,
+        fused: !args.unfused,
+        ..FocusOptions::default()
+    };
+    let focuser = Focuser::new(&device, &config, focus_opts)?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create '{}': {e}", args.out.display()))?;
 
     let t = Instant::now();
     let mut data = match raw {
         Some(data) => data,
-        None => simulate(&config),
+        None => {
+            let bar = ProgressBar::new(lines as u64).with_style(
+                ProgressStyle::with_template("simulating echoes {bar:40} {pos}/{len} lines")
+                    .map_err(|e| e.to_string())?,
+            );
+            let data = simulate_with_progress(&config, &|done| bar.inc(done as u64));
+            bar.finish_and_clear();
+            data
+        }
     };
     let simulate_s = t.elapsed().as_secs_f64();
     if args.write_raw {
@@ -120,9 +144,10 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         )?;
     }
     write_db_png(&args.out.join("raw.png"), &data, lines, samples)?;
-    let t = Instant::now();
-    focus(&device, &config, &mut data, window)?;
-    let focus_s = t.elapsed().as_secs_f64();
+    let spinner = ProgressBar::new_spinner();
+    spinner.enable_steady_tick(std::time::Duration::from_millis(100));
+    let steps = focuser.focus(&mut data, |step| spinner.set_message(format!("focusing: {step}")))?;
+    spinner.finish_and_clear();
     write_db_png(&args.out.join("image.png"), &data, lines, samples)?;
     crate::npy::write_atomic(
         &args.out.join("focused.npy"),
@@ -184,7 +209,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         });
     }
     println!(
-        "timings: simulate {simulate_s:.3} s, focus {focus_s:.3} s (range compression, azimuth FFT, RCMC, azimuth compression)"
+        "timings (wall clock, with host-device copies): simulate {simulate_s:.3} s; focus {:.3} s = range compression {:.3} + azimuth FFT {:.3} + RCMC {:.3} + azimuth compression {:.3} ({})",
+        steps.total_s(),
+        steps.range_compression_s,
+        steps.azimuth_fft_s,
+        steps.rcmc_s,
+        steps.azimuth_compression_s,
+        if args.unfused { "unfused" } else { "fused" }
     );
     let report = serde_json::json!({
         "device": device.name(),
@@ -195,7 +226,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             "range_irw_bins": 0.886 * r.sample_rate_hz / r.bandwidth_hz,
             "azimuth_irw_bins": 0.886 * r.prf_hz / r.doppler_bandwidth_hz(),
         },
-        "timings_s": { "simulate": simulate_s, "focus": focus_s },
+        "fused": !args.unfused,
+        "rcmc": !args.no_rcmc,
+        "timings_s": { "simulate": simulate_s, "focus": steps.total_s(), "steps": steps },
         "targets": targets,
     });
     let json = serde_json::to_string_pretty(&report)?;

@@ -13,6 +13,15 @@ use crate::params::{C, Config};
 
 /// Raw echoes, row-major `[lines][samples]` (azimuth × range), complex f32.
 pub fn simulate(config: &Config) -> Vec<Complex32> {
+    simulate_with_progress(config, &|_| {})
+}
+
+/// [`simulate`], calling `progress(lines)` as each thread finishes a batch of lines (for a
+/// progress bar; called from the worker threads).
+pub fn simulate_with_progress(
+    config: &Config,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Vec<Complex32> {
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let mut raw = vec![Complex32::new(0.0, 0.0); lines * samples];
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
@@ -22,7 +31,11 @@ pub fn simulate(config: &Config) -> Vec<Complex32> {
             s.spawn(move || {
                 for (i, line) in chunk.chunks_mut(samples).enumerate() {
                     echo_line(config, chunk_index * per / samples + i, line);
+                    if i % 64 == 63 {
+                        progress(64);
+                    }
                 }
+                progress(chunk.len() / samples % 64);
             });
         }
     });

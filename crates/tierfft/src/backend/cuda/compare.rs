@@ -1,7 +1,8 @@
 //! tierfft against cuFFT on the same GPU, the same buffers and in the same run, plus the
-//! device-to-device copy bandwidth that bounds both. A chained spec (FFT → multiply →
-//! inverse FFT, fused into one kernel) is compared with the cuFFT pipeline of the same step:
-//! cuFFT forward, a multiply kernel, cuFFT inverse.
+//! device-to-device copy bandwidth that bounds both. Fused specs are compared with the cuFFT
+//! pipeline of the same step: a chain (FFT → multiply → inverse FFT in one kernel) with cuFFT
+//! forward, a multiply kernel, cuFFT inverse; a multiply fused into the load with a multiply
+//! kernel, then cuFFT. Column layouts use cuFFT's strided plans (stride = batch, distance 1).
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use num_complex::Complex32;
 use super::exec::{CudaFft, KernelReport, time_events};
 use super::{CudaDevice, gpu_err};
 use crate::error::{Error, Result};
-use crate::spec::Direction;
+use crate::spec::{Direction, Layout, PointOp};
 
 /// Times of both libraries and the copy bandwidth, from one run.
 #[derive(Clone, Debug)]
@@ -28,13 +29,14 @@ pub struct Comparison {
     pub kernels: Vec<KernelReport>,
 }
 
-/// The multiply step of the unfused cuFFT pipeline: `data[i] *= h[i mod n] · scale`.
+/// The multiply step of the unfused cuFFT pipeline: `dst[i] = src[i] · h[i & mask] · scale`
+/// (`mask` = n − 1 for one vector per row, all ones for a per-element array).
 const MULTIPLY: &str = r#"// tierfft: the multiply step of the cuFFT pipeline tierfft's fused kernels are compared with.
-extern "C" __global__ void multiply_rows(float2* data, const float2* __restrict__ h, unsigned n, unsigned total, float scale) {
+extern "C" __global__ void multiply(const float2* __restrict__ src, float2* __restrict__ dst, const float2* __restrict__ h, unsigned mask, unsigned total, float scale) {
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-        const float2 a = data[i];
-        const float2 b = __ldg(&h[i & (n - 1u)]);
-        data[i] = make_float2((a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale);
+        const float2 a = src[i];
+        const float2 b = __ldg(&h[i & mask]);
+        dst[i] = make_float2((a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale);
     }
 }
 "#;
@@ -59,12 +61,29 @@ pub fn compare(
         ));
     }
     let spec = &fft.plan().spec;
-    if !spec.load.is_empty() || !spec.store.is_empty() || (spec.normalize && spec.chain.is_none()) {
+    // What the multiply kernel does: before cuFFT (a load multiply) or between the two (a
+    // chain), with which vector and index mask.
+    let n = spec.n;
+    let (load_multiply, filter, mask) = match (spec.load.as_slice(), &spec.chain) {
+        ([], Some(h)) if spec.layout == Layout::Rows => (false, Some(h), n as u32 - 1),
+        ([], None) if !spec.normalize => (false, None, 0),
+        ([PointOp::MultiplyEach(v)], None) => (true, Some(v), u32::MAX),
+        ([PointOp::Multiply(v)], None) if spec.layout == Layout::Rows => {
+            (true, Some(v), n as u32 - 1)
+        }
+        _ => None.filter(|_| spec.store.is_empty()).ok_or_else(|| {
+            Error::Gpu(
+                "the cuFFT comparison takes plain transforms (unnormalised), chained ones, or one \
+                 multiply on load"
+                    .into(),
+            )
+        })?,
+    };
+    if !spec.store.is_empty() || u32::try_from(input.len()).is_err() {
         return Err(Error::Gpu(
-            "the cuFFT comparison takes plain transforms (unnormalised) or chained ones".into(),
+            "the cuFFT comparison takes no store operations and at most 2^32 elements".into(),
         ));
     }
-    let n = spec.n;
     let batch = input.len() / n;
     let len = input.len();
     let stream = dev.stream();
@@ -73,19 +92,21 @@ pub fn compare(
     // SAFETY: written by cuFFT before it is read.
     let mut cu_out: CudaSlice<f32> =
         unsafe { stream.alloc::<f32>(2 * len) }.map_err(gpu_err("allocating"))?;
-    let plan = CuFftPlan::plan_1d(
-        n as i32,
-        cufft_sys::cufftType::CUFFT_C2C,
-        batch as i32,
-        stream.clone(),
-    )
+    let c2c = cufft_sys::cufftType::CUFFT_C2C;
+    let plan = match spec.layout {
+        Layout::Rows => CuFftPlan::plan_1d(n as i32, c2c, batch as i32, stream.clone()),
+        Layout::Columns => {
+            let (dims, b) = ([n as i32], batch as i32);
+            CuFftPlan::plan_many(&dims, Some(&dims), b, 1, Some(&dims), b, 1, c2c, b, stream.clone())
+        }
+    }
     .map_err(|e| Error::Gpu(format!("cuFFT plan for n = {n}, batch {batch}: {e:?}")))?;
     let (direction, back) = match spec.direction {
         Direction::Forward => (FftDirection::Forward, FftDirection::Inverse),
         Direction::Inverse => (FftDirection::Inverse, FftDirection::Forward),
     };
-    // For chains: the filter on the device and the multiply kernel between the two cuFFTs.
-    let chain = match &spec.chain {
+    // The filter on the device and the multiply kernel.
+    let multiply = match filter {
         Some(h) => {
             let h = stream
                 .clone_htod(bytemuck::cast_slice::<Complex32, f32>(h))
@@ -96,16 +117,17 @@ pub fn compare(
                 .load_module(cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()))
                 .map_err(gpu_err("loading a module"))?;
             let func = module
-                .load_function("multiply_rows")
+                .load_function("multiply")
                 .map_err(gpu_err("finding a kernel"))?;
             Some((h, func))
         }
         None => None,
     };
     let scale: f32 = if spec.normalize { 1.0 / n as f32 } else { 1.0 };
-    // Chains run cuFFT forward into a scratch buffer, multiply there, and go back into the
-    // output: every step out of place, as a user would write the pipeline.
-    let mut scratch: Option<CudaSlice<f32>> = match chain {
+    // Every step out of place, as a user would write the pipeline: a chain runs cuFFT into the
+    // output, multiplies into a scratch buffer and goes back into the output; a load multiply
+    // writes the scratch buffer, which cuFFT transforms into the output.
+    let mut scratch: Option<CudaSlice<f32>> = match multiply {
         // SAFETY: written by cuFFT before it is read.
         Some(_) => Some(unsafe { stream.alloc::<f32>(2 * len) }.map_err(gpu_err("allocating"))?),
         None => None,
@@ -119,21 +141,35 @@ pub fn compare(
         .map_err(|e| Error::Gpu(format!("cuFFT exec: {e:?}")))
     };
     let mut run_cufft = |slots: &mut [CudaSlice<f32>], out: &mut CudaSlice<f32>| -> Result<()> {
-        let (Some((h, func)), Some(tmp)) = (&chain, scratch.as_mut()) else {
+        let (Some((h, func)), Some(tmp)) = (&multiply, scratch.as_mut()) else {
             return exec(&mut slots[0], out, direction);
         };
-        exec(&mut slots[0], tmp, direction)?;
-        let (n32, total) = (n as u32, len as u32);
+        let total = len as u32;
         let cfg = LaunchConfig {
             grid_dim: (dev.sm_count as u32 * 8, 1, 1),
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut b = stream.launch_builder(func);
-        b.arg(&mut *tmp).arg(h).arg(&n32).arg(&total).arg(&scale);
-        // SAFETY: (float2*, const float2*, unsigned, unsigned, float); indices < total.
-        unsafe { b.launch(cfg) }.map_err(gpu_err("launching the multiply"))?;
-        exec(tmp, out, back)
+        let launch = |src: &CudaSlice<f32>, dst: &mut CudaSlice<f32>| {
+            let mut b = stream.launch_builder(func);
+            b.arg(src)
+                .arg(dst)
+                .arg(h)
+                .arg(&mask)
+                .arg(&total)
+                .arg(&scale);
+            // SAFETY: (const float2*, float2*, const float2*, unsigned, unsigned, float); every
+            // buffer holds `total` values and `h` every index `i & mask` reaches.
+            unsafe { b.launch(cfg) }.map_err(gpu_err("launching the multiply"))
+        };
+        if load_multiply {
+            launch(&slots[0], tmp)?;
+            exec(tmp, out, direction)
+        } else {
+            exec(&mut slots[0], out, direction)?;
+            launch(out, tmp)?;
+            exec(tmp, out, back)
+        }
     };
 
     // Warm-up runs whose outputs are checked by the caller.
