@@ -35,9 +35,10 @@ pub struct SarArgs {
     /// Range samples per line (overrides the config).
     #[arg(long)]
     samples: Option<usize>,
-    /// Range weighting: none or hamming.
-    #[arg(long, default_value = "none", value_parser = ["none", "hamming"])]
-    window: String,
+    /// Range weighting: none, hamming, taylor (n̄ 4, -35 dB), taylor:NBAR:SLL_DB (e.g.
+    /// taylor:5:-30, sidelobe level in dB below the peak), kaiser (β 2.5) or kaiser:BETA.
+    #[arg(long, default_value = "none", value_name = "WINDOW", value_parser = Window::parse)]
+    window: Window,
     /// Focus these raw echoes instead of simulating: complex64 `.npy` of shape [azimuth
     /// lines, range samples], range samples starting at the config's `radar.near_range_m`
     /// (set it). The config's targets, if any, are measured.
@@ -93,11 +94,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         None => None,
     };
     config.validate()?;
-    let window = if args.window == "hamming" {
-        Window::Hamming
-    } else {
-        Window::None
-    };
+    let window = args.window;
     let device = crate::commands::open_device(&args.device)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create '{}': {e}", args.out.display()))?;
@@ -188,7 +185,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "device": device.name(),
         "lines": lines,
         "samples": samples,
-        "window": args.window,
+        "window": args.window.to_string(),
         "theory": {
             "range_irw_bins": 0.886 * r.sample_rate_hz / r.bandwidth_hz,
             "azimuth_irw_bins": 0.886 * r.prf_hz / r.doppler_bandwidth_hz(),
