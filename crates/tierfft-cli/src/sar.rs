@@ -38,9 +38,13 @@ pub struct SarArgs {
     /// Range samples per line (overrides the config).
     #[arg(long)]
     samples: Option<usize>,
-    /// Range weighting: none or hamming.
-    #[arg(long, default_value = "none", value_parser = ["none", "hamming"])]
-    window: String,
+    /// Range weighting: none, hamming, taylor (n̄ 4, -35 dB), taylor:NBAR:SLL_DB (e.g.
+    /// taylor:5:-30, sidelobe level in dB below the peak), kaiser (β 2.5) or kaiser:BETA.
+    #[arg(long, default_value = "none", value_name = "WINDOW", value_parser = Window::parse)]
+    window: Window,
+    /// Azimuth weighting over the Doppler bandwidth, same syntax as --window.
+    #[arg(long, default_value = "none", value_name = "WINDOW", value_parser = Window::parse)]
+    azimuth_window: Window,
     /// Focus these raw echoes instead of simulating: complex64 `.npy` of shape [azimuth
     /// lines, range samples], range samples starting at the config's `radar.near_range_m`
     /// (set it). The config's targets, if any, are measured.
@@ -103,17 +107,14 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         None => None,
     };
     config.validate()?;
-    let window = if args.window == "hamming" {
-        Window::Hamming
-    } else {
-        Window::None
-    };
+    let window = args.window;
     let device = crate::commands::open_device(&args.device)?;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     eprintln!("tierfft sar: {lines} × {samples} on {}", device.name());
     // Plans every step first: a scene too large for the device fails here, before any work.
     let focus_opts = FocusOptions {
         range_window: window,
+        azimuth_window: args.azimuth_window,
         rcmc: !args.no_rcmc,
         fused: !args.unfused,
         ..FocusOptions::default()
@@ -217,14 +218,20 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         steps.azimuth_compression_s,
         if args.unfused { "unfused" } else { "fused" }
     );
+    let (range_theory, azimuth_theory) = (args.window.theory(), args.azimuth_window.theory());
     let report = serde_json::json!({
         "device": device.name(),
         "lines": lines,
         "samples": samples,
-        "window": args.window,
+        "window": args.window.to_string(),
+        "azimuth_window": args.azimuth_window.to_string(),
         "theory": {
-            "range_irw_bins": 0.886 * r.sample_rate_hz / r.bandwidth_hz,
-            "azimuth_irw_bins": 0.886 * r.prf_hz / r.doppler_bandwidth_hz(),
+            "range_irw_bins": range_theory.irw * r.sample_rate_hz / r.bandwidth_hz,
+            "range_pslr_db": range_theory.pslr_db,
+            "range_islr_db": range_theory.islr_db,
+            "azimuth_irw_bins": azimuth_theory.irw * r.prf_hz / r.doppler_bandwidth_hz(),
+            "azimuth_pslr_db": azimuth_theory.pslr_db,
+            "azimuth_islr_db": azimuth_theory.islr_db,
         },
         "fused": !args.unfused,
         "rcmc": !args.no_rcmc,

@@ -6,7 +6,7 @@
 //! point-target quality analysis ([`metrics`]).
 //!
 //! Work in progress (issue 4): images, JSON, the `tierfft sar` command, users' own `.npy`
-//! echoes, Taylor/Kaiser windows, GPU RCMC and azimuth filtering, column-reading azimuth FFTs
+//! echoes, GPU RCMC and azimuth filtering, column-reading azimuth FFTs
 //! without transposes, and the H100 step timings come next.
 
 pub mod focus;
@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod params;
 pub mod range;
 pub mod simulate;
+pub mod window;
 
 /// Errors of the SAR crate.
 #[derive(Debug, thiserror::Error)]
