@@ -320,14 +320,14 @@ pub fn draw_cuts(panels: &[(String, Vec<(f64, f64)>)], size: (u32, u32)) -> CliR
 /// Writes target `index`'s figures into `out_dir`: `target-<index>-crop.png`, the image
 /// within [`CROP_HALF`] of `peak` (line, sample) zoomed [`CROP_ZOOM`] times with a cross at
 /// `expected` (line, sample); and `target-<index>-cuts.png`, its range and azimuth cuts
-/// (±`cut_half` bins through `peak`) in dB.
+/// (±`cut_half` = (lines, samples) through `peak`) in dB.
 pub fn write_target_figures(
     out_dir: &Path,
     index: usize,
     image: &Focused,
     peak: (usize, usize),
     expected: (f64, f64),
-    cut_half: usize,
+    cut_half: (usize, usize),
 ) -> CliResult<()> {
     if peak.0 >= image.lines || peak.1 >= image.samples {
         return Err(format!(
@@ -347,11 +347,11 @@ pub fn write_target_figures(
     let panels = [
         (
             format!("target {index} range cut"),
-            cut_profile(&image.range_cut(peak.0, peak.1, cut_half), CUT_UPSAMPLE),
+            cut_profile(&image.range_cut(peak.0, peak.1, cut_half.1), CUT_UPSAMPLE),
         ),
         (
             format!("target {index} azimuth cut"),
-            cut_profile(&image.azimuth_cut(peak.0, peak.1, cut_half), CUT_UPSAMPLE),
+            cut_profile(&image.azimuth_cut(peak.0, peak.1, cut_half.0), CUT_UPSAMPLE),
         ),
     ];
     let cuts = draw_cuts(&panels, CUTS_SIZE)

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use serde::Serialize;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 use tierfft_sar::focus::{FocusOptions, Focuser};
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::Config;
@@ -70,6 +70,8 @@ struct TargetReport {
     azimuth_m: f64,
     /// Where the target was placed, (line, sample), fractional.
     expected: (f64, f64),
+    /// Half-lengths of its cuts, (lines, samples).
+    cut_half: (usize, usize),
     metrics: PointMetrics,
 }
 
@@ -147,7 +149,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     write_db_png(&args.out.join("raw.png"), &data, lines, samples)?;
     let spinner = ProgressBar::new_spinner();
     spinner.enable_steady_tick(std::time::Duration::from_millis(100));
-    let steps = focuser.focus(&mut data, |step| spinner.set_message(format!("focusing: {step}")))?;
+    let steps = focuser.focus(&mut data, |step| {
+        spinner.set_message(format!("focusing: {step}"))
+    })?;
     spinner.finish_and_clear();
     write_db_png(&args.out.join("image.png"), &data, lines, samples)?;
     crate::npy::write_atomic(
@@ -160,12 +164,22 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let near = config.near_range_m();
     // Noise for the SNR: the first eighth of lines and samples, away from the scene centre.
     let noise = Some((0..lines / 8, 0..samples / 8));
-    // ±24 bins: inside the seeds' target spacing (60 samples, 50 lines), wide enough for the
-    // first sidelobes (±1.4 IRW).
-    let opts = CutOptions {
-        half: 24,
-        ..CutOptions::default()
-    };
+    let (range_theory, azimuth_theory) = (args.window.theory(), args.azimuth_window.theory());
+    let irw = (
+        azimuth_theory.irw * r.prf_hz / r.doppler_bandwidth_hz(),
+        range_theory.irw * r.sample_rate_hz / r.bandwidth_hz,
+    );
+    let placed: Vec<(f64, f64)> = config
+        .scene
+        .targets
+        .iter()
+        .map(|t| {
+            (
+                lines as f64 / 2.0 + t.azimuth_m / r.azimuth_bin_m(),
+                (t.range_m - near) / r.range_bin_m(),
+            )
+        })
+        .collect();
     let mut targets = Vec::new();
     println!(
         "{:>10} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}",
@@ -181,11 +195,12 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "ISLR az",
         "SNR dB"
     );
-    for t in &config.scene.targets {
-        let expected = (
-            lines as f64 / 2.0 + t.azimuth_m / r.azimuth_bin_m(),
-            (t.range_m - near) / r.range_bin_m(),
-        );
+    for (t, &expected) in config.scene.targets.iter().zip(&placed) {
+        let opts = CutOptions {
+            half_azimuth: cut_half(expected, &placed, irw, Axis::Azimuth),
+            half: cut_half(expected, &placed, irw, Axis::Range),
+            ..CutOptions::default()
+        };
         let guess = (expected.0.round() as usize, expected.1.round() as usize);
         let metrics = analyze_point(&data, lines, samples, guess, &opts, noise.clone())?;
         println!(
@@ -206,6 +221,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             range_m: t.range_m,
             azimuth_m: t.azimuth_m,
             expected,
+            cut_half: (opts.half_azimuth, opts.half),
             metrics,
         });
     }
@@ -218,7 +234,6 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         steps.azimuth_compression_s,
         if args.unfused { "unfused" } else { "fused" }
     );
-    let (range_theory, azimuth_theory) = (args.window.theory(), args.azimuth_window.theory());
     let report = serde_json::json!({
         "device": device.name(),
         "lines": lines,
@@ -251,8 +266,35 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             (m.azimuth.peak_position.round() as usize).min(lines - 1),
             (m.range.peak_position.round() as usize).min(samples - 1),
         );
-        write_target_figures(&args.out, i + 1, &image, peak, t.expected, opts.half)?;
+        write_target_figures(&args.out, i + 1, &image, peak, t.expected, t.cut_half)?;
     }
     eprintln!("wrote {}", args.out.display());
     Ok(())
+}
+
+/// The direction of a cut.
+#[derive(Clone, Copy, PartialEq)]
+enum Axis {
+    Azimuth,
+    Range,
+}
+
+/// Half-length of the cut along `axis` through a target placed at `at` (line, sample), bins:
+/// 20 theoretical IRWs (`irw`, lines and samples), so that ISLR integrates the sidelobes far
+/// out, shortened to end 2 IRWs before any other target on the same cut (within 3 IRWs
+/// across it: its mainlobe stays out), at least 1.5 IRWs (past the first nulls).
+fn cut_half(at: (f64, f64), placed: &[(f64, f64)], irw: (f64, f64), axis: Axis) -> usize {
+    // (along the cut, across it)
+    let orient = |p: (f64, f64)| match axis {
+        Axis::Azimuth => (p.0, p.1),
+        Axis::Range => (p.1, p.0),
+    };
+    let (at, (w, w_across)) = (orient(at), orient(irw));
+    let clear = placed
+        .iter()
+        .map(|&p| orient(p))
+        .filter(|p| (p.1 - at.1).abs() < 3.0 * w_across && (p.0 - at.0).abs() > 0.5)
+        .map(|p| (p.0 - at.0).abs() - 2.0 * w)
+        .fold(20.0 * w, f64::min);
+    clear.max(1.5 * w).ceil() as usize
 }

@@ -3,7 +3,7 @@
 //!
 //! For a target at closest range R0, after the azimuth FFT its energy at Doppler f sits at
 //! range R0/D(f) with D(f) = sqrt(1 − (λf / 2v)²) (zero squint), with phase −4πR0·D(f)/λ.
-//! RCMC moves it back to R0 with an 8-tap Hann-windowed sinc interpolator along range;
+//! RCMC moves it back to R0 with a 16-tap Hann-windowed sinc interpolator along range;
 //! azimuth compression multiplies by exp(+i4πR0·(D(f) − 1)/λ) (times the azimuth window) and
 //! transforms back (the carrier phase −4πR0/λ stays in the image).
 //!
@@ -25,8 +25,10 @@ use crate::SarError;
 use crate::params::Config;
 use crate::range::{Window, range_filter};
 
-/// Taps of the RCMC interpolator (windowed sinc).
-pub const RCMC_TAPS: usize = 8;
+/// Taps of the RCMC interpolator (Hann-windowed sinc). 16, not 8: with the chirp filling 83 %
+/// of the range band, an 8-tap interpolator's error raised Taylor −35 dB range sidelobes to
+/// −33.6 dB; 16 taps keep them within 0.5 dB of theory.
+pub const RCMC_TAPS: usize = 16;
 
 /// How to focus.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -322,46 +324,61 @@ pub fn azimuth_filter(config: &Config, window: Window) -> Vec<Complex32> {
     h
 }
 
-/// RCMC along range for each Doppler bin (rows of `data`), with an 8-tap windowed sinc.
+/// RCMC along range for each Doppler bin (rows of `data`), with a windowed sinc.
 fn rcmc(config: &Config, data: &mut [Complex32]) {
     let samples = config.scene.samples;
     let (near, bin) = (config.near_range_m(), config.radar.range_bin_m());
+    let angles = tap_angles();
     par_rows(data, samples, |b, row| {
         let d = migration(config, b);
         let row_in = row.to_vec();
         for (k, out) in row.iter_mut().enumerate() {
             let r0 = near + k as f64 * bin;
             // Energy of a target at r0 sits at r0 / d here.
-            *out = to32(interpolate(&row_in, k as f64 + r0 * (1.0 / d - 1.0) / bin));
+            *out = to32(interpolate(
+                &row_in,
+                k as f64 + r0 * (1.0 / d - 1.0) / bin,
+                &angles,
+            ));
         }
     });
 }
 
-/// `row` at fractional position `x` with an 8-tap sinc, Hann-windowed; zero outside the row.
-fn interpolate(row: &[Complex32], x: f64) -> Complex64 {
+/// sin and cos of π·i/(taps/2) for the taps i = 1 − taps/2 ..= taps/2, in order.
+fn tap_angles() -> [(f64, f64); RCMC_TAPS] {
+    let half = (RCMC_TAPS / 2) as f64;
+    std::array::from_fn(|j| (PI * (j as f64 + 1.0 - half) / half).sin_cos())
+}
+
+/// `row` at fractional position `x` with a `RCMC_TAPS`-tap sinc, Hann-windowed; zero outside
+/// the row. `angles`: [`tap_angles`].
+fn interpolate(row: &[Complex32], x: f64, angles: &[(f64, f64); RCMC_TAPS]) -> Complex64 {
     let base = x.floor() as i64;
     let frac = x - base as f64;
     let half = (RCMC_TAPS / 2) as i64;
+    // Tap i sits at t = frac − i: sin(πt) = (−1)^i·sin(π·frac), and the Hann weight's
+    // cos(πt/half) follows from cos/sin(π·frac/half) by the angle-difference formula, so
+    // a sample costs two sin/cos pairs, not one per tap.
+    let (s, _) = (PI * frac).sin_cos();
+    let (sh, ch) = (PI * frac / half as f64).sin_cos();
     let mut acc = Complex64::new(0.0, 0.0);
-    for i in (1 - half)..=half {
+    for (i, &(si, ci)) in ((1 - half)..=half).zip(angles) {
         let k = base + i;
         if k < 0 || k >= row.len() as i64 {
             continue;
         }
         let t = frac - i as f64;
-        let w = 0.5 * (1.0 + (PI * t / half as f64).cos());
+        let w = 0.5 * (1.0 + ch * ci + sh * si);
+        let sinc = if t.abs() < 1e-9 {
+            1.0
+        } else {
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            sign * s / (PI * t)
+        };
         let z = row[k as usize];
-        acc += Complex64::new(z.re.into(), z.im.into()) * (sinc(t) * w);
+        acc += Complex64::new(z.re.into(), z.im.into()) * (sinc * w);
     }
     acc
-}
-
-fn sinc(t: f64) -> f64 {
-    if t.abs() < 1e-12 {
-        1.0
-    } else {
-        (PI * t).sin() / (PI * t)
-    }
 }
 
 fn to32(z: Complex64) -> Complex32 {

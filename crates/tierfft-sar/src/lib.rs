@@ -2,7 +2,7 @@
 //!
 //! Synthetic-aperture-radar focusing on tierfft: scene and radar parameters ([`params`]),
 //! raw-echo simulation ([`simulate`]), Range-Doppler focusing ([`range`]: fused range
-//! compression; [`focus`]: azimuth FFT, 8-tap sinc RCMC, azimuth compression) and
+//! compression; [`focus`]: azimuth FFT, 16-tap sinc RCMC, azimuth compression) and
 //! point-target quality analysis ([`metrics`]).
 //!
 //! Work in progress (issue 4): images, JSON, the `tierfft sar` command, users' own `.npy`

@@ -255,18 +255,21 @@ fn crossing(p: &[f64], from: usize, to: usize, level: f64) -> Option<f64> {
 pub struct CutOptions {
     /// Half-size of the peak search window around the guess, in bins.
     pub search: usize,
-    /// Samples taken on each side of the peak for each cut (cut length `2·half + 1`).
+    /// Samples taken on each side of the peak for the range cut (cut length `2·half + 1`).
     pub half: usize,
+    /// Lines taken on each side of the peak for the azimuth cut.
+    pub half_azimuth: usize,
     /// Upsampling factor for [`analyze_cut`] (power of two ≥ 2).
     pub factor: usize,
 }
 
 impl Default for CutOptions {
-    /// `search` 8 bins, `half` 32 bins, `factor` 16.
+    /// `search` 8 bins, `half` and `half_azimuth` 32 bins, `factor` 16.
     fn default() -> Self {
         Self {
             search: 8,
             half: 32,
+            half_azimuth: 32,
             factor: 16,
         }
     }
@@ -290,8 +293,8 @@ pub struct PointMetrics {
 ///
 /// Finds the largest finite |z| within ±`opts.search` bins of the guess
 /// (window clamped to the image), takes the range cut (the peak's row) and the
-/// azimuth cut (the peak's column), `opts.half` samples on each side of the
-/// peak, both clamped at the image edges, and analyses each with
+/// azimuth cut (the peak's column), `opts.half` samples (`opts.half_azimuth`
+/// lines) on each side of the peak, both clamped at the image edges, and analyses each with
 /// [`analyze_cut`]; peak positions are returned in image coordinates. A target
 /// too close to an edge fails with the cut's error (`TooShort`, `PeakAtEdge`,
 /// `NoNull`, `NoHalfPower`): each cut needs ≥ 8 samples and the first null on
@@ -318,7 +321,7 @@ pub fn analyze_point(
         .map(|region| mean_power(image, lines, samples, region))
         .transpose()?;
     let (pa, pr) = find_peak(image, samples, lines, guess, opts.search)?;
-    let (a0, a1) = span(pa, opts.half, lines);
+    let (a0, a1) = span(pa, opts.half_azimuth, lines);
     let (r0, r1) = span(pr, opts.half, samples);
     let range_cut = &image[pa * samples + r0..pa * samples + r1];
     let az_cut: Vec<Complex32> = (a0..a1).map(|a| image[a * samples + pr]).collect();

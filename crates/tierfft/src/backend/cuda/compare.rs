@@ -97,7 +97,18 @@ pub fn compare(
         Layout::Rows => CuFftPlan::plan_1d(n as i32, c2c, batch as i32, stream.clone()),
         Layout::Columns => {
             let (dims, b) = ([n as i32], batch as i32);
-            CuFftPlan::plan_many(&dims, Some(&dims), b, 1, Some(&dims), b, 1, c2c, b, stream.clone())
+            CuFftPlan::plan_many(
+                &dims,
+                Some(&dims),
+                b,
+                1,
+                Some(&dims),
+                b,
+                1,
+                c2c,
+                b,
+                stream.clone(),
+            )
         }
     }
     .map_err(|e| Error::Gpu(format!("cuFFT plan for n = {n}, batch {batch}: {e:?}")))?;
