@@ -8,6 +8,9 @@
 #   chain   fused FFT → multiply → inverse FFT against cuFFT + multiply kernel + cuFFT
 #           (scenes of 2^24 points: 4096 × 4096 at n = 4096, SAR range compression)
 #   variants  planner variants (radix 16, 16 points/thread, workgroup sizes) against cuFFT
+#   sar     SAR focusing: each FFT step against the same step on cuFFT (4096² .. 16384²), then
+#           `tierfft sar` end to end at 4096² and 16384² (metrics, step timings, figures)
+#   sartests  the column, fusion and SAR tests on CUDA and on wgpu/Vulkan
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +48,24 @@ if want variants; then
              "--threads 512 --min-log2 15 --max-log2 22"; do
         echo "== variant: $v"
         $cmp $v 2>&1 | grep -vE "^(device|command|forward|planner)" | tee -a "$out/variants.txt"
+    done
+fi
+if want sar; then
+    $tf bench --backend cuda --compare cufft --sar --min-log2 12 --max-log2 14 --reps 30 2>&1 | tee "$out/sar-steps.txt" || status=1
+    for side in 4096 16384; do
+        echo "== tierfft sar $side x $side"
+        $tf sar --device cuda --lines $side --samples $side --out /tmp/sar-$side 2>&1 | tee "$out/sar-$side.txt" || status=1
+        cp /tmp/sar-$side/metrics.json "$out/sar-$side.json"
+    done
+    cp /tmp/sar-4096/target-*.png /tmp/sar-4096/image.png "$out/" 2>/dev/null
+fi
+if want sartests; then
+    for dev in cuda H100; do
+        for t in columns fusion focus range_compression; do
+            echo "== $t on $dev"
+            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/sartests-$dev.log" |
+                grep -E "^test |test result|panicked|run on" || status=1
+        done
     done
 fi
 if want tests; then

@@ -56,6 +56,11 @@ pub struct BenchArgs {
     /// compression) against cuFFT + multiply kernel + cuFFT, on scenes of 2^24 points.
     #[arg(long, requires = "compare")]
     chain: bool,
+    /// With --compare: the FFT steps of SAR focusing on 2^k × 2^k scenes (fused range
+    /// compression, column azimuth FFT, azimuth filter fused into the column inverse FFT),
+    /// each against the same step on cuFFT.
+    #[arg(long, requires = "compare", conflicts_with = "chain")]
+    sar: bool,
     /// Planner variant: largest radix of an on-chip stage (2, 4, 8 or 16).
     #[arg(long, default_value_t = tierfft::plan::MAX_RADIX, value_parser = parse_radix)]
     radix: usize,
@@ -150,6 +155,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             json: args.json,
             plan: args.plan_options(),
             chain: args.chain,
+            sar: args.sar,
         };
         return crate::compare::run(&device, &opts);
     }

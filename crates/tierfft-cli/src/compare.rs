@@ -9,7 +9,7 @@ use tierfft::backend::cuda::compare::{compare, median};
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
 use tierfft::plan::{Plan, PlanOptions};
 use tierfft::reference::{relative_l2_error, spec_f64};
-use tierfft::{Device, Direction, FftSpec};
+use tierfft::{Complex32, Device, Direction, FftSpec, Layout, PointOp};
 
 use crate::CliResult;
 
@@ -32,11 +32,17 @@ pub struct Options {
     /// Compare the fused FFT → multiply → inverse FFT (one kernel) with the cuFFT pipeline of
     /// the same step, on scenes of 2^24 points (4096 × 4096 at n = 4096).
     pub chain: bool,
+    /// The FFT steps of SAR focusing on square scenes of 2^k × 2^k (k from `sizes`): fused
+    /// range compression, column azimuth FFT, azimuth compression (per-element filter fused
+    /// into the column inverse FFT), each against the same step on cuFFT.
+    pub sar: bool,
 }
 
 /// One size and batch.
 #[derive(Serialize)]
 struct Row {
+    /// What was timed.
+    step: String,
     n: usize,
     batch: usize,
     ours_s: f64,
@@ -129,12 +135,18 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
     for k in opts.sizes.clone() {
         let n = 1usize << k;
         let batches = match (opts.chain, opts.small) {
+            _ if opts.sar => vec![n],
             (true, _) => vec![((1usize << 24) / n).max(1)],
             (false, true) => vec![1, 16],
             (false, false) => vec![((1usize << 27) / n).max(1)],
         };
-        for batch in batches {
-            match row(dev, wgpu.as_ref(), n, batch, opts) {
+        let specs: Vec<(String, FftSpec)> = batches
+            .into_iter()
+            .flat_map(|batch| steps(n, batch, opts))
+            .collect();
+        for (step, spec) in specs {
+            let batch = spec.batch;
+            match row(dev, wgpu.as_ref(), step, spec, opts) {
                 Ok(r) => {
                     if !opts.json {
                         print_row(&r, wgpu.is_some());
@@ -156,24 +168,87 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
     Ok(())
 }
 
+/// The specs timed for length `n` and `batch`: the plain transform, the chain, or the SAR
+/// focusing steps of an `n` × `batch` scene (`[lines][samples]`, square here).
+fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
+    let random = |len| -> Arc<[Complex32]> { crate::bench::random_input(len).into() };
+    let plain = FftSpec::new(n).batch(batch).direction(opts.direction);
+    if opts.sar {
+        let columns = FftSpec::new(n).batch(batch).columns();
+        return vec![
+            (
+                "range compression (FFT, filter, IFFT)".into(),
+                plain.then_multiply_and_invert(random(n)).normalized(),
+            ),
+            ("azimuth FFT (columns)".into(), columns.clone()),
+            (
+                "azimuth compression (filter, column IFFT)".into(),
+                columns
+                    .inverse()
+                    .normalized()
+                    .on_load(PointOp::MultiplyEach(random(n * batch))),
+            ),
+        ];
+    }
+    if opts.chain {
+        return vec![(
+            "chain".into(),
+            plain.then_multiply_and_invert(random(n)).normalized(),
+        )];
+    }
+    vec![("fft".into(), plain)]
+}
+
+/// The first `count` transforms of `spec`'s buffer `data`: a prefix for rows, the first
+/// `count` columns (as an `[n][count]` matrix) for columns.
+fn first_transforms(spec: &FftSpec, count: usize, data: &[Complex32]) -> Vec<Complex32> {
+    match spec.layout {
+        Layout::Rows => data[..count * spec.n].to_vec(),
+        Layout::Columns => data
+            .chunks(spec.batch)
+            .flat_map(|row| row[..count].iter().copied())
+            .collect(),
+    }
+}
+
+/// `spec` cut to its first `count` transforms (per-element arrays cut alike).
+fn first_spec(spec: &FftSpec, count: usize) -> FftSpec {
+    let cut = |ops: &[PointOp]| {
+        ops.iter()
+            .map(|op| match op {
+                PointOp::MultiplyEach(v) => {
+                    PointOp::MultiplyEach(first_transforms(spec, count, v).into())
+                }
+                op => op.clone(),
+            })
+            .collect()
+    };
+    FftSpec {
+        batch: count,
+        load: cut(&spec.load),
+        store: cut(&spec.store),
+        ..spec.clone()
+    }
+}
+
 fn row(
     dev: &Arc<CudaDevice>,
     wgpu: Option<&Device>,
-    n: usize,
-    batch: usize,
+    step: String,
+    spec: FftSpec,
     opts: &Options,
 ) -> CliResult<Row> {
-    let mut spec = FftSpec::new(n).batch(batch).direction(opts.direction);
-    if opts.chain {
-        let h = crate::bench::random_input(n);
-        spec = spec.then_multiply_and_invert(h.into()).normalized();
-    }
+    let (n, batch) = (spec.n, spec.batch);
     let plan = Plan::with_options(&spec, dev.limits(), &opts.plan)?;
     let fft = CudaFft::new(dev.clone(), &plan)?;
     let input = crate::bench::random_input(n * batch);
     let c = compare(dev, &fft, &input, opts.reps)?;
-    let check = checked(n, batch) * n;
-    let want = spec_f64(&spec, &input[..check]);
+    let count = checked(n, batch);
+    let want = spec_f64(
+        &first_spec(&spec, count),
+        &first_transforms(&spec, count, &input),
+    );
+    let error = |out: &[Complex32]| relative_l2_error(&first_transforms(&spec, count, out), &want);
     let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
     let gbps = |t: f64| 16.0 * (n * batch) as f64 / t / 1e9;
     let wgpu_s = match wgpu {
@@ -186,14 +261,15 @@ fn row(
         None => None,
     };
     Ok(Row {
+        step,
         n,
         batch,
         ours_s,
         ours_gbps: gbps(ours_s),
-        ours_error: relative_l2_error(&c.ours.0[..check], &want),
+        ours_error: error(&c.ours.0),
         cufft_s,
         cufft_gbps: gbps(cufft_s),
-        cufft_error: relative_l2_error(&c.cufft.0[..check], &want),
+        cufft_error: error(&c.cufft.0),
         ratio: cufft_s / ours_s,
         of_copy: gbps(ours_s) / c.copy_gbps,
         copy_gbps: c.copy_gbps,
@@ -241,4 +317,7 @@ fn print_row(r: &Row, wgpu: bool) {
         r.copy_gbps,
         format!("{}{spill}", regs.join("/")),
     );
+    if r.step != "fft" {
+        println!("          ^ {}", r.step);
+    }
 }
