@@ -532,7 +532,7 @@ mod tests {
         std::fs::create_dir_all(&d).expect("temp dir");
         let data = image(100, 120, &[((50, 60), 1.0)]);
         let img = Focused::new(&data, 100, 120).expect("shape");
-        write_target_figures(&d, 3, &img, (50, 60), (50.0, 60.0), 24).expect("written");
+        write_target_figures(&d, 3, &img, (50, 60), (50.0, 60.0), (24, 24)).expect("written");
         let size = |name: &str| {
             let decoder = png::Decoder::new(std::io::BufReader::new(
                 std::fs::File::open(d.join(name)).expect("file"),
@@ -543,9 +543,9 @@ mod tests {
         let side = ((2 * CROP_HALF + 1) * CROP_ZOOM) as u32;
         assert_eq!(size("target-3-crop.png"), (side, side));
         assert_eq!(size("target-3-cuts.png"), CUTS_SIZE);
-        assert!(write_target_figures(&d, 4, &img, (100, 0), (0.0, 0.0), 24).is_err());
+        assert!(write_target_figures(&d, 4, &img, (100, 0), (0.0, 0.0), (24, 24)).is_err());
         let missing = d.join("no-such-folder");
-        let e = write_target_figures(&missing, 1, &img, (50, 60), (50.0, 60.0), 24);
+        let e = write_target_figures(&missing, 1, &img, (50, 60), (50.0, 60.0), (24, 24));
         assert!(e.is_err_and(|e| e.to_string().contains("cannot write")));
         let _ = std::fs::remove_dir_all(&d);
     }

@@ -119,7 +119,6 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         azimuth_window: args.azimuth_window,
         rcmc: !args.no_rcmc,
         fused: !args.unfused,
-        ..FocusOptions::default()
     };
     let focuser = Focuser::new(&device, &config, focus_opts)?;
     std::fs::create_dir_all(&args.out)

@@ -83,6 +83,8 @@ pub struct Focuser {
 }
 
 /// The tierfft plans behind each step.
+// One per scene, never moved in a hot loop: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Steps {
     Fused {
         /// One kernel, or (lines too long to chain on this device) a forward FFT and an
