@@ -23,7 +23,7 @@ use tierfft::{Device, Fft, FftSpec, PointOp};
 
 use crate::SarError;
 use crate::params::Config;
-use crate::range::{Window, range_filter};
+use crate::range::{Window, bin_hz, range_filter};
 
 /// Taps of the RCMC interpolator (Hann-windowed sinc). 16, not 8: with the chirp filling 83 %
 /// of the range band, an 8-tap interpolator's error raised Taylor −35 dB range sidelobes to
@@ -270,20 +270,10 @@ fn over_columns(
     Ok(())
 }
 
-/// Doppler frequency of azimuth FFT bin `b` of `lines`, Hz (in [−PRF/2, PRF/2)).
-fn doppler_hz(b: usize, lines: usize, prf: f64) -> f64 {
-    let b = if b < lines / 2 {
-        b as f64
-    } else {
-        b as f64 - lines as f64
-    };
-    b * prf / lines as f64
-}
-
 /// The migration factor D(f) = sqrt(1 − (λf / 2v)²) of Doppler bin `b`.
 fn migration(config: &Config, b: usize) -> f64 {
     let r = &config.radar;
-    let f = doppler_hz(b, config.scene.lines, r.prf_hz);
+    let f = bin_hz(b, config.scene.lines, r.prf_hz);
     (1.0 - (r.wavelength_m() * f / (2.0 * r.speed_mps)).powi(2))
         .max(1e-6)
         .sqrt()
@@ -317,7 +307,7 @@ pub fn azimuth_filter(config: &Config, window: Window) -> Vec<Complex32> {
     let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
     par_rows(&mut h, samples, |b, row| {
         let d = migration(config, b);
-        let w = window.weight(doppler_hz(b, lines, r.prf_hz), band);
+        let w = window.weight(bin_hz(b, lines, r.prf_hz), band);
         for (k, z) in row.iter_mut().enumerate() {
             let r0 = near + k as f64 * bin;
             *z = to32(Complex64::from_polar(w, 4.0 * PI * r0 * (d - 1.0) / lambda));

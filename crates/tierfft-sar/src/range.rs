@@ -23,8 +23,9 @@ pub use crate::window::Window;
 /// equalised exactly.
 const EQUALISATION_FLOOR: f64 = 1e-2;
 
-/// Bin `b` of a `samples`-point FFT as a frequency in Hz (negative above `samples/2`).
-fn bin_hz(b: usize, samples: usize, fs: f64) -> f64 {
+/// Bin `b` of a `samples`-point FFT sampled at `fs` Hz as a frequency in Hz (negative above
+/// `samples/2`): range frequencies, and Doppler with `fs` the PRF.
+pub(crate) fn bin_hz(b: usize, samples: usize, fs: f64) -> f64 {
     let bin = if b < samples / 2 {
         b as f64
     } else {
