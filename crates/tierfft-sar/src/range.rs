@@ -34,6 +34,22 @@ pub(crate) fn bin_hz(b: usize, samples: usize, fs: f64) -> f64 {
     bin * fs / samples as f64
 }
 
+/// Spectrum (f64) of the transmitted chirp's replica centred on sample 0, over `samples` bins.
+fn replica_spectrum(radar: &Radar, samples: usize) -> Vec<Complex64> {
+    let fs = radar.sample_rate_hz;
+    let half = (radar.pulse_s * fs / 2.0).floor() as i64;
+    let mut replica = vec![Complex64::new(0.0, 0.0); samples];
+    for k in -half..=half {
+        let t = k as f64 / fs;
+        replica[k.rem_euclid(samples as i64) as usize] =
+            Complex64::from_polar(1.0, PI * radar.chirp_rate() * t * t);
+    }
+    FftPlanner::<f64>::new()
+        .plan_fft_forward(samples)
+        .process(&mut replica);
+    replica
+}
+
 /// The range compression filter's spectrum for lines of `samples` samples, for a chirp
 /// replica centred on sample 0 (so that a target's compressed peak lands on its delay
 /// sample): `w(f) · conj(H(f)) / |H(f)|² · g` over the band `|f| ≤ B/2`, 0 outside, with `H`
@@ -53,16 +69,7 @@ pub(crate) fn bin_hz(b: usize, samples: usize, fs: f64) -> f64 {
 /// `g` (a 20 dB boost at most) for chirps whose spectrum has deep notches.
 pub fn range_filter(radar: &Radar, samples: usize, window: Window) -> Vec<Complex32> {
     let fs = radar.sample_rate_hz;
-    let half = (radar.pulse_s * fs / 2.0).floor() as i64;
-    let mut replica = vec![Complex64::new(0.0, 0.0); samples];
-    for k in -half..=half {
-        let t = k as f64 / fs;
-        replica[k.rem_euclid(samples as i64) as usize] =
-            Complex64::from_polar(1.0, PI * radar.chirp_rate() * t * t);
-    }
-    FftPlanner::<f64>::new()
-        .plan_fft_forward(samples)
-        .process(&mut replica);
+    let replica = replica_spectrum(radar, samples);
     let shape = window.shape();
     // (in band, weight) per bin; membership is tested on the frequency, not on the weight,
     // since a Taylor window with a sidelobe level above −13 dB may dip to 0 or below inside
@@ -124,16 +131,7 @@ mod tests {
         let radar = Radar::default();
         let samples = 2048;
         let fs = radar.sample_rate_hz;
-        let half = (radar.pulse_s * fs / 2.0).floor() as i64;
-        let mut spectrum = vec![Complex64::new(0.0, 0.0); samples];
-        for k in -half..=half {
-            let t = k as f64 / fs;
-            spectrum[k.rem_euclid(samples as i64) as usize] =
-                Complex64::from_polar(1.0, PI * radar.chirp_rate() * t * t);
-        }
-        FftPlanner::<f64>::new()
-            .plan_fft_forward(samples)
-            .process(&mut spectrum);
+        let spectrum = replica_spectrum(&radar, samples);
         for window in [
             Window::None,
             Window::Hamming,
