@@ -10,6 +10,7 @@
 #   variants  planner variants (radix 16, 16 points/thread, workgroup sizes) against cuFFT
 #   sar     SAR focusing: each FFT step against the same step on cuFFT (4096² .. 16384²), then
 #           `tierfft sar` end to end at 4096² and 16384² (metrics, step timings, figures)
+#   tune    chain shapes and register caps (--groups-per-unit) against cuFFT, 2^10..2^14
 #   sartests  the column, fusion and SAR tests on CUDA and on wgpu/Vulkan
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
 set -uo pipefail
@@ -38,6 +39,19 @@ if want chain; then
         echo "== chain variant: $v"
         $tf bench --backend cuda --compare cufft --chain --min-log2 10 --max-log2 13 --reps 30 $v 2>&1 |
             grep -vE "^(device|command|forward|planner|fused)" | tee -a "$out/chain-variants.txt"
+    done
+fi
+if want tune; then
+    # Chain shapes and register caps (__launch_bounds__ minimum blocks per SM) at 2^10..2^14,
+    # one line per variant summary.
+    for v in "" "--points-per-thread 16 --radix 16" \
+             "--points-per-thread 16 --radix 16 --groups-per-unit 2" \
+             "--points-per-thread 16 --radix 16 --groups-per-unit 3" \
+             "--points-per-thread 8" "--points-per-thread 8 --groups-per-unit 2" \
+             "--points-per-thread 8 --groups-per-unit 3"; do
+        echo "== chain variant: ${v:-default}"
+        $tf bench --backend cuda --compare cufft --chain --min-log2 10 --max-log2 14 --reps 30 $v 2>&1 |
+            grep -vE "^(device|command|forward|planner|fused)" | tee -a "$out/tune.txt"
     done
 fi
 if want variants; then

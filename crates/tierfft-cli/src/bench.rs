@@ -4,10 +4,10 @@
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::RngExt;
-use tierfft::plan::PlanOptions;
 use tierfft::reference::{fft_f64, relative_l2_error};
 use tierfft::{Complex32, Device, Direction, FftSpec, MAX_LOG2_N};
 
+use crate::planner::PlannerArgs;
 use crate::report::{Report, Row, command_line, format_row, header, timer_name};
 use crate::{CliResult, parse_count};
 
@@ -61,51 +61,13 @@ pub struct BenchArgs {
     /// each against the same step on cuFFT.
     #[arg(long, requires = "compare", conflicts_with = "chain")]
     sar: bool,
-    /// Planner variant: largest radix of an on-chip stage (2, 4, 8 or 16).
-    #[arg(long, default_value_t = tierfft::plan::MAX_RADIX, value_parser = parse_radix)]
-    radix: usize,
-    /// Planner variant: points each thread holds (default: the radix).
-    #[arg(long, value_parser = parse_points, value_name = "P")]
-    points_per_thread: Option<usize>,
-    /// Planner variant: threads per workgroup to aim for when packing lines.
-    #[arg(long, default_value_t = tierfft::plan::TARGET_THREADS, value_name = "T")]
-    threads: usize,
-    /// Planner variant: L2-resident chunk size for multi-pass plans, MiB (0: off; default a
-    /// quarter of the device's L2 where the device reports it).
-    #[arg(long, value_name = "MIB")]
-    resident_mib: Option<usize>,
+    /// Planner variants.
+    #[command(flatten)]
+    pub planner: PlannerArgs,
     /// Print one JSON object on stdout instead of the table: {device, timer, rows: [{n, batch,
     /// median_s, gflops, gbps, rel_error, reps}]} (a failed size has an "error" and nulls).
     #[arg(long)]
     json: bool,
-}
-
-/// A radix: 2, 4, 8 or 16.
-fn parse_radix(s: &str) -> Result<usize, String> {
-    match s.parse() {
-        Ok(r @ (2 | 4 | 8 | 16)) => Ok(r),
-        _ => Err(format!("'{s}': expected 2, 4, 8 or 16")),
-    }
-}
-
-/// Points per thread: 2, 4, 8, 16 or 32.
-fn parse_points(s: &str) -> Result<usize, String> {
-    match s.parse() {
-        Ok(r @ (2 | 4 | 8 | 16 | 32)) => Ok(r),
-        _ => Err(format!("'{s}': expected 2, 4, 8, 16 or 32")),
-    }
-}
-
-impl BenchArgs {
-    /// The planner options these arguments ask for.
-    fn plan_options(&self) -> PlanOptions {
-        PlanOptions {
-            target_threads: self.threads.max(1),
-            max_radix: self.radix,
-            points_per_thread: self.points_per_thread,
-            resident_bytes: self.resident_mib.map(|m| m << 20),
-        }
-    }
 }
 
 /// `tierfft bench`.
@@ -153,7 +115,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             with_wgpu: args.with_wgpu,
             direction,
             json: args.json,
-            plan: args.plan_options(),
+            plan: args.planner.options(),
             chain: args.chain,
             sar: args.sar,
         };
@@ -189,7 +151,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             args.points,
             reps,
             direction,
-            &args.plan_options(),
+            &args.planner.options(),
         );
         if !args.json {
             bar.suspend(|| println!("{}", format_row(&row)));
@@ -253,7 +215,7 @@ fn measure(
     points: usize,
     reps: Reps,
     direction: Direction,
-    opts: &PlanOptions,
+    opts: &tierfft::plan::PlanOptions,
 ) -> Row {
     let batch = (points / n).max(1);
     let mut row = Row {

@@ -116,24 +116,53 @@ fn spec(n: usize, batch: usize, inverse: bool, normalize: bool) -> FftSpec {
     spec
 }
 
-/// `tierfft plan`: prints the plan for a profile or a device's real limits.
-pub fn plan(
-    n: usize,
-    batch: usize,
-    device: &str,
-    inverse: bool,
-    normalize: bool,
-    columns: bool,
-) -> CliResult<()> {
-    let mut spec = spec(n, batch, inverse, normalize);
-    if columns {
+/// A kernel-source dialect for `tierfft plan --source`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Dialect {
+    /// CUDA C, as NVRTC compiles it.
+    Cuda,
+    /// WGSL, as wgpu compiles it.
+    Wgsl,
+}
+
+/// What `tierfft plan` was asked to show.
+pub struct PlanJob<'a> {
+    /// Points per transform.
+    pub n: usize,
+    /// Number of transforms.
+    pub batch: usize,
+    /// A device profile or device name.
+    pub device: &'a str,
+    /// Inverse transform.
+    pub inverse: bool,
+    /// Scale by 1/n.
+    pub normalize: bool,
+    /// Column layout.
+    pub columns: bool,
+    /// Chain a filter multiply and the inverse transform.
+    pub chain: bool,
+    /// Print the kernels' source in this dialect.
+    pub source: Option<Dialect>,
+    /// Planner options.
+    pub options: tierfft::plan::PlanOptions,
+}
+
+/// `tierfft plan`: prints the plan for a profile or a device's real limits, and optionally
+/// the source of its kernels.
+pub fn plan(job: &PlanJob) -> CliResult<()> {
+    let mut spec = spec(job.n, job.batch, job.inverse, job.normalize);
+    if job.columns {
         spec = spec.columns();
     }
+    if job.chain {
+        let filter = vec![tierfft::Complex32::new(1.0, 0.0); job.n];
+        spec = spec.then_multiply_and_invert(filter.into());
+    }
     spec.validate()?;
-    let limits = match DeviceLimits::profile(device) {
+    let limits = match DeviceLimits::profile(job.device) {
         Some(profile) => profile,
         None => {
-            let dev = open_device(device)?;
+            let dev = open_device(job.device)?;
             match dev.limits() {
                 Some(l) => l.clone(),
                 None => {
@@ -147,7 +176,19 @@ pub fn plan(
             }
         }
     };
-    println!("{}", Plan::new(&spec, &limits)?);
+    let plan = Plan::with_options(&spec, &limits, &job.options)?;
+    println!("{plan}");
+    if let Some(dialect) = job.source {
+        for (pass, in_place) in plan.kernels() {
+            let kernel = tierfft::kernel::pass_kernel(&plan, pass, in_place);
+            let source = match dialect {
+                Dialect::Cuda => tierfft::kernel::cuda::print(&kernel),
+                Dialect::Wgsl => tierfft::kernel::wgsl::print(&kernel),
+            };
+            let place = if in_place { "in place" } else { "out of place" };
+            println!("// ---- pass {} ({place}) ----\n{source}", pass + 1);
+        }
+    }
     Ok(())
 }
 

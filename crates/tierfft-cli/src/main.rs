@@ -7,6 +7,7 @@ mod bench;
 mod commands;
 mod compare;
 mod npy;
+mod planner;
 mod plot;
 mod report;
 mod sar;
@@ -88,6 +89,16 @@ struct PlanArgs {
     /// Transform the columns of an [n, batch] matrix (point k of transform b at k·batch + b).
     #[arg(long)]
     columns: bool,
+    /// Chain a multiply by a filter and the inverse transform onto the forward one (fast
+    /// convolution, SAR range compression), as `tierfft bench --chain` times it.
+    #[arg(long)]
+    chain: bool,
+    /// Also print every kernel's generated source in this dialect.
+    #[arg(long, value_name = "DIALECT")]
+    source: Option<commands::Dialect>,
+    /// Planner variants.
+    #[command(flatten)]
+    planner: planner::PlannerArgs,
 }
 
 /// Arguments of `tierfft fft`.
@@ -137,9 +148,17 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Devices => commands::devices(),
-        Command::Plan(a) => {
-            commands::plan(a.n, a.batch, &a.device, a.inverse, a.normalize, a.columns)
-        }
+        Command::Plan(a) => commands::plan(&commands::PlanJob {
+            n: a.n,
+            batch: a.batch,
+            device: &a.device,
+            inverse: a.inverse,
+            normalize: a.normalize,
+            columns: a.columns,
+            chain: a.chain,
+            source: a.source,
+            options: a.planner.options(),
+        }),
         Command::Fft(a) => commands::fft(&commands::FftJob {
             input: &a.input,
             output: &a.output,

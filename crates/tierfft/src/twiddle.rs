@@ -33,10 +33,35 @@ mod tests {
     }
 }
 
+/// One on-chip stage's twiddles: radix `radix` after `ns`-point sub-transforms needs
+/// `W_{ns·radix}^{k·rr}` for `k < ns`, `1 ≤ rr < radix`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageTable {
+    /// Points of the sub-transforms the earlier stages finished.
+    pub ns: usize,
+    /// The stage's radix.
+    pub radix: usize,
+    /// Where the table starts in the twiddle buffer, elements.
+    pub offset: usize,
+}
+
+impl StageTable {
+    /// Element of `W_{ns·radix}^{k·rr}`. Stored `rr`-major, so the threads of a warp (which
+    /// hold neighbouring `k`) read neighbouring elements: a strided or scattered gather would
+    /// cost one cache-line lookup per thread.
+    pub fn index(&self, rr: usize) -> usize {
+        self.offset + (rr - 1) * self.ns
+    }
+
+    fn len(&self) -> usize {
+        (self.radix - 1) * self.ns
+    }
+}
+
 /// Where each twiddle table sits in a plan's one twiddle buffer.
 ///
-/// - the stage table `exp(±2πi·k/stage_n)` for `k < stage_n`, used by the on-chip radix stages
-///   of every pass (a pass of `size` points reads it with stride `stage_n / size`);
+/// - one [`StageTable`] per distinct on-chip stage (sub-transform size and radix) of the
+///   plan's passes;
 /// - for multi-pass plans, the pass-boundary twiddles `exp(±2πi·e/n)` for any `e < n`, as the
 ///   product of two tables: `lo[e mod 2^lo_bits]` and `hi[e >> lo_bits]`. Two lookups and one
 ///   complex multiply keep the tables small (2 × 2^12 entries at n = 2^24) at about one ulp.
@@ -44,40 +69,77 @@ mod tests {
 pub struct TwiddleLayout {
     /// Transform length `n` (the pass-boundary tables' denominator).
     pub n: usize,
-    /// Length of the stage table (the largest pass size).
-    pub stage_n: usize,
+    /// The stage tables, in buffer order.
+    pub stages: Vec<StageTable>,
     /// Bits of the exponent looked up in the `lo` table; 0 when the plan has one pass.
     pub lo_bits: u32,
 }
 
 impl TwiddleLayout {
+    /// The layout for a transform of `n` points whose passes run on-chip stages with these
+    /// radices (in order), and `lo_bits` as in [`TwiddleLayout::lo_bits`].
+    pub fn new<'a>(n: usize, passes: impl IntoIterator<Item = &'a [usize]>, lo_bits: u32) -> Self {
+        let mut stages: Vec<StageTable> = Vec::new();
+        let mut offset = 0;
+        for radices in passes {
+            let mut ns = 1;
+            for &radix in radices {
+                let known = stages.iter().any(|t| t.ns == ns && t.radix == radix);
+                if ns > 1 && !known {
+                    let t = StageTable { ns, radix, offset };
+                    offset += t.len();
+                    stages.push(t);
+                }
+                ns *= radix;
+            }
+        }
+        TwiddleLayout { n, stages, lo_bits }
+    }
+
+    /// The table of the stage of radix `radix` after `ns`-point sub-transforms.
+    ///
+    /// # Panics
+    /// If the plan has no such stage (a generator bug).
+    pub fn stage(&self, ns: usize, radix: usize) -> StageTable {
+        *self
+            .stages
+            .iter()
+            .find(|t| t.ns == ns && t.radix == radix)
+            .expect("every stage after the first has a twiddle table")
+    }
+
     /// Offset of the `lo` table in the buffer, elements.
     pub fn lo_offset(&self) -> usize {
-        self.stage_n
+        self.stages.last().map_or(0, |t| t.offset + t.len())
     }
 
     /// Offset of the `hi` table in the buffer, elements.
     pub fn hi_offset(&self) -> usize {
-        self.stage_n + (1 << self.lo_bits)
+        self.lo_offset() + (1 << self.lo_bits)
     }
 
-    /// Elements in the whole buffer.
+    /// Elements in the whole buffer (at least one, so that it can be bound).
     pub fn len(&self) -> usize {
         if self.lo_bits == 0 {
-            self.stage_n
+            self.lo_offset().max(1)
         } else {
             self.hi_offset() + (self.n >> self.lo_bits)
         }
     }
 
-    /// Never true: the stage table has at least one entry.
+    /// Never true: the buffer has at least one entry.
     pub fn is_empty(&self) -> bool {
         false
     }
 
     /// The buffer's contents for a transform with exponent sign `sign` (-1 forward).
     pub fn build(&self, sign: f64) -> Vec<Complex32> {
-        let mut t = table(self.stage_n, 1, self.stage_n, sign);
+        let mut t = Vec::with_capacity(self.len());
+        for s in &self.stages {
+            for rr in 1..s.radix {
+                t.extend(table(s.ns, rr, s.ns * s.radix, sign));
+            }
+        }
         if self.lo_bits > 0 {
             t.extend(table(1 << self.lo_bits, 1, self.n, sign));
             t.extend(table(
@@ -87,6 +149,7 @@ impl TwiddleLayout {
                 sign,
             ));
         }
+        t.resize(self.len(), Complex32::new(1.0, 0.0));
         t
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use common::*;
 use num_complex::{Complex32, Complex64};
+use tierfft::plan::PlanOptions;
 use tierfft::{Device, Direction, Error, FftSpec, PointOp};
 
 fn unfused(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
@@ -79,6 +80,40 @@ fn chained_fft_multiply_inverse() {
                 // Two transforms: twice the single-transform bound.
                 check(&dev, &spec, &input, 2.0 * BOUND);
             }
+        }
+    }
+}
+
+#[test]
+fn chain_split_into_two_kernels() {
+    // Chains longer than `max_chain_points` run as a forward kernel and a filter-then-inverse
+    // kernel; force that at every length, with operations on load and store around it.
+    let mut rng = rng();
+    let dev = gpu();
+    let opts = PlanOptions {
+        max_chain_points: Some(1),
+        ..PlanOptions::default()
+    };
+    for k in [1, 4, 9, 12, 13] {
+        let n = 1usize << k;
+        for (dir, normalize) in [(Direction::Forward, true), (Direction::Inverse, false)] {
+            let mut spec = FftSpec::new(n)
+                .batch(5)
+                .direction(dir)
+                .on_load(PointOp::Multiply(vector(&mut rng, n)))
+                .then_multiply_and_invert(vector(&mut rng, n))
+                .on_store(PointOp::Conjugate);
+            if normalize {
+                spec = spec.normalized();
+            }
+            let fft = dev.plan_with_options(&spec, &opts).expect("plan");
+            let plan = fft.plan().expect("a GPU plan");
+            assert!(plan.split_chain && plan.passes.len() == 2, "n = {n}");
+            let input = random(&mut rng, spec.len());
+            let mut out = poisoned(input.len());
+            fft.process_out_of_place(&input, &mut out).expect("run");
+            let err = tierfft::reference::relative_l2_error(&out, &unfused(&spec, &input));
+            assert!(err <= 2.0 * BOUND, "n = {n} {dir:?}: error {err:e}");
         }
     }
 }

@@ -42,11 +42,15 @@ impl Dialect for CudaC {
         } else {
             "float2* __restrict__ dst"
         };
+        let bounds = match k.groups_per_unit {
+            Some(g) => format!("{}, {g}", k.threads),
+            None => k.threads.to_string(),
+        };
         let _ = writeln!(
             s,
-            "\nextern \"C\" __global__ void __launch_bounds__({}) {}({src}{dst}, \
+            "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({src}{dst}, \
              const float2* __restrict__ tw, const float2* __restrict__ aux, unsigned lines) {{",
-            k.threads, k.name
+            k.name
         );
         if let Some(sh) = k.shared {
             let _ = writeln!(

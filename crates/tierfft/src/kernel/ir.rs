@@ -142,6 +142,8 @@ pub struct Kernel {
     pub doc: Vec<String>,
     /// Threads per workgroup (one-dimensional).
     pub threads: u32,
+    /// Workgroups per compute unit to compile for (a register cap where the dialect has one).
+    pub groups_per_unit: Option<u32>,
     /// Workgroup memory, if any.
     pub shared: Option<Shared>,
     /// Whether `Src` and `Dst` are one buffer (in-place kernels bind it once, read-write).
@@ -219,6 +221,19 @@ impl Expr {
             _ => None,
         }
     }
+
+    /// `(x, c)` with `self = x + c` and `c` the constant term sums are built with (sums keep
+    /// their constants outermost, see [`bin`]); `c` is 0 when there is none.
+    pub fn split_constant(&self) -> (Expr, u32) {
+        match self {
+            Expr::U32(c) => (Expr::U32(0), *c),
+            Expr::Bin(BinOp::Add, a, b) => match b.lit() {
+                Some(c) => ((**a).clone(), c),
+                None => (self.clone(), 0),
+            },
+            _ => (self.clone(), 0),
+        }
+    }
 }
 
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
@@ -238,6 +253,25 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
         };
         if let Some(v) = folded {
             return Expr::U32(v);
+        }
+    }
+    if op == Add {
+        // Constants outermost: (x + c1) + (y + c2) = (x + y) + (c1 + c2), so that an index
+        // is visibly a thread-dependent part plus an immediate offset.
+        let (x, c1) = a.split_constant();
+        let (y, c2) = b.split_constant();
+        if (c1 > 0 || c2 > 0)
+            && let Some(c) = c1.checked_add(c2)
+        {
+            let sum = match (x.lit(), y.lit()) {
+                (None, None) => Some(bin(Add, x, y)),
+                (None, Some(_)) => Some(x),
+                (Some(_), None) => Some(y),
+                (Some(_), Some(_)) => None,
+            };
+            if let Some(sum) = sum {
+                return Expr::Bin(Add, Box::new(sum), Box::new(Expr::U32(c)));
+            }
         }
     }
     match (op, a.lit(), b.lit()) {
@@ -289,6 +323,10 @@ mod tests {
             Expr::Bin(BinOp::And, Box::new(var("j")), Box::new(u(7)))
         );
         assert_eq!(var("j") % u(1), u(0));
+        // Constants end up outermost, summed.
+        let (x, c) = ((var("a") + u(3)) + (var("b") + u(5))).split_constant();
+        assert_eq!((x, c), (var("a") + var("b"), 8));
+        assert_eq!((u(2) + (var("a") + u(3))).split_constant(), (var("a"), 5));
         assert_eq!(-(-var("x")), var("x"));
     }
 }

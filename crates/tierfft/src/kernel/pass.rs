@@ -24,15 +24,24 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         "multi-pass plans run out of place"
     );
     let mut g = PassGen::new(plan, index);
+    // The second kernel of a split chain: the filter on load, then the inverse transform.
+    let chain_inverse = plan.split_chain && index == 1;
     g.locate_line();
     g.load();
     if index == 0 {
         g.point_ops(&plan.spec.load, g.aux_load, "on load", PassGen::in_index);
     }
-    for s in 0..pass.radices.len() {
-        g.stage(s, false);
+    if let (true, Some(slot)) = (chain_inverse, g.aux_chain) {
+        g.em.comment("chained: multiply the spectrum by the filter");
+        for m in 0..pass.points_per_thread {
+            let h = load(Mem::Aux, u(g.aux[slot]) + g.in_index(m));
+            g.em.push(Stmt::Assign(format!("v{m}"), g.regs[m].clone().cmul(h)));
+        }
     }
-    if let Some(slot) = g.aux_chain {
+    for s in 0..pass.radices.len() {
+        g.stage(s, chain_inverse);
+    }
+    if let (false, Some(slot)) = (plan.split_chain, g.aux_chain) {
         // Chained transform (one-pass plans): after the last stage register m holds output
         // point tl + T·m, which is the layout the next transform loads, so the inverse
         // starts in registers.
@@ -50,10 +59,10 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     }
     g.store();
     let total = plan.passes.len();
-    let dir = if plan.spec.direction.sign() < 0.0 {
-        "forward"
-    } else {
-        "inverse"
+    let dir = match (plan.spec.direction.sign() < 0.0, chain_inverse) {
+        (true, false) => "forward",
+        (false, false) => "inverse",
+        (_, true) => "chained back-transform (filter on load, opposite direction)",
     };
     let radices: Vec<String> = pass.radices.iter().map(|r| r.to_string()).collect();
     let mut doc = vec![
@@ -95,6 +104,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         name: format!("fft_pass{}", index + 1),
         doc,
         threads: pass.threads() as u32,
+        groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
         shared,
         in_place,
         body: g.em.stmts,
@@ -121,6 +131,8 @@ struct PassGen<'a> {
     shared_written: bool,
     /// Some lines of a workgroup may lie past the end of the dispatch.
     guarded: bool,
+    /// Padded thread-dependent parts of shared indices already bound, by their printed form.
+    padded_bases: Vec<(String, Expr)>,
 }
 
 impl<'a> PassGen<'a> {
@@ -157,6 +169,7 @@ impl<'a> PassGen<'a> {
             shared_read: false,
             shared_written: false,
             guarded: plan.partial_groups(pass),
+            padded_bases: Vec::new(),
         }
     }
 
@@ -394,11 +407,11 @@ impl<'a> PassGen<'a> {
             let jj = var("tl") + u(t * b);
             let regs: Vec<usize> = (0..r).map(|rr| b + rr * (e / r)).collect();
             if ns > 1 {
-                // Stage twiddles W_{ns·r}^{k·rr}, k = jj mod ns, from the stage table.
+                // Stage twiddles W_{ns·r}^{k·rr}, k = jj mod ns, from this stage's table.
                 let k = self.em.bind(Ty::U32, jj.clone() % u(ns));
-                let step = self.plan.twiddles.stage_n / (ns * r);
+                let table = self.plan.twiddles.stage(ns, r);
                 for (rr, &m) in regs.iter().enumerate().skip(1) {
-                    let mut w = load(Mem::Twiddles, k.clone() * u(rr * step));
+                    let mut w = load(Mem::Twiddles, u(table.index(rr)) + k.clone());
                     if inverse {
                         let t = self.em.bind(Ty::C32, w);
                         w = complex(t.re(), -t.im());
@@ -470,13 +483,34 @@ impl<'a> PassGen<'a> {
         }
     }
 
-    /// Index `i` with one unused slot after every 8 (see [`Pass::padded`]).
+    /// Index `i` with one unused slot after every [`Exchange::pad_period`] elements (see
+    /// [`Pass::padded`]).
+    ///
+    /// Every shared index is `x + c`, a thread-dependent part and a constant, where
+    /// `x mod P + c mod P < P` for the period `P` (all sizes, radices, strides and line counts
+    /// are powers of two, and `c` only moves within the block `x`'s alignment leaves free). So
+    /// `pad(x + c) = pad(x) + c + c / P`: the few distinct `pad(x)` are computed once and every
+    /// access is one of them plus an immediate offset. Padding each full index instead costs
+    /// a live register per access, which the chained kernels cannot afford.
     fn pad(&mut self, i: Expr) -> Expr {
         if !self.pass.padded {
             return i;
         }
-        let i = self.em.bind(Ty::U32, i);
-        i.clone() + (i >> u(3))
+        let period = self.pass.exchange.pad_period() as u32;
+        let (x, c) = i.split_constant();
+        let key = format!("{x:?}");
+        let base = match self.padded_bases.iter().find(|(k, _)| *k == key) {
+            Some((_, b)) => b.clone(),
+            None => {
+                let b = self.em.bind(
+                    Ty::U32,
+                    x.clone() + (x >> u(period.trailing_zeros() as usize)),
+                );
+                self.padded_bases.push((key, b.clone()));
+                b
+            }
+        };
+        base + Expr::U32(c + c / period)
     }
 
     fn before_write(&mut self) {

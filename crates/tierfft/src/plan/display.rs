@@ -41,6 +41,17 @@ impl fmt::Display for Plan {
         };
         writeln!(f, "on-chip block: {block} points ({ex})")?;
         writeln!(f, "passes over device memory: {}", self.passes.len())?;
+        if s.chain.is_some() {
+            writeln!(
+                f,
+                "chained multiply and inverse FFT: {}",
+                if self.split_chain {
+                    "two kernels (pass 2 multiplies on load and transforms back)"
+                } else {
+                    "fused into the same kernel"
+                }
+            )?;
+        }
         writeln!(f)?;
         writeln!(
             f,

@@ -29,6 +29,10 @@ pub struct DeviceLimits {
     /// Last-level cache, bytes (0 when the API does not say). Multi-pass plans run in chunks
     /// that stay resident there between passes (seed 004).
     pub l2_bytes: usize,
+    /// Longest chained FFT → multiply → inverse FFT fused into one kernel. Longer chains that
+    /// fit one pass run as two kernels (the forward transform; the inverse with the filter on
+    /// its load), which is faster where one kernel holding both transforms spills registers.
+    pub max_chain_points: usize,
 }
 
 impl DeviceLimits {
@@ -48,6 +52,7 @@ impl DeviceLimits {
             transaction_bytes: 32,
             max_points_per_thread: 8,
             l2_bytes: 0,
+            max_chain_points: usize::MAX,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -76,6 +81,7 @@ impl DeviceLimits {
                 max_groups_per_dim: 65535,
                 max_points_per_thread: 16,
                 l2_bytes: 50 << 20,
+                max_chain_points: super::CUDA_MAX_CHAIN_POINTS,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

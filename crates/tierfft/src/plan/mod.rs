@@ -29,6 +29,11 @@ use crate::twiddle::TwiddleLayout;
 pub const MAX_RADIX: usize = 8;
 /// Default threads per workgroup the planner aims for when it packs several lines together.
 pub const TARGET_THREADS: usize = 256;
+/// [`DeviceLimits::max_chain_points`] under CUDA. Measured on the H100 against cuFFT's
+/// FFT + multiply + IFFT on 2^24-point scenes (docs/BENCHMARKS.md): one kernel 2.0× at 4096
+/// points but 1.1× at 8192 and 0.8× at 16384, where the kernel spills; two one-pass kernels
+/// move twice the bytes at about the copy bandwidth instead.
+pub const CUDA_MAX_CHAIN_POINTS: usize = 4096;
 
 /// The planner's tuning knobs. The defaults are the choices docs/BENCHMARKS.md measured; the
 /// others exist so that variants can be timed side by side (`tierfft bench --radix 16`).
@@ -46,6 +51,12 @@ pub struct PlanOptions {
     /// `None`: off. Measured slower on the H100 at 6, 12.5 and 24 MiB (docs/BENCHMARKS.md),
     /// so it is an option, not the default.
     pub resident_bytes: Option<usize>,
+    /// Workgroups each compute unit should hold at once. CUDA passes it to the compiler as
+    /// `__launch_bounds__`' minimum blocks per SM, which caps the registers per thread
+    /// (spilling if need be); other dialects have no such hint. `None`: the compiler's choice.
+    pub groups_per_unit: Option<usize>,
+    /// Longest chain fused into one kernel, overriding [`DeviceLimits::max_chain_points`].
+    pub max_chain_points: Option<usize>,
 }
 
 impl Default for PlanOptions {
@@ -55,6 +66,8 @@ impl Default for PlanOptions {
             max_radix: MAX_RADIX,
             points_per_thread: None,
             resident_bytes: None,
+            groups_per_unit: None,
+            max_chain_points: None,
         }
     }
 }
@@ -85,6 +98,17 @@ impl Exchange {
         match self {
             Exchange::Complex => 8,
             Exchange::Split => 4,
+        }
+    }
+
+    /// Elements between padding slots in padded workgroup memory. Eight-byte accesses are
+    /// served half a warp (16 threads, all 32 banks) at a time, so one slot per 16 elements
+    /// spreads radix-16 and radix-8 writes over every bank and keeps contiguous reads whole;
+    /// one per 8 (the 4-byte split exchange) does the same for a full warp of radix-8 writes.
+    pub fn pad_period(self) -> usize {
+        match self {
+            Exchange::Complex => 16,
+            Exchange::Split => 8,
         }
     }
 }
@@ -118,9 +142,11 @@ pub struct Pass {
     pub staged_load: bool,
     /// Factor the results are multiplied by before the store (1/n on a normalised inverse).
     pub scale: Option<f32>,
-    /// Workgroup memory has one unused slot after every 8, so that radix-8 Stockham writes
-    /// (stride 8 points) fall in different banks. Used wherever the extra eighth fits.
+    /// Workgroup memory has one unused slot after every [`Exchange::pad_period`] elements, so
+    /// that the strided Stockham writes fall in different banks. Used wherever it fits.
     pub padded: bool,
+    /// Workgroups per compute unit the kernel is compiled for ([`PlanOptions::groups_per_unit`]).
+    pub groups_per_unit: Option<usize>,
 }
 
 impl Pass {
@@ -141,7 +167,7 @@ impl Pass {
         let len = self.size * self.lines_per_group;
         match (self.exchanges(), self.padded) {
             (0, _) => 0,
-            (_, true) => len + len / 8,
+            (_, true) => len + len / self.exchange.pad_period(),
             (_, false) => len,
         }
     }
@@ -174,6 +200,9 @@ pub struct Plan {
     /// Run all passes on one chunk of `transforms_per_dispatch` transforms before the next
     /// (L2 residency), rather than each pass over the whole batch.
     pub resident: bool,
+    /// A chained spec runs as two one-pass kernels: pass 1 the forward transform, pass 2 the
+    /// filter multiply and the inverse (see [`DeviceLimits::max_chain_points`]).
+    pub split_chain: bool,
     /// Layout of the twiddle buffer.
     pub twiddles: TwiddleLayout,
 }
@@ -252,17 +281,20 @@ impl Plan {
             ));
         }
 
-        let (block, passes) = if n * one_pass_lines <= complex_block {
+        let split_chain =
+            spec.chain.is_some() && n > opts.max_chain_points.unwrap_or(limits.max_chain_points);
+        let fused_chain = spec.chain.is_some() && !split_chain;
+        let (block, mut passes) = if n * one_pass_lines <= complex_block {
             let ex = Exchange::Complex;
             (
                 (complex_block, ex),
-                vec![single_pass(spec, limits, opts, ex, min_lines)],
+                vec![single_pass(spec, limits, opts, ex, min_lines, fused_chain)],
             )
         } else if n * one_pass_lines <= split_block {
             let ex = Exchange::Split;
             (
                 (split_block, ex),
-                vec![single_pass(spec, limits, opts, ex, min_lines)],
+                vec![single_pass(spec, limits, opts, ex, min_lines, fused_chain)],
             )
         } else {
             // Fewest passes; on a tie the cheaper complex exchange.
@@ -286,7 +318,11 @@ impl Plan {
             let per_align = (limits.binding_alignment / transform_bytes) as usize;
             transforms_per_dispatch -= transforms_per_dispatch % per_align;
         }
-        if spec.chain.is_some() && passes.len() > 1 {
+        if split_chain && passes.len() == 1 {
+            let mut forward = passes[0].clone();
+            forward.scale = None;
+            passes.insert(0, forward);
+        } else if spec.chain.is_some() && passes.len() > 1 {
             return Err(too_large(
                 format!("a chained FFT → multiply → inverse FFT of {n} points"),
                 format!(
@@ -309,8 +345,12 @@ impl Plan {
         } else {
             transforms_per_dispatch.min(spec.batch)
         };
-        let stage_n = passes.iter().map(|p| p.size).max().unwrap_or(1);
-        let lo_bits = if passes.len() > 1 { k.div_ceil(2) } else { 0 };
+        let lo_bits = if passes.iter().any(Pass::twiddled) {
+            k.div_ceil(2)
+        } else {
+            0
+        };
+        let twiddles = TwiddleLayout::new(n, passes.iter().map(|p| &p.radices[..]), lo_bits);
         let plan = Plan {
             spec: spec.clone(),
             limits: limits.clone(),
@@ -318,11 +358,8 @@ impl Plan {
             passes,
             transforms_per_dispatch,
             resident,
-            twiddles: TwiddleLayout {
-                n,
-                stage_n,
-                lo_bits,
-            },
+            split_chain,
+            twiddles,
         };
         let max_groups = u64::from(limits.max_groups_per_dim).pow(2);
         for pass in &plan.passes {
@@ -467,17 +504,35 @@ fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
 /// Points per thread and largest radix for one-pass lines where registers are plentiful
 /// (devices allowing 16+ points per thread: CUDA), from `n` up. Measured on the H100 against
 /// cuFFT in one run (docs/BENCHMARKS.md, "variants"): with 8 points per thread, 1024, 2048,
-/// 4096, 8192 and 16384 points reach 0.80, 0.75, 0.65, 0.44, 0.50 of cuFFT; with these
-/// shapes 1.00, 1.00, 0.93, 0.65, 0.63.
+/// 4096, 8192 and 16384 points reached 0.80, 0.75, 0.65, 0.44, 0.50 of cuFFT; with these
+/// shapes 1.00, 1.00, 0.93, 0.65, 0.63, and 1.00, 1.00, 0.96, 0.97, 0.96 once the stage
+/// twiddles were coalesced and the padding changed.
 const WIDE_LINES: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 32, 16), (8192, 32, 8)];
 
-/// The options for a one-pass line of `n` points: `opts`, or the measured shape from
-/// [`WIDE_LINES`] when the caller asked for the defaults.
-fn wide_lines(n: usize, limits: &DeviceLimits, opts: &PlanOptions) -> PlanOptions {
+/// The same for lines that also chain the inverse transform (twice the live registers): at
+/// 1024 and 2048 points 8 points per thread ran 2.27× the cuFFT pipeline against 1.91× with
+/// 16, and 4096 points kept 32 points per thread (2.0×; 16 points per thread 1.9×).
+const WIDE_CHAIN_LINES: &[(usize, usize, usize)] = &[(4096, 32, 16)];
+
+/// The options for a one-pass line of `n` points (`chained`: with the inverse transform in the
+/// same kernel): `opts`, or the measured shape from [`WIDE_LINES`] or [`WIDE_CHAIN_LINES`]
+/// when the caller asked for the default shape.
+fn wide_lines(n: usize, chained: bool, limits: &DeviceLimits, opts: &PlanOptions) -> PlanOptions {
     let mut o = opts.clone();
-    if *opts == PlanOptions::default()
+    let defaults = PlanOptions::default();
+    let default_shape = opts.target_threads == defaults.target_threads
+        && opts.max_radix == defaults.max_radix
+        && opts.points_per_thread.is_none();
+    if default_shape
         && limits.max_points_per_thread >= 16
-        && let Some(&(_, points, radix)) = WIDE_LINES.iter().rev().find(|&&(from, ..)| n >= from)
+        && let Some(&(_, points, radix)) = if chained {
+            WIDE_CHAIN_LINES
+        } else {
+            WIDE_LINES
+        }
+        .iter()
+        .rev()
+        .find(|&&(from, ..)| n >= from)
     {
         o.points_per_thread = Some(points);
         o.max_radix = radix;
@@ -491,9 +546,10 @@ fn single_pass(
     opts: &PlanOptions,
     exchange: Exchange,
     min_lines: usize,
+    fused_chain: bool,
 ) -> Pass {
     let columns = spec.layout == Layout::Columns;
-    let opts = &wide_lines(spec.n, limits, opts);
+    let opts = &wide_lines(spec.n, fused_chain, limits, opts);
     // Columns: at least `min_lines` neighbouring columns per workgroup, so each load and
     // store of a point is a whole transaction across them.
     let min_lines = if columns {
@@ -530,6 +586,7 @@ fn single_pass(
         staged_load: staged,
         scale: normalization(spec),
         padded: false,
+        groups_per_unit: opts.groups_per_unit,
     };
     pad_if_it_fits(pass, limits)
 }
@@ -575,6 +632,7 @@ fn multi_pass(
             staged_load: false,
             scale: if last { normalization(spec) } else { None },
             padded: false,
+            groups_per_unit: opts.groups_per_unit,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;

@@ -229,3 +229,33 @@ fn columns_read_whole_transactions_across_neighbouring_columns() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn long_chains_split_into_two_kernels_where_measured_faster() {
+    let cuda = DeviceLimits::profile("h100-cuda").expect("profile");
+    let h = |n: usize| -> std::sync::Arc<[num_complex::Complex32]> {
+        vec![num_complex::Complex32::new(1.0, 0.0); n].into()
+    };
+    for (n, split) in [(4096, false), (8192, true), (16384, true)] {
+        let spec = FftSpec::new(n)
+            .batch(8)
+            .then_multiply_and_invert(h(n))
+            .normalized();
+        let plan = Plan::new(&spec, &cuda).expect("plan");
+        assert_eq!(plan.split_chain, split, "n = {n}");
+        assert_eq!(plan.passes.len(), if split { 2 } else { 1 });
+        // Only the back-transform normalises; neither pass needs boundary twiddles.
+        assert_eq!(
+            plan.passes.last().expect("pass").scale,
+            Some(1.0 / n as f32)
+        );
+        assert!(plan.passes.iter().all(|p| !p.twiddled()) && plan.twiddles.lo_bits == 0);
+        if split {
+            assert_eq!(plan.passes[0].scale, None);
+        }
+    }
+    // Devices without a measured limit fuse every one-pass chain.
+    let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
+    let spec = FftSpec::new(8192).then_multiply_and_invert(h(8192));
+    assert!(!Plan::new(&spec, &lavapipe).expect("plan").split_chain);
+}

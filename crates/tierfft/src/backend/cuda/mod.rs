@@ -84,6 +84,7 @@ impl CudaDevice {
             transaction_bytes: 32,
             max_points_per_thread: 16,
             l2_bytes,
+            max_chain_points: crate::plan::CUDA_MAX_CHAIN_POINTS,
         };
         let stream = ctx.default_stream();
         Ok(CudaDevice {

@@ -122,6 +122,8 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         max_points_per_thread: 8,
         // wgpu does not report cache sizes.
         l2_bytes: 0,
+        // Not measured through wgpu: fuse every chain that fits one pass.
+        max_chain_points: usize::MAX,
     }
 }
 

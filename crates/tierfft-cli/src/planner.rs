@@ -1,0 +1,59 @@
+//! The planner's tuning knobs as command-line flags, shared by `tierfft plan` and `tierfft bench`.
+
+use clap::Args;
+use tierfft::plan::PlanOptions;
+
+/// Planner variants: timed side by side with `tierfft bench`, inspected with `tierfft plan`.
+#[derive(Debug, Args)]
+pub struct PlannerArgs {
+    /// Planner variant: largest radix of an on-chip stage (2, 4, 8 or 16).
+    #[arg(long, default_value_t = tierfft::plan::MAX_RADIX, value_parser = parse_radix)]
+    radix: usize,
+    /// Planner variant: points each thread holds (default: the radix).
+    #[arg(long, value_parser = parse_points, value_name = "P")]
+    points_per_thread: Option<usize>,
+    /// Planner variant: threads per workgroup to aim for when packing lines.
+    #[arg(long, default_value_t = tierfft::plan::TARGET_THREADS, value_name = "T")]
+    threads: usize,
+    /// Planner variant: L2-resident chunk size for multi-pass plans, MiB (0: off).
+    #[arg(long, value_name = "MIB")]
+    resident_mib: Option<usize>,
+    /// Planner variant: workgroups per SM to compile for (CUDA `__launch_bounds__` minimum
+    /// blocks, which caps registers per thread).
+    #[arg(long, value_name = "G", value_parser = clap::value_parser!(u16).range(1..=32))]
+    groups_per_unit: Option<u16>,
+    /// Planner variant: longest chained FFT → multiply → IFFT fused into one kernel (longer
+    /// ones run as two kernels; default: the device's measured limit).
+    #[arg(long, value_name = "N", value_parser = crate::parse_count)]
+    max_chain_points: Option<usize>,
+}
+
+impl PlannerArgs {
+    /// The planner options these arguments ask for.
+    pub fn options(&self) -> PlanOptions {
+        PlanOptions {
+            target_threads: self.threads.max(1),
+            max_radix: self.radix,
+            points_per_thread: self.points_per_thread,
+            resident_bytes: self.resident_mib.map(|m| m << 20),
+            groups_per_unit: self.groups_per_unit.map(usize::from),
+            max_chain_points: self.max_chain_points,
+        }
+    }
+}
+
+/// A radix: 2, 4, 8 or 16.
+fn parse_radix(s: &str) -> Result<usize, String> {
+    match s.parse() {
+        Ok(r @ (2 | 4 | 8 | 16)) => Ok(r),
+        _ => Err(format!("'{s}': expected 2, 4, 8 or 16")),
+    }
+}
+
+/// Points per thread: 2, 4, 8, 16 or 32.
+fn parse_points(s: &str) -> Result<usize, String> {
+    match s.parse() {
+        Ok(r @ (2 | 4 | 8 | 16 | 32)) => Ok(r),
+        _ => Err(format!("'{s}': expected 2, 4, 8, 16 or 32")),
+    }
+}
