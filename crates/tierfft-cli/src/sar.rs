@@ -57,6 +57,11 @@ pub struct SarArgs {
     /// Skip range cell migration correction (to see what it corrects).
     #[arg(long)]
     no_rcmc: bool,
+    /// Azimuth filter phase-only: no division by the numerically computed reference target's
+    /// spectrum (which assumes the simulator's uniformly lit beam; use this for echoes whose
+    /// antenna pattern is tapered).
+    #[arg(long)]
+    no_azimuth_equalisation: bool,
     /// Run every step separately (FFT, filter multiply on the CPU, inverse FFT; azimuth FFTs
     /// over rows between transposes) instead of the fused kernels.
     #[arg(long)]
@@ -118,6 +123,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         range_window: window,
         azimuth_window: args.azimuth_window,
         rcmc: !args.no_rcmc,
+        azimuth_equalisation: !args.no_azimuth_equalisation,
         fused: !args.unfused,
     };
     let focuser = Focuser::new(&device, &config, focus_opts)?;
@@ -249,6 +255,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         },
         "fused": !args.unfused,
         "rcmc": !args.no_rcmc,
+        "azimuth_equalisation": !args.no_azimuth_equalisation,
         "timings_s": { "simulate": simulate_s, "focus": steps.total_s(), "steps": steps },
         "targets": targets,
     });

@@ -23,7 +23,8 @@ use tierfft::{Device, Fft, FftSpec, PointOp};
 
 use crate::SarError;
 use crate::params::Config;
-use crate::range::{Window, bin_hz, range_filter};
+use crate::azimuth::{azimuth_filter, migration};
+use crate::range::{Window, range_filter};
 
 /// Taps of the RCMC interpolator (Hann-windowed sinc). 16, not 8: with the chirp filling 83 %
 /// of the range band, an 8-tap interpolator's error raised Taylor −35 dB range sidelobes to
@@ -39,6 +40,9 @@ pub struct FocusOptions {
     pub azimuth_window: Window,
     /// Range cell migration correction; off only to show what it corrects.
     pub rcmc: bool,
+    /// Divide the azimuth filter by a reference target's spectrum (see [`crate::azimuth`]);
+    /// off for echoes whose beam is not the simulator's uniformly lit one.
+    pub azimuth_equalisation: bool,
     /// Fused GPU steps (see the module docs); `false` runs every step separately.
     pub fused: bool,
 }
@@ -49,6 +53,7 @@ impl Default for FocusOptions {
             range_window: Window::None,
             azimuth_window: Window::None,
             rcmc: true,
+            azimuth_equalisation: true,
             fused: true,
         }
     }
@@ -109,7 +114,7 @@ impl Focuser {
         config.validate()?;
         let (lines, samples) = (config.scene.lines, config.scene.samples);
         let filter = range_filter(&config.radar, samples, opts.range_window);
-        let az_filter = azimuth_filter(config, opts.azimuth_window);
+        let az_filter = azimuth_filter(config, opts.azimuth_window, opts.azimuth_equalisation);
         let range_rows = FftSpec::new(samples).batch(lines);
         let steps = if opts.fused {
             let filter: Arc<[Complex32]> = filter.into();
@@ -270,17 +275,8 @@ fn over_columns(
     Ok(())
 }
 
-/// The migration factor D(f) = sqrt(1 − (λf / 2v)²) of Doppler bin `b`.
-fn migration(config: &Config, b: usize) -> f64 {
-    let r = &config.radar;
-    let f = bin_hz(b, config.scene.lines, r.prf_hz);
-    (1.0 - (r.wavelength_m() * f / (2.0 * r.speed_mps)).powi(2))
-        .max(1e-6)
-        .sqrt()
-}
-
 /// Runs `row(index, row)` over the rows of `data` (`samples` long), in parallel.
-fn par_rows(data: &mut [Complex32], samples: usize, row: impl Fn(usize, &mut [Complex32]) + Sync) {
+pub(crate) fn par_rows(data: &mut [Complex32], samples: usize, row: impl Fn(usize, &mut [Complex32]) + Sync) {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let per = (data.len() / samples).div_ceil(threads).max(1);
     let row = &row;
@@ -293,27 +289,6 @@ fn par_rows(data: &mut [Complex32], samples: usize, row: impl Fn(usize, &mut [Co
             });
         }
     });
-}
-
-/// The azimuth filter, laid out like the range-Doppler data (`[Doppler bin][range bin]`):
-/// exp(+i4πR0·(D(f) − 1)/λ) times `window` over the Doppler bandwidth. Only the
-/// Doppler-dependent part of the phase: the carrier phase −4πR0/λ stays, constant over each
-/// target's response.
-pub fn azimuth_filter(config: &Config, window: Window) -> Vec<Complex32> {
-    let r = &config.radar;
-    let (lines, samples) = (config.scene.lines, config.scene.samples);
-    let (near, bin, lambda) = (config.near_range_m(), r.range_bin_m(), r.wavelength_m());
-    let band = r.doppler_bandwidth_hz();
-    let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
-    par_rows(&mut h, samples, |b, row| {
-        let d = migration(config, b);
-        let w = window.weight(bin_hz(b, lines, r.prf_hz), band);
-        for (k, z) in row.iter_mut().enumerate() {
-            let r0 = near + k as f64 * bin;
-            *z = to32(Complex64::from_polar(w, 4.0 * PI * r0 * (d - 1.0) / lambda));
-        }
-    });
-    h
 }
 
 /// RCMC along range for each Doppler bin (rows of `data`), with a windowed sinc.
@@ -373,7 +348,7 @@ fn interpolate(row: &[Complex32], x: f64, angles: &[(f64, f64); RCMC_TAPS]) -> C
     acc
 }
 
-fn to32(z: Complex64) -> Complex32 {
+pub(crate) fn to32(z: Complex64) -> Complex32 {
     Complex32::new(z.re as f32, z.im as f32)
 }
 

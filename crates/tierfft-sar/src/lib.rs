@@ -10,6 +10,7 @@
 //! FFT's load; RCMC runs on the CPU. docs/SAR.md has the configuration keys, the formulas and
 //! the measured quality and timings.
 
+pub mod azimuth;
 pub mod focus;
 pub mod metrics;
 pub mod params;
