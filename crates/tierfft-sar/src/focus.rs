@@ -22,8 +22,8 @@ use num_complex::{Complex32, Complex64};
 use tierfft::{Device, Fft, FftSpec, PointOp};
 
 use crate::SarError;
-use crate::params::Config;
 use crate::azimuth::{azimuth_filter, migration};
+use crate::params::Config;
 use crate::range::{Window, range_filter};
 
 /// Taps of the RCMC interpolator (Hann-windowed sinc). 16, not 8: with the chirp filling 83 %
@@ -276,7 +276,11 @@ fn over_columns(
 }
 
 /// Runs `row(index, row)` over the rows of `data` (`samples` long), in parallel.
-pub(crate) fn par_rows(data: &mut [Complex32], samples: usize, row: impl Fn(usize, &mut [Complex32]) + Sync) {
+pub(crate) fn par_rows(
+    data: &mut [Complex32],
+    samples: usize,
+    row: impl Fn(usize, &mut [Complex32]) + Sync,
+) {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let per = (data.len() / samples).div_ceil(threads).max(1);
     let row = &row;

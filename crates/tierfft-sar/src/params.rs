@@ -208,6 +208,20 @@ impl Config {
                 ));
             }
         }
+        // Every target needs its whole synthetic aperture in the scene: the azimuth filter
+        // assumes the full Doppler bandwidth. The longest is at the far edge of the swath.
+        let far_m = self.near_range_m() + s.samples as f64 * r.range_bin_m();
+        let aperture_lines = 2.0 * far_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
+        if aperture_lines > s.lines as f64 {
+            return bad(format!(
+                "the synthetic aperture at the far range ({:.0} m) spans {aperture_lines:.0} lines \
+                 but the scene has {}: use at least {} lines, or a longer antenna (shorter \
+                 aperture, coarser azimuth resolution)",
+                far_m,
+                s.lines,
+                (aperture_lines.ceil() as usize).next_power_of_two()
+            ));
+        }
         let pulse_samples = r.pulse_s * r.sample_rate_hz;
         if pulse_samples >= s.samples as f64 {
             return bad(format!(
@@ -247,12 +261,12 @@ mod tests {
     #[test]
     fn toml_overrides_and_errors() {
         let c = Config::from_toml(
-            "[radar]\nbandwidth_hz = 50e6\n[scene]\nlines = 256\nsamples = 2048\n",
+            "[radar]\nbandwidth_hz = 50e6\n[scene]\nlines = 8192\nsamples = 2048\n",
         )
         .expect("parse");
         assert_eq!(
             (c.radar.bandwidth_hz, c.scene.lines, c.radar.prf_hz),
-            (50e6, 256, 1000.0)
+            (50e6, 8192, 1000.0)
         );
         for (toml, says) in [
             (
@@ -265,6 +279,7 @@ mod tests {
             ),
             ("[radar]\nprf_hz = 50.0", "below the Doppler bandwidth"),
             ("[scene]\nlines = 1000", "power of two"),
+            ("[scene]\nlines = 256", "synthetic aperture"),
             ("[radar]\npulse_s = 1e-3", "pulse spans"),
             ("[radar]\nbandwith_hz = 1.0", "unknown field"),
         ] {

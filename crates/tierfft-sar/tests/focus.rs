@@ -220,7 +220,10 @@ fn weighted_azimuth_sidelobes_match_theory() {
         let theory = window.theory();
         let got = azimuth(window, true);
         eprintln!("{window}: {got:?}, theory {theory:?}");
-        assert!((got.pslr_db - theory.pslr_db).abs() < 0.5, "{window}: {got:?}");
+        assert!(
+            (got.pslr_db - theory.pslr_db).abs() < 0.5,
+            "{window}: {got:?}"
+        );
         // IRW relative to the unweighted one, as the theory's IRW is in units of 1/B.
         let irw = got.irw_bins / az_irw * 0.886;
         assert!((irw / theory.irw - 1.0).abs() < 0.03, "{window}: IRW {irw}");
