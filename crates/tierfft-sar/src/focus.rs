@@ -14,7 +14,6 @@
 //! filter multiply on the CPU, inverse FFT, and the azimuth FFTs run over rows between two
 //! transposes. RCMC runs on the CPU in both.
 
-use std::f64::consts::PI;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,14 +21,11 @@ use num_complex::{Complex32, Complex64};
 use tierfft::{Device, Fft, FftSpec, PointOp};
 
 use crate::SarError;
-use crate::azimuth::{azimuth_filter, migration};
+use crate::azimuth::azimuth_filter;
 use crate::params::Config;
 use crate::range::{Window, range_filter};
-
-/// Taps of the RCMC interpolator (Hann-windowed sinc). 16, not 8: with the chirp filling 83 %
-/// of the range band, an 8-tap interpolator's error raised Taylor −35 dB range sidelobes to
-/// −33.6 dB; 16 taps keep them within 0.5 dB of theory.
-pub const RCMC_TAPS: usize = 16;
+pub use crate::rcmc::RCMC_TAPS;
+use crate::rcmc::rcmc;
 
 /// How to focus.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -293,63 +289,6 @@ pub(crate) fn par_rows(
             });
         }
     });
-}
-
-/// RCMC along range for each Doppler bin (rows of `data`), with a windowed sinc.
-fn rcmc(config: &Config, data: &mut [Complex32]) {
-    let samples = config.scene.samples;
-    let (near, bin) = (config.near_range_m(), config.radar.range_bin_m());
-    let angles = tap_angles();
-    par_rows(data, samples, |b, row| {
-        let d = migration(config, b);
-        let row_in = row.to_vec();
-        for (k, out) in row.iter_mut().enumerate() {
-            let r0 = near + k as f64 * bin;
-            // Energy of a target at r0 sits at r0 / d here.
-            *out = to32(interpolate(
-                &row_in,
-                k as f64 + r0 * (1.0 / d - 1.0) / bin,
-                &angles,
-            ));
-        }
-    });
-}
-
-/// sin and cos of π·i/(taps/2) for the taps i = 1 − taps/2 ..= taps/2, in order.
-fn tap_angles() -> [(f64, f64); RCMC_TAPS] {
-    let half = (RCMC_TAPS / 2) as f64;
-    std::array::from_fn(|j| (PI * (j as f64 + 1.0 - half) / half).sin_cos())
-}
-
-/// `row` at fractional position `x` with a `RCMC_TAPS`-tap sinc, Hann-windowed; zero outside
-/// the row. `angles`: [`tap_angles`].
-fn interpolate(row: &[Complex32], x: f64, angles: &[(f64, f64); RCMC_TAPS]) -> Complex64 {
-    let base = x.floor() as i64;
-    let frac = x - base as f64;
-    let half = (RCMC_TAPS / 2) as i64;
-    // Tap i sits at t = frac − i: sin(πt) = (−1)^i·sin(π·frac), and the Hann weight's
-    // cos(πt/half) follows from cos/sin(π·frac/half) by the angle-difference formula, so
-    // a sample costs two sin/cos pairs, not one per tap.
-    let (s, _) = (PI * frac).sin_cos();
-    let (sh, ch) = (PI * frac / half as f64).sin_cos();
-    let mut acc = Complex64::new(0.0, 0.0);
-    for (i, &(si, ci)) in ((1 - half)..=half).zip(angles) {
-        let k = base + i;
-        if k < 0 || k >= row.len() as i64 {
-            continue;
-        }
-        let t = frac - i as f64;
-        let w = 0.5 * (1.0 + ch * ci + sh * si);
-        let sinc = if t.abs() < 1e-9 {
-            1.0
-        } else {
-            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
-            sign * s / (PI * t)
-        };
-        let z = row[k as usize];
-        acc += Complex64::new(z.re.into(), z.im.into()) * (sinc * w);
-    }
-    acc
 }
 
 pub(crate) fn to32(z: Complex64) -> Complex32 {

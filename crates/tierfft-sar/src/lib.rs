@@ -15,6 +15,7 @@ pub mod focus;
 pub mod metrics;
 pub mod params;
 pub mod range;
+pub mod rcmc;
 pub mod simulate;
 pub mod window;
 
