@@ -208,16 +208,17 @@ impl Config {
                 ));
             }
         }
-        // Every target needs its whole synthetic aperture in the scene: the azimuth filter
-        // assumes the full Doppler bandwidth. The longest is at the far edge of the swath.
-        let far_m = self.near_range_m() + s.samples as f64 * r.range_bin_m();
-        let aperture_lines = 2.0 * far_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
+        // A target needs its whole synthetic aperture in the scene: the azimuth filter
+        // assumes the full Doppler bandwidth. Checked at mid-swath (targets near the far edge
+        // have longer apertures and lose some resolution in a scene barely long enough).
+        let mid_m = self.near_range_m() + s.samples as f64 / 2.0 * r.range_bin_m();
+        let aperture_lines = 2.0 * mid_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
         if aperture_lines > s.lines as f64 {
             return bad(format!(
-                "the synthetic aperture at the far range ({:.0} m) spans {aperture_lines:.0} lines \
+                "the synthetic aperture at mid-swath ({:.0} m) spans {aperture_lines:.0} lines \
                  but the scene has {}: use at least {} lines, or a longer antenna (shorter \
                  aperture, coarser azimuth resolution)",
-                far_m,
+                mid_m,
                 s.lines,
                 (aperture_lines.ceil() as usize).next_power_of_two()
             ));
