@@ -26,6 +26,10 @@ pub struct PlannerArgs {
     /// ones run as two kernels; default: the device's measured limit).
     #[arg(long, value_name = "N", value_parser = crate::parse_count)]
     max_chain_points: Option<usize>,
+    /// Planner variant: persistent one-pass kernels that prefetch the next lines into
+    /// workgroup memory while transforming the current ones (CUDA: cp.async, sm_80 and up).
+    #[arg(long)]
+    prefetch: bool,
 }
 
 impl PlannerArgs {
@@ -38,6 +42,7 @@ impl PlannerArgs {
             resident_bytes: self.resident_mib.map(|m| m << 20),
             groups_per_unit: self.groups_per_unit.map(usize::from),
             max_chain_points: self.max_chain_points,
+            prefetch: self.prefetch,
         }
     }
 }

@@ -74,6 +74,26 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
+    // Persistent kernels with cp.async prefetching, plain and chained.
+    let prefetch = tierfft::plan::PlanOptions {
+        prefetch: true,
+        ..Default::default()
+    };
+    for k in [8, 12] {
+        let n = 1usize << k;
+        let h: std::sync::Arc<[tierfft::Complex32]> =
+            vec![tierfft::Complex32::new(1.0, 0.0); n].into();
+        for spec in [
+            FftSpec::new(n).batch(1000),
+            FftSpec::new(n).batch(1000).then_multiply_and_invert(h),
+        ] {
+            let plan = Plan::with_options(&spec, &limits, &prefetch).expect("plan");
+            assert!(plan.passes[0].prefetch, "n = {n}");
+            for (pass, in_place) in plan.kernels() {
+                sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+            }
+        }
+    }
     let (major, minor) = nvrtc::version().expect("version");
     let sources: Vec<String> = sources.into_iter().collect();
     // Two threads: CI has two cores.

@@ -182,3 +182,47 @@ fn fusion_errors() {
         );
     }
 }
+
+#[test]
+fn persistent_prefetching_kernels() {
+    // One-pass row kernels that loop over line groups and copy the next group into workgroup
+    // memory while transforming the current one (asynchronously on CUDA; in WGSL the same
+    // schedule with plain copies). Batches that leave a partial last group, more groups than
+    // the wave of workgroups, plain and chained transforms, in and out of place.
+    let mut rng = rng();
+    let dev = gpu();
+    // Small workgroups, so that the prefetch area fits lavapipe's 32 KiB beside the exchange.
+    let opts = PlanOptions {
+        prefetch: true,
+        target_threads: 64,
+        ..PlanOptions::default()
+    };
+    for (k, batch) in [(6, 1000), (9, 777), (10, 5), (10, 600)] {
+        let n = 1usize << k;
+        let plain = FftSpec::new(n).batch(batch);
+        let chain = plain
+            .clone()
+            .then_multiply_and_invert(vector(&mut rng, n))
+            .normalized();
+        for spec in [plain, chain] {
+            let fft = dev.plan_with_options(&spec, &opts).expect("plan");
+            assert!(
+                fft.plan().expect("a GPU plan").passes[0].prefetch,
+                "n = {n}"
+            );
+            let input = random(&mut rng, spec.len());
+            let want = unfused(&spec, &input);
+            let mut out = poisoned(input.len());
+            fft.process_out_of_place(&input, &mut out).expect("run");
+            let err = tierfft::reference::relative_l2_error(&out, &want);
+            assert!(err <= 2.0 * BOUND, "n = {n} batch {batch}: error {err:e}");
+            let mut data = input.clone();
+            fft.process(&mut data).expect("in place");
+            let err = tierfft::reference::relative_l2_error(&data, &want);
+            assert!(
+                err <= 2.0 * BOUND,
+                "n = {n} batch {batch} in place: error {err:e}"
+            );
+        }
+    }
+}

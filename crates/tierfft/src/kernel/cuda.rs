@@ -61,8 +61,33 @@ impl Dialect for CudaC {
             );
         }
         s.push_str("    const unsigned lid = threadIdx.x;\n");
-        s.push_str("    const unsigned grp = blockIdx.x + blockIdx.y * gridDim.x;\n");
+        if k.persistent.is_none() {
+            s.push_str("    const unsigned grp = blockIdx.x + blockIdx.y * gridDim.x;\n");
+        }
         s
+    }
+
+    fn grid(&self) -> (&'static str, &'static str) {
+        ("blockIdx.x", "gridDim.x")
+    }
+
+    fn loop_head(&self, condition: &str) -> String {
+        format!("for (unsigned grp = blockIdx.x; {condition}; grp += gridDim.x) {{")
+    }
+
+    fn copy_async(&self, shared: &str, src: &str, index: &str) -> String {
+        format!(
+            "asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \
+             \"r\"((unsigned)__cvta_generic_to_shared(&sh[{shared}])), \"l\"(&{src}[{index}]));"
+        )
+    }
+
+    fn copy_fence(&self, wait: bool) -> String {
+        if wait {
+            "asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\");".into()
+        } else {
+            "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");".into()
+        }
     }
 
     fn ty(&self, t: Ty) -> &'static str {

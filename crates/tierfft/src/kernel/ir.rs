@@ -54,6 +54,11 @@ pub enum Builtin {
     GroupIndex,
     /// Lines in this dispatch, a kernel parameter.
     Lines,
+    /// In a [`Kernel::persistent`] kernel's prologue: the first workgroup index this
+    /// workgroup takes.
+    FirstGroup,
+    /// In a persistent kernel: workgroups in the grid, the step from one group to the next.
+    GroupStride,
 }
 
 /// Binary operators; on complex values `+`, `-` and `*` by a real act componentwise.
@@ -122,6 +127,20 @@ pub enum Stmt {
     Return,
     /// Workgroup barrier: all threads arrive and workgroup memory is visible.
     Barrier,
+    /// Copy two complex values (16 bytes) `src[index..index + 2]` to workgroup memory
+    /// `sh[shared..shared + 2]` without waiting: CUDA's `cp.async` (the registers stay free
+    /// while the copy is in flight); a plain copy where the dialect has no such thing.
+    CopyAsync {
+        /// Workgroup-memory index (complex elements, even).
+        shared: Expr,
+        /// Source index (complex elements, even).
+        index: Expr,
+    },
+    /// Close the group of copies issued since the last commit.
+    CopyCommit,
+    /// Wait until every committed copy of this thread has landed (a barrier must follow
+    /// before other threads read them).
+    CopyWait,
 }
 
 /// Workgroup memory a kernel declares.
@@ -148,8 +167,21 @@ pub struct Kernel {
     pub shared: Option<Shared>,
     /// Whether `Src` and `Dst` are one buffer (in-place kernels bind it once, read-write).
     pub in_place: bool,
+    /// A grid-stride kernel: `prologue` runs once, then `body` runs for workgroup indices
+    /// `FirstGroup, FirstGroup + GroupStride, ...` while `condition` (in terms of the group
+    /// index) holds. `None`: `body` runs once for the workgroup's own index.
+    pub persistent: Option<Persistent>,
     /// The body.
     pub body: Vec<Stmt>,
+}
+
+/// The loop of a persistent (grid-stride) kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Persistent {
+    /// Runs once before the loop.
+    pub prologue: Vec<Stmt>,
+    /// The loop runs while this holds for the group index.
+    pub condition: Expr,
 }
 
 /// `name`.

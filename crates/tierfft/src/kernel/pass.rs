@@ -107,6 +107,19 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
         shared,
         in_place,
+        persistent: pass.prefetch.then(|| Persistent {
+            prologue: {
+                let mut p = vec![Stmt::Comment(
+                    "prefetch the first group's lines into workgroup memory".into(),
+                )];
+                p.extend(g.prefetch(Expr::Builtin(Builtin::FirstGroup)));
+                p
+            },
+            condition: lt(
+                Expr::Builtin(Builtin::GroupIndex) * u(pass.lines_per_group),
+                Expr::Builtin(Builtin::Lines),
+            ),
+        }),
         body: g.em.stmts,
     }
 }
@@ -207,13 +220,16 @@ impl<'a> PassGen<'a> {
         let p = self.pass;
         let lines = p.lines_per_group;
         self.em.comment("which line this thread works on");
-        self.em.push(Stmt::If(
-            ge(
-                Expr::Builtin(Builtin::GroupIndex) * u(lines),
-                Expr::Builtin(Builtin::Lines),
-            ),
-            vec![Stmt::Return],
-        ));
+        if !p.prefetch {
+            // (Persistent kernels loop only over groups that exist.)
+            self.em.push(Stmt::If(
+                ge(
+                    Expr::Builtin(Builtin::GroupIndex) * u(lines),
+                    Expr::Builtin(Builtin::Lines),
+                ),
+                vec![Stmt::Return],
+            ));
+        }
         let lid = Expr::Builtin(Builtin::LocalIndex);
         let (lc, tl) = match p.order {
             crate::plan::LineOrder::Interleaved => (lid.clone() % u(lines), lid / u(lines)),
@@ -254,10 +270,53 @@ impl<'a> PassGen<'a> {
         };
     }
 
+    /// Copies of workgroup `group`'s lines (contiguous rows) into the prefetch area, 16 bytes
+    /// per copy, neighbouring threads on neighbouring addresses; rows past the end of the
+    /// dispatch read the last row instead (their lines store nothing). Guarded so that only
+    /// an existing group is read, then committed.
+    fn prefetch(&self, group: Expr) -> Vec<Stmt> {
+        let p = self.pass;
+        let threads = p.threads();
+        let tile = p.size * p.lines_per_group;
+        let last = Expr::Builtin(Builtin::Lines) * u(p.size) - u(2);
+        let first = group.clone() * u(tile);
+        let copies = (0..tile / 2 / threads)
+            .map(|c| {
+                let at = Expr::Builtin(Builtin::LocalIndex) * u(2) + u(2 * threads * c);
+                Stmt::CopyAsync {
+                    shared: u(p.exchange_len()) + at.clone(),
+                    index: min(first.clone() + at, last.clone()),
+                }
+            })
+            .collect();
+        vec![
+            Stmt::If(lt(first, Expr::Builtin(Builtin::Lines) * u(p.size)), copies),
+            Stmt::CopyCommit,
+        ]
+    }
+
     fn load(&mut self) {
         let p = self.pass;
         let n = self.plan.spec.n;
         let (t, e) = (self.t(), self.e());
+        if p.prefetch {
+            self.em
+                .comment("this group's lines were copied during the previous group: wait for them");
+            self.em.push(Stmt::CopyWait);
+            self.em.push(Stmt::Barrier);
+            for m in 0..e {
+                let at = u(p.exchange_len()) + var("lc") * u(p.size) + var("tl") + u(t * m);
+                self.em
+                    .push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Shared, at)));
+            }
+            self.em.push(Stmt::Barrier);
+            self.em
+                .comment("prefetch the next group's lines while this one is transformed");
+            let next = Expr::Builtin(Builtin::GroupIndex) + Expr::Builtin(Builtin::GroupStride);
+            let copies = self.prefetch(next);
+            self.em.stmts.extend(copies);
+            return;
+        }
         if p.staged_load {
             // Tiny lines: read the workgroup's lines as one contiguous tile (neighbouring
             // threads, neighbouring addresses), then hand each thread its points.

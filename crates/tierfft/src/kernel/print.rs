@@ -31,6 +31,14 @@ pub trait Dialect {
         let _ = mem;
         format!("{name}[{index}]")
     }
+    /// The first group index and the group stride of a persistent kernel.
+    fn grid(&self) -> (&'static str, &'static str);
+    /// The head of a persistent kernel's loop over `grp` while `condition` holds.
+    fn loop_head(&self, condition: &str) -> String;
+    /// [`Stmt::CopyAsync`] from buffer `src`.
+    fn copy_async(&self, shared: &str, src: &str, index: &str) -> String;
+    /// [`Stmt::CopyCommit`] and [`Stmt::CopyWait`].
+    fn copy_fence(&self, wait: bool) -> String;
 }
 
 /// The kernel as source text in dialect `d`.
@@ -45,7 +53,15 @@ pub fn print(d: &impl Dialect, k: &Kernel) -> String {
         d,
         in_place: k.in_place,
     };
-    p.block(&mut s, &k.body, 1);
+    match &k.persistent {
+        None => p.block(&mut s, &k.body, 1),
+        Some(l) => {
+            p.block(&mut s, &l.prologue, 1);
+            let _ = writeln!(s, "    {}", d.loop_head(&p.expr(&l.condition)));
+            p.block(&mut s, &k.body, 2);
+            s.push_str("    }\n");
+        }
+    }
     s.push_str("}\n");
     s
 }
@@ -69,6 +85,12 @@ impl<D: Dialect> Printer<'_, D> {
                 }
                 Stmt::Return => "return;".into(),
                 Stmt::Barrier => self.d.barrier().into(),
+                Stmt::CopyAsync { shared, index } => {
+                    self.d
+                        .copy_async(&self.expr(shared), self.mem(Mem::Src), &self.expr(index))
+                }
+                Stmt::CopyCommit => self.d.copy_fence(false),
+                Stmt::CopyWait => self.d.copy_fence(true),
                 Stmt::If(c, b) => {
                     let _ = writeln!(s, "{pad}if ({}) {{", self.expr(c));
                     self.block(s, b, depth + 1);
@@ -106,6 +128,8 @@ impl<D: Dialect> Printer<'_, D> {
             Expr::Builtin(Builtin::LocalIndex) => "lid".into(),
             Expr::Builtin(Builtin::GroupIndex) => "grp".into(),
             Expr::Builtin(Builtin::Lines) => self.d.lines().into(),
+            Expr::Builtin(Builtin::FirstGroup) => self.d.grid().0.into(),
+            Expr::Builtin(Builtin::GroupStride) => self.d.grid().1.into(),
             Expr::Load(m, i) => self.d.load(*m, self.mem(*m), &self.expr(i)),
             Expr::Bin(BinOp::Min, a, b) => format!("min({}, {})", self.expr(a), self.expr(b)),
             Expr::Bin(op, a, b) => {

@@ -46,8 +46,28 @@ impl Dialect for Wgsl {
              @builtin(num_workgroups) nwg: vec3<u32>) {{",
             k.name
         );
-        s.push_str("    let grp = wg.x + wg.y * nwg.x;\n");
+        if k.persistent.is_none() {
+            s.push_str("    let grp = wg.x + wg.y * nwg.x;\n");
+        }
         s
+    }
+
+    fn grid(&self) -> (&'static str, &'static str) {
+        ("wg.x", "nwg.x")
+    }
+
+    fn loop_head(&self, condition: &str) -> String {
+        format!("for (var grp: u32 = wg.x; {condition}; grp = grp + nwg.x) {{")
+    }
+
+    // WGSL has no asynchronous copy: copy now (the loop still overlaps nothing, but runs the
+    // same schedule, so lavapipe tests the persistent kernels' indexing).
+    fn copy_async(&self, shared: &str, src: &str, index: &str) -> String {
+        format!("sh[{shared}] = {src}[{index}]; sh[{shared} + 1u] = {src}[{index} + 1u];")
+    }
+
+    fn copy_fence(&self, _wait: bool) -> String {
+        "// (copies are synchronous in WGSL)".into()
     }
 
     fn ty(&self, t: Ty) -> &'static str {

@@ -93,6 +93,11 @@ impl fmt::Display for Plan {
             } else {
                 order.to_string()
             };
+            let order = if p.prefetch {
+                format!("{order}, persistent with prefetch")
+            } else {
+                order
+            };
             writeln!(
                 f,
                 "{:>4}  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {order}",

@@ -57,6 +57,11 @@ pub struct PlanOptions {
     pub groups_per_unit: Option<usize>,
     /// Longest chain fused into one kernel, overriding [`DeviceLimits::max_chain_points`].
     pub max_chain_points: Option<usize>,
+    /// One-pass row kernels loop over their workgroups' lines, copying the next lines into
+    /// workgroup memory while transforming the current ones ([`Pass::prefetch`]). Off by
+    /// default: on the H100 it helped only 256-point chains (docs/BENCHMARKS.md). CUDA
+    /// kernels then use `cp.async` (sm_80 and up).
+    pub prefetch: bool,
 }
 
 impl Default for PlanOptions {
@@ -68,6 +73,7 @@ impl Default for PlanOptions {
             resident_bytes: None,
             groups_per_unit: None,
             max_chain_points: None,
+            prefetch: false,
         }
     }
 }
@@ -147,6 +153,12 @@ pub struct Pass {
     pub padded: bool,
     /// Workgroups per compute unit the kernel is compiled for ([`PlanOptions::groups_per_unit`]).
     pub groups_per_unit: Option<usize>,
+    /// A persistent kernel: each workgroup loops over line groups, and copies the next
+    /// group's input into workgroup memory (asynchronously where the device can) while it
+    /// transforms the current one, so loads overlap computation without a second resident
+    /// workgroup. One-pass row transforms only; the copy needs `lines · size` more elements
+    /// of workgroup memory.
+    pub prefetch: bool,
 }
 
 impl Pass {
@@ -162,8 +174,20 @@ impl Pass {
             + usize::from(self.staged_load)
     }
 
-    /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers).
+    /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers):
+    /// the exchange area, then the prefetch area.
     pub fn shared_len(&self) -> usize {
+        self.exchange_len()
+            + if self.prefetch {
+                self.size * self.lines_per_group
+            } else {
+                0
+            }
+    }
+
+    /// Workgroup-memory elements of the register exchanges (padded), where the prefetch area
+    /// starts.
+    pub fn exchange_len(&self) -> usize {
         let len = self.size * self.lines_per_group;
         match (self.exchanges(), self.padded) {
             (0, _) => 0,
@@ -587,8 +611,21 @@ fn single_pass(
         scale: normalization(spec),
         padded: false,
         groups_per_unit: opts.groups_per_unit,
+        prefetch: false,
     };
-    pad_if_it_fits(pass, limits)
+    let mut pass = pad_if_it_fits(pass, limits);
+    // Prefetching copies 16-byte pairs, every thread the same number of them.
+    let pairs = pass.size * pass.lines_per_group / 2;
+    pass.prefetch = opts.prefetch
+        && !columns
+        && !staged
+        && pass.exchanges() > 0
+        && exchange == Exchange::Complex
+        && pairs.is_multiple_of(pass.threads());
+    if pass.prefetch && pass.workgroup_bytes() > limits.workgroup_memory {
+        pass.prefetch = false;
+    }
+    pass
 }
 
 fn multi_pass(
@@ -633,6 +670,7 @@ fn multi_pass(
             scale: if last { normalization(spec) } else { None },
             padded: false,
             groups_per_unit: opts.groups_per_unit,
+            prefetch: false,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;

@@ -22,6 +22,8 @@ struct Launchable {
     threads: u32,
     shared_bytes: u32,
     in_place: bool,
+    /// Persistent kernels: blocks the whole GPU holds at once (the grid they loop over).
+    resident_blocks: Option<u32>,
 }
 
 /// A plan's kernels compiled for a CUDA device.
@@ -72,11 +74,25 @@ impl CudaFft {
                 )
                 .map_err(gpu_err("raising the shared-memory limit"))?;
             }
+            let resident_blocks = match kernel.persistent {
+                Some(_) => {
+                    let per_sm = func
+                        .occupancy_max_active_blocks_per_multiprocessor(
+                            kernel.threads,
+                            shared_bytes as usize,
+                            None,
+                        )
+                        .map_err(gpu_err("reading occupancy"))?;
+                    Some(per_sm.max(1) * dev.sm_count as u32)
+                }
+                None => None,
+            };
             Ok(Launchable {
                 func,
                 threads: kernel.threads,
                 shared_bytes,
                 in_place,
+                resident_blocks,
             })
         };
         let (out_of_place, in_place) = build_kernels(plan, load)?;
@@ -143,9 +159,16 @@ impl CudaFft {
             };
             let lines = (count * self.plan.lines_per_transform(pass)) as u32;
             let groups = self.plan.groups(pass, count) as u32;
-            let x = groups.min(self.plan.limits.max_groups_per_dim);
+            let grid = match k.resident_blocks {
+                // Persistent: one wave of blocks, each looping over groups.
+                Some(resident) => (groups.min(resident), 1, 1),
+                None => {
+                    let x = groups.min(self.plan.limits.max_groups_per_dim);
+                    (x, groups.div_ceil(x), 1)
+                }
+            };
             let cfg = LaunchConfig {
-                grid_dim: (x, groups.div_ceil(x), 1),
+                grid_dim: grid,
                 block_dim: (k.threads, 1, 1),
                 shared_mem_bytes: k.shared_bytes,
             };

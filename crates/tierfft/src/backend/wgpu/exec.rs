@@ -13,6 +13,9 @@ use crate::error::{Error, Result};
 use crate::kernel::{pass_kernel, wgsl};
 use crate::plan::Plan;
 
+/// Workgroups a persistent kernel is dispatched with under wgpu (each loops over groups).
+const PERSISTENT_WAVE: u32 = 256;
+
 /// Which buffer slot each pass reads and writes.
 type Routing = Vec<(usize, usize)>;
 
@@ -161,8 +164,15 @@ impl WgpuFft {
                 entries: &entries,
             });
             let groups = self.plan.groups(pass, count) as u32;
-            let x = groups.min(max_x);
-            dispatches.push((p, group, x, groups.div_ceil(x)));
+            let (x, y) = if pass.prefetch {
+                // Persistent kernels loop over groups: wgpu says nothing of how many
+                // workgroups run at once, so a fixed wave (enough for several per group).
+                (groups.min(PERSISTENT_WAVE), 1)
+            } else {
+                let x = groups.min(max_x);
+                (x, groups.div_ceil(x))
+            };
+            dispatches.push((p, group, x, y));
         }
         self.dev.check()?;
         Ok(Chunk {
