@@ -16,16 +16,12 @@ use rustfft::FftPlanner;
 
 use crate::focus::{par_rows, to32};
 use crate::params::Config;
-use crate::range::{Window, bin_hz};
+use crate::range::{Window, bin_hz, equaliser};
 
 /// Range bins that share one numerical reference. The residual's ripple follows the
 /// time-bandwidth product, which grows in proportion to range: across 32 bins of the default
 /// scene (40 m at 20 km) it changes by 0.2 %.
 const REFERENCE_BLOCK: usize = 32;
-
-/// Floor of the equalisation, as a fraction of the reference's mean in-band power (as
-/// range.rs's `EQUALISATION_FLOOR`: at most a 20 dB boost).
-const EQUALISATION_FLOOR: f64 = 1e-2;
 
 /// The migration factor D(f) = sqrt(1 − (λf / 2v)²) of Doppler bin `b`.
 pub(crate) fn migration(config: &Config, b: usize) -> f64 {
@@ -94,19 +90,8 @@ pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Co
         par_rows(&mut equalisers, lines, |block, eq| {
             let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
             let rho = residual(config, near + centre * bin, fft.as_ref());
-            let (sum, count) = rho
-                .iter()
-                .zip(&in_band)
-                .filter(|(_, b)| **b)
-                .fold((0.0, 0usize), |(s, n), (z, _)| (s + z.norm_sqr(), n + 1));
-            let gain = if count > 0 { sum / count as f64 } else { 0.0 };
-            for (e, z) in eq.iter_mut().zip(&rho) {
-                let power = z.norm_sqr().max(gain * EQUALISATION_FLOOR);
-                *e = if power > 0.0 {
-                    to32(z.conj() * (gain / power))
-                } else {
-                    Complex32::new(0.0, 0.0)
-                };
+            for (e, z) in eq.iter_mut().zip(equaliser(&rho, &in_band)) {
+                *e = to32(z);
             }
         });
     }

@@ -81,23 +81,41 @@ pub fn range_filter(radar: &Radar, samples: usize, window: Window) -> Vec<Comple
             (band, shape.at_hz(f, radar.bandwidth_hz))
         })
         .collect();
-    let (sum, count) = replica
+    let in_band: Vec<bool> = weights.iter().map(|&(band, _)| band).collect();
+    equaliser(&replica, &in_band)
         .iter()
         .zip(&weights)
-        .filter(|(_, (band, _))| *band)
-        .fold((0.0, 0usize), |(s, n), (h, _)| (s + h.norm_sqr(), n + 1));
-    let gain = if count > 0 { sum / count as f64 } else { 0.0 };
-    replica
-        .iter()
-        .zip(&weights)
-        .map(|(h, &(band, w))| {
-            let power = h.norm_sqr().max(gain * EQUALISATION_FLOOR);
-            let z = if band && power > 0.0 {
-                h.conj() * (w * gain / power)
+        .map(|(e, &(band, w))| {
+            let z = if band {
+                e * w
             } else {
                 Complex64::new(0.0, 0.0)
             };
             Complex32::new(z.re as f32, z.im as f32)
+        })
+        .collect()
+}
+
+/// `conj(H)/|H|² · g` for every bin of `spectrum` `H`, with `g` the mean of `|H|²` over the
+/// bins `in_band` marks, and `|H|²` floored at [`EQUALISATION_FLOOR`] · `g`: the in-band
+/// inverse of `H`, scaled so that a response keeps about the matched filter's peak. All 0
+/// when the band holds no power.
+pub(crate) fn equaliser(spectrum: &[Complex64], in_band: &[bool]) -> Vec<Complex64> {
+    let (sum, count) = spectrum
+        .iter()
+        .zip(in_band)
+        .filter(|(_, band)| **band)
+        .fold((0.0, 0usize), |(s, n), (h, _)| (s + h.norm_sqr(), n + 1));
+    let gain = if count > 0 { sum / count as f64 } else { 0.0 };
+    spectrum
+        .iter()
+        .map(|h| {
+            let power = h.norm_sqr().max(gain * EQUALISATION_FLOOR);
+            if power > 0.0 {
+                h.conj() * (gain / power)
+            } else {
+                Complex64::new(0.0, 0.0)
+            }
         })
         .collect()
 }
