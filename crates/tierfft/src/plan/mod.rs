@@ -543,11 +543,7 @@ const WIDE_CHAIN_LINES: &[(usize, usize, usize)] = &[(4096, 32, 16)];
 /// when the caller asked for the default shape.
 fn wide_lines(n: usize, chained: bool, limits: &DeviceLimits, opts: &PlanOptions) -> PlanOptions {
     let mut o = opts.clone();
-    let defaults = PlanOptions::default();
-    let default_shape = opts.target_threads == defaults.target_threads
-        && opts.max_radix == defaults.max_radix
-        && opts.points_per_thread.is_none();
-    if default_shape
+    if default_shape(opts)
         && limits.max_points_per_thread >= 16
         && let Some(&(_, points, radix)) = if chained {
             WIDE_CHAIN_LINES
@@ -563,6 +559,21 @@ fn wide_lines(n: usize, chained: bool, limits: &DeviceLimits, opts: &PlanOptions
     }
     o
 }
+
+/// Whether `opts` leaves the line shape (threads, radix, points per thread) to the planner.
+fn default_shape(opts: &PlanOptions) -> bool {
+    let defaults = PlanOptions::default();
+    opts.target_threads == defaults.target_threads
+        && opts.max_radix == defaults.max_radix
+        && opts.points_per_thread.is_none()
+}
+
+/// Row transforms of at least this many points that take several passes use radix-16 stages
+/// where registers allow 16 points per thread (CUDA). Measured on the H100 against cuFFT
+/// (docs/BENCHMARKS.md, session 3): 2^18..2^24 went from 0.89, 0.85, 0.83, 0.77, 0.76, 0.65,
+/// 0.58 of cuFFT with radix 8 to 0.99, 0.91, 0.85, 0.85, 0.86, 0.78, 0.78; 2^15..2^17 were
+/// slower with radix 16 (0.81, 1.05, 1.01 against 0.76, 0.96, 0.95).
+const RADIX_16_PASSES_FROM: usize = 1 << 18;
 
 fn single_pass(
     spec: &FftSpec,
@@ -637,6 +648,15 @@ fn multi_pass(
     min_lines: usize,
 ) -> Vec<Pass> {
     let columns = spec.layout == Layout::Columns;
+    let mut wide = opts.clone();
+    if default_shape(opts)
+        && !columns
+        && limits.max_points_per_thread >= 16
+        && spec.n >= RADIX_16_PASSES_FROM
+    {
+        wide.max_radix = 16;
+    }
+    let opts = &wide;
     let mut stride = 1;
     let mut passes = Vec::with_capacity(bits.len());
     for (i, &b) in bits.iter().enumerate() {

@@ -185,19 +185,26 @@ fn cuda_one_pass_lines_use_the_measured_shapes() {
         (32, vec![16, 16, 16])
     );
     assert_eq!((p(16384).points_per_thread, p(16384).threads()), (32, 512));
-    // Not on wgpu devices, and never for multi-pass lines.
+    // Not on wgpu devices. Multi-pass lines: radix 8 below 2^18 points, radix 16 from there.
     let lp = DeviceLimits::profile("lavapipe").unwrap();
     assert_eq!(
         Plan::new(&FftSpec::new(2048), &lp).unwrap().passes[0].points_per_thread,
         8
     );
-    assert!(
-        Plan::new(&FftSpec::new(1 << 20), &h100)
-            .unwrap()
-            .passes
+    let largest_radix = |n: usize, limits: &DeviceLimits| {
+        let plan = Plan::new(&FftSpec::new(n), limits).unwrap();
+        assert!(plan.passes.len() > 1);
+        plan.passes
             .iter()
-            .all(|p| p.points_per_thread == 8)
-    );
+            .flat_map(|p| p.radices.clone())
+            .max()
+            .unwrap()
+    };
+    assert_eq!(largest_radix(1 << 17, &h100), 8);
+    assert_eq!(largest_radix(1 << 20, &h100), 16);
+    assert_eq!(largest_radix(1 << 20, &lp), 8);
+    let columns = Plan::new(&FftSpec::new(1 << 20).batch(4).columns(), &h100).unwrap();
+    assert!(columns.passes.iter().all(|p| p.points_per_thread == 8));
 }
 
 #[test]
