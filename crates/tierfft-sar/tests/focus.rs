@@ -28,6 +28,26 @@ fn scene() -> Config {
     c
 }
 
+/// `raw` focused on the CPU with `opts`, and the scene's target (line 2048, sample 1000)
+/// measured with cuts of ±64 samples and ±128 lines.
+fn focus_and_measure(
+    c: &Config,
+    raw: &[num_complex::Complex32],
+    opts: FocusOptions,
+) -> Result<tierfft_sar::metrics::PointMetrics, tierfft_sar::metrics::MetricsError> {
+    let mut data = raw.to_vec();
+    Focuser::new(&Device::Cpu, c, opts)
+        .expect("plan")
+        .focus(&mut data, |_| {})
+        .expect("focus");
+    let cuts = CutOptions {
+        half: 64,
+        half_azimuth: 128,
+        ..CutOptions::default()
+    };
+    analyze_point(&data, 4096, 2048, (2048, 1000), &cuts, None)
+}
+
 #[test]
 fn a_point_target_focuses_to_theory() {
     let c = scene();
@@ -136,22 +156,13 @@ fn rcmc_corrects_large_migration() {
     c.scene.targets[0].range_m = c.near_range_m() + 1000.37 * c.radar.range_bin_m();
     c.validate().expect("valid");
     let az_irw = 0.886 * c.radar.prf_hz / c.radar.doppler_bandwidth_hz();
+    let raw = simulate(&c);
     let measure = |rcmc: bool| {
-        let mut data = simulate(&c);
         let opts = FocusOptions {
             rcmc,
             ..FocusOptions::default()
         };
-        Focuser::new(&Device::Cpu, &c, opts)
-            .expect("plan")
-            .focus(&mut data, |_| {})
-            .expect("focus");
-        let cuts = CutOptions {
-            half: 64,
-            half_azimuth: 128,
-            ..CutOptions::default()
-        };
-        analyze_point(&data, 4096, 2048, (2048, 1000), &cuts, None)
+        focus_and_measure(&c, &raw, opts)
     };
     let on = measure(true).expect("analysis");
     eprintln!("with RCMC: range {:?}\nazimuth {:?}", on.range, on.azimuth);
@@ -201,19 +212,7 @@ fn weighted_azimuth_sidelobes_match_theory() {
             azimuth_equalisation: equalise,
             ..FocusOptions::default()
         };
-        let mut data = raw.clone();
-        Focuser::new(&Device::Cpu, &c, opts)
-            .expect("plan")
-            .focus(&mut data, |_| {})
-            .expect("focus");
-        let cuts = CutOptions {
-            half: 64,
-            half_azimuth: 128,
-            ..CutOptions::default()
-        };
-        analyze_point(&data, 4096, 2048, (2048, 1000), &cuts, None)
-            .expect("analysis")
-            .azimuth
+        focus_and_measure(&c, &raw, opts).expect("analysis").azimuth
     };
     let az_irw = 0.886 * c.radar.prf_hz / c.radar.doppler_bandwidth_hz();
     for window in [Window::parse("taylor").expect("window"), Window::Hamming] {
