@@ -32,11 +32,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         g.point_ops(&plan.spec.load, g.aux_load, "on load", PassGen::in_index);
     }
     if let (true, Some(slot)) = (chain_inverse, g.aux_chain) {
-        g.em.comment("chained: multiply the spectrum by the filter");
-        for m in 0..pass.points_per_thread {
-            let h = load(Mem::Aux, u(g.aux[slot]) + g.in_index(m));
-            g.em.push(Stmt::Assign(format!("v{m}"), g.regs[m].clone().cmul(h)));
-        }
+        g.chain_filter(slot);
     }
     for s in 0..pass.radices.len() {
         g.stage(s, chain_inverse);
@@ -45,14 +41,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         // Chained transform (one-pass plans): after the last stage register m holds output
         // point tl + T·m, which is the layout the next transform loads, so the inverse
         // starts in registers.
-        g.em.comment("chained: multiply the spectrum by the filter, then transform back");
-        for m in 0..pass.points_per_thread {
-            let h = load(
-                Mem::Aux,
-                u(g.aux[slot]) + var("tl") + u(pass.threads_per_line * m),
-            );
-            g.em.push(Stmt::Assign(format!("v{m}"), g.regs[m].clone().cmul(h)));
-        }
+        g.chain_filter(slot);
         for s in 0..pass.radices.len() {
             g.stage(s, true);
         }
@@ -371,6 +360,19 @@ impl<'a> PassGen<'a> {
                 self.em
                     .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(w)));
             }
+        }
+    }
+
+    /// Multiplies every register by the chain's filter (aux slot `slot`) at its point: the
+    /// spectrum between a chain's forward and inverse transforms, which in a one-pass line
+    /// sits at the input's positions.
+    fn chain_filter(&mut self, slot: usize) {
+        self.em
+            .comment("chained: multiply the spectrum by the filter, then transform back");
+        for m in 0..self.e() {
+            let h = load(Mem::Aux, u(self.aux[slot]) + self.in_index(m));
+            self.em
+                .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(h)));
         }
     }
 
