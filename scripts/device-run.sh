@@ -44,14 +44,14 @@ fi
 if want tune; then
     # Chain shapes and register caps (__launch_bounds__ minimum blocks per SM) at 2^10..2^14,
     # one line per variant summary.
-    for v in "" "--prefetch" "--prefetch --points-per-thread 16 --radix 16" \
-             "--prefetch --points-per-thread 16 --radix 16 --groups-per-unit 2" \
-             "--points-per-thread 16 --radix 16 --groups-per-unit 2" "--prefetch --points-per-thread 8"; do
+    for v in "" "--prefetch on" "--prefetch off" \
+             "--prefetch on --points-per-thread 16 --radix 16" \
+             "--points-per-thread 16 --radix 16 --groups-per-unit 2" "--prefetch on --points-per-thread 8"; do
         echo "== chain variant: ${v:-default}" | tee -a "$out/tune.txt"
         $tf bench --backend cuda --compare cufft --chain --min-log2 8 --max-log2 13 --reps 30 $v 2>&1 |
             grep -E "^ +[0-9]" | tee -a "$out/tune.txt"
     done
-    for v in "" "--prefetch"; do
+    for v in "" "--prefetch on"; do
         echo "== fft variant: ${v:-default}" | tee -a "$out/tune.txt"
         $tf bench --backend cuda --compare cufft --min-log2 8 --max-log2 14 --reps 20 $v 2>&1 |
             grep -E "^ +[0-9]" | tee -a "$out/tune.txt"

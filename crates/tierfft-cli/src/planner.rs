@@ -27,9 +27,10 @@ pub struct PlannerArgs {
     #[arg(long, value_name = "N", value_parser = crate::parse_count)]
     max_chain_points: Option<usize>,
     /// Planner variant: persistent one-pass kernels that prefetch the next lines into
-    /// workgroup memory while transforming the current ones (CUDA: cp.async, sm_80 and up).
-    #[arg(long)]
-    prefetch: bool,
+    /// workgroup memory while transforming the current ones (CUDA: cp.async, sm_80 and up);
+    /// default: on for fused chains where the device copies asynchronously.
+    #[arg(long, value_name = "on|off", value_parser = parse_switch)]
+    prefetch: Option<bool>,
 }
 
 impl PlannerArgs {
@@ -44,6 +45,15 @@ impl PlannerArgs {
             max_chain_points: self.max_chain_points,
             prefetch: self.prefetch,
         }
+    }
+}
+
+/// `on` or `off`.
+fn parse_switch(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}': expected on or off")),
     }
 }
 

@@ -76,7 +76,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     }
     // Persistent kernels with cp.async prefetching, plain and chained.
     let prefetch = tierfft::plan::PlanOptions {
-        prefetch: true,
+        prefetch: Some(true),
         ..Default::default()
     };
     for k in [8, 12] {

@@ -193,7 +193,7 @@ fn persistent_prefetching_kernels() {
     let dev = gpu();
     // Small workgroups, so that the prefetch area fits lavapipe's 32 KiB beside the exchange.
     let opts = PlanOptions {
-        prefetch: true,
+        prefetch: Some(true),
         target_threads: 64,
         ..PlanOptions::default()
     };

@@ -98,9 +98,10 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         in_place,
         persistent: pass.prefetch.then(|| Persistent {
             prologue: {
-                let mut p = vec![Stmt::Comment(
+                let mut p = g.tables_to_shared();
+                p.push(Stmt::Comment(
                     "prefetch the first group's lines into workgroup memory".into(),
-                )];
+                ));
                 p.extend(g.prefetch(Expr::Builtin(Builtin::FirstGroup)));
                 p
             },
@@ -284,6 +285,43 @@ impl<'a> PassGen<'a> {
         ]
     }
 
+    /// Copies of the stage twiddles and a fused chain's filter into workgroup memory
+    /// ([`Pass::tables_in_shared`]), once per persistent workgroup; the loop's first barrier
+    /// publishes them.
+    fn tables_to_shared(&self) -> Vec<Stmt> {
+        let p = self.pass;
+        if p.tables_in_shared == 0 {
+            return Vec::new();
+        }
+        let twiddles = self.plan.twiddles.lo_offset();
+        let mut copies = vec![Stmt::Comment(
+            "stage twiddles and filter into workgroup memory, once".into(),
+        )];
+        let mut copy = |from: Mem, src: usize, dst: usize, len: usize| {
+            for i in 0..len.div_ceil(p.threads()) {
+                let at = Expr::Builtin(Builtin::LocalIndex) + u(p.threads() * i);
+                copies.push(Stmt::If(
+                    lt(at.clone(), u(len)),
+                    vec![Stmt::Store(
+                        Mem::Shared,
+                        u(dst) + at.clone(),
+                        load(from, u(src) + at),
+                    )],
+                ));
+            }
+        };
+        copy(Mem::Twiddles, 0, p.tables_offset(), twiddles);
+        if let Some(slot) = self.aux_chain.filter(|_| !self.plan.split_chain) {
+            copy(
+                Mem::Aux,
+                self.aux[slot],
+                p.tables_offset() + twiddles,
+                self.plan.spec.n,
+            );
+        }
+        copies
+    }
+
     fn load(&mut self) {
         let p = self.pass;
         let n = self.plan.spec.n;
@@ -370,7 +408,12 @@ impl<'a> PassGen<'a> {
         self.em
             .comment("chained: multiply the spectrum by the filter, then transform back");
         for m in 0..self.e() {
-            let h = load(Mem::Aux, u(self.aux[slot]) + self.in_index(m));
+            let h = if self.pass.tables_in_shared > 0 && !self.plan.split_chain {
+                let filter = self.pass.tables_offset() + self.plan.twiddles.lo_offset();
+                load(Mem::Shared, u(filter) + self.in_index(m))
+            } else {
+                load(Mem::Aux, u(self.aux[slot]) + self.in_index(m))
+            };
             self.em
                 .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(h)));
         }
@@ -472,7 +515,14 @@ impl<'a> PassGen<'a> {
                 let k = self.em.bind(Ty::U32, jj.clone() % u(ns));
                 let table = self.plan.twiddles.stage(ns, r);
                 for (rr, &m) in regs.iter().enumerate().skip(1) {
-                    let mut w = load(Mem::Twiddles, u(table.index(rr)) + k.clone());
+                    let mut w = if p.tables_in_shared > 0 {
+                        load(
+                            Mem::Shared,
+                            u(p.tables_offset() + table.index(rr)) + k.clone(),
+                        )
+                    } else {
+                        load(Mem::Twiddles, u(table.index(rr)) + k.clone())
+                    };
                     if inverse {
                         let t = self.em.bind(Ty::C32, w);
                         w = complex(t.re(), -t.im());

@@ -33,6 +33,10 @@ pub struct DeviceLimits {
     /// fit one pass run as two kernels (the forward transform; the inverse with the filter on
     /// its load), which is faster where one kernel holding both transforms spills registers.
     pub max_chain_points: usize,
+    /// Global-to-workgroup memory copies can run asynchronously (CUDA `cp.async`, sm_80 and
+    /// up); fused chains then default to persistent prefetching kernels
+    /// ([`crate::plan::PlanOptions::prefetch`]).
+    pub async_copy: bool,
 }
 
 impl DeviceLimits {
@@ -53,6 +57,7 @@ impl DeviceLimits {
             max_points_per_thread: 8,
             l2_bytes: 0,
             max_chain_points: usize::MAX,
+            async_copy: false,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -82,6 +87,7 @@ impl DeviceLimits {
                 max_points_per_thread: 16,
                 l2_bytes: 50 << 20,
                 max_chain_points: super::CUDA_MAX_CHAIN_POINTS,
+                async_copy: true,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

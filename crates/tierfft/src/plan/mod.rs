@@ -58,10 +58,12 @@ pub struct PlanOptions {
     /// Longest chain fused into one kernel, overriding [`DeviceLimits::max_chain_points`].
     pub max_chain_points: Option<usize>,
     /// One-pass row kernels loop over their workgroups' lines, copying the next lines into
-    /// workgroup memory while transforming the current ones ([`Pass::prefetch`]). Off by
-    /// default: on the H100 it helped only 256-point chains (docs/BENCHMARKS.md). CUDA
-    /// kernels then use `cp.async` (sm_80 and up).
-    pub prefetch: bool,
+    /// workgroup memory while transforming the current ones, with the twiddles and a chain's
+    /// filter kept there too ([`Pass::prefetch`]). `None`: for fused chains on devices that
+    /// copy asynchronously ([`DeviceLimits::async_copy`]), where the H100 measured 4096-point
+    /// chains 2.0× → 2.5× the cuFFT pipeline; plain transforms lost 0–5 % and keep the
+    /// one-shot kernels (docs/BENCHMARKS.md).
+    pub prefetch: Option<bool>,
 }
 
 impl Default for PlanOptions {
@@ -73,7 +75,7 @@ impl Default for PlanOptions {
             resident_bytes: None,
             groups_per_unit: None,
             max_chain_points: None,
-            prefetch: false,
+            prefetch: None,
         }
     }
 }
@@ -159,6 +161,10 @@ pub struct Pass {
     /// workgroup. One-pass row transforms only; the copy needs `lines · size` more elements
     /// of workgroup memory.
     pub prefetch: bool,
+    /// Persistent kernels copy the stage twiddles (and a fused chain's filter) into workgroup
+    /// memory once, after the prefetch area, and read them there: this many elements (0: read
+    /// from device memory).
+    pub tables_in_shared: usize,
 }
 
 impl Pass {
@@ -177,6 +183,12 @@ impl Pass {
     /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers):
     /// the exchange area, then the prefetch area.
     pub fn shared_len(&self) -> usize {
+        self.tables_offset() + self.tables_in_shared
+    }
+
+    /// Where [`Pass::tables_in_shared`] start in workgroup memory: after the exchange and
+    /// prefetch areas.
+    pub fn tables_offset(&self) -> usize {
         self.exchange_len()
             + if self.prefetch {
                 self.size * self.lines_per_group
@@ -533,13 +545,15 @@ fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
 /// twiddles were coalesced and the padding changed.
 const WIDE_LINES: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 32, 16), (8192, 32, 8)];
 
-/// The same for lines that also chain the inverse transform (twice the live registers): at
-/// 1024 and 2048 points 8 points per thread ran 2.27× the cuFFT pipeline against 1.91× with
-/// 16, and 4096 points kept 32 points per thread (2.0×; 16 points per thread 1.9×).
+/// The same for lines that also chain the inverse transform in one-shot kernels (no
+/// prefetch: twice the live registers): at 1024 and 2048 points 8 points per thread ran 2.27×
+/// the cuFFT pipeline against 1.91× with 16, and 4096 points kept 32 points per thread (2.0×;
+/// 16 points per thread 1.9×). Persistent chains (twiddles in workgroup memory) take
+/// [`WIDE_LINES`]: 2.69, 2.68 and 2.53× at 1024, 2048 and 4096 points.
 const WIDE_CHAIN_LINES: &[(usize, usize, usize)] = &[(4096, 32, 16)];
 
-/// The options for a one-pass line of `n` points (`chained`: with the inverse transform in the
-/// same kernel): `opts`, or the measured shape from [`WIDE_LINES`] or [`WIDE_CHAIN_LINES`]
+/// The options for a one-pass line of `n` points (`chained`: with the inverse transform in a
+/// one-shot kernel): `opts`, or the measured shape from [`WIDE_LINES`] or [`WIDE_CHAIN_LINES`]
 /// when the caller asked for the default shape.
 fn wide_lines(n: usize, chained: bool, limits: &DeviceLimits, opts: &PlanOptions) -> PlanOptions {
     let mut o = opts.clone();
@@ -584,7 +598,10 @@ fn single_pass(
     fused_chain: bool,
 ) -> Pass {
     let columns = spec.layout == Layout::Columns;
-    let opts = &wide_lines(spec.n, fused_chain, limits, opts);
+    // Whether this line will be a persistent kernel decides its shape; the final check (the
+    // workgroup memory) comes below.
+    let persistent = opts.prefetch.unwrap_or(fused_chain && limits.async_copy);
+    let opts = &wide_lines(spec.n, fused_chain && !persistent, limits, opts);
     // Columns: at least `min_lines` neighbouring columns per workgroup, so each load and
     // store of a point is a whole transaction across them.
     let min_lines = if columns {
@@ -623,11 +640,12 @@ fn single_pass(
         padded: false,
         groups_per_unit: opts.groups_per_unit,
         prefetch: false,
+        tables_in_shared: 0,
     };
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them.
     let pairs = pass.size * pass.lines_per_group / 2;
-    pass.prefetch = opts.prefetch
+    pass.prefetch = opts.prefetch.unwrap_or(fused_chain && limits.async_copy)
         && !columns
         && !staged
         && pass.exchanges() > 0
@@ -635,6 +653,13 @@ fn single_pass(
         && pairs.is_multiple_of(pass.threads());
     if pass.prefetch && pass.workgroup_bytes() > limits.workgroup_memory {
         pass.prefetch = false;
+    }
+    if pass.prefetch {
+        let twiddles = TwiddleLayout::new(spec.n, [&pass.radices[..]], 0).lo_offset();
+        pass.tables_in_shared = twiddles + if fused_chain { spec.n } else { 0 };
+        if pass.workgroup_bytes() > limits.workgroup_memory {
+            pass.tables_in_shared = 0;
+        }
     }
     pass
 }
@@ -691,6 +716,7 @@ fn multi_pass(
             padded: false,
             groups_per_unit: opts.groups_per_unit,
             prefetch: false,
+            tables_in_shared: 0,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;

@@ -261,8 +261,16 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
             assert_eq!(plan.passes[0].scale, None);
         }
     }
-    // Devices without a measured limit fuse every one-pass chain.
+    // Fused chains run as persistent prefetching kernels with their tables in workgroup
+    // memory where copies are asynchronous (CUDA); plain transforms do not.
+    let chain = Plan::new(&FftSpec::new(4096).then_multiply_and_invert(h(4096)), &cuda).unwrap();
+    let p = &chain.passes[0];
+    assert!(p.prefetch && p.tables_in_shared > 4096 && p.points_per_thread == 32);
+    assert!(p.workgroup_bytes() <= cuda.workgroup_memory);
+    assert!(!Plan::new(&FftSpec::new(4096), &cuda).unwrap().passes[0].prefetch);
+    // Devices without a measured limit fuse every one-pass chain, without prefetching.
     let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
     let spec = FftSpec::new(8192).then_multiply_and_invert(h(8192));
-    assert!(!Plan::new(&spec, &lavapipe).expect("plan").split_chain);
+    let plan = Plan::new(&spec, &lavapipe).expect("plan");
+    assert!(!plan.split_chain && !plan.passes[0].prefetch);
 }

@@ -85,6 +85,7 @@ impl CudaDevice {
             max_points_per_thread: 16,
             l2_bytes,
             max_chain_points: crate::plan::CUDA_MAX_CHAIN_POINTS,
+            async_copy: major >= 8,
         };
         let stream = ctx.default_stream();
         Ok(CudaDevice {

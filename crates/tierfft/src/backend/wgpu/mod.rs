@@ -124,6 +124,8 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         l2_bytes: 0,
         // Not measured through wgpu: fuse every chain that fits one pass.
         max_chain_points: usize::MAX,
+        // WGSL has no asynchronous copy.
+        async_copy: false,
     }
 }
 
