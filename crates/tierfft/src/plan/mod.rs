@@ -645,7 +645,7 @@ fn single_pass(
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them.
     let pairs = pass.size * pass.lines_per_group / 2;
-    pass.prefetch = opts.prefetch.unwrap_or(fused_chain && limits.async_copy)
+    pass.prefetch = persistent
         && !columns
         && !staged
         && pass.exchanges() > 0
