@@ -43,6 +43,9 @@ pub enum Error {
         /// The limit and what to do.
         detail: String,
     },
+    /// A spec asks for something no backend can do (the message says what and the limit).
+    #[error("invalid spec: {0}")]
+    InvalidSpec(String),
     /// No device matched what was asked for.
     #[error("no device found: {0}")]
     NoDevice(String),

@@ -28,10 +28,11 @@ mod error;
 pub mod kernel;
 pub mod plan;
 pub mod reference;
+pub mod resample;
 mod spec;
 pub mod twiddle;
 
-pub use backend::{Device, Fft, Measured, Timer};
+pub use backend::{Device, DeviceBuffer, Fft, Measured, Resampler, Timer};
 pub use error::{Error, Result};
 pub use num_complex::Complex32;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp};

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use tierfft::FftSpec;
 use tierfft::backend::cuda::nvrtc;
-use tierfft::kernel::{cuda, pass_kernel};
+use tierfft::kernel::{cuda, pass_kernel, resample_kernel};
 use tierfft::plan::{DeviceLimits, Plan};
 
 #[test]
@@ -93,6 +93,10 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                 sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
             }
         }
+    }
+    // The resampling kernel, rows shorter than a workgroup and longer.
+    for n in [1, 100, 4096, 16384] {
+        sources.insert(cuda::print(&resample_kernel(n)));
     }
     let (major, minor) = nvrtc::version().expect("version");
     let sources: Vec<String> = sources.into_iter().collect();

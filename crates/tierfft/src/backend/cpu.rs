@@ -6,6 +6,7 @@ use std::time::Instant;
 use num_complex::{Complex32, Complex64};
 use rustfft::{Fft, FftPlanner};
 
+use super::buffer::{DeviceBuffer, Held, foreign};
 use super::{Executor, Measured, Timer};
 use crate::error::Result;
 use crate::spec::{Direction, FftSpec, Layout, PointOp, transpose};
@@ -118,6 +119,13 @@ impl Executor for CpuFft {
         output.copy_from_slice(input);
         self.run(output);
         Ok(())
+    }
+
+    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+        match &mut data.held {
+            Held::Host(v) => self.process(v),
+            _ => Err(foreign(data, "cpu (rustfft)")),
+        }
     }
 
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {

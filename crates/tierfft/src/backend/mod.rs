@@ -4,8 +4,10 @@
 //! cudarc). Backends compile and launch what the planner and generator decided; they never
 //! choose radices.
 
+mod buffer;
 pub mod cpu;
 pub mod cuda;
+mod resampler;
 pub mod wgpu;
 
 use std::sync::Arc;
@@ -15,6 +17,9 @@ use num_complex::Complex32;
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::spec::FftSpec;
+
+pub use buffer::DeviceBuffer;
+pub use resampler::Resampler;
 
 /// Environment variable naming the device [`Device::auto`] should use (same names as
 /// [`Device::by_name`]), e.g. `TIERFFT_DEVICE=lavapipe`.
@@ -93,6 +98,7 @@ pub struct Measured {
 pub(crate) trait Executor: Send + Sync {
     fn process(&self, data: &mut [Complex32]) -> Result<()>;
     fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()>;
+    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()>;
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured>;
 }
 
@@ -227,6 +233,14 @@ impl Fft {
         self.spec.check_len(input.len())?;
         self.spec.check_len(output.len())?;
         self.exec.process_out_of_place(input, output)
+    }
+
+    /// Transforms the device-resident `data` (`n × batch` elements, uploaded with
+    /// [`Device::upload`] to the device this transform was planned on) in place. The work is
+    /// queued, not waited for: download the buffer, or [`Device::synchronize`], to wait.
+    pub fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+        self.spec.check_len(data.len())?;
+        self.exec.process_buffer(data)
     }
 
     /// Runs the transform on `input` once for its output, then `reps` more times for timing

@@ -128,6 +128,7 @@ impl Dialect for CudaC {
             Func::Sqrt => "sqrtf",
             Func::Ln => "logf",
             Func::Max => "fmaxf",
+            Func::ToU32 => "__float2uint_rn",
         }
     }
 

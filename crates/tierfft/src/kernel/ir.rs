@@ -28,9 +28,10 @@ pub enum Mem {
     Dst,
     /// Workgroup memory, complex or f32 depending on the kernel's [`Shared`] declaration.
     Shared,
-    /// The plan's twiddle table, complex.
+    /// The plan's twiddle table, complex (a resampler's tap weights).
     Twiddles,
-    /// The spec's device vectors (multiplies, the chain's filter), `n` values each.
+    /// The spec's device vectors (multiplies, the chain's filter), `n` values each (a
+    /// resampler's row positions).
     Aux,
 }
 
@@ -43,6 +44,8 @@ pub enum Func {
     Ln,
     /// Larger of two values.
     Max,
+    /// An f32 holding a non-negative integer below 2^24, as u32 (exact).
+    ToU32,
 }
 
 /// Values every thread can read without computing them.

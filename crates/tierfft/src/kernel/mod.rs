@@ -10,6 +10,8 @@ mod eval;
 pub mod ir;
 mod pass;
 pub mod print;
+mod resample;
 pub mod wgsl;
 
 pub use pass::pass_kernel;
+pub use resample::{RESAMPLE_THREADS, resample_kernel};

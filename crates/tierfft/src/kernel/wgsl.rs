@@ -108,6 +108,7 @@ impl Dialect for Wgsl {
             Func::Sqrt => "sqrt",
             Func::Ln => "log",
             Func::Max => "max",
+            Func::ToU32 => "u32",
         }
     }
 }

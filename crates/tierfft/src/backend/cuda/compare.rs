@@ -10,7 +10,7 @@ use cudarc::cufft::{CudaFft as CuFftPlan, FftDirection, sys as cufft_sys};
 use cudarc::driver::{CudaSlice, CudaViewMut, LaunchConfig, PushKernelArg};
 use num_complex::Complex32;
 
-use super::exec::{CudaFft, KernelReport, time_events};
+use super::exec::{CudaFft, KernelReport, refs, time_events};
 use super::{CudaDevice, gpu_err};
 use crate::error::{Error, Result};
 use crate::spec::{Direction, Layout, PointOp};
@@ -184,7 +184,7 @@ pub fn compare(
     };
 
     // Warm-up runs whose outputs are checked by the caller.
-    let result = fft.enqueue(&mut slots, batch, &routing)?;
+    let result = fft.enqueue(&mut refs(&mut slots), batch, &routing)?;
     run_cufft(&mut slots, &mut cu_out)?;
     let download = |s: &CudaSlice<f32>| -> Result<Vec<Complex32>> {
         let mut out = vec![Complex32::new(f32::NAN, f32::NAN); len];
@@ -198,7 +198,8 @@ pub fn compare(
     let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     for _ in 0..reps {
         ours.extend(time_events(dev, 1, || {
-            fft.enqueue(&mut slots, batch, &routing).map(|_| ())
+            fft.enqueue(&mut refs(&mut slots), batch, &routing)
+                .map(|_| ())
         })?);
         theirs.extend(time_events(dev, 1, || run_cufft(&mut slots, &mut cu_out))?);
     }

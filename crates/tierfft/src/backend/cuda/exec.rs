@@ -8,6 +8,7 @@ use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
 use super::{CudaDevice, gpu_err, nvrtc};
+use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::Result;
 use crate::kernel::{cuda, pass_kernel};
@@ -144,7 +145,7 @@ impl CudaFft {
     /// device's stream, following `routing`; returns the slot holding the result.
     pub fn enqueue(
         &self,
-        slots: &mut [CudaSlice<f32>],
+        slots: &mut [&mut CudaSlice<f32>],
         transforms: usize,
         routing: &[(usize, usize)],
     ) -> Result<usize> {
@@ -201,16 +202,20 @@ impl CudaFft {
         Ok(routing.last().map_or(0, |&(_, d)| d))
     }
 
+    /// Buffers for `transforms` transforms: as many as `routing` uses, less `have` the caller
+    /// brings.
     fn alloc_slots(
         &self,
         transforms: usize,
         routing: &[(usize, usize)],
+        have: usize,
     ) -> Result<Vec<CudaSlice<f32>>> {
         let count = routing
             .iter()
             .map(|&(a, b)| a.max(b) + 1)
             .max()
-            .unwrap_or(1);
+            .unwrap_or(1)
+            .saturating_sub(have);
         let len = 2 * transforms * self.plan.spec.n;
         // SAFETY: every slot is written (upload or kernel) before it is read.
         (0..count)
@@ -227,11 +232,11 @@ impl CudaFft {
         let n = self.plan.spec.n;
         let routing = self.plan.routing(input.is_some());
         let total = output.len() / n;
-        let mut slots = self.alloc_slots(self.chunk.min(total), &routing)?;
+        let mut slots = self.alloc_slots(self.chunk.min(total), &routing, 0)?;
         for first in (0..total).step_by(self.chunk) {
             let count = self.chunk.min(total - first);
             if 2 * count * n != slots[0].len() {
-                slots = self.alloc_slots(count, &routing)?;
+                slots = self.alloc_slots(count, &routing, 0)?;
             }
             let r = first * n..(first + count) * n;
             self.dev
@@ -241,7 +246,7 @@ impl CudaFft {
                     &mut slots[0],
                 )
                 .map_err(gpu_err("uploading"))?;
-            let result = self.enqueue(&mut slots, count, &routing)?;
+            let result = self.enqueue(&mut refs(&mut slots), count, &routing)?;
             self.dev
                 .stream
                 .memcpy_dtoh(
@@ -259,7 +264,7 @@ impl CudaFft {
     /// Uploads `input` into fresh device buffers for timed runs (input kept in slot 0).
     pub fn prepare(&self, input: &[Complex32]) -> Result<(Vec<CudaSlice<f32>>, Routing)> {
         let routing = self.plan.routing(true);
-        let mut slots = self.alloc_slots(input.len() / self.plan.spec.n, &routing)?;
+        let mut slots = self.alloc_slots(input.len() / self.plan.spec.n, &routing, 0)?;
         self.dev
             .stream
             .memcpy_htod(bytemuck::cast_slice::<Complex32, f32>(input), &mut slots[0])
@@ -268,19 +273,24 @@ impl CudaFft {
     }
 }
 
-/// Distinct mutable borrows of two slots.
-fn two_slots(
-    slots: &mut [CudaSlice<f32>],
+/// The slots as the mutable references [`CudaFft::enqueue`] takes.
+pub fn refs(slots: &mut [CudaSlice<f32>]) -> Vec<&mut CudaSlice<f32>> {
+    slots.iter_mut().collect()
+}
+
+/// Distinct borrows of two slots, the second mutable.
+fn two_slots<'a>(
+    slots: &'a mut [&mut CudaSlice<f32>],
     a: usize,
     b: usize,
-) -> (&CudaSlice<f32>, &mut CudaSlice<f32>) {
+) -> (&'a CudaSlice<f32>, &'a mut CudaSlice<f32>) {
     assert_ne!(a, b, "an out-of-place pass needs two buffers");
     if a < b {
         let (lo, hi) = slots.split_at_mut(b);
-        (&lo[a], &mut hi[0])
+        (&*lo[a], &mut *hi[0])
     } else {
         let (lo, hi) = slots.split_at_mut(a);
-        (&hi[0], &mut lo[b])
+        (&*hi[0], &mut *lo[b])
     }
 }
 
@@ -293,11 +303,34 @@ impl Executor for CudaFft {
         self.run(Some(input), output)
     }
 
+    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+        let Held::Cuda { dev, slice } = &mut data.held else {
+            return Err(foreign(data, &self.dev.name()));
+        };
+        if !Arc::ptr_eq(dev, &self.dev) {
+            return Err(foreign(data, &self.dev.name()));
+        }
+        let routing = self.plan.routing(false);
+        let transforms = slice.len() / (2 * self.plan.spec.n);
+        let mut scratch = self.alloc_slots(transforms, &routing, 1)?;
+        let mut slots: Vec<&mut CudaSlice<f32>> =
+            std::iter::once(slice).chain(scratch.iter_mut()).collect();
+        let result = self.enqueue(&mut slots, transforms, &routing)?;
+        if result != 0 {
+            let (data, rest) = slots.split_at_mut(1);
+            self.dev
+                .stream
+                .memcpy_dtod(&*rest[result - 1], &mut *data[0])
+                .map_err(gpu_err("copying the result back"))?;
+        }
+        Ok(())
+    }
+
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
         let n = self.plan.spec.n;
         let transforms = input.len() / n;
         let (mut slots, routing) = self.prepare(input)?;
-        let result = self.enqueue(&mut slots, transforms, &routing)?;
+        let result = self.enqueue(&mut refs(&mut slots), transforms, &routing)?;
         let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
         self.dev
             .stream
@@ -307,7 +340,8 @@ impl Executor for CudaFft {
             )
             .map_err(gpu_err("downloading"))?;
         let seconds = time_events(&self.dev, reps, || {
-            self.enqueue(&mut slots, transforms, &routing).map(|_| ())
+            self.enqueue(&mut refs(&mut slots), transforms, &routing)
+                .map(|_| ())
         })?;
         Ok(Measured {
             output,

@@ -6,8 +6,11 @@
 pub mod compare;
 mod exec;
 pub mod nvrtc;
+mod resample;
 
 pub use exec::CudaFft;
+pub(crate) use exec::time_events;
+pub use resample::CudaResampler;
 
 use std::sync::Arc;
 

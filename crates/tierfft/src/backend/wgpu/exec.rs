@@ -8,6 +8,7 @@ use num_complex::Complex32;
 use w::util::DeviceExt;
 
 use super::WgpuDevice;
+use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::{Error, Result};
 use crate::kernel::{pass_kernel, wgsl};
@@ -37,7 +38,6 @@ pub struct WgpuFft {
 /// Device buffers for one chunk and the bind groups of one routing over them.
 struct Chunk {
     slots: Vec<w::Buffer>,
-    readback: w::Buffer,
     /// Each dispatch in order: pass, bind group and workgroup grid.
     dispatches: Vec<(usize, w::BindGroup, u32, u32)>,
     routing: Routing,
@@ -84,7 +84,14 @@ impl WgpuFft {
         })
     }
 
-    fn prepare(&self, transforms: usize, routing: Routing) -> Result<Chunk> {
+    /// Buffers and bind groups for `transforms` transforms following `routing`; slot 0 is
+    /// `data` when given (a user's device buffer), else a new buffer.
+    fn prepare(
+        &self,
+        transforms: usize,
+        routing: Routing,
+        data: Option<&w::Buffer>,
+    ) -> Result<Chunk> {
         let d = &self.dev.device;
         let n = self.plan.spec.n;
         let bytes = 8 * (n * transforms) as u64;
@@ -93,24 +100,12 @@ impl WgpuFft {
             .map(|&(a, b)| a.max(b) + 1)
             .max()
             .unwrap_or(1);
-        let slots: Vec<w::Buffer> = (0..slots_needed)
-            .map(|i| {
-                d.create_buffer(&w::BufferDescriptor {
-                    label: Some(&format!("tierfft slot {i}")),
-                    size: bytes,
-                    usage: w::BufferUsages::STORAGE
-                        | w::BufferUsages::COPY_DST
-                        | w::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                })
+        let slots = (0..slots_needed)
+            .map(|i| match (i, data) {
+                (0, Some(b)) => Ok(b.clone()),
+                _ => self.dev.storage(bytes, &format!("tierfft slot {i}")),
             })
-            .collect();
-        let readback = d.create_buffer(&w::BufferDescriptor {
-            label: Some("tierfft readback"),
-            size: bytes,
-            usage: w::BufferUsages::MAP_READ | w::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+            .collect::<Result<Vec<w::Buffer>>>()?;
         let max_x = self.plan.limits.max_groups_per_dim;
         let mut dispatches = Vec::new();
         for (p, first, count) in self.plan.dispatches(transforms) {
@@ -177,7 +172,6 @@ impl WgpuFft {
         self.dev.check()?;
         Ok(Chunk {
             slots,
-            readback,
             dispatches,
             routing,
             bytes,
@@ -229,25 +223,8 @@ impl WgpuFft {
     fn run_and_download(&self, c: &Chunk, out: &mut [Complex32]) -> Result<()> {
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         self.encode(&mut enc, c, None);
-        enc.copy_buffer_to_buffer(&c.slots[Self::result_slot(c)], 0, &c.readback, 0, c.bytes);
         self.dev.queue.submit([enc.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
-        c.readback.map_async(w::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.dev.wait()?;
-        rx.recv()
-            .map_err(|_| Error::Gpu("readback callback never ran".into()))?
-            .map_err(|e| Error::Gpu(format!("reading results back: {e}")))?;
-        {
-            let view = c
-                .readback
-                .get_mapped_range(..)
-                .map_err(|e| Error::Gpu(format!("mapping results: {e}")))?;
-            out.copy_from_slice(bytemuck::cast_slice(&view));
-        }
-        c.readback.unmap();
-        Ok(())
+        self.dev.read(&c.slots[Self::result_slot(c)], out)
     }
 
     /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s
@@ -266,7 +243,7 @@ impl WgpuFft {
                 .as_ref()
                 .is_none_or(|c| c.bytes != 8 * (count * n) as u64)
             {
-                prepared = Some(self.prepare(count, routing.clone())?);
+                prepared = Some(self.prepare(count, routing.clone(), None)?);
             }
             let c = prepared.as_ref().expect("prepared above");
             io(self, c, first * n..(first + count) * n)?;
@@ -340,6 +317,28 @@ impl Executor for WgpuFft {
         })
     }
 
+    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+        let Held::Wgpu { dev, buffer, len } = &data.held else {
+            return Err(foreign(data, &self.dev.name()));
+        };
+        if !Arc::ptr_eq(dev, &self.dev) {
+            return Err(foreign(data, &self.dev.name()));
+        }
+        let c = self.prepare(
+            len / self.plan.spec.n,
+            self.plan.routing(false),
+            Some(buffer),
+        )?;
+        let mut enc = self.dev.device.create_command_encoder(&Default::default());
+        self.encode(&mut enc, &c, None);
+        let result = Self::result_slot(&c);
+        if result != 0 {
+            enc.copy_buffer_to_buffer(&c.slots[result], 0, &c.slots[0], 0, c.bytes);
+        }
+        self.dev.queue.submit([enc.finish()]);
+        self.dev.check()
+    }
+
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
         let n = self.plan.spec.n;
         let transforms = input.len() / n;
@@ -353,7 +352,7 @@ impl Executor for WgpuFft {
                 ),
             });
         }
-        let c = self.prepare(transforms, self.plan.routing(true))?;
+        let c = self.prepare(transforms, self.plan.routing(true), None)?;
         self.upload(&c, input);
         let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
         self.run_and_download(&c, &mut output)?;

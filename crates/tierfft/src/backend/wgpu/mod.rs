@@ -1,12 +1,15 @@
 //! The wgpu backend: adapters (Vulkan, Metal, DX12), their limits, and the device.
 
 mod exec;
+mod resample;
 
 pub use exec::WgpuFft;
+pub use resample::WgpuResampler;
 
 use std::sync::{Arc, Mutex};
 
 use ::wgpu as w;
+use num_complex::Complex32;
 
 use crate::error::{Error, Result};
 use crate::plan::DeviceLimits;
@@ -254,8 +257,67 @@ impl WgpuDevice {
         }
     }
 
+    /// A storage buffer of `bytes` that kernels and copies can read and write.
+    pub(crate) fn storage(&self, bytes: u64, label: &str) -> Result<w::Buffer> {
+        if bytes > self.limits.max_buffer {
+            return Err(Error::TooLarge {
+                what: format!("a buffer of {bytes} bytes"),
+                device: self.name(),
+                detail: format!("buffers hold at most {} bytes", self.limits.max_buffer),
+            });
+        }
+        Ok(self.device.create_buffer(&w::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: w::BufferUsages::STORAGE | w::BufferUsages::COPY_DST | w::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        }))
+    }
+
+    /// A storage buffer holding `data`.
+    pub(crate) fn upload(&self, data: &[Complex32]) -> Result<w::Buffer> {
+        let buffer = self.storage(8 * data.len() as u64, "tierfft data")?;
+        self.queue
+            .write_buffer(&buffer, 0, bytemuck::cast_slice(data));
+        self.check()?;
+        Ok(buffer)
+    }
+
+    /// Copies the start of `buffer` into `out`, after the work submitted so far.
+    pub(crate) fn read(&self, buffer: &w::Buffer, out: &mut [Complex32]) -> Result<()> {
+        let bytes = 8 * out.len() as u64;
+        if bytes == 0 {
+            return Ok(());
+        }
+        let readback = self.device.create_buffer(&w::BufferDescriptor {
+            label: Some("tierfft readback"),
+            size: bytes,
+            usage: w::BufferUsages::MAP_READ | w::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buffer, 0, &readback, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        readback.map_async(w::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|_| Error::Gpu("readback callback never ran".into()))?
+            .map_err(|e| Error::Gpu(format!("reading results back: {e}")))?;
+        {
+            let view = readback
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("mapping results: {e}")))?;
+            out.copy_from_slice(bytemuck::cast_slice(&view));
+        }
+        readback.unmap();
+        Ok(())
+    }
+
     /// Blocks until the queue is idle.
-    fn wait(&self) -> Result<()> {
+    pub(crate) fn wait(&self) -> Result<()> {
         self.device
             .poll(w::PollType::wait_indefinitely())
             .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;

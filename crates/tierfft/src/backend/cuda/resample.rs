@@ -1,0 +1,90 @@
+//! The resampling kernel on a CUDA device.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use num_complex::Complex32;
+
+use super::{CudaDevice, gpu_err, nvrtc};
+use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::resampler::ResampleExec;
+use crate::error::Result;
+use crate::kernel::{RESAMPLE_THREADS, cuda, resample_kernel};
+use crate::resample::{FixedRow, row_values, weight_pairs};
+
+/// A resampler compiled for a CUDA device, with its tables uploaded.
+pub struct CudaResampler {
+    dev: Arc<CudaDevice>,
+    func: CudaFunction,
+    /// Tap weights, interleaved f32 pairs.
+    weights: CudaSlice<f32>,
+    /// Row positions, interleaved f32 pairs.
+    positions: CudaSlice<f32>,
+    n: usize,
+    rows: usize,
+}
+
+impl CudaResampler {
+    /// Compiles the kernel for `n`-sample rows and uploads the tables for `rows`.
+    pub(crate) fn new(dev: Arc<CudaDevice>, n: usize, rows: &[FixedRow]) -> Result<Self> {
+        let kernel = resample_kernel(n);
+        let cubin = nvrtc::compile(&cuda::print(&kernel), dev.arch())?;
+        let func = dev
+            .ctx
+            .load_module(Ptx::from_binary(cubin.to_vec()))
+            .map_err(gpu_err("loading a module"))?
+            .load_function(&kernel.name)
+            .map_err(gpu_err("finding a kernel"))?;
+        let upload = |values: &[Complex32]| {
+            dev.stream
+                .clone_htod(bytemuck::cast_slice::<Complex32, f32>(values))
+                .map_err(gpu_err("uploading resampling tables"))
+        };
+        let weights = upload(&weight_pairs())?;
+        let positions = upload(&row_values(rows))?;
+        Ok(CudaResampler {
+            func,
+            weights,
+            positions,
+            n,
+            rows: rows.len(),
+            dev,
+        })
+    }
+}
+
+impl ResampleExec for CudaResampler {
+    fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
+        let name = self.dev.name();
+        let (Held::Cuda { dev: a, slice: src }, Held::Cuda { dev: b, slice: dst }) =
+            (&input.held, &mut output.held)
+        else {
+            return Err(foreign(input, &name));
+        };
+        if !Arc::ptr_eq(a, &self.dev) || !Arc::ptr_eq(b, &self.dev) {
+            return Err(foreign(input, &name));
+        }
+        let groups = (self.rows * self.n.div_ceil(RESAMPLE_THREADS)) as u32;
+        let x = groups.min(self.dev.limits.max_groups_per_dim);
+        let cfg = LaunchConfig {
+            grid_dim: (x, groups.div_ceil(x), 1),
+            block_dim: (RESAMPLE_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let rows = self.rows as u32;
+        let mut launch = self.dev.stream.launch_builder(&self.func);
+        launch
+            .arg(src)
+            .arg(dst)
+            .arg(&self.weights)
+            .arg(&self.positions)
+            .arg(&rows);
+        // SAFETY: the kernel's signature is (const float2*, float2*, const float2*,
+        // const float2*, unsigned); both buffers hold rows × n values (checked by the caller),
+        // the weights PHASES × TAPS/2 and the positions 2 × rows; indices are clamped to the
+        // row (tests/resample.rs runs it with poisoned outputs).
+        unsafe { launch.launch(cfg) }.map_err(gpu_err("launching the resampler"))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,148 @@
+//! Planned resampling ([`crate::resample`]) on a device: [`Device::plan_resample`].
+
+use std::time::Instant;
+
+use num_complex::Complex32;
+
+use super::buffer::{DeviceBuffer, Held, foreign};
+use super::{Device, Measured, Timer, cuda, wgpu};
+use crate::error::{Error, Result};
+use crate::resample::{FixedRow, ResampleSpec, TAPS, resample_row, weight_table};
+
+/// What each backend's planned resampler does: `input` → `output`, both on its device
+/// (queued, not waited for).
+pub(crate) trait ResampleExec: Send + Sync {
+    fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()>;
+}
+
+/// Resampling planned (and its kernel compiled) for one device. Reusable; `Send + Sync`.
+pub struct Resampler {
+    spec: ResampleSpec,
+    device: Device,
+    exec: Box<dyn ResampleExec>,
+}
+
+impl Device {
+    /// Plans `spec` on this device: checks the positions fit the kernels' fixed point,
+    /// compiles the kernel and uploads the weight table and row positions.
+    pub fn plan_resample(&self, spec: &ResampleSpec) -> Result<Resampler> {
+        let rows = spec.fixed_rows()?;
+        let exec: Box<dyn ResampleExec> = match self {
+            Device::Cpu => Box::new(CpuResampler {
+                n: spec.n,
+                rows,
+                table: weight_table(),
+            }),
+            Device::Wgpu(d) => Box::new(wgpu::WgpuResampler::new(d.clone(), spec.n, &rows)?),
+            Device::Cuda(d) => Box::new(cuda::CudaResampler::new(d.clone(), spec.n, &rows)?),
+        };
+        Ok(Resampler {
+            spec: spec.clone(),
+            device: self.clone(),
+            exec,
+        })
+    }
+}
+
+impl Resampler {
+    /// What this resampler computes.
+    pub fn spec(&self) -> &ResampleSpec {
+        &self.spec
+    }
+
+    fn check(&self, len: usize) -> Result<()> {
+        if len == self.spec.len() {
+            return Ok(());
+        }
+        Err(Error::InvalidSpec(format!(
+            "resampling {} rows of {} samples needs {} elements, the buffer holds {len}",
+            self.spec.rows.len(),
+            self.spec.n,
+            self.spec.len()
+        )))
+    }
+
+    /// Resamples device-resident `input` into `output` (both uploaded to the device this
+    /// was planned on; `n × rows` elements each). Queued, not waited for.
+    pub fn process_buffer(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
+        self.check(input.len())?;
+        self.check(output.len())?;
+        self.exec.run(input, output)
+    }
+
+    /// Resamples `input` into `output` through the device (upload, run, download).
+    pub fn process(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
+        self.check(input.len())?;
+        self.check(output.len())?;
+        let src = self.device.upload(input)?;
+        let mut dst = self.device.upload(output)?;
+        self.exec.run(&src, &mut dst)?;
+        dst.read_into(output)
+    }
+
+    /// Runs once on `input` for the output, then `reps` more times for timing (device-resident
+    /// data; CUDA events on CUDA, the host clock around each run elsewhere).
+    pub fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+        self.check(input.len())?;
+        let src = self.device.upload(input)?;
+        let poison = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
+        let mut dst = self.device.upload(&poison)?;
+        self.exec.run(&src, &mut dst)?;
+        let output = dst.download()?;
+        let reps = reps.max(1);
+        let (seconds, timer) = match &self.device {
+            Device::Cuda(d) => (
+                cuda::time_events(d, reps, || self.exec.run(&src, &mut dst))?,
+                Timer::GpuTimestamps,
+            ),
+            _ => {
+                let mut seconds = Vec::with_capacity(reps);
+                for _ in 0..reps {
+                    let t = Instant::now();
+                    self.exec.run(&src, &mut dst)?;
+                    self.device.synchronize()?;
+                    seconds.push(t.elapsed().as_secs_f64());
+                }
+                (seconds, Timer::WallClock)
+            }
+        };
+        Ok(Measured {
+            output,
+            seconds,
+            timer,
+        })
+    }
+}
+
+/// The CPU reference, rows spread over the machine's cores.
+struct CpuResampler {
+    n: usize,
+    rows: Vec<FixedRow>,
+    table: Vec<[f32; TAPS]>,
+}
+
+impl ResampleExec for CpuResampler {
+    fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
+        let (Held::Host(src), Held::Host(dst)) = (&input.held, &mut output.held) else {
+            return Err(foreign(input, &Device::Cpu.name()));
+        };
+        let n = self.n;
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let per = self.rows.len().div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            for (c, (out, rows)) in dst
+                .chunks_mut(per * n)
+                .zip(self.rows.chunks(per))
+                .enumerate()
+            {
+                let src = &src[c * per * n..];
+                s.spawn(move || {
+                    for (r, (row, out)) in rows.iter().zip(out.chunks_mut(n)).enumerate() {
+                        resample_row(&self.table, row, &src[r * n..(r + 1) * n], out);
+                    }
+                });
+            }
+        });
+        Ok(())
+    }
+}

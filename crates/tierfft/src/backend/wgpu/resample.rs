@@ -1,0 +1,124 @@
+//! The resampling kernel on a wgpu device.
+
+use std::sync::Arc;
+
+use ::wgpu as w;
+use w::util::DeviceExt;
+
+use super::WgpuDevice;
+use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::resampler::ResampleExec;
+use crate::error::Result;
+use crate::kernel::{RESAMPLE_THREADS, resample_kernel, wgsl};
+use crate::resample::{FixedRow, row_values, weight_pairs};
+
+/// A resampler compiled for a wgpu device, with its tables uploaded.
+pub struct WgpuResampler {
+    dev: Arc<WgpuDevice>,
+    pipeline: w::ComputePipeline,
+    weights: w::Buffer,
+    positions: w::Buffer,
+    /// `lines` = rows, as the kernel's uniform.
+    params: w::Buffer,
+    n: usize,
+    rows: usize,
+}
+
+impl WgpuResampler {
+    /// Compiles the kernel for `n`-sample rows and uploads the tables for `rows`.
+    pub(crate) fn new(dev: Arc<WgpuDevice>, n: usize, rows: &[FixedRow]) -> Result<Self> {
+        let pipeline = dev.compile(
+            &wgsl::print(&resample_kernel(n)),
+            &dev.layouts.out_of_place.1,
+        )?;
+        let init = |label: &str, contents: &[u8], usage| {
+            dev.device
+                .create_buffer_init(&w::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage,
+                })
+        };
+        let storage = w::BufferUsages::STORAGE;
+        let weights = init(
+            "tierfft resampling weights",
+            bytemuck::cast_slice(&weight_pairs()),
+            storage,
+        );
+        let positions = init(
+            "tierfft row positions",
+            bytemuck::cast_slice(&row_values(rows)),
+            storage,
+        );
+        let lines = u32::try_from(rows.len()).unwrap_or(u32::MAX);
+        let params = init(
+            "tierfft params",
+            bytemuck::cast_slice(&[lines, 0, 0, 0]),
+            w::BufferUsages::UNIFORM,
+        );
+        dev.check()?;
+        Ok(WgpuResampler {
+            pipeline,
+            weights,
+            positions,
+            params,
+            n,
+            rows: rows.len(),
+            dev,
+        })
+    }
+}
+
+impl ResampleExec for WgpuResampler {
+    fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
+        let name = self.dev.name();
+        let (
+            Held::Wgpu {
+                dev: a,
+                buffer: src,
+                ..
+            },
+            Held::Wgpu {
+                dev: b,
+                buffer: dst,
+                ..
+            },
+        ) = (&input.held, &output.held)
+        else {
+            return Err(foreign(input, &name));
+        };
+        if !Arc::ptr_eq(a, &self.dev) || !Arc::ptr_eq(b, &self.dev) {
+            return Err(foreign(input, &name));
+        }
+        let entries = [
+            (0, src),
+            (1, dst),
+            (2, &self.weights),
+            (3, &self.params),
+            (4, &self.positions),
+        ]
+        .map(|(binding, buffer)| w::BindGroupEntry {
+            binding,
+            resource: buffer.as_entire_binding(),
+        });
+        let group = self.dev.device.create_bind_group(&w::BindGroupDescriptor {
+            label: Some("tierfft resampling"),
+            layout: &self.dev.layouts.out_of_place.0,
+            entries: &entries,
+        });
+        let groups = (self.rows * self.n.div_ceil(RESAMPLE_THREADS)) as u32;
+        let x = groups.min(self.dev.limits.max_groups_per_dim);
+        let mut enc = self.dev.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&w::ComputePassDescriptor {
+                label: Some("tierfft resampling"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+        }
+        self.dev.queue.submit([enc.finish()]);
+        self.dev.check()
+    }
+}

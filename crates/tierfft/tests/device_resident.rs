@@ -1,0 +1,188 @@
+//! Device-resident data: transforms on uploaded buffers, and the resampling kernel against an
+//! f64 windowed-sinc reference and the CPU backend, on the GPU (lavapipe unless
+//! TIERFFT_TEST_DEVICE says otherwise) and the CPU.
+
+mod common;
+
+use std::f64::consts::PI;
+
+use common::*;
+use num_complex::{Complex32, Complex64};
+use rand::RngExt;
+use tierfft::resample::{FRACTION_BITS, PHASES, ResampleSpec, RowPositions, TAPS};
+use tierfft::{Device, Error, FftSpec};
+
+#[test]
+fn transforms_run_on_uploaded_buffers() {
+    let mut rng = rng();
+    for dev in [gpu().clone(), Device::Cpu] {
+        // One pass, several passes (the result returns to the buffer), columns, a chain.
+        let h = random(&mut rng, 1024);
+        for spec in [
+            FftSpec::new(1024).batch(5),
+            FftSpec::new(1 << 16).batch(2),
+            FftSpec::new(256).batch(48).columns(),
+            FftSpec::new(1024)
+                .batch(3)
+                .then_multiply_and_invert(h.into())
+                .normalized(),
+        ] {
+            let input = random(&mut rng, spec.len());
+            let fft = dev.plan(&spec).expect("plan");
+            let mut buffer = dev.upload(&input).expect("upload");
+            fft.process_buffer(&mut buffer).expect("run");
+            let mut out = poisoned(spec.len());
+            buffer.read_into(&mut out).expect("download");
+            assert_accurate(&dev.name(), &spec, &input, &out);
+        }
+        // Steps queued back to back on one buffer: forward, then normalised inverse.
+        let spec = FftSpec::new(4096).batch(4);
+        let input = random(&mut rng, spec.len());
+        let mut buffer = dev.upload(&input).expect("upload");
+        dev.plan(&spec)
+            .unwrap()
+            .process_buffer(&mut buffer)
+            .unwrap();
+        let back = dev.plan(&spec.clone().inverse().normalized()).unwrap();
+        back.process_buffer(&mut buffer).unwrap();
+        let out = buffer.download().unwrap();
+        let exact: Vec<Complex64> = input
+            .iter()
+            .map(|z| Complex64::new(z.re.into(), z.im.into()))
+            .collect();
+        let err = tierfft::reference::relative_l2_error(&out, &exact);
+        assert!(err < 1e-6, "{}: round trip error {err:e}", dev.name());
+    }
+}
+
+#[test]
+fn buffers_of_the_wrong_size_or_device_are_errors() {
+    let spec = FftSpec::new(256).batch(2);
+    let fft = gpu().plan(&spec).unwrap();
+    let mut short = gpu().upload(&poisoned(256)).unwrap();
+    assert!(matches!(
+        fft.process_buffer(&mut short),
+        Err(Error::BufferLength { .. })
+    ));
+    let mut on_cpu = Device::Cpu.upload(&poisoned(512)).unwrap();
+    let err = fft.process_buffer(&mut on_cpu).unwrap_err();
+    assert!(err.to_string().contains("planned for"), "{err}");
+    let mut out = poisoned(10);
+    assert!(
+        gpu()
+            .upload(&poisoned(512))
+            .unwrap()
+            .read_into(&mut out)
+            .is_err()
+    );
+}
+
+/// Rows at random positions: offsets of up to ±20 samples (so some taps fall outside every
+/// row) and slopes of up to ±0.01 samples per sample.
+fn positions(rng: &mut rand::rngs::StdRng, rows: usize) -> Vec<RowPositions> {
+    (0..rows)
+        .map(|_| RowPositions {
+            offset: rng.random_range(-20.0..20.0),
+            slope: rng.random_range(-0.01..0.01),
+        })
+        .collect()
+}
+
+/// The interpolator in f64 at the exact fixed-point position (no weight table).
+fn resample_f64(spec: &ResampleSpec, input: &[Complex32]) -> Vec<Complex64> {
+    let one = f64::from(1u32 << FRACTION_BITS);
+    let n = spec.n;
+    let mut out = vec![Complex64::new(0.0, 0.0); spec.len()];
+    for (r, p) in spec.rows.iter().enumerate() {
+        // The positions as the library rounds them to fixed point.
+        let whole = p.offset.floor();
+        let frac = ((p.offset - whole) * one).round() / one;
+        let slope = (p.slope * one).round() / one;
+        for k in 0..n {
+            let x = k as f64 + whole + frac + slope * k as f64;
+            let below = x.floor();
+            for j in 1 - (TAPS as i64 / 2)..=(TAPS as i64 / 2) {
+                let i = below as i64 + j;
+                if !(0..n as i64).contains(&i) {
+                    continue;
+                }
+                let t = x - i as f64;
+                let sinc = if t.abs() < 1e-12 {
+                    1.0
+                } else {
+                    (PI * t).sin() / (PI * t)
+                };
+                let w = sinc * 0.5 * (1.0 + (PI * t / (TAPS / 2) as f64).cos());
+                let z = input[r * n + i as usize];
+                out[r * n + k] += Complex64::new(z.re.into(), z.im.into()) * w;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn resampling_matches_the_f64_interpolator_and_the_cpu() {
+    let mut rng = rng();
+    for n in [1, 100, 128, 1000, 4096] {
+        let spec = ResampleSpec::new(n, positions(&mut rng, 37));
+        let input = random(&mut rng, spec.len());
+        let exact = resample_f64(&spec, &input);
+        let cpu = Device::Cpu
+            .plan_resample(&spec)
+            .unwrap()
+            .measure(&input, 1)
+            .unwrap()
+            .output;
+        // Weights tabulated at 1/4096 sample: white noise (the whole band) errs by ~1e-4.
+        let err = tierfft::reference::relative_l2_error(&cpu, &exact);
+        assert!(err < 5e-4, "cpu, n = {n}: error {err:e} against f64");
+        let gpu_resampler = gpu().plan_resample(&spec).expect("plan");
+        let mut out = poisoned(spec.len());
+        gpu_resampler.process(&input, &mut out).expect("run");
+        let cpu64: Vec<Complex64> = cpu
+            .iter()
+            .map(|z| Complex64::new(z.re.into(), z.im.into()))
+            .collect();
+        let err = tierfft::reference::relative_l2_error(&out, &cpu64);
+        // Same taps and table rows (fixed point): only the f32 sums differ.
+        assert!(
+            err < 1e-6,
+            "{}, n = {n}: error {err:e} against the CPU",
+            gpu().name()
+        );
+    }
+    // The table resolution the bound above assumes.
+    assert_eq!(PHASES, 4096);
+}
+
+#[test]
+fn resampling_checks_its_buffers() {
+    let spec = ResampleSpec::new(
+        64,
+        vec![
+            RowPositions {
+                offset: 0.5,
+                slope: 0.0
+            };
+            2
+        ],
+    );
+    let r = gpu().plan_resample(&spec).unwrap();
+    let mut out = poisoned(64);
+    assert!(r.process(&poisoned(128), &mut out).is_err());
+    let input = Device::Cpu.upload(&poisoned(128)).unwrap();
+    let mut output = gpu().upload(&poisoned(128)).unwrap();
+    assert!(r.process_buffer(&input, &mut output).is_err());
+    let far = ResampleSpec::new(
+        4096,
+        vec![RowPositions {
+            offset: 0.0,
+            slope: 0.05,
+        }],
+    );
+    assert!(matches!(
+        gpu().plan_resample(&far),
+        Err(Error::InvalidSpec(_))
+    ));
+}
