@@ -231,8 +231,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         });
     }
     println!(
-        "timings (wall clock, with host-device copies): simulate {simulate_s:.3} s; focus {:.3} s = range compression {:.3} + azimuth FFT {:.3} + RCMC {:.3} + azimuth compression {:.3} ({})",
+        "timings (wall clock): simulate {simulate_s:.3} s; focus {:.3} s = copies {:.3} + range compression {:.3} + azimuth FFT {:.3} + RCMC {:.3} + azimuth compression {:.3} ({})",
         steps.total_s(),
+        steps.transfer_s,
         steps.range_compression_s,
         steps.azimuth_fft_s,
         steps.rcmc_s,

@@ -8,24 +8,25 @@
 //! transforms back (the carrier phase −4πR0/λ stays in the image).
 //!
 //! Data stay `[lines][samples]` (azimuth × range) throughout. Fused ([`FocusOptions::fused`]),
-//! each FFT step is one tierfft plan: range compression is one FFT → filter → inverse FFT
-//! kernel per line; the azimuth FFTs read columns in place (no transposes), and the azimuth
-//! filter is fused into the inverse azimuth FFT's load. Unfused, every step is separate: FFT,
-//! filter multiply on the CPU, inverse FFT, and the azimuth FFTs run over rows between two
-//! transposes. RCMC runs on the CPU in both.
+//! the scene is uploaded once and every step runs on the device: range compression is one
+//! FFT → filter → inverse FFT kernel per line; the azimuth FFTs read columns in place (no
+//! transposes); RCMC resamples into a second buffer; the azimuth filter is fused into the
+//! inverse azimuth FFT's load. Unfused, every step is separate and goes through the host:
+//! FFT, filter multiply on the CPU, inverse FFT; the azimuth FFTs run over rows between two
+//! transposes. RCMC is tierfft's resampler on the focusing device in both.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
-use tierfft::{Device, Fft, FftSpec, PointOp};
+use tierfft::{Device, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;
 use crate::params::Config;
 use crate::range::{Window, range_filter};
 pub use crate::rcmc::RCMC_TAPS;
-use crate::rcmc::rcmc;
+use crate::rcmc::rcmc_spec;
 
 /// How to focus.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,23 +56,31 @@ impl Default for FocusOptions {
     }
 }
 
-/// Wall-clock time of each focusing step, seconds, including host ↔ device copies.
+/// Wall-clock time of each focusing step, seconds. Fused, the steps run on device-resident
+/// data (each timed to its completion) and the copies are [`StepTimings::transfer_s`];
+/// unfused, each step includes its own copies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct StepTimings {
+    /// Copying the scene to the device and the image back (fused only).
+    pub transfer_s: f64,
     /// Range FFT, matched filter, inverse FFT.
     pub range_compression_s: f64,
     /// Azimuth FFT (with the transposes when unfused).
     pub azimuth_fft_s: f64,
-    /// Range cell migration correction (CPU).
+    /// Range cell migration correction.
     pub rcmc_s: f64,
     /// Azimuth filter and inverse azimuth FFT (with the transposes when unfused).
     pub azimuth_compression_s: f64,
 }
 
 impl StepTimings {
-    /// The four steps together, seconds.
+    /// The four steps and the copies together, seconds.
     pub fn total_s(&self) -> f64 {
-        self.range_compression_s + self.azimuth_fft_s + self.rcmc_s + self.azimuth_compression_s
+        self.transfer_s
+            + self.range_compression_s
+            + self.azimuth_fft_s
+            + self.rcmc_s
+            + self.azimuth_compression_s
     }
 }
 
@@ -79,29 +88,37 @@ impl StepTimings {
 /// checks that the scene fits the device, before any work.
 pub struct Focuser {
     config: Config,
-    opts: FocusOptions,
+    device: Device,
     steps: Steps,
+    /// `None` when RCMC is switched off.
+    rcmc: Option<Resampler>,
 }
 
 /// The tierfft plans behind each step.
 // One per scene, never moved in a hot loop: the size difference costs nothing.
 #[allow(clippy::large_enum_variant)]
 enum Steps {
-    Fused {
-        /// One kernel, or (lines too long to chain on this device) a forward FFT and an
-        /// inverse FFT with the filter fused into its load.
-        range: Vec<Fft>,
-        azimuth: Fft,
-        azimuth_inverse: Fft,
-    },
-    Unfused {
-        range: Fft,
-        range_inverse: Fft,
-        range_filter: Vec<Complex32>,
-        azimuth: Fft,
-        azimuth_inverse: Fft,
-        azimuth_filter: Vec<Complex32>,
-    },
+    Fused(Fused),
+    Unfused(Unfused),
+}
+
+/// Fused steps on device-resident data.
+struct Fused {
+    /// One kernel, or (lines too long to chain on this device) a forward FFT and an inverse
+    /// FFT with the filter fused into its load.
+    range: Vec<Fft>,
+    azimuth: Fft,
+    azimuth_inverse: Fft,
+}
+
+/// Separate steps through the host.
+struct Unfused {
+    range: Fft,
+    range_inverse: Fft,
+    range_filter: Vec<Complex32>,
+    azimuth: Fft,
+    azimuth_inverse: Fft,
+    azimuth_filter: Vec<Complex32>,
 }
 
 impl Focuser {
@@ -135,7 +152,7 @@ impl Focuser {
                 Err(e) => return Err(e.into()),
             };
             let columns = FftSpec::new(lines).batch(samples).columns();
-            Steps::Fused {
+            Steps::Fused(Fused {
                 range,
                 azimuth: device.plan(&columns)?,
                 azimuth_inverse: device.plan(
@@ -144,22 +161,27 @@ impl Focuser {
                         .normalized()
                         .on_load(PointOp::MultiplyEach(az_filter.into())),
                 )?,
-            }
+            })
         } else {
             let rows = FftSpec::new(lines).batch(samples);
-            Steps::Unfused {
+            Steps::Unfused(Unfused {
                 range: device.plan(&range_rows)?,
                 range_inverse: device.plan(&range_rows.inverse().normalized())?,
                 range_filter: filter,
                 azimuth: device.plan(&rows)?,
                 azimuth_inverse: device.plan(&rows.inverse().normalized())?,
                 azimuth_filter: az_filter,
-            }
+            })
+        };
+        let rcmc = match opts.rcmc {
+            true => Some(device.plan_resample(&rcmc_spec(config))?),
+            false => None,
         };
         Ok(Focuser {
             config: config.clone(),
-            opts,
+            device: device.clone(),
             steps,
+            rcmc,
         })
     }
 
@@ -184,54 +206,95 @@ impl Focuser {
             clock = Instant::now();
             s
         };
+        let Fused {
+            range,
+            azimuth,
+            azimuth_inverse,
+        } = match &self.steps {
+            Steps::Fused(steps) => steps,
+            Steps::Unfused(steps) => {
+                self.focus_unfused(steps, data, on_step, &mut lap, &mut t)?;
+                return Ok(t);
+            }
+        };
+        let sync = || self.device.synchronize();
+        on_step("upload");
+        let mut scene = self.device.upload(data)?;
+        let mut moved = match &self.rcmc {
+            Some(_) => Some(self.device.zeros(data.len())?),
+            None => None,
+        };
+        sync()?;
+        t.transfer_s = lap();
         on_step("range compression");
-        match &self.steps {
-            Steps::Fused { range, .. } => {
-                for fft in range {
-                    fft.process(data)?;
-                }
-            }
-            Steps::Unfused {
-                range,
-                range_inverse,
-                range_filter,
-                ..
-            } => {
-                range.process(data)?;
-                multiply_rows(data, range_filter);
-                range_inverse.process(data)?;
-            }
+        for fft in range {
+            fft.process_buffer(&mut scene)?;
         }
+        sync()?;
         t.range_compression_s = lap();
         on_step("azimuth FFT");
-        match &self.steps {
-            Steps::Fused { azimuth, .. } => azimuth.process(data)?,
-            Steps::Unfused { azimuth, .. } => over_columns(azimuth, data, lines, samples)?,
-        }
+        azimuth.process_buffer(&mut scene)?;
+        sync()?;
         t.azimuth_fft_s = lap();
         on_step("RCMC");
-        if self.opts.rcmc {
-            rcmc(&self.config, data);
+        let focused = match (&self.rcmc, moved.as_mut()) {
+            (Some(rcmc), Some(moved)) => {
+                rcmc.process_buffer(&scene, moved)?;
+                moved
+            }
+            _ => &mut scene,
+        };
+        sync()?;
+        t.rcmc_s = lap();
+        on_step("azimuth compression");
+        azimuth_inverse.process_buffer(focused)?;
+        sync()?;
+        t.azimuth_compression_s = lap();
+        on_step("download");
+        focused.read_into(data)?;
+        t.transfer_s += lap();
+        Ok(t)
+    }
+
+    /// The unfused steps, each through the host.
+    fn focus_unfused(
+        &self,
+        steps: &Unfused,
+        data: &mut [Complex32],
+        mut on_step: impl FnMut(&str),
+        lap: &mut impl FnMut() -> f64,
+        t: &mut StepTimings,
+    ) -> Result<(), SarError> {
+        let Unfused {
+            range,
+            range_inverse,
+            range_filter,
+            azimuth,
+            azimuth_inverse,
+            azimuth_filter,
+        } = steps;
+        let (lines, samples) = (self.config.scene.lines, self.config.scene.samples);
+        on_step("range compression");
+        range.process(data)?;
+        multiply_rows(data, range_filter);
+        range_inverse.process(data)?;
+        t.range_compression_s = lap();
+        on_step("azimuth FFT");
+        over_columns(azimuth, data, lines, samples)?;
+        t.azimuth_fft_s = lap();
+        on_step("RCMC");
+        if let Some(rcmc) = &self.rcmc {
+            let input = data.to_vec();
+            rcmc.process(&input, data)?;
         }
         t.rcmc_s = lap();
         on_step("azimuth compression");
-        match &self.steps {
-            Steps::Fused {
-                azimuth_inverse, ..
-            } => azimuth_inverse.process(data)?,
-            Steps::Unfused {
-                azimuth_inverse,
-                azimuth_filter,
-                ..
-            } => {
-                data.iter_mut()
-                    .zip(azimuth_filter)
-                    .for_each(|(z, h)| *z *= h);
-                over_columns(azimuth_inverse, data, lines, samples)?;
-            }
-        }
+        data.iter_mut()
+            .zip(azimuth_filter)
+            .for_each(|(z, h)| *z *= h);
+        over_columns(azimuth_inverse, data, lines, samples)?;
         t.azimuth_compression_s = lap();
-        Ok(t)
+        Ok(())
     }
 }
 

@@ -24,9 +24,11 @@ pub const TAPS: usize = 16;
 /// per sample (−70 dB).
 pub const PHASES: usize = 4096;
 
-/// Fractional bits of the fixed-point positions: offsets and slopes are rounded to
-/// 2^-24 samples (6e-8).
-pub const FRACTION_BITS: u32 = 24;
+/// Fractional bits of the fixed-point positions: offsets and slopes are rounded to 2^-20
+/// samples (1e-6), so a row of 16384 samples drifts by at most 0.008 samples from the slope
+/// asked for. The kernels' 32-bit arithmetic leaves 11 bits for whole samples: a slope may
+/// move the last sample of a row by up to ±2047 samples relative to the first.
+pub const FRACTION_BITS: u32 = 20;
 
 /// Where a row's output samples read: `x = k + offset + slope·k`, in input samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -95,7 +97,7 @@ impl ResampleSpec {
         }
         let one = f64::from(1u32 << FRACTION_BITS);
         // The fraction plus the slope's run along the row must stay within ±2^31 in fixed
-        // point (the kernels' 32-bit arithmetic): ±127 samples.
+        // point (the kernels' 32-bit arithmetic).
         let span = (1i64 << 31) - (2 << FRACTION_BITS);
         self.rows
             .iter()
@@ -117,9 +119,12 @@ impl ResampleSpec {
                     || run >= span as f64
                 {
                     return Err(invalid(format!(
-                        "row {r}: offset {} and slope {} reach too far (|offset| < 2^20 samples, \
-                         |slope · (n − 1)| < 127 samples)",
-                        p.offset, p.slope
+                        "row {r}: offset {} and slope {} reach too far (|offset| < {MAX_WHOLE} \
+                         samples, |slope| < {}, |slope · (n − 1)| < {} samples)",
+                        p.offset,
+                        p.slope,
+                        MAX_SLOPE >> FRACTION_BITS,
+                        span >> FRACTION_BITS
                     )));
                 }
                 Ok(FixedRow {
@@ -177,7 +182,8 @@ pub(crate) fn weight_pairs() -> Vec<Complex32> {
 }
 
 /// Each row's position as the kernels bind it: two complex values holding the biased
-/// integers `whole + 2^20`, `frac`, `slope + 2^23`, 0 (exact in f32, all below 2^24).
+/// integers `whole + MAX_WHOLE`, `frac`, `slope + MAX_SLOPE`, 0 (exact in f32, all below
+/// 2^24).
 pub(crate) fn row_values(rows: &[FixedRow]) -> Vec<Complex32> {
     rows.iter()
         .flat_map(|r| {
@@ -265,8 +271,14 @@ mod tests {
             }],
         );
         let row = spec.fixed_rows().unwrap()[0];
+        // Offset and slope within half a fixed-point step of what was asked.
+        let one = f64::from(1u32 << FRACTION_BITS);
+        let offset = f64::from(row.whole) + f64::from(row.frac) / one;
+        let slope = f64::from(row.slope) / one;
+        assert!((offset - spec.rows[0].offset).abs() <= 0.5 / one);
+        assert!((slope - 1e-3).abs() <= 0.5 / one);
         for k in [0usize, 1, 17, 999] {
-            let x = k as f64 - 1.5 + 0.3 / 4096.0 + 1e-3 * k as f64;
+            let x = k as f64 + offset + slope * k as f64;
             let (first, p) = row.taps(k);
             let rounded = (x * PHASES as f64).round();
             assert_eq!(p as f64, rounded.rem_euclid(PHASES as f64), "k = {k}");
@@ -279,7 +291,8 @@ mod tests {
     fn positions_out_of_reach_are_errors() {
         let far = |offset, slope| ResampleSpec::new(4096, vec![RowPositions { offset, slope }]);
         assert!(far(3e6, 0.0).fixed_rows().is_err());
-        assert!(far(0.0, 0.05).fixed_rows().is_err());
+        assert!(far(0.0, 0.6).fixed_rows().is_err());
+        assert!(far(0.0, 0.4).fixed_rows().is_ok());
         assert!(far(f64::NAN, 0.0).fixed_rows().is_err());
         assert!(far(-100.0, 0.02).fixed_rows().is_ok());
         assert!(ResampleSpec::new(0, vec![]).fixed_rows().is_err());

@@ -178,7 +178,7 @@ fn resampling_checks_its_buffers() {
         4096,
         vec![RowPositions {
             offset: 0.0,
-            slope: 0.05,
+            slope: 0.6,
         }],
     );
     assert!(matches!(

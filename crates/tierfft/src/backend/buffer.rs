@@ -52,6 +52,27 @@ impl Device {
         Ok(DeviceBuffer { held })
     }
 
+    /// A buffer of `len` zeros on the device.
+    pub fn zeros(&self, len: usize) -> Result<DeviceBuffer> {
+        let held = match self {
+            Device::Cpu => Held::Host(vec![Complex32::new(0.0, 0.0); len]),
+            Device::Wgpu(d) => Held::Wgpu {
+                dev: d.clone(),
+                // wgpu zero-initialises new buffers.
+                buffer: d.storage(8 * len as u64, "tierfft data")?,
+                len,
+            },
+            Device::Cuda(d) => Held::Cuda {
+                dev: d.clone(),
+                slice: d
+                    .stream()
+                    .alloc_zeros::<f32>(2 * len)
+                    .map_err(gpu_err("allocating device memory"))?,
+            },
+        };
+        Ok(DeviceBuffer { held })
+    }
+
     /// Waits until the device has finished all work submitted so far (for wall-clock timing
     /// of steps on device-resident data).
     pub fn synchronize(&self) -> Result<()> {

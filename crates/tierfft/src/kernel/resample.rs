@@ -3,7 +3,8 @@
 //! Bindings as every pass kernel's: `src` and `dst` the rows, `tw` the weight table (tap
 //! pairs as complex values, [`TAPS`]/2 per phase), `aux` two complex values per row holding
 //! its fixed-point position as biased integers in f32 (exact below 2^24): the whole offset
-//! plus 2^20, the fraction, the slope plus 2^23, and 0. The position arithmetic is wrapping
+//! plus `MAX_WHOLE`, the fraction and the slope (in 2^-[`FRACTION_BITS`] samples) plus
+//! `MAX_SLOPE`, and 0. The position arithmetic is wrapping
 //! u32 with a 2^31 bias, so floors of negative values come out right without signed types.
 
 use super::ir::*;
@@ -33,7 +34,9 @@ pub fn resample_kernel(n: usize) -> Kernel {
         ),
     ];
     let mut inner = vec![
-        Stmt::Comment("the row's fixed-point position: whole + (frac + slope·k) / 2^24".into()),
+        Stmt::Comment(format!(
+            "the row's fixed-point position: whole + (frac + slope·k) / 2^{FRACTION_BITS}"
+        )),
         Stmt::Let("pa".into(), Ty::C32, load(Mem::Aux, var("row") * u(2))),
         Stmt::Let(
             "pb".into(),
@@ -43,14 +46,14 @@ pub fn resample_kernel(n: usize) -> Kernel {
         Stmt::Let(
             "fine".into(),
             Ty::U32,
-            // 2^31 + frac + (slope + 2^23)·k − 2^23·k, plus half a phase to round.
+            // 2^31 + frac + (slope + MAX_SLOPE)·k − MAX_SLOPE·k, plus half a phase to round.
             call(Func::ToU32, vec![var("pa").im()])
                 + call(Func::ToU32, vec![var("pb").re()]) * var("k")
                 - var("k") * u(MAX_SLOPE as usize)
                 + u((1usize << 31) + (1 << (shift - 1))),
         ),
         Stmt::Comment(
-            "phase = 2^19 + nearest 1/4096 sample; its top bits are whole samples".into(),
+            "phase: nearest 1/4096 sample, biased by 2^31 in fixed point; its top bits are whole samples".into(),
         ),
         Stmt::Let("phase".into(), Ty::U32, var("fine") >> u(shift as usize)),
         Stmt::Let(
