@@ -8,10 +8,11 @@
 #   chain   fused FFT → multiply → inverse FFT against cuFFT + multiply kernel + cuFFT
 #           (scenes of 2^24 points: 4096 × 4096 at n = 4096, SAR range compression)
 #   variants  planner variants (radix 16, 16 points/thread, workgroup sizes) against cuFFT
-#   sar     SAR focusing: each FFT step against the same step on cuFFT (4096² .. 16384²), then
+#   sar     SAR focusing: each FFT step against the same step on cuFFT, RCMC and the whole
+#           focusing step by step (4096² .. 16384²), then
 #           `tierfft sar` end to end at 4096² and 16384² (metrics, step timings, figures)
 #   tune    chain shapes and register caps (--groups-per-unit) against cuFFT, 2^10..2^14
-#   sartests  the column, fusion and SAR tests on CUDA and on wgpu/Vulkan
+#   sartests  the device-resident, column, fusion and SAR tests on CUDA and on wgpu/Vulkan
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -78,7 +79,7 @@ if want sar; then
 fi
 if want sartests; then
     for dev in cuda H100; do
-        for t in columns fusion focus range_compression; do
+        for t in device_resident columns fusion focus range_compression; do
             echo "== $t on $dev"
             TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/sartests-$dev.log" |
                 grep -E "^test |test result|panicked|run on" || status=1

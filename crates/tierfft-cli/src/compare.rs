@@ -8,7 +8,7 @@ use serde::Serialize;
 use tierfft::backend::cuda::compare::{compare, median};
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
 use tierfft::plan::{Plan, PlanOptions};
-use tierfft::reference::{relative_l2_error, spec_f64};
+use tierfft::reference::{relative_l2_error, spec_f64, widen};
 use tierfft::{Complex32, Device, Direction, FftSpec, Layout, PointOp};
 
 use crate::CliResult;
@@ -32,9 +32,10 @@ pub struct Options {
     /// Compare the fused FFT → multiply → inverse FFT (one kernel) with the cuFFT pipeline of
     /// the same step, on scenes of 2^24 points (4096 × 4096 at n = 4096).
     pub chain: bool,
-    /// The FFT steps of SAR focusing on square scenes of 2^k × 2^k (k from `sizes`): fused
-    /// range compression, column azimuth FFT, azimuth compression (per-element filter fused
-    /// into the column inverse FFT), each against the same step on cuFFT.
+    /// The steps of SAR focusing on square scenes of 2^k × 2^k (k from `sizes`): fused range
+    /// compression, column azimuth FFT, azimuth compression (per-element filter fused into
+    /// the column inverse FFT), each against the same step on cuFFT; then RCMC (tierfft's
+    /// resampler, which both pipelines share) and the four steps' total.
     pub sar: bool,
 }
 
@@ -132,6 +133,7 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
         );
     }
     let mut rows = Vec::new();
+    let mut focusing = Vec::new();
     for k in opts.sizes.clone() {
         let n = 1usize << k;
         let batches = match (opts.chain, opts.small) {
@@ -156,12 +158,23 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
                 Err(e) => eprintln!("N = {n}, batch {batch}: {e}"),
             }
         }
+        if opts.sar {
+            match whole_focusing(device, n, opts.reps, &rows) {
+                Ok(f) => {
+                    if !opts.json {
+                        print_focusing(&f);
+                    }
+                    focusing.push(f);
+                }
+                Err(e) => eprintln!("RCMC of {n} × {n}: {e}"),
+            }
+        }
     }
     if opts.json {
         println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({ "device": dev.name(), "rows": rows })
+                &serde_json::json!({ "device": dev.name(), "rows": rows, "focusing": focusing })
             )?
         );
     }
@@ -279,6 +292,68 @@ fn row(
         spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
         passes: plan.passes.len(),
     })
+}
+
+/// The whole focusing of one scene size, step by step.
+#[derive(Serialize)]
+struct Focusing {
+    /// Lines and samples.
+    n: usize,
+    /// RCMC on the same buffers: median seconds, GB/s (read + write), rel. L2 vs the CPU.
+    rcmc_s: f64,
+    rcmc_gbps: f64,
+    rcmc_error: f64,
+    /// The three FFT steps plus RCMC, seconds.
+    ours_s: f64,
+    /// The same three steps on cuFFT plus the same RCMC, seconds.
+    cufft_s: f64,
+}
+
+/// Times RCMC of an `n` × `n` scene of the default radar (its real migration positions) and
+/// adds it to the FFT steps of that size in `rows`. cuFFT has no interpolation, so both
+/// pipelines use tierfft's resampler for this step.
+fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliResult<Focusing> {
+    let mut config = tierfft_sar::params::Config::default();
+    config.scene.lines = n;
+    config.scene.samples = n;
+    let spec = tierfft_sar::rcmc::rcmc_spec(&config);
+    let input = crate::bench::random_input(spec.len());
+    let m = device.plan_resample(&spec)?.measure(&input, reps)?;
+    let cpu = widen(&Device::Cpu.plan_resample(&spec)?.measure(&input, 1)?.output);
+    let rcmc_s = median(&m.seconds);
+    let steps: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.n == n && r.step != "fft")
+        .collect();
+    Ok(Focusing {
+        n,
+        rcmc_s,
+        rcmc_gbps: 16.0 * spec.len() as f64 / rcmc_s / 1e9,
+        rcmc_error: relative_l2_error(&m.output, &cpu),
+        ours_s: steps.iter().map(|r| r.ours_s).sum::<f64>() + rcmc_s,
+        cufft_s: steps.iter().map(|r| r.cufft_s).sum::<f64>() + rcmc_s,
+    })
+}
+
+fn print_focusing(f: &Focusing) {
+    println!(
+        "{:>9} {:>8} {:>2} {:>10} {:>7.0} {:>8.2e}   (same kernel in both pipelines; error vs the CPU resampler)",
+        f.n,
+        f.n,
+        1,
+        time(f.rcmc_s),
+        f.rcmc_gbps,
+        f.rcmc_error
+    );
+    println!("          ^ RCMC (16-tap windowed-sinc resampler)");
+    println!(
+        "  whole focusing {n} × {n} (range compression + azimuth FFT + RCMC + azimuth compression): \
+         tierfft {}, cuFFT steps + the same RCMC {}: ratio {:.2}\n",
+        time(f.ours_s),
+        time(f.cufft_s),
+        f.cufft_s / f.ours_s,
+        n = f.n
+    );
 }
 
 fn time(t: f64) -> String {

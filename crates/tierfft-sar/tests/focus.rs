@@ -1,6 +1,5 @@
 //! Full Range-Doppler focusing of simulated point targets against theory.
 
-use num_complex::Complex64;
 use tierfft::Device;
 use tierfft_sar::focus::{FocusOptions, Focuser, focus};
 use tierfft_sar::metrics::{CutOptions, analyze_point};
@@ -115,10 +114,7 @@ fn fused_unfused_and_cpu_agree() {
         data
     };
     let cpu = run(&Device::Cpu, true);
-    let want: Vec<Complex64> = cpu
-        .iter()
-        .map(|z| Complex64::new(z.re.into(), z.im.into()))
-        .collect();
+    let want = tierfft::reference::widen(&cpu);
     let snr = |image: &[num_complex::Complex32]| {
         let opts = CutOptions {
             half: 64,

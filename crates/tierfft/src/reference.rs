@@ -8,10 +8,7 @@ use crate::spec::{Direction, FftSpec, Layout, PointOp, transpose};
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
 /// unnormalised, in the given direction.
 pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Complex64> {
-    let mut data: Vec<Complex64> = input
-        .iter()
-        .map(|z| Complex64::new(z.re.into(), z.im.into()))
-        .collect();
+    let mut data = widen(input);
     let mut planner = FftPlanner::<f64>::new();
     let fft = match direction {
         Direction::Forward => planner.plan_fft_forward(n),
@@ -37,10 +34,7 @@ pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
             }
         }
     };
-    let mut data: Vec<Complex64> = input
-        .iter()
-        .map(|z| Complex64::new(z.re.into(), z.im.into()))
-        .collect();
+    let mut data = widen(input);
     apply(&spec.load, &mut data);
     let mut planner = FftPlanner::<f64>::new();
     let (fwd, back) = match spec.direction {
@@ -76,4 +70,11 @@ pub fn relative_l2_error(got: &[Complex32], want: &[Complex64]) -> f64 {
         return f64::NAN;
     }
     (err / norm).sqrt()
+}
+
+/// `x` in f64, for comparing two f32 results with [`relative_l2_error`].
+pub fn widen(x: &[Complex32]) -> Vec<Complex64> {
+    x.iter()
+        .map(|z| Complex64::new(z.re.into(), z.im.into()))
+        .collect()
 }

@@ -9,6 +9,7 @@ use std::f64::consts::PI;
 use common::*;
 use num_complex::{Complex32, Complex64};
 use rand::RngExt;
+use tierfft::reference::{relative_l2_error, widen};
 use tierfft::resample::{FRACTION_BITS, PHASES, ResampleSpec, RowPositions, TAPS};
 use tierfft::{Device, Error, FftSpec};
 
@@ -46,11 +47,7 @@ fn transforms_run_on_uploaded_buffers() {
         let back = dev.plan(&spec.clone().inverse().normalized()).unwrap();
         back.process_buffer(&mut buffer).unwrap();
         let out = buffer.download().unwrap();
-        let exact: Vec<Complex64> = input
-            .iter()
-            .map(|z| Complex64::new(z.re.into(), z.im.into()))
-            .collect();
-        let err = tierfft::reference::relative_l2_error(&out, &exact);
+        let err = relative_l2_error(&out, &widen(&input));
         assert!(err < 1e-6, "{}: round trip error {err:e}", dev.name());
     }
 }
@@ -135,16 +132,12 @@ fn resampling_matches_the_f64_interpolator_and_the_cpu() {
             .unwrap()
             .output;
         // Weights tabulated at 1/4096 sample: white noise (the whole band) errs by ~1e-4.
-        let err = tierfft::reference::relative_l2_error(&cpu, &exact);
+        let err = relative_l2_error(&cpu, &exact);
         assert!(err < 5e-4, "cpu, n = {n}: error {err:e} against f64");
         let gpu_resampler = gpu().plan_resample(&spec).expect("plan");
         let mut out = poisoned(spec.len());
         gpu_resampler.process(&input, &mut out).expect("run");
-        let cpu64: Vec<Complex64> = cpu
-            .iter()
-            .map(|z| Complex64::new(z.re.into(), z.im.into()))
-            .collect();
-        let err = tierfft::reference::relative_l2_error(&out, &cpu64);
+        let err = relative_l2_error(&out, &widen(&cpu));
         // Same taps and table rows (fixed point): only the f32 sums differ.
         assert!(
             err < 1e-6,
