@@ -3,10 +3,11 @@
 //!
 //! Output sample `k` of row `r` is the input row interpolated at
 //! `x = k + offset_r + slope_r·k` (input samples), with a [`TAPS`]-tap Hann-windowed sinc
-//! whose weights are tabulated at [`PHASES`] fractional positions per sample; taps outside
-//! the row read zero. Positions are fixed point ([`FRACTION_BITS`] fractional bits, exact
-//! integer arithmetic), so every backend picks the same taps and the same table row for every
-//! sample: GPU and CPU outputs differ only by f32 rounding in the 16-term sums.
+//! whose weights are taken at the nearest of [`PHASES`] fractional positions per sample; taps
+//! outside the row read zero. Positions are fixed point ([`FRACTION_BITS`] fractional bits,
+//! exact integer arithmetic), so every backend picks the same taps and the same phase for
+//! every sample: GPU and CPU outputs differ only by f32 rounding (the CPU tabulates the
+//! weights in f64, the kernels compute them in f32).
 
 use std::f64::consts::PI;
 
@@ -170,14 +171,6 @@ pub(crate) fn weight_table() -> Vec<[f32; TAPS]> {
             let frac = p as f64 / PHASES as f64;
             std::array::from_fn(|j| weight(frac - (first + j as i64) as f64) as f32)
         })
-        .collect()
-}
-
-/// The weight table as the kernels bind it: tap pairs as complex values, phase-major.
-pub(crate) fn weight_pairs() -> Vec<Complex32> {
-    weight_table()
-        .iter()
-        .flat_map(|w| w.chunks(2).map(|p| Complex32::new(p[0], p[1])))
         .collect()
 }
 

@@ -129,6 +129,7 @@ impl Dialect for CudaC {
             Func::Ln => "logf",
             Func::Max => "fmaxf",
             Func::ToU32 => "__float2uint_rn",
+            Func::ToF32 => "__uint2float_rn",
         }
     }
 

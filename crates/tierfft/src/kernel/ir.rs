@@ -46,6 +46,8 @@ pub enum Func {
     Max,
     /// An f32 holding a non-negative integer below 2^24, as u32 (exact).
     ToU32,
+    /// A u32 as f32 (exact below 2^24).
+    ToF32,
 }
 
 /// Values every thread can read without computing them.

@@ -1,11 +1,18 @@
 //! The resampling kernel ([`crate::resample`]): one thread per output sample.
 //!
-//! Bindings as every pass kernel's: `src` and `dst` the rows, `tw` the weight table (tap
-//! pairs as complex values, [`TAPS`]/2 per phase), `aux` two complex values per row holding
-//! its fixed-point position as biased integers in f32 (exact below 2^24): the whole offset
-//! plus `MAX_WHOLE`, the fraction and the slope (in 2^-[`FRACTION_BITS`] samples) plus
-//! `MAX_SLOPE`, and 0. The position arithmetic is wrapping
-//! u32 with a 2^31 bias, so floors of negative values come out right without signed types.
+//! Bindings as every pass kernel's: `src` and `dst` the rows, `tw` unused, `aux` two complex
+//! values per row holding its fixed-point position as biased integers in f32 (exact below
+//! 2^24): the whole offset plus `MAX_WHOLE`, the fraction and the slope (in
+//! 2^-[`FRACTION_BITS`] samples) plus `MAX_SLOPE`, and 0. The position arithmetic is
+//! wrapping u32 with a 2^31 bias, so floors of negative values come out right without signed
+//! types.
+//!
+//! The tap weights are computed from the phase (three short polynomials, then a division
+//! and a few multiplies per tap) rather than read from the CPU's table: neighbouring threads sit at phases far apart, so a
+//! table read is 64 scattered bytes per sample, which made the kernel a quarter of copy
+//! speed. Both use the same phase, so the weights differ only by f32 rounding.
+
+use std::f64::consts::PI;
 
 use super::ir::*;
 use crate::resample::{FRACTION_BITS, MAX_SLOPE, MAX_WHOLE, PHASES, TAPS};
@@ -18,7 +25,7 @@ pub fn resample_kernel(n: usize) -> Kernel {
     let t = RESAMPLE_THREADS;
     let blocks = n.div_ceil(t);
     let shift = FRACTION_BITS - PHASES.trailing_zeros();
-    let pairs = TAPS / 2;
+    let half = (TAPS / 2) as f64;
     let mut body = vec![
         Stmt::Comment("row and output sample of this thread".into()),
         Stmt::Let(
@@ -64,33 +71,80 @@ pub fn resample_kernel(n: usize) -> Kernel {
                 + (var("phase") >> u(PHASES.trailing_zeros() as usize))
                 - u(MAX_WHOLE as usize + (1 << (31 - FRACTION_BITS)) + TAPS / 2 - 1),
         ),
+        Stmt::Comment(format!(
+            "weights at the position's fraction (p / {PHASES} samples): \
+             sinc = sin(π(frac − m)) / (π(frac − m)) = ±sin(π·frac)/π / (frac − m), \
+             Hann = (1 + cos(π(frac − m)/{half})) / 2 by the angle-difference formula; \
+             sines and cosines as Taylor series",
+            half = TAPS / 2
+        )),
         Stmt::Let(
-            "table".into(),
+            "p".into(),
             Ty::U32,
-            (var("phase") & u(PHASES - 1)) * u(pairs),
+            var("phase") & u(PHASES - 1),
+        ),
+        Stmt::Let(
+            "frac".into(),
+            Ty::F32,
+            call(Func::ToF32, vec![var("p")]) * f(1.0 / PHASES as f32),
+        ),
+        // sin(π·frac)/π = x·(sin z / z) with x = min(frac, 1 − frac), z = πx ≤ π/2: the
+        // factor x keeps the relative accuracy near whole samples, where the nearest tap's
+        // weight s / (frac − m) divides two small numbers.
+        Stmt::Let(
+            "x".into(),
+            Ty::F32,
+            min(var("frac"), f(1.0) - var("frac")),
+        ),
+        Stmt::Let(
+            "z2".into(),
+            Ty::F32,
+            var("x") * var("x") * f((PI * PI) as f32),
+        ),
+        Stmt::Let(
+            "s".into(),
+            Ty::F32,
+            var("x") * taylor(var("z2"), 1, 7, 1.0),
+        ),
+        Stmt::Let(
+            "a".into(),
+            Ty::F32,
+            var("frac") * f((PI / half) as f32),
+        ),
+        Stmt::Let("a2".into(), Ty::F32, var("a") * var("a")),
+        Stmt::Let("hc".into(), Ty::F32, taylor(var("a2"), 0, 6, 1.0)),
+        Stmt::Let(
+            "hs".into(),
+            Ty::F32,
+            var("a") * taylor(var("a2"), 1, 5, 1.0),
         ),
         Stmt::Let("line".into(), Ty::U32, var("row") * u(n)),
         Stmt::Var("acc".into(), Ty::C32, complex(f(0.0), f(0.0))),
         Stmt::Comment(format!(
-            "{TAPS} taps; those outside the row (index >= n, negatives wrapped) weigh zero"
+            "{TAPS} taps m = {}..={}; those outside the row (index >= n, negatives wrapped) weigh zero",
+            1 - TAPS as i64 / 2,
+            TAPS / 2
         )),
     ];
-    for m in 0..pairs {
-        let w = format!("w{m}");
-        inner.push(Stmt::Let(
-            w.clone(),
-            Ty::C32,
-            load(Mem::Twiddles, var("table") + u(m)),
+    for j in 0..TAPS {
+        let m = j as i64 + 1 - TAPS as i64 / 2;
+        let angle = PI * m as f64 / half;
+        let sign = if m % 2 == 0 { 1.0 } else { -1.0 };
+        let sinc = if m == 0 {
+            // The tap at the position itself: 1 when the position is a whole sample.
+            select(lt(var("p"), u(1)), f(1.0), var("s") / var("frac"))
+        } else {
+            f(sign) * var("s") / (var("frac") + f(-m as f32))
+        };
+        let hann = f(0.5)
+            + f(0.5) * (var("hc") * f(angle.cos() as f32) + var("hs") * f(angle.sin() as f32));
+        let i = format!("i{j}");
+        inner.push(Stmt::Let(i.clone(), Ty::U32, var("first") + u(j)));
+        let z = load(Mem::Src, var("line") + min(var(&i), u(n - 1)));
+        inner.push(Stmt::Assign(
+            "acc".into(),
+            var("acc") + z * select(lt(var(&i), u(n)), sinc * hann, f(0.0)),
         ));
-        for (j, weight) in [(2 * m, var(&w).re()), (2 * m + 1, var(&w).im())] {
-            let i = format!("i{j}");
-            inner.push(Stmt::Let(i.clone(), Ty::U32, var("first") + u(j)));
-            let z = load(Mem::Src, var("line") + min(var(&i), u(n - 1)));
-            inner.push(Stmt::Assign(
-                "acc".into(),
-                var("acc") + z * select(lt(var(&i), u(n)), weight, f(0.0)),
-            ));
-        }
     }
     inner.push(Stmt::Store(Mem::Dst, var("line") + var("k"), var("acc")));
     body.push(Stmt::If(
@@ -112,10 +166,39 @@ pub fn resample_kernel(n: usize) -> Kernel {
     }
 }
 
+/// `scale · Σ_{j<terms} (−1)^j x^j / (2j + odd)!` in Horner form: the Taylor series of
+/// `scale·cos(√x)` (`odd` = 0) or `scale·sin(√x)/√x` (`odd` = 1). Written out rather than
+/// calling the dialect's sin and cos, whose accuracy WGSL leaves to the implementation
+/// (2^-11 absolute is allowed): this is good to a few f32 ulps on every device.
+fn taylor(x: Expr, odd: u32, terms: u32, scale: f64) -> Expr {
+    let coef = |j: u32| {
+        let fact: f64 = (1..=2 * j + odd).map(f64::from).product();
+        (if j.is_multiple_of(2) { scale } else { -scale } / fact) as f32
+    };
+    (0..terms - 1)
+        .rev()
+        .fold(f(coef(terms - 1)), |acc, j| f(coef(j)) + x.clone() * acc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::kernel::{cuda, wgsl};
+
+    #[test]
+    fn taylor_series_match_sine_and_cosine() {
+        use crate::kernel::eval::eval_complex;
+        for x in [0.0, 0.3, 1.0, std::f64::consts::FRAC_PI_2] {
+            let at = |e: &Expr| eval_complex(&[], e, &[]).re;
+            let x2 = f((x * x) as f32);
+            assert!(
+                (at(&taylor(x2.clone(), 0, 7, 1.0)) - f64::cos(x)).abs() < 1e-7,
+                "x = {x}"
+            );
+            let sin = x * at(&taylor(x2, 1, 7, 1.0));
+            assert!((sin - f64::sin(x)).abs() < 1e-7, "x = {x}");
+        }
+    }
 
     #[test]
     fn prints_in_both_dialects() {
@@ -124,7 +207,7 @@ mod tests {
         let w = wgsl::print(&k);
         for s in [&c, &w] {
             assert!(s.contains("resample_4096"), "{s}");
-            assert!(s.contains("w7"), "{s}");
+            assert!(s.contains("i15"), "{s}");
         }
         assert!(c.contains("__float2uint_rn"));
         assert!(w.contains("u32(pa.x)"));

@@ -109,6 +109,7 @@ impl Dialect for Wgsl {
             Func::Ln => "log",
             Func::Max => "max",
             Func::ToU32 => "u32",
+            Func::ToF32 => "f32",
         }
     }
 }

@@ -11,14 +11,12 @@ use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
 use crate::kernel::{RESAMPLE_THREADS, cuda, resample_kernel};
-use crate::resample::{FixedRow, row_values, weight_pairs};
+use crate::resample::{FixedRow, row_values};
 
-/// A resampler compiled for a CUDA device, with its tables uploaded.
+/// A resampler compiled for a CUDA device, with its row positions uploaded.
 pub struct CudaResampler {
     dev: Arc<CudaDevice>,
     func: CudaFunction,
-    /// Tap weights, interleaved f32 pairs.
-    weights: CudaSlice<f32>,
     /// Row positions, interleaved f32 pairs.
     positions: CudaSlice<f32>,
     n: usize,
@@ -26,7 +24,7 @@ pub struct CudaResampler {
 }
 
 impl CudaResampler {
-    /// Compiles the kernel for `n`-sample rows and uploads the tables for `rows`.
+    /// Compiles the kernel for `n`-sample rows and uploads the positions of `rows`.
     pub(crate) fn new(dev: Arc<CudaDevice>, n: usize, rows: &[FixedRow]) -> Result<Self> {
         let kernel = resample_kernel(n);
         let cubin = nvrtc::compile(&cuda::print(&kernel), dev.arch())?;
@@ -36,16 +34,12 @@ impl CudaResampler {
             .map_err(gpu_err("loading a module"))?
             .load_function(&kernel.name)
             .map_err(gpu_err("finding a kernel"))?;
-        let upload = |values: &[Complex32]| {
-            dev.stream
-                .clone_htod(bytemuck::cast_slice::<Complex32, f32>(values))
-                .map_err(gpu_err("uploading resampling tables"))
-        };
-        let weights = upload(&weight_pairs())?;
-        let positions = upload(&row_values(rows))?;
+        let positions = dev
+            .stream
+            .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&row_values(rows)))
+            .map_err(gpu_err("uploading row positions"))?;
         Ok(CudaResampler {
             func,
-            weights,
             positions,
             n,
             rows: rows.len(),
@@ -77,13 +71,13 @@ impl ResampleExec for CudaResampler {
         launch
             .arg(src)
             .arg(dst)
-            .arg(&self.weights)
+            .arg(&self.positions) // (unused table slot)
             .arg(&self.positions)
             .arg(&rows);
         // SAFETY: the kernel's signature is (const float2*, float2*, const float2*,
-        // const float2*, unsigned); both buffers hold rows × n values (checked by the caller),
-        // the weights PHASES × TAPS/2 and the positions 2 × rows; indices are clamped to the
-        // row (tests/resample.rs runs it with poisoned outputs).
+        // const float2*, unsigned); both buffers hold rows × n values (checked by the caller)
+        // and the positions 2 × rows; indices are clamped to the row
+        // (tests/device_resident.rs runs it with poisoned outputs).
         unsafe { launch.launch(cfg) }.map_err(gpu_err("launching the resampler"))?;
         Ok(())
     }

@@ -10,13 +10,12 @@ use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
 use crate::kernel::{RESAMPLE_THREADS, resample_kernel, wgsl};
-use crate::resample::{FixedRow, row_values, weight_pairs};
+use crate::resample::{FixedRow, row_values};
 
-/// A resampler compiled for a wgpu device, with its tables uploaded.
+/// A resampler compiled for a wgpu device, with its row positions uploaded.
 pub struct WgpuResampler {
     dev: Arc<WgpuDevice>,
     pipeline: w::ComputePipeline,
-    weights: w::Buffer,
     positions: w::Buffer,
     /// `lines` = rows, as the kernel's uniform.
     params: w::Buffer,
@@ -25,7 +24,7 @@ pub struct WgpuResampler {
 }
 
 impl WgpuResampler {
-    /// Compiles the kernel for `n`-sample rows and uploads the tables for `rows`.
+    /// Compiles the kernel for `n`-sample rows and uploads the positions of `rows`.
     pub(crate) fn new(dev: Arc<WgpuDevice>, n: usize, rows: &[FixedRow]) -> Result<Self> {
         let pipeline = dev.compile(
             &wgsl::print(&resample_kernel(n)),
@@ -39,16 +38,10 @@ impl WgpuResampler {
                     usage,
                 })
         };
-        let storage = w::BufferUsages::STORAGE;
-        let weights = init(
-            "tierfft resampling weights",
-            bytemuck::cast_slice(&weight_pairs()),
-            storage,
-        );
         let positions = init(
             "tierfft row positions",
             bytemuck::cast_slice(&row_values(rows)),
-            storage,
+            w::BufferUsages::STORAGE,
         );
         let lines = u32::try_from(rows.len()).unwrap_or(u32::MAX);
         let params = init(
@@ -59,7 +52,6 @@ impl WgpuResampler {
         dev.check()?;
         Ok(WgpuResampler {
             pipeline,
-            weights,
             positions,
             params,
             n,
@@ -93,7 +85,8 @@ impl ResampleExec for WgpuResampler {
         let entries = [
             (0, src),
             (1, dst),
-            (2, &self.weights),
+            // The table slot is unused.
+            (2, &self.positions),
             (3, &self.params),
             (4, &self.positions),
         ]
