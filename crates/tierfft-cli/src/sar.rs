@@ -231,13 +231,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         });
     }
     println!(
-        "timings (wall clock): simulate {simulate_s:.3} s; focus {:.3} s = copies {:.3} + range compression {:.3} + azimuth FFT {:.3} + RCMC {:.3} + azimuth compression {:.3} ({})",
-        steps.total_s(),
-        steps.transfer_s,
-        steps.range_compression_s,
-        steps.azimuth_fft_s,
-        steps.rcmc_s,
-        steps.azimuth_compression_s,
+        "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        steps.total_s() * 1e3,
+        steps.transfer_s * 1e3,
+        steps.range_compression_s * 1e3,
+        steps.azimuth_fft_s * 1e3,
+        steps.rcmc_s * 1e3,
+        steps.azimuth_compression_s * 1e3,
         if args.unfused { "unfused" } else { "fused" }
     );
     let report = serde_json::json!({
