@@ -75,7 +75,7 @@ impl Resampler {
         self.check(input.len())?;
         self.check(output.len())?;
         let src = self.device.upload(input)?;
-        let mut dst = self.device.upload(output)?;
+        let mut dst = self.device.zeros(output.len())?;
         self.exec.run(&src, &mut dst)?;
         dst.read_into(output)
     }
