@@ -14,4 +14,4 @@ mod resample;
 pub mod wgsl;
 
 pub use pass::pass_kernel;
-pub use resample::{RESAMPLE_THREADS, resample_kernel};
+pub use resample::{RESAMPLE_THREADS, resample_grid, resample_kernel};

@@ -20,6 +20,15 @@ use crate::resample::{FRACTION_BITS, MAX_SLOPE, MAX_WHOLE, PHASES, TAPS};
 /// Threads per workgroup: consecutive output samples of one row.
 pub const RESAMPLE_THREADS: usize = 128;
 
+/// The workgroup grid for `rows` rows of `n` samples: one group per [`RESAMPLE_THREADS`]
+/// samples of a row, folded into two dimensions past `max_per_dim` (the kernel guards the
+/// excess groups).
+pub fn resample_grid(n: usize, rows: usize, max_per_dim: u32) -> (u32, u32) {
+    let groups = u32::try_from(rows * n.div_ceil(RESAMPLE_THREADS)).unwrap_or(u32::MAX);
+    let x = groups.min(max_per_dim).max(1);
+    (x, groups.div_ceil(x))
+}
+
 /// The kernel resampling `n`-sample rows (rows in this dispatch: the `lines` parameter).
 pub fn resample_kernel(n: usize) -> Kernel {
     let t = RESAMPLE_THREADS;

@@ -10,7 +10,7 @@ use super::{CudaDevice, gpu_err, nvrtc};
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
-use crate::kernel::{RESAMPLE_THREADS, cuda, resample_kernel};
+use crate::kernel::{RESAMPLE_THREADS, cuda, resample_grid, resample_kernel};
 use crate::resample::{FixedRow, row_values};
 
 /// A resampler compiled for a CUDA device, with its row positions uploaded.
@@ -19,8 +19,9 @@ pub struct CudaResampler {
     func: CudaFunction,
     /// Row positions, interleaved f32 pairs.
     positions: CudaSlice<f32>,
-    n: usize,
-    rows: usize,
+    /// Rows, the kernel's `lines` parameter.
+    rows: u32,
+    grid: (u32, u32),
 }
 
 impl CudaResampler {
@@ -41,8 +42,8 @@ impl CudaResampler {
         Ok(CudaResampler {
             func,
             positions,
-            n,
-            rows: rows.len(),
+            rows: rows.len() as u32,
+            grid: resample_grid(n, rows.len(), dev.limits.max_groups_per_dim),
             dev,
         })
     }
@@ -59,21 +60,18 @@ impl ResampleExec for CudaResampler {
         if !Arc::ptr_eq(a, &self.dev) || !Arc::ptr_eq(b, &self.dev) {
             return Err(foreign(input, &name));
         }
-        let groups = (self.rows * self.n.div_ceil(RESAMPLE_THREADS)) as u32;
-        let x = groups.min(self.dev.limits.max_groups_per_dim);
         let cfg = LaunchConfig {
-            grid_dim: (x, groups.div_ceil(x), 1),
+            grid_dim: (self.grid.0, self.grid.1, 1),
             block_dim: (RESAMPLE_THREADS as u32, 1, 1),
             shared_mem_bytes: 0,
         };
-        let rows = self.rows as u32;
         let mut launch = self.dev.stream.launch_builder(&self.func);
         launch
             .arg(src)
             .arg(dst)
             .arg(&self.positions) // (unused table slot)
             .arg(&self.positions)
-            .arg(&rows);
+            .arg(&self.rows);
         // SAFETY: the kernel's signature is (const float2*, float2*, const float2*,
         // const float2*, unsigned); both buffers hold rows × n values (checked by the caller)
         // and the positions 2 × rows; indices are clamped to the row

@@ -9,7 +9,7 @@ use super::WgpuDevice;
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
-use crate::kernel::{RESAMPLE_THREADS, resample_kernel, wgsl};
+use crate::kernel::{resample_grid, resample_kernel, wgsl};
 use crate::resample::{FixedRow, row_values};
 
 /// A resampler compiled for a wgpu device, with its row positions uploaded.
@@ -19,8 +19,7 @@ pub struct WgpuResampler {
     positions: w::Buffer,
     /// `lines` = rows, as the kernel's uniform.
     params: w::Buffer,
-    n: usize,
-    rows: usize,
+    grid: (u32, u32),
 }
 
 impl WgpuResampler {
@@ -54,8 +53,7 @@ impl WgpuResampler {
             pipeline,
             positions,
             params,
-            n,
-            rows: rows.len(),
+            grid: resample_grid(n, rows.len(), dev.limits.max_groups_per_dim),
             dev,
         })
     }
@@ -99,8 +97,6 @@ impl ResampleExec for WgpuResampler {
             layout: &self.dev.layouts.out_of_place.0,
             entries: &entries,
         });
-        let groups = (self.rows * self.n.div_ceil(RESAMPLE_THREADS)) as u32;
-        let x = groups.min(self.dev.limits.max_groups_per_dim);
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&w::ComputePassDescriptor {
@@ -109,7 +105,7 @@ impl ResampleExec for WgpuResampler {
             });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+            pass.dispatch_workgroups(self.grid.0, self.grid.1, 1);
         }
         self.dev.queue.submit([enc.finish()]);
         self.dev.check()
