@@ -7,8 +7,10 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use tierfft::Complex32;
 use tierfft_sar::focus::{FocusOptions, Focuser};
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
+use tierfft_sar::neighbours::{AxisResponse, IdealResponse, SceneModel};
 use tierfft_sar::params::Config;
 use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate_with_progress;
@@ -77,7 +79,13 @@ struct TargetReport {
     expected: (f64, f64),
     /// Half-lengths of its cuts, (lines, samples).
     cut_half: (usize, usize),
+    /// Measured in the image as it is.
     metrics: PointMetrics,
+    /// Measured with every other target's modelled response taken out
+    /// (`tierfft_sar::neighbours`).
+    alone: PointMetrics,
+    /// Fitted complex amplitude of its ideal response, [re, im].
+    amplitude: [f64; 2],
 }
 
 /// `tierfft sar`.
@@ -166,70 +174,8 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     )?;
 
     let r = &config.radar;
-    let near = config.near_range_m();
-    // Noise for the SNR: the first eighth of lines and samples, away from the scene centre.
-    let noise = Some((0..lines / 8, 0..samples / 8));
     let (range_theory, azimuth_theory) = (args.window.theory(), args.azimuth_window.theory());
-    let irw = (
-        azimuth_theory.irw * r.prf_hz / r.doppler_bandwidth_hz(),
-        range_theory.irw * r.sample_rate_hz / r.bandwidth_hz,
-    );
-    let placed: Vec<(f64, f64)> = config
-        .scene
-        .targets
-        .iter()
-        .map(|t| {
-            (
-                lines as f64 / 2.0 + t.azimuth_m / r.azimuth_bin_m(),
-                (t.range_m - near) / r.range_bin_m(),
-            )
-        })
-        .collect();
-    let mut targets = Vec::new();
-    println!(
-        "{:>10} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}",
-        "range m",
-        "az m",
-        "line",
-        "sample",
-        "IRW rg",
-        "IRW az",
-        "PSLR rg",
-        "PSLR az",
-        "ISLR rg",
-        "ISLR az",
-        "SNR dB"
-    );
-    for (t, &expected) in config.scene.targets.iter().zip(&placed) {
-        let opts = CutOptions {
-            half_azimuth: cut_half(expected, &placed, irw, Axis::Azimuth),
-            half: cut_half(expected, &placed, irw, Axis::Range),
-            ..CutOptions::default()
-        };
-        let guess = (expected.0.round() as usize, expected.1.round() as usize);
-        let metrics = analyze_point(&data, lines, samples, guess, &opts, noise.clone())?;
-        println!(
-            "{:>10.1} {:>8.1} {:>10.3} {:>10.3} {:>8.3} {:>8.3} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>7.1}",
-            t.range_m,
-            t.azimuth_m,
-            metrics.azimuth.peak_position,
-            metrics.range.peak_position,
-            metrics.range.irw_bins,
-            metrics.azimuth.irw_bins,
-            metrics.range.pslr_db,
-            metrics.azimuth.pslr_db,
-            metrics.range.islr_db,
-            metrics.azimuth.islr_db,
-            metrics.peak_snr_db.unwrap_or(f64::NAN)
-        );
-        targets.push(TargetReport {
-            range_m: t.range_m,
-            azimuth_m: t.azimuth_m,
-            expected,
-            cut_half: (opts.half_azimuth, opts.half),
-            metrics,
-        });
-    }
+    let targets = measure_targets(&data, &config, args)?;
     println!(
         "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
         steps.total_s() * 1e3,
@@ -277,6 +223,122 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     }
     eprintln!("wrote {}", args.out.display());
     Ok(())
+}
+
+/// Measures every configured target in the focused `image`, as imaged and alone (the other
+/// targets' modelled responses taken out), and prints both tables.
+fn measure_targets(
+    image: &[Complex32],
+    config: &Config,
+    args: &SarArgs,
+) -> CliResult<Vec<TargetReport>> {
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let r = &config.radar;
+    let near = config.near_range_m();
+    // Noise for the SNR: the first eighth of lines and samples, away from the scene centre.
+    let noise = Some((0..lines / 8, 0..samples / 8));
+    let response = IdealResponse {
+        azimuth: AxisResponse {
+            window: args.azimuth_window,
+            samples_per_unit: r.prf_hz / r.doppler_bandwidth_hz(),
+        },
+        range: AxisResponse {
+            window: args.window,
+            samples_per_unit: r.sample_rate_hz / r.bandwidth_hz,
+        },
+    };
+    let irw = (
+        args.azimuth_window.theory().irw * response.azimuth.samples_per_unit,
+        args.window.theory().irw * response.range.samples_per_unit,
+    );
+    let placed: Vec<(f64, f64)> = config
+        .scene
+        .targets
+        .iter()
+        .map(|t| {
+            (
+                lines as f64 / 2.0 + t.azimuth_m / r.azimuth_bin_m(),
+                (t.range_m - near) / r.range_bin_m(),
+            )
+        })
+        .collect();
+    let model = SceneModel::fit(image, lines, samples, &response, &placed)?;
+    let mut targets = Vec::new();
+    for (k, (t, &expected)) in config.scene.targets.iter().zip(&placed).enumerate() {
+        let opts = CutOptions {
+            half_azimuth: cut_half(expected, &placed, irw, Axis::Azimuth),
+            half: cut_half(expected, &placed, irw, Axis::Range),
+            ..CutOptions::default()
+        };
+        // Alone, no neighbour shortens the cuts.
+        let alone_opts = CutOptions {
+            half_azimuth: cut_half(expected, &[], irw, Axis::Azimuth),
+            half: cut_half(expected, &[], irw, Axis::Range),
+            ..CutOptions::default()
+        };
+        let guess = (expected.0.round() as usize, expected.1.round() as usize);
+        let amplitude = model.targets()[k].amplitude;
+        targets.push(TargetReport {
+            range_m: t.range_m,
+            azimuth_m: t.azimuth_m,
+            expected,
+            cut_half: (opts.half_azimuth, opts.half),
+            metrics: analyze_point(image, lines, samples, guess, &opts, noise.clone())?,
+            alone: model.analyze_alone(
+                image,
+                lines,
+                samples,
+                k,
+                guess,
+                &alone_opts,
+                noise.clone(),
+            )?,
+            amplitude: [amplitude.re, amplitude.im],
+        });
+    }
+    print_table("as imaged", &targets, |t| &t.metrics);
+    print_table(
+        "alone: every other target's modelled response taken out (docs/SAR.md)",
+        &targets,
+        |t| &t.alone,
+    );
+    Ok(targets)
+}
+
+/// One table of target metrics: position errors (measured − placed), widths in bins, dB.
+fn print_table(title: &str, targets: &[TargetReport], pick: fn(&TargetReport) -> &PointMetrics) {
+    println!("{title}");
+    println!(
+        "{:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}",
+        "range m",
+        "az m",
+        "Δline",
+        "Δsample",
+        "IRW rg",
+        "IRW az",
+        "PSLR rg",
+        "PSLR az",
+        "ISLR rg",
+        "ISLR az",
+        "SNR dB"
+    );
+    for t in targets {
+        let m = pick(t);
+        println!(
+            "{:>10.1} {:>8.1} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>7.1}",
+            t.range_m,
+            t.azimuth_m,
+            m.azimuth.peak_position - t.expected.0,
+            m.range.peak_position - t.expected.1,
+            m.range.irw_bins,
+            m.azimuth.irw_bins,
+            m.range.pslr_db,
+            m.azimuth.pslr_db,
+            m.range.islr_db,
+            m.azimuth.islr_db,
+            m.peak_snr_db.unwrap_or(f64::NAN)
+        );
+    }
 }
 
 /// The direction of a cut.

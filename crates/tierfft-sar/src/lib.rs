@@ -3,16 +3,18 @@
 //! Synthetic-aperture-radar focusing on tierfft: scene and radar parameters ([`params`]),
 //! raw-echo simulation ([`simulate`]), Range-Doppler focusing ([`range`]: fused range
 //! compression; [`focus`]: azimuth FFT, 16-tap sinc RCMC, azimuth compression) and
-//! point-target quality analysis ([`metrics`]).
+//! point-target quality analysis ([`metrics`]; [`neighbours`] for targets in each other's
+//! sidelobes).
 //!
 //! GPU steps: range compression is one fused kernel per line, the azimuth FFTs read columns
-//! in place (`FftSpec::columns`) and the azimuth filter is fused into the inverse azimuth
-//! FFT's load; RCMC runs on the CPU. docs/SAR.md has the configuration keys, the formulas and
-//! the measured quality and timings.
+//! in place (`FftSpec::columns`), RCMC is tierfft's row resampler, and the azimuth filter is
+//! fused into the inverse azimuth FFT's load; the scene stays on the device between steps.
+//! docs/SAR.md has the configuration keys, the formulas and the measured quality and timings.
 
 pub mod azimuth;
 pub mod focus;
 pub mod metrics;
+pub mod neighbours;
 pub mod params;
 pub mod range;
 pub mod rcmc;

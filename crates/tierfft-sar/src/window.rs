@@ -86,6 +86,13 @@ impl Window {
         self.shape().at_hz(f, bandwidth)
     }
 
+    /// Continuous impulse response of the weighted band at `x` (units of 1/B, so seconds ×
+    /// B, or samples ÷ (fs/B)), normalised to 1 at `x = 0`: the inverse Fourier transform of
+    /// the weight over `|f| ≤ B/2`, in closed form (real and even, the band being centred).
+    pub fn response(self, x: f64) -> f64 {
+        self.shape().response(x)
+    }
+
     /// 3 dB width, PSLR and ISLR of the continuous impulse response of this window,
     /// computed numerically (nothing is tabulated).
     ///
@@ -251,6 +258,40 @@ impl Shape {
         }
     }
 
+    /// See [`Window::response`]. Each weight is a sum of cosines (or, for Kaiser, has a
+    /// known transform), so the response is a sum of shifted sincs.
+    pub(crate) fn response(&self, x: f64) -> f64 {
+        match self {
+            Shape::Rect => sinc(x),
+            Shape::Hamming => (0.54 * sinc(x) + 0.23 * (sinc(x - 1.0) + sinc(x + 1.0))) / 0.54,
+            Shape::Taylor { coefficients, .. } => {
+                let sidebands: f64 = coefficients
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let m = (i + 1) as f64;
+                        f * (sinc(x - m) + sinc(x + m))
+                    })
+                    .sum();
+                sinc(x) + sidebands
+            }
+            Shape::Kaiser { beta, .. } => {
+                // ∫ I0(β·sqrt(1 − 4u²))·cos(2πux) du over |u| ≤ 1/2 = sinh(s)/s with
+                // s = sqrt(β² − (πx)²), sin(|s|)/|s| where s² < 0; over its value at x = 0.
+                let sinhc = |s2: f64| {
+                    if s2 > 1e-12 {
+                        s2.sqrt().sinh() / s2.sqrt()
+                    } else if s2 < -1e-12 {
+                        (-s2).sqrt().sin() / (-s2).sqrt()
+                    } else {
+                        1.0
+                    }
+                };
+                sinhc(beta * beta - (PI * x).powi(2)) / sinhc(beta * beta)
+            }
+        }
+    }
+
     /// Weight at normalised frequency `u = f/B`, `|u| ≤ 1/2` (not checked).
     fn at(&self, u: f64) -> f64 {
         match self {
@@ -347,6 +388,15 @@ fn bessel_i0(x: f64) -> f64 {
         }
     }
     sum
+}
+
+/// sin(πx)/(πx).
+fn sinc(x: f64) -> f64 {
+    if x.abs() < 1e-12 {
+        1.0
+    } else {
+        (PI * x).sin() / (PI * x)
+    }
 }
 
 /// Width, PSLR and ISLR of a power profile `p` sampled every `1/per_unit` units, peaking
@@ -538,6 +588,41 @@ mod tests {
             let u = w.theory();
             close(&format!("{w} width"), u.irw, t.irw, 1e-9);
             close(&format!("{w} PSLR"), u.pslr_db, t.pslr_db, 1e-9);
+        }
+    }
+
+    /// The closed forms against a midpoint-rule integral of the weight (the transform they
+    /// claim to be), near the mainlobe and far out in the sidelobes.
+    #[test]
+    fn response_is_the_transform_of_the_weight() {
+        const M: usize = 1 << 16;
+        const X: [f64; 8] = [0.0, 0.3, 0.443, 1.0, 2.71, 4.43, 17.5, 60.2];
+        for w in [
+            Window::None,
+            Window::Hamming,
+            Window::Taylor {
+                nbar: 4,
+                sll_db: -35.0,
+            },
+            Window::Taylor {
+                nbar: 7,
+                sll_db: -45.0,
+            },
+            Window::Kaiser { beta: 2.5 },
+            Window::Kaiser { beta: 0.0 },
+            Window::Kaiser { beta: 9.0 },
+        ] {
+            let (num, den) = (0..M).fold((vec![0.0; 8], 0.0), |(mut num, den), m| {
+                let u = (m as f64 + 0.5) / M as f64 - 0.5;
+                let weight = w.weight(u, 1.0);
+                for (k, v) in num.iter_mut().enumerate() {
+                    *v += weight * (2.0 * PI * u * X[k]).cos();
+                }
+                (num, den + weight)
+            });
+            for (k, &x) in X.iter().enumerate() {
+                close(&format!("{w} at {x}"), w.response(x), num[k] / den, 1e-7);
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 use tierfft::Device;
 use tierfft_sar::focus::{FocusOptions, Focuser, focus};
 use tierfft_sar::metrics::{CutOptions, analyze_point};
+use tierfft_sar::neighbours::{AxisResponse, IdealResponse, SceneModel};
 use tierfft_sar::params::{Config, Scene, Target};
 use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate;
@@ -230,4 +231,59 @@ fn weighted_azimuth_sidelobes_match_theory() {
         phase_only.pslr_db - taylor.theory().pslr_db > 1.0,
         "phase-only filter: {phase_only:?}"
     );
+}
+
+#[test]
+fn the_seeds_pair_measured_alone_meets_theory() {
+    // The seeds put two targets in one range bin 50 lines (4.4/B_D) apart: in phase, each
+    // lies in the other's sidelobes and comes out 6 % narrow. With the other's modelled
+    // response taken out (tierfft_sar::neighbours), each meets the unweighted targets.
+    let mut c = scene();
+    let first = c.scene.targets[0].clone();
+    c.scene.targets.push(Target {
+        azimuth_m: 50.0 * c.radar.azimuth_bin_m(),
+        ..first
+    });
+    let mut data = simulate(&c);
+    focus(&Device::Cpu, &c, &mut data, Window::None).expect("focus");
+    let per_unit = c.radar.prf_hz / c.radar.doppler_bandwidth_hz();
+    let response = IdealResponse {
+        azimuth: AxisResponse {
+            window: Window::None,
+            samples_per_unit: per_unit,
+        },
+        range: AxisResponse {
+            window: Window::None,
+            samples_per_unit: c.radar.sample_rate_hz / c.radar.bandwidth_hz,
+        },
+    };
+    let placed = [(2048.0, 1000.37), (2098.0, 1000.37)];
+    let model = SceneModel::fit(&data, 4096, 2048, &response, &placed).expect("fit");
+    let az_irw = 0.886 * per_unit;
+    for (k, &(line, sample)) in placed.iter().enumerate() {
+        let guess = (line as usize, 1000);
+        // As imaged, the cut ends two IRWs before the neighbour.
+        let short = CutOptions {
+            half: 64,
+            half_azimuth: 30,
+            ..CutOptions::default()
+        };
+        let imaged = analyze_point(&data, 4096, 2048, guess, &short, None).expect("as imaged");
+        assert!(imaged.azimuth.irw_bins / az_irw < 0.95, "{imaged:?}");
+        let cuts = CutOptions {
+            half: 64,
+            half_azimuth: 200,
+            ..CutOptions::default()
+        };
+        let m = model
+            .analyze_alone(&data, 4096, 2048, k, guess, &cuts, None)
+            .expect("alone");
+        eprintln!("target {k}: as imaged {:?}\nalone {m:?}", imaged.azimuth);
+        assert!((m.azimuth.irw_bins / az_irw - 1.0).abs() < 0.03, "{m:?}");
+        assert!((m.azimuth.pslr_db + 13.26).abs() < 0.5, "{m:?}");
+        assert!((m.azimuth.islr_db + 9.68).abs() < 1.0, "{m:?}");
+        assert!((m.azimuth.peak_position - line).abs() < 0.02, "{m:?}");
+        assert!((m.range.peak_position - sample).abs() < 0.02, "{m:?}");
+        assert!((m.range.irw_bins / 1.063 - 1.0).abs() < 0.03, "{m:?}");
+    }
 }
