@@ -11,6 +11,7 @@
 #   sar     SAR focusing: each FFT step against the same step on cuFFT, RCMC and the whole
 #           focusing step by step (4096² .. 16384²), then
 #           `tierfft sar` end to end at 4096² and 16384² (metrics, step timings, figures)
+#   shapes4096  the 4096² SAR FFT steps under several planner shapes against cuFFT
 #   tune    chain shapes and register caps (--groups-per-unit) against cuFFT, 2^10..2^14
 #   sartests  the device-resident, column, fusion and SAR tests on CUDA and on wgpu/Vulkan
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
@@ -56,6 +57,16 @@ if want tune; then
         echo "== fft variant: ${v:-default}" | tee -a "$out/tune.txt"
         $tf bench --backend cuda --compare cufft --min-log2 8 --max-log2 14 --reps 20 $v 2>&1 |
             grep -E "^ +[0-9]" | tee -a "$out/tune.txt"
+    done
+fi
+if want shapes4096; then
+    # The 4096² SAR FFT steps (range compression chain, column FFT, column IFFT with filter)
+    # under planner shapes: more warps per SM against fewer points per thread.
+    for v in "" "--radix 16 --points-per-thread 16 --threads 512" "--radix 16 --points-per-thread 16" \
+             "--radix 8 --points-per-thread 16 --threads 512" "--radix 16 --points-per-thread 16 --threads 512 --groups-per-unit 1"; do
+        echo "== sar shape: ${v:-default}" | tee -a "$out/shapes4096.txt"
+        $tf bench --backend cuda --compare cufft --sar --min-log2 12 --max-log2 12 --reps 40 $v 2>&1 |
+            grep -vE "^(device|command|forward|planner|wgpu)" | tee -a "$out/shapes4096.txt"
     done
 fi
 if want variants; then

@@ -552,21 +552,32 @@ const WIDE_LINES: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 32, 16), (
 /// [`WIDE_LINES`]: 2.69, 2.68 and 2.53× at 1024, 2048 and 4096 points.
 const WIDE_CHAIN_LINES: &[(usize, usize, usize)] = &[(4096, 32, 16)];
 
+/// The same for one-pass column transforms, which hold four lines per workgroup: at 4096
+/// points 16 points per thread (1024 threads, 64 registers, 48 B spilled) ran the SAR azimuth
+/// FFT at 0.91 of cuFFT and its filtered inverse at 1.25×, against 0.86 and 1.14 with 32
+/// points per thread (512 threads, 128 registers, 160 B spilled); H100, docs/BENCHMARKS.md.
+const WIDE_COLUMNS: &[(usize, usize, usize)] = &[(1024, 16, 16)];
+
 /// The options for a one-pass line of `n` points (`chained`: with the inverse transform in a
-/// one-shot kernel): `opts`, or the measured shape from [`WIDE_LINES`] or [`WIDE_CHAIN_LINES`]
-/// when the caller asked for the default shape.
-fn wide_lines(n: usize, chained: bool, limits: &DeviceLimits, opts: &PlanOptions) -> PlanOptions {
+/// one-shot kernel; `columns`: a column transform): `opts`, or the measured shape from
+/// [`WIDE_LINES`], [`WIDE_CHAIN_LINES`] or [`WIDE_COLUMNS`] when the caller asked for the
+/// default shape.
+fn wide_lines(
+    n: usize,
+    chained: bool,
+    columns: bool,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+) -> PlanOptions {
     let mut o = opts.clone();
+    let table = match (chained, columns) {
+        (true, _) => WIDE_CHAIN_LINES,
+        (false, true) => WIDE_COLUMNS,
+        (false, false) => WIDE_LINES,
+    };
     if default_shape(opts)
         && limits.max_points_per_thread >= 16
-        && let Some(&(_, points, radix)) = if chained {
-            WIDE_CHAIN_LINES
-        } else {
-            WIDE_LINES
-        }
-        .iter()
-        .rev()
-        .find(|&&(from, ..)| n >= from)
+        && let Some(&(_, points, radix)) = table.iter().rev().find(|&&(from, ..)| n >= from)
     {
         o.points_per_thread = Some(points);
         o.max_radix = radix;
@@ -601,7 +612,7 @@ fn single_pass(
     // Whether this line will be a persistent kernel decides its shape; the final check (the
     // workgroup memory) comes below.
     let persistent = opts.prefetch.unwrap_or(fused_chain && limits.async_copy);
-    let opts = &wide_lines(spec.n, fused_chain && !persistent, limits, opts);
+    let opts = &wide_lines(spec.n, fused_chain && !persistent, columns, limits, opts);
     // Columns: at least `min_lines` neighbouring columns per workgroup, so each load and
     // store of a point is a whole transaction across them.
     let min_lines = if columns {
