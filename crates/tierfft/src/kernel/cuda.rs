@@ -123,14 +123,16 @@ impl Dialect for CudaC {
         format!("({cond} ? {a} : {b})")
     }
 
-    fn func(&self, f: Func) -> &'static str {
-        match f {
+    fn call(&self, f: Func, args: &[String]) -> String {
+        let name = match f {
             Func::Sqrt => "sqrtf",
             Func::Ln => "logf",
             Func::Max => "fmaxf",
             Func::ToU32 => "__float2uint_rn",
             Func::ToF32 => "__uint2float_rn",
-        }
+            Func::Divide => "__fdividef",
+        };
+        format!("{name}({})", args.join(", "))
     }
 
     fn load(&self, mem: Mem, name: &str, index: &str) -> String {

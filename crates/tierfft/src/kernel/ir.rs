@@ -48,6 +48,10 @@ pub enum Func {
     ToU32,
     /// A u32 as f32 (exact below 2^24).
     ToF32,
+    /// `a / b` to within 2.5 ulp for 2^-126 ≤ |b| ≤ 2^126: CUDA's fast division (one
+    /// reciprocal and a multiply, against a correctly rounded division's dozen instructions
+    /// and slow path), WGSL's `/`, which promises the same.
+    Divide,
 }
 
 /// Values every thread can read without computing them.

@@ -24,8 +24,8 @@ pub trait Dialect {
     fn complex(&self, re: &str, im: &str) -> String;
     /// `if cond { a } else { b }` as a value.
     fn select(&self, cond: &str, a: &str, b: &str) -> String;
-    /// A built-in function's name.
-    fn func(&self, f: Func) -> &'static str;
+    /// A call of a built-in function on printed arguments.
+    fn call(&self, f: Func, args: &[String]) -> String;
     /// `mem[index]` as a value (dialects may route read-only tables through a cache).
     fn load(&self, mem: Mem, name: &str, index: &str) -> String {
         let _ = mem;
@@ -156,7 +156,7 @@ impl<D: Dialect> Printer<'_, D> {
             Expr::Select(c, a, b) => self.d.select(&self.expr(c), &self.expr(a), &self.expr(b)),
             Expr::Call(f, args) => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                format!("{}({})", self.d.func(*f), args.join(", "))
+                self.d.call(*f, &args)
             }
         }
     }

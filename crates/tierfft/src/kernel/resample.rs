@@ -141,9 +141,13 @@ pub fn resample_kernel(n: usize) -> Kernel {
         let sign = if m % 2 == 0 { 1.0 } else { -1.0 };
         let sinc = if m == 0 {
             // The tap at the position itself: 1 when the position is a whole sample.
-            select(lt(var("p"), u(1)), f(1.0), var("s") / var("frac"))
+            select(
+                lt(var("p"), u(1)),
+                f(1.0),
+                call(Func::Divide, vec![var("s"), var("frac")]),
+            )
         } else {
-            f(sign) * var("s") / (var("frac") + f(-m as f32))
+            f(sign) * call(Func::Divide, vec![var("s"), var("frac") + f(-m as f32)])
         };
         let hann = f(0.5)
             + f(0.5) * (var("hc") * f(angle.cos() as f32) + var("hs") * f(angle.sin() as f32));

@@ -103,13 +103,18 @@ impl Dialect for Wgsl {
         format!("select({b}, {a}, {cond})")
     }
 
-    fn func(&self, f: Func) -> &'static str {
-        match f {
+    fn call(&self, f: Func, args: &[String]) -> String {
+        let name = match f {
             Func::Sqrt => "sqrt",
             Func::Ln => "log",
             Func::Max => "max",
             Func::ToU32 => "u32",
             Func::ToF32 => "f32",
-        }
+            Func::Divide => {
+                let parts: Vec<String> = args.iter().map(|a| format!("({a})")).collect();
+                return format!("({})", parts.join(" / "));
+            }
+        };
+        format!("{name}({})", args.join(", "))
     }
 }
