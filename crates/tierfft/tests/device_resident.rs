@@ -169,9 +169,22 @@ fn resampling_checks_its_buffers() {
     let r = gpu().plan_resample(&spec).unwrap();
     let mut out = poisoned(64);
     assert!(r.process(&poisoned(128), &mut out).is_err());
-    let input = Device::Cpu.upload(&poisoned(128)).unwrap();
-    let mut output = gpu().upload(&poisoned(128)).unwrap();
-    assert!(r.process_buffer(&input, &mut output).is_err());
+    // A buffer from another device is an error naming that buffer's device, input or output.
+    let (on_cpu, mut on_gpu) = (
+        Device::Cpu.upload(&poisoned(128)).unwrap(),
+        gpu().upload(&poisoned(128)).unwrap(),
+    );
+    let err = r
+        .process_buffer(&on_cpu, &mut on_gpu)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&Device::Cpu.name()), "{err}");
+    let (mut on_cpu, on_gpu) = (on_cpu, gpu().upload(&poisoned(128)).unwrap());
+    let err = r
+        .process_buffer(&on_gpu, &mut on_cpu)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&Device::Cpu.name()), "{err}");
     let far = ResampleSpec::new(
         4096,
         vec![RowPositions {

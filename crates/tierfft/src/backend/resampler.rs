@@ -123,6 +123,10 @@ struct CpuResampler {
 
 impl ResampleExec for CpuResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
+        let ours = |b: &DeviceBuffer| matches!(&b.held, Held::Host(_));
+        if let Some(other) = [input, &*output].into_iter().find(|b| !ours(b)) {
+            return Err(foreign(other, &Device::Cpu.name()));
+        }
         let (Held::Host(src), Held::Host(dst)) = (&input.held, &mut output.held) else {
             return Err(foreign(input, &Device::Cpu.name()));
         };

@@ -52,14 +52,15 @@ impl CudaResampler {
 impl ResampleExec for CudaResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
         let name = self.dev.name();
-        let (Held::Cuda { dev: a, slice: src }, Held::Cuda { dev: b, slice: dst }) =
+        let ours = |b: &DeviceBuffer| matches!(&b.held, Held::Cuda { dev, .. } if Arc::ptr_eq(dev, &self.dev));
+        if let Some(other) = [input, &*output].into_iter().find(|b| !ours(b)) {
+            return Err(foreign(other, &name));
+        }
+        let (Held::Cuda { slice: src, .. }, Held::Cuda { slice: dst, .. }) =
             (&input.held, &mut output.held)
         else {
             return Err(foreign(input, &name));
         };
-        if !Arc::ptr_eq(a, &self.dev) || !Arc::ptr_eq(b, &self.dev) {
-            return Err(foreign(input, &name));
-        }
         let cfg = LaunchConfig {
             grid_dim: (self.grid.0, self.grid.1, 1),
             block_dim: (RESAMPLE_THREADS as u32, 1, 1),

@@ -62,24 +62,15 @@ impl WgpuResampler {
 impl ResampleExec for WgpuResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
         let name = self.dev.name();
-        let (
-            Held::Wgpu {
-                dev: a,
-                buffer: src,
-                ..
-            },
-            Held::Wgpu {
-                dev: b,
-                buffer: dst,
-                ..
-            },
-        ) = (&input.held, &output.held)
+        let ours = |b: &DeviceBuffer| matches!(&b.held, Held::Wgpu { dev, .. } if Arc::ptr_eq(dev, &self.dev));
+        if let Some(other) = [input, &*output].into_iter().find(|b| !ours(b)) {
+            return Err(foreign(other, &name));
+        }
+        let (Held::Wgpu { buffer: src, .. }, Held::Wgpu { buffer: dst, .. }) =
+            (&input.held, &output.held)
         else {
             return Err(foreign(input, &name));
         };
-        if !Arc::ptr_eq(a, &self.dev) || !Arc::ptr_eq(b, &self.dev) {
-            return Err(foreign(input, &name));
-        }
         let entries = [
             (0, src),
             (1, dst),
