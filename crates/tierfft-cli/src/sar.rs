@@ -14,6 +14,7 @@ use tierfft_sar::neighbours::{AxisResponse, IdealResponse, SceneModel};
 use tierfft_sar::params::Config;
 use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate_with_progress;
+use tierfft_sar::window::Theory;
 
 use crate::CliResult;
 use crate::plot::{Focused, write_db_png, write_target_figures};
@@ -175,7 +176,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
 
     let r = &config.radar;
     let (range_theory, azimuth_theory) = (args.window.theory(), args.azimuth_window.theory());
-    let targets = measure_targets(&data, &config, args)?;
+    let targets = measure_targets(&data, &config, args, (&azimuth_theory, &range_theory))?;
     println!(
         "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
         steps.total_s() * 1e3,
@@ -226,11 +227,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
 }
 
 /// Measures every configured target in the focused `image`, as imaged and alone (the other
-/// targets' modelled responses taken out), and prints both tables.
+/// targets' modelled responses taken out), and prints both tables. `theory`: the azimuth and
+/// range windows' [`Window::theory`].
 fn measure_targets(
     image: &[Complex32],
     config: &Config,
     args: &SarArgs,
+    theory: (&Theory, &Theory),
 ) -> CliResult<Vec<TargetReport>> {
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let r = &config.radar;
@@ -248,8 +251,8 @@ fn measure_targets(
         },
     };
     let irw = (
-        args.azimuth_window.theory().irw * response.azimuth.samples_per_unit,
-        args.window.theory().irw * response.range.samples_per_unit,
+        theory.0.irw * response.azimuth.samples_per_unit,
+        theory.1.irw * response.range.samples_per_unit,
     );
     let placed: Vec<(f64, f64)> = config
         .scene

@@ -142,6 +142,19 @@ impl DeviceBuffer {
     }
 }
 
+/// `Ok` when `ours` accepts every buffer's storage, else the [`foreign`] error for the first
+/// it rejects.
+pub(crate) fn check_ours(
+    buffers: &[&DeviceBuffer],
+    ours: impl Fn(&Held) -> bool,
+    device: &str,
+) -> Result<()> {
+    match buffers.iter().find(|b| !ours(&b.held)) {
+        Some(b) => Err(foreign(b, device)),
+        None => Ok(()),
+    }
+}
+
 /// The error for a buffer handed to work planned on another device.
 pub(crate) fn foreign(buffer: &DeviceBuffer, device: &str) -> Error {
     Error::InvalidSpec(format!(

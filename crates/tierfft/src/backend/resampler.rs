@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use num_complex::Complex32;
 
-use super::buffer::{DeviceBuffer, Held, foreign};
+use super::buffer::{DeviceBuffer, Held, check_ours, foreign};
 use super::{Device, Measured, Timer, cuda, wgpu};
 use crate::error::{Error, Result};
 use crate::resample::{FixedRow, ResampleSpec, TAPS, resample_row, weight_table};
@@ -123,10 +123,11 @@ struct CpuResampler {
 
 impl ResampleExec for CpuResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
-        let ours = |b: &DeviceBuffer| matches!(&b.held, Held::Host(_));
-        if let Some(other) = [input, &*output].into_iter().find(|b| !ours(b)) {
-            return Err(foreign(other, &Device::Cpu.name()));
-        }
+        check_ours(
+            &[input, output],
+            |h| matches!(h, Held::Host(_)),
+            &Device::Cpu.name(),
+        )?;
         let (Held::Host(src), Held::Host(dst)) = (&input.held, &mut output.held) else {
             return Err(foreign(input, &Device::Cpu.name()));
         };

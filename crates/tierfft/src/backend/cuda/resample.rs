@@ -7,7 +7,7 @@ use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
 use super::{CudaDevice, gpu_err, nvrtc};
-use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::buffer::{DeviceBuffer, Held, check_ours, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
 use crate::kernel::{RESAMPLE_THREADS, cuda, resample_grid, resample_kernel};
@@ -52,10 +52,11 @@ impl CudaResampler {
 impl ResampleExec for CudaResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
         let name = self.dev.name();
-        let ours = |b: &DeviceBuffer| matches!(&b.held, Held::Cuda { dev, .. } if Arc::ptr_eq(dev, &self.dev));
-        if let Some(other) = [input, &*output].into_iter().find(|b| !ours(b)) {
-            return Err(foreign(other, &name));
-        }
+        check_ours(
+            &[input, output],
+            |h| matches!(h, Held::Cuda { dev, .. } if Arc::ptr_eq(dev, &self.dev)),
+            &name,
+        )?;
         let (Held::Cuda { slice: src, .. }, Held::Cuda { slice: dst, .. }) =
             (&input.held, &mut output.held)
         else {

@@ -6,7 +6,7 @@ use ::wgpu as w;
 use w::util::DeviceExt;
 
 use super::WgpuDevice;
-use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::buffer::{DeviceBuffer, Held, check_ours, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
 use crate::kernel::{resample_grid, resample_kernel, wgsl};
@@ -62,10 +62,11 @@ impl WgpuResampler {
 impl ResampleExec for WgpuResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
         let name = self.dev.name();
-        let ours = |b: &DeviceBuffer| matches!(&b.held, Held::Wgpu { dev, .. } if Arc::ptr_eq(dev, &self.dev));
-        if let Some(other) = [input, &*output].into_iter().find(|b| !ours(b)) {
-            return Err(foreign(other, &name));
-        }
+        check_ours(
+            &[input, output],
+            |h| matches!(h, Held::Wgpu { dev, .. } if Arc::ptr_eq(dev, &self.dev)),
+            &name,
+        )?;
         let (Held::Wgpu { buffer: src, .. }, Held::Wgpu { buffer: dst, .. }) =
             (&input.held, &output.held)
         else {
