@@ -312,8 +312,10 @@ pub struct PointMetrics {
 /// Finds the largest finite |z| within ±`opts.search` bins of the guess
 /// (window clamped to the image), takes the range cut (the peak's row) and the
 /// azimuth cut (the peak's column), `opts.half` samples (`opts.half_azimuth`
-/// lines) on each side of the peak, both clamped at the image edges, and analyses each with
-/// [`analyze_cut`]; peak positions are returned in image coordinates. A target
+/// lines) on each side of the peak, both clamped at the image edges, and analyses each as
+/// [`analyze_cut`] does, but upsampled together with `opts.context` more samples on each
+/// side (clamped too) and measured over the cut only; peak positions are returned in image
+/// coordinates. A target
 /// too close to an edge fails with the cut's error (`TooShort`, `PeakAtEdge`,
 /// `NoNull`, `NoHalfPower`): each cut needs ≥ 8 samples and the first null on
 /// both sides (≈ 1/B from the peak, ~1.2 samples at fs/B = 1.2, ~2.4 with a
