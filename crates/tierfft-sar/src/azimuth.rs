@@ -1,7 +1,7 @@
 //! Azimuth compression's filter in the range-Doppler domain.
 //!
 //! For a target at closest range R0 the azimuth spectrum is, by stationary phase,
-//! `exp(−i4πR0·(D(f) − 1)/λ)` times the carrier phase, with D the [`migration`] factor. A
+//! `exp(−i4πR0·(D(f) − 1)/λ)` times the carrier phase, with D the `migration` factor. A
 //! phase-only filter undoing that leaves the spectrum's amplitude, which for a target seen
 //! through a uniformly lit beam carries Fresnel ripple (the azimuth chirp is cut off hard at
 //! the beam edges: time-bandwidth product 236 at the seeds' 20 km). The ripple modulates the
@@ -69,7 +69,7 @@ fn residual(config: &Config, r0: f64, fft: &dyn rustfft::Fft<f64>) -> Vec<Comple
 
 /// The azimuth filter, laid out like the range-Doppler data (`[Doppler bin][range bin]`):
 /// `w(f) · exp(iφ(f, R0)) · conj(ρ(f)) / |ρ(f)|² · g` over the Doppler bandwidth, 0 outside,
-/// with `φ` the analytic phase 4πR0·(D(f) − 1)/λ of each range bin, `ρ` the [`residual`] of
+/// with `φ` the analytic phase 4πR0·(D(f) − 1)/λ of each range bin, `ρ` the `residual` of
 /// the range block's centre and `g` its mean in-band power (so the peak stays that of the
 /// phase-only filter). With `equalise` false, `ρ = 1`: the phase-only filter, for data whose
 /// beam is not the simulator's uniformly lit one. The carrier phase −4πR0/λ stays in the

@@ -1,5 +1,5 @@
 //! Range cell migration correction in the range-Doppler domain: for a target at closest
-//! range R0, energy at Doppler f sits at R0/D(f) ([`migration`]); each output sample at R0 is
+//! range R0, energy at Doppler f sits at R0/D(f) (`migration`); each output sample at R0 is
 //! interpolated from there along range, with tierfft's windowed-sinc resampler
 //! ([`tierfft::resample`], 16 taps) on the focusing device.
 

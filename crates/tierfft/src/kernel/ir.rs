@@ -264,7 +264,7 @@ impl Expr {
     }
 
     /// `(x, c)` with `self = x + c` and `c` the constant term sums are built with (sums keep
-    /// their constants outermost, see [`bin`]); `c` is 0 when there is none.
+    /// their constants outermost, see `bin`); `c` is 0 when there is none.
     pub fn split_constant(&self) -> (Expr, u32) {
         match self {
             Expr::U32(c) => (Expr::U32(0), *c),

@@ -1,5 +1,5 @@
 //! Plan pass -> kernel source. One generator builds each pass as IR ([`ir`]); one printer
-//! ([`print`]) writes it in each dialect ([`wgsl`], [`cuda`]). Nothing here knows how to
+//! ([`mod@print`]) writes it in each dialect ([`wgsl`], [`cuda`]). Nothing here knows how to
 //! launch a kernel.
 
 mod butterfly;
