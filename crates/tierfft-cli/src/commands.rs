@@ -208,7 +208,7 @@ pub struct FftJob<'a> {
 
 /// `tierfft fft`: reads, checks, transforms every row, and only then writes the output.
 pub fn fft(job: &FftJob) -> CliResult<()> {
-    let input = npy::open(job.input)?;
+    let input = npy::open(job.input, npy::Expect::Rows)?;
     npy::check_output(job.output)?;
     let (n, batch) = (input.header.n, input.header.batch);
     let spec = spec(n, batch, job.inverse, job.normalize);

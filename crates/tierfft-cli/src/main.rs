@@ -6,7 +6,9 @@
 mod bench;
 mod commands;
 mod compare;
+mod memory;
 mod npy;
+mod outdir;
 mod planner;
 mod plot;
 mod report;
@@ -137,7 +139,22 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Mesa's Vulkan device-selection layer (an implicit layer, on by default) probes for a
+/// Wayland display while devices are listed, and on a machine without one prints
+/// "error: XDG_RUNTIME_DIR is invalid or not set" for every probe, though nothing failed.
+/// tierfft picks its devices itself, so the layer has nothing to do for it: switch it off
+/// through its documented switch unless the user set it, or picks a device through it.
+fn quiet_vulkan_device_select() {
+    if std::env::var_os("NODEVICE_SELECT").is_none()
+        && std::env::var_os("MESA_VK_DEVICE_SELECT").is_none()
+    {
+        // SAFETY: the first thing `main` does, before any other thread exists.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
+}
+
 fn main() -> ExitCode {
+    quiet_vulkan_device_select();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -34,9 +34,19 @@ pub struct Input {
     path: PathBuf,
 }
 
+/// The shapes a command takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// `tierfft fft`: `[n]` or `[batch, n]`, rows transformed.
+    Rows,
+    /// `tierfft sar --raw`: `[azimuth lines, range samples]`.
+    Scene,
+}
+
 /// Opens `path` and checks its header: complex64, C order (or a layout where the order does
-/// not matter), one or two dimensions, not empty. The data is read by [`Input::read`].
-pub fn open(path: &Path) -> CliResult<Input> {
+/// not matter), the dimensions `expect` asks for, not empty. The data is read by
+/// [`Input::read`].
+pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
     let shown = path.display();
     let file = File::open(path).map_err(|e| format!("cannot open input '{shown}': {e}"))?;
     let file_len = file
@@ -52,19 +62,21 @@ pub fn open(path: &Path) -> CliResult<Input> {
     let big_endian = check_dtype(&npy.dtype()).map_err(|e| format!("'{shown}': {e}"))?;
     let shape = npy.shape().to_vec();
     let dims = format!("{shape:?}");
-    let (batch, n) = match shape[..] {
-        [n] => (1, n),
-        [batch, n] => (batch, n),
-        [] => {
-            return Err(format!(
-                "'{shown}' holds a 0-d (scalar) array; tierfft needs shape [n] or [batch, n]"
-            )
-            .into());
-        }
-        _ => {
+    let (batch, n) = match (expect, &shape[..]) {
+        (Expect::Rows, &[n]) => (1, n),
+        (Expect::Rows, &[batch, n]) | (Expect::Scene, &[batch, n]) => (batch, n),
+        (Expect::Rows, _) => {
             return Err(format!(
                 "'{shown}' has shape {dims} ({}-d); tierfft needs shape [n] or [batch, n] \
                  (save x.reshape(-1, x.shape[-1]) to transform the last axis)",
+                shape.len()
+            )
+            .into());
+        }
+        (Expect::Scene, _) => {
+            return Err(format!(
+                "'{shown}' has shape {dims} ({}-d); raw echoes must be one 2-d array \
+                 [azimuth lines, range samples]: one row per pulse, range samples along it",
                 shape.len()
             )
             .into());
@@ -120,10 +132,16 @@ impl Input {
             )
             .into());
         }
-        let mut bytes = vec![0u8; needed as usize];
-        self.reader
-            .read_exact(&mut bytes)
-            .map_err(|e| format!("cannot read the data of '{shown}': {e}"))?;
+        let values = needed as usize / ELEMENT_BYTES;
+        let mut data = Vec::new();
+        data.try_reserve_exact(values).map_err(|_| {
+            format!(
+                "'{shown}': not enough memory for its {} of data",
+                crate::memory::format_bytes(needed)
+            )
+        })?;
+        // In chunks: no second copy of the whole file as bytes.
+        let mut chunk = vec![0u8; (1 << 20) * ELEMENT_BYTES];
         let float = |b: &[u8]| {
             let b = [b[0], b[1], b[2], b[3]];
             if h.big_endian {
@@ -132,10 +150,19 @@ impl Input {
                 f32::from_le_bytes(b)
             }
         };
-        Ok(bytes
-            .chunks_exact(ELEMENT_BYTES)
-            .map(|c| Complex32::new(float(&c[..4]), float(&c[4..])))
-            .collect())
+        while data.len() < values {
+            let take = (values - data.len()).min(chunk.len() / ELEMENT_BYTES);
+            let bytes = &mut chunk[..take * ELEMENT_BYTES];
+            self.reader
+                .read_exact(bytes)
+                .map_err(|e| format!("cannot read the data of '{shown}': {e}"))?;
+            data.extend(
+                bytes
+                    .chunks_exact(ELEMENT_BYTES)
+                    .map(|c| Complex32::new(float(&c[..4]), float(&c[4..]))),
+            );
+        }
+        Ok(data)
     }
 }
 

@@ -1,5 +1,5 @@
-//! Radar and scene parameters, with the seeds' defaults (../shared/ANCHORS.md), loadable from
-//! TOML, validated before any work.
+//! Radar and scene parameters, with the seeds' defaults (docs/SAR.md lists them), loadable
+//! from TOML, validated before any work.
 //!
 //! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
 //! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
@@ -155,9 +155,47 @@ pub struct Config {
 impl Config {
     /// Parses TOML (see the module docs for the keys) and validates it.
     pub fn from_toml(text: &str) -> Result<Config, SarError> {
-        let config: Config = toml::from_str(text).map_err(|e| SarError::Config(e.to_string()))?;
+        let config = Config::parse_toml(text, DefaultTargets::Keep)?;
         config.validate()?;
         Ok(config)
+    }
+
+    /// Parses TOML without validating it (call [`Config::validate`] once the scene's size is
+    /// final: focusing a user's echoes takes it from the data). When the file lists no
+    /// `[[scene.targets]]`, `targets` says whether the default scene's five stay.
+    pub fn parse_toml(text: &str, targets: DefaultTargets) -> Result<Config, SarError> {
+        let mut config: Config =
+            toml::from_str(text).map_err(|e| SarError::Config(e.to_string()))?;
+        if targets == DefaultTargets::Drop {
+            let table: toml::Table =
+                toml::from_str(text).map_err(|e| SarError::Config(e.to_string()))?;
+            let listed = table
+                .get("scene")
+                .and_then(|scene| scene.get("targets"))
+                .is_some();
+            if !listed {
+                config.scene.targets.clear();
+            }
+        }
+        Ok(config)
+    }
+
+    /// Where target `t` lies in the scene, (line, sample), fractional: line `lines/2` is
+    /// azimuth 0 m, sample 0 the near range.
+    pub fn target_position(&self, t: &Target) -> (f64, f64) {
+        let r = &self.radar;
+        (
+            self.scene.lines as f64 / 2.0 + t.azimuth_m / r.azimuth_bin_m(),
+            (t.range_m - self.near_range_m()) / r.range_bin_m(),
+        )
+    }
+
+    /// Bytes of one scene-sized buffer of complex f32 (`lines × samples × 8`); `None` when
+    /// that overflows the address space.
+    pub fn scene_bytes(&self) -> Option<u64> {
+        let values = self.scene.lines.checked_mul(self.scene.samples)?;
+        let bytes = values.checked_mul(8)?;
+        (bytes <= isize::MAX as usize).then_some(bytes as u64)
     }
 
     /// Slant range of the first range sample, m.
@@ -207,6 +245,19 @@ impl Config {
                     "scene.{name} must be a power of two of at least 16 (got {v})"
                 ));
             }
+            if v > 1 << tierfft::MAX_LOG2_N {
+                return bad(format!(
+                    "scene.{name} = {v} is longer than the longest transform, 2^{} = {}",
+                    tierfft::MAX_LOG2_N,
+                    1usize << tierfft::MAX_LOG2_N
+                ));
+            }
+        }
+        if self.scene_bytes().is_none() {
+            return bad(format!(
+                "a scene of {} × {} samples does not fit in this machine's address space",
+                s.lines, s.samples
+            ));
         }
         // A target needs its whole synthetic aperture in the scene: the azimuth filter
         // assumes the full Doppler bandwidth. Checked at mid-swath (targets near the far edge
@@ -230,18 +281,66 @@ impl Config {
                 s.samples
             ));
         }
-        if let Some(t) = s
-            .targets
-            .iter()
-            .find(|t| !(t.range_m.is_finite() && t.range_m > 0.0))
-        {
+        for (i, t) in s.targets.iter().enumerate() {
+            self.check_target(i, t)?;
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Checks that target `i` (0-based; `scene.targets[i]`) is a target of this scene: finite
+    /// values, a positive range, and a position inside the scene's lines and samples.
+    fn check_target(&self, i: usize, t: &Target) -> Result<(), SarError> {
+        let r = &self.radar;
+        let key = format!("scene.targets[{i}] (target {})", i + 1);
+        let bad = |m: String| Err(SarError::Config(format!("{key}: {m}")));
+        for (name, v) in [
+            ("range_m", t.range_m),
+            ("azimuth_m", t.azimuth_m),
+            ("amplitude", t.amplitude),
+        ] {
+            if !v.is_finite() {
+                return bad(format!("{name} must be a finite number (got {v})"));
+            }
+        }
+        if t.range_m <= 0.0 {
+            return bad(format!("range_m must be positive (got {} m)", t.range_m));
+        }
+        let (line, sample) = self.target_position(t);
+        let (lines, samples) = (self.scene.lines, self.scene.samples);
+        if !(0.0..=(samples - 1) as f64).contains(&sample) {
+            let near = self.near_range_m();
             return bad(format!(
-                "target range must be positive (got {} m)",
-                t.range_m
+                "range_m = {} m puts it at range sample {sample:.0}, outside the scene's \
+                 samples 0 .. {} (slant ranges {near:.1} .. {:.1} m)",
+                t.range_m,
+                samples - 1,
+                near + (samples - 1) as f64 * r.range_bin_m()
+            ));
+        }
+        if !(0.0..=(lines - 1) as f64).contains(&line) {
+            let half = lines as f64 / 2.0 * r.azimuth_bin_m();
+            return bad(format!(
+                "azimuth_m = {} m puts it on line {line:.0}, outside the scene's lines 0 .. {} \
+                 (azimuth {:.1} .. {:.1} m)",
+                t.azimuth_m,
+                lines - 1,
+                -half,
+                half - r.azimuth_bin_m()
             ));
         }
         Ok(())
     }
+}
+
+/// What [`Config::parse_toml`] does with the default scene's targets when a file lists none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefaultTargets {
+    /// Keep them: a simulation of the default scene.
+    Keep,
+    /// Drop them: the user's own echoes, where only the targets the user names are measured.
+    Drop,
 }
 
 #[cfg(test)]
@@ -257,6 +356,25 @@ mod tests {
         assert!((c.scene.targets[1].range_m - c.scene.targets[0].range_m - 74.95).abs() < 0.01);
         // 2 m antenna at 3 cm: 0.0133 rad, 88.6 Hz of Doppler, well under the 1 kHz PRF.
         assert!((c.radar.doppler_bandwidth_hz() - 88.6).abs() < 0.5);
+    }
+
+    #[test]
+    fn echoes_measure_only_the_listed_targets() {
+        let none =
+            Config::parse_toml("[scene]\nsnr_db = 10.0\n", DefaultTargets::Drop).expect("parse");
+        assert!(none.scene.targets.is_empty());
+        let kept =
+            Config::parse_toml("[scene]\nsnr_db = 10.0\n", DefaultTargets::Keep).expect("parse");
+        assert_eq!(kept.scene.targets.len(), 5);
+        let listed = Config::parse_toml(
+            "[[scene.targets]]\nrange_m = 20000.0\nazimuth_m = 1.0\n",
+            DefaultTargets::Drop,
+        )
+        .expect("parse");
+        assert_eq!(listed.scene.targets.len(), 1);
+        let c = Config::default();
+        let (line, sample) = c.target_position(&c.scene.targets[0]);
+        assert_eq!((line, sample.round()), (2048.0, 2048.0));
     }
 
     #[test]
@@ -283,6 +401,22 @@ mod tests {
             ("[scene]\nlines = 256", "synthetic aperture"),
             ("[radar]\npulse_s = 1e-3", "pulse spans"),
             ("[radar]\nbandwith_hz = 1.0", "unknown field"),
+            (
+                "[[scene.targets]]\nrange_m = 20000.0\nazimuth_m = 5000.0",
+                "scene.targets[0] (target 1): azimuth_m = 5000 m puts it on line 52048",
+            ),
+            (
+                "[[scene.targets]]\nrange_m = 30000.0\nazimuth_m = 0.0",
+                "scene.targets[0] (target 1): range_m = 30000 m puts it at range sample",
+            ),
+            (
+                "[[scene.targets]]\nrange_m = -1.0\nazimuth_m = 0.0",
+                "range_m must be positive",
+            ),
+            (
+                "[scene]\nlines = 8192\nsamples = 1099511627776",
+                "longer than the longest transform",
+            ),
         ] {
             let e = Config::from_toml(toml).expect_err(toml).to_string();
             assert!(e.contains(says), "{toml}: {e}");

@@ -33,6 +33,19 @@ pub enum Error {
         /// Number of transforms.
         batch: usize,
     },
+    /// A vector fused into the spec (a window, a filter, a per-element multiply) does not
+    /// hold the values the transform needs.
+    #[error("{operand} holds {got} complex values, but the spec needs {expected} ({per})")]
+    OperandLength {
+        /// Which vector: e.g. "on_load PointOp::Multiply" or "then_multiply_and_invert's filter".
+        operand: String,
+        /// Values in the vector.
+        got: usize,
+        /// Values the spec needs.
+        expected: usize,
+        /// Why that many: one per point of a transform, or one per element of the batch.
+        per: String,
+    },
     /// The transform does not fit the device (one transform larger than a buffer binding, say).
     #[error("{what} on device '{device}': {detail}")]
     TooLarge {

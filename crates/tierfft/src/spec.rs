@@ -304,23 +304,52 @@ impl FftSpec {
                 detail: "the byte count overflows usize".into(),
             });
         }
-        let each = |op: &PointOp| match op {
-            PointOp::MultiplyEach(v) => Some((v.len(), self.len(), self.batch)),
-            op => op.vector().map(|v| (v.len(), self.n, 1)),
-        };
-        let lengths = self.load.iter().chain(&self.store).filter_map(each);
-        let chain = self.chain.iter().map(|h| (h.len(), self.n, 1));
-        if let Some((got, expected, batch)) =
-            lengths.chain(chain).find(|(got, want, _)| got != want)
-        {
-            return Err(Error::BufferLength {
-                got,
-                expected,
-                n: self.n,
-                batch,
-            });
+        for (operand, got, each) in self.fused_vectors() {
+            let expected = if each { self.len() } else { self.n };
+            if got != expected {
+                let per = if each {
+                    format!("one per element: n × batch = {} × {}", self.n, self.batch)
+                } else {
+                    format!("one per point: n = {}", self.n)
+                };
+                return Err(Error::OperandLength {
+                    operand,
+                    got,
+                    expected,
+                    per,
+                });
+            }
         }
         Ok(())
+    }
+
+    /// Every fused vector as (the name the user wrote it under, its length, whether it holds
+    /// one value per element of the batch rather than one per point).
+    fn fused_vectors(&self) -> Vec<(String, usize, bool)> {
+        let ops = |at: &str, ops: &[PointOp]| -> Vec<(String, usize, bool)> {
+            ops.iter()
+                .filter_map(|op| match op {
+                    PointOp::Multiply(v) => {
+                        Some((format!("{at} PointOp::Multiply"), v.len(), false))
+                    }
+                    PointOp::MultiplyEach(v) => {
+                        Some((format!("{at} PointOp::MultiplyEach"), v.len(), true))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let chain = self.chain.iter().map(|h| {
+            (
+                "then_multiply_and_invert's filter".to_string(),
+                h.len(),
+                false,
+            )
+        });
+        let mut all = ops("on_load", &self.load);
+        all.extend(chain);
+        all.extend(ops("on_store", &self.store));
+        all
     }
 
     /// Checks that a buffer holds exactly `n × batch` elements.

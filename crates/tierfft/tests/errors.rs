@@ -46,7 +46,11 @@ fn unknown_adapter_lists_what_exists() {
         .err()
         .expect("must fail");
     assert!(matches!(e, Error::NoDevice(_)));
-    assert!(e.to_string().contains("adapters found"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("device names: auto, cpu, cuda, gpu, lavapipe"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -171,6 +171,15 @@ impl Device {
         }
     }
 
+    /// Device memory free now, bytes, where the device can say: CUDA does; wgpu has no such
+    /// query (`None`), and the CPU's memory is the host's (`None`).
+    pub fn free_memory(&self) -> Result<Option<u64>> {
+        match self {
+            Device::Cuda(d) => d.free_memory().map(Some),
+            Device::Cpu | Device::Wgpu(_) => Ok(None),
+        }
+    }
+
     /// Plans `spec` on this device and compiles its kernels.
     pub fn plan(&self, spec: &FftSpec) -> Result<Fft> {
         self.plan_with_options(spec, &PlanOptions::default())

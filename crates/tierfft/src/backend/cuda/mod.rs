@@ -117,6 +117,15 @@ impl CudaDevice {
         &self.arch
     }
 
+    /// Device memory free now, bytes (the driver's count, for this process and others).
+    pub fn free_memory(&self) -> Result<u64> {
+        let (free, _total) = self
+            .ctx
+            .mem_get_info()
+            .map_err(gpu_err("reading the free device memory"))?;
+        Ok(free as u64)
+    }
+
     /// The stream every transform runs on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream

@@ -192,9 +192,14 @@ impl WgpuDevice {
                 } else {
                     ""
                 };
+                let found = if names.is_empty() {
+                    "wgpu found no adapter (no Vulkan, Metal or DX12 driver)".to_string()
+                } else {
+                    format!("adapters found: [{}]", names.join(", "))
+                };
                 Err(Error::NoDevice(format!(
-                    "no adapter matches '{name}'{hint}; adapters found: [{}]; also accepted: auto, cpu, gpu",
-                    names.join(", ")
+                    "no adapter matches '{name}'{hint}; {found}; device names: auto, cpu, cuda, \
+                     gpu, lavapipe, or part of an adapter's name (`tierfft devices` lists them)"
                 )))
             }
         }
