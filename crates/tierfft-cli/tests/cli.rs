@@ -255,6 +255,32 @@ fn devices_lists_the_cpu() {
     assert!(text.contains("auto picks"), "{text}");
 }
 
+/// On a headless machine without XDG_RUNTIME_DIR (the test runs the command without it),
+/// listing and using lavapipe prints nothing but the command's own lines: Mesa's
+/// device-selection layer used to print "error: XDG_RUNTIME_DIR is invalid" per probe.
+#[test]
+fn quiet_without_a_display() {
+    let dir = TempDir::new("quiet");
+    let out = dir.run(&["devices"]);
+    assert_ok(&out);
+    assert_eq!(stderr(&out), "");
+    let input = dir.path("x.npy");
+    write_npy(&input, &[4, 256], &random(1024, 5));
+    let out = dir.run(&[
+        "fft",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        dir.path("y.npy").to_str().unwrap(),
+        "--device",
+        "lavapipe",
+    ]);
+    assert_ok(&out);
+    let msg = stderr(&out);
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+    assert!(msg.starts_with("tierfft: forward FFT"), "{msg}");
+}
+
 #[test]
 fn device_env_auto_in_any_case() {
     let dir = TempDir::new("env-auto");

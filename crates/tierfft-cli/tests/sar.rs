@@ -1,195 +1,446 @@
-//! `tierfft sar` end to end on the CPU: files written (the per-target figures decoded), one
-//! target focused to theory, bad configurations refused before any work.
+//! `tierfft sar` end to end: files written (the figures decoded), targets focused to theory,
+//! and everything a user can get wrong refused before any work, with the key and the value
+//! named, the `--out` folder left as it was.
 
-use std::process::Command;
+mod common;
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("tierfft-sar-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+use std::path::Path;
+use std::process::Output;
+
+use common::{TempDir, assert_ok, random, stderr, write_npy};
+
+/// A small scene that focuses in about a second on two cores: 1024 × 1024 with a 8 m antenna
+/// (a 664-line aperture at mid-swath) and a 2 µs pulse (240 samples).
+const SMALL: &str = "[radar]\nantenna_m = 8.0\npulse_s = 2e-6\n[scene]\nlines = 1024\nsamples = 1024\nsnr_db = 20.0\n";
+
+/// A `[[scene.targets]]` entry.
+fn target(range_m: f64, azimuth_m: f64) -> String {
+    format!("[[scene.targets]]\nrange_m = {range_m}\nazimuth_m = {azimuth_m}\n")
 }
 
-/// A decoded 8-bit RGB PNG.
-struct Rgb {
-    width: u32,
-    height: u32,
-    pixels: Vec<[u8; 3]>,
+/// Writes `toml` as `name` in `dir` and returns its path as a string.
+fn config(dir: &TempDir, name: &str, toml: &str) -> String {
+    let path = dir.path(name);
+    std::fs::write(&path, toml).expect("config");
+    path.to_str().expect("utf-8 path").to_string()
 }
 
-impl Rgb {
-    /// Distinct colours.
-    fn colours(&self) -> usize {
-        self.pixels
-            .iter()
-            .collect::<std::collections::HashSet<_>>()
-            .len()
+/// Runs `tierfft sar --device cpu` with `args`.
+fn sar(dir: &TempDir, args: &[&str]) -> Output {
+    let mut all = vec!["sar", "--device", "cpu"];
+    all.extend_from_slice(args);
+    dir.run(&all)
+}
+
+/// Checks that `out` failed with exit 1 and a message holding every one of `words`, and no
+/// panic.
+fn fails_with(out: &Output, words: &[&str]) {
+    let msg = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "expected exit 1: {msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+    for w in words {
+        assert!(msg.contains(w), "message lacks '{w}': {msg}");
     }
-
-    fn has(&self, colour: [u8; 3]) -> bool {
-        self.pixels.contains(&colour)
-    }
 }
 
-/// Reads `path` as a PNG, which must be 8-bit RGB.
-fn decode(path: &std::path::Path) -> Rgb {
+/// Names of the files in `dir`, sorted.
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn metrics(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
+        .expect("parse")
+}
+
+/// A decoded 8-bit PNG: (width, height, channels, pixels).
+fn decode(path: &Path) -> (u32, u32, usize, Vec<u8>) {
     let file = std::fs::File::open(path).expect("png file");
     let mut reader = png::Decoder::new(std::io::BufReader::new(file))
         .read_info()
         .expect("png header");
     let mut buf = vec![0; reader.output_buffer_size().expect("size")];
     let info = reader.next_frame(&mut buf).expect("png data");
-    assert_eq!(
-        (info.color_type, info.bit_depth),
-        (png::ColorType::Rgb, png::BitDepth::Eight),
-        "{}",
-        path.display()
-    );
-    Rgb {
-        width: info.width,
-        height: info.height,
-        pixels: buf[..info.buffer_size()]
-            .chunks_exact(3)
-            .map(|p| [p[0], p[1], p[2]])
-            .collect(),
-    }
+    assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", path.display());
+    let channels = match info.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Grayscale => 1,
+        other => panic!("{}: {other:?}", path.display()),
+    };
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, channels, buf)
 }
 
 #[test]
-fn focuses_a_target_and_writes_every_output() {
-    let d = dir("one");
-    let config = d.join("scene.toml");
-    std::fs::write(&config, "[scene]\nlines = 4096\nsamples = 2048\nsnr_db = 20.0\n[[scene.targets]]\nrange_m = 20010.0\nazimuth_m = 2.0\n").expect("config");
-    let out = d.join("out");
-    let status = Command::new(env!("CARGO_BIN_EXE_tierfft"))
-        .args(["sar", "--device", "cpu", "--config"])
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .status()
-        .expect("run");
-    assert!(status.success());
-    for f in [
-        "image.png",
-        "raw.png",
-        "metrics.json",
-        "focused.npy",
-        "target-1-crop.png",
-        "target-1-cuts.png",
+fn focuses_targets_and_writes_every_output() {
+    let dir = TempDir::new("sar-one");
+    let toml = format!("{SMALL}{}{}", target(20010.0, 2.0), target(20200.0, -8.0));
+    let cfg = config(&dir, "scene.toml", &toml);
+    let out = dir.path("out");
+    let o = dir.run(&[
+        "sar",
+        "--device",
+        "lavapipe",
+        "--config",
+        &cfg,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_ok(&o);
+    // Quiet on success: the Vulkan loader's display probing says nothing.
+    let msg = stderr(&o);
+    assert!(
+        !msg.contains("XDG_RUNTIME_DIR") && !msg.contains("error"),
+        "{msg}"
+    );
+    assert_eq!(
+        files(&out),
+        [
+            "focused.npy",
+            "image.png",
+            "metrics.json",
+            "overview.png",
+            "raw.png",
+            "target-1-crop.png",
+            "target-1-cuts.png",
+            "target-2-crop.png",
+            "target-2-cuts.png",
+        ]
+    );
+    // image.png: one grey pixel per sample; raw.png averaged down to 1024 a side at most.
+    let (w, h, c, _) = decode(&out.join("image.png"));
+    assert_eq!((w, h, c), (1024, 1024, 1));
+    let (w, h, _, _) = decode(&out.join("raw.png"));
+    assert!(w <= 1024 && h <= 1024);
+    for (name, size) in [
+        ("overview.png", (1200, 1000)),
+        ("target-1-crop.png", (900, 780)),
+        ("target-1-cuts.png", (1400, 620)),
     ] {
+        let (w, h, c, pixels) = decode(&out.join(name));
+        assert_eq!(((w, h), c), (size, 3), "{name}");
+        let colours: std::collections::HashSet<&[u8]> = pixels.chunks(3).collect();
+        assert!(colours.len() > 50, "{name}: {} colours", colours.len());
+    }
+    let m = metrics(&out);
+    let irw = |axis: &str| {
+        m["theory"][format!("{axis}_irw_bins")]
+            .as_f64()
+            .expect("theory")
+    };
+    for t in m["targets"].as_array().expect("targets") {
+        assert!(t.get("error").is_none(), "{t}");
+        let got = |axis: &str, key: &str| t["alone"][axis][key].as_f64().expect("metric");
+        for axis in ["range", "azimuth"] {
+            assert!(
+                (got(axis, "irw_bins") / irw(axis) - 1.0).abs() < 0.03,
+                "{t}"
+            );
+            assert!((got(axis, "pslr_db") + 13.26).abs() < 0.5, "{t}");
+        }
+        let expected = |i: usize| t["expected"][i].as_f64().expect("expected");
         assert!(
-            out.join(f).metadata().is_ok_and(|m| m.len() > 0),
-            "{f} missing"
+            (got("range", "peak_position") - expected(1)).abs() < 0.1,
+            "{t}"
+        );
+        assert!(
+            (got("azimuth", "peak_position") - expected(0)).abs() < 0.1,
+            "{t}"
         );
     }
-    // One target: its figures and no others. The crop is ±32 lines and samples zoomed 8
-    // times (the target is far from the edges); the cut plot is 1200 × 450.
-    assert!(!out.join("target-2-crop.png").exists());
-    let crop = decode(&out.join("target-1-crop.png"));
-    assert_eq!((crop.width, crop.height), (65 * 8, 65 * 8));
-    let cuts = decode(&out.join("target-1-cuts.png"));
-    assert_eq!((cuts.width, cuts.height), (1200, 450));
-    for (name, img) in [("crop", &crop), ("cuts", &cuts)] {
-        assert!(img.colours() > 20, "{name}: {} colours", img.colours());
-    }
-    // The crop: the target's peak is the image's, white; the background black; the red mark.
-    assert!(crop.has([255, 255, 255]) && crop.has([0, 0, 0]) && crop.has([255, 40, 40]));
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
-            .expect("parse");
-    let t = &m["targets"][0];
-    let (irw_r, irw_a) = (
-        m["theory"]["range_irw_bins"].as_f64().unwrap(),
-        m["theory"]["azimuth_irw_bins"].as_f64().unwrap(),
-    );
-    let got = |cut: &str, key: &str| t["metrics"][cut][key].as_f64().unwrap();
-    assert!((got("range", "irw_bins") / irw_r - 1.0).abs() < 0.03, "{t}");
-    assert!(
-        (got("azimuth", "irw_bins") / irw_a - 1.0).abs() < 0.03,
-        "{t}"
-    );
-    assert!(
-        (got("range", "pslr_db") + 13.26).abs() < 0.5
-            && (got("azimuth", "pslr_db") + 13.26).abs() < 0.5,
-        "{t}"
-    );
-    assert!(
-        (got("range", "peak_position") - t["expected"][1].as_f64().unwrap()).abs() < 0.1,
-        "{t}"
-    );
-    assert!(
-        (got("azimuth", "peak_position") - t["expected"][0].as_f64().unwrap()).abs() < 0.1,
-        "{t}"
-    );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn bad_configurations_are_refused_before_any_work() {
-    let d = dir("bad");
+    let dir = TempDir::new("sar-bad");
+    let out = dir.path("out");
+    let out = out.to_str().expect("utf-8");
     for (toml, says) in [
         (
-            "[radar]\nsample_rate_hz = 50e6",
-            "below the chirp bandwidth",
+            "[radar]\nsample_rate_hz = 50e6".to_string(),
+            vec!["below the chirp bandwidth"],
         ),
-        ("[radar]\nprf_hz = 10.0", "Doppler bandwidth"),
+        ("[radar]\nprf_hz = 10.0".into(), vec!["Doppler bandwidth"]),
+        (
+            format!("{SMALL}{}", target(20000.0, 5000.0)),
+            vec![
+                "scene.targets[0] (target 1)",
+                "azimuth_m = 5000 m",
+                "outside the scene's lines 0 .. 1023",
+            ],
+        ),
+        (
+            format!("{SMALL}{}{}", target(20000.0, 0.0), target(1e6, 0.0)),
+            vec!["scene.targets[1] (target 2)", "range_m = 1000000 m"],
+        ),
+        (
+            "[scene]\nsamples = 1099511627776".into(),
+            vec!["scene.samples = 1099511627776", "longest transform"],
+        ),
     ] {
-        let config = d.join("bad.toml");
-        std::fs::write(&config, toml).expect("config");
-        let out = d.join("out");
-        let o = Command::new(env!("CARGO_BIN_EXE_tierfft"))
-            .args(["sar", "--device", "cpu", "--config"])
-            .arg(&config)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .expect("run");
-        assert!(!o.status.success());
+        let cfg = config(&dir, "bad.toml", &toml);
+        let o = sar(&dir, &["--config", &cfg, "--out", out]);
+        fails_with(&o, &says);
         assert!(
-            String::from_utf8_lossy(&o.stderr).contains(says),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
+            !dir.path("out").exists(),
+            "{toml}: nothing is written on error"
         );
-        assert!(!out.exists(), "nothing is written on error");
     }
-    let _ = std::fs::remove_dir_all(&d);
+    // Sizes on the command line: 2^k is a count, and a size that is not a power of two is
+    // clap's usage error (exit 2) naming the flag.
+    let o = sar(&dir, &["--lines", "1000", "--out", out]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--lines") && stderr(&o).contains("power of two"));
 }
 
 #[test]
-fn users_raw_echoes_focus_like_the_simulation() {
-    // Simulate and keep the echoes, then focus the file as a user's data: same metrics.
-    let d = dir("raw");
-    let config = d.join("scene.toml");
-    std::fs::write(
-        &config,
-        "[radar]\nnear_range_m = 18722.0\n[scene]\nlines = 4096\nsamples = 2048\nsnr_db = 30.0\n[[scene.targets]]\nrange_m = 20000.0\nazimuth_m = -3.0\n",
-    )
-    .expect("config");
-    let run = |extra: &[&str], out: &std::path::Path| {
-        let st = Command::new(env!("CARGO_BIN_EXE_tierfft"))
-            .args(["sar", "--device", "cpu", "--config"])
-            .arg(&config)
-            .arg("--out")
-            .arg(out)
-            .args(extra)
-            .status()
-            .expect("run");
-        assert!(st.success());
-        serde_json::from_str::<serde_json::Value>(
-            &std::fs::read_to_string(out.join("metrics.json")).expect("json"),
-        )
-        .expect("parse")
-    };
-    let (sim, user) = (d.join("sim"), d.join("user"));
-    let a = run(&["--write-raw"], &sim);
+fn scenes_too_large_for_memory_are_refused_with_the_numbers() {
+    let dir = TempDir::new("sar-memory");
+    let out = dir.path("out");
+    let out = out.to_str().expect("utf-8");
+    // 2^22 × 2^22: 128 TiB a buffer, more than any machine here has.
+    let o = sar(
+        &dir,
+        &["--lines", "2^22", "--samples", "2^22", "--out", out],
+    );
+    fails_with(
+        &o,
+        &["4194304 × 4194304 scene", "needs about", "is available"],
+    );
+    assert!(!dir.path("out").exists());
+    // 8192² (512 MiB a buffer) under a 2 GiB address-space limit.
+    if cfg!(target_os = "linux") {
+        let o = std::process::Command::new("bash")
+            .args([
+                "-c",
+                "ulimit -v 2097152 && exec \"$0\" sar --device cpu --lines 8192 --samples 8192 --out \"$1\"",
+                env!("CARGO_BIN_EXE_tierfft"),
+                out,
+            ])
+            .output()
+            .expect("bash");
+        fails_with(&o, &["8192 × 8192 scene", "ulimit -v"]);
+        assert!(!dir.path("out").exists());
+    }
+}
+
+#[test]
+fn a_failed_run_leaves_an_earlier_runs_outputs_as_they_were() {
+    let dir = TempDir::new("sar-reuse");
+    let near = "near_range_m = 19400.0\n";
+    let two_targets = format!(
+        "{}{}{}",
+        SMALL.replace("[radar]\n", &format!("[radar]\n{near}")),
+        target(20010.0, 2.0),
+        target(20200.0, -8.0)
+    );
+    let cfg = config(&dir, "two.toml", &two_targets);
+    let out = dir.path("out");
+    let out_s = out.to_str().expect("utf-8");
+    assert_ok(&sar(
+        &dir,
+        &["--config", &cfg, "--out", out_s, "--write-raw"],
+    ));
+    std::fs::write(out.join("notes.txt"), "mine").expect("user file");
+    let before = files(&out);
+    let metrics_before = std::fs::read(out.join("metrics.json")).expect("metrics");
+    // Echoes whose data stop short: the run fails after it has started writing.
+    let raw = std::fs::read(out.join("raw.npy")).expect("raw");
+    let truncated = dir.path("truncated.npy");
+    std::fs::write(&truncated, &raw[..raw.len() / 2]).expect("write");
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            out_s,
+            "--raw",
+            truncated.to_str().expect("utf-8"),
+        ],
+    );
+    fails_with(&o, &["truncated.npy", "truncated"]);
+    assert_eq!(files(&out), before, "nothing added, nothing removed");
+    assert_eq!(
+        std::fs::read(out.join("metrics.json")).expect("metrics"),
+        metrics_before
+    );
+    // A successful run with one target replaces the earlier run's files, the second
+    // target's figures included, and leaves the user's own file.
+    let one = format!(
+        "{}{}",
+        SMALL.replace("[radar]\n", &format!("[radar]\n{near}")),
+        target(20010.0, 2.0)
+    );
+    let cfg = config(&dir, "one.toml", &one);
+    assert_ok(&sar(&dir, &["--config", &cfg, "--out", out_s]));
+    assert_eq!(
+        files(&out),
+        [
+            "focused.npy",
+            "image.png",
+            "metrics.json",
+            "notes.txt",
+            "overview.png",
+            "raw.png",
+            "target-1-crop.png",
+            "target-1-cuts.png",
+        ]
+    );
+    assert_eq!(
+        metrics(&out)["targets"].as_array().expect("targets").len(),
+        1
+    );
+}
+
+#[test]
+fn users_echoes_measure_only_the_targets_they_name() {
+    let dir = TempDir::new("sar-raw");
+    let radar = SMALL.replace("[radar]\n", "[radar]\nnear_range_m = 19400.0\n");
+    let with_target = format!("{radar}{}", target(20000.0, -3.0));
+    let cfg = config(&dir, "scene.toml", &with_target);
+    let (sim, user) = (dir.path("sim"), dir.path("user"));
+    assert_ok(&sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            sim.to_str().expect("utf-8"),
+            "--write-raw",
+        ],
+    ));
     let raw = sim.join("raw.npy");
-    let b = run(&["--raw", raw.to_str().expect("utf-8 path")], &user);
+    let raw = raw.to_str().expect("utf-8");
+    assert_ok(&sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            user.to_str().expect("utf-8"),
+            "--raw",
+            raw,
+        ],
+    ));
+    let (a, b) = (metrics(&sim), metrics(&user));
     assert_eq!(a["targets"][0]["metrics"], b["targets"][0]["metrics"]);
+    // No targets listed: nothing measured (the default scene's five are not the user's).
+    let bare = config(&dir, "bare.toml", &radar);
+    let none = dir.path("none");
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &bare,
+            "--out",
+            none.to_str().expect("utf-8"),
+            "--raw",
+            raw,
+        ],
+    );
+    assert_ok(&o);
+    assert_eq!(metrics(&none)["targets"], serde_json::json!([]));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("no targets to measure"));
     // --raw without radar.near_range_m is refused (the range axis would be unknown).
-    let o = Command::new(env!("CARGO_BIN_EXE_tierfft"))
-        .args(["sar", "--device", "cpu", "--raw", "/nonexistent.npy"])
-        .output()
-        .expect("run");
-    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("near_range_m"));
-    let _ = std::fs::remove_dir_all(&d);
+    let o = sar(&dir, &["--raw", "/nonexistent.npy"]);
+    fails_with(&o, &["near_range_m"]);
+}
+
+#[test]
+fn a_target_that_cannot_be_measured_is_reported_not_fatal() {
+    // Nothing recorded (all zeros), with a target named: it is not there to measure.
+    let dir = TempDir::new("sar-noise");
+    let noise = dir.path("noise.npy");
+    write_npy(
+        &noise,
+        &[1024, 1024],
+        &vec![tierfft::Complex32::new(0.0, 0.0); 1024 * 1024],
+    );
+    let radar = SMALL.replace("[radar]\n", "[radar]\nnear_range_m = 19400.0\n");
+    let cfg = config(
+        &dir,
+        "scene.toml",
+        &format!("{radar}{}", target(20000.0, 0.0)),
+    );
+    let out = dir.path("out");
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--raw",
+            noise.to_str().expect("utf-8"),
+        ],
+    );
+    assert_ok(&o);
+    assert!(
+        stderr(&o).contains("warning: target 1 was not measured"),
+        "{}",
+        stderr(&o)
+    );
+    let m = metrics(&out);
+    let t = &m["targets"][0];
+    assert!(t["error"].as_str().is_some_and(|e| !e.is_empty()), "{t}");
+    assert!(t["metrics"].is_null() || t["alone"].is_null(), "{t}");
+    assert!(out.join("target-1-cuts.png").exists() && out.join("overview.png").exists());
+}
+
+#[test]
+fn users_echoes_of_the_wrong_shape_are_named() {
+    let dir = TempDir::new("sar-shape");
+    let cfg = config(&dir, "scene.toml", "[radar]\nnear_range_m = 19400.0\n");
+    let out = dir.path("out");
+    let out = out.to_str().expect("utf-8");
+    let x = random(1024 * 1000, 3);
+    write_npy(&dir.path("cube.npy"), &[4, 16, 16], &x[..1024]);
+    write_npy(&dir.path("narrow.npy"), &[1024, 1000], &x);
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            out,
+            "--raw",
+            dir.path("cube.npy").to_str().expect("utf-8"),
+        ],
+    );
+    fails_with(
+        &o,
+        &["[4, 16, 16]", "2-d array [azimuth lines, range samples]"],
+    );
+    assert!(!stderr(&o).contains("reshape"), "{}", stderr(&o));
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            out,
+            "--raw",
+            dir.path("narrow.npy").to_str().expect("utf-8"),
+        ],
+    );
+    fails_with(
+        &o,
+        &[
+            "narrow.npy",
+            "[1024, 1000]",
+            "1000 range samples (axis 1)",
+            "np.pad(x, ((0, 0), (0, 24)))",
+        ],
+    );
+    assert!(!stderr(&o).contains("scene.samples"), "{}", stderr(&o));
+    assert!(!dir.path("out").exists());
+    // An unknown device lists every name a user can give.
+    let o = dir.run(&["sar", "--device", "no-such-gpu", "--out", out]);
+    fails_with(&o, &["no-such-gpu", "auto, cpu, cuda, gpu, lavapipe"]);
 }

@@ -371,3 +371,37 @@ impl FftSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fused_vector_of_the_wrong_length_is_named() {
+        let v = |n: usize| -> Arc<[Complex32]> { vec![Complex32::new(1.0, 0.0); n].into() };
+        let message = |spec: FftSpec| spec.validate().expect_err("must fail").to_string();
+        assert_eq!(
+            message(FftSpec::new(4096).then_multiply_and_invert(v(100))),
+            "then_multiply_and_invert's filter holds 100 complex values, but the spec needs \
+             4096 (one per point: n = 4096)"
+        );
+        assert!(
+            message(
+                FftSpec::new(64)
+                    .batch(3)
+                    .on_load(PointOp::Multiply(v(64)))
+                    .on_store(PointOp::MultiplyEach(v(64)))
+            )
+            .starts_with(
+                "on_store PointOp::MultiplyEach holds 64 complex values, but the spec needs 192"
+            )
+        );
+        assert!(
+            FftSpec::new(64)
+                .batch(3)
+                .on_load(PointOp::MultiplyEach(v(192)))
+                .validate()
+                .is_ok()
+        );
+    }
+}

@@ -141,7 +141,17 @@ fn per_element_vectors_must_match_the_data() {
     let v = Arc::from(vec![Complex32::new(1.0, 0.0); 64]);
     let spec = FftSpec::new(64).batch(2).on_load(PointOp::MultiplyEach(v));
     match Device::Cpu.plan(&spec) {
-        Err(Error::BufferLength { got, expected, .. }) => assert_eq!((got, expected), (64, 128)),
+        Err(
+            e @ Error::OperandLength {
+                got: 64,
+                expected: 128,
+                ..
+            },
+        ) => assert!(
+            e.to_string().contains("on_load PointOp::MultiplyEach")
+                && e.to_string().contains("n × batch = 64 × 2"),
+            "{e}"
+        ),
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a 64-element array for 128 elements was accepted"),
     }

@@ -172,12 +172,18 @@ fn fusion_errors() {
         assert!(
             matches!(
                 e,
-                Error::BufferLength {
+                Error::OperandLength {
                     got: 63,
                     expected: 64,
                     ..
                 }
             ),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("on_load PointOp::Multiply holds 63 complex values")
+                && e.to_string().contains("one per point: n = 64"),
             "{e}"
         );
     }

@@ -25,13 +25,7 @@ impl TempDir {
             std::process::id(),
             COUNT.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(dir.join("xdg")).expect("create temp dir");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(dir.join("xdg"), std::fs::Permissions::from_mode(0o700))
-                .expect("chmod xdg dir");
-        }
+        std::fs::create_dir_all(&dir).expect("create temp dir");
         TempDir(dir)
     }
 
@@ -39,7 +33,8 @@ impl TempDir {
         self.0.join(file)
     }
 
-    /// Runs `tierfft` with `args`, with this directory's private XDG_RUNTIME_DIR.
+    /// Runs `tierfft` with `args`, without XDG_RUNTIME_DIR or NODEVICE_SELECT (as on a fresh
+    /// headless machine: the command must stay quiet on its own).
     pub fn run(&self, args: &[&str]) -> Output {
         self.run_with_device_env(args, None)
     }
@@ -47,7 +42,9 @@ impl TempDir {
     /// Runs `tierfft` with `args` and `TIERFFT_DEVICE` set to `device_env` (or unset).
     pub fn run_with_device_env(&self, args: &[&str], device_env: Option<&str>) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tierfft"));
-        cmd.args(args).env("XDG_RUNTIME_DIR", self.path("xdg"));
+        cmd.args(args)
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("NODEVICE_SELECT");
         match device_env {
             Some(v) => cmd.env("TIERFFT_DEVICE", v),
             None => cmd.env_remove("TIERFFT_DEVICE"),
@@ -55,7 +52,7 @@ impl TempDir {
         cmd.output().expect("run tierfft")
     }
 
-    /// Names of the files in the directory (not the xdg one).
+    /// Names of the files in the directory.
     pub fn files(&self) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(&self.0)
             .expect("list temp dir")
@@ -65,7 +62,6 @@ impl TempDir {
                     .to_string_lossy()
                     .into_owned()
             })
-            .filter(|n| n != "xdg")
             .collect();
         names.sort();
         names
