@@ -1,5 +1,8 @@
 //! Helpers shared by the CLI tests: a private temp dir that runs `tierfft`, `.npy` files.
 
+// Each test file uses a part of these helpers.
+#![allow(dead_code)]
+
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
