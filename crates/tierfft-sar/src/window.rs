@@ -546,7 +546,7 @@ mod tests {
         );
     }
 
-    /// ../shared/ANCHORS.md: width (×1/B) within 0.5 %, PSLR 0.1 dB, ISLR 0.3 dB.
+    /// The standard table (docs/SAR.md): width (×1/B) within 0.5 %, PSLR 0.1 dB, ISLR 0.3 dB.
     #[test]
     fn theory_matches_the_anchor_table() {
         let taylor = Window::Taylor {

@@ -1,5 +1,5 @@
 //! Range compression of a simulated point target: the range response matches theory
-//! (../shared/ANCHORS.md and [`Window::theory`]) for every window and sits where the target
+//! (docs/SAR.md and [`Window::theory`]) for every window and sits where the target
 //! was placed; the fused GPU kernel matches the CPU reference. GPU: lavapipe unless
 //! TIERFFT_TEST_DEVICE names another device.
 

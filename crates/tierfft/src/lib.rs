@@ -36,3 +36,8 @@ pub use backend::{Device, DeviceBuffer, Fft, Measured, Resampler, Timer};
 pub use error::{Error, Result};
 pub use num_complex::Complex32;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp};
+
+/// The README's Rust examples, compiled and run as doc-tests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;

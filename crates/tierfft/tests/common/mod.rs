@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use tierfft::{Device, Direction, FftSpec, reference};
 
 /// Relative L2 error every transform up to 2^22 must meet (cuFFT on the H100: 1.2e-7 at
-/// N = 64 rising to 3.1e-7 at 2^20, ../shared/ANCHORS.md).
+/// N = 64 rising to 3.1e-7 at 2^20, docs/BENCHMARKS.md).
 pub const BOUND: f64 = 5e-7;
 
 /// The GPU the tests run on: lavapipe unless `TIERFFT_TEST_DEVICE` names another adapter
