@@ -14,6 +14,9 @@
 #   shapes4096  the 4096² SAR FFT steps under several planner shapes against cuFFT
 #   tune    chain shapes and register caps (--groups-per-unit) against cuFFT, 2^10..2^14
 #   sartests  the device-resident, column, fusion and SAR tests on CUDA and on wgpu/Vulkan
+#   sarcli  `tierfft sar --device cuda` as a user runs it: peak host memory (against the
+#           focuser's estimate) at 4096² and 16384², a scene too large for the GPU refused
+#           before any work, stderr without the Vulkan loader's XDG_RUNTIME_DIR noise
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,6 +90,26 @@ if want sar; then
         cp /tmp/sar-$side/metrics.json "$out/sar-$side.json"
     done
     cp /tmp/sar-4096/target-*.png /tmp/sar-4096/image.png "$out/" 2>/dev/null
+fi
+if want sarcli; then
+    # Peak resident memory of the child, from Python's rusage (no /usr/bin/time needed).
+    maxrss() { python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:]).returncode
+print(f"peak host memory {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB, exit {r}")
+sys.exit(r)' "$@"; }
+    for side in 4096 16384; do
+        echo "== tierfft sar --device cuda, $side x $side (scene $(( side * side * 8 >> 20 )) MiB)" | tee -a "$out/sarcli.txt"
+        env -u XDG_RUNTIME_DIR maxrss $tf sar --device cuda --lines $side --samples $side --out /tmp/sarcli-$side \
+            >>"$out/sarcli.txt" 2>"$out/sarcli-$side.err" || status=1
+        cat "$out/sarcli-$side.err" >>"$out/sarcli.txt"
+        grep -c XDG_RUNTIME_DIR "$out/sarcli-$side.err" | sed 's/^/XDG_RUNTIME_DIR lines on stderr: /' >>"$out/sarcli.txt"
+    done
+    echo "== 65536 x 65536 (32 GiB a buffer): refused before any work" | tee -a "$out/sarcli.txt"
+    start=$(date +%s%N)
+    env -u XDG_RUNTIME_DIR $tf sar --device cuda --lines 2^16 --samples 2^16 --out /tmp/sarcli-big >>"$out/sarcli.txt" 2>&1
+    echo "exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms, out folder exists: $([ -e /tmp/sarcli-big ] && echo yes || echo no)" >>"$out/sarcli.txt"
+    cp /tmp/sarcli-4096/overview.png /tmp/sarcli-4096/target-1-cuts.png /tmp/sarcli-4096/target-2-crop.png "$out/" 2>/dev/null
+    cat "$out/sarcli.txt"
 fi
 if want sartests; then
     for dev in cuda H100; do
