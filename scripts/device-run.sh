@@ -99,7 +99,7 @@ print(f"peak host memory {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 sys.exit(r)' "$@"; }
     for side in 4096 16384; do
         echo "== tierfft sar --device cuda, $side x $side (scene $(( side * side * 8 >> 20 )) MiB)" | tee -a "$out/sarcli.txt"
-        env -u XDG_RUNTIME_DIR maxrss $tf sar --device cuda --lines $side --samples $side --out /tmp/sarcli-$side \
+        (unset XDG_RUNTIME_DIR; maxrss $tf sar --device cuda --lines $side --samples $side --out /tmp/sarcli-$side) \
             >>"$out/sarcli.txt" 2>"$out/sarcli-$side.err" || status=1
         cat "$out/sarcli-$side.err" >>"$out/sarcli.txt"
         grep -c XDG_RUNTIME_DIR "$out/sarcli-$side.err" | sed 's/^/XDG_RUNTIME_DIR lines on stderr: /' >>"$out/sarcli.txt"
