@@ -42,6 +42,11 @@ impl Staged {
         Ok(staged)
     }
 
+    /// The folder this run writes into until the commit.
+    pub fn dir(&self) -> &Path {
+        &self.staging
+    }
+
     /// Where this run writes `name` until the commit.
     pub fn path(&self, name: &str) -> PathBuf {
         self.staging.join(name)

@@ -13,7 +13,7 @@ pub mod image;
 
 use std::io::BufWriter;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use plotters::prelude::*;
@@ -291,7 +291,7 @@ pub struct TargetFigure {
 /// Writes a target's crop ([`image::crop_figure`]) and cuts ([`cuts::cut_figure`]) into
 /// `out_dir`.
 pub fn write_target_figures(
-    out_dir: PathBuf,
+    out_dir: &Path,
     image: &Focused,
     geometry: &Geometry,
     target: &TargetFigure,

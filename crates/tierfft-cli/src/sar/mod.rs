@@ -1,27 +1,27 @@
 //! `tierfft sar`: simulate a scene, focus it with the Range-Doppler algorithm, measure every
-//! point target, and write the images, the metrics and the focused complex image.
+//! point target, and write the images, the metrics and the focused complex image. This file
+//! checks everything first and runs the steps; [`measure`] measures, [`figures`] draws.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Serialize;
-use tierfft::Complex32;
 use tierfft::Device;
 use tierfft_sar::focus::{FocusOptions, Focuser, memory_needs};
-use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
-use tierfft_sar::neighbours::{AxisResponse, IdealResponse, SceneModel};
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate_with_progress;
-use tierfft_sar::window::Theory;
 
 use crate::memory::{available, format_bytes};
 use crate::npy::{self, Expect};
 use crate::outdir::Staged;
-use crate::plot::{self, Focused, Geometry};
+use crate::plot;
 use crate::{CliResult, parse_count};
+use measure::{Theories, measure_targets};
+
+mod figures;
+mod measure;
 
 /// Arguments of `tierfft sar`.
 #[derive(Debug, Args)]
@@ -77,28 +77,6 @@ pub struct SarArgs {
     /// over rows between transposes) instead of the fused kernels.
     #[arg(long)]
     unfused: bool,
-}
-
-/// One target's result.
-#[derive(Serialize)]
-struct TargetReport {
-    range_m: f64,
-    azimuth_m: f64,
-    /// Where the target was placed, (line, sample), fractional.
-    expected: (f64, f64),
-    /// Half-lengths of its cuts, (lines, samples).
-    cut_half: (usize, usize),
-    /// Measured in the image as it is (`null` if it could not be).
-    metrics: Option<PointMetrics>,
-    /// Measured with every other target's modelled response taken out
-    /// (`tierfft_sar::neighbours`; `null` if it could not be).
-    alone: Option<PointMetrics>,
-    /// Fitted complex amplitude of its ideal response, [re, im].
-    amplitude: Option<[f64; 2]>,
-    /// Why it could not be measured, as imaged or alone (a target lost in noise, too close
-    /// to an edge); absent when it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
 }
 
 /// Files `tierfft sar` writes into `--out`: replaced by each run, and removed when a later run
@@ -270,10 +248,8 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     plot::write_db_png(&out.path("image.png"), &data, lines, samples)?;
     npy::write_atomic(&out.path("focused.npy"), &shape, &data)?;
 
-    let r = &config.radar;
-    let (range_theory, azimuth_theory) = (args.window.theory(), args.azimuth_window.theory());
-    let theory = (&azimuth_theory, &range_theory);
-    let targets = measure_targets(&data, &config, args, theory);
+    let theory = Theories::new(&config, args.azimuth_window, args.window);
+    let targets = measure_targets(&data, &config, (args.azimuth_window, args.window), &theory);
     println!(
         "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
         steps.total_s() * 1e3,
@@ -284,24 +260,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         steps.azimuth_compression_s * 1e3,
         if args.unfused { "unfused" } else { "fused" }
     );
-    let theory_bins = (
-        azimuth_theory.irw * r.prf_hz / r.doppler_bandwidth_hz(),
-        range_theory.irw * r.sample_rate_hz / r.bandwidth_hz,
-    );
     let report = serde_json::json!({
         "device": device.name(),
         "lines": lines,
         "samples": samples,
         "window": args.window.to_string(),
         "azimuth_window": args.azimuth_window.to_string(),
-        "theory": {
-            "range_irw_bins": theory_bins.1,
-            "range_pslr_db": range_theory.pslr_db,
-            "range_islr_db": range_theory.islr_db,
-            "azimuth_irw_bins": theory_bins.0,
-            "azimuth_pslr_db": azimuth_theory.pslr_db,
-            "azimuth_islr_db": azimuth_theory.islr_db,
-        },
+        "theory": theory.json(),
         "fused": !args.unfused,
         "rcmc": !args.no_rcmc,
         "azimuth_equalisation": !args.no_azimuth_equalisation,
@@ -311,48 +276,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(out.path("metrics.json"), json)
         .map_err(|e| format!("cannot write metrics.json: {e}"))?;
-
-    let image = Focused::new(&data, lines, samples)?;
-    let geometry = Geometry {
-        range_bin_m: r.range_bin_m(),
-        azimuth_bin_m: r.azimuth_bin_m(),
-        near_range_m: config.near_range_m(),
-        centre_line: lines as f64 / 2.0,
-    };
-    let placed: Vec<(f64, f64)> = targets.iter().map(|t| t.expected).collect();
-    plot::write_overview(&out.path("overview.png"), &image, &geometry, &placed)?;
-    for (i, t) in targets.iter().enumerate() {
-        // The measured peak, to the nearest line and sample, centres the crop and the cuts
-        // (sub-bin interpolation may put a peak on the last line half a line outside); the
-        // placed position where nothing was measured.
-        let peak = match &t.metrics {
-            Some(m) => (m.azimuth.peak_position, m.range.peak_position),
-            None => t.expected,
-        };
-        let peak = (
-            (peak.0.round().max(0.0) as usize).min(lines - 1),
-            (peak.1.round().max(0.0) as usize).min(samples - 1),
-        );
-        let target = plot::TargetFigure {
-            index: i + 1,
-            title: format!(
-                "target {} (range {:.1} m, azimuth {:.1} m)",
-                i + 1,
-                t.range_m,
-                t.azimuth_m
-            ),
-            peak,
-            expected: t.expected,
-            cut_half: t.cut_half,
-            labels: cut_labels(
-                t,
-                theory,
-                theory_bins,
-                (geometry.azimuth_bin_m, geometry.range_bin_m),
-            ),
-        };
-        plot::write_target_figures(out.path(""), &image, &geometry, &target)?;
-    }
+    figures::draw(out.dir(), &data, &config, &targets, &theory)?;
     out.commit(owned)?;
     for (i, t) in targets.iter().enumerate() {
         if let Some(e) = &t.error {
@@ -361,208 +285,4 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     }
     eprintln!("wrote {}", args.out.display());
     Ok(())
-}
-
-/// What a target's cut plot says above each curve, (range, azimuth): the measured IRW, PSLR
-/// and ISLR as imaged and alone, and theory's. `theory_bins`: the theoretical IRWs in
-/// (lines, samples); `bin_m`: metres per (line, sample).
-fn cut_labels(
-    t: &TargetReport,
-    theory: (&Theory, &Theory),
-    theory_bins: (f64, f64),
-    bin_m: (f64, f64),
-) -> (Vec<String>, Vec<String>) {
-    let axis = |range: bool| {
-        let (th, irw, unit, m) = if range {
-            (theory.1, theory_bins.1, "samples", bin_m.1)
-        } else {
-            (theory.0, theory_bins.0, "lines", bin_m.0)
-        };
-        let values = |what: &str, irw: f64, pslr: f64, islr: f64| {
-            format!(
-                "{what}: IRW {irw:.3} {unit} = {:.3} m, PSLR {pslr:.2} dB, ISLR {islr:.2} dB",
-                irw * m
-            )
-        };
-        let measured = |what: &str, p: Option<&PointMetrics>| match p {
-            Some(p) => {
-                let c = if range { &p.range } else { &p.azimuth };
-                values(what, c.irw_bins, c.pslr_db, c.islr_db)
-            }
-            None => format!("{what}: not measured"),
-        };
-        vec![
-            measured("as imaged", t.metrics.as_ref()),
-            measured("alone", t.alone.as_ref()),
-            values("theory", irw, th.pslr_db, th.islr_db),
-        ]
-    };
-    (axis(true), axis(false))
-}
-
-/// Measures every configured target in the focused `image`, as imaged and alone (the other
-/// targets' modelled responses taken out), and prints both tables. `theory`: the azimuth and
-/// range windows' [`Window::theory`]. A target that cannot be measured (lost in noise, at an
-/// edge) is reported with its error; the others are still measured.
-fn measure_targets(
-    image: &[Complex32],
-    config: &Config,
-    args: &SarArgs,
-    theory: (&Theory, &Theory),
-) -> Vec<TargetReport> {
-    let (lines, samples) = (config.scene.lines, config.scene.samples);
-    let r = &config.radar;
-    if config.scene.targets.is_empty() {
-        println!("no targets to measure (list them as [[scene.targets]] in the config)");
-        return Vec::new();
-    }
-    // Noise for the SNR: the first eighth of lines and samples, away from the scene centre.
-    let noise = Some((0..lines / 8, 0..samples / 8));
-    let response = IdealResponse {
-        azimuth: AxisResponse {
-            window: args.azimuth_window,
-            samples_per_unit: r.prf_hz / r.doppler_bandwidth_hz(),
-        },
-        range: AxisResponse {
-            window: args.window,
-            samples_per_unit: r.sample_rate_hz / r.bandwidth_hz,
-        },
-    };
-    let irw = (
-        theory.0.irw * response.azimuth.samples_per_unit,
-        theory.1.irw * response.range.samples_per_unit,
-    );
-    let placed: Vec<(f64, f64)> = config
-        .scene
-        .targets
-        .iter()
-        .map(|t| config.target_position(t))
-        .collect();
-    let model = SceneModel::fit(image, lines, samples, &response, &placed);
-    let mut targets = Vec::new();
-    for (k, (t, &expected)) in config.scene.targets.iter().zip(&placed).enumerate() {
-        let opts = CutOptions {
-            half_azimuth: cut_half(expected, &placed, irw, Axis::Azimuth),
-            half: cut_half(expected, &placed, irw, Axis::Range),
-            ..CutOptions::default()
-        };
-        // Alone, no neighbour shortens the cuts.
-        let alone_opts = CutOptions {
-            half_azimuth: cut_half(expected, &[], irw, Axis::Azimuth),
-            half: cut_half(expected, &[], irw, Axis::Range),
-            ..CutOptions::default()
-        };
-        let guess = (expected.0.round() as usize, expected.1.round() as usize);
-        let metrics = analyze_point(image, lines, samples, guess, &opts, noise.clone())
-            .map_err(|e| e.to_string());
-        let alone = match &model {
-            Ok(m) => m
-                .analyze_alone(image, lines, samples, k, guess, &alone_opts, noise.clone())
-                .map_err(|e| e.to_string()),
-            Err(e) => Err(format!("the scene model could not be fitted: {e}")),
-        };
-        let error = match (&metrics, &alone) {
-            (Err(a), Err(b)) if a == b => Some(a.clone()),
-            (Err(a), Err(b)) => Some(format!("as imaged: {a}; alone: {b}")),
-            (Err(a), Ok(_)) => Some(format!("as imaged: {a}")),
-            (Ok(_), Err(b)) => Some(format!("alone: {b}")),
-            (Ok(_), Ok(_)) => None,
-        };
-        targets.push(TargetReport {
-            range_m: t.range_m,
-            azimuth_m: t.azimuth_m,
-            expected,
-            cut_half: (opts.half_azimuth, opts.half),
-            metrics: metrics.ok(),
-            alone: alone.ok(),
-            amplitude: model
-                .as_ref()
-                .ok()
-                .map(|m| m.targets()[k].amplitude)
-                .map(|a| [a.re, a.im]),
-            error,
-        });
-    }
-    print_table("as imaged", &targets, |t| t.metrics.as_ref());
-    print_table(
-        "alone: every other target's modelled response taken out (docs/SAR.md)",
-        &targets,
-        |t| t.alone.as_ref(),
-    );
-    targets
-}
-
-/// One table of target metrics: position errors (measured − placed), widths in bins, dB.
-fn print_table(
-    title: &str,
-    targets: &[TargetReport],
-    pick: fn(&TargetReport) -> Option<&PointMetrics>,
-) {
-    println!("{title}");
-    println!(
-        "{:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}",
-        "range m",
-        "az m",
-        "Δline",
-        "Δsample",
-        "IRW rg",
-        "IRW az",
-        "PSLR rg",
-        "PSLR az",
-        "ISLR rg",
-        "ISLR az",
-        "SNR dB"
-    );
-    for t in targets {
-        let Some(m) = pick(t) else {
-            println!(
-                "{:>10.1} {:>8.1}  not measured: {}",
-                t.range_m,
-                t.azimuth_m,
-                t.error.as_deref().unwrap_or("-")
-            );
-            continue;
-        };
-        println!(
-            "{:>10.1} {:>8.1} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>7.1}",
-            t.range_m,
-            t.azimuth_m,
-            m.azimuth.peak_position - t.expected.0,
-            m.range.peak_position - t.expected.1,
-            m.range.irw_bins,
-            m.azimuth.irw_bins,
-            m.range.pslr_db,
-            m.azimuth.pslr_db,
-            m.range.islr_db,
-            m.azimuth.islr_db,
-            m.peak_snr_db.unwrap_or(f64::NAN)
-        );
-    }
-}
-
-/// The direction of a cut.
-#[derive(Clone, Copy, PartialEq)]
-enum Axis {
-    Azimuth,
-    Range,
-}
-
-/// Half-length of the cut along `axis` through a target placed at `at` (line, sample), bins:
-/// 20 theoretical IRWs (`irw`, lines and samples), so that ISLR integrates the sidelobes far
-/// out, shortened to end 2 IRWs before any other target on the same cut (within 3 IRWs
-/// across it: its mainlobe stays out), at least 1.5 IRWs (past the first nulls).
-fn cut_half(at: (f64, f64), placed: &[(f64, f64)], irw: (f64, f64), axis: Axis) -> usize {
-    // (along the cut, across it)
-    let orient = |p: (f64, f64)| match axis {
-        Axis::Azimuth => (p.0, p.1),
-        Axis::Range => (p.1, p.0),
-    };
-    let (at, (w, w_across)) = (orient(at), orient(irw));
-    let clear = placed
-        .iter()
-        .map(|&p| orient(p))
-        .filter(|p| (p.1 - at.1).abs() < 3.0 * w_across && (p.0 - at.0).abs() > 0.5)
-        .map(|p| (p.0 - at.0).abs() - 2.0 * w)
-        .fold(20.0 * w, f64::min);
-    clear.max(1.5 * w).ceil() as usize
 }

@@ -1,0 +1,96 @@
+//! The figures of `tierfft sar`: the overview and, per target, the crop and the cut plot
+//! with the measured values written on it.
+
+use std::path::Path;
+
+use tierfft::Complex32;
+use tierfft_sar::metrics::PointMetrics;
+use tierfft_sar::params::Config;
+
+use super::measure::{TargetReport, Theories};
+use crate::CliResult;
+use crate::plot::{self, Focused, Geometry, TargetFigure};
+
+/// Draws `overview.png` and every target's figures of the focused `data` into `dir`.
+pub fn draw(
+    dir: &Path,
+    data: &[Complex32],
+    config: &Config,
+    targets: &[TargetReport],
+    theory: &Theories,
+) -> CliResult<()> {
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let r = &config.radar;
+    let image = Focused::new(data, lines, samples)?;
+    let geometry = Geometry {
+        range_bin_m: r.range_bin_m(),
+        azimuth_bin_m: r.azimuth_bin_m(),
+        near_range_m: config.near_range_m(),
+        centre_line: lines as f64 / 2.0,
+    };
+    let placed: Vec<(f64, f64)> = targets.iter().map(|t| t.expected).collect();
+    plot::write_overview(&dir.join("overview.png"), &image, &geometry, &placed)?;
+    for (i, t) in targets.iter().enumerate() {
+        // The measured peak, to the nearest line and sample, centres the crop and the cuts
+        // (sub-bin interpolation may put a peak on the last line half a line outside); the
+        // placed position where nothing was measured.
+        let peak = match &t.metrics {
+            Some(m) => (m.azimuth.peak_position, m.range.peak_position),
+            None => t.expected,
+        };
+        let peak = (
+            (peak.0.round().max(0.0) as usize).min(lines - 1),
+            (peak.1.round().max(0.0) as usize).min(samples - 1),
+        );
+        let target = TargetFigure {
+            index: i + 1,
+            title: format!(
+                "target {} (range {:.1} m, azimuth {:.1} m)",
+                i + 1,
+                t.range_m,
+                t.azimuth_m
+            ),
+            peak,
+            expected: t.expected,
+            cut_half: t.cut_half,
+            labels: cut_labels(t, theory, (geometry.azimuth_bin_m, geometry.range_bin_m)),
+        };
+        plot::write_target_figures(dir, &image, &geometry, &target)?;
+    }
+    Ok(())
+}
+
+/// What a target's cut plot says above each curve, (range, azimuth): the measured IRW, PSLR
+/// and ISLR as imaged and alone, and theory's. `bin_m`: metres per (line, sample).
+fn cut_labels(
+    t: &TargetReport,
+    theory: &Theories,
+    bin_m: (f64, f64),
+) -> (Vec<String>, Vec<String>) {
+    let axis = |range: bool| {
+        let (th, irw, unit, m) = if range {
+            (&theory.range, theory.irw_bins.1, "samples", bin_m.1)
+        } else {
+            (&theory.azimuth, theory.irw_bins.0, "lines", bin_m.0)
+        };
+        let values = |what: &str, irw: f64, pslr: f64, islr: f64| {
+            format!(
+                "{what}: IRW {irw:.3} {unit} = {:.3} m, PSLR {pslr:.2} dB, ISLR {islr:.2} dB",
+                irw * m
+            )
+        };
+        let measured = |what: &str, p: Option<&PointMetrics>| match p {
+            Some(p) => {
+                let c = if range { &p.range } else { &p.azimuth };
+                values(what, c.irw_bins, c.pslr_db, c.islr_db)
+            }
+            None => format!("{what}: not measured"),
+        };
+        vec![
+            measured("as imaged", t.metrics.as_ref()),
+            measured("alone", t.alone.as_ref()),
+            values("theory", irw, th.pslr_db, th.islr_db),
+        ]
+    };
+    (axis(true), axis(false))
+}
