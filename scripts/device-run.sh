@@ -17,7 +17,7 @@
 #   sarcli  `tierfft sar --device cuda` as a user runs it: peak host memory (against the
 #           focuser's estimate) at 4096² and 16384², a scene too large for the GPU refused
 #           before any work, stderr without the Vulkan loader's XDG_RUNTIME_DIR noise
-# Usage (device tool, carry .gl .carry): scripts/device-run.sh [bench|tests|sanitize|cache|all]...
+# Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/tierfft-out}"

@@ -24,7 +24,8 @@ pub type CliError = Box<dyn std::error::Error>;
 /// Shorthand for a command's result.
 pub type CliResult<T> = Result<T, CliError>;
 
-/// Planned power-of-two FFTs on GPUs (wgpu: Vulkan, Metal, DX12) and the CPU.
+/// Planned power-of-two FFTs on GPUs (CUDA; wgpu: Vulkan, Metal, DX12) and the CPU, and SAR
+/// focusing on them.
 #[derive(Debug, Parser)]
 #[command(name = "tierfft", version)]
 struct Cli {
@@ -61,9 +62,10 @@ enum Command {
     /// bandwidth (16·N·batch bytes / t: one read and one write) and the relative L2 error
     /// against rustfft in f64.
     Bench(bench::BenchArgs),
-    /// Simulate a SAR scene, focus it (Range-Doppler), measure every point target (IRW, PSLR,
-    /// ISLR, SNR, position from cuts upsampled ×16) and write image.png, raw.png, metrics.json
-    /// and focused.npy.
+    /// Simulate a SAR scene (or read your echoes), focus it (Range-Doppler), measure every
+    /// point target (IRW, PSLR, ISLR, SNR, position from cuts upsampled ×16) and write the
+    /// figures (overview, per-target crops and cuts, image.png, raw.png), metrics.json and
+    /// focused.npy. Everything is checked before any work.
     Sar(sar::SarArgs),
 }
 

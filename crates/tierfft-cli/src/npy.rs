@@ -29,8 +29,8 @@ pub struct Input {
     /// What the header says.
     pub header: Header,
     reader: BufReader<File>,
-    /// Bytes after the header.
-    available: u64,
+    /// Bytes of data the header promises (the file holds at least that many).
+    bytes: u64,
     path: PathBuf,
 }
 
@@ -101,6 +101,20 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
     let data_start = reader
         .stream_position()
         .map_err(|e| format!("cannot read input '{shown}': {e}"))?;
+    // The data's size, checked now: a truncated file is refused before any work.
+    let bytes = (n as u64)
+        .checked_mul(batch as u64)
+        .and_then(|len| len.checked_mul(ELEMENT_BYTES as u64))
+        .filter(|&b| usize::try_from(b).is_ok())
+        .ok_or_else(too_big)?;
+    let available = file_len.saturating_sub(data_start);
+    if available < bytes {
+        return Err(format!(
+            "'{shown}' is truncated: shape {dims} needs {bytes} bytes of data, the file has \
+             {available}"
+        )
+        .into());
+    }
     Ok(Input {
         header: Header {
             shape,
@@ -109,29 +123,18 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
             big_endian,
         },
         reader,
-        available: file_len.saturating_sub(data_start),
+        bytes,
         path: path.to_path_buf(),
     })
 }
 
 impl Input {
     /// Reads all `n × batch` elements, rows one after another (check the lengths first: this
-    /// allocates what the header asks for, once the file is known to hold that much).
+    /// allocates what the header asks for; [`open`] made sure the file holds that much).
     pub fn read(mut self) -> CliResult<Vec<Complex32>> {
         let h = &self.header;
         let shown = self.path.display();
-        let needed = (h.n as u64)
-            .checked_mul(h.batch as u64)
-            .and_then(|len| len.checked_mul(ELEMENT_BYTES as u64))
-            .filter(|&b| usize::try_from(b).is_ok())
-            .ok_or_else(|| format!("'{shown}': shape {:?} is too large", h.shape))?;
-        if self.available < needed {
-            return Err(format!(
-                "'{shown}' is truncated: shape {:?} needs {needed} bytes of data, the file has {}",
-                h.shape, self.available
-            )
-            .into());
-        }
+        let needed = self.bytes;
         let values = needed as usize / ELEMENT_BYTES;
         let mut data = Vec::new();
         data.try_reserve_exact(values).map_err(|_| {

@@ -7,6 +7,31 @@ use std::path::{Path, PathBuf};
 
 use crate::CliResult;
 
+/// Staging folders are named this and the process id.
+const STAGING_PREFIX: &str = ".tierfft-partial-";
+
+/// Removes staging folders in `out` left by runs that were killed (their process is gone;
+/// Linux, where `/proc` tells; elsewhere they stay until removed by hand).
+fn remove_abandoned(out: &Path) {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(STAGING_PREFIX))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let gone = Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists();
+        if gone || pid == std::process::id() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// A run's outputs on their way into `out`. Dropped without [`Staged::commit`] (an error
 /// returned with `?`), it removes what it wrote, and `out` itself if it created it.
 pub struct Staged {
@@ -25,15 +50,14 @@ impl Staged {
         }
         let created_out = !out.exists();
         std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{shown}': {e}"))?;
-        let staging = out.join(format!(".tierfft-partial-{}", std::process::id()));
+        remove_abandoned(out);
+        let staging = out.join(format!("{STAGING_PREFIX}{}", std::process::id()));
         let mut staged = Staged {
             out: out.to_path_buf(),
             staging,
             created_out,
             committed: false,
         };
-        // A folder of that name is left over from a killed run of the same process id.
-        let _ = std::fs::remove_dir_all(&staged.staging);
         if let Err(e) = std::fs::create_dir(&staged.staging) {
             staged.committed = true; // nothing of ours to clean but `out`
             staged.remove_out_if_created();
@@ -52,21 +76,25 @@ impl Staged {
         self.staging.join(name)
     }
 
-    /// Moves every staged file into `out`, after removing the files there that `owned` says
-    /// an earlier run of this command wrote (a smaller earlier run's extra target figures,
-    /// say); other files in `out` are left alone.
+    /// Moves every staged file into `out` (each rename replaces an earlier run's file of the
+    /// same name at once), then removes the files there that `owned` says an earlier run of
+    /// this command wrote and this run did not (a run with more targets' extra figures, say).
+    /// Other files in `out` are left alone.
     pub fn commit(mut self, owned: impl Fn(&str) -> bool) -> CliResult<()> {
         let cannot = |e: std::io::Error| format!("cannot update '{}': {e}", self.out.display());
+        let mut written = Vec::new();
+        for entry in std::fs::read_dir(&self.staging).map_err(cannot)? {
+            let name = entry.map_err(cannot)?.file_name();
+            std::fs::rename(self.staging.join(&name), self.out.join(&name)).map_err(cannot)?;
+            written.push(name);
+        }
         for entry in std::fs::read_dir(&self.out).map_err(cannot)? {
             let entry = entry.map_err(cannot)?;
             let name = entry.file_name();
-            if entry.file_type().map_err(cannot)?.is_file() && owned(&name.to_string_lossy()) {
+            let stale = !written.contains(&name) && owned(&name.to_string_lossy());
+            if stale && entry.file_type().map_err(cannot)?.is_file() {
                 std::fs::remove_file(entry.path()).map_err(cannot)?;
             }
-        }
-        for entry in std::fs::read_dir(&self.staging).map_err(cannot)? {
-            let entry = entry.map_err(cannot)?;
-            std::fs::rename(entry.path(), self.out.join(entry.file_name())).map_err(cannot)?;
         }
         std::fs::remove_dir(&self.staging).map_err(cannot)?;
         self.committed = true;
@@ -145,5 +173,14 @@ mod tests {
         // A folder it created goes again.
         drop(Staged::begin(&out).expect("begin"));
         assert!(!out.exists());
+        // A killed run's staging folder (no such process) is cleared by the next run.
+        let abandoned = out.join(format!("{STAGING_PREFIX}{}", u32::MAX - 1));
+        std::fs::create_dir_all(&abandoned).expect("dir");
+        std::fs::write(abandoned.join("focused.npy"), "partial").expect("write");
+        drop(Staged::begin(&out).expect("begin"));
+        if cfg!(target_os = "linux") {
+            assert!(!abandoned.exists());
+        }
+        let _ = std::fs::remove_dir_all(&out);
     }
 }

@@ -220,18 +220,42 @@ impl Config {
         if let Some((name, v)) = positive.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
             return bad(format!("radar.{name} must be a positive number (got {v})"));
         }
+        if let Some(near) = r.near_range_m
+            && !(near.is_finite() && near > 0.0)
+        {
+            return bad(format!(
+                "radar.near_range_m must be a positive number (got {near})"
+            ));
+        }
+        if let Some(snr) = self.scene.snr_db
+            && !snr.is_finite()
+        {
+            return bad(format!(
+                "scene.snr_db must be a finite number of dB (got {snr})"
+            ));
+        }
         if r.sample_rate_hz < r.bandwidth_hz {
             return bad(format!(
-                "range sampling {} MHz is below the chirp bandwidth {} MHz: the echoes would alias; \
-                 sample at least at the bandwidth",
+                "radar.sample_rate_hz = {} MHz is below radar.bandwidth_hz = {} MHz: the \
+                 echoes would alias; sample at least at the bandwidth",
                 r.sample_rate_hz / 1e6,
                 r.bandwidth_hz / 1e6
             ));
         }
+        if r.beamwidth_rad() >= std::f64::consts::FRAC_PI_2 {
+            return bad(format!(
+                "radar.antenna_m = {} m gives a two-way beam of {:.0}° at radar.carrier_hz = {} \
+                 Hz; the processor needs a beam narrower than 90°: use a longer antenna",
+                r.antenna_m,
+                r.beamwidth_rad().to_degrees(),
+                r.carrier_hz
+            ));
+        }
         if r.prf_hz < r.doppler_bandwidth_hz() {
             return bad(format!(
-                "PRF {} Hz is below the Doppler bandwidth {:.1} Hz (speed {} m/s, antenna {} m): \
-                 azimuth would alias; raise the PRF or lengthen the antenna",
+                "radar.prf_hz = {} Hz is below the Doppler bandwidth {:.1} Hz (radar.speed_mps \
+                 = {} m/s, radar.antenna_m = {} m): azimuth would alias; raise the PRF or \
+                 lengthen the antenna",
                 r.prf_hz,
                 r.doppler_bandwidth_hz(),
                 r.speed_mps,
@@ -265,20 +289,21 @@ impl Config {
         let mid_m = self.near_range_m() + s.samples as f64 / 2.0 * r.range_bin_m();
         let aperture_lines = 2.0 * mid_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
         if aperture_lines > s.lines as f64 {
+            // The next power of two, in f64: a huge aperture must not overflow usize.
+            let enough = 2f64.powf(aperture_lines.log2().ceil());
             return bad(format!(
-                "the synthetic aperture at mid-swath ({:.0} m) spans {aperture_lines:.0} lines \
-                 but the scene has {}: use at least {} lines, or a longer antenna (shorter \
-                 aperture, coarser azimuth resolution)",
-                mid_m,
-                s.lines,
-                (aperture_lines.ceil() as usize).next_power_of_two()
+                "scene.lines = {} is shorter than the synthetic aperture at mid-swath ({:.0} m), \
+                 {aperture_lines:.0} lines: use at least {enough:.0} lines, or a longer \
+                 radar.antenna_m (shorter aperture, coarser azimuth resolution)",
+                s.lines, mid_m,
             ));
         }
         let pulse_samples = r.pulse_s * r.sample_rate_hz;
         if pulse_samples >= s.samples as f64 {
             return bad(format!(
-                "the pulse spans {pulse_samples:.0} range samples but a line holds {}: use more samples",
-                s.samples
+                "radar.pulse_s = {} s spans {pulse_samples:.0} range samples but scene.samples = \
+                 {}: use more samples or a shorter pulse",
+                r.pulse_s, s.samples
             ));
         }
         for (i, t) in s.targets.iter().enumerate() {
@@ -394,12 +419,28 @@ mod tests {
             ),
             (
                 "[radar]\nsample_rate_hz = 80e6",
-                "below the chirp bandwidth",
+                "radar.sample_rate_hz = 80 MHz is below radar.bandwidth_hz = 100 MHz",
             ),
-            ("[radar]\nprf_hz = 50.0", "below the Doppler bandwidth"),
+            (
+                "[radar]\nprf_hz = 50.0",
+                "radar.prf_hz = 50 Hz is below the Doppler bandwidth",
+            ),
             ("[scene]\nlines = 1000", "power of two"),
-            ("[scene]\nlines = 256", "synthetic aperture"),
-            ("[radar]\npulse_s = 1e-3", "pulse spans"),
+            (
+                "[scene]\nlines = 256",
+                "scene.lines = 256 is shorter than the synthetic aperture",
+            ),
+            ("[radar]\npulse_s = 1e-3", "radar.pulse_s = 0.001 s spans"),
+            (
+                "[radar]\nnear_range_m = -5.0",
+                "radar.near_range_m must be a positive",
+            ),
+            ("[scene]\nsnr_db = nan", "scene.snr_db must be a finite"),
+            ("[radar]\nantenna_m = 1e-9", "beam narrower than 90°"),
+            (
+                "[radar]\nantenna_m = 0.03\nprf_hz = 1e6",
+                "189630089 lines: use at least 268435456 lines",
+            ),
             ("[radar]\nbandwith_hz = 1.0", "unknown field"),
             (
                 "[[scene.targets]]\nrange_m = 20000.0\nazimuth_m = 5000.0",

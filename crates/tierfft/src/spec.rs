@@ -328,14 +328,11 @@ impl FftSpec {
     fn fused_vectors(&self) -> Vec<(String, usize, bool)> {
         let ops = |at: &str, ops: &[PointOp]| -> Vec<(String, usize, bool)> {
             ops.iter()
-                .filter_map(|op| match op {
-                    PointOp::Multiply(v) => {
-                        Some((format!("{at} PointOp::Multiply"), v.len(), false))
-                    }
-                    PointOp::MultiplyEach(v) => {
-                        Some((format!("{at} PointOp::MultiplyEach"), v.len(), true))
-                    }
-                    _ => None,
+                .filter_map(|op| {
+                    let each = matches!(op, PointOp::MultiplyEach(_));
+                    let name = if each { "MultiplyEach" } else { "Multiply" };
+                    op.vector()
+                        .map(|v| (format!("{at} PointOp::{name}"), v.len(), each))
                 })
                 .collect()
         };

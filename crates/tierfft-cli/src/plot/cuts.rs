@@ -1,13 +1,11 @@
 //! A target's range and azimuth cuts, upsampled and plotted in dB with the measured values
 //! written above each panel.
 
-use std::ops::Range;
-
 use plotters::prelude::*;
 use tierfft::Complex32;
 use tierfft_sar::metrics::upsample;
 
-use super::{Focused, Geometry, Rgb, TargetFigure, render, tick};
+use super::{Focused, Frame, Geometry, Rgb, TargetFigure, render, tick};
 use crate::CliResult;
 
 /// Upsampling of a cut before plotting: 16 points per bin draw the mainlobe and the sidelobe
@@ -70,33 +68,6 @@ pub struct CutPanel {
     pub labels: Vec<String>,
 }
 
-/// Where a panel's chart landed in the figure, to map data to pixels.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PanelFrame {
-    /// Pixel columns of the plotting area.
-    pub x_px: Range<i32>,
-    /// Pixel rows of the plotting area.
-    pub y_px: Range<i32>,
-    /// Bins shown, left to right.
-    pub x: Range<f64>,
-    /// dB shown, bottom to top.
-    pub y: Range<f64>,
-}
-
-impl PanelFrame {
-    /// The pixel at data point (bins, dB), as plotters maps it (linearly from the plotting
-    /// area's first pixel to its end, y upwards).
-    #[cfg(test)]
-    pub fn pixel(&self, (x, y): (f64, f64)) -> (f64, f64) {
-        let fx = (x - self.x.start) / (self.x.end - self.x.start);
-        let fy = (y - self.y.start) / (self.y.end - self.y.start);
-        (
-            self.x_px.start as f64 + fx * (self.x_px.end - self.x_px.start) as f64,
-            self.y_px.end as f64 - fy * (self.y_px.end - self.y_px.start) as f64,
-        )
-    }
-}
-
 /// Draws `panels` side by side into an RGB image of `size` pixels: dB from [`CUT_FLOOR_DB`]
 /// to 0 against bins from the peak (metres on the top axis), a dashed −3 dB line (the level
 /// that defines the IRW), the labels above. Returns each panel's frame too.
@@ -104,7 +75,7 @@ impl PanelFrame {
 /// The curve is drawn one segment at a time: a polyline wider than one pixel is joined with
 /// mitres, which at the sharp turns of the sidelobe nulls shoot out as thin spikes that are
 /// not in the data.
-pub fn draw_cuts(panels: &[CutPanel], size: (u32, u32)) -> CliResult<(Rgb, Vec<PanelFrame>)> {
+pub fn draw_cuts(panels: &[CutPanel], size: (u32, u32)) -> CliResult<(Rgb, Vec<Frame>)> {
     let mut frames = Vec::new();
     let rgb = render(size, |root| {
         let areas = root.split_evenly((1, panels.len().max(1)));
@@ -165,7 +136,7 @@ pub fn draw_cuts(panels: &[CutPanel], size: (u32, u32)) -> CliResult<(Rgb, Vec<P
                     .map(|w| PathElement::new([w[0], w[1]], CURVE.stroke_width(2))),
             )?;
             let (x_px, y_px) = chart.plotting_area().get_pixel_range();
-            frames.push(PanelFrame {
+            frames.push(Frame {
                 x_px,
                 y_px,
                 x: -reach..reach,
@@ -183,7 +154,7 @@ pub fn cut_figure(
     image: &Focused,
     geometry: &Geometry,
     target: &TargetFigure,
-) -> CliResult<(Rgb, Vec<PanelFrame>)> {
+) -> CliResult<(Rgb, Vec<Frame>)> {
     let (line, sample) = target.peak;
     let panels = [
         CutPanel {
@@ -266,10 +237,6 @@ mod tests {
         };
         let (rgb, frames) =
             draw_cuts(&[panel("range"), panel("azimuth")], CUTS_SIZE).expect("drawn");
-        if let Ok(path) = std::env::var("TIERFFT_DUMP_CUTS") {
-            super::super::write_rgb(std::path::Path::new(&path), &rgb).expect("dump");
-            eprintln!("{frames:?}");
-        }
         assert_eq!(
             (rgb.width, rgb.height),
             (CUTS_SIZE.0 as usize, CUTS_SIZE.1 as usize)
@@ -298,6 +265,7 @@ mod tests {
                 for x in frame.x_px.clone() {
                     if rgb.at(x as usize, y as usize) == curve {
                         drawn += 1;
+                        // Distance to the curve, for the message.
                         let d = traced
                             .iter()
                             .map(|p| (p.0 - x as f64).abs().max((p.1 - y as f64).abs()))

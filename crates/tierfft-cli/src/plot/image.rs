@@ -14,7 +14,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use tierfft_sar::metrics::upsample;
 
-use super::{DYNAMIC_RANGE_DB, Focused, Geometry, Rgb, TargetFigure, level, render, tick, window};
+use super::{
+    DYNAMIC_RANGE_DB, Focused, Frame, Geometry, Rgb, TargetFigure, level, render, tick, window,
+};
 use crate::CliResult;
 
 /// Half-size of a target's crop, lines and samples: with ±32, neighbours at the seeds' target
@@ -178,7 +180,8 @@ pub enum Mark {
     Ring((f64, f64), String),
 }
 
-/// Draws `raster` with axes, a dB colour bar, `title` and `subtitle`, and `marks`.
+/// Draws `raster` with axes, a dB colour bar, `title` and `subtitle`, and `marks`; returns
+/// the picture's frame too (x: samples, y: −lines).
 pub fn draw_raster(
     title: &str,
     subtitle: &str,
@@ -186,8 +189,9 @@ pub fn draw_raster(
     geometry: &Geometry,
     marks: &[Mark],
     size: (u32, u32),
-) -> CliResult<Rgb> {
-    render(size, |root| {
+) -> CliResult<(Rgb, Frame)> {
+    let mut frame = None;
+    let rgb = render(size, |root| {
         let (text, picture) = root.split_vertically(TEXT_BAND);
         text.draw(&Text::new(
             title.to_string(),
@@ -266,8 +270,17 @@ pub fn draw_raster(
                 }
             }
         }
-        draw_colour_bar(root, (size.0 - BAR_AREA) as i32 + 20, ys)
-    })
+        draw_colour_bar(root, (size.0 - BAR_AREA) as i32 + 20, ys.clone())?;
+        frame = Some(Frame {
+            x_px: xs,
+            y_px: ys,
+            x: s.clone(),
+            y: -l.end..-l.start,
+        });
+        Ok(())
+    })?;
+    let frame = frame.ok_or("the picture was not drawn")?;
+    Ok((rgb, frame))
 }
 
 /// The dB scale at pixel column `x` beside a picture whose plotting area spans pixel rows
@@ -332,7 +345,7 @@ pub fn overview_figure(
     image: &Focused,
     geometry: &Geometry,
     placed: &[(f64, f64)],
-) -> CliResult<Rgb> {
+) -> CliResult<(Rgb, Frame)> {
     let (lines, samples) = overview_region(image, placed);
     let raster = if lines.len().max(samples.len()) <= OVERVIEW_CELLS {
         // Up to 8 points per bin, and no more than the figure shows.
@@ -376,7 +389,11 @@ pub fn overview_figure(
 
 /// A target's crop: ±[`CROP_HALF`] lines and samples around its peak, interpolated
 /// [`CROP_UPSAMPLE`] times, with a cross where it was placed.
-pub fn crop_figure(image: &Focused, geometry: &Geometry, target: &TargetFigure) -> CliResult<Rgb> {
+pub fn crop_figure(
+    image: &Focused,
+    geometry: &Geometry,
+    target: &TargetFigure,
+) -> CliResult<(Rgb, Frame)> {
     let (line, sample) = target.peak;
     let lines = window(line, CROP_HALF, image.lines);
     let samples = window(sample, CROP_HALF, image.samples);
@@ -461,7 +478,7 @@ mod tests {
     }
 
     #[test]
-    fn a_crop_is_drawn_with_its_colour_bar_and_mark() {
+    fn a_crop_is_interpolated_with_its_mark_and_colour_bar() {
         let data = sincs(100, 120, &[((50.0, 60.0), 1.0)]);
         let img = Focused::new(&data, 100, 120).expect("shape");
         let geometry = Geometry {
@@ -478,25 +495,43 @@ mod tests {
             cut_half: (20, 20),
             labels: (vec![], vec![]),
         };
-        let rgb = crop_figure(&img, &geometry, &target).expect("drawn");
-        if let Ok(path) = std::env::var("TIERFFT_DUMP_CROP") {
-            super::super::write_rgb(std::path::Path::new(&path), &rgb).expect("dump");
-        }
+        let (rgb, frame) = crop_figure(&img, &geometry, &target).expect("drawn");
         assert_eq!(
             (rgb.width, rgb.height),
             (CROP_SIZE.0 as usize, CROP_SIZE.1 as usize)
         );
-        let has = |c: RGBColor| rgb.pixels.chunks(3).any(|p| p == [c.0, c.1, c.2]);
-        assert!(has(MARK), "the cross is drawn");
+        let is = |x: f64, y: f64, c: RGBColor| rgb.at(x as usize, y as usize) == [c.0, c.1, c.2];
+        // The peak's pixel is at the top of the scale (within a fraction of a dB: the pixel's
+        // centre is not quite on the sample), in the picture, not only in the bar.
+        let (px, py) = frame.pixel((60.0, -50.0));
+        let top = colour(0.0);
+        let at = rgb.at(px as usize, py as usize);
+        let near = at
+            .iter()
+            .zip([top.0, top.1, top.2])
+            .all(|(a, b)| a.abs_diff(b) <= 8);
+        assert!(near, "{at:?} against {top:?}");
+        // The cross's arms, a gap around the peak.
+        assert!(is(px + 20.0, py, MARK) && is(px, py - 20.0, MARK));
+        // Interpolated, not repeated: half a line off the peak (clear of the cross), ±10
+        // samples, neighbouring pixels differ (a repeat zoom shows runs of about 9 equal).
+        let (left, y) = frame.pixel((50.0, -50.5));
+        let (right, _) = frame.pixel((70.0, -50.5));
+        let row: Vec<[u8; 3]> = (left as usize..right as usize)
+            .map(|x| rgb.at(x, y as usize))
+            .collect();
+        let same = row.windows(2).filter(|w| w[0] == w[1]).count();
         assert!(
-            has(colour(0.0)) && has(colour(-DYNAMIC_RANGE_DB)),
-            "the full scale shows"
+            same * 4 < row.len(),
+            "{same} of {} neighbouring pixels equal",
+            row.len()
         );
-        let colours: std::collections::HashSet<&[u8]> = rgb.pixels.chunks(3).collect();
-        assert!(
-            colours.len() > 200,
-            "a smooth picture: {} colours",
-            colours.len()
-        );
+        // The colour bar spans the scale.
+        let bar: Vec<[u8; 3]> = (frame.y_px.clone())
+            .map(|y| rgb.at(rgb.width - BAR_AREA as usize + 30, y as usize))
+            .collect();
+        let ends = |c: RGBColor| [c.0, c.1, c.2];
+        assert_eq!(bar[0], ends(colour(0.0)));
+        assert_eq!(bar[bar.len() - 1], ends(colour(-DYNAMIC_RANGE_DB)));
     }
 }

@@ -16,6 +16,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use plotters::backend::RGBPixel;
 use plotters::prelude::*;
 use plotters::style::register_font;
 use tierfft::Complex32;
@@ -147,6 +148,33 @@ impl Rgb {
     }
 }
 
+/// Where a chart's plotting area landed in a figure, to map data to pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    /// Pixel columns of the plotting area.
+    pub x_px: Range<i32>,
+    /// Pixel rows of the plotting area.
+    pub y_px: Range<i32>,
+    /// Data shown left to right.
+    pub x: Range<f64>,
+    /// Data shown bottom to top (a picture's lines: `-last .. -first`, line 0 on top).
+    pub y: Range<f64>,
+}
+
+impl Frame {
+    /// The pixel at data point (x, y), as plotters maps it (linearly from the plotting
+    /// area's first pixel to its end, y upwards).
+    #[cfg(test)]
+    pub fn pixel(&self, (x, y): (f64, f64)) -> (f64, f64) {
+        let fx = (x - self.x.start) / (self.x.end - self.x.start);
+        let fy = (y - self.y.start) / (self.y.end - self.y.start);
+        (
+            self.x_px.start as f64 + fx * (self.x_px.end - self.x_px.start) as f64,
+            self.y_px.end as f64 - fy * (self.y_px.end - self.y_px.start) as f64,
+        )
+    }
+}
+
 /// Draws into a white RGB buffer of `size` pixels with `draw` (plotters' bitmap backend).
 fn render(
     size: (u32, u32),
@@ -170,8 +198,6 @@ fn render(
         pixels,
     })
 }
-
-use plotters::backend::RGBPixel;
 
 /// Where the image's lines and samples lie, for axes in metres beside the axes in bins.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -304,7 +330,7 @@ pub fn write_target_figures(
         )
         .into());
     }
-    let crop = image::crop_figure(image, geometry, target)
+    let (crop, _) = image::crop_figure(image, geometry, target)
         .map_err(|e| format!("target {index}: cannot draw the crop: {e}"))?;
     write_rgb(&out_dir.join(format!("target-{index}-crop.png")), &crop)?;
     let (cuts, _) = cuts::cut_figure(image, geometry, target)
@@ -319,7 +345,7 @@ pub fn write_overview(
     geometry: &Geometry,
     placed: &[(f64, f64)],
 ) -> CliResult<()> {
-    let rgb = image::overview_figure(image, geometry, placed)
+    let (rgb, _) = image::overview_figure(image, geometry, placed)
         .map_err(|e| format!("cannot draw the overview: {e}"))?;
     write_rgb(path, &rgb)
 }

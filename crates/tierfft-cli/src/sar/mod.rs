@@ -79,14 +79,14 @@ pub struct SarArgs {
     unfused: bool,
 }
 
-/// Files `tierfft sar` writes into `--out`: replaced by each run, and removed when a later run
-/// does not write them (fewer targets).
+/// Files `tierfft sar` writes into `--out` that a later run removes when it does not write
+/// them (fewer targets). Not `raw.npy`: a later run leaves it alone, since it may be the very
+/// file that run focuses with `--raw`.
 fn owned(name: &str) -> bool {
-    const FILES: [&str; 6] = [
+    const FILES: [&str; 5] = [
         "overview.png",
         "image.png",
         "raw.png",
-        "raw.npy",
         "metrics.json",
         "focused.npy",
     ];
@@ -134,30 +134,55 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
             }
             let input = npy::open(path, Expect::Scene)?;
             let (lines, samples) = (input.header.batch, input.header.n);
+            let shape = format!("'{}' has shape {:?}", path.display(), input.header.shape);
             for (v, what, axis, pad) in [
                 (lines, "azimuth lines", 0, "((0, P), (0, 0))"),
                 (samples, "range samples", 1, "((0, 0), (0, P))"),
             ] {
-                if !v.is_power_of_two() || v < 16 {
-                    let to = v.next_power_of_two().max(16);
-                    return Err(format!(
-                        "'{}' has shape {:?}: its {v} {what} (axis {axis}) must be a power of \
-                         two of at least 16 for now; zero-pad them to {to} \
-                         (np.pad(x, {}))",
-                        path.display(),
-                        input.header.shape,
-                        pad.replace('P', &(to - v).to_string())
-                    )
-                    .into());
+                let max = 1usize << tierfft::MAX_LOG2_N;
+                if v.is_power_of_two() && (16..=max).contains(&v) {
+                    continue;
                 }
+                let advice = match v.checked_next_power_of_two().map(|to| to.max(16)) {
+                    Some(to) if to <= max => format!(
+                        "; zero-pad them to {to} (np.pad(x, {}))",
+                        pad.replace('P', &(to - v).to_string())
+                    ),
+                    _ => String::new(),
+                };
+                return Err(format!(
+                    "{shape}: its {v} {what} (axis {axis}) must be a power of two from 16 to \
+                     2^{} for now{advice}",
+                    tierfft::MAX_LOG2_N
+                )
+                .into());
             }
             config.scene.lines = lines;
             config.scene.samples = samples;
-            Some(input)
+            let origin = format!(
+                "the echoes '{}' of shape {:?}",
+                path.display(),
+                input.header.shape
+            );
+            Some((input, origin))
         }
         None => None,
     };
-    config.validate()?;
+    // Name where the values came from: the config file, and the echoes' shape.
+    config.validate().map_err(|e| {
+        let mut from = Vec::new();
+        if let Some(path) = &args.config {
+            from.push(format!("'{}'", path.display()));
+        }
+        if let Some((_, origin)) = &raw {
+            from.push(origin.clone());
+        }
+        match from.is_empty() {
+            true => e.to_string(),
+            false => format!("{e} (values from {})", from.join(" and ")),
+        }
+    })?;
+    let raw = raw.map(|(input, _)| input);
     Ok((config, raw))
 }
 
@@ -165,8 +190,9 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
 /// device's), before anything is allocated.
 fn check_memory(config: &Config, device: &Device) -> CliResult<()> {
     let (lines, samples) = (config.scene.lines, config.scene.samples);
-    let scene = config.scene_bytes().unwrap_or(u64::MAX);
-    let needs = memory_needs(config, device).ok_or("the scene's size overflows")?;
+    let (Some(scene), Some(needs)) = (config.scene_bytes(), memory_needs(config, device)) else {
+        return Err(format!("a {lines} × {samples} scene overflows the address space").into());
+    };
     // On top of the focuser's: the 8-bit picture behind image.png.
     let host = needs.host.saturating_add(scene / 8);
     let what = format!(
