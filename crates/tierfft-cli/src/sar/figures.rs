@@ -79,16 +79,16 @@ fn cut_labels(
                 irw * m
             )
         };
-        let measured = |what: &str, p: Option<&PointMetrics>| match p {
+        let measured = |what: &str, p: Option<&PointMetrics>, why: &Option<String>| match p {
             Some(p) => {
                 let c = if range { &p.range } else { &p.azimuth };
                 values(what, c.irw_bins, c.pslr_db, c.islr_db)
             }
-            None => format!("{what}: not measured"),
+            None => format!("{what}: not measured ({})", why.as_deref().unwrap_or("-")),
         };
         vec![
-            measured("as imaged", t.metrics.as_ref()),
-            measured("alone", t.alone.as_ref()),
+            measured("as imaged", t.metrics.as_ref(), &t.reasons.0),
+            measured("alone", t.alone.as_ref(), &t.reasons.1),
             values("theory", irw, th.pslr_db, th.islr_db),
         ]
     };

@@ -70,6 +70,9 @@ pub struct TargetReport {
     /// to an edge); absent when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why each measurement is missing, (as imaged, alone).
+    #[serde(skip)]
+    pub reasons: (Option<String>, Option<String>),
 }
 
 /// Measures every configured target in the focused `image`, as imaged and alone (the other
@@ -142,6 +145,7 @@ pub fn measure_targets(
             azimuth_m: t.azimuth_m,
             expected,
             cut_half: (opts.half_azimuth, opts.half),
+            reasons: (metrics.clone().err(), alone.clone().err()),
             metrics: metrics.ok(),
             alone: alone.ok(),
             amplitude: model
