@@ -203,7 +203,7 @@ pub fn draw_raster(
             (90, 42),
             ("sans-serif", 16).into_font(),
         ))?;
-        let (main, _bar) = picture.split_horizontally(size.0 - BAR_AREA);
+        let (main, _) = picture.split_horizontally(size.0 - BAR_AREA);
         let (l, s) = (&raster.lines, &raster.samples);
         // y is −line: line numbers grow downwards, in pulse order.
         let mut chart = ChartBuilder::on(&main)
