@@ -13,6 +13,11 @@ use common::{TempDir, assert_ok, files_in as files, random, stderr, write_npy};
 /// (a 664-line aperture at mid-swath) and a 2 µs pulse (240 samples).
 const SMALL: &str = "[radar]\nantenna_m = 8.0\npulse_s = 2e-6\n[scene]\nlines = 1024\nsamples = 1024\nsnr_db = 20.0\n";
 
+/// [`SMALL`] with the near range set, as `--raw` needs it.
+fn small_for_echoes() -> String {
+    SMALL.replace("[radar]\n", "[radar]\nnear_range_m = 19400.0\n")
+}
+
 /// A `[[scene.targets]]` entry.
 fn target(range_m: f64, azimuth_m: f64) -> String {
     format!("[[scene.targets]]\nrange_m = {range_m}\nazimuth_m = {azimuth_m}\n")
@@ -30,6 +35,15 @@ fn sar(dir: &TempDir, args: &[&str]) -> Output {
     let mut all = vec!["sar", "--device", "cpu"];
     all.extend_from_slice(args);
     dir.run(&all)
+}
+
+/// Runs `tierfft sar --device cpu --config CONFIG --out OUT --raw RAW`.
+fn sar_raw(dir: &TempDir, config: &str, out: &Path, raw: &Path) -> Output {
+    let path = |p: &Path| p.to_str().expect("utf-8 path").to_string();
+    sar(
+        dir,
+        &["--config", config, "--out", &path(out), "--raw", &path(raw)],
+    )
 }
 
 /// Checks that `out` failed with exit 1 and a message holding every one of `words`, and no
@@ -239,10 +253,9 @@ fn scenes_too_large_for_memory_are_refused_with_the_numbers() {
 #[test]
 fn a_failed_run_leaves_an_earlier_runs_outputs_as_they_were() {
     let dir = TempDir::new("sar-reuse");
-    let near = "near_range_m = 19400.0\n";
     let two_targets = format!(
         "{}{}{}",
-        SMALL.replace("[radar]\n", &format!("[radar]\n{near}")),
+        small_for_echoes(),
         target(20010.0, 2.0),
         target(20200.0, -8.0)
     );
@@ -281,27 +294,13 @@ fn a_failed_run_leaves_an_earlier_runs_outputs_as_they_were() {
     let raw = std::fs::read(out.join("raw.npy")).expect("raw");
     let truncated = dir.path("truncated.npy");
     std::fs::write(&truncated, &raw[..raw.len() / 2]).expect("write");
-    let o = sar(
-        &dir,
-        &[
-            "--config",
-            &cfg,
-            "--out",
-            out_s,
-            "--raw",
-            truncated.to_str().expect("utf-8"),
-        ],
-    );
+    let o = sar_raw(&dir, &cfg, &out, &truncated);
     fails_with(&o, &["truncated.npy", "is truncated"]);
     unchanged("truncated echoes");
     // A successful run with one target replaces the earlier run's files, the second
     // target's figures included, and leaves the user's own file and the echoes it wrote
     // (raw.npy may be what a run focuses with --raw).
-    let one = format!(
-        "{}{}",
-        SMALL.replace("[radar]\n", &format!("[radar]\n{near}")),
-        target(20010.0, 2.0)
-    );
+    let one = format!("{}{}", small_for_echoes(), target(20010.0, 2.0));
     let cfg = config(&dir, "one.toml", &one);
     assert_ok(&sar(&dir, &["--config", &cfg, "--out", out_s]));
     assert_eq!(
@@ -324,24 +323,14 @@ fn a_failed_run_leaves_an_earlier_runs_outputs_as_they_were() {
     );
     // Focusing the echoes in that folder from that folder keeps them.
     let raw = out.join("raw.npy");
-    assert_ok(&sar(
-        &dir,
-        &[
-            "--config",
-            &cfg,
-            "--out",
-            out_s,
-            "--raw",
-            raw.to_str().expect("utf-8"),
-        ],
-    ));
+    assert_ok(&sar_raw(&dir, &cfg, &out, &raw));
     assert!(raw.exists());
 }
 
 #[test]
 fn users_echoes_measure_only_the_targets_they_name() {
     let dir = TempDir::new("sar-raw");
-    let radar = SMALL.replace("[radar]\n", "[radar]\nnear_range_m = 19400.0\n");
+    let radar = small_for_echoes();
     let with_target = format!("{radar}{}", target(20000.0, -3.0));
     let cfg = config(&dir, "scene.toml", &with_target);
     let (sim, user) = (dir.path("sim"), dir.path("user"));
@@ -356,34 +345,13 @@ fn users_echoes_measure_only_the_targets_they_name() {
         ],
     ));
     let raw = sim.join("raw.npy");
-    let raw = raw.to_str().expect("utf-8");
-    assert_ok(&sar(
-        &dir,
-        &[
-            "--config",
-            &cfg,
-            "--out",
-            user.to_str().expect("utf-8"),
-            "--raw",
-            raw,
-        ],
-    ));
+    assert_ok(&sar_raw(&dir, &cfg, &user, &raw));
     let (a, b) = (metrics(&sim), metrics(&user));
     assert_eq!(a["targets"][0]["metrics"], b["targets"][0]["metrics"]);
     // No targets listed: nothing measured (the default scene's five are not the user's).
     let bare = config(&dir, "bare.toml", &radar);
     let none = dir.path("none");
-    let o = sar(
-        &dir,
-        &[
-            "--config",
-            &bare,
-            "--out",
-            none.to_str().expect("utf-8"),
-            "--raw",
-            raw,
-        ],
-    );
+    let o = sar_raw(&dir, &bare, &none, &raw);
     assert_ok(&o);
     assert_eq!(metrics(&none)["targets"], serde_json::json!([]));
     assert!(String::from_utf8_lossy(&o.stdout).contains("no targets to measure"));
@@ -402,24 +370,14 @@ fn a_target_that_cannot_be_measured_is_reported_not_fatal() {
         &[1024, 1024],
         &vec![tierfft::Complex32::new(0.0, 0.0); 1024 * 1024],
     );
-    let radar = SMALL.replace("[radar]\n", "[radar]\nnear_range_m = 19400.0\n");
+    let radar = small_for_echoes();
     let cfg = config(
         &dir,
         "scene.toml",
         &format!("{radar}{}", target(20000.0, 0.0)),
     );
     let out = dir.path("out");
-    let o = sar(
-        &dir,
-        &[
-            "--config",
-            &cfg,
-            "--out",
-            out.to_str().expect("utf-8"),
-            "--raw",
-            noise.to_str().expect("utf-8"),
-        ],
-    );
+    let o = sar_raw(&dir, &cfg, &out, &noise);
     assert_ok(&o);
     assert!(
         stderr(&o).contains("warning: target 1 was not measured"),
@@ -442,33 +400,13 @@ fn users_echoes_of_the_wrong_shape_are_named() {
     let x = random(1024 * 1000, 3);
     write_npy(&dir.path("cube.npy"), &[4, 16, 16], &x[..1024]);
     write_npy(&dir.path("narrow.npy"), &[1024, 1000], &x);
-    let o = sar(
-        &dir,
-        &[
-            "--config",
-            &cfg,
-            "--out",
-            out,
-            "--raw",
-            dir.path("cube.npy").to_str().expect("utf-8"),
-        ],
-    );
+    let o = sar_raw(&dir, &cfg, Path::new(out), &dir.path("cube.npy"));
     fails_with(
         &o,
         &["[4, 16, 16]", "2-d array [azimuth lines, range samples]"],
     );
     assert!(!stderr(&o).contains("reshape"), "{}", stderr(&o));
-    let o = sar(
-        &dir,
-        &[
-            "--config",
-            &cfg,
-            "--out",
-            out,
-            "--raw",
-            dir.path("narrow.npy").to_str().expect("utf-8"),
-        ],
-    );
+    let o = sar_raw(&dir, &cfg, Path::new(out), &dir.path("narrow.npy"));
     fails_with(
         &o,
         &[
