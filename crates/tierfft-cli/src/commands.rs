@@ -6,7 +6,7 @@ use std::time::Instant;
 use tierfft::backend::DEVICE_ENV;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::plan::{DeviceLimits, Plan};
-use tierfft::{Device, FftSpec};
+use tierfft::{Device, FftSpec, PointOp};
 
 use crate::{CliResult, npy};
 
@@ -192,6 +192,39 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     Ok(())
 }
 
+/// How `tierfft fft` scales its result, with NumPy's names and meaning (`norm=` of
+/// `np.fft.fft`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Norm {
+    /// Forward unscaled, inverse scaled by 1/n (NumPy's default).
+    Backward,
+    /// Forward and inverse scaled by 1/√n.
+    Ortho,
+    /// Forward scaled by 1/n, inverse unscaled.
+    Forward,
+}
+
+impl Norm {
+    /// The spec of an `n`-point transform of `batch` rows in `direction` scaled this way.
+    fn spec(self, n: usize, batch: usize, inverse: bool) -> FftSpec {
+        match self {
+            Norm::Backward => spec(n, batch, inverse, inverse),
+            Norm::Forward => spec(n, batch, inverse, !inverse),
+            Norm::Ortho => spec(n, batch, inverse, false)
+                .on_store(PointOp::Scale((1.0 / (n as f64).sqrt()) as f32)),
+        }
+    }
+
+    /// What the summary line says about the scaling.
+    fn describe(self, inverse: bool) -> &'static str {
+        match (self, inverse) {
+            (Norm::Backward, false) | (Norm::Forward, true) => "unscaled",
+            (Norm::Backward, true) | (Norm::Forward, false) => "scaled by 1/n",
+            (Norm::Ortho, _) => "scaled by 1/√n",
+        }
+    }
+}
+
 /// What `tierfft fft` was asked to do.
 pub struct FftJob<'a> {
     /// The input `.npy` file.
@@ -200,8 +233,8 @@ pub struct FftJob<'a> {
     pub output: &'a Path,
     /// Inverse transform.
     pub inverse: bool,
-    /// Scale by 1/n.
-    pub normalize: bool,
+    /// The scaling.
+    pub norm: Norm,
     /// Device name for [`open_device`].
     pub device: &'a str,
 }
@@ -211,7 +244,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     let input = npy::open(job.input, npy::Expect::Rows)?;
     npy::check_output(job.output)?;
     let (n, batch) = (input.header.n, input.header.batch);
-    let spec = spec(n, batch, job.inverse, job.normalize);
+    let spec = job.norm.spec(n, batch, job.inverse);
     spec.validate()
         .map_err(|e| format!("'{}': {e}", job.input.display()))?;
     let shape = input.header.shape.clone();
@@ -223,14 +256,10 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     fft.process(&mut data)?;
     let total = start.elapsed();
     npy::write_atomic(job.output, &shape, &data)?;
-    let direction = match (job.inverse, job.normalize) {
-        (false, false) => "forward",
-        (false, true) => "forward (scaled by 1/n)",
-        (true, false) => "inverse (unnormalised)",
-        (true, true) => "inverse (scaled by 1/n)",
-    };
+    let direction = if job.inverse { "inverse" } else { "forward" };
     eprintln!(
-        "tierfft: {direction} FFT, n = {n}, batch = {batch} on {}: {} ({} planning, {} transform incl. transfers) -> {}",
+        "tierfft: {direction} FFT ({}), n = {n}, batch = {batch} on {}: {} ({} planning, {} transform incl. transfers) -> {}",
+        job.norm.describe(job.inverse),
         device.name(),
         crate::report::format_seconds(total.as_secs_f64()),
         crate::report::format_seconds(planned.as_secs_f64()),

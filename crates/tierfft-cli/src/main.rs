@@ -114,13 +114,16 @@ struct FftArgs {
     /// Output `.npy` file (complex64, same shape); replaced only when the transform succeeds.
     #[arg(short, long, value_name = "FILE")]
     output: std::path::PathBuf,
-    /// Inverse transform (exp(+2πi nk/N)), unnormalised unless --normalize is given.
+    /// Inverse transform (exp(+2πi nk/N)).
     #[arg(long)]
     inverse: bool,
-    /// Scale the result by 1/n (use with --inverse to undo a forward transform).
-    #[arg(long)]
-    normalize: bool,
-    /// Device: auto, cpu, gpu, lavapipe, or part of an adapter's name (see `tierfft devices`).
+    /// Scaling, as NumPy's `norm`: backward (forward unscaled, inverse ×1/n; what np.fft.fft
+    /// and np.fft.ifft do by default), ortho (both ×1/√n), forward (forward ×1/n, inverse
+    /// unscaled).
+    #[arg(long, value_enum, default_value_t = commands::Norm::Backward)]
+    norm: commands::Norm,
+    /// Device: auto, cpu, cuda, gpu, lavapipe, or part of an adapter's name (see `tierfft
+    /// devices`).
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
     device: String,
 }
@@ -182,7 +185,7 @@ fn main() -> ExitCode {
             input: &a.input,
             output: &a.output,
             inverse: a.inverse,
-            normalize: a.normalize,
+            norm: a.norm,
             device: &a.device,
         }),
         Command::Bench(a) => bench::run(&a),

@@ -57,18 +57,20 @@ fn parse_switch(s: &str) -> Result<bool, String> {
     }
 }
 
-/// A radix: 2, 4, 8 or 16.
-fn parse_radix(s: &str) -> Result<usize, String> {
+/// One of `allowed`.
+fn one_of(s: &str, allowed: &[usize]) -> Result<usize, String> {
     match s.parse() {
-        Ok(r @ (2 | 4 | 8 | 16)) => Ok(r),
-        _ => Err(format!("'{s}': expected 2, 4, 8 or 16")),
+        Ok(v) if allowed.contains(&v) => Ok(v),
+        _ => Err(format!("'{s}': expected one of {allowed:?}")),
     }
 }
 
-/// Points per thread: 2, 4, 8, 16 or 32.
+/// A radix ([`PlanOptions::RADICES`]).
+fn parse_radix(s: &str) -> Result<usize, String> {
+    one_of(s, &PlanOptions::RADICES)
+}
+
+/// Points per thread ([`PlanOptions::POINTS_PER_THREAD`]).
 fn parse_points(s: &str) -> Result<usize, String> {
-    match s.parse() {
-        Ok(r @ (2 | 4 | 8 | 16 | 32)) => Ok(r),
-        _ => Err(format!("'{s}': expected 2, 4, 8, 16 or 32")),
-    }
+    one_of(s, &PlanOptions::POINTS_PER_THREAD)
 }

@@ -81,7 +81,6 @@ fn round_trip(device: &str) {
         "-o",
         zp.to_str().unwrap(),
         "--inverse",
-        "--normalize",
         "--device",
         device,
     ]);
@@ -103,16 +102,52 @@ fn inverse_normalized_round_trip_lavapipe() {
     round_trip("lavapipe");
 }
 
+/// `--norm` scales as NumPy's `norm` does: backward (the default) 1/n on the inverse only,
+/// forward 1/n on the forward only, ortho 1/√n on both.
 #[test]
-fn inverse_normalized_matches_scaled_reference() {
-    let dir = TempDir::new("inverse");
-    let (x, y) = transform(&dir, &[2, 2048], "lavapipe", &["--inverse", "--normalize"]);
-    let want: Vec<_> = fft_f64(&x, 2048, Direction::Inverse)
-        .into_iter()
-        .map(|z| z / 2048.0)
-        .collect();
-    let err = relative_l2_error(&y, &want);
-    assert!(err <= 5e-7, "relative L2 error {err:e}");
+fn norm_scales_like_numpy() {
+    let n = 2048;
+    for device in ["cpu", "lavapipe"] {
+        let dir = TempDir::new("norm");
+        for (args, direction, scale) in [
+            (vec![], Direction::Forward, 1.0),
+            (vec!["--inverse"], Direction::Inverse, 1.0 / n as f64),
+            (vec!["--norm", "backward"], Direction::Forward, 1.0),
+            (
+                vec!["--norm", "forward"],
+                Direction::Forward,
+                1.0 / n as f64,
+            ),
+            (
+                vec!["--norm", "forward", "--inverse"],
+                Direction::Inverse,
+                1.0,
+            ),
+            (
+                vec!["--norm", "ortho"],
+                Direction::Forward,
+                1.0 / (n as f64).sqrt(),
+            ),
+            (
+                vec!["--norm", "ortho", "--inverse"],
+                Direction::Inverse,
+                1.0 / (n as f64).sqrt(),
+            ),
+        ] {
+            let (x, y) = transform(&dir, &[3, n as u64], device, &args);
+            let want: Vec<_> = fft_f64(&x, n, direction)
+                .into_iter()
+                .map(|z| z * scale)
+                .collect();
+            let err = relative_l2_error(&y, &want);
+            assert!(err <= 5e-7, "{device} {args:?}: relative L2 error {err:e}");
+        }
+    }
+    // The old flag is gone rather than ambiguous.
+    let dir = TempDir::new("norm-old");
+    let out = dir.run(&["fft", "-i", "x.npy", "-o", "y.npy", "--normalize"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--normalize"), "{}", stderr(&out));
 }
 
 /// Runs `fft` on `input` (already written, or missing) and checks it fails with a message

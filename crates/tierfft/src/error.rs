@@ -56,6 +56,9 @@ pub enum Error {
         /// The limit and what to do.
         detail: String,
     },
+    /// A planner option has a value the planner cannot use.
+    #[error("invalid planner option: {0}")]
+    InvalidOptions(String),
     /// A spec asks for something no backend can do (the message says what and the limit).
     #[error("invalid spec: {0}")]
     InvalidSpec(String),

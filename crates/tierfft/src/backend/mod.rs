@@ -188,6 +188,7 @@ impl Device {
     /// Plans `spec` with non-default planner options (for timing variants).
     pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
+        opts.validate()?;
         let (plan, exec): (Option<Plan>, Box<dyn Executor>) = match self {
             Device::Cpu => (None, Box::new(cpu::CpuFft::new(spec))),
             Device::Wgpu(d) => {

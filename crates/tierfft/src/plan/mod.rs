@@ -66,6 +66,44 @@ pub struct PlanOptions {
     pub prefetch: Option<bool>,
 }
 
+impl PlanOptions {
+    /// Radices an on-chip stage can have.
+    pub const RADICES: [usize; 4] = [2, 4, 8, 16];
+
+    /// Points per thread a kernel can hold.
+    pub const POINTS_PER_THREAD: [usize; 5] = [2, 4, 8, 16, 32];
+
+    /// Checks every option against what the planner and the kernel generator can do, so a
+    /// bad value is an error naming the option, not a wrong plan or a panic.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidOptions(m));
+        if self.target_threads == 0 {
+            return bad("target_threads must be at least 1 (got 0)".into());
+        }
+        if !Self::RADICES.contains(&self.max_radix) {
+            return bad(format!(
+                "max_radix must be one of {:?} (got {})",
+                Self::RADICES,
+                self.max_radix
+            ));
+        }
+        if let Some(p) = self.points_per_thread
+            && !Self::POINTS_PER_THREAD.contains(&p)
+        {
+            return bad(format!(
+                "points_per_thread must be one of {:?} (got {p})",
+                Self::POINTS_PER_THREAD
+            ));
+        }
+        if let Some(g) = self.groups_per_unit
+            && !(1..=32).contains(&g)
+        {
+            return bad(format!("groups_per_unit must be 1 to 32 (got {g})"));
+        }
+        Ok(())
+    }
+}
+
 impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions {
@@ -252,6 +290,7 @@ impl Plan {
     /// Plans `spec` for a device with `limits` and the given tuning options.
     pub fn with_options(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
         spec.validate()?;
+        opts.validate()?;
         let n = spec.n;
         let k = spec.log2_n();
         let too_large = |what: String, detail: String| Error::TooLarge {

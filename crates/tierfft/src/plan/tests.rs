@@ -124,6 +124,66 @@ fn bad_specs_are_errors() {
 }
 
 #[test]
+fn bad_options_are_errors_naming_the_option() {
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    let spec = FftSpec::new(1 << 12);
+    let with = |change: fn(&mut PlanOptions)| {
+        let mut o = PlanOptions::default();
+        change(&mut o);
+        Plan::with_options(&spec, &lp, &o)
+            .err()
+            .map(|e| e.to_string())
+    };
+    for (change, says) in [
+        (
+            (|o: &mut PlanOptions| o.max_radix = 3) as fn(&mut PlanOptions),
+            "max_radix must be one of [2, 4, 8, 16] (got 3)",
+        ),
+        (
+            |o| o.max_radix = 0,
+            "max_radix must be one of [2, 4, 8, 16] (got 0)",
+        ),
+        (|o| o.max_radix = 32, "(got 32)"),
+        (
+            |o| o.target_threads = 0,
+            "target_threads must be at least 1",
+        ),
+        (
+            |o| o.points_per_thread = Some(3),
+            "points_per_thread must be one of [2, 4, 8, 16, 32] (got 3)",
+        ),
+        (|o| o.points_per_thread = Some(0), "(got 0)"),
+        (
+            |o| o.groups_per_unit = Some(0),
+            "groups_per_unit must be 1 to 32 (got 0)",
+        ),
+    ] {
+        let e = with(change).expect(says);
+        assert!(
+            e.starts_with("invalid planner option: ") && e.contains(says),
+            "{e}"
+        );
+    }
+    // Every allowed value plans every length.
+    for radix in PlanOptions::RADICES {
+        for points in PlanOptions::POINTS_PER_THREAD {
+            let o = PlanOptions {
+                max_radix: radix,
+                points_per_thread: Some(points),
+                ..PlanOptions::default()
+            };
+            for k in 0..=20 {
+                let plan = Plan::with_options(&FftSpec::new(1 << k), &lp, &o);
+                assert!(
+                    plan.is_ok(),
+                    "radix {radix}, {points} points, 2^{k}: {plan:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn batches_split_across_bindings() {
     let lp = DeviceLimits::profile("lavapipe").unwrap();
     let plan = Plan::new(&FftSpec::new(1024).batch(40_000), &lp).unwrap();
