@@ -205,11 +205,43 @@ fn bad_inputs_are_rejected_without_output() {
             &["float32", "complex64", "astype(np.complex64)"],
         );
         rejects(&dir, "c128.npy", device, &["complex128", "complex64"]);
-        rejects(&dir, "n1000.npy", device, &["1000", "powers of two"]);
         rejects(&dir, "empty.npy", device, &["empty"]);
         rejects(&dir, "three_d.npy", device, &["[3, 32, 32]", "[batch, n]"]);
         rejects(&dir, "text.npy", device, &["text.npy", "not a valid .npy"]);
         rejects(&dir, "missing.npy", device, &["missing.npy", "cannot open"]);
+    }
+    // Lengths that are not powers of two: the GPU planner says so and points to the CPU.
+    rejects(
+        &dir,
+        "n1000.npy",
+        "lavapipe",
+        &["length 1000", "not supported", "--device cpu"],
+    );
+}
+
+/// Any length on the CPU: smooth, mixed and prime, against NumPy's semantics (the f64
+/// reference, scaled as `np.fft.fft` / `np.fft.ifft`).
+#[test]
+fn any_length_on_the_cpu() {
+    let dir = TempDir::new("any-length");
+    for n in [1u64, 3, 1000, 1920, 4099] {
+        for inverse in [false, true] {
+            let extra: &[&str] = if inverse { &["--inverse"] } else { &[] };
+            let (x, y) = transform(&dir, &[2, n], "cpu", extra);
+            let (direction, scale) = match inverse {
+                false => (Direction::Forward, 1.0),
+                true => (Direction::Inverse, 1.0 / n as f64),
+            };
+            let want: Vec<_> = fft_f64(&x, n as usize, direction)
+                .into_iter()
+                .map(|z| z * scale)
+                .collect();
+            let err = relative_l2_error(&y, &want);
+            assert!(
+                err <= 1e-6,
+                "n = {n}, inverse {inverse}: relative L2 error {err:e}"
+            );
+        }
     }
 }
 
@@ -217,7 +249,8 @@ fn bad_inputs_are_rejected_without_output() {
 fn failed_run_leaves_existing_output_untouched() {
     let dir = TempDir::new("keep");
     let (inp, outp) = (dir.path("bad.npy"), dir.path("out.npy"));
-    write_npy(&inp, &[1000], &random(1000, 3));
+    let x = random(1000, 3);
+    write_npy(&inp, &[1000], &x.iter().map(|z| z.re).collect::<Vec<f32>>());
     std::fs::write(&outp, b"previous contents").unwrap();
     let out = dir.run(&[
         "fft",
@@ -271,7 +304,14 @@ fn plan_rejects_bad_lengths() {
     let out = dir.run(&["plan", "1000", "--device", "apple-m1"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("unsupported FFT length 1000"),
+        stderr(&out).contains("an FFT of length 1000 is not supported on 'apple-m1'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = dir.run(&["plan", "2^25", "--device", "apple-m1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unsupported FFT length 33554432"),
         "{}",
         stderr(&out)
     );

@@ -5,16 +5,24 @@ use thiserror::Error;
 /// Everything a user or a device can get wrong, each with a message that says what to do.
 #[derive(Debug, Error)]
 pub enum Error {
-    /// The transform length is not one tierfft supports.
-    #[error(
-        "unsupported FFT length {n}: tierfft supports powers of two from 1 to 2^{max_log2} \
-         (other lengths are not implemented yet)"
-    )]
+    /// The transform length is outside the lengths tierfft plans.
+    #[error("unsupported FFT length {n}: tierfft transforms lengths from 1 to 2^{max_log2}")]
     UnsupportedLength {
         /// The length asked for.
         n: usize,
         /// log2 of the largest supported length.
         max_log2: u32,
+    },
+    /// The device cannot do what was asked (the message names the device and what it can do
+    /// instead).
+    #[error("{what} is not supported on '{device}': {detail}")]
+    Unsupported {
+        /// What was asked for.
+        what: String,
+        /// The device's name.
+        device: String,
+        /// What the device does, and what to do instead.
+        detail: String,
     },
     /// A batch of zero transforms was asked for.
     #[error("batch must be at least 1 (got 0)")]

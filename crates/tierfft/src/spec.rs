@@ -7,7 +7,7 @@ use num_complex::{Complex32, Complex64};
 
 use crate::error::{Error, Result};
 
-/// log2 of the largest transform length tierfft plans (2^24 points, 128 MiB of complex f32).
+/// log2 of the longest transform tierfft plans (2^24 points, 128 MiB of complex f32).
 pub const MAX_LOG2_N: u32 = 24;
 
 /// Sign of the exponent: forward is `exp(-2πi nk/N)`, inverse `exp(+2πi nk/N)`.
@@ -142,7 +142,7 @@ pub(crate) fn transpose<T: Copy>(src: &[T], rows: usize, cols: usize) -> Vec<T> 
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct FftSpec {
-    /// Points per transform (a power of two).
+    /// Points per transform: 1 to 2^24 (the GPU backends take powers of two for now).
     pub n: usize,
     /// Number of transforms.
     pub batch: usize,
@@ -277,14 +277,16 @@ impl FftSpec {
         self.len() == 0
     }
 
-    /// log2 of n (valid after [`FftSpec::validate`]).
+    /// log2 of n (for the power-of-two lengths the GPU planner takes).
     pub fn log2_n(&self) -> u32 {
         self.n.trailing_zeros()
     }
 
-    /// Checks the spec on its own, before any device is involved.
+    /// Checks the spec on its own, before any device is involved: any length from 1 to
+    /// 2^[`MAX_LOG2_N`] (what each device plans is its own check: the GPU planner takes
+    /// powers of two for now, the CPU any length).
     pub fn validate(&self) -> Result<()> {
-        if !self.n.is_power_of_two() || self.n > 1 << MAX_LOG2_N {
+        if self.n == 0 || self.n > 1 << MAX_LOG2_N {
             return Err(Error::UnsupportedLength {
                 n: self.n,
                 max_log2: MAX_LOG2_N,

@@ -292,6 +292,15 @@ impl Plan {
         spec.validate()?;
         opts.validate()?;
         let n = spec.n;
+        if !n.is_power_of_two() {
+            return Err(Error::Unsupported {
+                what: format!("an FFT of length {n}"),
+                device: limits.name.clone(),
+                detail: "the GPU planner takes powers of two for now; the CPU backend \
+                         (Device::Cpu, --device cpu) transforms any length"
+                    .into(),
+            });
+        }
         let k = spec.log2_n();
         let too_large = |what: String, detail: String| Error::TooLarge {
             what,
