@@ -61,7 +61,7 @@ fn build_kernels<K>(
 
 /// The spec's device vectors laid end to end, in the order kernels index them (one zero when
 /// there are none: bindings cannot be empty).
-fn aux_values(plan: &Plan) -> Vec<Complex32> {
+pub(crate) fn aux_values(plan: &Plan) -> Vec<Complex32> {
     let mut values: Vec<Complex32> = plan
         .spec
         .vectors()

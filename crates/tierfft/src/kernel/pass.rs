@@ -671,10 +671,17 @@ impl<'a> PassGen<'a> {
             self.exchange(writes, reads);
             self.em.comment("store");
             let tile = Expr::Builtin(Builtin::GroupIndex) * u(p.lines_per_group * p.size);
+            // The last workgroup's tile may reach past the dispatch's lines: those elements
+            // are not the dispatch's to write.
+            let end = Expr::Builtin(Builtin::Lines) * u(p.size);
             for m in 0..e {
                 let idx = tile.clone() + Expr::Builtin(Builtin::LocalIndex) + u(threads * m);
-                self.em
-                    .push(Stmt::Store(Mem::Dst, idx, self.regs[m].clone()));
+                let store = Stmt::Store(Mem::Dst, idx.clone(), self.regs[m].clone());
+                if self.guarded {
+                    self.em.push(Stmt::If(lt(idx, end.clone()), vec![store]));
+                } else {
+                    self.em.push(store);
+                }
             }
             return;
         }
