@@ -2,7 +2,7 @@
 //! ([`mod@print`]) writes it in each dialect ([`wgsl`], [`cuda`]). Nothing here knows how to
 //! launch a kernel.
 
-mod butterfly;
+mod codelet;
 pub mod cuda;
 mod emit;
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! radices). After the last stage register `m` holds output point `tl + T·m`, so only the
 //! stages in between exchange through workgroup memory.
 
-use super::butterfly::dft;
+use super::codelet::dft;
 use super::emit::Emitter;
 use super::ir::*;
 use crate::plan::{Exchange, Pass, Plan};

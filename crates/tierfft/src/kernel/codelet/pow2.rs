@@ -1,13 +1,11 @@
-//! Small DFTs on registers, built as IR: the radix-2/4/8/16 butterflies.
-//!
-//! `dft` is the radix-2 decimation-in-time recursion written once: a DFT of R points is two
-//! DFTs of R/2 points (even and odd inputs) combined with the twiddles `W_R^k`. Twiddles that
-//! are eighth turns become additions and swaps, so radix-4 costs no multiplications and
-//! radix-8 four.
+//! The radix-2/4/8/16 family: the radix-2 decimation-in-time recursion written once. A DFT
+//! of R points is two DFTs of R/2 points (even and odd inputs) combined with the twiddles
+//! `W_R^k`. Twiddles that are eighth turns become additions and swaps, so radix-4 costs no
+//! multiplications and radix-8 four.
 
-use super::emit::Emitter;
-use super::ir::{Expr, Ty, complex, f};
-use crate::twiddle::twiddle;
+use super::rotate_generic;
+use crate::kernel::emit::Emitter;
+use crate::kernel::ir::{Expr, Ty, complex, f};
 
 /// The DFT (sign -1) or inverse DFT (sign +1) of `x`, whose length is a power of two.
 pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
@@ -61,45 +59,6 @@ fn rotate(x: Expr, k: usize, r: usize, sign: f64) -> Expr {
             -add_s(re.clone(), im.clone()) * h.clone(),
             -sub_s(im, re) * h,
         ),
-        _ => {
-            let w = twiddle(k, r, sign);
-            x.cmul(complex(f(w.re), f(w.im)))
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernel::eval::eval_complex;
-    use num_complex::Complex64;
-
-    #[test]
-    fn butterflies_match_a_direct_dft() {
-        for r in [1, 2, 4, 8, 16] {
-            for sign in [-1.0, 1.0] {
-                let input: Vec<Complex64> = (0..r)
-                    .map(|i| Complex64::new(i as f64 * 0.37 - 1.0, 0.5 - (i * i) as f64 * 0.11))
-                    .collect();
-                let mut em = Emitter::default();
-                let vars: Vec<Expr> = (0..r)
-                    .map(|i| super::super::ir::var(format!("in{i}")))
-                    .collect();
-                let out = dft(&mut em, &vars, sign);
-                for (k, o) in out.iter().enumerate() {
-                    let got = eval_complex(&em.stmts, o, &input);
-                    let want: Complex64 = (0..r)
-                        .map(|n| {
-                            input[n]
-                                * Complex64::from_polar(
-                                    1.0,
-                                    sign * 2.0 * std::f64::consts::PI * (n * k) as f64 / r as f64,
-                                )
-                        })
-                        .sum();
-                    assert!((got - want).norm() < 1e-5, "r={r} k={k}: {got} vs {want}");
-                }
-            }
-        }
+        _ => rotate_generic(x, k, r, sign),
     }
 }

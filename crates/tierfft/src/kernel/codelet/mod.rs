@@ -1,0 +1,128 @@
+//! Codelets: small DFTs on registers, built as IR. One description covers every radix whose
+//! factors are 2, 3, 5, 7, 11 and 13: powers of two take the radix-2 recursion with free
+//! eighth turns ([`pow2`]), odd primes the symmetric form ([`prime`]), and any other length
+//! `p·q` splits by Cooley–Tukey into `p` DFTs of `q` points, twiddles `W_R^{s·k}`, and `q`
+//! DFTs of `p` points. The planner uses radices 2..16 (powers of two) today; the mixed-radix
+//! planner adds the others.
+
+mod pow2;
+mod prime;
+
+use super::emit::Emitter;
+use super::ir::{Expr, Ty, complex, f};
+use crate::twiddle::twiddle;
+
+/// The primes a codelet's length may contain.
+pub const PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
+
+/// The DFT (sign −1) or inverse DFT (sign +1) of `x`, whose length has no prime factor
+/// beyond [`PRIMES`].
+pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
+    let r = x.len();
+    if r <= 1 || r.is_power_of_two() {
+        return pow2::dft(em, x, sign);
+    }
+    // The smallest prime factor p: p = r means r is prime.
+    let p = PRIMES
+        .iter()
+        .copied()
+        .find(|p| r.is_multiple_of(*p))
+        .unwrap_or_else(|| panic!("a codelet of {r} points: its factors must be in {PRIMES:?}"));
+    if p == r {
+        return prime::dft(em, x, sign);
+    }
+    // Cooley–Tukey, decimation in time: x[p·m + s] for s < p are p sequences of q points.
+    let q = r / p;
+    let inner: Vec<Vec<Expr>> = (0..p)
+        .map(|s| {
+            let seq: Vec<Expr> = (0..q).map(|m| x[p * m + s].clone()).collect();
+            dft(em, &seq, sign)
+        })
+        .collect();
+    let mut out = vec![Expr::U32(0); r];
+    for k in 0..q {
+        let column: Vec<Expr> = (0..p)
+            .map(|s| em.bind(Ty::C32, rotate_generic(inner[s][k].clone(), s * k, r, sign)))
+            .collect();
+        for (j, y) in dft(em, &column, sign).into_iter().enumerate() {
+            out[k + j * q] = y;
+        }
+    }
+    out
+}
+
+/// `x · W_r^k`, `W_r = exp(sign·2πi/r)`, as a complex multiply (none when `k` is 0).
+fn rotate_generic(x: Expr, k: usize, r: usize, sign: f64) -> Expr {
+    if k.is_multiple_of(r) {
+        return x;
+    }
+    let w = twiddle(k, r, sign);
+    x.cmul(complex(f(w.re), f(w.im)))
+}
+
+#[cfg(test)]
+mod tests {
+    use num_complex::Complex64;
+
+    use super::*;
+    use crate::kernel::eval::eval_complex;
+    use crate::kernel::ir::var;
+
+    /// Every length up to 64 whose factors are in [`PRIMES`], and the primes themselves,
+    /// against the DFT's definition in f64.
+    #[test]
+    fn codelets_match_a_direct_dft() {
+        let smooth = |mut r: usize| {
+            for p in PRIMES {
+                while r.is_multiple_of(p) {
+                    r /= p;
+                }
+            }
+            r == 1
+        };
+        for r in (1..=64).filter(|&r| smooth(r)).chain([121, 169]) {
+            for sign in [-1.0, 1.0] {
+                let input: Vec<Complex64> = (0..r)
+                    .map(|i| {
+                        Complex64::new(i as f64 * 0.37 - 1.0, 0.5 - (i * i % 17) as f64 * 0.11)
+                    })
+                    .collect();
+                let mut em = Emitter::default();
+                let vars: Vec<Expr> = (0..r).map(|i| var(format!("in{i}"))).collect();
+                let out = dft(&mut em, &vars, sign);
+                assert_eq!(out.len(), r);
+                let scale: f64 = input.iter().map(|z| z.norm()).sum();
+                for (k, o) in out.iter().enumerate() {
+                    let got = eval_complex(&em.stmts, o, &input);
+                    let want: Complex64 = (0..r)
+                        .map(|n| {
+                            input[n]
+                                * Complex64::from_polar(
+                                    1.0,
+                                    sign * 2.0 * std::f64::consts::PI * ((n * k) % r) as f64
+                                        / r as f64,
+                                )
+                        })
+                        .sum();
+                    assert!(
+                        (got - want).norm() < 1e-6 * scale,
+                        "r = {r}, sign {sign}, k = {k}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The symmetric form costs (R−1)²/2 real multiplications per component, not R².
+    #[test]
+    fn primes_use_the_symmetric_form() {
+        for r in [3usize, 5, 7, 11, 13] {
+            let mut em = Emitter::default();
+            let vars: Vec<Expr> = (0..r).map(|i| var(format!("in{i}"))).collect();
+            dft(&mut em, &vars, -1.0);
+            let text = format!("{:?}", em.stmts);
+            let products = text.matches("Mul").count();
+            assert_eq!(products, (r - 1) * (r - 1) / 2, "r = {r}");
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! DFTs of an odd prime number of points (3, 5, 7, 11, 13), in the symmetric form: inputs
+//! `j` and `R − j` are added and subtracted once, and each output pair `k`, `R − k` shares
+//! one real-weighted sum of the additions and one of the differences,
+//!
+//! `X[k], X[R−k] = x[0] + Σ_j cos(2πjk/R)·(x[j] + x[R−j]) ± sign·i·Σ_j sin(2πjk/R)·(x[j] − x[R−j])`
+//!
+//! for `j, k = 1 .. (R−1)/2`: (R−1)²/2 real multiplications per complex component, against
+//! (R−1)² complex ones for the direct sum.
+
+use crate::kernel::emit::Emitter;
+use crate::kernel::ir::{Expr, Ty, complex, f};
+
+/// The DFT (sign −1) or inverse DFT (sign +1) of `x`, whose length is an odd prime.
+pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
+    let r = x.len();
+    let m = (r - 1) / 2;
+    let sums: Vec<Expr> = (1..=m)
+        .map(|j| em.bind(Ty::C32, x[j].clone() + x[r - j].clone()))
+        .collect();
+    let diffs: Vec<Expr> = (1..=m)
+        .map(|j| em.bind(Ty::C32, x[j].clone() - x[r - j].clone()))
+        .collect();
+    let mut out = vec![Expr::U32(0); r];
+    out[0] = em.bind(
+        Ty::C32,
+        sums.iter().cloned().fold(x[0].clone(), |acc, s| acc + s),
+    );
+    for k in 1..=m {
+        let angle = |j: usize| 2.0 * std::f64::consts::PI * ((j * k) % r) as f64 / r as f64;
+        // Σ cos·sums and Σ sin·diffs, each a complex value scaled componentwise by reals.
+        let even = (1..=m)
+            .map(|j| sums[j - 1].clone() * f(angle(j).cos() as f32))
+            .reduce(|a, b| a + b)
+            .expect("r >= 3");
+        let odd = (1..=m)
+            .map(|j| diffs[j - 1].clone() * f(angle(j).sin() as f32))
+            .reduce(|a, b| a + b)
+            .expect("r >= 3");
+        let even = em.bind(Ty::C32, x[0].clone() + even);
+        let odd = em.bind(Ty::C32, odd);
+        // sign·i·odd
+        let turned = if sign < 0.0 {
+            complex(odd.im(), -odd.re())
+        } else {
+            complex(-odd.im(), odd.re())
+        };
+        let turned = em.bind(Ty::C32, turned);
+        out[k] = em.bind(Ty::C32, even.clone() + turned.clone());
+        out[r - k] = em.bind(Ty::C32, even - turned);
+    }
+    out
+}
