@@ -408,6 +408,52 @@ fn bench_json_cpu_and_lavapipe() {
     }
 }
 
+/// `--sizes` takes any list: every length on the CPU; on lavapipe the powers of two, and a
+/// row saying why for the others.
+#[test]
+fn bench_any_sizes() {
+    let dir = TempDir::new("bench-sizes");
+    for device in ["cpu", "lavapipe"] {
+        let out = dir.run(&[
+            "bench",
+            "--device",
+            device,
+            "--sizes",
+            "7,1000,2^6",
+            "--points",
+            "2^12",
+            "--reps",
+            "2",
+            "--json",
+        ]);
+        assert_ok(&out);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let rows = v["rows"].as_array().expect("rows");
+        let ns: Vec<u64> = rows.iter().filter_map(|r| r["n"].as_u64()).collect();
+        assert_eq!(ns, [7, 1000, 64]);
+        for row in rows {
+            let measured = row["rel_error"].as_f64().is_some_and(|e| e < 1e-6);
+            let pow2 = row["n"].as_u64().is_some_and(u64::is_power_of_two);
+            if device == "cpu" || pow2 {
+                assert!(measured, "{device}: {row}");
+            } else {
+                let e = row["error"].as_str().unwrap_or_default();
+                assert!(
+                    e.contains("not supported") && e.contains("--device cpu"),
+                    "{row}"
+                );
+            }
+        }
+    }
+    let out = dir.run(&["bench", "--device", "cpu", "--sizes", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("outside 1 .. 2^24"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn bench_table_has_header_and_rows() {
     let dir = TempDir::new("bench-table");
