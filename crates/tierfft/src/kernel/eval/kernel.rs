@@ -1,55 +1,15 @@
-//! Interpreters of the kernel IR on the CPU, so kernels are tested without a GPU: an f64
-//! evaluator of straight-line complex code for codelets ([`eval_complex`]), and whole kernels
-//! and plans run as the GPU runs them ([`run_kernel`], [`run_plan`]): a workgroup of threads
-//! with workgroup memory and barriers, f32 arithmetic, every index checked against its
-//! buffer and every workgroup-memory access against races.
+//! Whole kernels and plans run on the CPU as the GPU backends launch them. Threads of a
+//! workgroup run in lockstep (each statement for every thread before the next), which is the
+//! GPU's result whenever the kernel has no race in workgroup memory; races are detected
+//! rather than hidden ([`SharedMem`]).
 
 use std::collections::HashMap;
 
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex32;
 
-use super::ir::{BinOp, Builtin, Expr, Func, Kernel, Mem, Shared, Stmt, Ty};
-use super::pass_kernel;
+use crate::kernel::ir::{BinOp, Builtin, Expr, Func, Kernel, Mem, Shared, Stmt, Ty};
+use crate::kernel::pass_kernel;
 use crate::plan::Plan;
-
-/// Evaluates `out` after running `stmts`, with `in{i}` bound to `inputs[i]`.
-pub fn eval_complex(stmts: &[Stmt], out: &Expr, inputs: &[Complex64]) -> Complex64 {
-    let mut env: HashMap<String, Complex64> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, &z)| (format!("in{i}"), z))
-        .collect();
-    for s in stmts {
-        match s {
-            Stmt::Let(name, _, e) | Stmt::Var(name, _, e) | Stmt::Assign(name, e) => {
-                let v = eval(&env, e);
-                env.insert(name.clone(), v);
-            }
-            Stmt::Comment(_) => {}
-            other => panic!("eval_complex handles straight-line code only, got {other:?}"),
-        }
-    }
-    eval(&env, out)
-}
-
-// Reals are complex numbers with a zero imaginary part.
-fn eval(env: &HashMap<String, Complex64>, e: &Expr) -> Complex64 {
-    let c = |e: &Expr| eval(env, e);
-    match e {
-        Expr::Var(n) => env[n],
-        Expr::F32(x) => Complex64::new(f64::from(*x), 0.0),
-        Expr::U32(x) => Complex64::new(f64::from(*x), 0.0),
-        Expr::Complex(re, im) => Complex64::new(c(re).re, c(im).re),
-        Expr::Re(z) => Complex64::new(c(z).re, 0.0),
-        Expr::Im(z) => Complex64::new(c(z).im, 0.0),
-        Expr::Neg(a) => -c(a),
-        Expr::CMul(a, b) => c(a) * c(b),
-        Expr::Bin(BinOp::Add, a, b) => c(a) + c(b),
-        Expr::Bin(BinOp::Sub, a, b) => c(a) - c(b),
-        Expr::Bin(BinOp::Mul, a, b) => c(a) * c(b),
-        other => panic!("eval_complex cannot evaluate {other:?}"),
-    }
-}
 
 /// A value of the kernel IR, evaluated as the GPU would: u32 arithmetic wraps, floats are f32.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -491,120 +451,3 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
 
 /// Workgroups a persistent kernel is launched with here (the wgpu backend's wave).
 const PERSISTENT_WAVE: u32 = 256;
-
-#[cfg(test)]
-mod tests {
-    use num_complex::Complex32;
-    use rand::rngs::StdRng;
-    use rand::{RngExt, SeedableRng};
-
-    use super::run_plan;
-    use crate::plan::{DeviceLimits, Plan};
-    use crate::reference::{relative_l2_error, spec_f64};
-    use crate::{FftSpec, PointOp};
-
-    /// Runs `spec`'s plan for `limits` in the interpreter against the f64 reference, on
-    /// seeded random data (the other slots start poisoned with NaN).
-    fn check_on(spec: &FftSpec, limits: &DeviceLimits) {
-        let plan = Plan::new(spec, limits).expect("plan");
-        let mut rng = StdRng::seed_from_u64(spec.n as u64 ^ spec.batch as u64);
-        let input = random(&mut rng, spec.len());
-        let out =
-            run_plan(&plan, &input).unwrap_or_else(|e| panic!("{}:\n{plan}\n{e}", limits.name));
-        let err = relative_l2_error(&out, &spec_f64(spec, &input));
-        assert!(
-            err <= 5e-7,
-            "{}, n = {}: relative L2 error {err:e}\n{plan}",
-            limits.name,
-            spec.n
-        );
-    }
-
-    fn check(spec: &FftSpec, profile: &str) {
-        check_on(spec, &DeviceLimits::profile(profile).expect("profile"));
-    }
-
-    fn random(rng: &mut StdRng, len: usize) -> Vec<Complex32> {
-        (0..len)
-            .map(|_| Complex32::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
-            .collect()
-    }
-
-    /// Every one-pass length on every device profile, forward and inverse: the shapes of
-    /// every device (16 and 32 points per thread and radix 16 on CUDA, split exchanges on
-    /// small devices, packed small transforms) run on the CPU.
-    #[test]
-    fn one_pass_plans_of_every_profile() {
-        for profile in DeviceLimits::PROFILES {
-            for k in 0..=13 {
-                let batch = if k < 8 { 5 } else { 1 };
-                check(&FftSpec::new(1 << k).batch(batch), profile);
-            }
-            check(
-                &FftSpec::new(1 << 10).batch(2).inverse().normalized(),
-                profile,
-            );
-        }
-    }
-
-    /// Multi-pass plans: twiddles between passes, strided lines, staged stores, and on CUDA
-    /// the radix-16 stages from 2^18.
-    #[test]
-    fn multi_pass_plans() {
-        for (profile, k) in [
-            ("small-16k", 14),
-            ("small-16k", 15),
-            ("raspberry-pi-5", 15),
-            ("lavapipe", 16),
-            ("h100-cuda", 15),
-            ("h100-cuda", 18),
-        ] {
-            check(&FftSpec::new(1 << k), profile);
-        }
-        check(&FftSpec::new(1 << 15).inverse().normalized(), "lavapipe");
-    }
-
-    /// Columns, fused loads and stores, and chains (persistent prefetching kernels on CUDA).
-    #[test]
-    fn columns_fusion_and_chains() {
-        let mut rng = StdRng::seed_from_u64(7);
-        for profile in ["lavapipe", "h100-cuda"] {
-            for k in [1, 4, 8, 10, 12] {
-                check(&FftSpec::new(1 << k).batch(8).columns(), profile);
-            }
-            for k in [4, 8, 10, 12] {
-                let n = 1 << k;
-                let h: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
-                let w: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
-                let each: std::sync::Arc<[Complex32]> = random(&mut rng, 3 * n).into();
-                let spec = FftSpec::new(n)
-                    .batch(3)
-                    .on_load(PointOp::Multiply(w))
-                    .on_load(PointOp::MultiplyEach(each))
-                    .then_multiply_and_invert(h)
-                    .normalized()
-                    .on_store(PointOp::Conjugate);
-                check(&spec, profile);
-                // Column plans hold a quarter of the rows' one-pass block.
-                if n <= 1024 {
-                    check(&spec.columns(), profile);
-                }
-            }
-        }
-    }
-
-    /// Batches split over several dispatches, and grids folded into two dimensions.
-    #[test]
-    fn dispatch_splits_and_folded_grids() {
-        let lp = DeviceLimits::profile("lavapipe").expect("profile");
-        // Bindings of `transforms` transforms of n points, grids of at most `x` × `x` groups.
-        let narrow = |n: u64, transforms: u64, x: u32| DeviceLimits {
-            max_binding: 8 * n * transforms,
-            max_groups_per_dim: x,
-            ..lp.clone()
-        };
-        check_on(&FftSpec::new(1024).batch(20), &narrow(1024, 6, 4));
-        check_on(&FftSpec::new(16).batch(500), &narrow(16, 70, 4));
-        check_on(&FftSpec::new(1 << 15).batch(3), &narrow(1 << 15, 1, 65535));
-    }
-}

@@ -1,0 +1,114 @@
+//! Plans of every shape run in the interpreter against the f64 reference.
+
+use num_complex::Complex32;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use super::run_plan;
+use crate::plan::{DeviceLimits, Plan};
+use crate::reference::{relative_l2_error, spec_f64};
+use crate::{FftSpec, PointOp};
+
+/// Runs `spec`'s plan for `limits` in the interpreter against the f64 reference, on
+/// seeded random data (the other slots start poisoned with NaN).
+fn check_on(spec: &FftSpec, limits: &DeviceLimits) {
+    let plan = Plan::new(spec, limits).expect("plan");
+    let mut rng = StdRng::seed_from_u64(spec.n as u64 ^ spec.batch as u64);
+    let input = random(&mut rng, spec.len());
+    let out = run_plan(&plan, &input).unwrap_or_else(|e| panic!("{}:\n{plan}\n{e}", limits.name));
+    let err = relative_l2_error(&out, &spec_f64(spec, &input));
+    assert!(
+        err <= 5e-7,
+        "{}, n = {}: relative L2 error {err:e}\n{plan}",
+        limits.name,
+        spec.n
+    );
+}
+
+fn check(spec: &FftSpec, profile: &str) {
+    check_on(spec, &DeviceLimits::profile(profile).expect("profile"));
+}
+
+fn random(rng: &mut StdRng, len: usize) -> Vec<Complex32> {
+    (0..len)
+        .map(|_| Complex32::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
+        .collect()
+}
+
+/// Every one-pass length on every device profile, forward and inverse: the shapes of
+/// every device (16 and 32 points per thread and radix 16 on CUDA, split exchanges on
+/// small devices, packed small transforms) run on the CPU.
+#[test]
+fn one_pass_plans_of_every_profile() {
+    for profile in DeviceLimits::PROFILES {
+        for k in 0..=13 {
+            let batch = if k < 8 { 5 } else { 1 };
+            check(&FftSpec::new(1 << k).batch(batch), profile);
+        }
+        check(
+            &FftSpec::new(1 << 10).batch(2).inverse().normalized(),
+            profile,
+        );
+    }
+}
+
+/// Multi-pass plans: twiddles between passes, strided lines, staged stores, and on CUDA
+/// the radix-16 stages from 2^18.
+#[test]
+fn multi_pass_plans() {
+    for (profile, k) in [
+        ("small-16k", 14),
+        ("small-16k", 15),
+        ("raspberry-pi-5", 15),
+        ("lavapipe", 16),
+        ("h100-cuda", 15),
+        ("h100-cuda", 18),
+    ] {
+        check(&FftSpec::new(1 << k), profile);
+    }
+    check(&FftSpec::new(1 << 15).inverse().normalized(), "lavapipe");
+}
+
+/// Columns, fused loads and stores, and chains (persistent prefetching kernels on CUDA).
+#[test]
+fn columns_fusion_and_chains() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for profile in ["lavapipe", "h100-cuda"] {
+        for k in [1, 4, 8, 10, 12] {
+            check(&FftSpec::new(1 << k).batch(8).columns(), profile);
+        }
+        for k in [4, 8, 10, 12] {
+            let n = 1 << k;
+            let h: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
+            let w: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
+            let each: std::sync::Arc<[Complex32]> = random(&mut rng, 3 * n).into();
+            let spec = FftSpec::new(n)
+                .batch(3)
+                .on_load(PointOp::Multiply(w))
+                .on_load(PointOp::MultiplyEach(each))
+                .then_multiply_and_invert(h)
+                .normalized()
+                .on_store(PointOp::Conjugate);
+            check(&spec, profile);
+            // Column plans hold a quarter of the rows' one-pass block.
+            if n <= 1024 {
+                check(&spec.columns(), profile);
+            }
+        }
+    }
+}
+
+/// Batches split over several dispatches, and grids folded into two dimensions.
+#[test]
+fn dispatch_splits_and_folded_grids() {
+    let lp = DeviceLimits::profile("lavapipe").expect("profile");
+    // Bindings of `transforms` transforms of n points, grids of at most `x` × `x` groups.
+    let narrow = |n: u64, transforms: u64, x: u32| DeviceLimits {
+        max_binding: 8 * n * transforms,
+        max_groups_per_dim: x,
+        ..lp.clone()
+    };
+    check_on(&FftSpec::new(1024).batch(20), &narrow(1024, 6, 4));
+    check_on(&FftSpec::new(16).batch(500), &narrow(16, 70, 4));
+    check_on(&FftSpec::new(1 << 15).batch(3), &narrow(1 << 15, 1, 65535));
+}
