@@ -51,12 +51,21 @@ pub fn grey(a: f32, peak: f32) -> u8 {
     (level(db) * 255.0).round() as u8
 }
 
-/// Magnitude in dB as an 8-bit grey PNG, one pixel per sample: 0 dB (the maximum) white,
-/// −50 dB and below black.
-pub fn write_db_png(path: &Path, data: &[Complex32], rows: usize, cols: usize) -> CliResult<()> {
-    let peak = peak_amplitude(data);
-    let pixels: Vec<u8> = data.iter().map(|z| grey(z.norm(), peak)).collect();
-    write_png(path, cols, rows, png::ColorType::Grayscale, &pixels)
+/// `image`'s magnitude in dB as an 8-bit grey PNG, one pixel per sample: 0 dB (its peak)
+/// white, −50 dB and below black.
+pub fn write_db_png(path: &Path, image: &Focused) -> CliResult<()> {
+    let pixels: Vec<u8> = image
+        .data
+        .iter()
+        .map(|z| grey(z.norm(), image.peak))
+        .collect();
+    write_png(
+        path,
+        image.samples,
+        image.lines,
+        png::ColorType::Grayscale,
+        &pixels,
+    )
 }
 
 /// Mean power over blocks of `data` (`rows × cols`) in dB as an 8-bit grey PNG whose longer

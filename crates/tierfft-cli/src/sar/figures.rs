@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use tierfft::Complex32;
 use tierfft_sar::metrics::PointMetrics;
 use tierfft_sar::params::Config;
 
@@ -11,17 +10,16 @@ use super::measure::{TargetReport, Theories};
 use crate::CliResult;
 use crate::plot::{self, Focused, Geometry, TargetFigure};
 
-/// Draws `overview.png` and every target's figures of the focused `data` into `dir`.
+/// Draws `overview.png` and every target's figures of the focused `image` into `dir`.
 pub fn draw(
     dir: &Path,
-    data: &[Complex32],
+    image: &Focused,
     config: &Config,
     targets: &[TargetReport],
     theory: &Theories,
 ) -> CliResult<()> {
-    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let (lines, samples) = (image.lines, image.samples);
     let r = &config.radar;
-    let image = Focused::new(data, lines, samples)?;
     let geometry = Geometry {
         range_bin_m: r.range_bin_m(),
         azimuth_bin_m: r.azimuth_bin_m(),
@@ -29,7 +27,7 @@ pub fn draw(
         centre_line: lines as f64 / 2.0,
     };
     let placed: Vec<(f64, f64)> = targets.iter().map(|t| t.expected).collect();
-    plot::write_overview(&dir.join("overview.png"), &image, &geometry, &placed)?;
+    plot::write_overview(&dir.join("overview.png"), image, &geometry, &placed)?;
     for (i, t) in targets.iter().enumerate() {
         // The measured peak, to the nearest line and sample, centres the crop and the cuts
         // (sub-bin interpolation may put a peak on the last line half a line outside); the
@@ -55,7 +53,7 @@ pub fn draw(
             cut_half: t.cut_half,
             labels: cut_labels(t, theory, (geometry.azimuth_bin_m, geometry.range_bin_m)),
         };
-        plot::write_target_figures(dir, &image, &geometry, &target)?;
+        plot::write_target_figures(dir, image, &geometry, &target)?;
     }
     Ok(())
 }

@@ -271,7 +271,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         spinner.set_message(format!("focusing: {step}"))
     })?;
     spinner.finish_and_clear();
-    plot::write_db_png(&out.path("image.png"), &data, lines, samples)?;
+    // Its peak is every figure's 0 dB.
+    let image = plot::Focused::new(&data, lines, samples)?;
+    plot::write_db_png(&out.path("image.png"), &image)?;
     npy::write_atomic(&out.path("focused.npy"), &shape, &data)?;
 
     let theory = Theories::new(&config, args.azimuth_window, args.window);
@@ -302,7 +304,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(out.path("metrics.json"), json)
         .map_err(|e| format!("cannot write metrics.json: {e}"))?;
-    figures::draw(out.dir(), &data, &config, &targets, &theory)?;
+    figures::draw(out.dir(), &image, &config, &targets, &theory)?;
     out.commit(owned)?;
     for (i, t) in targets.iter().enumerate() {
         if let Some(e) = &t.error {
