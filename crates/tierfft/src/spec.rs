@@ -277,11 +277,6 @@ impl FftSpec {
         self.len() == 0
     }
 
-    /// log2 of n (for the power-of-two lengths the GPU planner takes).
-    pub fn log2_n(&self) -> u32 {
-        self.n.trailing_zeros()
-    }
-
     /// Checks the spec on its own, before any device is involved: any length from 1 to
     /// 2^[`MAX_LOG2_N`] (what each device plans is its own check: the GPU planner takes
     /// powers of two for now, the CPU any length).

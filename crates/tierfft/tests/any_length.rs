@@ -1,7 +1,7 @@
-//! Lengths that are not powers of two on the CPU backend (rustfft's any-length planner):
-//! every length from 1 to 300 and a spread of smooth, mixed and prime lengths, both
-//! directions, rows and columns, fused operations and chains, against the f64 reference on
-//! fresh random data with the output poisoned beforehand.
+//! Lengths that are not powers of two, on the CPU backend (rustfft's any-length planner) and
+//! on the GPU (mixed-radix kernels; lavapipe in CI): smooth, mixed and prime lengths, both
+//! directions, in place and out of place, rows and columns, fused operations and chains,
+//! against the f64 reference on fresh random data with the output poisoned beforehand.
 
 mod common;
 
@@ -9,48 +9,85 @@ use std::sync::Arc;
 
 use common::*;
 use num_complex::Complex32;
+use tierfft::plan::is_smooth;
 use tierfft::reference::{relative_l2_error, spec_f64};
 use tierfft::{Device, FftSpec, PointOp};
 
-/// Runs `spec` on the CPU out of place into a poisoned buffer and checks it against the f64
-/// reference.
-fn check(spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
+/// Relative L2 error bound: [`BOUND`] for smooth lengths, 1e-6 for the rest (Bluestein's
+/// longer inner transform).
+fn bound(n: usize) -> f64 {
+    if is_smooth(n) { BOUND } else { 1e-6 }
+}
+
+/// Runs `spec` on `device` out of place into a poisoned buffer, and (every other call) in
+/// place, and checks both against the f64 reference.
+fn check_on(device: &Device, spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
     let input = random(rng, spec.len());
+    let fft = device
+        .plan(spec)
+        .unwrap_or_else(|e| panic!("{}: n = {}: {e}", device.name(), spec.n));
     let mut out = poisoned(spec.len());
-    let fft = Device::Cpu.plan(spec).expect("plan");
     fft.process_out_of_place(&input, &mut out).expect("run");
-    let err = relative_l2_error(&out, &spec_f64(spec, &input));
+    let want = spec_f64(spec, &input);
+    let err = relative_l2_error(&out, &want);
+    let what = format!("{}, n = {}, {spec:?}", device.name(), spec.n);
+    assert!(err <= bound(spec.n), "{what}: relative L2 error {err:e}");
+    let mut data = input.clone();
+    fft.process(&mut data).expect("run in place");
+    let err = relative_l2_error(&data, &want);
     assert!(
-        err <= 1e-6,
-        "n = {}: relative L2 error {err:e} ({spec:?})",
-        spec.n
+        err <= bound(spec.n),
+        "{what} in place: relative L2 error {err:e}"
     );
 }
 
-#[test]
-fn every_length_to_300_both_directions() {
-    let mut rng = rng();
-    for n in 1..=300 {
-        check(&FftSpec::new(n).batch(3), &mut rng);
-        check(&FftSpec::new(n).batch(2).inverse().normalized(), &mut rng);
+fn check(spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
+    check_on(&Device::Cpu, spec, rng);
+    if is_smooth(spec.n) {
+        check_on(gpu(), spec, rng);
     }
 }
 
 #[test]
+fn every_length_to_300_on_the_cpu() {
+    let mut rng = rng();
+    for n in 1..=300 {
+        check_on(&Device::Cpu, &FftSpec::new(n).batch(3), &mut rng);
+        let inverse = FftSpec::new(n).batch(2).inverse().normalized();
+        check_on(&Device::Cpu, &inverse, &mut rng);
+    }
+}
+
+/// Every length to 64 and a spread of smooth lengths to 1024 on the GPU, odd batches.
+#[test]
+fn short_lengths_on_the_gpu() {
+    let mut rng = rng();
+    let lengths = (1..=64).chain([
+        81, 96, 100, 105, 121, 125, 143, 169, 243, 343, 360, 625, 720, 729, 1000, 1001, 1024,
+    ]);
+    for n in lengths.filter(|&n| is_smooth(n)) {
+        check_on(gpu(), &FftSpec::new(n).batch(3), &mut rng);
+        check_on(gpu(), &FftSpec::new(n).inverse().normalized(), &mut rng);
+    }
+}
+
+/// Powers of 3, 5, 6, 7, 11 and 13, and the benchmark's lengths, on both backends.
+#[test]
 fn smooth_mixed_and_prime_lengths() {
     let mut rng = rng();
     for n in [
-        729, 1000, 1920, 3125, 4099, 5616, 10007, 16807, 46656, 65521, 100_000,
+        729, 1000, 1920, 2187, 3125, 4000, 4099, 5616, 10000, 10007, 16807, 14641, 28561, 46656,
+        65521, 100_000, 1_000_000,
     ] {
         check(&FftSpec::new(n), &mut rng);
-        check(&FftSpec::new(n).inverse(), &mut rng);
+        check(&FftSpec::new(n).batch(3).inverse(), &mut rng);
     }
 }
 
 #[test]
 fn columns_fused_operations_and_chains() {
     let mut rng = rng();
-    for (n, batch) in [(6, 5), (100, 7), (243, 3), (1009, 2)] {
+    for (n, batch) in [(6, 5), (100, 7), (243, 3), (1000, 2), (1009, 2)] {
         let v = |rng: &mut rand::rngs::StdRng, len: usize| -> Arc<[Complex32]> {
             random(rng, len).into()
         };

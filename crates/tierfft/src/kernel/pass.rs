@@ -2,16 +2,23 @@
 //! through workgroup memory, store.
 //!
 //! Thread `tl` of a line holds the points `tl + T·m` (`m < E`, `T` threads per line, `E`
-//! points per thread) in registers `v0 .. v{E-1}` before every stage. A radix-R stage gives
-//! each thread E/R butterflies: butterfly `jj = tl + T·b` takes registers `b + rr·E/R`, and
-//! after it the register holding output `rr` goes to line position
+//! points per thread) in registers `v0 .. v{E-1}` after the load and before the store: the
+//! *held* layout. A radix-R stage has `size/R` butterflies; thread `tl` runs butterflies
+//! `jj = tl + T·b` for `b < rounds = ceil(size/(R·T))`, butterfly `jj` taking line positions
+//! `jj + rr·size/R` into register `b + rr·rounds`, and writing output `rr` to line position
 //! `(jj / ns)·ns·R + jj mod ns + rr·ns` (Stockham autosort; `ns` is the product of the earlier
-//! radices). After the last stage register `m` holds output point `tl + T·m`, so only the
-//! stages in between exchange through workgroup memory.
+//! radices). When the butterflies share out evenly (`R` divides `E`, every power-of-two
+//! line), register `b + rr·rounds` *is* held point `tl + T·(b + rr·rounds)`, so the first
+//! stage reads the held registers and the last leaves its outputs there: only the stages in
+//! between exchange through workgroup memory. A stage that does not share out evenly
+//! (mixed radices, e.g. radix 13 on a 5616-point line) reads from workgroup memory and writes
+//! back to it; its last round's surplus threads compute a copy of the last butterfly and store
+//! nothing.
 
 use super::codelet::dft;
 use super::emit::Emitter;
 use super::ir::*;
+use crate::plan::shape::stage_rounds;
 use crate::plan::{Exchange, Pass, Plan};
 use crate::spec::Layout;
 
@@ -37,6 +44,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     for s in 0..pass.radices.len() {
         g.stage(s, chain_inverse);
     }
+    g.gather_held();
     if let (false, Some(slot)) = (plan.split_chain, g.aux_chain) {
         // Chained transform (one-pass plans): after the last stage register m holds output
         // point tl + T·m, which is the layout the next transform loads, so the inverse
@@ -45,6 +53,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         for s in 0..pass.radices.len() {
             g.stage(s, true);
         }
+        g.gather_held();
     }
     g.store();
     let total = plan.passes.len();
@@ -114,6 +123,10 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     }
 }
 
+/// A register's way to workgroup memory: register, index, and the condition under which it
+/// is written (`None`: always).
+type Write = (usize, Expr, Option<Expr>);
+
 struct PassGen<'a> {
     plan: &'a Plan,
     pass: &'a Pass,
@@ -129,6 +142,9 @@ struct PassGen<'a> {
     aux_store: usize,
     em: Emitter,
     regs: Vec<Expr>,
+    /// The last stage's outputs, still in registers, with where each goes in workgroup
+    /// memory: written by the next exchange (`None`: the registers hold the held layout).
+    pending: Option<Vec<Write>>,
     /// Workgroup memory has been read (or written) since the last barrier.
     shared_read: bool,
     shared_written: bool,
@@ -156,7 +172,7 @@ impl<'a> PassGen<'a> {
                 Some(start)
             })
             .collect();
-        let regs = (0..pass.points_per_thread)
+        let regs = (0..pass.registers())
             .map(|m| var(format!("v{m}")))
             .collect();
         PassGen {
@@ -169,6 +185,7 @@ impl<'a> PassGen<'a> {
             aux_store,
             em: Emitter::default(),
             regs,
+            pending: None,
             shared_read: false,
             shared_written: false,
             guarded: plan.partial_groups(pass),
@@ -322,7 +339,16 @@ impl<'a> PassGen<'a> {
         copies
     }
 
+    /// Loads the held points, then declares the registers only uneven stages use.
     fn load(&mut self) {
+        self.load_held();
+        for m in self.e()..self.regs.len() {
+            self.em
+                .push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));
+        }
+    }
+
+    fn load_held(&mut self) {
         let p = self.pass;
         let n = self.plan.spec.n;
         let (t, e) = (self.t(), self.e());
@@ -361,7 +387,7 @@ impl<'a> PassGen<'a> {
                     .push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Src, idx)));
             }
             let writes = (0..e)
-                .map(|m| (m, Expr::Builtin(Builtin::LocalIndex) + u(threads * m)))
+                .map(|m| (m, Expr::Builtin(Builtin::LocalIndex) + u(threads * m), None))
                 .collect();
             let reads = (0..e)
                 .map(|m| (m, var("lc") * u(p.size) + var("tl") + u(t * m)))
@@ -498,18 +524,56 @@ impl<'a> PassGen<'a> {
         let p = self.pass;
         let r = p.radices[s];
         let ns: usize = p.radices[..s].iter().product();
-        let (t, e) = (self.t(), self.e());
+        let t = self.t();
+        let (butterflies, rounds) = stage_rounds(p.size, r, t);
+        let even = rounds * t == butterflies;
         let sign = self.plan.spec.direction.sign() * if inverse { -1.0 } else { 1.0 };
         let last = s + 1 == p.radices.len();
         self.em.comment(format!(
-            "{}stage {}: radix {r}, {ns}-point sub-transforms done",
+            "{}stage {}: radix {r}, {ns}-point sub-transforms done{}",
             if inverse { "inverse " } else { "" },
-            s + 1
+            s + 1,
+            if even {
+                String::new()
+            } else {
+                format!(
+                    "; {butterflies} butterflies in {rounds} rounds of {t} threads, the last partly idle"
+                )
+            }
         ));
-        let mut writes = Vec::new();
-        for b in 0..e / r {
+        // Register of point `rr` of round `b`: the held register of that point when even.
+        let reg = |b: usize, rr: usize| b + rr * rounds;
+        // Butterfly of round `b`; surplus threads of an uneven last round redo the last one.
+        let butterfly = |g: &mut Self, b: usize| {
             let jj = var("tl") + u(t * b);
-            let regs: Vec<usize> = (0..r).map(|rr| b + rr * (e / r)).collect();
+            if (b + 1) * t > butterflies {
+                let clamped = g.em.bind(Ty::U32, min(jj.clone(), u(butterflies - 1)));
+                (clamped, Some(lt(jj, u(butterflies))))
+            } else {
+                (jj, None)
+            }
+        };
+        let mut jjs = Vec::with_capacity(rounds);
+        for b in 0..rounds {
+            jjs.push(butterfly(self, b));
+        }
+        if !even && self.pending.is_none() {
+            self.pending = Some(self.held_writes());
+        }
+        if let Some(writes) = self.pending.take() {
+            let mut reads = Vec::new();
+            for (b, (jj, _)) in jjs.iter().enumerate() {
+                for rr in 0..r {
+                    let at = self.shared_index(jj.clone() + u(rr * butterflies));
+                    reads.push((reg(b, rr), at));
+                }
+            }
+            reads.sort_by_key(|(m, _)| *m);
+            self.exchange(writes, reads);
+        }
+        let mut writes = Vec::new();
+        for (b, (jj, store_if)) in jjs.into_iter().enumerate() {
+            let regs: Vec<usize> = (0..r).map(|rr| reg(b, rr)).collect();
             if ns > 1 {
                 // Stage twiddles W_{ns·r}^{k·rr}, k = jj mod ns, from this stage's table.
                 let k = self.em.bind(Ty::U32, jj.clone() % u(ns));
@@ -536,29 +600,49 @@ impl<'a> PassGen<'a> {
             for (rr, (&m, out)) in regs.iter().zip(outputs).enumerate() {
                 self.em.push(Stmt::Assign(format!("v{m}"), out));
                 let pos = (jj.clone() / u(ns)) * u(ns * r) + (jj.clone() % u(ns)) + u(rr * ns);
-                writes.push((m, self.shared_index(pos)));
+                writes.push((m, self.shared_index(pos), store_if.clone()));
             }
         }
-        if !last {
-            let reads = (0..e)
-                .map(|m| (m, self.shared_index(var("tl") + u(t * m))))
+        if !(last && even) {
+            self.pending = Some(writes);
+        }
+    }
+
+    /// Where each held register goes in workgroup memory: register `m` to line position
+    /// `tl + T·m`.
+    fn held_writes(&self) -> Vec<Write> {
+        (0..self.e())
+            .map(|m| {
+                let at = self.shared_index(var("tl") + u(self.t() * m));
+                (m, at, None)
+            })
+            .collect()
+    }
+
+    /// Brings a stage's pending outputs back to the held layout through workgroup memory.
+    fn gather_held(&mut self) {
+        if let Some(writes) = self.pending.take() {
+            let reads = (0..self.e())
+                .map(|m| (m, self.shared_index(var("tl") + u(self.t() * m))))
                 .collect();
             self.exchange(writes, reads);
         }
     }
 
-    /// Register `m` goes to workgroup memory at `writes`' index; then register `m` is reloaded
-    /// from `reads`' index.
-    fn exchange(&mut self, writes: Vec<(usize, Expr)>, reads: Vec<(usize, Expr)>) {
-        let writes: Vec<(usize, Expr)> =
-            writes.into_iter().map(|(m, i)| (m, self.pad(i))).collect();
+    /// Register `m` goes to workgroup memory at `writes`' index (only where its condition
+    /// holds); then register `m` is reloaded from `reads`' index.
+    fn exchange(&mut self, writes: Vec<Write>, reads: Vec<(usize, Expr)>) {
+        let writes: Vec<Write> = writes
+            .into_iter()
+            .map(|(m, i, when)| (m, self.pad(i), when))
+            .collect();
         let reads: Vec<(usize, Expr)> = reads.into_iter().map(|(m, i)| (m, self.pad(i))).collect();
         match self.pass.exchange {
             Exchange::Complex => {
                 self.before_write();
-                for (m, idx) in &writes {
-                    self.em
-                        .push(Stmt::Store(Mem::Shared, idx.clone(), self.regs[*m].clone()));
+                for (m, idx, when) in &writes {
+                    let store = Stmt::Store(Mem::Shared, idx.clone(), self.regs[*m].clone());
+                    self.push_if(when, store);
                 }
                 self.before_read();
                 for (m, idx) in &reads {
@@ -572,9 +656,9 @@ impl<'a> PassGen<'a> {
                 let mut re = Vec::new();
                 for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
                     self.before_write();
-                    for (m, idx) in &writes {
-                        self.em
-                            .push(Stmt::Store(Mem::Shared, idx.clone(), part(&self.regs[*m])));
+                    for (m, idx, when) in &writes {
+                        let store = Stmt::Store(Mem::Shared, idx.clone(), part(&self.regs[*m]));
+                        self.push_if(when, store);
                     }
                     self.before_read();
                     if re.is_empty() {
@@ -624,6 +708,14 @@ impl<'a> PassGen<'a> {
         base + Expr::U32(c + c / period)
     }
 
+    /// `stmt`, only where `when` holds (always when `None`).
+    fn push_if(&mut self, when: &Option<Expr>, stmt: Stmt) {
+        match when {
+            Some(c) => self.em.push(Stmt::If(c.clone(), vec![stmt])),
+            None => self.em.push(stmt),
+        }
+    }
+
     fn before_write(&mut self) {
         if self.shared_read || self.shared_written {
             self.em.push(Stmt::Barrier);
@@ -663,7 +755,7 @@ impl<'a> PassGen<'a> {
                 .comment("stage the workgroup's output tile for a coalesced store");
             let threads = p.threads();
             let writes = (0..e)
-                .map(|m| (m, var("lc") * u(p.size) + var("tl") + u(t * m)))
+                .map(|m| (m, var("lc") * u(p.size) + var("tl") + u(t * m), None))
                 .collect();
             let reads = (0..e)
                 .map(|m| (m, Expr::Builtin(Builtin::LocalIndex) + u(threads * m)))

@@ -20,9 +20,9 @@ impl fmt::Display for Plan {
         };
         writeln!(
             f,
-            "{}-point {dir} FFT (2^{}), batch {}{layout}, on {}",
+            "{}-point {dir} FFT ({}), batch {}{layout}, on {}",
             s.n,
-            s.log2_n(),
+            factored(s.n),
             s.batch,
             l.name
         )?;
@@ -139,5 +139,34 @@ impl fmt::Display for Plan {
             self.twiddles.len(),
             self.twiddles.len() as f64 * 8.0 / 1024.0
         )
+    }
+}
+
+/// `n` as a product of prime powers: `2^12`, `2^4·3^3·13`.
+fn factored(n: usize) -> String {
+    let mut parts = Vec::new();
+    let mut rest = n;
+    let mut p = 2;
+    while rest > 1 {
+        if p * p > rest {
+            parts.push(rest.to_string());
+            break;
+        }
+        let mut k = 0;
+        while rest.is_multiple_of(p) {
+            rest /= p;
+            k += 1;
+        }
+        match k {
+            0 => {}
+            1 => parts.push(p.to_string()),
+            _ => parts.push(format!("{p}^{k}")),
+        }
+        p += 1;
+    }
+    if parts.is_empty() {
+        "1".into()
+    } else {
+        parts.join("·")
     }
 }

@@ -18,8 +18,12 @@
 
 mod display;
 mod limits;
+pub mod shape;
 
 pub use limits::DeviceLimits;
+pub use shape::{is_smooth, radices};
+
+use shape::{LineShape, prev_power_of_two, split_evenly};
 
 use crate::error::{Error, Result};
 use crate::spec::{FftSpec, Layout};
@@ -213,9 +217,15 @@ impl Pass {
 
     /// Number of register exchanges through workgroup memory.
     pub fn exchanges(&self) -> usize {
-        self.radices.len().saturating_sub(1)
+        shape::stage_exchanges(self.size, &self.radices, self.threads_per_line)
             + usize::from(self.staged_store)
             + usize::from(self.staged_load)
+    }
+
+    /// Registers (complex values) a thread needs: the points it holds between stages, or more
+    /// where a stage's butterflies do not share out evenly over the threads.
+    pub fn registers(&self) -> usize {
+        shape::registers(self.size, &self.radices, self.threads_per_line)
     }
 
     /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers):
@@ -292,16 +302,17 @@ impl Plan {
         spec.validate()?;
         opts.validate()?;
         let n = spec.n;
-        if !n.is_power_of_two() {
+        if !is_smooth(n) {
             return Err(Error::Unsupported {
                 what: format!("an FFT of length {n}"),
                 device: limits.name.clone(),
-                detail: "the GPU planner takes powers of two for now; the CPU backend \
-                         (Device::Cpu, --device cpu) transforms any length"
-                    .into(),
+                detail: format!(
+                    "the GPU planner takes lengths whose prime factors are all in {:?} for now; \
+                     the CPU backend (Device::Cpu, --device cpu) transforms any length",
+                    shape::SMOOTH_PRIMES
+                ),
             });
         }
-        let k = spec.log2_n();
         let too_large = |what: String, detail: String| Error::TooLarge {
             what,
             device: limits.name.clone(),
@@ -320,8 +331,16 @@ impl Plan {
                 ),
             ));
         }
+        let pow2 = n.is_power_of_two();
+        // Powers of two: the largest power-of-two block that fits (so passes split log2 n
+        // evenly); other lengths: whatever fits.
         let block_for = |ex: Exchange| {
-            let by_memory = prev_power_of_two(limits.workgroup_memory / ex.bytes());
+            let by_memory = limits.workgroup_memory / ex.bytes();
+            let by_memory = if pow2 {
+                prev_power_of_two(by_memory)
+            } else {
+                by_memory
+            };
             let points = limits
                 .max_points_per_thread
                 .max(opts.max_radix)
@@ -368,40 +387,60 @@ impl Plan {
         let split_chain =
             spec.chain.is_some() && n > opts.max_chain_points.unwrap_or(limits.max_chain_points);
         let fused_chain = spec.chain.is_some() && !split_chain;
-        let (block, mut passes) = if n * one_pass_lines <= complex_block {
-            let ex = Exchange::Complex;
-            (
-                (complex_block, ex),
-                vec![single_pass(spec, limits, opts, ex, min_lines, fused_chain)],
-            )
-        } else if n * one_pass_lines <= split_block {
-            let ex = Exchange::Split;
-            (
-                (split_block, ex),
-                vec![single_pass(spec, limits, opts, ex, min_lines, fused_chain)],
-            )
-        } else {
-            // Fewest passes; on a tie the cheaper complex exchange.
-            let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
-            let ex = if count(split_block) < count(complex_block) {
-                Exchange::Split
+        let single = |ex: Exchange| single_pass(spec, limits, opts, ex, min_lines, fused_chain);
+        let passes = if pow2 {
+            if n * one_pass_lines <= complex_block {
+                single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
+            } else if n * one_pass_lines <= split_block {
+                single(Exchange::Split).map(|p| ((split_block, Exchange::Split), vec![p]))
             } else {
-                Exchange::Complex
-            };
-            let block = block_for(ex);
-            let bits = split_evenly(k, count(block));
-            (
-                (block, ex),
-                multi_pass(spec, limits, opts, ex, &bits, min_lines),
-            )
+                // Fewest passes; on a tie the cheaper complex exchange.
+                let k = n.trailing_zeros();
+                let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
+                let ex = if count(split_block) < count(complex_block) {
+                    Exchange::Split
+                } else {
+                    Exchange::Complex
+                };
+                let block = block_for(ex);
+                let sizes: Vec<usize> = split_evenly(k, count(block))
+                    .into_iter()
+                    .map(|b| 1 << b)
+                    .collect();
+                multi_pass(spec, limits, opts, ex, &sizes, min_lines).map(|p| ((block, ex), p))
+            }
+        } else {
+            // Other smooth lengths: one pass where a line fits on chip, else the fewest passes
+            // whose sizes (the prime factors shared out evenly) each fit.
+            let blocks = [
+                (complex_block, Exchange::Complex),
+                (split_block, Exchange::Split),
+            ];
+            let one = blocks
+                .iter()
+                .filter(|(b, _)| n * one_pass_lines <= *b)
+                .find_map(|&(b, ex)| single(ex).map(|p| ((b, ex), vec![p])));
+            one.or_else(|| {
+                (2..=shape::MAX_PASSES).find_map(|parts| {
+                    blocks.iter().find_map(|&(b, ex)| {
+                        let sizes = shape::split_factors(n, parts, b / min_lines)?;
+                        multi_pass(spec, limits, opts, ex, &sizes, min_lines).map(|p| ((b, ex), p))
+                    })
+                })
+            })
+        };
+        let Some((block, mut passes)) = passes else {
+            return Err(too_large(
+                format!("an FFT of {n} points"),
+                "no split into passes fits the device's workgroup memory and threads".into(),
+            ));
         };
 
         let mut transforms_per_dispatch = (limits.max_binding / transform_bytes) as usize;
-        if transform_bytes < limits.binding_alignment {
-            // Chunk offsets must stay aligned.
-            let per_align = (limits.binding_alignment / transform_bytes) as usize;
-            transforms_per_dispatch -= transforms_per_dispatch % per_align;
-        }
+        // Chunk offsets must stay aligned: a whole number of alignments per chunk.
+        let per_align =
+            (limits.binding_alignment / gcd(transform_bytes, limits.binding_alignment)) as usize;
+        transforms_per_dispatch -= transforms_per_dispatch % per_align;
         if split_chain && passes.len() == 1 {
             let mut forward = passes[0].clone();
             forward.scale = None;
@@ -430,7 +469,7 @@ impl Plan {
             transforms_per_dispatch.min(spec.batch)
         };
         let lo_bits = if passes.iter().any(Pass::twiddled) {
-            k.div_ceil(2)
+            n.next_power_of_two().ilog2().div_ceil(2)
         } else {
             0
         };
@@ -537,48 +576,10 @@ impl Plan {
     }
 }
 
-/// The radices of an on-chip transform of `size` points: stages of `max_radix` after one
-/// smaller stage for the remainder (radix-8 after a radix-4 or radix-2 by default).
-pub fn radices(size: usize, max_radix: usize) -> Vec<usize> {
-    let bits = size.trailing_zeros();
-    let step = max_radix.max(2).trailing_zeros();
-    let mut r = match bits % step {
-        0 => vec![],
-        rest => vec![1 << rest],
-    };
-    r.extend(std::iter::repeat_n(1 << step, (bits / step) as usize));
-    r
-}
-
-fn prev_power_of_two(x: usize) -> usize {
-    if x == 0 { 0 } else { 1 << x.ilog2() }
-}
-
-/// `k` bits in `parts` parts as even as possible, larger parts first.
-fn split_evenly(k: u32, parts: u32) -> Vec<u32> {
-    (0..parts)
-        .map(|i| k / parts + u32::from(i < k % parts))
-        .collect()
-}
-
-/// Points per thread, radices and threads per line for a line of `size` points when a line
-/// may use at most `max_threads` threads: 8 points per thread (one radix-8 butterfly), more
-/// only when the thread budget requires it.
-fn line_shape(size: usize, max_threads: usize, opts: &PlanOptions) -> (usize, Vec<usize>, usize) {
-    let radices = radices(size, opts.max_radix);
-    let largest = radices.iter().copied().max().unwrap_or(1);
-    let wanted = opts
-        .points_per_thread
-        .unwrap_or(1)
-        .min(size)
-        .next_power_of_two();
-    let points = largest.max(wanted).max(size / max_threads.min(size).max(1));
-    (points, radices, size / points)
-}
-
 /// Pads workgroup memory when the extra eighth still fits the device.
 fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
-    pass.padded = true;
+    // Padding relies on power-of-two strides and alignments ([`crate::kernel`]'s `pad`).
+    pass.padded = pass.size.is_power_of_two() && pass.threads_per_line.is_power_of_two();
     if pass.workgroup_bytes() > limits.workgroup_memory {
         pass.padded = false;
     }
@@ -624,6 +625,7 @@ fn wide_lines(
         (false, false) => WIDE_LINES,
     };
     if default_shape(opts)
+        && n.is_power_of_two()
         && limits.max_points_per_thread >= 16
         && let Some(&(_, points, radix)) = table.iter().rev().find(|&&(from, ..)| n >= from)
     {
@@ -655,7 +657,7 @@ fn single_pass(
     exchange: Exchange,
     min_lines: usize,
     fused_chain: bool,
-) -> Pass {
+) -> Option<Pass> {
     let columns = spec.layout == Layout::Columns;
     // Whether this line will be a persistent kernel decides its shape; the final check (the
     // workgroup memory) comes below.
@@ -669,7 +671,7 @@ fn single_pass(
         1
     };
     let (points, radices, threads_per_line) =
-        line_shape(spec.n, limits.max_threads / min_lines, opts);
+        line_shape(spec.n, limits.max_threads / min_lines, limits, opts)?;
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
     let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)
         .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines));
@@ -677,7 +679,7 @@ fn single_pass(
     // neighbouring threads touch neighbouring addresses (whole 32-byte sectors); columns are
     // read across neighbouring lines anyway.
     let staged = !columns && threads_per_line < 4 && spec.n >= 4 && lines > 1;
-    if radices.len() > 1 || staged {
+    if shape::stage_exchanges(spec.n, &radices, threads_per_line) > 0 || staged {
         lines = lines.min((limits.workgroup_memory / (spec.n * exchange.bytes())).max(1));
     }
     let pass = Pass {
@@ -705,6 +707,7 @@ fn single_pass(
     // Prefetching copies 16-byte pairs, every thread the same number of them.
     let pairs = pass.size * pass.lines_per_group / 2;
     pass.prefetch = persistent
+        && pass.size.is_power_of_two()
         && !columns
         && !staged
         && pass.exchanges() > 0
@@ -720,7 +723,7 @@ fn single_pass(
             pass.tables_in_shared = 0;
         }
     }
-    pass
+    Some(pass)
 }
 
 fn multi_pass(
@@ -728,9 +731,9 @@ fn multi_pass(
     limits: &DeviceLimits,
     opts: &PlanOptions,
     exchange: Exchange,
-    bits: &[u32],
+    sizes: &[usize],
     min_lines: usize,
-) -> Vec<Pass> {
+) -> Option<Vec<Pass>> {
     let columns = spec.layout == Layout::Columns;
     let mut wide = opts.clone();
     if default_shape(opts)
@@ -742,11 +745,10 @@ fn multi_pass(
     }
     let opts = &wide;
     let mut stride = 1;
-    let mut passes = Vec::with_capacity(bits.len());
-    for (i, &b) in bits.iter().enumerate() {
-        let size = 1usize << b;
+    let mut passes = Vec::with_capacity(sizes.len());
+    for (i, &size) in sizes.iter().enumerate() {
         let (points, radices, threads_per_line) =
-            line_shape(size, limits.max_threads / min_lines, opts);
+            line_shape(size, limits.max_threads / min_lines, limits, opts)?;
         let all_lines = if columns { spec.batch } else { 1 } * spec.n / size;
         let fits = |lines: usize| {
             lines <= all_lines
@@ -757,7 +759,7 @@ fn multi_pass(
         while fits(2 * lines) && 2 * lines * threads_per_line <= opts.target_threads {
             lines *= 2;
         }
-        let last = i + 1 == bits.len();
+        let last = i + 1 == sizes.len();
         let pass = Pass {
             size,
             radices,
@@ -780,7 +782,25 @@ fn multi_pass(
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;
     }
-    passes
+    Some(passes)
+}
+
+/// The shape of a line of `size` points with at most `max_threads` threads, within twice the
+/// points per thread the device allows (mixed radices hold a few more between stages).
+fn line_shape(
+    size: usize,
+    max_threads: usize,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+) -> Option<LineShape> {
+    let per_thread = limits
+        .max_points_per_thread
+        .max(opts.points_per_thread.unwrap_or(1));
+    shape::line_shape(size, max_threads, 2 * per_thread, opts)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 fn normalization(spec: &FftSpec) -> Option<f32> {

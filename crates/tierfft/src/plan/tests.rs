@@ -55,6 +55,42 @@ fn plans_fit_device_limits_for_every_length() {
     }
 }
 
+/// Smooth lengths that are not powers of two: every one to 2^14, and a spread to 2^24
+/// (powers of 3, 5, 7, 6, 10 and the products of two of them), on every profile: passes
+/// multiply to n, radices to the pass, and every pass fits the device.
+#[test]
+fn plans_fit_device_limits_for_smooth_lengths() {
+    let mut lengths: Vec<usize> = (1..=1 << 14).filter(|&n| shape::is_smooth(n)).collect();
+    for base in [3usize, 5, 6, 7, 10, 11, 13] {
+        let mut n = base;
+        while n <= 1 << 24 {
+            lengths.extend([n, n * 2, n * 1000].iter().filter(|&&m| m <= 1 << 24));
+            n *= base;
+        }
+    }
+    for limits in all_profiles()
+        .into_iter()
+        .chain(DeviceLimits::profile("h100-cuda"))
+    {
+        for &n in &lengths {
+            let plan = Plan::new(&FftSpec::new(n).batch(3), &limits)
+                .unwrap_or_else(|e| panic!("{}: {n}: {e}", limits.name));
+            assert_eq!(plan.passes.iter().map(|p| p.size).product::<usize>(), n);
+            for p in &plan.passes {
+                assert_eq!(p.radices.iter().product::<usize>(), p.size, "{n}");
+                assert!(p.radices.iter().all(|&r| r <= 16), "{n}: {p:?}");
+                assert_eq!(p.threads_per_line * p.points_per_thread, p.size);
+                assert!(
+                    p.registers() <= 2 * limits.max_points_per_thread,
+                    "{n}: {p:?}"
+                );
+                assert!(p.threads() <= limits.max_threads, "{n}: {p:?}");
+                assert!(p.workgroup_bytes() <= limits.workgroup_memory, "{n}: {p:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn one_pass_up_to_the_on_chip_block() {
     let m1 = DeviceLimits::profile("apple-m1").unwrap();
@@ -109,9 +145,9 @@ fn bad_specs_are_errors() {
             Err(Error::UnsupportedLength { .. })
         ));
     }
-    // Until the mixed-radix planner: a clear refusal naming the device.
-    for n in [3, 1000, (1 << 24) - 1] {
-        let e = Plan::new(&FftSpec::new(n), &lp).expect_err("not a power of two");
+    // Until Bluestein: a clear refusal naming the device.
+    for n in [17, 4099, (1 << 24) - 1] {
+        let e = Plan::new(&FftSpec::new(n), &lp).expect_err("not smooth");
         assert!(matches!(e, Error::Unsupported { .. }), "{e}");
         assert!(e.to_string().contains("'lavapipe'"), "{e}");
     }

@@ -112,3 +112,47 @@ fn dispatch_splits_and_folded_grids() {
     check_on(&FftSpec::new(16).batch(500), &narrow(16, 70, 4));
     check_on(&FftSpec::new(1 << 15).batch(3), &narrow(1 << 15, 1, 65535));
 }
+
+/// Every smooth length to 1024 (factors 2..13) in one pass on lavapipe's and the H100's
+/// limits, forward with batch 3; and in-place inverses of a spread of them.
+#[test]
+fn every_smooth_length_to_1024() {
+    for profile in ["lavapipe", "h100-cuda"] {
+        for n in (1..=1024).filter(|n| crate::plan::is_smooth(*n)) {
+            check(&FftSpec::new(n).batch(3), profile);
+        }
+    }
+    for n in [3, 15, 143, 1000] {
+        check(&FftSpec::new(n).inverse().normalized(), "lavapipe");
+    }
+}
+
+/// Mixed-radix lengths above one pass, and the benchmark's smooth lengths, with columns,
+/// fused operations and chains.
+#[test]
+fn mixed_radix_plans() {
+    for (profile, n) in [
+        ("lavapipe", 2187),
+        ("lavapipe", 3125),
+        ("lavapipe", 5616),
+        ("lavapipe", 10000),
+        ("lavapipe", 46656),
+        ("small-16k", 16807),
+        ("h100-cuda", 5616),
+        ("h100-cuda", 100_000),
+    ] {
+        check(&FftSpec::new(n), profile);
+    }
+    let mut rng = StdRng::seed_from_u64(11);
+    for n in [12, 360, 1000, 1001] {
+        let h: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
+        let spec = FftSpec::new(n)
+            .batch(3)
+            .then_multiply_and_invert(h)
+            .normalized()
+            .on_store(PointOp::Conjugate);
+        check(&spec, "lavapipe");
+        check(&spec, "h100-cuda");
+        check(&FftSpec::new(n).batch(5).columns(), "lavapipe");
+    }
+}
