@@ -146,9 +146,9 @@ enum Steps {
 
 /// Fused steps on device-resident data.
 struct Fused {
-    /// One kernel, or (lines too long to chain on this device) a forward FFT and an inverse
-    /// FFT with the filter fused into its load.
-    range: Vec<Fft>,
+    /// Range compression as one chained plan: one kernel, or (lines longer than one pass)
+    /// the forward passes then the inverse's, the filter fused into the first one's load.
+    range: Fft,
     azimuth: Fft,
     azimuth_inverse: Fft,
 }
@@ -177,22 +177,8 @@ impl Focuser {
                 .clone()
                 .then_multiply_and_invert(filter.clone())
                 .normalized();
-            let range = match device.plan(&chained) {
-                Ok(fft) => vec![fft],
-                // Lines longer than one on-chip pass: two kernels, filter fused into the
-                // inverse's load.
-                Err(tierfft::Error::TooLarge { .. }) => vec![
-                    device.plan(&range_rows)?,
-                    device.plan(
-                        &range_rows
-                            .clone()
-                            .inverse()
-                            .normalized()
-                            .on_load(PointOp::Multiply(filter)),
-                    )?,
-                ],
-                Err(e) => return Err(e.into()),
-            };
+            // Lines longer than one on-chip pass chain over passes of their own.
+            let range = device.plan(&chained)?;
             let columns = FftSpec::new(lines).batch(samples).columns();
             Steps::Fused(Fused {
                 range,
@@ -269,9 +255,7 @@ impl Focuser {
         sync()?;
         t.transfer_s = lap();
         on_step("range compression");
-        for fft in range {
-            fft.process_buffer(&mut scene)?;
-        }
+        range.process_buffer(&mut scene)?;
         sync()?;
         t.range_compression_s = lap();
         on_step("azimuth FFT");

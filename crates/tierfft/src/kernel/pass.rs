@@ -31,21 +31,21 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         "multi-pass plans run out of place"
     );
     let mut g = PassGen::new(plan, index);
-    // The second kernel of a split chain: the filter on load, then the inverse transform.
-    let chain_inverse = plan.split_chain && index == 1;
+    // A pass of a chain's back-transform runs in the opposite direction.
+    let chain_inverse = pass.inverse;
     g.locate_line();
     g.load();
     if index == 0 {
         g.point_ops(&plan.spec.load, g.aux_load, "on load", PassGen::in_index);
     }
-    if let (true, Some(slot)) = (chain_inverse, g.aux_chain) {
+    if let (true, Some(slot)) = (pass.filter_on_load, g.aux_chain) {
         g.chain_filter(slot);
     }
     for s in 0..pass.radices.len() {
         g.stage(s, chain_inverse);
     }
     g.gather_held();
-    if let (false, Some(slot)) = (plan.split_chain, g.aux_chain) {
+    if let (true, Some(slot)) = (pass.fused_chain, g.aux_chain) {
         // Chained transform (one-pass plans): after the last stage register m holds output
         // point tl + T·m, which is the layout the next transform loads, so the inverse
         // starts in registers.
@@ -60,7 +60,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     let dir = match (plan.spec.direction.sign() < 0.0, chain_inverse) {
         (true, false) => "forward",
         (false, false) => "inverse",
-        (_, true) => "chained back-transform (filter on load, opposite direction)",
+        (_, true) => "chained back-transform (opposite direction)",
     };
     let radices: Vec<String> = pass.radices.iter().map(|r| r.to_string()).collect();
     let mut doc = vec![
@@ -328,7 +328,7 @@ impl<'a> PassGen<'a> {
             }
         };
         copy(Mem::Twiddles, 0, p.tables_offset(), twiddles);
-        if let Some(slot) = self.aux_chain.filter(|_| !self.plan.split_chain) {
+        if let Some(slot) = self.aux_chain.filter(|_| p.fused_chain) {
             copy(
                 Mem::Aux,
                 self.aux[slot],
@@ -420,7 +420,10 @@ impl<'a> PassGen<'a> {
                     Mem::Twiddles,
                     u(tw.hi_offset()) + (ex >> u(tw.lo_bits as usize)),
                 );
-                let w = self.em.bind(Ty::C32, lo.cmul(hi));
+                let mut w = self.em.bind(Ty::C32, lo.cmul(hi));
+                if p.inverse {
+                    w = complex(w.re(), -w.im());
+                }
                 self.em
                     .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(w)));
             }
@@ -434,7 +437,7 @@ impl<'a> PassGen<'a> {
         self.em
             .comment("chained: multiply the spectrum by the filter, then transform back");
         for m in 0..self.e() {
-            let h = if self.pass.tables_in_shared > 0 && !self.plan.split_chain {
+            let h = if self.pass.tables_in_shared > 0 && self.pass.fused_chain {
                 let filter = self.pass.tables_offset() + self.plan.twiddles.lo_offset();
                 load(Mem::Shared, u(filter) + self.in_index(m))
             } else {

@@ -207,6 +207,19 @@ pub struct Pass {
     /// memory once, after the prefetch area, and read them there: this many elements (0: read
     /// from device memory).
     pub tables_in_shared: usize,
+    /// Part of a chain's back-transform: runs in the opposite direction (conjugated twiddles).
+    pub inverse: bool,
+    /// Multiplies by the chain's filter on load: the first pass of a back-transform that runs
+    /// as passes of its own.
+    pub filter_on_load: bool,
+    /// Chains the filter and the back-transform inside this one-pass kernel, in registers.
+    pub fused_chain: bool,
+    /// Elements per transform in the buffer this pass reads and in the one it writes: the
+    /// transform's length, except where a Bluestein plan's first pass reads the user's
+    /// shorter rows and its last pass writes them.
+    pub src_len: usize,
+    /// See [`Pass::src_len`].
+    pub dst_len: usize,
 }
 
 impl Pass {
@@ -284,8 +297,9 @@ pub struct Plan {
     /// Run all passes on one chunk of `transforms_per_dispatch` transforms before the next
     /// (L2 residency), rather than each pass over the whole batch.
     pub resident: bool,
-    /// A chained spec runs as two one-pass kernels: pass 1 the forward transform, pass 2 the
-    /// filter multiply and the inverse (see [`DeviceLimits::max_chain_points`]).
+    /// A chained spec runs as passes of its own: the forward transform's passes, then the
+    /// back-transform's, the first multiplying by the filter on load (a chain longer than
+    /// one pass, or than [`DeviceLimits::max_chain_points`]).
     pub split_chain: bool,
     /// Layout of the twiddle buffer.
     pub twiddles: TwiddleLayout,
@@ -384,9 +398,9 @@ impl Plan {
             ));
         }
 
-        let split_chain =
+        let long_chain =
             spec.chain.is_some() && n > opts.max_chain_points.unwrap_or(limits.max_chain_points);
-        let fused_chain = spec.chain.is_some() && !split_chain;
+        let fused_chain = spec.chain.is_some() && !long_chain;
         let single = |ex: Exchange| single_pass(spec, limits, opts, ex, min_lines, fused_chain);
         let passes = if pow2 {
             if n * one_pass_lines <= complex_block {
@@ -436,24 +450,20 @@ impl Plan {
             ));
         };
 
-        let mut transforms_per_dispatch = (limits.max_binding / transform_bytes) as usize;
-        // Chunk offsets must stay aligned: a whole number of alignments per chunk.
-        let per_align =
-            (limits.binding_alignment / gcd(transform_bytes, limits.binding_alignment)) as usize;
-        transforms_per_dispatch -= transforms_per_dispatch % per_align;
-        if split_chain && passes.len() == 1 {
-            let mut forward = passes[0].clone();
-            forward.scale = None;
-            passes.insert(0, forward);
-        } else if spec.chain.is_some() && passes.len() > 1 {
-            return Err(too_large(
-                format!("a chained FFT → multiply → inverse FFT of {n} points"),
-                format!(
-                    "chained transforms run in one pass, and one pass holds at most {} points on \
-                     this device; run the two transforms separately",
-                    block.0
-                ),
-            ));
+        let mut transforms_per_dispatch =
+            transforms_per_binding(limits, &[n], spec.whole_batch(), spec.batch)?;
+        if spec.chain.is_some() && !passes_fuse_chain(&passes) {
+            // A chain that does not fit one kernel: the forward passes, then the same passes
+            // run backwards, the first multiplying by the filter on load.
+            let mut back = passes.clone();
+            for p in &mut passes {
+                p.scale = None;
+            }
+            for p in &mut back {
+                p.inverse = true;
+            }
+            back[0].filter_on_load = true;
+            passes.extend(back);
         }
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.
@@ -474,6 +484,7 @@ impl Plan {
             0
         };
         let twiddles = TwiddleLayout::new(n, passes.iter().map(|p| &p.radices[..]), lo_bits);
+        let split_chain = spec.chain.is_some() && !passes_fuse_chain(&passes);
         let plan = Plan {
             spec: spec.clone(),
             limits: limits.clone(),
@@ -702,6 +713,11 @@ fn single_pass(
         groups_per_unit: opts.groups_per_unit,
         prefetch: false,
         tables_in_shared: 0,
+        inverse: false,
+        filter_on_load: false,
+        fused_chain,
+        src_len: spec.n,
+        dst_len: spec.n,
     };
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them.
@@ -778,6 +794,11 @@ fn multi_pass(
             groups_per_unit: opts.groups_per_unit,
             prefetch: false,
             tables_in_shared: 0,
+            inverse: false,
+            filter_on_load: false,
+            fused_chain: false,
+            src_len: spec.n,
+            dst_len: spec.n,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;
@@ -797,6 +818,46 @@ fn line_shape(
         .max_points_per_thread
         .max(opts.points_per_thread.unwrap_or(1));
     shape::line_shape(size, max_threads, 2 * per_thread, opts)
+}
+
+/// Transforms one dispatch binds: as many as the binding limit allows for rows of the longest
+/// of `lens` elements, whole multiples of what keeps each length's chunk offsets aligned.
+/// A batch that must be split but cannot be split at aligned offsets is an error.
+fn transforms_per_binding(
+    limits: &DeviceLimits,
+    lens: &[usize],
+    whole: bool,
+    batch: usize,
+) -> Result<usize> {
+    let longest = 8 * lens.iter().copied().max().unwrap_or(1) as u64;
+    let most = (limits.max_binding / longest) as usize;
+    let align = limits.binding_alignment;
+    let per_align = lens
+        .iter()
+        .map(|&l| (align / gcd(8 * l as u64, align)) as usize)
+        .fold(1, |a, b| a * b / gcd(a as u64, b as u64) as usize);
+    let aligned = most - most % per_align;
+    if whole || batch <= most {
+        // One dispatch, at offset 0.
+        Ok(most.max(1))
+    } else if aligned > 0 {
+        Ok(aligned)
+    } else {
+        Err(Error::TooLarge {
+            what: format!("a batch of {batch} transforms of {longest} bytes each"),
+            device: limits.name.clone(),
+            detail: format!(
+                "one binding holds at most {most} of them, and chunks of the batch must start on \
+                 {align}-byte boundaries, which takes multiples of {per_align}; use a batch of at \
+                 most {most}"
+            ),
+        })
+    }
+}
+
+/// Whether the chain runs inside a one-pass kernel.
+fn passes_fuse_chain(passes: &[Pass]) -> bool {
+    passes.iter().any(|p| p.fused_chain)
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

@@ -144,6 +144,20 @@ fn mixed_radix_plans() {
         check(&FftSpec::new(n), profile);
     }
     let mut rng = StdRng::seed_from_u64(11);
+    // Chains longer than one pass: the forward passes, then the back-transform's.
+    for (profile, n) in [
+        ("lavapipe", 1 << 15),
+        ("lavapipe", 10000),
+        ("h100-cuda", 8192),
+    ] {
+        let h: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
+        let spec = FftSpec::new(n)
+            .batch(2)
+            .on_load(PointOp::Conjugate)
+            .then_multiply_and_invert(h)
+            .normalized();
+        check(&spec, profile);
+    }
     for n in [12, 360, 1000, 1001] {
         let h: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
         let spec = FftSpec::new(n)
