@@ -36,7 +36,8 @@ fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
     if plan.spec.whole_batch() {
         return plan.spec.batch;
     }
-    let transform = 8 * plan.spec.n as u64;
+    // Bluestein's intermediate rows are the longer ones.
+    let transform = 8 * plan.spec.n.max(plan.transform().n) as u64;
     let budget = HOST_CHUNK_BYTES.min(max_buffer).max(transform);
     ((budget / transform) as usize).min(plan.spec.batch)
 }
@@ -63,7 +64,7 @@ fn build_kernels<K>(
 /// there are none: bindings cannot be empty).
 pub(crate) fn aux_values(plan: &Plan) -> Vec<Complex32> {
     let mut values: Vec<Complex32> = plan
-        .spec
+        .transform()
         .vectors()
         .iter()
         .flat_map(|v| v.iter().copied())

@@ -36,7 +36,12 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     g.locate_line();
     g.load();
     if index == 0 {
-        g.point_ops(&plan.spec.load, g.aux_load, "on load", PassGen::in_index);
+        g.point_ops(
+            &plan.transform().load,
+            g.aux_load,
+            Mem::Src,
+            PassGen::in_index,
+        );
     }
     if let (true, Some(slot)) = (pass.filter_on_load, g.aux_chain) {
         g.chain_filter(slot);
@@ -57,7 +62,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     }
     g.store();
     let total = plan.passes.len();
-    let dir = match (plan.spec.direction.sign() < 0.0, chain_inverse) {
+    let dir = match (plan.transform().direction.sign() < 0.0, chain_inverse) {
         (true, false) => "forward",
         (false, false) => "inverse",
         (_, true) => "chained back-transform (opposite direction)",
@@ -67,7 +72,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         format!(
             "tierfft pass {}/{total} of a {}-point {dir} FFT: {}-point lines, radices {}, stride {}",
             index + 1,
-            plan.spec.n,
+            plan.transform().n,
             pass.size,
             if radices.is_empty() {
                 "-".into()
@@ -129,6 +134,8 @@ type Write = (usize, Expr, Option<Expr>);
 
 struct PassGen<'a> {
     plan: &'a Plan,
+    /// The transform the passes compute ([`Plan::transform`]).
+    spec: &'a crate::FftSpec,
     pass: &'a Pass,
     /// This pass's index in the plan.
     index: usize,
@@ -157,7 +164,7 @@ struct PassGen<'a> {
 impl<'a> PassGen<'a> {
     fn new(plan: &'a Plan, index: usize) -> Self {
         let pass = &plan.passes[index];
-        let spec = &plan.spec;
+        let spec = plan.transform();
         let multiplies =
             |ops: &[crate::spec::PointOp]| ops.iter().filter(|o| o.vector().is_some()).count();
         let aux_chain = multiplies(&spec.load);
@@ -177,6 +184,7 @@ impl<'a> PassGen<'a> {
             .collect();
         PassGen {
             plan,
+            spec,
             pass,
             index,
             aux,
@@ -212,15 +220,23 @@ impl<'a> PassGen<'a> {
 
     /// Buffer elements between neighbouring points of one transform.
     fn point_stride(&self) -> usize {
-        match self.plan.spec.layout {
+        match self.spec.layout {
             Layout::Rows => 1,
-            Layout::Columns => self.plan.spec.batch,
+            Layout::Columns => self.spec.batch,
         }
     }
 
-    /// Buffer element of this thread's transform's point `index`.
-    fn element(&self, index: Expr) -> Expr {
-        var("base") + index * u(self.point_stride())
+    /// Element of this thread's transform's point `index` in the buffer `mem` (source or
+    /// destination: their rows differ in a Bluestein plan's first and last passes).
+    fn element(&self, mem: Mem, index: Expr) -> Expr {
+        let rows_differ =
+            self.spec.layout == Layout::Rows && self.pass.src_len != self.pass.dst_len;
+        let base = match (!rows_differ, mem) {
+            (true, _) => "base",
+            (false, Mem::Dst) => "base_out",
+            (false, _) => "base_in",
+        };
+        var(base) + index * u(self.point_stride())
     }
 
     fn locate_line(&mut self) {
@@ -260,21 +276,35 @@ impl<'a> PassGen<'a> {
         } else {
             self.em.let_("line", Ty::U32, first + var("lc"));
         }
-        let (n, batch) = (self.plan.spec.n, self.plan.spec.batch);
-        match (self.plan.spec.layout, p.size == n) {
-            (Layout::Rows, true) => self.em.let_("base", Ty::U32, var("line") * u(n)),
+        let (n, batch) = (self.spec.n, self.spec.batch);
+        match (self.spec.layout, p.size == n) {
+            (Layout::Rows, true) => self.row_bases(var("line")),
             (Layout::Rows, false) => {
                 let per = n / p.size;
                 self.em.let_("j", Ty::U32, var("line") % u(per));
-                self.em.let_("base", Ty::U32, (var("line") / u(per)) * u(n))
+                self.row_bases(var("line") / u(per));
             }
             // Columns: neighbouring lines are neighbouring columns (line = j·batch + column).
-            (Layout::Columns, true) => self.em.let_("base", Ty::U32, var("line")),
+            (Layout::Columns, true) => {
+                self.em.let_("base", Ty::U32, var("line"));
+            }
             (Layout::Columns, false) => {
                 self.em.let_("j", Ty::U32, var("line") / u(batch));
-                self.em.let_("base", Ty::U32, var("line") % u(batch))
+                self.em.let_("base", Ty::U32, var("line") % u(batch));
             }
         };
+    }
+
+    /// Where row `row`'s transform starts in the source and destination buffers.
+    fn row_bases(&mut self, row: Expr) {
+        let p = self.pass;
+        if p.src_len == p.dst_len {
+            self.em.let_("base", Ty::U32, row * u(p.src_len));
+        } else {
+            let row = self.em.bind(Ty::U32, row);
+            self.em.let_("base_in", Ty::U32, row.clone() * u(p.src_len));
+            self.em.let_("base_out", Ty::U32, row * u(p.dst_len));
+        }
     }
 
     /// Copies of workgroup `group`'s lines (contiguous rows) into the prefetch area, 16 bytes
@@ -333,7 +363,7 @@ impl<'a> PassGen<'a> {
                 Mem::Aux,
                 self.aux[slot],
                 p.tables_offset() + twiddles,
-                self.plan.spec.n,
+                self.spec.n,
             );
         }
         copies
@@ -350,7 +380,7 @@ impl<'a> PassGen<'a> {
 
     fn load_held(&mut self) {
         let p = self.pass;
-        let n = self.plan.spec.n;
+        let n = self.spec.n;
         let (t, e) = (self.t(), self.e());
         if p.prefetch {
             self.em
@@ -397,8 +427,25 @@ impl<'a> PassGen<'a> {
         }
         self.em
             .comment("load (coalesced across neighbouring threads)");
+        let short = p.src_len < self.spec.n;
+        if short {
+            self.em.comment(format!(
+                "the source rows hold {} points: zero past them",
+                p.src_len
+            ));
+        }
         for m in 0..e {
-            let x = load(Mem::Src, self.element(self.in_index(m)));
+            let x = if short {
+                let k = self.em.bind(Ty::U32, self.in_index(m));
+                let at = self.element(Mem::Src, min(k.clone(), u(p.src_len - 1)));
+                select(
+                    lt(k, u(p.src_len)),
+                    load(Mem::Src, at),
+                    complex(f(0.0), f(0.0)),
+                )
+            } else {
+                load(Mem::Src, self.element(Mem::Src, self.in_index(m)))
+            };
             self.em.push(Stmt::Var(format!("v{m}"), Ty::C32, x));
         }
         if p.twiddled() {
@@ -451,7 +498,7 @@ impl<'a> PassGen<'a> {
     /// Index within its transform of the input point register `m` holds after the load.
     fn in_index(&self, m: usize) -> Expr {
         let pos = var("tl") + u(self.t() * m);
-        let n = self.plan.spec.n;
+        let n = self.spec.n;
         if self.pass.size == n {
             pos
         } else {
@@ -466,9 +513,9 @@ impl<'a> PassGen<'a> {
         let p = self.pass;
         let pos = var("tl") + u(self.t() * m);
         let ns = p.stride;
-        if p.size == self.plan.spec.n {
+        if p.size == self.spec.n {
             pos
-        } else if ns * p.size == self.plan.spec.n {
+        } else if ns * p.size == self.spec.n {
             var("j") + pos * u(ns)
         } else {
             (var("j") / u(ns)) * u(ns * p.size) + var("j") % u(ns) + pos * u(ns)
@@ -481,10 +528,15 @@ impl<'a> PassGen<'a> {
         &mut self,
         ops: &[crate::spec::PointOp],
         first_slot: usize,
-        when: &str,
+        at: Mem,
         index: fn(&Self, usize) -> Expr,
     ) {
         use crate::spec::PointOp;
+        let when = if at == Mem::Dst {
+            "on store"
+        } else {
+            "on load"
+        };
         let mut slot = first_slot;
         for op in ops {
             self.em.comment(format!("{when}: {}", op_name(op)));
@@ -498,7 +550,7 @@ impl<'a> PassGen<'a> {
                     }
                     PointOp::MultiplyEach(_) => v.cmul(load(
                         Mem::Aux,
-                        u(self.aux[slot]) + self.element(index(self, m)),
+                        u(self.aux[slot]) + self.element(at, index(self, m)),
                     )),
                     PointOp::Conjugate => complex(re.clone(), -im.clone()),
                     PointOp::Scale(s) => v * f(*s),
@@ -530,7 +582,7 @@ impl<'a> PassGen<'a> {
         let t = self.t();
         let (butterflies, rounds) = stage_rounds(p.size, r, t);
         let even = rounds * t == butterflies;
-        let sign = self.plan.spec.direction.sign() * if inverse { -1.0 } else { 1.0 };
+        let sign = self.spec.direction.sign() * if inverse { -1.0 } else { 1.0 };
         let last = s + 1 == p.radices.len();
         self.em.comment(format!(
             "{}stage {}: radix {r}, {ns}-point sub-transforms done{}",
@@ -746,8 +798,8 @@ impl<'a> PassGen<'a> {
             }
         }
         if self.index + 1 == self.plan.passes.len() {
-            let ops = self.plan.spec.store.clone();
-            self.point_ops(&ops, self.aux_store, "on store", PassGen::out_index);
+            let ops = self.spec.store.clone();
+            self.point_ops(&ops, self.aux_store, Mem::Dst, PassGen::out_index);
         }
         if p.staged_store {
             // A line's outputs are contiguous (first pass of several, or a one-pass plan), so
@@ -780,14 +832,25 @@ impl<'a> PassGen<'a> {
             }
             return;
         }
-        self.em.comment("store");
+        let short = p.dst_len < self.spec.n;
+        self.em.comment(if short {
+            format!("store the first {} points of each row", p.dst_len)
+        } else {
+            "store".into()
+        });
         let stores: Vec<Stmt> = (0..e)
             .map(|m| {
-                Stmt::Store(
+                let k = self.out_index(m);
+                let store = Stmt::Store(
                     Mem::Dst,
-                    self.element(self.out_index(m)),
+                    self.element(Mem::Dst, k.clone()),
                     self.regs[m].clone(),
-                )
+                );
+                if short {
+                    Stmt::If(lt(k, u(p.dst_len)), vec![store])
+                } else {
+                    store
+                }
             })
             .collect();
         if self.guarded {

@@ -40,6 +40,16 @@ impl fmt::Display for Plan {
             Exchange::Split => "split re/im exchange, 4 bytes/point",
         };
         writeln!(f, "on-chip block: {block} points ({ex})")?;
+        if let Some(b) = &self.bluestein {
+            writeln!(
+                f,
+                "Bluestein: {} has a prime factor above 13; a {}-point convolution ({}): chirp on \
+                 load, FFT, chirp spectrum, inverse FFT, chirp on store",
+                s.n,
+                b.m,
+                factored(b.m)
+            )?;
+        }
         writeln!(f, "passes over device memory: {}", self.passes.len())?;
         if s.chain.is_some() {
             writeln!(

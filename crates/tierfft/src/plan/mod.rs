@@ -16,10 +16,12 @@
 //! passes, where `lines` consecutive lines share a workgroup so that strided reads and writes
 //! come in runs at least one memory transaction long.
 
+mod bluestein;
 mod display;
 mod limits;
 pub mod shape;
 
+pub use bluestein::Bluestein;
 pub use limits::DeviceLimits;
 pub use shape::{is_smooth, radices};
 
@@ -303,6 +305,9 @@ pub struct Plan {
     pub split_chain: bool,
     /// Layout of the twiddle buffer.
     pub twiddles: TwiddleLayout,
+    /// A length with a prime factor above 13: the passes run Bluestein's convolution, a
+    /// longer smooth transform (see [`Bluestein`]).
+    pub bluestein: Option<Bluestein>,
 }
 
 impl Plan {
@@ -315,18 +320,17 @@ impl Plan {
     pub fn with_options(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
         spec.validate()?;
         opts.validate()?;
-        let n = spec.n;
-        if !is_smooth(n) {
-            return Err(Error::Unsupported {
-                what: format!("an FFT of length {n}"),
-                device: limits.name.clone(),
-                detail: format!(
-                    "the GPU planner takes lengths whose prime factors are all in {:?} for now; \
-                     the CPU backend (Device::Cpu, --device cpu) transforms any length",
-                    shape::SMOOTH_PRIMES
-                ),
-            });
+        if is_smooth(spec.n) {
+            Plan::smooth(spec, limits, opts)
+        } else {
+            bluestein::plan(spec, limits, opts)
         }
+    }
+
+    /// Plans a transform of smooth length (any, up to Bluestein's inner lengths: the spec
+    /// is validated by the caller).
+    fn smooth(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
+        let n = spec.n;
         let too_large = |what: String, detail: String| Error::TooLarge {
             what,
             device: limits.name.clone(),
@@ -494,6 +498,7 @@ impl Plan {
             resident,
             split_chain,
             twiddles,
+            bluestein: None,
         };
         let max_groups = u64::from(limits.max_groups_per_dim).pow(2);
         for pass in &plan.passes {
@@ -508,9 +513,19 @@ impl Plan {
         Ok(plan)
     }
 
+    /// The transform the passes compute: the spec, or Bluestein's longer convolution.
+    pub fn transform(&self) -> &FftSpec {
+        self.bluestein.as_ref().map_or(&self.spec, |b| &b.transform)
+    }
+
+    /// The twiddle buffer's contents ([`Plan::twiddles`] in the transform's direction).
+    pub fn twiddle_values(&self) -> Vec<num_complex::Complex32> {
+        self.twiddles.build(self.transform().direction.sign())
+    }
+
     /// Lines in one transform for `pass`.
     pub fn lines_per_transform(&self, pass: &Pass) -> usize {
-        self.spec.n / pass.size
+        self.transform().n / pass.size
     }
 
     /// Whether the last workgroup of `pass` holds lines past the end of a dispatch, whose
@@ -535,6 +550,23 @@ impl Plan {
     /// between slots 0 and 1; with it true, slot 0 is only read (slots 1 and 2 ping-pong).
     pub fn routing(&self, keep_input: bool) -> Vec<(usize, usize)> {
         let p = self.passes.len();
+        if self.bluestein.is_some() && p > 1 {
+            // Slot 0 holds the user's rows, shorter than the transform's: only the first pass
+            // reads it and (in place) the last writes it; the passes between ping-pong
+            // between slots 1 and 2.
+            let mid = |i: usize| 1 + i % 2;
+            return (0..p)
+                .map(|i| {
+                    let src = if i == 0 { 0 } else { mid(i - 1) };
+                    let dst = match (i + 1 < p, keep_input) {
+                        (true, _) => mid(i),
+                        (false, false) => 0,
+                        (false, true) => mid(i),
+                    };
+                    (src, dst)
+                })
+                .collect();
+        }
         match (keep_input, p) {
             (false, 1) => vec![(0, 0)],
             (false, _) => (0..p).map(|i| (i % 2, 1 - i % 2)).collect(),
@@ -548,6 +580,22 @@ impl Plan {
                 })
                 .collect(),
         }
+    }
+
+    /// Elements per transform each slot of `routing` must hold: the longest rows any pass
+    /// reads from it or writes to it.
+    pub fn slot_lens(&self, routing: &[(usize, usize)]) -> Vec<usize> {
+        let slots = routing
+            .iter()
+            .map(|&(a, b)| a.max(b) + 1)
+            .max()
+            .unwrap_or(1);
+        let mut lens = vec![self.spec.n; slots];
+        for (pass, &(src, dst)) in self.passes.iter().zip(routing) {
+            lens[src] = lens[src].max(pass.src_len);
+            lens[dst] = lens[dst].max(pass.dst_len);
+        }
+        lens
     }
 
     /// The kernels a backend compiles: `(pass, in_place)` for every pass out of place, and the
@@ -583,7 +631,8 @@ impl Plan {
 
     /// Bytes read plus bytes written in device memory by one execution (all passes).
     pub fn bytes_moved(&self) -> u64 {
-        self.passes.len() as u64 * 2 * 8 * self.spec.len() as u64
+        let per_transform: usize = self.passes.iter().map(|p| p.src_len + p.dst_len).sum();
+        8 * (per_transform * self.spec.batch) as u64
     }
 }
 

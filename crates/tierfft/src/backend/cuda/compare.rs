@@ -189,7 +189,10 @@ pub fn compare(
     let download = |s: &CudaSlice<f32>| -> Result<Vec<Complex32>> {
         let mut out = vec![Complex32::new(f32::NAN, f32::NAN); len];
         stream
-            .memcpy_dtoh(s, bytemuck::cast_slice_mut::<Complex32, f32>(&mut out))
+            .memcpy_dtoh(
+                &s.slice(..2 * len),
+                bytemuck::cast_slice_mut::<Complex32, f32>(&mut out),
+            )
             .map_err(gpu_err("downloading"))?;
         Ok(out)
     };

@@ -97,7 +97,7 @@ impl CudaFft {
             })
         };
         let (out_of_place, in_place) = build_kernels(plan, load)?;
-        let table = plan.twiddles.build(plan.spec.direction.sign());
+        let table = plan.twiddle_values();
         let twiddles = dev
             .stream
             .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&table))
@@ -149,7 +149,6 @@ impl CudaFft {
         transforms: usize,
         routing: &[(usize, usize)],
     ) -> Result<usize> {
-        let n = self.plan.spec.n;
         let stream = &self.dev.stream;
         for (p, first, count) in self.plan.dispatches(transforms) {
             let pass = &self.plan.passes[p];
@@ -173,9 +172,10 @@ impl CudaFft {
                 block_dim: (k.threads, 1, 1),
                 shared_mem_bytes: k.shared_bytes,
             };
-            let range = 2 * first * n..2 * (first + count) * n;
+            // This dispatch's rows, of the pass's own lengths (Bluestein's differ).
+            let range = |len: usize| 2 * first * len..2 * (first + count) * len;
             let result = if k.in_place {
-                let mut dst_view = slots[dst].slice_mut(range);
+                let mut dst_view = slots[dst].slice_mut(range(pass.dst_len));
                 let mut b = stream.launch_builder(&k.func);
                 b.arg(&mut dst_view)
                     .arg(&self.twiddles)
@@ -186,8 +186,8 @@ impl CudaFft {
                 unsafe { b.launch(cfg) }
             } else {
                 let (s, d) = two_slots(slots, src, dst);
-                let src_view = s.slice(range.clone());
-                let mut dst_view = d.slice_mut(range);
+                let src_view = s.slice(range(pass.src_len));
+                let mut dst_view = d.slice_mut(range(pass.dst_len));
                 let mut b = stream.launch_builder(&k.func);
                 b.arg(&src_view)
                     .arg(&mut dst_view)
@@ -202,25 +202,21 @@ impl CudaFft {
         Ok(routing.last().map_or(0, |&(_, d)| d))
     }
 
-    /// Buffers for `transforms` transforms: as many as `routing` uses, less `have` the caller
-    /// brings.
+    /// Buffers for `transforms` transforms: as many as `routing` uses, less the first `have`
+    /// the caller brings.
     fn alloc_slots(
         &self,
         transforms: usize,
         routing: &[(usize, usize)],
         have: usize,
     ) -> Result<Vec<CudaSlice<f32>>> {
-        let count = routing
-            .iter()
-            .map(|&(a, b)| a.max(b) + 1)
-            .max()
-            .unwrap_or(1)
-            .saturating_sub(have);
-        let len = 2 * transforms * self.plan.spec.n;
         // SAFETY: every slot is written (upload or kernel) before it is read.
-        (0..count)
-            .map(|_| {
-                unsafe { self.dev.stream.alloc::<f32>(len) }
+        self.plan
+            .slot_lens(routing)
+            .into_iter()
+            .skip(have)
+            .map(|len| {
+                unsafe { self.dev.stream.alloc::<f32>(2 * transforms * len) }
                     .map_err(gpu_err("allocating device memory"))
             })
             .collect()
@@ -250,7 +246,7 @@ impl CudaFft {
             self.dev
                 .stream
                 .memcpy_dtoh(
-                    &slots[result],
+                    &slots[result].slice(..2 * r.len()),
                     bytemuck::cast_slice_mut::<Complex32, f32>(&mut output[r]),
                 )
                 .map_err(gpu_err("downloading"))?;
@@ -318,9 +314,10 @@ impl Executor for CudaFft {
         let result = self.enqueue(&mut slots, transforms, &routing)?;
         if result != 0 {
             let (data, rest) = slots.split_at_mut(1);
+            let len = data[0].len();
             self.dev
                 .stream
-                .memcpy_dtod(&*rest[result - 1], &mut *data[0])
+                .memcpy_dtod(&rest[result - 1].slice(..len), &mut *data[0])
                 .map_err(gpu_err("copying the result back"))?;
         }
         Ok(())
@@ -335,7 +332,7 @@ impl Executor for CudaFft {
         self.dev
             .stream
             .memcpy_dtoh(
-                &slots[result],
+                &slots[result].slice(..2 * input.len()),
                 bytemuck::cast_slice_mut::<Complex32, f32>(&mut output),
             )
             .map_err(gpu_err("downloading"))?;

@@ -57,7 +57,7 @@ impl WgpuFft {
             dev.compile(&wgsl::print(&pass_kernel(plan, i, in_place)), &layout.1)
         };
         let (out_of_place, in_place) = build_kernels(plan, compile)?;
-        let table = plan.twiddles.build(plan.spec.direction.sign());
+        let table = plan.twiddle_values();
         let twiddles = dev
             .device
             .create_buffer_init(&w::util::BufferInitDescriptor {
@@ -95,15 +95,15 @@ impl WgpuFft {
         let d = &self.dev.device;
         let n = self.plan.spec.n;
         let bytes = 8 * (n * transforms) as u64;
-        let slots_needed = routing
+        let lens = self.plan.slot_lens(&routing);
+        let slots = lens
             .iter()
-            .map(|&(a, b)| a.max(b) + 1)
-            .max()
-            .unwrap_or(1);
-        let slots = (0..slots_needed)
-            .map(|i| match (i, data) {
+            .enumerate()
+            .map(|(i, len)| match (i, data) {
                 (0, Some(b)) => Ok(b.clone()),
-                _ => self.dev.storage(bytes, &format!("tierfft slot {i}")),
+                _ => self
+                    .dev
+                    .storage(8 * (len * transforms) as u64, &format!("tierfft slot {i}")),
             })
             .collect::<Result<Vec<w::Buffer>>>()?;
         let max_x = self.plan.limits.max_groups_per_dim;
@@ -122,17 +122,18 @@ impl WgpuFft {
                 contents: bytemuck::cast_slice(&[lines, 0, 0, 0]),
                 usage: w::BufferUsages::UNIFORM,
             });
-            let range = |slot: usize| {
+            // Each binding cut to this dispatch's rows (of the pass's own length).
+            let range = |slot: usize, len: usize| {
                 w::BindingResource::Buffer(w::BufferBinding {
                     buffer: &slots[slot],
-                    offset: 8 * (first * n) as u64,
-                    size: w::BufferSize::new(8 * (count * n) as u64),
+                    offset: 8 * (first * len) as u64,
+                    size: w::BufferSize::new(8 * (count * len) as u64),
                 })
             };
             let mut entries = vec![
                 w::BindGroupEntry {
                     binding: 1,
-                    resource: range(dst),
+                    resource: range(dst, pass.dst_len),
                 },
                 w::BindGroupEntry {
                     binding: 2,
@@ -150,7 +151,7 @@ impl WgpuFft {
             if src != dst {
                 entries.push(w::BindGroupEntry {
                     binding: 0,
-                    resource: range(src),
+                    resource: range(src, pass.src_len),
                 });
             }
             let group = d.create_bind_group(&w::BindGroupDescriptor {

@@ -405,28 +405,26 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
     let n = plan.spec.n;
     let transforms = input.len() / n;
     let routing = plan.routing(false);
-    let slots = routing
-        .iter()
-        .map(|&(a, b)| a.max(b) + 1)
-        .max()
-        .unwrap_or(1);
+    let lens = plan.slot_lens(&routing);
     let poison = Complex32::new(f32::NAN, f32::NAN);
-    let mut buffers: Vec<Vec<Complex32>> = (0..slots)
-        .map(|i| {
+    let mut buffers: Vec<Vec<Complex32>> = lens
+        .iter()
+        .enumerate()
+        .map(|(i, len)| {
             if i == 0 {
                 input.to_vec()
             } else {
-                vec![poison; input.len()]
+                vec![poison; len * transforms]
             }
         })
         .collect();
-    let twiddles = plan.twiddles.build(plan.spec.direction.sign());
+    let twiddles = plan.twiddle_values();
     let aux = crate::backend::aux_values(plan);
     for (p, first, count) in plan.dispatches(transforms) {
         let pass = &plan.passes[p];
         let (src, dst) = routing[p];
         let kernel = pass_kernel(plan, p, src == dst);
-        let window = first * n..(first + count) * n;
+        let window = |len: usize| first * len..(first + count) * len;
         let groups = plan.groups(pass, count) as u32;
         let grid = if pass.prefetch {
             groups.min(PERSISTENT_WAVE)
@@ -436,17 +434,19 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
             x * groups.div_ceil(x)
         };
         let lines = (count * plan.lines_per_transform(pass)) as u32;
-        let input = (src != dst).then(|| buffers[src][window.clone()].to_vec());
+        let input = (src != dst).then(|| buffers[src][window(pass.src_len)].to_vec());
         let mut bufs = Buffers {
             src: input.as_deref(),
-            dst: &mut buffers[dst][window.clone()],
+            dst: &mut buffers[dst][window(pass.dst_len)],
             twiddles: &twiddles,
             aux: &aux,
         };
         run_kernel(&kernel, grid, lines, &mut bufs)?;
     }
     let last = routing.last().map_or(0, |&(_, dst)| dst);
-    Ok(buffers.swap_remove(last))
+    let mut out = buffers.swap_remove(last);
+    out.truncate(input.len());
+    Ok(out)
 }
 
 /// Workgroups a persistent kernel is launched with here (the wgpu backend's wave).

@@ -113,13 +113,19 @@ fn dispatch_splits_and_folded_grids() {
     check_on(&FftSpec::new(1 << 15).batch(3), &narrow(1 << 15, 1, 65535));
 }
 
-/// Every smooth length to 1024 (factors 2..13) in one pass on lavapipe's and the H100's
-/// limits, forward with batch 3; and in-place inverses of a spread of them.
+/// Every length to 1024 on lavapipe's limits, and the smooth ones and every fifth other on
+/// the H100's, forward with batch 3: smooth ones (factors 2..13) in one mixed-radix pass,
+/// the others by Bluestein's algorithm; and normalised inverses of a spread of them.
 #[test]
-fn every_smooth_length_to_1024() {
+fn every_length_to_1024() {
     for profile in ["lavapipe", "h100-cuda"] {
-        for n in (1..=1024).filter(|n| crate::plan::is_smooth(*n)) {
-            check(&FftSpec::new(n).batch(3), profile);
+        for n in 1..=1024 {
+            let spec = FftSpec::new(n).batch(3);
+            if crate::plan::is_smooth(n) {
+                check(&spec, profile);
+            } else if profile == "lavapipe" || n % 5 == 0 {
+                check_bluestein(&spec, profile);
+            }
         }
     }
     for n in [3, 15, 143, 1000] {
@@ -169,4 +175,37 @@ fn mixed_radix_plans() {
         check(&spec, "h100-cuda");
         check(&FftSpec::new(n).batch(5).columns(), "lavapipe");
     }
+}
+
+/// Lengths with a prime factor above 13 by Bluestein's algorithm: one fused kernel where
+/// the convolution fits one pass, the forward and inverse passes where it does not.
+#[test]
+fn bluestein_plans() {
+    for (profile, n) in [
+        ("lavapipe", 17),
+        ("lavapipe", 1009),
+        ("lavapipe", 4099),
+        ("small-16k", 2053),
+        ("h100-cuda", 4099),
+        ("h100-cuda", 10007),
+    ] {
+        check_bluestein(&FftSpec::new(n).batch(3), profile);
+        check_bluestein(&FftSpec::new(n).inverse().normalized(), profile);
+    }
+    check_bluestein(&FftSpec::new(257).batch(5).columns(), "lavapipe");
+}
+
+fn check_bluestein(spec: &FftSpec, profile: &str) {
+    let limits = DeviceLimits::profile(profile).expect("profile");
+    let plan = Plan::new(spec, &limits).expect("plan");
+    assert!(plan.bluestein.is_some());
+    let mut rng = StdRng::seed_from_u64(spec.n as u64);
+    let input = random(&mut rng, spec.len());
+    let out = run_plan(&plan, &input).unwrap_or_else(|e| panic!("{profile}:\n{plan}\n{e}"));
+    let err = relative_l2_error(&out, &spec_f64(spec, &input));
+    assert!(
+        err <= 1e-6,
+        "{profile}, n = {}: error {err:e}\n{plan}",
+        spec.n
+    );
 }
