@@ -14,6 +14,9 @@
 #   shapes4096  the 4096² SAR FFT steps under several planner shapes against cuFFT
 #   tune    chain shapes and register caps (--groups-per-unit) against cuFFT, 2^10..2^14
 #   sartests  the device-resident, column, fusion and SAR tests on CUDA and on wgpu/Vulkan
+#   anylen  any length (issue 12): the benchmark's smooth and prime lengths against cuFFT
+#           (1 GiB buffers, then batches 1 and 16), the any-length tests on CUDA and on
+#           wgpu/Vulkan, and powers of two again beside them (no regression)
 #   sarcli  `tierfft sar --device cuda` as a user runs it: peak host memory (against the
 #           focuser's estimate) at 4096² and 16384², a scene too large for the GPU refused
 #           before any work, stderr without the Vulkan loader's XDG_RUNTIME_DIR noise
@@ -118,6 +121,17 @@ if want sartests; then
             TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/sartests-$dev.log" |
                 grep -E "^test |test result|panicked|run on" || status=1
         done
+    done
+fi
+if want anylen; then
+    lens=2187,3125,46656,16807,1000,1920,4000,5616,10000,100000,1000000,4099,10007,65521,1000003
+    $tf bench --backend cuda --compare cufft --sizes $lens --reps 30 2>&1 | tee "$out/anylen.txt" || status=1
+    $tf bench --backend cuda --compare cufft --small --sizes $lens --reps 50 2>&1 | tee "$out/anylen-small.txt" || status=1
+    $tf bench --backend cuda --compare cufft --min-log2 8 --max-log2 24 --reps 20 2>&1 | tee "$out/anylen-pow2.txt" || status=1
+    for dev in cuda H100; do
+        echo "== any_length on $dev"
+        TIERFFT_TEST_DEVICE=$dev .carry/tests/any_length --test-threads=1 2>&1 | tee -a "$out/anylen-tests-$dev.log" |
+            grep -E "^test |test result|panicked|run on|relative" || status=1
     done
 fi
 if want tests; then

@@ -24,8 +24,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 20, value_name = "K")]
     max_log2: u32,
     /// These sizes instead of the powers of two from --min-log2 to --max-log2: a
-    /// comma-separated list of counts, any length (e.g. 1000,1920,2^12,4099). The GPU
-    /// backends take powers of two for now; other sizes report why on their row.
+    /// comma-separated list of counts, any length from 1 to 2^24 (e.g. 1000,1920,2^12,4099);
+    /// also with --compare.
     #[arg(long, value_delimiter = ',', value_parser = parse_count, value_name = "LIST",
           conflicts_with_all = ["min_log2", "max_log2"])]
     sizes: Option<Vec<usize>>,
@@ -113,14 +113,16 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
     } else {
         Direction::Forward
     };
+    let sizes: Vec<usize> = match &args.sizes {
+        Some(list) => list.clone(),
+        None => (args.min_log2..=args.max_log2).map(|k| 1 << k).collect(),
+    };
+    if let Some(&bad) = sizes.iter().find(|&&n| n == 0 || n > 1 << MAX_LOG2_N) {
+        return Err(format!("--sizes: {bad} is outside 1 .. 2^{MAX_LOG2_N}").into());
+    }
     if args.compare.is_some() {
-        if args.sizes.is_some() {
-            return Err(
-                "--sizes does not work with --compare yet: use --min-log2/--max-log2".into(),
-            );
-        }
         let opts = crate::compare::Options {
-            sizes: args.min_log2..=args.max_log2,
+            sizes,
             small: args.small,
             reps: args.reps as usize,
             with_wgpu: args.with_wgpu,
@@ -131,13 +133,6 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             sar: args.sar,
         };
         return crate::compare::run(&device, &opts);
-    }
-    let sizes: Vec<usize> = match &args.sizes {
-        Some(list) => list.clone(),
-        None => (args.min_log2..=args.max_log2).map(|k| 1 << k).collect(),
-    };
-    if let Some(&bad) = sizes.iter().find(|&&n| n == 0 || n > 1 << MAX_LOG2_N) {
-        return Err(format!("--sizes: {bad} is outside 1 .. 2^{MAX_LOG2_N}").into());
     }
     let bar = progress_bar(sizes.len() as u64, args.json);
     if !args.json {

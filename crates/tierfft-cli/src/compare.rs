@@ -15,8 +15,8 @@ use crate::CliResult;
 
 /// What to compare.
 pub struct Options {
-    /// log2 of the sizes.
-    pub sizes: std::ops::RangeInclusive<u32>,
+    /// The lengths (points per transform).
+    pub sizes: Vec<usize>,
     /// Batches 1 and 16 (time per call) instead of 1 GiB buffers.
     pub small: bool,
     /// Timed calls per library and size.
@@ -32,7 +32,7 @@ pub struct Options {
     /// Compare the fused FFT → multiply → inverse FFT (one kernel) with the cuFFT pipeline of
     /// the same step, on scenes of 2^24 points (4096 × 4096 at n = 4096).
     pub chain: bool,
-    /// The steps of SAR focusing on square scenes of 2^k × 2^k (k from `sizes`): fused range
+    /// The steps of SAR focusing on square scenes of n × n (n from `sizes`): fused range
     /// compression, column azimuth FFT, azimuth compression (per-element filter fused into
     /// the column inverse FFT), each against the same step on cuFFT; then RCMC (tierfft's
     /// resampler, which both pipelines share) and the four steps' total.
@@ -134,8 +134,7 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
     }
     let mut rows = Vec::new();
     let mut focusing = Vec::new();
-    for k in opts.sizes.clone() {
-        let n = 1usize << k;
+    for &n in &opts.sizes {
         let batches = match (opts.chain, opts.small) {
             _ if opts.sar => vec![n],
             (true, _) => vec![((1usize << 24) / n).max(1)],

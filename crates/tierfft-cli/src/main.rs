@@ -24,8 +24,8 @@ pub type CliError = Box<dyn std::error::Error>;
 /// Shorthand for a command's result.
 pub type CliResult<T> = Result<T, CliError>;
 
-/// Planned FFTs on GPUs (CUDA; wgpu: Vulkan, Metal, DX12; powers of two for now) and the CPU
-/// (any length), and SAR focusing on them.
+/// Planned FFTs of any length on GPUs (CUDA; wgpu: Vulkan, Metal, DX12) and the CPU, and SAR
+/// focusing on them.
 #[derive(Debug, Parser)]
 #[command(name = "tierfft", version)]
 struct Cli {
@@ -49,9 +49,9 @@ enum Command {
     Plan(PlanArgs),
     /// Transform every row of a complex64 `.npy` file and write the result as `.npy`.
     ///
-    /// The input must be complex64 (`<c8`), C order, shape `[n]` or `[batch, n]`: any n on the
-    /// CPU, a power of two on GPUs for now. The output has the same shape, scaled as NumPy's
-    /// `norm`. Nothing is written if anything fails.
+    /// The input must be complex64 (`<c8`), C order, shape `[n]` or `[batch, n]`, any n from
+    /// 1 to 2^24 on every device. The output has the same shape, scaled as NumPy's `norm`.
+    /// Nothing is written if anything fails.
     Fft(FftArgs),
     /// Time transforms of every power-of-two size in a range and check them against an f64
     /// reference.
