@@ -14,21 +14,13 @@ fn unsupported_lengths_and_zero_batch() {
             assert!(matches!(e, Error::UnsupportedLength { .. }), "{e}");
             assert!(e.to_string().contains("from 1 to 2^24"), "{e}");
         }
-        // Other lengths: the CPU plans them, the GPU planner names itself and the way out.
-        for n in [3, 1000] {
-            match (dev.plan(&FftSpec::new(n)), &dev) {
-                (Ok(_), Device::Cpu) => {}
-                (Err(e @ Error::Unsupported { .. }), Device::Wgpu(_) | Device::Cuda(_)) => {
-                    let text = e.to_string();
-                    assert!(text.contains(&format!("length {n}")), "{text}");
-                    assert!(
-                        text.contains(&dev.name()) || text.contains("llvmpipe"),
-                        "{text}"
-                    );
-                    assert!(text.contains("--device cpu"), "{text}");
-                }
-                (other, _) => panic!("{}, n = {n}: {:?}", dev.name(), other.err()),
-            }
+        // Every other length plans on every device.
+        for n in [3, 1000, 4099] {
+            assert!(
+                dev.plan(&FftSpec::new(n)).is_ok(),
+                "{}, n = {n}",
+                dev.name()
+            );
         }
         let e = dev
             .plan(&FftSpec::new(64).batch(0))
