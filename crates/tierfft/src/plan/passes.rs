@@ -1,0 +1,240 @@
+//! The passes of a smooth transform: one pass when a line fits on chip, else several, each
+//! shaped from the measured tables below (powers of two on CUDA) or by [`super::shape`].
+
+use super::shape::{self, LineShape, prev_power_of_two};
+use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
+use crate::spec::{FftSpec, Layout};
+use crate::twiddle::TwiddleLayout;
+
+/// Pads workgroup memory when the extra eighth still fits the device.
+fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
+    // Padding relies on power-of-two strides and alignments ([`crate::kernel`]'s `pad`).
+    pass.padded = pass.size.is_power_of_two() && pass.threads_per_line.is_power_of_two();
+    if pass.workgroup_bytes() > limits.workgroup_memory {
+        pass.padded = false;
+    }
+    pass
+}
+
+/// Points per thread and largest radix for one-pass lines where registers are plentiful
+/// (devices allowing 16+ points per thread: CUDA), from `n` up. Measured on the H100 against
+/// cuFFT in one run (docs/BENCHMARKS.md, "variants"): with 8 points per thread, 1024, 2048,
+/// 4096, 8192 and 16384 points reached 0.80, 0.75, 0.65, 0.44, 0.50 of cuFFT; with these
+/// shapes 1.00, 1.00, 0.93, 0.65, 0.63, and 1.00, 1.00, 0.96, 0.97, 0.96 once the stage
+/// twiddles were coalesced and the padding changed.
+const WIDE_LINES: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 32, 16), (8192, 32, 8)];
+
+/// The same for lines that also chain the inverse transform in one-shot kernels (no
+/// prefetch: twice the live registers): at 1024 and 2048 points 8 points per thread ran 2.27×
+/// the cuFFT pipeline against 1.91× with 16, and 4096 points kept 32 points per thread (2.0×;
+/// 16 points per thread 1.9×). Persistent chains (twiddles in workgroup memory) take
+/// [`WIDE_LINES`]: 2.69, 2.68 and 2.53× at 1024, 2048 and 4096 points.
+const WIDE_CHAIN_LINES: &[(usize, usize, usize)] = &[(4096, 32, 16)];
+
+/// The same for one-pass column transforms, which hold four lines per workgroup: at 4096
+/// points 16 points per thread (1024 threads, 64 registers, 48 B spilled) ran the SAR azimuth
+/// FFT at 0.91 of cuFFT and its filtered inverse at 1.25×, against 0.86 and 1.14 with 32
+/// points per thread (512 threads, 128 registers, 160 B spilled); H100, docs/BENCHMARKS.md.
+const WIDE_COLUMNS: &[(usize, usize, usize)] = &[(1024, 16, 16)];
+
+/// The options for a one-pass line of `n` points (`chained`: with the inverse transform in a
+/// one-shot kernel; `columns`: a column transform): `opts`, or the measured shape from
+/// [`WIDE_LINES`], [`WIDE_CHAIN_LINES`] or [`WIDE_COLUMNS`] when the caller asked for the
+/// default shape.
+fn wide_lines(
+    n: usize,
+    chained: bool,
+    columns: bool,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+) -> PlanOptions {
+    let mut o = opts.clone();
+    let table = match (chained, columns) {
+        (true, _) => WIDE_CHAIN_LINES,
+        (false, true) => WIDE_COLUMNS,
+        (false, false) => WIDE_LINES,
+    };
+    if default_shape(opts)
+        && n.is_power_of_two()
+        && limits.max_points_per_thread >= 16
+        && let Some(&(_, points, radix)) = table.iter().rev().find(|&&(from, ..)| n >= from)
+    {
+        o.points_per_thread = Some(points);
+        o.max_radix = radix;
+    }
+    o
+}
+
+/// Whether `opts` leaves the line shape (threads, radix, points per thread) to the planner.
+fn default_shape(opts: &PlanOptions) -> bool {
+    let defaults = PlanOptions::default();
+    opts.target_threads == defaults.target_threads
+        && opts.max_radix == defaults.max_radix
+        && opts.points_per_thread.is_none()
+}
+
+/// Row transforms of at least this many points that take several passes use radix-16 stages
+/// where registers allow 16 points per thread (CUDA). Measured on the H100 against cuFFT
+/// (docs/BENCHMARKS.md, session 3): 2^18..2^24 went from 0.89, 0.85, 0.83, 0.77, 0.76, 0.65,
+/// 0.58 of cuFFT with radix 8 to 0.99, 0.91, 0.85, 0.85, 0.86, 0.78, 0.78; 2^15..2^17 were
+/// slower with radix 16 (0.81, 1.05, 1.01 against 0.76, 0.96, 0.95).
+const RADIX_16_PASSES_FROM: usize = 1 << 18;
+
+pub(super) fn single_pass(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    exchange: Exchange,
+    min_lines: usize,
+    fused_chain: bool,
+) -> Option<Pass> {
+    let columns = spec.layout == Layout::Columns;
+    // Whether this line will be a persistent kernel decides its shape; the final check (the
+    // workgroup memory) comes below.
+    let persistent = opts.prefetch.unwrap_or(fused_chain && limits.async_copy);
+    let opts = &wide_lines(spec.n, fused_chain && !persistent, columns, limits, opts);
+    // Columns: at least `min_lines` neighbouring columns per workgroup, so each load and
+    // store of a point is a whole transaction across them.
+    let min_lines = if columns {
+        min_lines.min(spec.batch.next_power_of_two())
+    } else {
+        1
+    };
+    let (points, radices, threads_per_line) =
+        line_shape(spec.n, limits.max_threads / min_lines, limits, opts)?;
+    // Pack small transforms so a workgroup has enough threads, within workgroup memory.
+    let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)
+        .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines));
+    // Rows of fewer than 4 threads read and write through workgroup memory so that
+    // neighbouring threads touch neighbouring addresses (whole 32-byte sectors); columns are
+    // read across neighbouring lines anyway.
+    let staged = !columns && threads_per_line < 4 && spec.n >= 4 && lines > 1;
+    if shape::stage_exchanges(spec.n, &radices, threads_per_line) > 0 || staged {
+        lines = lines.min((limits.workgroup_memory / (spec.n * exchange.bytes())).max(1));
+    }
+    let pass = Pass {
+        size: spec.n,
+        radices,
+        stride: 1,
+        threads_per_line,
+        points_per_thread: points,
+        lines_per_group: prev_power_of_two(lines),
+        order: if columns {
+            LineOrder::Interleaved
+        } else {
+            LineOrder::Contiguous
+        },
+        exchange,
+        staged_store: staged,
+        staged_load: staged,
+        scale: normalization(spec),
+        padded: false,
+        groups_per_unit: opts.groups_per_unit,
+        prefetch: false,
+        tables_in_shared: 0,
+        inverse: false,
+        filter_on_load: false,
+        fused_chain,
+        src_len: spec.n,
+        dst_len: spec.n,
+    };
+    let mut pass = pad_if_it_fits(pass, limits);
+    // Prefetching copies 16-byte pairs, every thread the same number of them.
+    let pairs = pass.size * pass.lines_per_group / 2;
+    pass.prefetch = persistent
+        && pass.size.is_power_of_two()
+        && !columns
+        && !staged
+        && pass.exchanges() > 0
+        && exchange == Exchange::Complex
+        && pairs.is_multiple_of(pass.threads());
+    if pass.prefetch && pass.workgroup_bytes() > limits.workgroup_memory {
+        pass.prefetch = false;
+    }
+    if pass.prefetch {
+        let twiddles = TwiddleLayout::new(spec.n, [&pass.radices[..]], 0).lo_offset();
+        pass.tables_in_shared = twiddles + if fused_chain { spec.n } else { 0 };
+        if pass.workgroup_bytes() > limits.workgroup_memory {
+            pass.tables_in_shared = 0;
+        }
+    }
+    Some(pass)
+}
+
+pub(super) fn multi_pass(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    exchange: Exchange,
+    sizes: &[usize],
+    min_lines: usize,
+) -> Option<Vec<Pass>> {
+    let columns = spec.layout == Layout::Columns;
+    let mut wide = opts.clone();
+    if default_shape(opts)
+        && !columns
+        && limits.max_points_per_thread >= 16
+        && spec.n >= RADIX_16_PASSES_FROM
+    {
+        wide.max_radix = 16;
+    }
+    let opts = &wide;
+    let mut stride = 1;
+    let mut passes = Vec::with_capacity(sizes.len());
+    for (i, &size) in sizes.iter().enumerate() {
+        let (points, radices, threads_per_line) =
+            line_shape(size, limits.max_threads / min_lines, limits, opts)?;
+        let all_lines = if columns { spec.batch } else { 1 } * spec.n / size;
+        let fits = |lines: usize| {
+            lines <= all_lines
+                && lines * size * exchange.bytes() <= limits.workgroup_memory
+                && lines * threads_per_line <= limits.max_threads
+        };
+        let mut lines = min_lines.min(all_lines.next_power_of_two());
+        while fits(2 * lines) && 2 * lines * threads_per_line <= opts.target_threads {
+            lines *= 2;
+        }
+        let last = i + 1 == sizes.len();
+        let pass = Pass {
+            size,
+            radices,
+            stride,
+            threads_per_line,
+            points_per_thread: points,
+            lines_per_group: lines,
+            order: LineOrder::Interleaved,
+            exchange,
+            // Rows: the first pass writes whole lines, contiguous once staged. Columns: lines
+            // are neighbouring columns, already contiguous across the workgroup.
+            staged_store: i == 0 && !columns,
+            staged_load: false,
+            scale: if last { normalization(spec) } else { None },
+            padded: false,
+            groups_per_unit: opts.groups_per_unit,
+            prefetch: false,
+            tables_in_shared: 0,
+            inverse: false,
+            filter_on_load: false,
+            fused_chain: false,
+            src_len: spec.n,
+            dst_len: spec.n,
+        };
+        passes.push(pad_if_it_fits(pass, limits));
+        stride *= size;
+    }
+    Some(passes)
+}
+
+/// The shape of a line of `size` points with at most `max_threads` threads, within twice the
+/// points per thread the device allows (mixed radices hold a few more between stages).
+fn line_shape(
+    size: usize,
+    max_threads: usize,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+) -> Option<LineShape> {
+    let per_thread = limits
+        .max_points_per_thread
+        .max(opts.points_per_thread.unwrap_or(1));
+    shape::line_shape(size, max_threads, 2 * per_thread, opts)
+}
