@@ -666,20 +666,24 @@ impl<'a> PassGen<'a> {
     /// Where each held register goes in workgroup memory: register `m` to line position
     /// `tl + T·m`.
     fn held_writes(&self) -> Vec<Write> {
+        self.held_slots()
+            .into_iter()
+            .map(|(m, at)| (m, at, None))
+            .collect()
+    }
+
+    /// Each held register with its workgroup-memory index: register `m`, line position
+    /// `tl + T·m`.
+    fn held_slots(&self) -> Vec<(usize, Expr)> {
         (0..self.e())
-            .map(|m| {
-                let at = self.shared_index(var("tl") + u(self.t() * m));
-                (m, at, None)
-            })
+            .map(|m| (m, self.shared_index(var("tl") + u(self.t() * m))))
             .collect()
     }
 
     /// Brings a stage's pending outputs back to the held layout through workgroup memory.
     fn gather_held(&mut self) {
         if let Some(writes) = self.pending.take() {
-            let reads = (0..self.e())
-                .map(|m| (m, self.shared_index(var("tl") + u(self.t() * m))))
-                .collect();
+            let reads = self.held_slots();
             self.exchange(writes, reads);
         }
     }

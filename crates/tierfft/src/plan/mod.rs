@@ -560,11 +560,7 @@ impl Plan {
             return (0..p)
                 .map(|i| {
                     let src = if i == 0 { 0 } else { mid(i - 1) };
-                    let dst = match (i + 1 < p, keep_input) {
-                        (true, _) => mid(i),
-                        (false, false) => 0,
-                        (false, true) => mid(i),
-                    };
+                    let dst = if i + 1 == p && !keep_input { 0 } else { mid(i) };
                     (src, dst)
                 })
                 .collect();

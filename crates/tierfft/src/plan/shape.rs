@@ -86,8 +86,8 @@ pub fn line_shape(
 }
 
 /// How a stage of radix `radix` on a `size`-point line runs on `threads` threads: its
-/// butterflies (`size / radix`), how many each thread runs (the last round partly idle when
-/// they do not divide evenly), and the registers that takes.
+/// butterflies (`size / radix`) and how many rounds of them each thread runs (the last round
+/// partly idle when they do not divide evenly).
 pub fn stage_rounds(size: usize, radix: usize, threads: usize) -> (usize, usize) {
     let butterflies = size / radix;
     let rounds = butterflies.div_ceil(threads);
