@@ -248,6 +248,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     spec.validate()
         .map_err(|e| format!("'{}': {e}", job.input.display()))?;
     let shape = input.header.shape.clone();
+    let input_element = input.header.element;
     let mut data = input.read()?;
     let device = open_device(job.device)?;
     let start = Instant::now();
@@ -257,8 +258,12 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     let total = start.elapsed();
     npy::write_atomic(job.output, &shape, &data)?;
     let direction = if job.inverse { "inverse" } else { "forward" };
+    let converted = match input_element.is_complex64() {
+        true => String::new(),
+        false => format!(", {} input read as complex64", input_element.name()),
+    };
     eprintln!(
-        "tierfft: {direction} FFT ({}), n = {n}, batch = {batch} on {}: {} ({} planning, {} transform incl. transfers) -> {}",
+        "tierfft: {direction} FFT ({}{converted}), n = {n}, batch = {batch} on {}: {} ({} planning, {} transform incl. transfers) -> {}",
         job.norm.describe(job.inverse),
         device.name(),
         crate::report::format_seconds(total.as_secs_f64()),

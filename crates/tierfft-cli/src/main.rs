@@ -47,11 +47,13 @@ enum Command {
     /// Nothing is compiled or run. `--device` takes a profile (planning for a device that is
     /// not attached) or a device name (planning for its real limits).
     Plan(PlanArgs),
-    /// Transform every row of a complex64 `.npy` file and write the result as `.npy`.
+    /// Transform a `.npy` array along its last axis, as `np.fft.fft(x)`, and write the result
+    /// as complex64 `.npy`.
     ///
-    /// The input must be complex64 (`<c8`), C order, shape `[n]` or `[batch, n]`, any n from
-    /// 1 to 2^24 on every device. The output has the same shape, scaled as NumPy's `norm`.
-    /// Nothing is written if anything fails.
+    /// The input may be float32, float64, complex64 or complex128 (computed in complex64:
+    /// float64 parts are rounded to float32), C order, any number of axes (shape `[..., n]`),
+    /// any n from 1 to 2^24 on every device. The output is complex64 of the same shape,
+    /// scaled as NumPy's `norm`. Nothing is written if anything fails.
     Fft(FftArgs),
     /// Time transforms of every power-of-two size in a range and check them against an f64
     /// reference.
@@ -109,7 +111,7 @@ struct PlanArgs {
 /// Arguments of `tierfft fft`.
 #[derive(Debug, Args)]
 struct FftArgs {
-    /// Input `.npy` file: complex64, C order, shape [n] or [batch, n].
+    /// Input `.npy` file: float32, float64, complex64 or complex128, C order, shape [..., n].
     #[arg(short, long, value_name = "FILE")]
     input: std::path::PathBuf,
     /// Output `.npy` file (complex64, same shape); replaced only when the transform succeeds.

@@ -1,5 +1,6 @@
-//! Complex64 `.npy` files: reading with checks that say what is wrong, and writing through a
-//! temporary file so that a failed run never leaves a partial output.
+//! `.npy` files: reading float32, float64, complex64 or complex128 arrays as complex64 with
+//! checks that say what is wrong, and writing complex64 through a temporary file so that a
+//! failed run never leaves a partial output.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
@@ -10,18 +11,78 @@ use tierfft::Complex32;
 
 use crate::CliResult;
 
-/// Bytes of one complex64 element.
-const ELEMENT_BYTES: usize = 8;
+/// The element types read, each converted to complex64 (f32 real and imaginary parts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Element {
+    /// Complex (two floats per element) rather than real (one, the imaginary part zero).
+    complex: bool,
+    /// Bytes of one float: 4 or 8.
+    float_bytes: usize,
+    big_endian: bool,
+}
 
-/// The header of a complex64 `.npy` file that passed every check but the data's.
+impl Element {
+    /// Bytes of one element in the file.
+    fn bytes(self) -> usize {
+        self.float_bytes * if self.complex { 2 } else { 1 }
+    }
+
+    /// numpy's name, e.g. `complex128`.
+    pub fn name(self) -> String {
+        let kind = if self.complex { "complex" } else { "float" };
+        format!("{kind}{}", self.bytes() * 8)
+    }
+
+    /// Whether reading it loses nothing (complex64).
+    pub fn is_complex64(self) -> bool {
+        self.complex && self.float_bytes == 4
+    }
+
+    /// The float at the start of `b` (which holds at least `float_bytes`), as f32: float64
+    /// values are rounded.
+    fn float(self, b: &[u8]) -> f32 {
+        let be = self.big_endian;
+        match self.float_bytes {
+            4 => {
+                let b = [b[0], b[1], b[2], b[3]];
+                if be {
+                    f32::from_be_bytes(b)
+                } else {
+                    f32::from_le_bytes(b)
+                }
+            }
+            _ => {
+                let b = [b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]];
+                (if be {
+                    f64::from_be_bytes(b)
+                } else {
+                    f64::from_le_bytes(b)
+                }) as f32
+            }
+        }
+    }
+
+    /// One element from its bytes.
+    fn read(self, b: &[u8]) -> Complex32 {
+        let im = if self.complex {
+            self.float(&b[self.float_bytes..])
+        } else {
+            0.0
+        };
+        Complex32::new(self.float(b), im)
+    }
+}
+
+/// The header of a `.npy` file that passed every check but the data's.
 pub struct Header {
-    /// The shape as written in the file: `[n]` or `[batch, n]`.
+    /// The shape as written in the file.
     pub shape: Vec<u64>,
     /// Points per transform (the last axis).
     pub n: usize,
-    /// Number of transforms (the first axis of a 2-d array, else 1).
+    /// Number of transforms (the product of the other axes; 1 for a 1-d array).
     pub batch: usize,
-    big_endian: bool,
+    /// The element type in the file.
+    pub element: Element,
 }
 
 /// An open complex64 `.npy` file, positioned at its data.
@@ -37,15 +98,15 @@ pub struct Input {
 /// The shapes a command takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
-    /// `tierfft fft`: `[n]` or `[batch, n]`, rows transformed.
+    /// `tierfft fft`: any array of one or more axes, the last axis transformed.
     Rows,
     /// `tierfft sar --raw`: `[azimuth lines, range samples]`.
     Scene,
 }
 
-/// Opens `path` and checks its header: complex64, C order (or a layout where the order does
-/// not matter), the dimensions `expect` asks for, not empty. The data is read by
-/// [`Input::read`].
+/// Opens `path` and checks its header: float32, float64, complex64 or complex128 (`Scene`:
+/// complex64 only), C order (or a layout where the order does not matter), the dimensions
+/// `expect` asks for, not empty. The data is read by [`Input::read`].
 pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
     let shown = path.display();
     let file = File::open(path).map_err(|e| format!("cannot open input '{shown}': {e}"))?;
@@ -59,17 +120,22 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
         }
         _ => format!("cannot read input '{shown}': {e}"),
     })?;
-    let big_endian = check_dtype(&npy.dtype()).map_err(|e| format!("'{shown}': {e}"))?;
+    let element = check_dtype(&npy.dtype(), expect).map_err(|e| format!("'{shown}': {e}"))?;
     let shape = npy.shape().to_vec();
     let dims = format!("{shape:?}");
     let (batch, n) = match (expect, &shape[..]) {
-        (Expect::Rows, &[n]) => (1, n),
-        (Expect::Rows, &[batch, n]) | (Expect::Scene, &[batch, n]) => (batch, n),
-        (Expect::Rows, _) => {
+        (Expect::Scene, &[batch, n]) => (batch, n),
+        (Expect::Rows, [rest @ .., n]) => {
+            let batch = rest.iter().try_fold(1u64, |b, &d| b.checked_mul(d));
+            (
+                batch.ok_or_else(|| format!("'{shown}': shape {dims} overflows"))?,
+                *n,
+            )
+        }
+        (Expect::Rows, []) => {
             return Err(format!(
-                "'{shown}' has shape {dims} ({}-d); tierfft needs shape [n] or [batch, n] \
-                 (save x.reshape(-1, x.shape[-1]) to transform the last axis)",
-                shape.len()
+                "'{shown}' holds a single number (a 0-d array); tierfft transforms arrays of \
+                 one or more axes, along the last"
             )
             .into());
         }
@@ -87,7 +153,8 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
             format!("'{shown}' holds an empty array (shape {dims}); nothing to transform").into(),
         );
     }
-    if npy.order() == Order::Fortran && batch > 1 && n > 1 {
+    // Only the axes longer than one decide whether the order matters.
+    if npy.order() == Order::Fortran && shape.iter().filter(|&&d| d > 1).count() > 1 {
         return Err(format!(
             "'{shown}' is in Fortran (column-major) order; tierfft needs C order: \
              save np.ascontiguousarray(x) instead"
@@ -104,7 +171,7 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
     // The data's size, checked now: a truncated file is refused before any work.
     let bytes = (n as u64)
         .checked_mul(batch as u64)
-        .and_then(|len| len.checked_mul(ELEMENT_BYTES as u64))
+        .and_then(|len| len.checked_mul(element.bytes() as u64))
         .filter(|&b| usize::try_from(b).is_ok())
         .ok_or_else(too_big)?;
     let available = file_len.saturating_sub(data_start);
@@ -120,7 +187,7 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
             shape,
             n,
             batch,
-            big_endian,
+            element,
         },
         reader,
         bytes,
@@ -129,13 +196,14 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
 }
 
 impl Input {
-    /// Reads all `n × batch` elements, rows one after another (check the lengths first: this
-    /// allocates what the header asks for; [`open`] made sure the file holds that much).
+    /// Reads all `n × batch` elements as complex64, rows one after another (check the lengths
+    /// first: this allocates what the header asks for; [`open`] made sure the file holds that
+    /// much).
     pub fn read(mut self) -> CliResult<Vec<Complex32>> {
-        let h = &self.header;
+        let element = self.header.element;
         let shown = self.path.display();
         let needed = self.bytes;
-        let values = needed as usize / ELEMENT_BYTES;
+        let values = needed as usize / element.bytes();
         let mut data = Vec::new();
         data.try_reserve_exact(values).map_err(|_| {
             format!(
@@ -144,39 +212,44 @@ impl Input {
             )
         })?;
         // In chunks: no second copy of the whole file as bytes.
-        let mut chunk = vec![0u8; (1 << 20) * ELEMENT_BYTES];
-        let float = |b: &[u8]| {
-            let b = [b[0], b[1], b[2], b[3]];
-            if h.big_endian {
-                f32::from_be_bytes(b)
-            } else {
-                f32::from_le_bytes(b)
-            }
-        };
+        let mut chunk = vec![0u8; (1 << 20) * element.bytes()];
         while data.len() < values {
-            let take = (values - data.len()).min(chunk.len() / ELEMENT_BYTES);
-            let bytes = &mut chunk[..take * ELEMENT_BYTES];
+            let take = (values - data.len()).min(chunk.len() / element.bytes());
+            let bytes = &mut chunk[..take * element.bytes()];
             self.reader
                 .read_exact(bytes)
                 .map_err(|e| format!("cannot read the data of '{shown}': {e}"))?;
-            data.extend(
-                bytes
-                    .chunks_exact(ELEMENT_BYTES)
-                    .map(|c| Complex32::new(float(&c[..4]), float(&c[4..]))),
-            );
+            data.extend(bytes.chunks_exact(element.bytes()).map(|c| element.read(c)));
         }
         Ok(data)
     }
 }
 
-/// Accepts complex64 in either byte order (returns whether it is big-endian); anything else
-/// is an error naming the dtype found.
-fn check_dtype(dtype: &DType) -> Result<bool, String> {
-    if let DType::Plain(t) = dtype
-        && t.type_char() == TypeChar::Complex
-        && t.size_field() == ELEMENT_BYTES as u64
-    {
-        return Ok(t.endianness() == Endianness::Big);
+/// Accepts float32, float64, complex64 and complex128 in either byte order for `Rows`, and
+/// complex64 for `Scene`; anything else is an error naming the dtype found.
+fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
+    if let DType::Plain(t) = dtype {
+        let complex = t.type_char() == TypeChar::Complex;
+        let float_bytes = if complex {
+            t.size_field() / 2
+        } else {
+            t.size_field()
+        } as usize;
+        let element = Element {
+            complex,
+            float_bytes,
+            big_endian: t.endianness() == Endianness::Big,
+        };
+        let wanted = match expect {
+            Expect::Rows => {
+                matches!(t.type_char(), TypeChar::Complex | TypeChar::Float)
+                    && matches!(float_bytes, 4 | 8)
+            }
+            Expect::Scene => element.is_complex64(),
+        };
+        if wanted {
+            return Ok(element);
+        }
     }
     let found = match dtype {
         DType::Plain(t) => {
@@ -185,8 +258,12 @@ fn check_dtype(dtype: &DType) -> Result<bool, String> {
         DType::Record(_) => format!("a structured dtype {}", dtype.descr()),
         DType::Array(..) => dtype.descr(),
     };
+    let needs = match expect {
+        Expect::Rows => "float32, float64, complex64 or complex128",
+        Expect::Scene => "complex64 ('<c8')",
+    };
     Err(format!(
-        "dtype is {found}, but tierfft needs complex64 ('<c8'); convert it in numpy with \
+        "dtype is {found}, but tierfft needs {needs}; convert it in numpy with \
          np.save(path, x.astype(np.complex64))"
     ))
 }
