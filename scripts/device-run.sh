@@ -17,6 +17,13 @@
 #   anylen  any length (issue 12): the benchmark's smooth and prime lengths against cuFFT
 #           (1 GiB buffers, then batches 1 and 16), the any-length tests on CUDA and on
 #           wgpu/Vulkan, and powers of two again beside them (no regression)
+#   profile Nsight Compute counters of our kernels and cuFFT's, same run and buffers, for the
+#           one-pass smooth lengths that miss cuFFT (and 1000, which meets it), and 16807
+#           under a larger register budget (one pass) against the default two passes
+#   tuneany register caps (--groups-per-unit) on the one-pass smooth lengths, and more points
+#           per thread (one pass instead of two) on smooth lengths above 16384, against cuFFT
+#   wide    smooth lengths above 16384 (one pass of up to 64 points per thread on CUDA) and
+#           the one-pass lengths whose registers are trimmed, against cuFFT
 #   sarcli  `tierfft sar --device cuda` as a user runs it: peak host memory (against the
 #           focuser's estimate) at 4096² and 16384², a scene too large for the GPU refused
 #           before any work, stderr without the Vulkan loader's XDG_RUNTIME_DIR noise
@@ -133,6 +140,53 @@ if want anylen; then
         TIERFFT_TEST_DEVICE=$dev .carry/tests/any_length --test-threads=1 2>&1 | tee -a "$out/anylen-tests-$dev.log" |
             grep -E "^test |test result|panicked|run on|relative" || status=1
     done
+fi
+if want profile; then
+    # Counters per kernel (ours, then cuFFT's, in the bench's order: one untimed call and two
+    # timed ones each). Duration, DRAM and SM throughput, occupancy, registers, shared-memory
+    # bank conflicts, instructions, and the main warp stall reasons per issued instruction.
+    metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    metrics+=,launch__block_size,launch__grid_size,launch__shared_mem_per_block_dynamic
+    metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+    metrics+=,smsp__inst_executed.sum,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active
+    metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
+    for n in 1000 3125 10000 2187 5616; do
+        echo "== profile n = $n" | tee -a "$out/profile.txt"
+        ncu --clock-control none --metrics "$metrics" --csv --launch-count 12 \
+            $tf bench --backend cuda --compare cufft --sizes $n --reps 2 --max-time 0 \
+            >> "$out/profile.txt" 2>&1 || status=1
+    done
+    for v in "" "--points-per-thread 32"; do
+        echo "== 16807 and 7-smooth lines, variant: ${v:-default}" | tee -a "$out/profile-16807.txt"
+        $tf bench --backend cuda --compare cufft --sizes 343,2401,16807,117649 --reps 30 $v 2>&1 |
+            tee -a "$out/profile-16807.txt" || status=1
+    done
+    echo "== any_length on H100 (wgpu/Vulkan)"
+    TIERFFT_TEST_DEVICE=H100 .carry/tests/any_length --test-threads=1 2>&1 | tee -a "$out/anylen-tests-H100.log" |
+        grep -E "^test |test result|panicked|run on|relative" || status=1
+fi
+if want tuneany; then
+    for v in "" "--groups-per-unit 2" "--groups-per-unit 3" "--groups-per-unit 4"; do
+        echo "== one-pass smooth lengths, variant: ${v:-default}" | tee -a "$out/tuneany.txt"
+        $tf bench --backend cuda --compare cufft --sizes 1000,1920,2187,3125,4000,5616,10000,46656,100000 \
+            --reps 20 $v 2>&1 | grep -E "^ +[0-9]" | tee -a "$out/tuneany.txt" || status=1
+    done
+    for v in "" "--points-per-thread 32" "--points-per-thread 32 --groups-per-unit 2"; do
+        echo "== smooth lengths above 16384, variant: ${v:-default}" | tee -a "$out/tuneany.txt"
+        $tf bench --backend cuda --compare cufft --sizes 11979,13689,16464,16807,17496,18000,19683,21000,24576,25000,28561 \
+            --reps 20 $v 2>&1 | grep -E "^ +[0-9]" | tee -a "$out/tuneany.txt" || status=1
+    done
+fi
+if want wide; then
+    $tf bench --backend cuda --compare cufft --reps 30 \
+        --sizes 3125,11979,13689,16464,16807,17496,18000,19683,21000,24576,25000,28561 2>&1 |
+        tee "$out/wide.txt" || status=1
 fi
 if want tests; then
     for dev in cuda H100; do

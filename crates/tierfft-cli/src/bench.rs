@@ -55,6 +55,11 @@ pub struct BenchArgs {
     /// With --compare: batches 1 and 16, time per call, instead of 1 GiB buffers.
     #[arg(long, requires = "compare")]
     small: bool,
+    /// With --compare: these batches (a comma-separated list of counts) instead of 1 GiB
+    /// buffers, e.g. 1,16,128,1024.
+    #[arg(long, value_delimiter = ',', value_parser = parse_count, value_name = "LIST",
+          requires = "compare", conflicts_with_all = ["small", "chain", "sar"])]
+    batches: Option<Vec<usize>>,
     /// With --compare: also time the wgpu path (Vulkan) on the same GPU.
     #[arg(long, requires = "compare")]
     with_wgpu: bool,
@@ -120,10 +125,17 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
     if let Some(&bad) = sizes.iter().find(|&&n| n == 0 || n > 1 << MAX_LOG2_N) {
         return Err(format!("--sizes: {bad} is outside 1 .. 2^{MAX_LOG2_N}").into());
     }
+    if args.batches.as_ref().is_some_and(|b| b.contains(&0)) {
+        return Err("--batches: a batch of 0 transforms".into());
+    }
     if args.compare.is_some() {
         let opts = crate::compare::Options {
             sizes,
-            small: args.small,
+            batches: match (&args.batches, args.small) {
+                (Some(list), _) => Some(list.clone()),
+                (None, true) => Some(vec![1, 16]),
+                (None, false) => None,
+            },
             reps: args.reps as usize,
             with_wgpu: args.with_wgpu,
             direction,

@@ -17,8 +17,8 @@ use crate::CliResult;
 pub struct Options {
     /// The lengths (points per transform).
     pub sizes: Vec<usize>,
-    /// Batches 1 and 16 (time per call) instead of 1 GiB buffers.
-    pub small: bool,
+    /// These batches (time per call) instead of 1 GiB buffers.
+    pub batches: Option<Vec<usize>>,
     /// Timed calls per library and size.
     pub reps: usize,
     /// Also time the wgpu path on the same GPU.
@@ -135,11 +135,11 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
     let mut rows = Vec::new();
     let mut focusing = Vec::new();
     for &n in &opts.sizes {
-        let batches = match (opts.chain, opts.small) {
+        let batches = match (opts.chain, &opts.batches) {
             _ if opts.sar => vec![n],
             (true, _) => vec![((1usize << 24) / n).max(1)],
-            (false, true) => vec![1, 16],
-            (false, false) => vec![((1usize << 27) / n).max(1)],
+            (false, Some(list)) => list.clone(),
+            (false, None) => vec![((1usize << 27) / n).max(1)],
         };
         let specs: Vec<(String, FftSpec)> = batches
             .into_iter()

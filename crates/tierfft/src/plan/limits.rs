@@ -26,6 +26,11 @@ pub struct DeviceLimits {
     /// Most points one thread may hold in registers (8; 16 where registers allow a larger
     /// on-chip block than the thread limit times 8).
     pub max_points_per_thread: usize,
+    /// 32-bit registers one workgroup may use (CUDA: 65536 from sm_50 on); 0 where the API
+    /// does not say. Where known, a line that is not a power of two and has no one-pass shape
+    /// within `max_points_per_thread` may hold up to [`MAX_HELD_POINTS`] points per thread
+    /// when the whole workgroup's registers still fit (see [`RegisterBudget`]).
+    pub registers_per_workgroup: usize,
     /// Last-level cache, bytes (0 when the API does not say). Multi-pass plans run in chunks
     /// that stay resident there between passes (seed 004).
     pub l2_bytes: usize,
@@ -55,6 +60,7 @@ impl DeviceLimits {
             binding_alignment: 256,
             transaction_bytes: 32,
             max_points_per_thread: 8,
+            registers_per_workgroup: 0,
             l2_bytes: 0,
             max_chain_points: usize::MAX,
             async_copy: false,
@@ -85,6 +91,7 @@ impl DeviceLimits {
                 max_buffer: 80 * gib,
                 max_groups_per_dim: 65535,
                 max_points_per_thread: 16,
+                registers_per_workgroup: 65536,
                 l2_bytes: 50 << 20,
                 max_chain_points: super::CUDA_MAX_CHAIN_POINTS,
                 async_copy: true,
@@ -119,4 +126,63 @@ impl DeviceLimits {
         "raspberry-pi-5",
         "small-16k",
     ];
+}
+
+/// Most points a thread holds under a [`RegisterBudget`]'s wider limit. On the H100 (CUDA),
+/// 7^5 = 16807 as one pass of 343 threads × 49 points ran 1.6× faster than two passes
+/// (docs/BENCHMARKS.md, session 8).
+pub const MAX_HELD_POINTS: usize = 64;
+
+/// Fewest lines (transforms) a pass must have to take the wider limit. Such a workgroup fills
+/// a multiprocessor's registers by itself, so few of them leave most of the GPU idle: on the
+/// H100 (132 multiprocessors) one pass beat two from 64 or 128 lines on and lost below.
+pub const WIDE_MIN_LINES: usize = 64;
+
+/// How many points a thread of a line may hold between stages (and in a stage's rounds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterBudget {
+    /// Points always allowed: twice the device's points per thread.
+    pub points: usize,
+    /// [`DeviceLimits::registers_per_workgroup`] (0: unknown, no wider limit).
+    pub registers_per_workgroup: usize,
+    /// Threads are allocated registers a whole subgroup at a time.
+    pub subgroup_size: usize,
+    /// Lines a workgroup holds at least (each line's threads hold their points at once).
+    pub lines: usize,
+    /// Whether the wider limit may be taken: the register file is known and the pass has at
+    /// least [`WIDE_MIN_LINES`] lines.
+    pub wide: bool,
+}
+
+impl RegisterBudget {
+    /// The budget for workgroups of at least `lines` lines on `limits`, with at least
+    /// `per_thread` points per thread, in a pass of `all_lines` lines.
+    pub fn new(
+        limits: &DeviceLimits,
+        per_thread: usize,
+        lines: usize,
+        all_lines: usize,
+    ) -> RegisterBudget {
+        RegisterBudget {
+            points: 2 * limits.max_points_per_thread.max(per_thread),
+            registers_per_workgroup: limits.registers_per_workgroup,
+            subgroup_size: limits.subgroup_size.max(1),
+            lines: lines.max(1),
+            wide: limits.registers_per_workgroup > 0 && all_lines >= WIDE_MIN_LINES,
+        }
+    }
+
+    /// Whether the `threads` threads of a line may each hold `points` points: at most
+    /// `self.points`, or with `wide` at most [`MAX_HELD_POINTS`] (only where `self.wide`
+    /// allows); and where the register file is known, two registers a point plus 16 for indices and
+    /// twiddles, for every thread of the workgroup's lines rounded up to whole subgroups,
+    /// within it (on the H100 the shapes past that spilled and ran slower than two passes).
+    pub fn fits(&self, points: usize, threads: usize, wide: bool) -> bool {
+        let known = self.registers_per_workgroup > 0;
+        let most = if wide { MAX_HELD_POINTS } else { self.points };
+        let allocated = (threads * self.lines).next_multiple_of(self.subgroup_size);
+        points <= most
+            && (self.wide || !wide)
+            && (!known || allocated * (2 * points + 16) <= self.registers_per_workgroup)
+    }
 }

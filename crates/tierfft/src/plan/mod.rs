@@ -23,7 +23,7 @@ mod passes;
 pub mod shape;
 
 pub use bluestein::Bluestein;
-pub use limits::DeviceLimits;
+pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
 pub use shape::{is_smooth, radices};
 
 use passes::{multi_pass, single_pass};
@@ -361,10 +361,14 @@ impl Plan {
             } else {
                 by_memory
             };
-            let points = limits
+            let mut points = limits
                 .max_points_per_thread
                 .max(opts.max_radix)
                 .max(opts.points_per_thread.unwrap_or(1));
+            if !pow2 && limits.registers_per_workgroup > 0 && spec.batch >= WIDE_MIN_LINES {
+                // Where the register file is known, lines may hold more (RegisterBudget).
+                points = points.max(MAX_HELD_POINTS);
+            }
             by_memory.min(limits.max_threads * points).max(1)
         };
         let (complex_block, split_block) =

@@ -1,6 +1,7 @@
 //! The passes of a smooth transform: one pass when a line fits on chip, else several, each
 //! shaped from the measured tables below (powers of two on CUDA) or by [`super::shape`].
 
+use super::limits::RegisterBudget;
 use super::shape::{self, LineShape, prev_power_of_two};
 use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
 use crate::spec::{FftSpec, Layout};
@@ -100,11 +101,12 @@ pub(super) fn single_pass(
     } else {
         1
     };
-    let (points, radices, threads_per_line) =
-        line_shape(spec.n, limits.max_threads / min_lines, limits, opts)?;
+    let ((points, radices, threads_per_line), most_lines) =
+        line_shape(spec.n, spec.batch, min_lines, limits, opts)?;
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
     let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)
-        .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines));
+        .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines))
+        .min(most_lines);
     // Rows of fewer than 4 threads read and write through workgroup memory so that
     // neighbouring threads touch neighbouring addresses (whole 32-byte sectors); columns are
     // read across neighbouring lines anyway.
@@ -182,11 +184,11 @@ pub(super) fn multi_pass(
     let mut stride = 1;
     let mut passes = Vec::with_capacity(sizes.len());
     for (i, &size) in sizes.iter().enumerate() {
-        let (points, radices, threads_per_line) =
-            line_shape(size, limits.max_threads / min_lines, limits, opts)?;
         let all_lines = if columns { spec.batch } else { 1 } * spec.n / size;
+        let ((points, radices, threads_per_line), most_lines) =
+            line_shape(size, all_lines, min_lines, limits, opts)?;
         let fits = |lines: usize| {
-            lines <= all_lines
+            lines <= all_lines.min(most_lines)
                 && lines * size * exchange.bytes() <= limits.workgroup_memory
                 && lines * threads_per_line <= limits.max_threads
         };
@@ -225,16 +227,21 @@ pub(super) fn multi_pass(
     Some(passes)
 }
 
-/// The shape of a line of `size` points with at most `max_threads` threads, within twice the
-/// points per thread the device allows (mixed radices hold a few more between stages).
+/// The shape of a line of `size` points, in a pass of `all_lines` lines and a workgroup of at
+/// least `min_lines` of them, within
+/// twice the points per thread the device allows (mixed radices hold a few more between
+/// stages), or else the device's register file ([`RegisterBudget`]). Also returns the most
+/// lines a workgroup may pack: `min_lines` for a shape only the register file allows.
 fn line_shape(
     size: usize,
-    max_threads: usize,
+    all_lines: usize,
+    min_lines: usize,
     limits: &DeviceLimits,
     opts: &PlanOptions,
-) -> Option<LineShape> {
-    let per_thread = limits
-        .max_points_per_thread
-        .max(opts.points_per_thread.unwrap_or(1));
-    shape::line_shape(size, max_threads, 2 * per_thread, opts)
+) -> Option<(LineShape, usize)> {
+    let per_thread = opts.points_per_thread.unwrap_or(1);
+    let budget = RegisterBudget::new(limits, per_thread, min_lines, all_lines);
+    let shape = shape::line_shape(size, limits.max_threads / min_lines, &budget, opts)?;
+    let wide = shape::registers(size, &shape.1, shape.2) > budget.points;
+    Some((shape, if wide { min_lines } else { usize::MAX }))
 }

@@ -3,6 +3,7 @@
 //! sizes (factors 2..13) are chosen by a small search over threads and radix lists.
 
 use super::PlanOptions;
+use super::limits::RegisterBudget;
 
 /// The primes a smooth length may contain: the codelets' ([`crate::kernel`]).
 pub const SMOOTH_PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
@@ -63,16 +64,21 @@ pub type LineShape = (usize, Vec<usize>, usize);
 /// The shape of a line of `size` points with at most `max_threads` threads.
 ///
 /// Powers of two: 8 points per thread (one radix-8 butterfly), more only when the thread
-/// budget or `opts` asks. Other smooth sizes: [`mixed_shape`]. `None` when `size` is not
-/// smooth or no shape keeps a thread within `max_registers` points.
+/// budget or `opts` asks. Other smooth sizes: [`mixed_shape`] within `budget.points` points
+/// per thread, else within the budget's wider limit ([`RegisterBudget::fits`]). `None` when
+/// `size` is not smooth or no shape fits.
 pub fn line_shape(
     size: usize,
     max_threads: usize,
-    max_registers: usize,
+    budget: &RegisterBudget,
     opts: &PlanOptions,
 ) -> Option<LineShape> {
     if !size.is_power_of_two() {
-        return mixed_shape(size, max_threads, max_registers, opts);
+        let within = |wide: bool| {
+            let fits = move |regs, threads| budget.fits(regs, threads, wide);
+            mixed_shape(size, max_threads, &fits, opts)
+        };
+        return within(false).or_else(|| within(true));
     }
     let radices = radices(size, opts.max_radix);
     let largest = radices.iter().copied().max().unwrap_or(1);
@@ -124,10 +130,11 @@ pub fn stage_exchanges(size: usize, radices: &[usize], threads: usize) -> usize 
 /// radix lists (one radix per prime family; the factors packed into radices up to 16 or up to
 /// 8) on every thread count that divides `size`, by the exchanges it needs, the butterfly
 /// slots idle threads waste, and the registers past `opts.points_per_thread` (default 8).
+/// `fits(points, threads)` says whether `threads` threads may each hold `points` points.
 fn mixed_shape(
     size: usize,
     max_threads: usize,
-    max_registers: usize,
+    fits: &dyn Fn(usize, usize) -> bool,
     opts: &PlanOptions,
 ) -> Option<LineShape> {
     let factors = smooth_factors(size)?;
@@ -137,7 +144,7 @@ fn mixed_shape(
         for threads in (1..=max_threads.min(size)).filter(|t| size.is_multiple_of(*t)) {
             let radices = order_radices(size, list.clone(), threads);
             let regs = registers(size, &radices, threads);
-            if regs > max_registers {
+            if !fits(regs, threads) {
                 continue;
             }
             let slots: usize = radices
@@ -241,12 +248,24 @@ mod tests {
         assert!(!is_smooth(17) && !is_smooth(4099) && !is_smooth(2 * 1_000_003));
     }
 
+    /// 32 points per thread; `registers` 32-bit registers per workgroup (0: unknown).
+    fn budget(registers: usize) -> RegisterBudget {
+        RegisterBudget {
+            points: 32,
+            registers_per_workgroup: registers,
+            subgroup_size: 32,
+            lines: 1,
+            wide: registers > 0,
+        }
+    }
+
     #[test]
     fn mixed_shapes_cover_the_line() {
         let opts = PlanOptions::default();
+        let b = budget(0);
         for size in (2..=4096).filter(|s| is_smooth(*s) && !s.is_power_of_two()) {
             let (points, radices, threads) =
-                line_shape(size, 1024, 32, &opts).unwrap_or_else(|| panic!("no shape for {size}"));
+                line_shape(size, 1024, &b, &opts).unwrap_or_else(|| panic!("no shape for {size}"));
             assert_eq!(radices.iter().product::<usize>(), size, "{size}");
             assert_eq!(points * threads, size, "{size}");
             assert!(radices.iter().all(|&r| r <= 16), "{size}: {radices:?}");
@@ -254,8 +273,28 @@ mod tests {
         }
         // Lengths whose factors share a radix evenly need no extra exchange.
         assert_eq!(
-            line_shape(1000, 1024, 32, &opts),
+            line_shape(1000, 1024, &b, &opts),
             Some((10, vec![10; 3], 100))
+        );
+    }
+
+    #[test]
+    fn a_known_register_file_allows_wider_lines() {
+        let opts = PlanOptions::default();
+        // 7^5 has no shape of at most 32 points on at most 1024 threads ...
+        assert_eq!(line_shape(16807, 1024, &budget(0), &opts), None);
+        // ... but 343 threads of 49 points fit 64 K registers (352 × (2·49 + 16) = 40 128).
+        assert_eq!(
+            line_shape(16807, 1024, &budget(65536), &opts),
+            Some((49, vec![7; 5], 343))
+        );
+        // 25000 on 1000 threads of 25 points would not (1024 × 66 > 65 536): 625 of 40 do.
+        let (points, _, threads) = line_shape(25000, 1024, &budget(65536), &opts).unwrap();
+        assert_eq!((points, threads), (40, 625));
+        // Never past 64 points, whatever the register file.
+        assert_eq!(
+            line_shape(11 * 11 * 11 * 13, 1024, &budget(1 << 20), &opts),
+            None
         );
     }
 

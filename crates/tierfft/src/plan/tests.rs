@@ -82,8 +82,10 @@ fn plans_fit_device_limits_for_smooth_lengths() {
                 assert_eq!(p.radices.iter().product::<usize>(), p.size, "{n}");
                 assert!(p.radices.iter().all(|&r| r <= 16), "{n}: {p:?}");
                 assert_eq!(p.threads_per_line * p.points_per_thread, p.size);
+                let budget = RegisterBudget::new(&limits, 1, p.lines_per_group, usize::MAX);
                 assert!(
-                    p.registers() <= 2 * limits.max_points_per_thread,
+                    budget.fits(p.registers(), p.threads_per_line, false)
+                        || budget.fits(p.registers(), p.threads_per_line, true),
                     "{n}: {p:?}"
                 );
                 assert!(p.threads() <= limits.max_threads, "{n}: {p:?}");
@@ -377,4 +379,29 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
     let spec = FftSpec::new(8192).then_multiply_and_invert(h(8192));
     let plan = Plan::new(&spec, &lavapipe).expect("plan");
     assert!(!plan.split_chain && !plan.passes[0].prefetch);
+}
+
+/// Where the register file is known (CUDA), a smooth line with no one-pass shape within the
+/// usual points per thread takes one pass of up to 64 points per thread; elsewhere two.
+#[test]
+fn wide_lines_only_where_registers_are_known() {
+    let passes = |n: usize, batch: usize, profile: &str| {
+        let limits = DeviceLimits::profile(profile).unwrap();
+        Plan::new(&FftSpec::new(n).batch(batch), &limits)
+            .unwrap()
+            .passes
+    };
+    let one = passes(16807, 64, "h100-cuda");
+    assert_eq!(one.len(), 1);
+    assert_eq!(
+        (one[0].threads_per_line, one[0].points_per_thread),
+        (343, 49)
+    );
+    assert_eq!(passes(16807, 64, "h100-vulkan").len(), 2);
+    // Too few lines to fill the GPU with such workgroups: two passes.
+    assert_eq!(passes(16807, 63, "h100-cuda").len(), 2);
+    // Past the register file even where it is known: two passes.
+    assert_eq!(passes(28561, 64, "h100-cuda").len(), 2);
+    // Powers of two keep their measured shapes.
+    assert_eq!(passes(1 << 15, 64, "h100-cuda").len(), 2);
 }

@@ -7,10 +7,11 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
-use super::{CudaDevice, gpu_err, nvrtc};
+use super::{CudaDevice, gpu_err, nvrtc, occupancy};
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::Result;
+use crate::kernel::ir::Kernel;
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
 
@@ -41,6 +42,27 @@ pub struct CudaFft {
     chunk: usize,
 }
 
+/// Compiles `kernel` (or takes it from the cache) and raises its shared-memory limit to
+/// `shared_bytes` where that is past the default 48 KiB.
+fn compile(dev: &CudaDevice, kernel: &Kernel, shared_bytes: u32) -> Result<CudaFunction> {
+    let cubin = nvrtc::compile(&cuda::print(kernel), dev.arch())?;
+    let module = dev
+        .ctx
+        .load_module(Ptx::from_binary(cubin.to_vec()))
+        .map_err(gpu_err("loading a module"))?;
+    let func = module
+        .load_function(&kernel.name)
+        .map_err(gpu_err("finding a kernel"))?;
+    if shared_bytes > 48 << 10 {
+        func.set_attribute(
+            FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared_bytes as i32,
+        )
+        .map_err(gpu_err("raising the shared-memory limit"))?;
+    }
+    Ok(func)
+}
+
 /// Registers and occupancy of one compiled pass, as the driver reports them.
 #[derive(Clone, Debug)]
 pub struct KernelReport {
@@ -58,22 +80,22 @@ impl CudaFft {
     /// Compiles `plan`'s kernels (or takes them from the cache) and uploads its twiddles.
     pub fn new(dev: Arc<CudaDevice>, plan: &Plan) -> Result<CudaFft> {
         let load = |i: usize, in_place: bool| -> Result<Launchable> {
-            let kernel = pass_kernel(plan, i, in_place);
-            let cubin = nvrtc::compile(&cuda::print(&kernel), dev.arch())?;
-            let module = dev
-                .ctx
-                .load_module(Ptx::from_binary(cubin.to_vec()))
-                .map_err(gpu_err("loading a module"))?;
-            let func = module
-                .load_function(&kernel.name)
-                .map_err(gpu_err("finding a kernel"))?;
+            let mut kernel = pass_kernel(plan, i, in_place);
             let shared_bytes = plan.passes[i].workgroup_bytes() as u32;
-            if shared_bytes > 48 << 10 {
-                func.set_attribute(
-                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    shared_bytes as i32,
-                )
-                .map_err(gpu_err("raising the shared-memory limit"))?;
+            let mut func = compile(&dev, &kernel, shared_bytes)?;
+            if kernel.groups_per_unit.is_none() && kernel.persistent.is_none() {
+                let threads = kernel.threads as usize;
+                if let Some(blocks) = occupancy::trim(&dev, &func, threads, shared_bytes as usize)?
+                {
+                    kernel.groups_per_unit = Some(blocks);
+                    let trimmed = compile(&dev, &kernel, shared_bytes)?;
+                    let spills = trimmed
+                        .local_size_bytes()
+                        .map_err(gpu_err("reading local memory"))?;
+                    if spills == 0 {
+                        func = trimmed;
+                    }
+                }
             }
             let resident_blocks = match kernel.persistent {
                 Some(_) => {

@@ -6,6 +6,7 @@
 pub mod compare;
 mod exec;
 pub mod nvrtc;
+mod occupancy;
 mod resample;
 
 pub use exec::CudaFft;
@@ -31,6 +32,8 @@ pub struct CudaDevice {
     pub sm_count: usize,
     /// L2 cache, bytes.
     pub l2_bytes: usize,
+    /// What one multiprocessor holds (for register trimming).
+    sm: occupancy::SmLimits,
 }
 
 pub(crate) fn gpu_err(what: &str) -> impl Fn(DriverError) -> Error + '_ {
@@ -86,6 +89,7 @@ impl CudaDevice {
             binding_alignment: 256,
             transaction_bytes: 32,
             max_points_per_thread: 16,
+            registers_per_workgroup: attr(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
             l2_bytes,
             max_chain_points: crate::plan::CUDA_MAX_CHAIN_POINTS,
             async_copy: major >= 8,
@@ -93,6 +97,7 @@ impl CudaDevice {
         let stream = ctx.default_stream();
         Ok(CudaDevice {
             sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            sm: occupancy::SmLimits::read(attr)?,
             l2_bytes,
             ctx,
             stream,

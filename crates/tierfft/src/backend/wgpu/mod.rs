@@ -123,6 +123,8 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         binding_alignment: u64::from(l.min_storage_buffer_offset_alignment),
         transaction_bytes: 32,
         max_points_per_thread: 8,
+        // WebGPU does not say.
+        registers_per_workgroup: 0,
         // wgpu does not report cache sizes.
         l2_bytes: 0,
         // Not measured through wgpu: fuse every chain that fits one pass.

@@ -5,7 +5,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use super::run_plan;
-use crate::plan::{DeviceLimits, Plan};
+use crate::plan::{DeviceLimits, Plan, WIDE_MIN_LINES};
 use crate::reference::{relative_l2_error, spec_f64};
 use crate::{FftSpec, PointOp};
 
@@ -148,6 +148,11 @@ fn mixed_radix_plans() {
         ("h100-cuda", 100_000),
     ] {
         check(&FftSpec::new(n), profile);
+    }
+    // One pass only where the register file is known and there are enough lines: up to 64
+    // points per thread.
+    for n in [11979, 16807] {
+        check(&FftSpec::new(n).batch(WIDE_MIN_LINES), "h100-cuda");
     }
     let mut rng = StdRng::seed_from_u64(11);
     // Chains longer than one pass: the forward passes, then the back-transform's.
