@@ -1,216 +1,16 @@
-//! One plan pass -> one kernel: load (with fused twiddles), on-chip radix stages exchanging
-//! through workgroup memory, store.
-//!
-//! Thread `tl` of a line holds the points `tl + T·m` (`m < E`, `T` threads per line, `E`
-//! points per thread) in registers `v0 .. v{E-1}` after the load and before the store: the
-//! *held* layout. A radix-R stage has `size/R` butterflies; thread `tl` runs butterflies
-//! `jj = tl + T·b` for `b < rounds = ceil(size/(R·T))`, butterfly `jj` taking line positions
-//! `jj + rr·size/R` into register `b + rr·rounds`, and writing output `rr` to line position
-//! `(jj / ns)·ns·R + jj mod ns + rr·ns` (Stockham autosort; `ns` is the product of the earlier
-//! radices). When the butterflies share out evenly (`R` divides `E`, every power-of-two
-//! line), register `b + rr·rounds` *is* held point `tl + T·(b + rr·rounds)`, so the first
-//! stage reads the held registers and the last leaves its outputs there: only the stages in
-//! between exchange through workgroup memory. A stage that does not share out evenly
-//! (mixed radices, e.g. radix 13 on a 5616-point line) reads from workgroup memory and writes
-//! back to it; its last round's surplus threads compute a copy of the last butterfly and store
-//! nothing.
+//! Memory access of a pass's kernel: where a thread's points lie in device and workgroup
+//! memory, the loads (with the pass twiddles and the spec's load operations fused), the
+//! stores (with its store operations), the exchanges through workgroup memory between
+//! stages, padding against bank conflicts, and the barriers they need.
 
-use super::codelet::dft;
-use super::emit::Emitter;
-use super::ir::*;
-use crate::plan::shape::stage_rounds;
-use crate::plan::{Exchange, Pass, Plan};
+use super::{PassGen, Write};
+use crate::kernel::ir::*;
+use crate::plan::Exchange;
 use crate::spec::Layout;
 
-/// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
-/// source and destination; only single-pass plans may ask for it.
-pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
-    let pass = &plan.passes[index];
-    assert!(
-        !in_place || plan.passes.len() == 1,
-        "multi-pass plans run out of place"
-    );
-    let mut g = PassGen::new(plan, index);
-    // A pass of a chain's back-transform runs in the opposite direction.
-    let chain_inverse = pass.inverse;
-    g.locate_line();
-    g.load();
-    if index == 0 {
-        g.point_ops(
-            &plan.transform().load,
-            g.aux_load,
-            Mem::Src,
-            PassGen::in_index,
-        );
-    }
-    if let (true, Some(slot)) = (pass.filter_on_load, g.aux_chain) {
-        g.chain_filter(slot);
-    }
-    for s in 0..pass.radices.len() {
-        g.stage(s, chain_inverse);
-    }
-    g.gather_held();
-    if let (true, Some(slot)) = (pass.fused_chain, g.aux_chain) {
-        // Chained transform (one-pass plans): after the last stage register m holds output
-        // point tl + T·m, which is the layout the next transform loads, so the inverse
-        // starts in registers.
-        g.chain_filter(slot);
-        for s in 0..pass.radices.len() {
-            g.stage(s, true);
-        }
-        g.gather_held();
-    }
-    g.store();
-    let total = plan.passes.len();
-    let dir = match (plan.transform().direction.sign() < 0.0, chain_inverse) {
-        (true, false) => "forward",
-        (false, false) => "inverse",
-        (_, true) => "chained back-transform (opposite direction)",
-    };
-    let radices: Vec<String> = pass.radices.iter().map(|r| r.to_string()).collect();
-    let mut doc = vec![
-        format!(
-            "tierfft pass {}/{total} of a {}-point {dir} FFT: {}-point lines, radices {}, stride {}",
-            index + 1,
-            plan.transform().n,
-            pass.size,
-            if radices.is_empty() {
-                "-".into()
-            } else {
-                radices.join("x")
-            },
-            pass.stride
-        ),
-        format!(
-            "{} lines per workgroup ({:?}), {} threads per line, {} points per thread, {:?} exchange",
-            pass.lines_per_group,
-            pass.order,
-            pass.threads_per_line,
-            pass.points_per_thread,
-            pass.exchange
-        ),
-    ];
-    if pass.twiddled() {
-        doc.push(format!(
-            "pass twiddles W_{} fused into the load",
-            pass.stride * pass.size
-        ));
-    }
-    let shared = (pass.exchanges() > 0).then(|| Shared {
-        ty: match pass.exchange {
-            Exchange::Complex => Ty::C32,
-            Exchange::Split => Ty::F32,
-        },
-        len: pass.shared_len(),
-    });
-    Kernel {
-        name: format!("fft_pass{}", index + 1),
-        doc,
-        threads: pass.threads() as u32,
-        groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
-        shared,
-        in_place,
-        persistent: pass.prefetch.then(|| Persistent {
-            prologue: {
-                let mut p = g.tables_to_shared();
-                p.push(Stmt::Comment(
-                    "prefetch the first group's lines into workgroup memory".into(),
-                ));
-                p.extend(g.prefetch(Expr::Builtin(Builtin::FirstGroup)));
-                p
-            },
-            condition: lt(
-                Expr::Builtin(Builtin::GroupIndex) * u(pass.lines_per_group),
-                Expr::Builtin(Builtin::Lines),
-            ),
-        }),
-        body: g.em.stmts,
-    }
-}
-
-/// A register's way to workgroup memory: register, index, and the condition under which it
-/// is written (`None`: always).
-type Write = (usize, Expr, Option<Expr>);
-
-struct PassGen<'a> {
-    plan: &'a Plan,
-    /// The transform the passes compute ([`Plan::transform`]).
-    spec: &'a crate::FftSpec,
-    pass: &'a Pass,
-    /// This pass's index in the plan.
-    index: usize,
-    /// Where each of the spec's device vectors starts in `aux` (elements), in
-    /// [`crate::FftSpec::vectors`] order.
-    aux: Vec<usize>,
-    /// Vectors (indices into `aux`) of the first load multiply, the chain filter, the first
-    /// store multiply.
-    aux_load: usize,
-    aux_chain: Option<usize>,
-    aux_store: usize,
-    em: Emitter,
-    regs: Vec<Expr>,
-    /// The last stage's outputs, still in registers, with where each goes in workgroup
-    /// memory: written by the next exchange (`None`: the registers hold the held layout).
-    pending: Option<Vec<Write>>,
-    /// Workgroup memory has been read (or written) since the last barrier.
-    shared_read: bool,
-    shared_written: bool,
-    /// Some lines of a workgroup may lie past the end of the dispatch.
-    guarded: bool,
-    /// Padded thread-dependent parts of shared indices already bound, by their printed form.
-    padded_bases: Vec<(String, Expr)>,
-}
-
-impl<'a> PassGen<'a> {
-    fn new(plan: &'a Plan, index: usize) -> Self {
-        let pass = &plan.passes[index];
-        let spec = plan.transform();
-        let multiplies =
-            |ops: &[crate::spec::PointOp]| ops.iter().filter(|o| o.vector().is_some()).count();
-        let aux_chain = multiplies(&spec.load);
-        let aux_store = aux_chain + usize::from(spec.chain.is_some());
-        let aux_chain = spec.chain.as_ref().map(|_| aux_chain);
-        let aux = spec
-            .vectors()
-            .iter()
-            .scan(0, |at, v| {
-                let start = *at;
-                *at += v.len();
-                Some(start)
-            })
-            .collect();
-        let regs = (0..pass.registers())
-            .map(|m| var(format!("v{m}")))
-            .collect();
-        PassGen {
-            plan,
-            spec,
-            pass,
-            index,
-            aux,
-            aux_load: 0,
-            aux_chain,
-            aux_store,
-            em: Emitter::default(),
-            regs,
-            pending: None,
-            shared_read: false,
-            shared_written: false,
-            guarded: plan.partial_groups(pass),
-            padded_bases: Vec::new(),
-        }
-    }
-
-    fn t(&self) -> usize {
-        self.pass.threads_per_line
-    }
-
-    fn e(&self) -> usize {
-        self.pass.points_per_thread
-    }
-
+impl PassGen<'_> {
     /// Workgroup memory index of line-position `pos` of this thread's line.
-    fn shared_index(&self, pos: Expr) -> Expr {
+    pub(super) fn shared_index(&self, pos: Expr) -> Expr {
         let lines = self.pass.lines_per_group;
         match self.pass.order {
             crate::plan::LineOrder::Interleaved => var("lc") + u(lines) * pos,
@@ -219,7 +19,7 @@ impl<'a> PassGen<'a> {
     }
 
     /// Buffer elements between neighbouring points of one transform.
-    fn point_stride(&self) -> usize {
+    pub(super) fn point_stride(&self) -> usize {
         match self.spec.layout {
             Layout::Rows => 1,
             Layout::Columns => self.spec.batch,
@@ -228,7 +28,7 @@ impl<'a> PassGen<'a> {
 
     /// Element of this thread's transform's point `index` in the buffer `mem` (source or
     /// destination: their rows differ in a Bluestein plan's first and last passes).
-    fn element(&self, mem: Mem, index: Expr) -> Expr {
+    pub(super) fn element(&self, mem: Mem, index: Expr) -> Expr {
         let rows_differ =
             self.spec.layout == Layout::Rows && self.pass.src_len != self.pass.dst_len;
         let base = match (!rows_differ, mem) {
@@ -239,7 +39,7 @@ impl<'a> PassGen<'a> {
         var(base) + index * u(self.point_stride())
     }
 
-    fn locate_line(&mut self) {
+    pub(super) fn locate_line(&mut self) {
         let p = self.pass;
         let lines = p.lines_per_group;
         self.em.comment("which line this thread works on");
@@ -296,7 +96,7 @@ impl<'a> PassGen<'a> {
     }
 
     /// Where row `row`'s transform starts in the source and destination buffers.
-    fn row_bases(&mut self, row: Expr) {
+    pub(super) fn row_bases(&mut self, row: Expr) {
         let p = self.pass;
         if p.src_len == p.dst_len {
             self.em.let_("base", Ty::U32, row * u(p.src_len));
@@ -311,7 +111,7 @@ impl<'a> PassGen<'a> {
     /// per copy, neighbouring threads on neighbouring addresses; rows past the end of the
     /// dispatch read the last row instead (their lines store nothing). Guarded so that only
     /// an existing group is read, then committed.
-    fn prefetch(&self, group: Expr) -> Vec<Stmt> {
+    pub(super) fn prefetch(&self, group: Expr) -> Vec<Stmt> {
         let p = self.pass;
         let threads = p.threads();
         let tile = p.size * p.lines_per_group;
@@ -335,7 +135,7 @@ impl<'a> PassGen<'a> {
     /// Copies of the stage twiddles and a fused chain's filter into workgroup memory
     /// ([`Pass::tables_in_shared`]), once per persistent workgroup; the loop's first barrier
     /// publishes them.
-    fn tables_to_shared(&self) -> Vec<Stmt> {
+    pub(super) fn tables_to_shared(&self) -> Vec<Stmt> {
         let p = self.pass;
         if p.tables_in_shared == 0 {
             return Vec::new();
@@ -370,7 +170,7 @@ impl<'a> PassGen<'a> {
     }
 
     /// Loads the held points, then declares the registers only uneven stages use.
-    fn load(&mut self) {
+    pub(super) fn load(&mut self) {
         self.load_held();
         for m in self.e()..self.regs.len() {
             self.em
@@ -378,7 +178,7 @@ impl<'a> PassGen<'a> {
         }
     }
 
-    fn load_held(&mut self) {
+    pub(super) fn load_held(&mut self) {
         let p = self.pass;
         let n = self.spec.n;
         let (t, e) = (self.t(), self.e());
@@ -480,7 +280,7 @@ impl<'a> PassGen<'a> {
     /// Multiplies every register by the chain's filter (aux slot `slot`) at its point: the
     /// spectrum between a chain's forward and inverse transforms, which in a one-pass line
     /// sits at the input's positions.
-    fn chain_filter(&mut self, slot: usize) {
+    pub(super) fn chain_filter(&mut self, slot: usize) {
         self.em
             .comment("chained: multiply the spectrum by the filter, then transform back");
         for m in 0..self.e() {
@@ -496,7 +296,7 @@ impl<'a> PassGen<'a> {
     }
 
     /// Index within its transform of the input point register `m` holds after the load.
-    fn in_index(&self, m: usize) -> Expr {
+    pub(super) fn in_index(&self, m: usize) -> Expr {
         let pos = var("tl") + u(self.t() * m);
         let n = self.spec.n;
         if self.pass.size == n {
@@ -509,7 +309,7 @@ impl<'a> PassGen<'a> {
     /// Index within its transform where the output point register `m` holds goes: line `j`'s
     /// point `q` to `(j / stride)·stride·size + j mod stride + q·stride` (in the last pass
     /// `j < stride`, so `j + q·stride`).
-    fn out_index(&self, m: usize) -> Expr {
+    pub(super) fn out_index(&self, m: usize) -> Expr {
         let p = self.pass;
         let pos = var("tl") + u(self.t() * m);
         let ns = p.stride;
@@ -524,7 +324,7 @@ impl<'a> PassGen<'a> {
 
     /// Applies the spec's pointwise operations `ops` to every register; multiplies read
     /// `aux` from slot `first_slot` on, at the point's index given by `index`.
-    fn point_ops(
+    pub(super) fn point_ops(
         &mut self,
         ops: &[crate::spec::PointOp],
         first_slot: usize,
@@ -573,99 +373,9 @@ impl<'a> PassGen<'a> {
         }
     }
 
-    /// One radix stage; `inverse` runs it in the opposite direction (the second transform of
-    /// a chain), with conjugated twiddles.
-    fn stage(&mut self, s: usize, inverse: bool) {
-        let p = self.pass;
-        let r = p.radices[s];
-        let ns: usize = p.radices[..s].iter().product();
-        let t = self.t();
-        let (butterflies, rounds) = stage_rounds(p.size, r, t);
-        let even = rounds * t == butterflies;
-        let sign = self.spec.direction.sign() * if inverse { -1.0 } else { 1.0 };
-        let last = s + 1 == p.radices.len();
-        self.em.comment(format!(
-            "{}stage {}: radix {r}, {ns}-point sub-transforms done{}",
-            if inverse { "inverse " } else { "" },
-            s + 1,
-            if even {
-                String::new()
-            } else {
-                format!(
-                    "; {butterflies} butterflies in {rounds} rounds of {t} threads, the last partly idle"
-                )
-            }
-        ));
-        // Register of point `rr` of round `b`: the held register of that point when even.
-        let reg = |b: usize, rr: usize| b + rr * rounds;
-        // Butterfly of round `b`; surplus threads of an uneven last round redo the last one.
-        let butterfly = |g: &mut Self, b: usize| {
-            let jj = var("tl") + u(t * b);
-            if (b + 1) * t > butterflies {
-                let clamped = g.em.bind(Ty::U32, min(jj.clone(), u(butterflies - 1)));
-                (clamped, Some(lt(jj, u(butterflies))))
-            } else {
-                (jj, None)
-            }
-        };
-        let mut jjs = Vec::with_capacity(rounds);
-        for b in 0..rounds {
-            jjs.push(butterfly(self, b));
-        }
-        if !even && self.pending.is_none() {
-            self.pending = Some(self.held_writes());
-        }
-        if let Some(writes) = self.pending.take() {
-            let mut reads = Vec::new();
-            for (b, (jj, _)) in jjs.iter().enumerate() {
-                for rr in 0..r {
-                    let at = self.shared_index(jj.clone() + u(rr * butterflies));
-                    reads.push((reg(b, rr), at));
-                }
-            }
-            reads.sort_by_key(|(m, _)| *m);
-            self.exchange(writes, reads);
-        }
-        let mut writes = Vec::new();
-        for (b, (jj, store_if)) in jjs.into_iter().enumerate() {
-            let regs: Vec<usize> = (0..r).map(|rr| reg(b, rr)).collect();
-            if ns > 1 {
-                // Stage twiddles W_{ns·r}^{k·rr}, k = jj mod ns, from this stage's table.
-                let k = self.em.bind(Ty::U32, jj.clone() % u(ns));
-                let table = self.plan.twiddles.stage(ns, r);
-                for (rr, &m) in regs.iter().enumerate().skip(1) {
-                    let mut w = if p.tables_in_shared > 0 {
-                        load(
-                            Mem::Shared,
-                            u(p.tables_offset() + table.index(rr)) + k.clone(),
-                        )
-                    } else {
-                        load(Mem::Twiddles, u(table.index(rr)) + k.clone())
-                    };
-                    if inverse {
-                        let t = self.em.bind(Ty::C32, w);
-                        w = complex(t.re(), -t.im());
-                    }
-                    self.em
-                        .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(w)));
-                }
-            }
-            let inputs: Vec<Expr> = regs.iter().map(|&m| self.regs[m].clone()).collect();
-            let outputs = dft(&mut self.em, &inputs, sign);
-            for (rr, (&m, out)) in regs.iter().zip(outputs).enumerate() {
-                self.em.push(Stmt::Assign(format!("v{m}"), out));
-                let pos = (jj.clone() / u(ns)) * u(ns * r) + (jj.clone() % u(ns)) + u(rr * ns);
-                writes.push((m, self.shared_index(pos), store_if.clone()));
-            }
-        }
-        if !(last && even) {
-            self.pending = Some(writes);
-        }
-    }
-
     /// Where each held register goes in workgroup memory: register `m` to line position
     /// `tl + T·m`.
-    fn held_writes(&self) -> Vec<Write> {
+    pub(super) fn held_writes(&self) -> Vec<Write> {
         self.held_slots()
             .into_iter()
             .map(|(m, at)| (m, at, None))
@@ -674,14 +384,14 @@ impl<'a> PassGen<'a> {
 
     /// Each held register with its workgroup-memory index: register `m`, line position
     /// `tl + T·m`.
-    fn held_slots(&self) -> Vec<(usize, Expr)> {
+    pub(super) fn held_slots(&self) -> Vec<(usize, Expr)> {
         (0..self.e())
             .map(|m| (m, self.shared_index(var("tl") + u(self.t() * m))))
             .collect()
     }
 
     /// Brings a stage's pending outputs back to the held layout through workgroup memory.
-    fn gather_held(&mut self) {
+    pub(super) fn gather_held(&mut self) {
         if let Some(writes) = self.pending.take() {
             let reads = self.held_slots();
             self.exchange(writes, reads);
@@ -690,7 +400,7 @@ impl<'a> PassGen<'a> {
 
     /// Register `m` goes to workgroup memory at `writes`' index (only where its condition
     /// holds); then register `m` is reloaded from `reads`' index.
-    fn exchange(&mut self, writes: Vec<Write>, reads: Vec<(usize, Expr)>) {
+    pub(super) fn exchange(&mut self, writes: Vec<Write>, reads: Vec<(usize, Expr)>) {
         let writes: Vec<Write> = writes
             .into_iter()
             .map(|(m, i, when)| (m, self.pad(i), when))
@@ -746,7 +456,7 @@ impl<'a> PassGen<'a> {
     /// `pad(x + c) = pad(x) + c + c / P`: the few distinct `pad(x)` are computed once and every
     /// access is one of them plus an immediate offset. Padding each full index instead costs
     /// a live register per access, which the chained kernels cannot afford.
-    fn pad(&mut self, i: Expr) -> Expr {
+    pub(super) fn pad(&mut self, i: Expr) -> Expr {
         if !self.pass.padded {
             return i;
         }
@@ -768,14 +478,14 @@ impl<'a> PassGen<'a> {
     }
 
     /// `stmt`, only where `when` holds (always when `None`).
-    fn push_if(&mut self, when: &Option<Expr>, stmt: Stmt) {
+    pub(super) fn push_if(&mut self, when: &Option<Expr>, stmt: Stmt) {
         match when {
             Some(c) => self.em.push(Stmt::If(c.clone(), vec![stmt])),
             None => self.em.push(stmt),
         }
     }
 
-    fn before_write(&mut self) {
+    pub(super) fn before_write(&mut self) {
         if self.shared_read || self.shared_written {
             self.em.push(Stmt::Barrier);
         }
@@ -783,13 +493,13 @@ impl<'a> PassGen<'a> {
         self.shared_written = true;
     }
 
-    fn before_read(&mut self) {
+    pub(super) fn before_read(&mut self) {
         self.em.push(Stmt::Barrier);
         self.shared_written = false;
         self.shared_read = true;
     }
 
-    fn store(&mut self) {
+    pub(super) fn store(&mut self) {
         let p = self.pass;
         let (t, e) = (self.t(), self.e());
         if let Some(scale) = p.scale {
