@@ -174,9 +174,10 @@ impl RegisterBudget {
 
     /// Whether the `threads` threads of a line may each hold `points` points: at most
     /// `self.points`, or with `wide` at most [`MAX_HELD_POINTS`] (only where `self.wide`
-    /// allows); and where the register file is known, two registers a point plus 16 for indices and
-    /// twiddles, for every thread of the workgroup's lines rounded up to whole subgroups,
-    /// within it (on the H100 the shapes past that spilled and ran slower than two passes).
+    /// allows); and where the register file is known, two registers a point plus 16 for
+    /// indices and twiddles, for every thread of the workgroup's lines rounded up to whole
+    /// subgroups, within it (on the H100 the shapes past that spilled and ran slower than two
+    /// passes).
     pub fn fits(&self, points: usize, threads: usize, wide: bool) -> bool {
         let known = self.registers_per_workgroup > 0;
         let most = if wide { MAX_HELD_POINTS } else { self.points };

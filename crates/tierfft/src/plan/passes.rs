@@ -228,10 +228,10 @@ pub(super) fn multi_pass(
 }
 
 /// The shape of a line of `size` points, in a pass of `all_lines` lines and a workgroup of at
-/// least `min_lines` of them, within
-/// twice the points per thread the device allows (mixed radices hold a few more between
-/// stages), or else the device's register file ([`RegisterBudget`]). Also returns the most
-/// lines a workgroup may pack: `min_lines` for a shape only the register file allows.
+/// least `min_lines` of them, within twice the points per thread the device allows (mixed
+/// radices hold a few more between stages), or else the device's register file
+/// ([`RegisterBudget`]). Also returns the most lines a workgroup may pack: `min_lines` for a
+/// shape only the register file allows.
 fn line_shape(
     size: usize,
     all_lines: usize,
