@@ -5,9 +5,27 @@
 
 mod common;
 
+use std::path::Path;
+use std::process::Output;
+
 use common::{TempDir, assert_ok, num_c64, random, read_c64, stderr, write_npy};
 use tierfft::reference::{fft_f64, relative_l2_error};
 use tierfft::{Complex32, Direction};
+
+/// Runs `tierfft fft` from `input` to `output` on `device`, with `extra` arguments (the long
+/// option names; a test of `--normalize` below uses the short ones).
+fn run_fft(dir: &TempDir, input: &Path, output: &Path, device: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "fft",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+    ];
+    args.extend(["--device", device]);
+    args.extend(extra);
+    dir.run(&args)
+}
 
 /// Writes random data of `shape`, runs `fft` on `device`, and returns the input and output.
 fn transform(
@@ -20,16 +38,7 @@ fn transform(
     let x = random(len, 42 + len as u64);
     let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
     write_npy(&inp, shape, &x);
-    let mut args = vec![
-        "fft",
-        "--input",
-        inp.to_str().unwrap(),
-        "--output",
-        outp.to_str().unwrap(),
-    ];
-    args.extend(["--device", device]);
-    args.extend(extra);
-    let out = dir.run(&args);
+    let out = run_fft(dir, &inp, &outp, device, extra);
     assert_ok(&out);
     assert!(
         stderr(&out).contains("batch"),
@@ -74,16 +83,7 @@ fn round_trip(device: &str) {
     let dir = TempDir::new("roundtrip");
     let (x, _) = transform(&dir, &[2, 4096], device, &[]);
     let (yp, zp) = (dir.path("y.npy"), dir.path("z.npy"));
-    let out = dir.run(&[
-        "fft",
-        "-i",
-        yp.to_str().unwrap(),
-        "-o",
-        zp.to_str().unwrap(),
-        "--inverse",
-        "--device",
-        device,
-    ]);
+    let out = run_fft(&dir, &yp, &zp, device, &["--inverse"]);
     assert_ok(&out);
     let (shape, z) = read_c64(&zp);
     assert_eq!(shape, [2, 4096]);
@@ -155,15 +155,7 @@ fn norm_scales_like_numpy() {
 fn rejects(dir: &TempDir, input: &str, device: &str, words: &[&str]) {
     let before = dir.files();
     let outp = dir.path("out.npy");
-    let out = dir.run(&[
-        "fft",
-        "-i",
-        dir.path(input).to_str().unwrap(),
-        "-o",
-        outp.to_str().unwrap(),
-        "--device",
-        device,
-    ]);
+    let out = run_fft(dir, &dir.path(input), &outp, device, &[]);
     let msg = stderr(&out);
     assert_eq!(
         out.status.code(),
@@ -224,15 +216,7 @@ fn numpy_dtypes_and_axes() {
                 "float64" => write_npy(&inp, &shape, &f64s),
                 _ => write_npy(&inp, &shape, &f32s),
             }
-            let out = dir.run(&[
-                "fft",
-                "-i",
-                inp.to_str().unwrap(),
-                "-o",
-                outp.to_str().unwrap(),
-                "--device",
-                device,
-            ]);
+            let out = run_fft(&dir, &inp, &outp, device, &[]);
             assert_ok(&out);
             assert!(
                 stderr(&out).contains(&format!("{dtype} input read as complex64")),
@@ -295,15 +279,7 @@ fn failed_run_leaves_existing_output_untouched() {
         &x.iter().map(|z| z.re as i32).collect::<Vec<i32>>(),
     );
     std::fs::write(&outp, b"previous contents").unwrap();
-    let out = dir.run(&[
-        "fft",
-        "-i",
-        inp.to_str().unwrap(),
-        "-o",
-        outp.to_str().unwrap(),
-        "--device",
-        "cpu",
-    ]);
+    let out = run_fft(&dir, &inp, &outp, "cpu", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read(&outp).unwrap(), b"previous contents");
     assert_eq!(dir.files(), ["bad.npy", "out.npy"]);
@@ -381,15 +357,7 @@ fn quiet_without_a_display() {
     assert_eq!(stderr(&out), "");
     let input = dir.path("x.npy");
     write_npy(&input, &[4, 256], &random(1024, 5));
-    let out = dir.run(&[
-        "fft",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        dir.path("y.npy").to_str().unwrap(),
-        "--device",
-        "lavapipe",
-    ]);
+    let out = run_fft(&dir, &input, &dir.path("y.npy"), "lavapipe", &[]);
     assert_ok(&out);
     let msg = stderr(&out);
     assert_eq!(msg.lines().count(), 1, "{msg}");
