@@ -226,14 +226,6 @@ impl FftSpec {
         self
     }
 
-    /// Every device vector the spec reads, in the order kernels index them: load
-    /// multiplies, the chain's filter, store multiplies.
-    pub fn vectors(&self) -> Vec<&Arc<[Complex32]>> {
-        let load = self.load.iter().filter_map(PointOp::vector);
-        let store = self.store.iter().filter_map(PointOp::vector);
-        load.chain(self.chain.iter()).chain(store).collect()
-    }
-
     /// True when every transform of the batch must be bound in one dispatch: column layouts,
     /// and per-element multiplies (which index the whole batch).
     pub fn whole_batch(&self) -> bool {

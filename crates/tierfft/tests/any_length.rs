@@ -41,21 +41,11 @@ fn check_on(device: &Device, spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
     );
 }
 
-/// On both backends; the GPU runs lengths with a prime factor above 13 by Bluestein's
-/// algorithm, which does not take chains or per-element multiplies (an error says so).
+/// On both backends (the GPU runs lengths with a prime factor above 13 by Bluestein's
+/// algorithm, chains as two convolutions).
 fn check(spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
     check_on(&Device::Cpu, spec, rng);
-    let bluestein_refuses = spec.chain.is_some()
-        || spec
-            .load
-            .iter()
-            .any(|o| matches!(o, PointOp::MultiplyEach(_)));
-    if is_smooth(spec.n) || !bluestein_refuses {
-        check_on(gpu(), spec, rng);
-    } else {
-        let e = gpu().plan(spec).err().expect("Bluestein refuses");
-        assert!(matches!(e, tierfft::Error::Unsupported { .. }), "{e}");
-    }
+    check_on(gpu(), spec, rng);
 }
 
 #[test]
@@ -99,7 +89,7 @@ fn smooth_mixed_and_prime_lengths() {
 #[test]
 fn columns_fused_operations_and_chains() {
     let mut rng = rng();
-    for (n, batch) in [(6, 5), (100, 7), (243, 3), (1000, 2), (1009, 2)] {
+    for (n, batch) in [(6, 5), (100, 7), (243, 3), (1000, 2), (1009, 2), (4099, 2)] {
         let v = |rng: &mut rand::rngs::StdRng, len: usize| -> Arc<[Complex32]> {
             random(rng, len).into()
         };

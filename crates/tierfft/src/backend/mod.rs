@@ -60,11 +60,10 @@ fn build_kernels<K>(
     Ok((out_of_place, in_place))
 }
 
-/// The spec's device vectors laid end to end, in the order kernels index them (one zero when
+/// The plan's device vectors ([`Plan::vectors`]) laid end to end, in the order kernels index them (one zero when
 /// there are none: bindings cannot be empty).
 pub(crate) fn aux_values(plan: &Plan) -> Vec<Complex32> {
     let mut values: Vec<Complex32> = plan
-        .transform()
         .vectors()
         .iter()
         .flat_map(|v| v.iter().copied())

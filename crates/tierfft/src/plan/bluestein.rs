@@ -7,6 +7,8 @@
 //! transform back, multiply by the chirp on store. That is an ordinary chained plan of the
 //! `m`-point transform whose first pass reads the user's `n`-point rows and whose last pass
 //! writes them: one kernel when `m` fits one pass, else the forward passes and the inverse's.
+//! A chained spec (transform, multiply, transform back) is two such convolutions in one
+//! plan, the user's filter fused into the first one's store.
 
 use std::sync::Arc;
 
@@ -22,10 +24,12 @@ use crate::spec::{FftSpec, Layout, PointOp};
 pub struct Bluestein {
     /// Length of the convolution's transforms (smooth, at least `2n − 1`).
     pub m: usize,
-    /// The chained `m`-point transform the passes compute: the user's load operations and
-    /// the chirp on load, the chirp's spectrum as the chain's filter, the chirp (with the
-    /// spec's scaling) and the user's store operations on store.
+    /// The `m`-point transform the passes compute: its length, batch and layout. The chirps,
+    /// filters and the user's operations are on the passes that fuse them.
     pub transform: FftSpec,
+    /// Convolutions the plan runs one after the other: 1, or 2 for a chained spec (the
+    /// transform, then the one back, with the user's filter between them).
+    pub convolutions: usize,
 }
 
 /// Smooth candidates for `m` the planner compares, from the smallest up.
@@ -34,30 +38,11 @@ const CANDIDATES: usize = 8;
 /// Plans `spec` (validated, `n` not smooth) by Bluestein's algorithm.
 pub(super) fn plan(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
     let n = spec.n;
-    let unsupported = |what: &str| Error::Unsupported {
-        what: format!("{what} on a {n}-point FFT"),
-        device: limits.name.clone(),
-        detail: format!(
-            "{n} has a prime factor above 13, which the GPU runs by Bluestein's algorithm, and \
-             that does not combine with it yet; the CPU backend (--device cpu) does"
-        ),
-    };
-    if spec.chain.is_some() {
-        return Err(unsupported("a chained multiply and inverse FFT"));
-    }
-    if spec
-        .load
-        .iter()
-        .chain(&spec.store)
-        .any(|o| matches!(o, PointOp::MultiplyEach(_)))
-    {
-        return Err(unsupported("a per-element multiply (MultiplyEach)"));
-    }
     // The cheapest of the smallest smooth lengths from 2n − 1 and the next power of two: by
     // bytes moved (one fused pass beats two kernels), then length.
     let mut best: Option<(u64, Plan)> = None;
     for m in candidates(2 * n - 1) {
-        let Ok(plan) = inner_plan(spec, m, limits, opts) else {
+        let Ok(plan) = plan_with(spec, m, limits, opts) else {
             continue;
         };
         let cost = plan.bytes_moved();
@@ -95,12 +80,96 @@ fn candidates(from: usize) -> Vec<usize> {
     c
 }
 
-/// The plan of `spec` through an `m`-point convolution.
-fn inner_plan(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
+/// The plan of `spec` through `m`-point convolutions: one, or for a chained spec two, the
+/// first storing `chirp · filter · chirp'` (its own output chirp, the user's filter and the
+/// second convolution's input chirp are all pointwise on the same `n` points) into `n`-point
+/// rows the second reads.
+fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
     debug_assert!(shape::is_smooth(m));
-    let transform = transform(spec, m);
-    let mut plan = Plan::smooth(&transform, limits, opts)?;
     let n = spec.n;
+    let sign = spec.direction.sign();
+    let scale = if spec.normalize { 1.0 / n as f64 } else { 1.0 };
+    let mut geometry = FftSpec::new(m).batch(spec.batch);
+    if spec.layout == Layout::Columns {
+        geometry = geometry.columns();
+    }
+    let padded = |ops: &[PointOp]| -> Vec<PointOp> {
+        ops.iter()
+            .map(|op| match op {
+                PointOp::Multiply(v) => PointOp::Multiply(pad(v.iter().copied(), m)),
+                other => other.clone(),
+            })
+            .collect()
+    };
+    let chirp_in = chirp(n, sign);
+    let mut load = padded(&spec.load);
+    load.push(PointOp::Multiply(pad(chirp_in.iter().map(|&c| to32(c)), m)));
+    let user_store = padded(&spec.store);
+    let mut plan = match &spec.chain {
+        None => {
+            let mut store = vec![PointOp::Multiply(pad(
+                chirp_in.iter().map(|&c| to32(c * scale)),
+                m,
+            ))];
+            store.extend(user_store);
+            convolution(&geometry, n, &chirp_in, load, store, limits, opts)?
+        }
+        Some(h) => {
+            // The chain runs back in the opposite direction: the second convolution's chirp
+            // has the opposite sign.
+            let chirp_back = chirp(n, -sign);
+            let between = chirp_in
+                .iter()
+                .zip(h.iter())
+                .zip(&chirp_back)
+                .map(|((&c, &h), &b)| to32(c * Complex64::new(h.re.into(), h.im.into()) * b));
+            let store = vec![PointOp::Multiply(pad(between, m))];
+            let mut first = convolution(&geometry, n, &chirp_in, load, store, limits, opts)?;
+            let mut store = vec![PointOp::Multiply(pad(
+                chirp_back.iter().map(|&c| to32(c * scale)),
+                m,
+            ))];
+            store.extend(user_store);
+            let second = convolution(&geometry, n, &chirp_back, vec![], store, limits, opts)?;
+            first.passes.extend(second.passes);
+            first.split_chain = true;
+            first
+        }
+    };
+    // Chunks of the batch start at aligned offsets in both row lengths.
+    let tpd = super::transforms_per_binding(limits, &[n, m], spec.whole_batch(), spec.batch)?;
+    plan.transforms_per_dispatch = if spec.whole_batch() {
+        spec.batch
+    } else {
+        tpd.min(spec.batch)
+    };
+    plan.spec = spec.clone();
+    plan.bluestein = Some(Bluestein {
+        m,
+        transform: geometry,
+        convolutions: if spec.chain.is_some() { 2 } else { 1 },
+    });
+    Ok(plan)
+}
+
+/// The passes of one `m`-point convolution with the chirp `chirp` (`n` values): a chained
+/// transform whose first pass reads `n`-point rows and applies `load`, whose filter is the
+/// chirp's spectrum and whose last pass applies `store` and writes `n`-point rows.
+fn convolution(
+    geometry: &FftSpec,
+    n: usize,
+    chirp: &[Complex64],
+    load: Vec<PointOp>,
+    store: Vec<PointOp>,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+) -> Result<Plan> {
+    let mut transform = geometry
+        .clone()
+        .then_multiply_and_invert(filter(chirp, geometry.n).into());
+    transform.load = load;
+    transform.store = store;
+    let mut plan = Plan::smooth(&transform, limits, opts)?;
     // The first pass reads the user's rows, the last writes them: no tiles staged through
     // workgroup memory or prefetched, which assume rows of the transform's length.
     let last = plan.passes.len() - 1;
@@ -116,56 +185,25 @@ fn inner_plan(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOption
             p.staged_store = false;
         }
     }
-    // Chunks of the batch start at aligned offsets in both row lengths.
-    let tpd = super::transforms_per_binding(limits, &[n, m], spec.whole_batch(), spec.batch)?;
-    plan.transforms_per_dispatch = if spec.whole_batch() {
-        spec.batch
-    } else {
-        tpd.min(spec.batch)
-    };
-    plan.spec = spec.clone();
-    plan.bluestein = Some(Bluestein { m, transform });
     Ok(plan)
 }
 
-/// The chained `m`-point transform of Bluestein's algorithm for `spec`.
-fn transform(spec: &FftSpec, m: usize) -> FftSpec {
-    let n = spec.n;
-    let sign = spec.direction.sign();
-    let chirp: Vec<Complex64> = (0..n).map(|k| chirp(k, n, sign)).collect();
-    let pad = |v: &[Complex32]| -> Arc<[Complex32]> {
-        let mut p = v.to_vec();
-        p.resize(m, Complex32::new(0.0, 0.0));
-        p.into()
-    };
-    let padded = |op: &PointOp| match op {
-        PointOp::Multiply(v) => PointOp::Multiply(pad(v)),
-        other => other.clone(),
-    };
-    let on_load: Vec<Complex32> = chirp.iter().map(|&c| to32(c)).collect();
-    let scale = if spec.normalize { 1.0 / n as f64 } else { 1.0 };
-    let on_store: Vec<Complex32> = chirp.iter().map(|&c| to32(c * scale)).collect();
-    let mut t = FftSpec::new(m).batch(spec.batch);
-    if spec.layout == Layout::Columns {
-        t = t.columns();
-    }
-    for op in &spec.load {
-        t = t.on_load(padded(op));
-    }
-    t = t
-        .on_load(PointOp::Multiply(pad(&on_load)))
-        .then_multiply_and_invert(filter(&chirp, m).into())
-        .on_store(PointOp::Multiply(pad(&on_store)));
-    for op in &spec.store {
-        t = t.on_store(padded(op));
-    }
-    t
+/// `values` zero-padded to `m`, as a device vector.
+fn pad(values: impl Iterator<Item = Complex32>, m: usize) -> Arc<[Complex32]> {
+    let mut p: Vec<Complex32> = values.collect();
+    p.resize(m, Complex32::new(0.0, 0.0));
+    p.into()
 }
 
-/// `exp(sign·iπk²/n)`, with `k² mod 2n` reduced exactly so the angle is accurate for any `k`.
-fn chirp(k: usize, n: usize, sign: f64) -> Complex64 {
-    let k2 = (k as u128 * k as u128 % (2 * n as u128)) as f64;
-    Complex64::from_polar(1.0, sign * std::f64::consts::PI * k2 / n as f64)
+/// The chirp `c[k] = exp(sign·iπk²/n)` for `k < n`, with `k² mod 2n` reduced exactly so the
+/// angle is accurate for any `k`.
+fn chirp(n: usize, sign: f64) -> Vec<Complex64> {
+    (0..n)
+        .map(|k| {
+            let k2 = (k as u128 * k as u128 % (2 * n as u128)) as f64;
+            Complex64::from_polar(1.0, sign * std::f64::consts::PI * k2 / n as f64)
+        })
+        .collect()
 }
 
 /// The chain's filter: the forward `m`-point spectrum of the conjugate chirp laid out

@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use super::{Exchange, LineOrder, Plan};
-use crate::spec::{Direction, Layout};
+use super::{Exchange, LineOrder, Pass, Plan};
+use crate::spec::{Direction, Layout, PointOp};
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -43,15 +43,23 @@ impl fmt::Display for Plan {
         if let Some(b) = &self.bluestein {
             writeln!(
                 f,
-                "Bluestein: {} has a prime factor above 13; a {}-point convolution ({}): chirp on \
-                 load, FFT, chirp spectrum, inverse FFT, chirp on store",
+                "Bluestein: {} has a prime factor above 13; {} {}-point convolution{} ({}): chirp \
+                 on load, FFT, chirp spectrum, inverse FFT, chirp on store",
                 s.n,
+                if b.convolutions > 1 { "two" } else { "a" },
                 b.m,
+                if b.convolutions > 1 { "s" } else { "" },
                 factored(b.m)
             )?;
         }
         writeln!(f, "passes over device memory: {}", self.passes.len())?;
-        if s.chain.is_some() {
+        if s.chain.is_some() && self.bluestein.is_some() {
+            writeln!(
+                f,
+                "chained multiply and inverse FFT: a second convolution in the opposite \
+                 direction, the filter multiplied on the first one's store"
+            )?;
+        } else if s.chain.is_some() {
             writeln!(
                 f,
                 "chained multiply and inverse FFT: {}",
@@ -108,6 +116,10 @@ impl fmt::Display for Plan {
             } else {
                 order
             };
+            let order = match fused(p) {
+                Some(ops) => format!("{order}; fuses {ops}"),
+                None => order,
+            };
             writeln!(
                 f,
                 "{:>4}  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {order}",
@@ -150,6 +162,40 @@ impl fmt::Display for Plan {
             self.twiddles.len() as f64 * 8.0 / 1024.0
         )
     }
+}
+
+/// What `p` fuses besides its transform, in order ("multiply, conjugate on load; filter on
+/// load"), or `None`.
+fn fused(p: &Pass) -> Option<String> {
+    let names = |ops: &[PointOp]| -> String {
+        let names: Vec<&str> = ops
+            .iter()
+            .map(|op| match op {
+                PointOp::Multiply(_) => "multiply",
+                PointOp::MultiplyEach(_) => "multiply each",
+                PointOp::Conjugate => "conjugate",
+                PointOp::Scale(_) => "scale",
+                PointOp::ZeroFrom(_) => "zero tail",
+                PointOp::Magnitude => "magnitude",
+                PointOp::MagnitudeDb => "dB",
+            })
+            .collect();
+        names.join(", ")
+    };
+    let mut parts = Vec::new();
+    if !p.load.is_empty() {
+        parts.push(format!("{} on load", names(&p.load)));
+    }
+    if p.filter_on_load {
+        parts.push("filter on load".into());
+    }
+    if p.fused_chain {
+        parts.push("filter and back-transform".into());
+    }
+    if !p.store.is_empty() {
+        parts.push(format!("{} on store", names(&p.store)));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// `n` as a product of prime powers: `2^12`, `2^4·3^3·13`.

@@ -29,8 +29,12 @@ pub use shape::{is_smooth, radices};
 use passes::{multi_pass, single_pass};
 use shape::{prev_power_of_two, split_evenly};
 
+use std::sync::Arc;
+
+use num_complex::Complex32;
+
 use crate::error::{Error, Result};
-use crate::spec::{FftSpec, Layout};
+use crate::spec::{FftSpec, Layout, PointOp};
 use crate::twiddle::TwiddleLayout;
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
@@ -224,6 +228,16 @@ pub struct Pass {
     pub src_len: usize,
     /// See [`Pass::src_len`].
     pub dst_len: usize,
+    /// Pointwise operations on the loaded points, after the pass twiddles, at each point's
+    /// index in its transform: the spec's load operations on a plan's first pass, Bluestein's
+    /// chirp on each convolution's first.
+    pub load: Vec<PointOp>,
+    /// Pointwise operations on the points before they are stored (after [`Pass::scale`]), at
+    /// each point's output index: the spec's store operations on the last pass, Bluestein's
+    /// chirp on each convolution's last.
+    pub store: Vec<PointOp>,
+    /// The chain's filter, read where [`Pass::filter_on_load`] or [`Pass::fused_chain`] says.
+    pub filter: Option<Arc<[Complex32]>>,
 }
 
 impl Pass {
@@ -322,11 +336,51 @@ impl Plan {
     pub fn with_options(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
         spec.validate()?;
         opts.validate()?;
-        if is_smooth(spec.n) {
-            Plan::smooth(spec, limits, opts)
+        let plan = if is_smooth(spec.n) {
+            Plan::smooth(spec, limits, opts)?
         } else {
-            bluestein::plan(spec, limits, opts)
+            bluestein::plan(spec, limits, opts)?
+        };
+        let aux_bytes: u64 = plan.vectors().iter().map(|v| 8 * v.len() as u64).sum();
+        if aux_bytes > limits.max_binding {
+            return Err(Error::TooLarge {
+                what: format!("{} MiB of fused device vectors", aux_bytes >> 20),
+                device: limits.name.clone(),
+                detail: format!(
+                    "they share one binding, and the device binds at most {} MiB",
+                    limits.max_binding >> 20
+                ),
+            });
         }
+        Ok(plan)
+    }
+
+    /// Every device vector the passes read (fused multiplies and chain filters), each once,
+    /// in the order the kernels' `aux` binding holds them end to end.
+    pub fn vectors(&self) -> Vec<&Arc<[Complex32]>> {
+        let mut out: Vec<&Arc<[Complex32]>> = Vec::new();
+        for p in &self.passes {
+            let load = p.load.iter().filter_map(PointOp::vector);
+            let store = p.store.iter().filter_map(PointOp::vector);
+            for v in load.chain(&p.filter).chain(store) {
+                if !out.iter().any(|o| Arc::ptr_eq(o, v)) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    /// Where vector `v` (one of [`Plan::vectors`]) starts in the `aux` binding, elements.
+    pub fn aux_offset(&self, v: &Arc<[Complex32]>) -> usize {
+        let mut at = 0;
+        for o in self.vectors() {
+            if Arc::ptr_eq(o, v) {
+                return at;
+            }
+            at += o.len();
+        }
+        panic!("aux_offset: a vector the plan's passes do not hold")
     }
 
     /// Plans a transform of smooth length (any, up to Bluestein's inner lengths: the spec
@@ -392,17 +446,6 @@ impl Plan {
                 format!(
                     "column transforms and per-element multiplies bind the whole batch, and the \
                      device binds at most {} MiB per buffer",
-                    limits.max_binding >> 20
-                ),
-            ));
-        }
-
-        let aux_bytes: u64 = spec.vectors().iter().map(|v| 8 * v.len() as u64).sum();
-        if aux_bytes > limits.max_binding {
-            return Err(too_large(
-                format!("{} MiB of fused device vectors", aux_bytes >> 20),
-                format!(
-                    "they share one binding, and the device binds at most {} MiB",
                     limits.max_binding >> 20
                 ),
             ));
@@ -474,6 +517,17 @@ impl Plan {
             }
             back[0].filter_on_load = true;
             passes.extend(back);
+        }
+        // Each pass carries the operations its kernel fuses.
+        passes[0].load = spec.load.clone();
+        if let Some(last) = passes.last_mut() {
+            last.store = spec.store.clone();
+        }
+        for p in passes
+            .iter_mut()
+            .filter(|p| p.filter_on_load || p.fused_chain)
+        {
+            p.filter = spec.chain.clone();
         }
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.

@@ -139,6 +139,9 @@ pub(super) fn single_pass(
         fused_chain,
         src_len: spec.n,
         dst_len: spec.n,
+        load: Vec::new(),
+        store: Vec::new(),
+        filter: None,
     };
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them.
@@ -220,6 +223,9 @@ pub(super) fn multi_pass(
             fused_chain: false,
             src_len: spec.n,
             dst_len: spec.n,
+            load: Vec::new(),
+            store: Vec::new(),
+            filter: None,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;

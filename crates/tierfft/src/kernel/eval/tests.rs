@@ -200,6 +200,38 @@ fn bluestein_plans() {
     check_bluestein(&FftSpec::new(257).batch(5).columns(), "lavapipe");
 }
 
+/// Chains and per-element multiplies on Bluestein lengths: two convolutions with the user's
+/// filter between them (one kernel each, or their passes), fused operations at the user's
+/// row indices, rows and columns.
+#[test]
+fn bluestein_chains_and_fused_operations() {
+    let mut rng = StdRng::seed_from_u64(29);
+    for (profile, n, batch) in [
+        ("lavapipe", 17, 3),
+        ("lavapipe", 1009, 2),
+        ("small-16k", 2053, 2),
+        ("h100-cuda", 4099, 2),
+    ] {
+        let mut v = |len: usize| -> std::sync::Arc<[Complex32]> { random(&mut rng, len).into() };
+        let chained = FftSpec::new(n)
+            .batch(batch)
+            .on_load(PointOp::Multiply(v(n)))
+            .on_load(PointOp::ZeroFrom(n - n / 3))
+            .then_multiply_and_invert(v(n))
+            .normalized()
+            .on_store(PointOp::MultiplyEach(v(n * batch)))
+            .on_store(PointOp::Conjugate);
+        check_bluestein(&chained, profile);
+        check_bluestein(&chained.clone().inverse().columns(), profile);
+        let each = FftSpec::new(n)
+            .batch(batch)
+            .inverse()
+            .on_load(PointOp::MultiplyEach(v(n * batch)))
+            .on_store(PointOp::Multiply(v(n)));
+        check_bluestein(&each, profile);
+    }
+}
+
 fn check_bluestein(spec: &FftSpec, profile: &str) {
     let limits = DeviceLimits::profile(profile).expect("profile");
     let plan = Plan::new(spec, &limits).expect("plan");

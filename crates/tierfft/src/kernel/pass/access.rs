@@ -158,10 +158,10 @@ impl PassGen<'_> {
             }
         };
         copy(Mem::Twiddles, 0, p.tables_offset(), twiddles);
-        if let Some(slot) = self.aux_chain.filter(|_| p.fused_chain) {
+        if let (true, Some(filter)) = (p.fused_chain, &p.filter) {
             copy(
                 Mem::Aux,
-                self.aux[slot],
+                self.plan.aux_offset(filter),
                 p.tables_offset() + twiddles,
                 self.spec.n,
             );
@@ -277,18 +277,24 @@ impl PassGen<'_> {
         }
     }
 
-    /// Multiplies every register by the chain's filter (aux slot `slot`) at its point: the
-    /// spectrum between a chain's forward and inverse transforms, which in a one-pass line
-    /// sits at the input's positions.
-    pub(super) fn chain_filter(&mut self, slot: usize) {
+    /// Multiplies every register by the chain's filter at its point: the spectrum between a
+    /// chain's forward and inverse transforms, which in a one-pass line sits at the input's
+    /// positions.
+    pub(super) fn chain_filter(&mut self) {
+        let p = self.pass;
+        let filter = p
+            .filter
+            .as_ref()
+            .expect("the planner gives a pass that multiplies by the filter its vector");
+        let offset = self.plan.aux_offset(filter);
         self.em
             .comment("chained: multiply the spectrum by the filter, then transform back");
         for m in 0..self.e() {
-            let h = if self.pass.tables_in_shared > 0 && self.pass.fused_chain {
-                let filter = self.pass.tables_offset() + self.plan.twiddles.lo_offset();
+            let h = if p.tables_in_shared > 0 && p.fused_chain {
+                let filter = p.tables_offset() + self.plan.twiddles.lo_offset();
                 load(Mem::Shared, u(filter) + self.in_index(m))
             } else {
-                load(Mem::Aux, u(self.aux[slot]) + self.in_index(m))
+                load(Mem::Aux, u(offset) + self.in_index(m))
             };
             self.em
                 .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(h)));
@@ -322,36 +328,38 @@ impl PassGen<'_> {
         }
     }
 
-    /// Applies the spec's pointwise operations `ops` to every register; multiplies read
-    /// `aux` from slot `first_slot` on, at the point's index given by `index`.
+    /// Applies the pointwise operations `ops` to every register, at the point's index given
+    /// by `index`; multiplies read their vectors from `aux`.
     pub(super) fn point_ops(
         &mut self,
         ops: &[crate::spec::PointOp],
-        first_slot: usize,
         at: Mem,
         index: fn(&Self, usize) -> Expr,
     ) {
         use crate::spec::PointOp;
-        let when = if at == Mem::Dst {
-            "on store"
+        let (when, row_len) = if at == Mem::Dst {
+            ("on store", self.pass.dst_len)
         } else {
-            "on load"
+            ("on load", self.pass.src_len)
         };
-        let mut slot = first_slot;
         for op in ops {
+            let offset = op.vector().map_or(0, |v| self.plan.aux_offset(v));
             self.em.comment(format!("{when}: {}", op_name(op)));
             for m in 0..self.e() {
                 let v = self.regs[m].clone();
                 let (re, im) = (v.re(), v.im());
                 let power = || re.clone() * re.clone() + im.clone() * im.clone();
                 let value = match op {
-                    PointOp::Multiply(_) => {
-                        v.cmul(load(Mem::Aux, u(self.aux[slot]) + index(self, m)))
+                    PointOp::Multiply(_) => v.cmul(load(Mem::Aux, u(offset) + index(self, m))),
+                    // Rows shorter than the transform (Bluestein) hold no element past their
+                    // end: those points are zero or not stored, and read the row's last.
+                    PointOp::MultiplyEach(_) if row_len < self.spec.n => {
+                        let k = min(index(self, m), u(row_len - 1));
+                        v.cmul(load(Mem::Aux, u(offset) + self.element(at, k)))
                     }
-                    PointOp::MultiplyEach(_) => v.cmul(load(
-                        Mem::Aux,
-                        u(self.aux[slot]) + self.element(at, index(self, m)),
-                    )),
+                    PointOp::MultiplyEach(_) => {
+                        v.cmul(load(Mem::Aux, u(offset) + self.element(at, index(self, m))))
+                    }
                     PointOp::Conjugate => complex(re.clone(), -im.clone()),
                     PointOp::Scale(s) => v * f(*s),
                     PointOp::ZeroFrom(len) => {
@@ -366,9 +374,6 @@ impl PassGen<'_> {
                     ),
                 };
                 self.em.push(Stmt::Assign(format!("v{m}"), value));
-            }
-            if op.vector().is_some() {
-                slot += 1;
             }
         }
     }
@@ -511,10 +516,7 @@ impl PassGen<'_> {
                 ));
             }
         }
-        if self.index + 1 == self.plan.passes.len() {
-            let ops = self.spec.store.clone();
-            self.point_ops(&ops, self.aux_store, Mem::Dst, PassGen::out_index);
-        }
+        self.point_ops(&p.store, Mem::Dst, PassGen::out_index);
         if p.staged_store {
             // A line's outputs are contiguous (first pass of several, or a one-pass plan), so
             // the workgroup's lines form one contiguous tile. Stage it through workgroup

@@ -36,31 +36,24 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         !in_place || plan.passes.len() == 1,
         "multi-pass plans run out of place"
     );
-    let mut g = PassGen::new(plan, index);
+    let mut g = PassGen::new(plan, pass);
     // A pass of a chain's back-transform runs in the opposite direction.
     let chain_inverse = pass.inverse;
     g.locate_line();
     g.load();
-    if index == 0 {
-        g.point_ops(
-            &plan.transform().load,
-            g.aux_load,
-            Mem::Src,
-            PassGen::in_index,
-        );
-    }
-    if let (true, Some(slot)) = (pass.filter_on_load, g.aux_chain) {
-        g.chain_filter(slot);
+    g.point_ops(&pass.load, Mem::Src, PassGen::in_index);
+    if pass.filter_on_load {
+        g.chain_filter();
     }
     for s in 0..pass.radices.len() {
         g.stage(s, chain_inverse);
     }
     g.gather_held();
-    if let (true, Some(slot)) = (pass.fused_chain, g.aux_chain) {
+    if pass.fused_chain {
         // Chained transform (one-pass plans): after the last stage register m holds output
         // point tl + T·m, which is the layout the next transform loads, so the inverse
         // starts in registers.
-        g.chain_filter(slot);
+        g.chain_filter();
         for s in 0..pass.radices.len() {
             g.stage(s, true);
         }
@@ -143,16 +136,6 @@ struct PassGen<'a> {
     /// The transform the passes compute ([`Plan::transform`]).
     spec: &'a crate::FftSpec,
     pass: &'a Pass,
-    /// This pass's index in the plan.
-    index: usize,
-    /// Where each of the spec's device vectors starts in `aux` (elements), in
-    /// [`crate::FftSpec::vectors`] order.
-    aux: Vec<usize>,
-    /// Vectors (indices into `aux`) of the first load multiply, the chain filter, the first
-    /// store multiply.
-    aux_load: usize,
-    aux_chain: Option<usize>,
-    aux_store: usize,
     em: Emitter,
     regs: Vec<Expr>,
     /// The last stage's outputs, still in registers, with where each goes in workgroup
@@ -168,23 +151,8 @@ struct PassGen<'a> {
 }
 
 impl<'a> PassGen<'a> {
-    fn new(plan: &'a Plan, index: usize) -> Self {
-        let pass = &plan.passes[index];
+    fn new(plan: &'a Plan, pass: &'a Pass) -> Self {
         let spec = plan.transform();
-        let multiplies =
-            |ops: &[crate::spec::PointOp]| ops.iter().filter(|o| o.vector().is_some()).count();
-        let aux_chain = multiplies(&spec.load);
-        let aux_store = aux_chain + usize::from(spec.chain.is_some());
-        let aux_chain = spec.chain.as_ref().map(|_| aux_chain);
-        let aux = spec
-            .vectors()
-            .iter()
-            .scan(0, |at, v| {
-                let start = *at;
-                *at += v.len();
-                Some(start)
-            })
-            .collect();
         let regs = (0..pass.registers())
             .map(|m| var(format!("v{m}")))
             .collect();
@@ -192,11 +160,6 @@ impl<'a> PassGen<'a> {
             plan,
             spec,
             pass,
-            index,
-            aux,
-            aux_load: 0,
-            aux_chain,
-            aux_store,
             em: Emitter::default(),
             regs,
             pending: None,
