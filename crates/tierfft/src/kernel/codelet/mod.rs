@@ -1,15 +1,15 @@
 //! Codelets: small DFTs on registers, built as IR. One description covers every radix whose
-//! factors are 2, 3, 5, 7, 11 and 13: powers of two take the radix-2 recursion with free
-//! eighth turns ([`pow2`]), odd primes the symmetric form ([`prime`]), and any other length
-//! `p·q` splits by Cooley–Tukey into `p` DFTs of `q` points, twiddles `W_R^{s·k}`, and `q`
-//! DFTs of `p` points. The planner uses radices 2..16 (powers of two) today; the mixed-radix
-//! planner adds the others.
+//! factors are 2, 3, 5, 7, 11 and 13, one file per algorithm: powers of two (2, 4, 8, 16)
+//! take the radix-2 recursion with free eighth turns ([`pow2`]), odd primes (3, 5, 7, 11,
+//! 13) the symmetric form with the prime as a parameter ([`prime`]), and any other length
+//! (9, 15, 49, ...) splits by Cooley–Tukey into smaller codelets ([`composite`]).
 
+mod composite;
 mod pow2;
 mod prime;
 
 use super::emit::Emitter;
-use super::ir::{Expr, Ty, complex, f};
+use super::ir::{Expr, complex, f};
 use crate::twiddle::twiddle;
 
 /// The primes a codelet's length may contain.
@@ -29,26 +29,10 @@ pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
         .find(|p| r.is_multiple_of(*p))
         .unwrap_or_else(|| panic!("a codelet of {r} points: its factors must be in {PRIMES:?}"));
     if p == r {
-        return prime::dft(em, x, sign);
+        prime::dft(em, x, sign)
+    } else {
+        composite::dft(em, x, p, sign)
     }
-    // Cooley–Tukey, decimation in time: x[p·m + s] for s < p are p sequences of q points.
-    let q = r / p;
-    let inner: Vec<Vec<Expr>> = (0..p)
-        .map(|s| {
-            let seq: Vec<Expr> = (0..q).map(|m| x[p * m + s].clone()).collect();
-            dft(em, &seq, sign)
-        })
-        .collect();
-    let mut out = vec![Expr::U32(0); r];
-    for k in 0..q {
-        let column: Vec<Expr> = (0..p)
-            .map(|s| em.bind(Ty::C32, rotate_generic(inner[s][k].clone(), s * k, r, sign)))
-            .collect();
-        for (j, y) in dft(em, &column, sign).into_iter().enumerate() {
-            out[k + j * q] = y;
-        }
-    }
-    out
 }
 
 /// `x · W_r^k`, `W_r = exp(sign·2πi/r)`, as a complex multiply (none when `k` is 0).
