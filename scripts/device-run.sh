@@ -27,6 +27,12 @@
 #   sarcli  `tierfft sar --device cuda` as a user runs it: peak host memory (against the
 #           focuser's estimate) at 4096² and 16384², a scene too large for the GPU refused
 #           before any work, stderr without the Vulkan loader's XDG_RUNTIME_DIR noise
+#   bluestein  every convolution length the planner compares for a spread of primes, timed
+#           (1 GiB batches, batches 1 and 16), beside the planner's own choice; chains on
+#           Bluestein lengths against cuFFT's pipeline; the any-length and fusion tests on
+#           CUDA and on wgpu/Vulkan
+#   measure  Bluestein lengths with --measure (every convolution length timed at plan time,
+#           the fastest kept) against cuFFT, and the Bluestein chains against cuFFT's pipeline
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -140,6 +146,41 @@ if want anylen; then
         TIERFFT_TEST_DEVICE=$dev .carry/tests/any_length --test-threads=1 2>&1 | tee -a "$out/anylen-tests-$dev.log" |
             grep -E "^test |test result|panicked|run on|relative" || status=1
     done
+fi
+if want bluestein; then
+    for n in 1009 2039 4099 10007 65521 1000003; do
+        big=$(( (1 << 27) / n ))
+        cands=$($tf plan $n --device h100-cuda | sed -n 's/^convolution lengths compared[^:]*: //p' | tr -d ',')
+        for b in 1 16 $big; do
+            echo "== n = $n, batch $b: the planner picks m = $($tf plan $n --device cuda -b $b | sed -n 's/.*; \(a\|two\) \([0-9]*\)-point.*/\2/p')" |
+                tee -a "$out/bluestein.txt"
+        done
+        for m in $cands; do
+            echo "-- m = $m" | tee -a "$out/bluestein.txt"
+            $tf bench --backend cuda --compare cufft --sizes $n --batches 1,16,$big --reps 20 --bluestein-m $m 2>&1 |
+                grep -E "^ +[0-9]" | tee -a "$out/bluestein.txt" || status=1
+        done
+    done
+    $tf bench --backend cuda --compare cufft --chain --sizes 1009,2039,4099,10007,65521,1000003 --reps 20 2>&1 |
+        tee "$out/bluestein-chain.txt" || status=1
+    for dev in cuda H100; do
+        for t in any_length fusion; do
+            echo "== $t on $dev"
+            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/bluestein-tests-$dev.log" |
+                grep -E "^test |test result|panicked|run on" || status=1
+        done
+    done
+fi
+if want measure; then
+    for n in 1009 2039 4099 10007 65521 1000003; do
+        for v in "" "--measure"; do
+            echo "== n = $n, ${v:-bytes-moved model}" | tee -a "$out/measure.txt"
+            $tf bench --backend cuda --compare cufft --sizes $n --batches 1,16,$(( (1 << 27) / n )) --reps 20 $v 2>&1 |
+                grep -E "^ +[0-9]|\^" | tee -a "$out/measure.txt" || status=1
+        done
+    done
+    $tf bench --backend cuda --compare cufft --chain --sizes 1009,2039,4099,10007,65521,1000003 --reps 20 2>&1 |
+        tee "$out/measure-chain.txt" || status=1
 fi
 if want profile; then
     # Counters per kernel (ours, then cuFFT's, in the bench's order: one untimed call and two

@@ -176,6 +176,14 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
             }
         }
     };
+    if job.options.measure {
+        return Err(
+            "--measure times plans on a device; `tierfft plan` runs nothing (the \
+                    candidates it would time are listed in its output; use --bluestein-m M \
+                    to show one)"
+                .into(),
+        );
+    }
     let plan = Plan::with_options(&spec, &limits, &job.options)?;
     println!("{plan}");
     if let Some(dialect) = job.source {

@@ -62,6 +62,8 @@ struct Row {
     registers: Vec<i32>,
     spill_bytes: i32,
     passes: usize,
+    /// Bluestein's convolution length, for lengths with a prime factor above 13.
+    bluestein_m: Option<usize>,
 }
 
 /// Transforms checked against the f64 reference: the first 2^22 points' worth.
@@ -251,7 +253,16 @@ fn row(
     opts: &Options,
 ) -> CliResult<Row> {
     let (n, batch) = (spec.n, spec.batch);
-    let plan = Plan::with_options(&spec, dev.limits(), &opts.plan)?;
+    let plan = if opts.plan.measure {
+        // The plan the device's measurement picks, compiled again (from the cache) here.
+        let measured = Device::Cuda(dev.clone()).plan_with_options(&spec, &opts.plan)?;
+        measured
+            .plan()
+            .cloned()
+            .ok_or("a CUDA transform without a plan")?
+    } else {
+        Plan::with_options(&spec, dev.limits(), &opts.plan)?
+    };
     let fft = CudaFft::new(dev.clone(), &plan)?;
     let input = crate::bench::random_input(n * batch);
     let c = compare(dev, &fft, &input, opts.reps)?;
@@ -290,6 +301,7 @@ fn row(
         registers: c.kernels.iter().map(|k| k.registers).collect(),
         spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
         passes: plan.passes.len(),
+        bluestein_m: plan.bluestein.as_ref().map(|b| b.m),
     })
 }
 
@@ -391,7 +403,12 @@ fn print_row(r: &Row, wgpu: bool) {
         r.copy_gbps,
         format!("{}{spill}", regs.join("/")),
     );
-    if r.step != "fft" {
-        println!("          ^ {}", r.step);
+    let m = r.bluestein_m.map(|m| format!("Bluestein m = {m}"));
+    let notes: Vec<&str> = [(r.step != "fft").then_some(r.step.as_str()), m.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    if !notes.is_empty() {
+        println!("          ^ {}", notes.join(", "));
     }
 }

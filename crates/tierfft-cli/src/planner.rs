@@ -31,6 +31,15 @@ pub struct PlannerArgs {
     /// default: on for fused chains where the device copies asynchronously.
     #[arg(long, value_name = "on|off", value_parser = parse_switch)]
     prefetch: Option<bool>,
+    /// Planner variant: length of Bluestein's convolution for lengths with a prime factor
+    /// above 13 (no prime factor above 13 itself, at least 2n − 1; default: the planner's
+    /// cheapest).
+    #[arg(long, value_name = "M", value_parser = crate::parse_count)]
+    bluestein_m: Option<usize>,
+    /// Time every candidate plan on the device and keep the fastest (today: Bluestein's
+    /// convolution length); costs a compile and a few runs per candidate.
+    #[arg(long)]
+    measure: bool,
 }
 
 impl PlannerArgs {
@@ -44,6 +53,8 @@ impl PlannerArgs {
             groups_per_unit: self.groups_per_unit.map(usize::from),
             max_chain_points: self.max_chain_points,
             prefetch: self.prefetch,
+            bluestein_m: self.bluestein_m,
+            measure: self.measure,
         }
     }
 }

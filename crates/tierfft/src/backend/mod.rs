@@ -94,6 +94,15 @@ pub struct Measured {
     pub timer: Timer,
 }
 
+impl Measured {
+    /// The median of [`Measured::seconds`], seconds.
+    pub fn median_seconds(&self) -> f64 {
+        let mut s = self.seconds.clone();
+        s.sort_by(f64::total_cmp);
+        s.get(s.len() / 2).copied().unwrap_or(f64::NAN)
+    }
+}
+
 /// What every backend's planned transform does.
 pub(crate) trait Executor: Send + Sync {
     fn process(&self, data: &mut [Complex32]) -> Result<()>;
@@ -189,26 +198,77 @@ impl Device {
     pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
         opts.validate()?;
-        let (plan, exec): (Option<Plan>, Box<dyn Executor>) = match self {
-            Device::Cpu => (None, Box::new(cpu::CpuFft::new(spec))),
-            Device::Wgpu(d) => {
-                let plan = Plan::with_options(spec, d.limits(), opts)?;
-                let exec = wgpu::WgpuFft::new(d.clone(), &plan)?;
-                (Some(plan), Box::new(exec))
+        let (plan, exec) = match self {
+            Device::Cpu => {
+                return Ok(Fft {
+                    spec: spec.clone(),
+                    plan: None,
+                    exec: Box::new(cpu::CpuFft::new(spec)),
+                });
             }
-            Device::Cuda(d) => {
-                let plan = Plan::with_options(spec, d.limits(), opts)?;
-                let exec = cuda::CudaFft::new(d.clone(), &plan)?;
-                (Some(plan), Box::new(exec))
-            }
+            Device::Wgpu(d) => compile(spec, d.limits(), opts, |p| {
+                Ok(Box::new(wgpu::WgpuFft::new(d.clone(), p)?))
+            })?,
+            Device::Cuda(d) => compile(spec, d.limits(), opts, |p| {
+                Ok(Box::new(cuda::CudaFft::new(d.clone(), p)?))
+            })?,
         };
         Ok(Fft {
             spec: spec.clone(),
-            plan,
+            plan: Some(plan),
             exec,
         })
     }
 }
+
+/// Plans `spec` for `limits` and compiles the plan with `build`; with
+/// [`PlanOptions::measure`], compiles every candidate plan, times each on the spec's batch
+/// and keeps the fastest (a candidate that fails to compile or run is passed over).
+fn compile(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    build: impl Fn(&Plan) -> Result<Box<dyn Executor>>,
+) -> Result<(Plan, Box<dyn Executor>)> {
+    if !opts.measure {
+        let plan = Plan::with_options(spec, limits, opts)?;
+        let exec = build(&plan)?;
+        return Ok((plan, exec));
+    }
+    let mut plans = Plan::candidates(spec, limits, opts)?;
+    if plans.len() == 1 {
+        let plan = plans.remove(0);
+        let exec = build(&plan)?;
+        return Ok((plan, exec));
+    }
+    // Timing does not depend on the values, as long as they are ordinary numbers.
+    let input: Vec<Complex32> = (0..spec.len())
+        .map(|i| Complex32::new((i % 7) as f32 - 3.0, (i % 5) as f32 - 2.0))
+        .collect();
+    let mut best: Option<(f64, Plan, Box<dyn Executor>)> = None;
+    let mut last_error = None;
+    for plan in plans {
+        let timed = build(&plan).and_then(|exec| {
+            let t = exec.measure(&input, MEASURE_REPS)?.median_seconds();
+            Ok((t, exec))
+        });
+        match timed {
+            Ok((t, exec)) if best.as_ref().is_none_or(|(b, _, _)| t < *b) => {
+                best = Some((t, plan, exec))
+            }
+            Ok(_) => {}
+            Err(e) => last_error = Some(e),
+        }
+    }
+    match (best, last_error) {
+        (Some((_, plan, exec)), _) => Ok((plan, exec)),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(Error::Gpu("no candidate plan to measure".into())),
+    }
+}
+
+/// Timed runs per candidate plan under [`PlanOptions::measure`].
+const MEASURE_REPS: usize = 5;
 
 /// A transform planned and compiled for one device. Reusable; `Send + Sync`.
 pub struct Fft {

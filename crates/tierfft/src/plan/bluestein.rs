@@ -38,10 +38,19 @@ const CANDIDATES: usize = 8;
 /// Plans `spec` (validated, `n` not smooth) by Bluestein's algorithm.
 pub(super) fn plan(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
     let n = spec.n;
+    if let Some(m) = opts.bluestein_m {
+        if m < 2 * n - 1 {
+            return Err(Error::InvalidOptions(format!(
+                "bluestein_m must be at least 2n − 1 = {} for n = {n} (got {m})",
+                2 * n - 1
+            )));
+        }
+        return plan_with(spec, m, limits, opts);
+    }
     // The cheapest of the smallest smooth lengths from 2n − 1 and the next power of two: by
     // bytes moved (one fused pass beats two kernels), then length.
     let mut best: Option<(u64, Plan)> = None;
-    for m in candidates(2 * n - 1) {
+    for m in Bluestein::candidates(n) {
         let Ok(plan) = plan_with(spec, m, limits, opts) else {
             continue;
         };
@@ -60,24 +69,28 @@ pub(super) fn plan(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) ->
     })
 }
 
-/// The first [`CANDIDATES`] smooth lengths from `from` (factors 2, 3, 5 and 7, which make
-/// the cheapest stages), and the next power of two.
-fn candidates(from: usize) -> Vec<usize> {
-    let mut c: Vec<usize> = (from..)
-        .filter(|&m| {
-            let mut r = m;
-            for p in [2, 3, 5, 7] {
-                while r.is_multiple_of(p) {
-                    r /= p;
+impl Bluestein {
+    /// The convolution lengths the planner compares for `n`: the first [`CANDIDATES`]
+    /// 7-smooth lengths from `2n − 1` (factors 2, 3, 5 and 7 make the cheapest stages), and
+    /// the next power of two.
+    pub fn candidates(n: usize) -> Vec<usize> {
+        let from = 2 * n.max(1) - 1;
+        let mut c: Vec<usize> = (from..)
+            .filter(|&m| {
+                let mut r = m;
+                for p in [2, 3, 5, 7] {
+                    while r.is_multiple_of(p) {
+                        r /= p;
+                    }
                 }
-            }
-            r == 1
-        })
-        .take(CANDIDATES)
-        .collect();
-    c.push(from.next_power_of_two());
-    c.dedup();
-    c
+                r == 1
+            })
+            .take(CANDIDATES)
+            .collect();
+        c.push(from.next_power_of_two());
+        c.dedup();
+        c
+    }
 }
 
 /// The plan of `spec` through `m`-point convolutions: one, or for a chained spec two, the

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Exchange, LineOrder, Pass, Plan};
+use super::{Bluestein, Exchange, LineOrder, Pass, Plan};
 use crate::spec::{Direction, Layout, PointOp};
 
 impl fmt::Display for Plan {
@@ -50,6 +50,15 @@ impl fmt::Display for Plan {
                 b.m,
                 if b.convolutions > 1 { "s" } else { "" },
                 factored(b.m)
+            )?;
+            let others: Vec<String> = Bluestein::candidates(s.n)
+                .iter()
+                .map(|m| m.to_string())
+                .collect();
+            writeln!(
+                f,
+                "convolution lengths compared (fewest bytes moved wins): {}",
+                others.join(", ")
             )?;
         }
         writeln!(f, "passes over device memory: {}", self.passes.len())?;

@@ -76,6 +76,14 @@ pub struct PlanOptions {
     /// chains 2.0× → 2.5× the cuFFT pipeline; plain transforms lost 0–5 % and keep the
     /// one-shot kernels (docs/BENCHMARKS.md).
     pub prefetch: Option<bool>,
+    /// Length of Bluestein's convolution for lengths with a prime factor above 13 (smooth,
+    /// at least `2n − 1`), overriding the planner's choice; ignored for smooth lengths.
+    pub bluestein_m: Option<usize>,
+    /// Compile every candidate plan and time it on the device, keeping the fastest (FFTW's
+    /// `MEASURE`): today the choice of Bluestein's convolution length, which bytes moved
+    /// alone gets within 1.0–1.4× of the best on the H100 (docs/BENCHMARKS.md). Costs a
+    /// compile and a few runs of the user's batch per candidate, once per plan.
+    pub measure: bool,
 }
 
 impl PlanOptions {
@@ -112,6 +120,13 @@ impl PlanOptions {
         {
             return bad(format!("groups_per_unit must be 1 to 32 (got {g})"));
         }
+        if let Some(m) = self.bluestein_m
+            && !is_smooth(m)
+        {
+            return bad(format!(
+                "bluestein_m must have no prime factor above 13 (got {m})"
+            ));
+        }
         Ok(())
     }
 }
@@ -126,6 +141,8 @@ impl Default for PlanOptions {
             groups_per_unit: None,
             max_chain_points: None,
             prefetch: None,
+            bluestein_m: None,
+            measure: false,
         }
     }
 }
@@ -353,6 +370,35 @@ impl Plan {
             });
         }
         Ok(plan)
+    }
+
+    /// The plans [`PlanOptions::measure`] times for `spec`: one for each of Bluestein's
+    /// convolution lengths that fits ([`Bluestein::candidates`]) where `n` has a prime factor
+    /// above 13 and no length is pinned, else the one plan [`Plan::with_options`] makes.
+    pub fn candidates(
+        spec: &FftSpec,
+        limits: &DeviceLimits,
+        opts: &PlanOptions,
+    ) -> Result<Vec<Plan>> {
+        if is_smooth(spec.n) || opts.bluestein_m.is_some() {
+            return Ok(vec![Plan::with_options(spec, limits, opts)?]);
+        }
+        let mut plans = Vec::new();
+        let mut last_error = None;
+        for m in Bluestein::candidates(spec.n) {
+            let pinned = PlanOptions {
+                bluestein_m: Some(m),
+                ..opts.clone()
+            };
+            match Plan::with_options(spec, limits, &pinned) {
+                Ok(p) => plans.push(p),
+                Err(e) => last_error = Some(e),
+            }
+        }
+        match (plans.is_empty(), last_error) {
+            (true, Some(e)) => Err(e),
+            _ => Ok(plans),
+        }
     }
 
     /// Every device vector the passes read (fused multiplies and chain filters), each once,

@@ -29,13 +29,15 @@ pub struct Comparison {
     pub kernels: Vec<KernelReport>,
 }
 
-/// The multiply step of the unfused cuFFT pipeline: `dst[i] = src[i] · h[i & mask] · scale`
-/// (`mask` = n − 1 for one vector per row, all ones for a per-element array).
+/// The multiply step of the unfused cuFFT pipeline: `dst[i] = src[i] · h[i mod period] · scale`
+/// (`period` = n for one vector per row, the buffer's length for a per-element array; a mask
+/// where it is a power of two).
 const MULTIPLY: &str = r#"// tierfft: the multiply step of the cuFFT pipeline tierfft's fused kernels are compared with.
-extern "C" __global__ void multiply(const float2* __restrict__ src, float2* __restrict__ dst, const float2* __restrict__ h, unsigned mask, unsigned total, float scale) {
+extern "C" __global__ void multiply(const float2* __restrict__ src, float2* __restrict__ dst, const float2* __restrict__ h, unsigned period, unsigned total, float scale) {
+    const bool pow2 = (period & (period - 1)) == 0;
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
         const float2 a = src[i];
-        const float2 b = __ldg(&h[i & mask]);
+        const float2 b = __ldg(&h[pow2 ? (i & (period - 1)) : (i % period)]);
         dst[i] = make_float2((a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale);
     }
 }
@@ -62,15 +64,14 @@ pub fn compare(
     }
     let spec = &fft.plan().spec;
     // What the multiply kernel does: before cuFFT (a load multiply) or between the two (a
-    // chain), with which vector and index mask.
-    let n = spec.n;
-    let (load_multiply, filter, mask) = match (spec.load.as_slice(), &spec.chain) {
-        ([], Some(h)) if spec.layout == Layout::Rows => (false, Some(h), n as u32 - 1),
-        ([], None) if !spec.normalize => (false, None, 0),
-        ([PointOp::MultiplyEach(v)], None) => (true, Some(v), u32::MAX),
-        ([PointOp::Multiply(v)], None) if spec.layout == Layout::Rows => {
-            (true, Some(v), n as u32 - 1)
-        }
+    // chain), with which vector and index period.
+    let n = spec.n as u32;
+    let whole = spec.len() as u32;
+    let (load_multiply, filter, period) = match (spec.load.as_slice(), &spec.chain) {
+        ([], Some(h)) if spec.layout == Layout::Rows => (false, Some(h), n),
+        ([], None) if !spec.normalize => (false, None, 1),
+        ([PointOp::MultiplyEach(v)], None) => (true, Some(v), whole),
+        ([PointOp::Multiply(v)], None) if spec.layout == Layout::Rows => (true, Some(v), n),
         _ => None.filter(|_| spec.store.is_empty()).ok_or_else(|| {
             Error::Gpu(
                 "the cuFFT comparison takes plain transforms (unnormalised), chained ones, or one \
@@ -84,7 +85,7 @@ pub fn compare(
             "the cuFFT comparison takes no store operations and at most 2^32 elements".into(),
         ));
     }
-    let batch = input.len() / n;
+    let batch = input.len() / spec.n;
     let len = input.len();
     let stream = dev.stream();
     let (mut slots, routing) = fft.prepare(input)?;
@@ -166,11 +167,11 @@ pub fn compare(
             b.arg(src)
                 .arg(dst)
                 .arg(h)
-                .arg(&mask)
+                .arg(&period)
                 .arg(&total)
                 .arg(&scale);
             // SAFETY: (const float2*, float2*, const float2*, unsigned, unsigned, float); every
-            // buffer holds `total` values and `h` every index `i & mask` reaches.
+            // buffer holds `total` values and `h` every index `i mod period` reaches.
             unsafe { b.launch(cfg) }.map_err(gpu_err("launching the multiply"))
         };
         if load_multiply {
