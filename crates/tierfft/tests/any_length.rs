@@ -112,3 +112,29 @@ fn columns_fused_operations_and_chains() {
         );
     }
 }
+
+/// `PlanOptions::measure` times every Bluestein convolution length on the device and keeps
+/// one of them; the transform it keeps is checked like any other.
+#[test]
+fn measured_bluestein_plans() {
+    let mut rng = rng();
+    let measure = tierfft::plan::PlanOptions {
+        measure: true,
+        ..Default::default()
+    };
+    for (n, batch) in [(17, 3), (1009, 2)] {
+        let spec = FftSpec::new(n).batch(batch);
+        let fft = gpu().plan_with_options(&spec, &measure).expect("plan");
+        let m = fft.plan().and_then(|p| p.bluestein.as_ref()).map(|b| b.m);
+        let candidates = tierfft::plan::Bluestein::candidates(n);
+        assert!(m.is_some_and(|m| candidates.contains(&m)), "n = {n}: {m:?}");
+        let input = random(&mut rng, spec.len());
+        let mut out = poisoned(spec.len());
+        fft.process_out_of_place(&input, &mut out).expect("run");
+        let err = relative_l2_error(&out, &spec_f64(&spec, &input));
+        assert!(
+            err <= bound(n),
+            "n = {n}, m = {m:?}: relative L2 error {err:e}"
+        );
+    }
+}

@@ -153,6 +153,27 @@ fn bad_specs_are_errors() {
         Plan::new(&FftSpec::new(8).batch(0), &lp),
         Err(Error::ZeroBatch)
     ));
+    // Bluestein's length, pinned: smooth and at least 2n − 1, or a clear error.
+    for m in [8197, 8000] {
+        let opts = PlanOptions {
+            bluestein_m: Some(m),
+            ..PlanOptions::default()
+        };
+        let e = Plan::with_options(&FftSpec::new(4099), &lp, &opts).expect_err("bad m");
+        assert!(matches!(e, Error::InvalidOptions(_)), "{e}");
+    }
+    let pinned = PlanOptions {
+        bluestein_m: Some(9000),
+        ..PlanOptions::default()
+    };
+    let plan = Plan::with_options(&FftSpec::new(4099), &lp, &pinned).expect("m = 9000");
+    assert_eq!(plan.bluestein.map(|b| b.m), Some(9000));
+    assert_eq!(
+        Plan::candidates(&FftSpec::new(4099), &lp, &PlanOptions::default())
+            .expect("candidates")
+            .len(),
+        9
+    );
     let tiny = DeviceLimits {
         max_binding: 1 << 20,
         ..lp
