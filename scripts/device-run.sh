@@ -33,6 +33,9 @@
 #           CUDA and on wgpu/Vulkan
 #   measure  Bluestein lengths with --measure (every convolution length timed at plan time,
 #           the fastest kept) against cuFFT, and the Bluestein chains against cuFFT's pipeline
+#   interface  after a change to the kernels' interface (bindings): the device-resident
+#           (resampler), fusion, column and accuracy tests on CUDA and on wgpu/Vulkan, a few
+#           lengths against cuFFT, and `tierfft sar` at 4096² end to end
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -181,6 +184,17 @@ if want measure; then
     done
     $tf bench --backend cuda --compare cufft --chain --sizes 1009,2039,4099,10007,65521,1000003 --reps 20 2>&1 |
         tee "$out/measure-chain.txt" || status=1
+fi
+if want interface; then
+    for dev in cuda H100; do
+        for t in device_resident fusion columns gpu_accuracy; do
+            echo "== $t on $dev"
+            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/interface-$dev.log" |
+                grep -E "^test |test result|panicked|run on" || status=1
+        done
+    done
+    $tf bench --backend cuda --compare cufft --sizes 256,4096,1000,4099,2^20 --reps 20 2>&1 | tee "$out/interface-bench.txt" || status=1
+    (unset XDG_RUNTIME_DIR; $tf sar --device cuda --lines 4096 --samples 4096 --out /tmp/sar-interface) 2>&1 | tail -25 | tee "$out/interface-sar.txt" || status=1
 fi
 if want profile; then
     # Counters per kernel (ours, then cuFFT's, in the bench's order: one untimed call and two

@@ -60,9 +60,10 @@ pub(crate) struct FixedRow {
     pub slope: i32,
 }
 
-/// Largest |whole offset| the kernels encode (as a biased f32 integer, exact below 2^24).
+/// Largest |whole offset| a row may have, samples: far past any row the kernels take, and
+/// well inside the 2^31 bias of their wrapping position arithmetic.
 pub(crate) const MAX_WHOLE: i64 = 1 << 20;
-/// Largest |slope| in fixed point (likewise biased).
+/// Largest |slope| in fixed point (2^-FRACTION_BITS samples per output sample).
 pub(crate) const MAX_SLOPE: i64 = 1 << 23;
 
 impl ResampleSpec {
@@ -174,17 +175,14 @@ pub(crate) fn weight_table() -> Vec<[f32; TAPS]> {
         .collect()
 }
 
-/// Each row's position as the kernels bind it: two complex values holding the biased
-/// integers `whole + MAX_WHOLE`, `frac`, `slope + MAX_SLOPE`, 0 (exact in f32, all below
-/// 2^24).
-pub(crate) fn row_values(rows: &[FixedRow]) -> Vec<Complex32> {
+/// u32 words per row in the resampling kernel's positions.
+pub(crate) const ROW_WORDS: usize = 3;
+
+/// The resampling kernel's row positions: per row, [`ROW_WORDS`] words `whole`, `frac`,
+/// `slope`, the signed ones as their two's-complement bits (the kernel's arithmetic wraps).
+pub(crate) fn row_values(rows: &[FixedRow]) -> Vec<u32> {
     rows.iter()
-        .flat_map(|r| {
-            [
-                Complex32::new((i64::from(r.whole) + MAX_WHOLE) as f32, r.frac as f32),
-                Complex32::new((i64::from(r.slope) + MAX_SLOPE) as f32, 0.0),
-            ]
-        })
+        .flat_map(|r| [r.whole as u32, r.frac, r.slope as u32])
         .collect()
 }
 

@@ -1,13 +1,13 @@
 //! The CUDA C dialect, compiled at run time by NVRTC.
 //!
-//! Parameters: `src` (absent in place), `dst`, `tw` (twiddles), `aux` (the spec's device
-//! vectors), `lines` (lines in this launch). Workgroup memory is dynamic shared memory (`extern __shared__`), so a kernel can
+//! Parameters: the kernel's buffers in the order of [`Kernel::bindings`], then `lines`
+//! (lines in this launch). Workgroup memory is dynamic shared memory (`extern __shared__`), so a kernel can
 //! use more than 48 KiB once the backend raises the function's limit. Grids are
 //! two-dimensional past 65535 blocks; `grp` folds them back into one index.
 
 use std::fmt::Write;
 
-use super::ir::{Func, Kernel, Mem, Ty};
+use super::ir::{Access, Func, Kernel, Mem, Ty};
 use super::print::{self, Dialect};
 
 /// CUDA C for NVRTC.
@@ -32,25 +32,29 @@ __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
 impl Dialect for CudaC {
     fn header(&self, k: &Kernel) -> String {
         let mut s = String::from(PRELUDE);
-        let src = if k.in_place {
-            ""
-        } else {
-            "const float2* __restrict__ src, "
-        };
-        let dst = if k.in_place {
-            "float2* dst"
-        } else {
-            "float2* __restrict__ dst"
-        };
+        // In place, `src` reads go to `dst`: no `__restrict__` promise on it then.
+        let restrict = if k.in_place() { "" } else { " __restrict__" };
+        let mut params: Vec<String> = k
+            .bindings
+            .iter()
+            .map(|b| {
+                let (konst, restrict) = match b.access {
+                    Access::Read => ("const ", " __restrict__"),
+                    Access::ReadWrite => ("", restrict),
+                };
+                format!("{konst}{}*{restrict} {}", self.ty(b.elem), b.mem.name())
+            })
+            .collect();
+        params.push("unsigned lines".into());
         let bounds = match k.groups_per_unit {
             Some(g) => format!("{}, {g}", k.threads),
             None => k.threads.to_string(),
         };
         let _ = writeln!(
             s,
-            "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({src}{dst}, \
-             const float2* __restrict__ tw, const float2* __restrict__ aux, unsigned lines) {{",
-            k.name
+            "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
+            k.name,
+            params.join(", ")
         );
         if let Some(sh) = k.shared {
             let _ = writeln!(

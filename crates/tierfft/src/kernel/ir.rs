@@ -7,7 +7,7 @@
 use std::ops::{Add, BitAnd, Div, Mul, Neg, Rem, Shl, Shr, Sub};
 
 /// Value types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
     /// 32-bit unsigned integer (indices).
     U32,
@@ -19,19 +19,20 @@ pub enum Ty {
     Bool,
 }
 
-/// Buffers and arrays a kernel reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Buffers and arrays a kernel reads or writes; the element types of buffers are in the
+/// kernel's [`Binding`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mem {
-    /// The pass's input, complex.
+    /// The kernel's input.
     Src,
-    /// The pass's output, complex.
+    /// The kernel's output.
     Dst,
     /// Workgroup memory, complex or f32 depending on the kernel's [`Shared`] declaration.
     Shared,
-    /// The plan's twiddle table, complex (a resampler's tap weights).
+    /// The plan's twiddle table.
     Twiddles,
-    /// The spec's device vectors (multiplies, the chain's filter), `n` values each (a
-    /// resampler's row positions).
+    /// Auxiliary data: a pass's device vectors (multiplies, the chain's filter), a
+    /// resampler's row positions.
     Aux,
 }
 
@@ -174,14 +175,77 @@ pub struct Kernel {
     pub groups_per_unit: Option<u32>,
     /// Workgroup memory, if any.
     pub shared: Option<Shared>,
-    /// Whether `Src` and `Dst` are one buffer (in-place kernels bind it once, read-write).
-    pub in_place: bool,
+    /// The buffers the kernel binds, in binding (parameter) order. The printers declare them
+    /// and the backends bind them from this list. A kernel with no `Src` binding runs in
+    /// place: its `Src` reads go to `Dst`.
+    pub bindings: Vec<Binding>,
     /// A grid-stride kernel: `prologue` runs once, then `body` runs for workgroup indices
     /// `FirstGroup, FirstGroup + GroupStride, ...` while `condition` (in terms of the group
     /// index) holds. `None`: `body` runs once for the workgroup's own index.
     pub persistent: Option<Persistent>,
     /// The body.
     pub body: Vec<Stmt>,
+}
+
+impl Kernel {
+    /// Whether `Src` and `Dst` are one buffer (no `Src` binding).
+    pub fn in_place(&self) -> bool {
+        !self.bindings.iter().any(|b| b.mem == Mem::Src)
+    }
+}
+
+/// How a kernel uses a buffer it binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Only read.
+    Read,
+    /// Read and written.
+    ReadWrite,
+}
+
+/// One buffer a kernel binds: which one (the backends bind it by this), the type of its
+/// elements and how the kernel uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Binding {
+    /// The buffer.
+    pub mem: Mem,
+    /// Element type.
+    pub elem: Ty,
+    /// Read-only or read-write.
+    pub access: Access,
+}
+
+impl Binding {
+    /// A read-only binding of `mem` with elements of type `elem`.
+    pub fn read(mem: Mem, elem: Ty) -> Binding {
+        Binding {
+            mem,
+            elem,
+            access: Access::Read,
+        }
+    }
+
+    /// A read-write binding of `mem` with elements of type `elem`.
+    pub fn read_write(mem: Mem, elem: Ty) -> Binding {
+        Binding {
+            mem,
+            elem,
+            access: Access::ReadWrite,
+        }
+    }
+}
+
+impl Mem {
+    /// The name the printed source gives the buffer.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mem::Src => "src",
+            Mem::Dst => "dst",
+            Mem::Shared => "sh",
+            Mem::Twiddles => "tw",
+            Mem::Aux => "aux",
+        }
+    }
 }
 
 /// The loop of a persistent (grid-stride) kernel.

@@ -51,7 +51,7 @@ pub fn print(d: &impl Dialect, k: &Kernel) -> String {
     s.push_str(&d.header(k));
     let p = Printer {
         d,
-        in_place: k.in_place,
+        in_place: k.in_place(),
     };
     match &k.persistent {
         None => p.block(&mut s, &k.body, 1),
@@ -103,12 +103,8 @@ impl<D: Dialect> Printer<'_, D> {
 
     fn mem(&self, m: Mem) -> &'static str {
         match m {
-            Mem::Src if self.in_place => "dst",
-            Mem::Src => "src",
-            Mem::Dst => "dst",
-            Mem::Shared => "sh",
-            Mem::Twiddles => "tw",
-            Mem::Aux => "aux",
+            Mem::Src if self.in_place => Mem::Dst.name(),
+            m => m.name(),
         }
     }
 

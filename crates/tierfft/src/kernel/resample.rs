@@ -1,11 +1,10 @@
 //! The resampling kernel ([`crate::resample`]): one thread per output sample.
 //!
-//! Bindings as every pass kernel's: `src` and `dst` the rows, `tw` unused, `aux` two complex
-//! values per row holding its fixed-point position as biased integers in f32 (exact below
-//! 2^24): the whole offset plus `MAX_WHOLE`, the fraction and the slope (in
-//! 2^-[`FRACTION_BITS`] samples) plus `MAX_SLOPE`, and 0. The position arithmetic is
-//! wrapping u32 with a 2^31 bias, so floors of negative values come out right without signed
-//! types.
+//! Bindings: `src` and `dst` the rows, `aux` each row's fixed-point position as
+//! [`ROW_WORDS`] u32 words: the whole offset, the fraction and the slope (in
+//! 2^-[`FRACTION_BITS`] samples), signed values as their two's-complement bits. The position
+//! arithmetic is wrapping u32 with a 2^31 bias, so floors of negative values come out right
+//! without signed types.
 //!
 //! The tap weights are computed from the phase (three short polynomials, then a division
 //! and a few multiplies per tap) rather than read from the CPU's table: neighbouring threads sit at phases far apart, so a
@@ -15,7 +14,7 @@
 use std::f64::consts::PI;
 
 use super::ir::*;
-use crate::resample::{FRACTION_BITS, MAX_SLOPE, MAX_WHOLE, PHASES, TAPS};
+use crate::resample::{FRACTION_BITS, PHASES, ROW_WORDS, TAPS};
 
 /// Threads per workgroup: consecutive output samples of one row.
 pub const RESAMPLE_THREADS: usize = 128;
@@ -53,19 +52,17 @@ pub fn resample_kernel(n: usize) -> Kernel {
         Stmt::Comment(format!(
             "the row's fixed-point position: whole + (frac + slope·k) / 2^{FRACTION_BITS}"
         )),
-        Stmt::Let("pa".into(), Ty::C32, load(Mem::Aux, var("row") * u(2))),
         Stmt::Let(
-            "pb".into(),
-            Ty::C32,
-            load(Mem::Aux, var("row") * u(2) + u(1)),
+            "whole".into(),
+            Ty::U32,
+            load(Mem::Aux, var("row") * u(ROW_WORDS)),
         ),
         Stmt::Let(
             "fine".into(),
             Ty::U32,
-            // 2^31 + frac + (slope + MAX_SLOPE)·k − MAX_SLOPE·k, plus half a phase to round.
-            call(Func::ToU32, vec![var("pa").im()])
-                + call(Func::ToU32, vec![var("pb").re()]) * var("k")
-                - var("k") * u(MAX_SLOPE as usize)
+            // 2^31 + frac + slope·k, plus half a phase to round.
+            load(Mem::Aux, var("row") * u(ROW_WORDS) + u(1))
+                + load(Mem::Aux, var("row") * u(ROW_WORDS) + u(2)) * var("k")
                 + u((1usize << 31) + (1 << (shift - 1))),
         ),
         Stmt::Comment(
@@ -76,9 +73,9 @@ pub fn resample_kernel(n: usize) -> Kernel {
             "first".into(),
             Ty::U32,
             var("k")
-                + call(Func::ToU32, vec![var("pa").re()])
+                + var("whole")
                 + (var("phase") >> u(PHASES.trailing_zeros() as usize))
-                - u(MAX_WHOLE as usize + (1 << (31 - FRACTION_BITS)) + TAPS / 2 - 1),
+                - u((1 << (31 - FRACTION_BITS)) + TAPS / 2 - 1),
         ),
         Stmt::Comment(format!(
             "weights at the position's fraction (p / {PHASES} samples): \
@@ -173,7 +170,11 @@ pub fn resample_kernel(n: usize) -> Kernel {
         threads: t as u32,
         groups_per_unit: None,
         shared: None,
-        in_place: false,
+        bindings: vec![
+            Binding::read(Mem::Src, Ty::C32),
+            Binding::read_write(Mem::Dst, Ty::C32),
+            Binding::read(Mem::Aux, Ty::U32),
+        ],
         persistent: None,
         body,
     }
@@ -222,7 +223,12 @@ mod tests {
             assert!(s.contains("resample_4096"), "{s}");
             assert!(s.contains("i15"), "{s}");
         }
-        assert!(c.contains("__float2uint_rn"));
-        assert!(w.contains("u32(pa.x)"));
+        // The positions are bound as u32 words, read without conversion.
+        assert!(c.contains("const unsigned* __restrict__ aux"), "{c}");
+        assert!(w.contains("var<storage, read> aux: array<u32>;"), "{w}");
+        assert!(
+            !c.contains("__float2uint_rn") && !c.contains("float2* __restrict__ tw"),
+            "{c}"
+        );
     }
 }

@@ -1,13 +1,20 @@
 //! The WGSL dialect.
 //!
-//! Bindings: 0 `src` (read-only; absent in place), 1 `dst` (read-write), 2 `tw` (twiddles),
-//! 3 `params` (uniform; `.x` = lines in this dispatch), 4 `aux` (the spec's device vectors). Dispatches are two-dimensional when
-//! the workgroup count exceeds one dimension's limit; `grp` folds them back into one index.
+//! Bindings: the kernel's buffers in the order of [`Kernel::bindings`] (binding 0, 1, ...),
+//! then `params` (uniform; `.x` = lines in this dispatch). Dispatches are two-dimensional
+//! when the workgroup count exceeds one dimension's limit; `grp` folds them back into one
+//! index.
 
 use std::fmt::Write;
 
-use super::ir::{Func, Kernel, Ty};
+use super::ir::{Access, Func, Kernel, Ty};
 use super::print::{self, Dialect};
+
+/// The binding of the dispatch parameters (`params`, a uniform `vec4<u32>` whose `.x` is the
+/// lines in this dispatch): after the kernel's buffers.
+pub fn params_binding(k: &Kernel) -> u32 {
+    k.bindings.len() as u32
+}
 
 /// WGSL, as naga and the WebGPU implementations read it.
 pub struct Wgsl;
@@ -20,13 +27,23 @@ pub fn print(k: &Kernel) -> String {
 impl Dialect for Wgsl {
     fn header(&self, k: &Kernel) -> String {
         let mut s = String::new();
-        if !k.in_place {
-            s.push_str("@group(0) @binding(0) var<storage, read> src: array<vec2<f32>>;\n");
+        for (slot, b) in k.bindings.iter().enumerate() {
+            let access = match b.access {
+                Access::Read => "read",
+                Access::ReadWrite => "read_write",
+            };
+            let _ = writeln!(
+                s,
+                "@group(0) @binding({slot}) var<storage, {access}> {}: array<{}>;",
+                b.mem.name(),
+                self.ty(b.elem)
+            );
         }
-        s.push_str("@group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;\n");
-        s.push_str("@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;\n");
-        s.push_str("@group(0) @binding(3) var<uniform> params: vec4<u32>;\n");
-        s.push_str("@group(0) @binding(4) var<storage, read> aux: array<vec2<f32>>;\n");
+        let _ = writeln!(
+            s,
+            "@group(0) @binding({}) var<uniform> params: vec4<u32>;",
+            params_binding(k)
+        );
         if let Some(sh) = k.shared {
             let _ = writeln!(
                 s,

@@ -87,8 +87,10 @@ impl Bluestein {
             })
             .take(CANDIDATES)
             .collect();
-        c.push(from.next_power_of_two());
-        c.dedup();
+        let pow2 = from.next_power_of_two();
+        if !c.contains(&pow2) {
+            c.push(pow2);
+        }
         c
     }
 }

@@ -11,7 +11,7 @@ use super::{CudaDevice, gpu_err, nvrtc, occupancy};
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::Result;
-use crate::kernel::ir::Kernel;
+use crate::kernel::ir::{Binding, Kernel, Mem};
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
 
@@ -23,7 +23,8 @@ struct Launchable {
     func: CudaFunction,
     threads: u32,
     shared_bytes: u32,
-    in_place: bool,
+    /// The buffers the kernel binds, in parameter order.
+    bindings: Vec<Binding>,
     /// Persistent kernels: blocks the whole GPU holds at once (the grid they loop over).
     resident_blocks: Option<u32>,
 }
@@ -114,7 +115,7 @@ impl CudaFft {
                 func,
                 threads: kernel.threads,
                 shared_bytes,
-                in_place,
+                bindings: kernel.bindings,
                 resident_blocks,
             })
         };
@@ -196,30 +197,32 @@ impl CudaFft {
             };
             // This dispatch's rows, of the pass's own lengths (Bluestein's differ).
             let range = |len: usize| 2 * first * len..2 * (first + count) * len;
-            let result = if k.in_place {
-                let mut dst_view = slots[dst].slice_mut(range(pass.dst_len));
-                let mut b = stream.launch_builder(&k.func);
-                b.arg(&mut dst_view)
-                    .arg(&self.twiddles)
-                    .arg(&self.aux)
-                    .arg(&lines);
-                // SAFETY: the kernel's signature is (float2*, const float2*, const float2*, unsigned);
-                // it indexes within the launch's transforms (checked by the tests).
-                unsafe { b.launch(cfg) }
+            let (src_view, mut dst_view) = if src == dst {
+                (None, slots[dst].slice_mut(range(pass.dst_len)))
             } else {
                 let (s, d) = two_slots(slots, src, dst);
-                let src_view = s.slice(range(pass.src_len));
-                let mut dst_view = d.slice_mut(range(pass.dst_len));
-                let mut b = stream.launch_builder(&k.func);
-                b.arg(&src_view)
-                    .arg(&mut dst_view)
-                    .arg(&self.twiddles)
-                    .arg(&self.aux)
-                    .arg(&lines);
-                // SAFETY: as above, with a separate source buffer.
-                unsafe { b.launch(cfg) }
+                (
+                    Some(s.slice(range(pass.src_len))),
+                    d.slice_mut(range(pass.dst_len)),
+                )
             };
-            result.map_err(gpu_err("launching a pass"))?;
+            let mut dst_arg = Some(&mut dst_view);
+            let mut b = stream.launch_builder(&k.func);
+            // The arguments in the kernel's binding order, then `lines`.
+            for binding in &k.bindings {
+                match binding.mem {
+                    Mem::Src => b.arg(src_view.as_ref().ok_or_else(|| unbound(binding))?),
+                    Mem::Dst => b.arg(dst_arg.take().ok_or_else(|| unbound(binding))?),
+                    Mem::Twiddles => b.arg(&self.twiddles),
+                    Mem::Aux => b.arg(&self.aux),
+                    Mem::Shared => return Err(unbound(binding)),
+                };
+            }
+            b.arg(&lines);
+            // SAFETY: the arguments follow the kernel's parameters (its bindings, all
+            // `float2` arrays, then `unsigned lines`); it indexes within the launch's
+            // transforms (checked by the tests and compute-sanitizer).
+            unsafe { b.launch(cfg) }.map_err(gpu_err("launching a pass"))?;
         }
         Ok(routing.last().map_or(0, |&(_, d)| d))
     }
@@ -297,6 +300,14 @@ pub fn refs(slots: &mut [CudaSlice<f32>]) -> Vec<&mut CudaSlice<f32>> {
 }
 
 /// Distinct borrows of two slots, the second mutable.
+/// A kernel binding the launch has no buffer for (a generator bug, reported, not a panic).
+pub(super) fn unbound(binding: &Binding) -> crate::Error {
+    crate::Error::Gpu(format!(
+        "the kernel binds {:?}, which this launch does not provide",
+        binding.mem
+    ))
+}
+
 fn two_slots<'a>(
     slots: &'a mut [&mut CudaSlice<f32>],
     a: usize,

@@ -4,12 +4,13 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use num_complex::Complex32;
 
+use super::exec::unbound;
 use super::{CudaDevice, gpu_err, nvrtc};
 use crate::backend::buffer::{DeviceBuffer, Held, check_ours, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
+use crate::kernel::ir::{Binding, Mem};
 use crate::kernel::{RESAMPLE_THREADS, cuda, resample_grid, resample_kernel};
 use crate::resample::{FixedRow, row_values};
 
@@ -17,8 +18,10 @@ use crate::resample::{FixedRow, row_values};
 pub struct CudaResampler {
     dev: Arc<CudaDevice>,
     func: CudaFunction,
-    /// Row positions, interleaved f32 pairs.
-    positions: CudaSlice<f32>,
+    /// Row positions ([`crate::resample::ROW_WORDS`] u32 words a row).
+    positions: CudaSlice<u32>,
+    /// The buffers the kernel binds, in parameter order.
+    bindings: Vec<Binding>,
     /// Rows, the kernel's `lines` parameter.
     rows: u32,
     grid: (u32, u32),
@@ -37,11 +40,12 @@ impl CudaResampler {
             .map_err(gpu_err("finding a kernel"))?;
         let positions = dev
             .stream
-            .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&row_values(rows)))
+            .clone_htod(&row_values(rows))
             .map_err(gpu_err("uploading row positions"))?;
         Ok(CudaResampler {
             func,
             positions,
+            bindings: kernel.bindings,
             rows: rows.len() as u32,
             grid: resample_grid(n, rows.len(), dev.limits.max_groups_per_dim),
             dev,
@@ -68,16 +72,21 @@ impl ResampleExec for CudaResampler {
             shared_mem_bytes: 0,
         };
         let mut launch = self.dev.stream.launch_builder(&self.func);
-        launch
-            .arg(src)
-            .arg(dst)
-            .arg(&self.positions) // (unused table slot)
-            .arg(&self.positions)
-            .arg(&self.rows);
-        // SAFETY: the kernel's signature is (const float2*, float2*, const float2*,
-        // const float2*, unsigned); both buffers hold rows × n values (checked by the caller)
-        // and the positions 2 × rows; indices are clamped to the row
-        // (tests/device_resident.rs runs it with poisoned outputs).
+        let mut dst = Some(dst);
+        for binding in &self.bindings {
+            match binding.mem {
+                Mem::Src => launch.arg(src),
+                Mem::Dst => launch.arg(dst.take().ok_or_else(|| unbound(binding))?),
+                Mem::Aux => launch.arg(&self.positions),
+                Mem::Twiddles | Mem::Shared => return Err(unbound(binding)),
+            };
+        }
+        launch.arg(&self.rows);
+        // SAFETY: the arguments follow the kernel's parameters (`src`, `dst` as `float2`
+        // arrays, the positions as `unsigned`, then the row count); both buffers hold
+        // rows × n values (checked by the caller) and the positions ROW_WORDS × rows;
+        // indices are clamped to the row (tests/device_resident.rs runs it with poisoned
+        // outputs).
         unsafe { launch.launch(cfg) }.map_err(gpu_err("launching the resampler"))?;
         Ok(())
     }

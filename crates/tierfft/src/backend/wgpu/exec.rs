@@ -11,6 +11,7 @@ use super::WgpuDevice;
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::{Error, Result};
+use crate::kernel::ir::{Access, Binding, Kernel, Mem};
 use crate::kernel::{pass_kernel, wgsl};
 use crate::plan::Plan;
 
@@ -24,10 +25,10 @@ type Routing = Vec<(usize, usize)>;
 pub struct WgpuFft {
     dev: Arc<WgpuDevice>,
     plan: Plan,
-    /// One pipeline per pass, source and destination distinct.
-    out_of_place: Vec<w::ComputePipeline>,
+    /// One kernel per pass, source and destination distinct.
+    out_of_place: Vec<Compiled>,
     /// Single-pass plans also run in place (one buffer, half the memory).
-    in_place: Option<w::ComputePipeline>,
+    in_place: Option<Compiled>,
     twiddles: w::Buffer,
     /// The spec's device vectors, `n` values each (one unused value when there are none).
     aux: w::Buffer,
@@ -48,14 +49,7 @@ impl WgpuFft {
     /// Compiles `plan`'s kernels on `dev`.
     pub fn new(dev: Arc<WgpuDevice>, plan: &Plan) -> Result<WgpuFft> {
         let chunk = host_chunk(plan, dev.limits.max_buffer);
-        let compile = |i: usize, in_place: bool| {
-            let layout = if in_place {
-                &dev.layouts.in_place
-            } else {
-                &dev.layouts.out_of_place
-            };
-            dev.compile(&wgsl::print(&pass_kernel(plan, i, in_place)), &layout.1)
-        };
+        let compile = |i: usize, in_place: bool| dev.compile(&pass_kernel(plan, i, in_place));
         let (out_of_place, in_place) = build_kernels(plan, compile)?;
         let table = plan.twiddle_values();
         let twiddles = dev
@@ -111,11 +105,6 @@ impl WgpuFft {
         for (p, first, count) in self.plan.dispatches(transforms) {
             let pass = &self.plan.passes[p];
             let (src, dst) = routing[p];
-            let layout = if src == dst {
-                &self.dev.layouts.in_place.0
-            } else {
-                &self.dev.layouts.out_of_place.0
-            };
             let lines = (count * self.plan.lines_per_transform(pass)) as u32;
             let params = d.create_buffer_init(&w::util::BufferInitDescriptor {
                 label: Some("tierfft params"),
@@ -130,35 +119,15 @@ impl WgpuFft {
                     size: w::BufferSize::new(8 * (count * len) as u64),
                 })
             };
-            let mut entries = vec![
-                w::BindGroupEntry {
-                    binding: 1,
-                    resource: range(dst, pass.dst_len),
-                },
-                w::BindGroupEntry {
-                    binding: 2,
-                    resource: self.twiddles.as_entire_binding(),
-                },
-                w::BindGroupEntry {
-                    binding: 3,
-                    resource: params.as_entire_binding(),
-                },
-                w::BindGroupEntry {
-                    binding: 4,
-                    resource: self.aux.as_entire_binding(),
-                },
-            ];
-            if src != dst {
-                entries.push(w::BindGroupEntry {
-                    binding: 0,
-                    resource: range(src, pass.src_len),
-                });
-            }
-            let group = d.create_bind_group(&w::BindGroupDescriptor {
-                label: None,
-                layout,
-                entries: &entries,
-            });
+            let group = self
+                .dev
+                .bind(self.kernel(p, src == dst), &params, |mem| match mem {
+                    Mem::Src => Some(range(src, pass.src_len)),
+                    Mem::Dst => Some(range(dst, pass.dst_len)),
+                    Mem::Twiddles => Some(self.twiddles.as_entire_binding()),
+                    Mem::Aux => Some(self.aux.as_entire_binding()),
+                    Mem::Shared => None,
+                })?;
             let groups = self.plan.groups(pass, count) as u32;
             let (x, y) = if pass.prefetch {
                 // Persistent kernels loop over groups: wgpu says nothing of how many
@@ -179,9 +148,9 @@ impl WgpuFft {
         })
     }
 
-    fn pipeline(&self, pass: usize, in_place: bool) -> &w::ComputePipeline {
+    fn kernel(&self, pass: usize, in_place: bool) -> &Compiled {
         match (&self.in_place, in_place) {
-            (Some(p), true) => p,
+            (Some(k), true) => k,
             _ => &self.out_of_place[pass],
         }
     }
@@ -204,7 +173,7 @@ impl WgpuFft {
         });
         for (p, group, x, y) in &c.dispatches {
             let (src, dst) = c.routing[*p];
-            cp.set_pipeline(self.pipeline(*p, src == dst));
+            cp.set_pipeline(&self.kernel(*p, src == dst).pipeline);
             cp.set_bind_group(0, group, &[]);
             cp.dispatch_workgroups(*x, *y, 1);
         }
@@ -253,13 +222,55 @@ impl WgpuFft {
     }
 }
 
+/// A kernel compiled for a wgpu device: its pipeline, and the bind-group layout and buffer
+/// order its bindings ([`Kernel::bindings`]) give.
+pub(super) struct Compiled {
+    pub(super) pipeline: w::ComputePipeline,
+    layout: w::BindGroupLayout,
+    bindings: Vec<Binding>,
+}
+
 impl WgpuDevice {
-    /// Compiles WGSL into a pipeline; compile errors carry naga's message.
-    pub(super) fn compile(
-        &self,
-        source: &str,
-        layout: &w::PipelineLayout,
-    ) -> Result<w::ComputePipeline> {
+    /// Prints `kernel` as WGSL and compiles it, with an explicit layout from its bindings (so
+    /// a kernel may leave one unused); compile errors carry naga's message.
+    pub(super) fn compile(&self, kernel: &Kernel) -> Result<Compiled> {
+        let entry = |binding: u32, ty: w::BufferBindingType| w::BindGroupLayoutEntry {
+            binding,
+            visibility: w::ShaderStages::COMPUTE,
+            ty: w::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let mut entries: Vec<w::BindGroupLayoutEntry> = kernel
+            .bindings
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let read_only = b.access == Access::Read;
+                entry(i as u32, w::BufferBindingType::Storage { read_only })
+            })
+            .collect();
+        entries.push(entry(
+            wgsl::params_binding(kernel),
+            w::BufferBindingType::Uniform,
+        ));
+        let layout = self
+            .device
+            .create_bind_group_layout(&w::BindGroupLayoutDescriptor {
+                label: None,
+                entries: &entries,
+            });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&w::PipelineLayoutDescriptor {
+                label: None,
+                bind_group_layouts: &[Some(&layout)],
+                ..Default::default()
+            });
+        let source = wgsl::print(kernel);
         let scope = self.device.push_error_scope(w::ErrorFilter::Validation);
         // SAFETY: every generated kernel indexes in range: the plan tests check the launch
         // shapes against the buffers, and the numerical tests run every kernel family with
@@ -268,7 +279,7 @@ impl WgpuDevice {
             self.device.create_shader_module_trusted(
                 w::ShaderModuleDescriptor {
                     label: Some("tierfft pass"),
-                    source: w::ShaderSource::Wgsl(source.into()),
+                    source: w::ShaderSource::Wgsl(source.as_str().into()),
                 },
                 w::ShaderRuntimeChecks::unchecked(),
             )
@@ -277,7 +288,7 @@ impl WgpuDevice {
             .device
             .create_compute_pipeline(&w::ComputePipelineDescriptor {
                 label: Some("tierfft pass"),
-                layout: Some(layout),
+                layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: None,
                 compilation_options: w::PipelineCompilationOptions {
@@ -287,17 +298,48 @@ impl WgpuDevice {
                 cache: None,
             });
         match pollster::block_on(scope.pop()) {
-            None => Ok(pipeline),
+            None => Ok(Compiled {
+                pipeline,
+                layout,
+                bindings: kernel.bindings.clone(),
+            }),
             Some(e) => Err(Error::Compile {
-                kernel: source
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim_start_matches("// ")
-                    .to_string(),
+                kernel: kernel.doc.first().cloned().unwrap_or_default(),
                 log: e.to_string(),
             }),
         }
+    }
+
+    /// A bind group for `kernel`: each binding gets `resource(binding's buffer)`, and the
+    /// dispatch parameters `params` come after them.
+    pub(super) fn bind<'a>(
+        &self,
+        kernel: &Compiled,
+        params: &'a w::Buffer,
+        resource: impl Fn(Mem) -> Option<w::BindingResource<'a>>,
+    ) -> Result<w::BindGroup> {
+        let mut entries = Vec::with_capacity(kernel.bindings.len() + 1);
+        for (i, b) in kernel.bindings.iter().enumerate() {
+            let resource = resource(b.mem).ok_or_else(|| {
+                Error::Gpu(format!(
+                    "the kernel binds {:?}, which this dispatch does not provide",
+                    b.mem
+                ))
+            })?;
+            entries.push(w::BindGroupEntry {
+                binding: i as u32,
+                resource,
+            });
+        }
+        entries.push(w::BindGroupEntry {
+            binding: kernel.bindings.len() as u32,
+            resource: params.as_entire_binding(),
+        });
+        Ok(self.device.create_bind_group(&w::BindGroupDescriptor {
+            label: None,
+            layout: &kernel.layout,
+            entries: &entries,
+        }))
     }
 }
 

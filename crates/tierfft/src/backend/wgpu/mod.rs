@@ -38,57 +38,8 @@ pub struct WgpuDevice {
     queue: w::Queue,
     limits: DeviceLimits,
     timestamps: bool,
-    layouts: Layouts,
     /// First error the device reported outside an error scope (lost device, validation).
     error: Arc<Mutex<Option<String>>>,
-}
-
-/// The bindings every pass kernel declares (see [`crate::kernel::wgsl`]), with and without
-/// a separate source buffer. Explicit layouts, so a kernel may leave a binding unused.
-struct Layouts {
-    out_of_place: (w::BindGroupLayout, w::PipelineLayout),
-    in_place: (w::BindGroupLayout, w::PipelineLayout),
-}
-
-impl Layouts {
-    fn new(device: &w::Device) -> Layouts {
-        let entry = |binding: u32, ty: w::BufferBindingType| w::BindGroupLayoutEntry {
-            binding,
-            visibility: w::ShaderStages::COMPUTE,
-            ty: w::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let storage = |read_only| w::BufferBindingType::Storage { read_only };
-        let make = |with_src: bool| {
-            let mut entries = vec![
-                entry(1, storage(false)),
-                entry(2, storage(true)),
-                entry(3, w::BufferBindingType::Uniform),
-                entry(4, storage(true)),
-            ];
-            if with_src {
-                entries.insert(0, entry(0, storage(true)));
-            }
-            let group = device.create_bind_group_layout(&w::BindGroupLayoutDescriptor {
-                label: None,
-                entries: &entries,
-            });
-            let pipeline = device.create_pipeline_layout(&w::PipelineLayoutDescriptor {
-                label: None,
-                bind_group_layouts: &[Some(&group)],
-                ..Default::default()
-            });
-            (group, pipeline)
-        };
-        Layouts {
-            out_of_place: make(true),
-            in_place: make(false),
-        }
-    }
 }
 
 fn instance() -> w::Instance {
@@ -230,14 +181,12 @@ impl WgpuDevice {
                 slot.get_or_insert_with(|| e.to_string());
             }
         }));
-        let layouts = Layouts::new(&device);
         Ok(WgpuDevice {
             info,
             device,
             queue,
             limits,
             timestamps,
-            layouts,
             error,
         })
     }

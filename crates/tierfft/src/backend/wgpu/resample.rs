@@ -6,16 +6,19 @@ use ::wgpu as w;
 use w::util::DeviceExt;
 
 use super::WgpuDevice;
+use super::exec::Compiled;
 use crate::backend::buffer::{DeviceBuffer, Held, check_ours, foreign};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
-use crate::kernel::{resample_grid, resample_kernel, wgsl};
+use crate::kernel::ir::Mem;
+use crate::kernel::{resample_grid, resample_kernel};
 use crate::resample::{FixedRow, row_values};
 
 /// A resampler compiled for a wgpu device, with its row positions uploaded.
 pub struct WgpuResampler {
     dev: Arc<WgpuDevice>,
-    pipeline: w::ComputePipeline,
+    kernel: Compiled,
+    /// Row positions ([`crate::resample::ROW_WORDS`] u32 words a row).
     positions: w::Buffer,
     /// `lines` = rows, as the kernel's uniform.
     params: w::Buffer,
@@ -25,10 +28,7 @@ pub struct WgpuResampler {
 impl WgpuResampler {
     /// Compiles the kernel for `n`-sample rows and uploads the positions of `rows`.
     pub(crate) fn new(dev: Arc<WgpuDevice>, n: usize, rows: &[FixedRow]) -> Result<Self> {
-        let pipeline = dev.compile(
-            &wgsl::print(&resample_kernel(n)),
-            &dev.layouts.out_of_place.1,
-        )?;
+        let kernel = dev.compile(&resample_kernel(n))?;
         let init = |label: &str, contents: &[u8], usage| {
             dev.device
                 .create_buffer_init(&w::util::BufferInitDescriptor {
@@ -50,7 +50,7 @@ impl WgpuResampler {
         );
         dev.check()?;
         Ok(WgpuResampler {
-            pipeline,
+            kernel,
             positions,
             params,
             grid: resample_grid(n, rows.len(), dev.limits.max_groups_per_dim),
@@ -72,30 +72,19 @@ impl ResampleExec for WgpuResampler {
         else {
             return Err(foreign(input, &name));
         };
-        let entries = [
-            (0, src),
-            (1, dst),
-            // The table slot is unused.
-            (2, &self.positions),
-            (3, &self.params),
-            (4, &self.positions),
-        ]
-        .map(|(binding, buffer)| w::BindGroupEntry {
-            binding,
-            resource: buffer.as_entire_binding(),
-        });
-        let group = self.dev.device.create_bind_group(&w::BindGroupDescriptor {
-            label: Some("tierfft resampling"),
-            layout: &self.dev.layouts.out_of_place.0,
-            entries: &entries,
-        });
+        let group = self.dev.bind(&self.kernel, &self.params, |mem| match mem {
+            Mem::Src => Some(src.as_entire_binding()),
+            Mem::Dst => Some(dst.as_entire_binding()),
+            Mem::Aux => Some(self.positions.as_entire_binding()),
+            Mem::Twiddles | Mem::Shared => None,
+        })?;
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&w::ComputePassDescriptor {
                 label: Some("tierfft resampling"),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(&self.pipeline);
+            pass.set_pipeline(&self.kernel.pipeline);
             pass.set_bind_group(0, &group, &[]);
             pass.dispatch_workgroups(self.grid.0, self.grid.1, 1);
         }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use num_complex::Complex32;
 
-use crate::kernel::ir::{BinOp, Builtin, Expr, Func, Kernel, Mem, Shared, Stmt, Ty};
+use crate::kernel::ir::{Access, BinOp, Builtin, Expr, Func, Kernel, Mem, Shared, Stmt, Ty};
 use crate::kernel::pass_kernel;
 use crate::plan::Plan;
 
@@ -214,7 +214,34 @@ impl Group<'_, '_, '_> {
         Ok(v)
     }
 
+    /// Checks that the kernel binds `mem` (in place, `Src` is `Dst`), complex, and writable
+    /// where it is written: the interface the printers declare and the backends bind.
+    fn check_bound(&self, mem: Mem, write: bool) -> Result<(), String> {
+        if mem == Mem::Shared {
+            return Ok(());
+        }
+        let mem = if mem == Mem::Src && self.kernel.in_place() {
+            Mem::Dst
+        } else {
+            mem
+        };
+        match self.kernel.bindings.iter().find(|b| b.mem == mem) {
+            None => Err(format!(
+                "the kernel accesses {mem:?}, which it does not bind"
+            )),
+            Some(b) if b.elem != Ty::C32 => Err(format!(
+                "the interpreter runs complex buffers; {mem:?} holds {:?}",
+                b.elem
+            )),
+            Some(b) if write && b.access == Access::Read => Err(format!(
+                "the kernel writes {mem:?}, which it binds read-only"
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
     fn load(&mut self, mem: Mem, i: u32, t: usize) -> Result<Value, String> {
+        self.check_bound(mem, false)?;
         let at = |buf: &[Complex32], what: &str| {
             buf.get(i as usize)
                 .map(|z| Value::C32(*z))
@@ -233,6 +260,7 @@ impl Group<'_, '_, '_> {
     }
 
     fn store(&mut self, mem: Mem, i: u32, v: Value, t: usize) -> Result<(), String> {
+        self.check_bound(mem, true)?;
         match mem {
             Mem::Shared => self.shared.store(i, v, t),
             Mem::Dst => {

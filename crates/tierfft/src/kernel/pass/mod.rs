@@ -108,7 +108,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         threads: pass.threads() as u32,
         groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
         shared,
-        in_place,
+        bindings: pass_bindings(in_place),
         persistent: pass.prefetch.then(|| Persistent {
             prologue: {
                 let mut p = g.tables_to_shared();
@@ -125,6 +125,20 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         }),
         body: g.em.stmts,
     }
+}
+
+/// The buffers every pass kernel binds, all complex: `src` (left out in place, where the
+/// kernel reads `dst`), `dst`, the twiddle table and the plan's device vectors.
+pub fn pass_bindings(in_place: bool) -> Vec<Binding> {
+    let mut b = vec![
+        Binding::read_write(Mem::Dst, Ty::C32),
+        Binding::read(Mem::Twiddles, Ty::C32),
+        Binding::read(Mem::Aux, Ty::C32),
+    ];
+    if !in_place {
+        b.insert(0, Binding::read(Mem::Src, Ty::C32));
+    }
+    b
 }
 
 /// A register's way to workgroup memory: register, index, and the condition under which it
