@@ -153,7 +153,7 @@ fi
 if want bluestein; then
     for n in 1009 2039 4099 10007 65521 1000003; do
         big=$(( (1 << 27) / n ))
-        cands=$($tf plan $n --device h100-cuda | sed -n 's/^convolution lengths compared[^:]*: //p' | tr -d ',')
+        cands=$($tf plan $n --device h100-cuda | sed -n 's/^candidate convolution lengths[^:]*: //p' | tr -d ',')
         for b in 1 16 $big; do
             echo "== n = $n, batch $b: the planner picks m = $($tf plan $n --device cuda -b $b | sed -n 's/.*; \(a\|two\) \([0-9]*\)-point.*/\2/p')" |
                 tee -a "$out/bluestein.txt"

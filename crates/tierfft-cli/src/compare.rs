@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use tierfft::backend::cuda::compare::{compare, median};
+use tierfft::backend::cuda::compare::compare;
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
+use tierfft::backend::median;
 use tierfft::plan::{Plan, PlanOptions};
 use tierfft::reference::{relative_l2_error, spec_f64, widen};
 use tierfft::{Complex32, Device, Direction, FftSpec, Layout, PointOp};
@@ -279,7 +280,7 @@ fn row(
             let m = w
                 .plan_with_options(&spec, &opts.plan)?
                 .measure(&input, opts.reps)?;
-            Some(median(&m.seconds))
+            Some(m.median_seconds())
         }
         None => None,
     };
@@ -331,7 +332,7 @@ fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliRe
     let input = crate::bench::random_input(spec.len());
     let m = device.plan_resample(&spec)?.measure(&input, reps)?;
     let cpu = widen(&Device::Cpu.plan_resample(&spec)?.measure(&input, 1)?.output);
-    let rcmc_s = median(&m.seconds);
+    let rcmc_s = m.median_seconds();
     let steps: Vec<&Row> = rows
         .iter()
         .filter(|r| r.n == n && r.step != "fft")

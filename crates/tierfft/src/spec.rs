@@ -77,7 +77,21 @@ impl PointOp {
         }
     }
 
-    /// The device vector this operation reads, if any.
+    /// A short description ("multiply by a device vector", "zero from index 500"), for
+    /// generated source and printed plans.
+    pub fn name(&self) -> String {
+        match self {
+            PointOp::Multiply(_) => "multiply by a device vector".into(),
+            PointOp::MultiplyEach(_) => "multiply by the same element of a device array".into(),
+            PointOp::Conjugate => "conjugate".into(),
+            PointOp::Scale(s) => format!("scale by {s}"),
+            PointOp::ZeroFrom(len) => format!("zero from index {len}"),
+            PointOp::Magnitude => "magnitude".into(),
+            PointOp::MagnitudeDb => "magnitude in dB".into(),
+        }
+    }
+
+    /// The device vector the operation reads, if any.
     pub fn vector(&self) -> Option<&Arc<[Complex32]>> {
         match self {
             PointOp::Multiply(v) | PointOp::MultiplyEach(v) => Some(v),

@@ -97,10 +97,15 @@ pub struct Measured {
 impl Measured {
     /// The median of [`Measured::seconds`], seconds.
     pub fn median_seconds(&self) -> f64 {
-        let mut s = self.seconds.clone();
-        s.sort_by(f64::total_cmp);
-        s.get(s.len() / 2).copied().unwrap_or(f64::NAN)
+        median(&self.seconds)
     }
+}
+
+/// The median of `xs` (NaN when empty).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// What every backend's planned transform does.
@@ -223,7 +228,7 @@ impl Device {
 
 /// Plans `spec` for `limits` and compiles the plan with `build`; with
 /// [`PlanOptions::measure`], compiles every candidate plan, times each on the spec's batch
-/// and keeps the fastest (a candidate that fails to compile or run is passed over).
+/// (as much of it as one device buffer holds) and keeps the fastest.
 fn compile(
     spec: &FftSpec,
     limits: &DeviceLimits,
@@ -241,29 +246,37 @@ fn compile(
         let exec = build(&plan)?;
         return Ok((plan, exec));
     }
-    // Timing does not depend on the values, as long as they are ordinary numbers.
-    let input: Vec<Complex32> = (0..spec.len())
+    // The batch as one device buffer holds it (the whole batch where kernels index it all);
+    // timing does not depend on the values, as long as they are ordinary numbers.
+    let transforms = plans
+        .iter()
+        .map(|p| host_chunk(p, limits.max_buffer))
+        .min()
+        .unwrap_or(1);
+    let input: Vec<Complex32> = (0..transforms * spec.n)
         .map(|i| Complex32::new((i % 7) as f32 - 3.0, (i % 5) as f32 - 2.0))
         .collect();
     let mut best: Option<(f64, Plan, Box<dyn Executor>)> = None;
-    let mut last_error = None;
     for plan in plans {
         let timed = build(&plan).and_then(|exec| {
             let t = exec.measure(&input, MEASURE_REPS)?.median_seconds();
             Ok((t, exec))
         });
-        match timed {
-            Ok((t, exec)) if best.as_ref().is_none_or(|(b, _, _)| t < *b) => {
-                best = Some((t, plan, exec))
-            }
-            Ok(_) => {}
-            Err(e) => last_error = Some(e),
+        // A candidate that does not compile or run here is passed over.
+        if let Ok((t, exec)) = timed
+            && best.as_ref().is_none_or(|(b, _, _)| t < *b)
+        {
+            best = Some((t, plan, exec));
         }
     }
-    match (best, last_error) {
-        (Some((_, plan, exec)), _) => Ok((plan, exec)),
-        (None, Some(e)) => Err(e),
-        (None, None) => Err(Error::Gpu("no candidate plan to measure".into())),
+    match best {
+        Some((_, plan, exec)) => Ok((plan, exec)),
+        // Nothing could be timed: the plan the planner picks unmeasured.
+        None => {
+            let plan = Plan::with_options(spec, limits, opts)?;
+            let exec = build(&plan)?;
+            Ok((plan, exec))
+        }
     }
 }
 

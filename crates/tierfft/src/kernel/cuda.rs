@@ -132,7 +132,6 @@ impl Dialect for CudaC {
             Func::Sqrt => "sqrtf",
             Func::Ln => "logf",
             Func::Max => "fmaxf",
-            Func::ToU32 => "__float2uint_rn",
             Func::ToF32 => "__uint2float_rn",
             Func::Divide => "__fdividef",
         };

@@ -45,8 +45,6 @@ pub enum Func {
     Ln,
     /// Larger of two values.
     Max,
-    /// An f32 holding a non-negative integer below 2^24, as u32 (exact).
-    ToU32,
     /// A u32 as f32 (exact below 2^24).
     ToF32,
     /// `a / b` to within 2.5 ulp for 2^-126 ≤ |b| ≤ 2^126: CUDA's fast division (one

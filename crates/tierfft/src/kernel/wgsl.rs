@@ -7,13 +7,13 @@
 
 use std::fmt::Write;
 
-use super::ir::{Access, Func, Kernel, Ty};
+use super::ir::{Access, Binding, Func, Kernel, Ty};
 use super::print::{self, Dialect};
 
 /// The binding of the dispatch parameters (`params`, a uniform `vec4<u32>` whose `.x` is the
 /// lines in this dispatch): after the kernel's buffers.
-pub fn params_binding(k: &Kernel) -> u32 {
-    k.bindings.len() as u32
+pub fn params_binding(bindings: &[Binding]) -> u32 {
+    bindings.len() as u32
 }
 
 /// WGSL, as naga and the WebGPU implementations read it.
@@ -42,7 +42,7 @@ impl Dialect for Wgsl {
         let _ = writeln!(
             s,
             "@group(0) @binding({}) var<uniform> params: vec4<u32>;",
-            params_binding(k)
+            params_binding(&k.bindings)
         );
         if let Some(sh) = k.shared {
             let _ = writeln!(
@@ -125,7 +125,6 @@ impl Dialect for Wgsl {
             Func::Sqrt => "sqrt",
             Func::Ln => "log",
             Func::Max => "max",
-            Func::ToU32 => "u32",
             Func::ToF32 => "f32",
             Func::Divide => {
                 let parts: Vec<String> = args.iter().map(|a| format!("({a})")).collect();

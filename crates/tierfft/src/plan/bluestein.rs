@@ -25,11 +25,10 @@ pub struct Bluestein {
     /// Length of the convolution's transforms (smooth, at least `2n − 1`).
     pub m: usize,
     /// The `m`-point transform the passes compute: its length, batch and layout. The chirps,
-    /// filters and the user's operations are on the passes that fuse them.
+    /// filters and the user's operations are on the passes that fuse them. A chained spec
+    /// runs two convolutions of it (the transform, then the one back, with the user's filter
+    /// between them).
     pub transform: FftSpec,
-    /// Convolutions the plan runs one after the other: 1, or 2 for a chained spec (the
-    /// transform, then the one back, with the user's filter between them).
-    pub convolutions: usize,
 }
 
 /// Smooth candidates for `m` the planner compares, from the smallest up.
@@ -39,10 +38,11 @@ const CANDIDATES: usize = 8;
 pub(super) fn plan(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
     let n = spec.n;
     if let Some(m) = opts.bluestein_m {
-        if m < 2 * n - 1 {
+        // Longer only costs, and the chirp's spectrum is computed on the host at length m.
+        let (least, most) = (2 * n - 1, 4 * (2 * n - 1));
+        if !(least..=most).contains(&m) {
             return Err(Error::InvalidOptions(format!(
-                "bluestein_m must be at least 2n − 1 = {} for n = {n} (got {m})",
-                2 * n - 1
+                "bluestein_m must be 2n − 1 = {least} to 4(2n − 1) = {most} for n = {n} (got {m})"
             )));
         }
         return plan_with(spec, m, limits, opts);
@@ -147,7 +147,6 @@ fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions
             store.extend(user_store);
             let second = convolution(&geometry, n, &chirp_back, vec![], store, limits, opts)?;
             first.passes.extend(second.passes);
-            first.split_chain = true;
             first
         }
     };
@@ -159,10 +158,11 @@ fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions
         tpd.min(spec.batch)
     };
     plan.spec = spec.clone();
+    // (The convolutions' own chains say nothing of the user's.)
+    plan.split_chain = false;
     plan.bluestein = Some(Bluestein {
         m,
         transform: geometry,
-        convolutions: if spec.chain.is_some() { 2 } else { 1 },
     });
     Ok(plan)
 }

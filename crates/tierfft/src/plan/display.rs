@@ -46,19 +46,20 @@ impl fmt::Display for Plan {
                 "Bluestein: {} has a prime factor above 13; {} {}-point convolution{} ({}): chirp \
                  on load, FFT, chirp spectrum, inverse FFT, chirp on store",
                 s.n,
-                if b.convolutions > 1 { "two" } else { "a" },
+                if s.chain.is_some() { "two" } else { "a" },
                 b.m,
-                if b.convolutions > 1 { "s" } else { "" },
+                if s.chain.is_some() { "s" } else { "" },
                 factored(b.m)
             )?;
-            let others: Vec<String> = Bluestein::candidates(s.n)
+            let candidates: Vec<String> = Bluestein::candidates(s.n)
                 .iter()
                 .map(|m| m.to_string())
                 .collect();
             writeln!(
                 f,
-                "convolution lengths compared (fewest bytes moved wins): {}",
-                others.join(", ")
+                "candidate convolution lengths (the fewest bytes moved wins; --measure times \
+                 them, --bluestein-m pins one): {}",
+                candidates.join(", ")
             )?;
         }
         writeln!(f, "passes over device memory: {}", self.passes.len())?;
@@ -177,18 +178,7 @@ impl fmt::Display for Plan {
 /// load"), or `None`.
 fn fused(p: &Pass) -> Option<String> {
     let names = |ops: &[PointOp]| -> String {
-        let names: Vec<&str> = ops
-            .iter()
-            .map(|op| match op {
-                PointOp::Multiply(_) => "multiply",
-                PointOp::MultiplyEach(_) => "multiply each",
-                PointOp::Conjugate => "conjugate",
-                PointOp::Scale(_) => "scale",
-                PointOp::ZeroFrom(_) => "zero tail",
-                PointOp::Magnitude => "magnitude",
-                PointOp::MagnitudeDb => "dB",
-            })
-            .collect();
+        let names: Vec<String> = ops.iter().map(PointOp::name).collect();
         names.join(", ")
     };
     let mut parts = Vec::new();

@@ -334,7 +334,8 @@ pub struct Plan {
     pub resident: bool,
     /// A chained spec runs as passes of its own: the forward transform's passes, then the
     /// back-transform's, the first multiplying by the filter on load (a chain longer than
-    /// one pass, or than [`DeviceLimits::max_chain_points`]).
+    /// one pass, or than [`DeviceLimits::max_chain_points`]). False for Bluestein plans,
+    /// whose chains are two convolutions (see [`Bluestein`]).
     pub split_chain: bool,
     /// Layout of the twiddle buffer.
     pub twiddles: TwiddleLayout,

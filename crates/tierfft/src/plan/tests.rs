@@ -153,8 +153,8 @@ fn bad_specs_are_errors() {
         Plan::new(&FftSpec::new(8).batch(0), &lp),
         Err(Error::ZeroBatch)
     ));
-    // Bluestein's length, pinned: smooth and at least 2n − 1, or a clear error.
-    for m in [8197, 8000] {
+    // Bluestein's length, pinned: smooth, 2n − 1 to 4(2n − 1), or a clear error.
+    for m in [8197, 8000, 40_000] {
         let opts = PlanOptions {
             bluestein_m: Some(m),
             ..PlanOptions::default()

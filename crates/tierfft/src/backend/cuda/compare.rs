@@ -12,6 +12,7 @@ use num_complex::Complex32;
 
 use super::exec::{CudaFft, KernelReport, refs, time_events};
 use super::{CudaDevice, gpu_err};
+use crate::backend::median;
 use crate::error::{Error, Result};
 use crate::spec::{Direction, Layout, PointOp};
 
@@ -226,11 +227,4 @@ fn complex_view(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, cu
     // SAFETY: every buffer here holds `len` complex values as interleaved f32 pairs.
     unsafe { s.transmute_mut::<cufft_sys::float2>(len) }
         .ok_or_else(|| Error::Gpu("buffer view".into()))
-}
-
-/// Median of a non-empty list.
-pub fn median(xs: &[f64]) -> f64 {
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }

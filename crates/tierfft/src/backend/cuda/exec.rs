@@ -37,7 +37,7 @@ pub struct CudaFft {
     in_place: Option<Launchable>,
     /// The twiddle table as interleaved f32 pairs.
     twiddles: CudaSlice<f32>,
-    /// The spec's device vectors, `n` values each, as interleaved f32 pairs.
+    /// The plan's device vectors ([`Plan::vectors`]) end to end, as interleaved f32 pairs.
     aux: CudaSlice<f32>,
     /// Transforms per host chunk.
     chunk: usize,
@@ -299,7 +299,6 @@ pub fn refs(slots: &mut [CudaSlice<f32>]) -> Vec<&mut CudaSlice<f32>> {
     slots.iter_mut().collect()
 }
 
-/// Distinct borrows of two slots, the second mutable.
 /// A kernel binding the launch has no buffer for (a generator bug, reported, not a panic).
 pub(super) fn unbound(binding: &Binding) -> crate::Error {
     crate::Error::Gpu(format!(
@@ -308,6 +307,7 @@ pub(super) fn unbound(binding: &Binding) -> crate::Error {
     ))
 }
 
+/// Distinct borrows of two slots, the second mutable.
 fn two_slots<'a>(
     slots: &'a mut [&mut CudaSlice<f32>],
     a: usize,

@@ -30,7 +30,8 @@ pub struct WgpuFft {
     /// Single-pass plans also run in place (one buffer, half the memory).
     in_place: Option<Compiled>,
     twiddles: w::Buffer,
-    /// The spec's device vectors, `n` values each (one unused value when there are none).
+    /// The plan's device vectors ([`Plan::vectors`]) end to end (one unused value when there
+    /// are none).
     aux: w::Buffer,
     /// Transforms per host chunk.
     chunk: usize,
@@ -225,6 +226,7 @@ impl WgpuFft {
 /// A kernel compiled for a wgpu device: its pipeline, and the bind-group layout and buffer
 /// order its bindings ([`Kernel::bindings`]) give.
 pub(super) struct Compiled {
+    name: String,
     pub(super) pipeline: w::ComputePipeline,
     layout: w::BindGroupLayout,
     bindings: Vec<Binding>,
@@ -254,7 +256,7 @@ impl WgpuDevice {
             })
             .collect();
         entries.push(entry(
-            wgsl::params_binding(kernel),
+            wgsl::params_binding(&kernel.bindings),
             w::BufferBindingType::Uniform,
         ));
         let layout = self
@@ -287,7 +289,7 @@ impl WgpuDevice {
         let pipeline = self
             .device
             .create_compute_pipeline(&w::ComputePipelineDescriptor {
-                label: Some("tierfft pass"),
+                label: Some(&kernel.name),
                 layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: None,
@@ -299,6 +301,7 @@ impl WgpuDevice {
             });
         match pollster::block_on(scope.pop()) {
             None => Ok(Compiled {
+                name: kernel.name.clone(),
                 pipeline,
                 layout,
                 bindings: kernel.bindings.clone(),
@@ -332,11 +335,11 @@ impl WgpuDevice {
             });
         }
         entries.push(w::BindGroupEntry {
-            binding: kernel.bindings.len() as u32,
+            binding: wgsl::params_binding(&kernel.bindings),
             resource: params.as_entire_binding(),
         });
         Ok(self.device.create_bind_group(&w::BindGroupDescriptor {
-            label: None,
+            label: Some(&kernel.name),
             layout: &kernel.layout,
             entries: &entries,
         }))

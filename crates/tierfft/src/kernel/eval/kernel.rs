@@ -134,7 +134,7 @@ impl SharedMem {
 }
 
 /// The device buffers of one launch: `src` (absent when the kernel runs in place on `dst`),
-/// `dst`, the twiddle table and the spec's vectors, each already cut to what the launch binds.
+/// `dst`, the twiddle table and the plan's vectors, each already cut to what the launch binds.
 pub struct Buffers<'a> {
     /// The input, for out-of-place kernels.
     pub src: Option<&'a [Complex32]>,
@@ -142,7 +142,7 @@ pub struct Buffers<'a> {
     pub dst: &'a mut [Complex32],
     /// The twiddle table.
     pub twiddles: &'a [Complex32],
-    /// The spec's device vectors, end to end.
+    /// The plan's device vectors ([`Plan::vectors`]), end to end.
     pub aux: &'a [Complex32],
 }
 
@@ -377,7 +377,6 @@ fn call(f: Func, args: &[Value]) -> Result<Value, String> {
         Func::Ln => Value::F32(x(0)?.ln()),
         Func::Max => Value::F32(x(0)?.max(x(1)?)),
         Func::Divide => Value::F32(x(0)? / x(1)?),
-        Func::ToU32 => Value::U32(x(0)? as u32),
         Func::ToF32 => Value::F32(args.first().copied().ok_or("missing argument")?.u32()? as f32),
     })
 }

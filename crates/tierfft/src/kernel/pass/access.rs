@@ -344,7 +344,7 @@ impl PassGen<'_> {
         };
         for op in ops {
             let offset = op.vector().map_or(0, |v| self.plan.aux_offset(v));
-            self.em.comment(format!("{when}: {}", op_name(op)));
+            self.em.comment(format!("{when}: {}", op.name()));
             for m in 0..self.e() {
                 let v = self.regs[m].clone();
                 let (re, im) = (v.re(), v.im());
@@ -574,19 +574,5 @@ impl PassGen<'_> {
         } else {
             self.em.stmts.extend(stores);
         }
-    }
-}
-
-/// A short name for an operation, for comments in generated source.
-fn op_name(op: &crate::spec::PointOp) -> String {
-    use crate::spec::PointOp;
-    match op {
-        PointOp::Multiply(_) => "multiply by a device vector".into(),
-        PointOp::MultiplyEach(_) => "multiply by the same element of a device array".into(),
-        PointOp::Conjugate => "conjugate".into(),
-        PointOp::Scale(s) => format!("scale by {s}"),
-        PointOp::ZeroFrom(len) => format!("zero from index {len}"),
-        PointOp::Magnitude => "magnitude".into(),
-        PointOp::MagnitudeDb => "magnitude in dB".into(),
     }
 }
