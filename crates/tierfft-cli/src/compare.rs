@@ -219,7 +219,7 @@ fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
 fn first_transforms(spec: &FftSpec, count: usize, data: &[Complex32]) -> Vec<Complex32> {
     match spec.layout {
         Layout::Rows => data[..count * spec.n].to_vec(),
-        Layout::Columns => data
+        Layout::Columns { .. } => data
             .chunks(spec.batch)
             .flat_map(|row| row[..count].iter().copied())
             .collect(),

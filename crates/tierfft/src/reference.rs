@@ -3,7 +3,7 @@
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
-use crate::spec::{Direction, FftSpec, Layout, PointOp, transpose};
+use crate::spec::{Direction, FftSpec, PointOp, transpose};
 
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
 /// unnormalised, in the given direction.
@@ -22,9 +22,10 @@ pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Compl
 /// 1/n, store operations) on `input` (whole transforms), step by step in f64: the unfused
 /// reference fused kernels are checked against.
 pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
-    if spec.layout == Layout::Columns {
-        let rows = spec_f64(&spec.as_rows(), &transpose(input, spec.n, spec.batch));
-        return transpose(&rows, spec.batch, spec.n);
+    if spec.layout.is_columns() {
+        let (m, w) = (spec.matrices(), spec.point_stride());
+        let rows = spec_f64(&spec.as_rows(), &transpose(input, m, spec.n, w));
+        return transpose(&rows, m, w, spec.n);
     }
     let n = spec.n;
     let apply = |ops: &[PointOp], data: &mut [Complex64]| {

@@ -101,9 +101,11 @@ impl PointOp {
 
     /// This operation with its per-element vector laid out for `layout`'s transpose (see
     /// [`FftSpec::as_rows`]).
-    fn transposed(&self, rows: usize, cols: usize) -> PointOp {
+    fn transposed(&self, matrices: usize, rows: usize, cols: usize) -> PointOp {
         match self {
-            PointOp::MultiplyEach(v) => PointOp::MultiplyEach(transpose(v, rows, cols).into()),
+            PointOp::MultiplyEach(v) => {
+                PointOp::MultiplyEach(transpose(v, matrices, rows, cols).into())
+            }
             op => op.clone(),
         }
     }
@@ -116,17 +118,33 @@ pub enum Layout {
     /// `[batch][n]` matrix.
     #[default]
     Rows,
-    /// Point `k` of transform `b` is element `k·batch + b`: the columns of a row-major
-    /// `[n][batch]` matrix, transformed in place without a transpose (neighbouring columns
-    /// are read and written together, so accesses stay coalesced).
-    Columns,
+    /// The columns of `matrices` row-major `[n][w]` matrices stored one after another
+    /// (`w = batch / matrices`): point `k` of transform `b = m·w + c` is element
+    /// `m·n·w + k·w + c`, transformed in place without a transpose (neighbouring columns are
+    /// read and written together, so accesses stay coalesced). One matrix is
+    /// [`FftSpec::columns`] (an azimuth FFT over range lines, the second axis of a 2-D FFT);
+    /// several are a middle axis of an N-D array.
+    Columns {
+        /// Matrices stacked in the buffer (at least 1, dividing the batch).
+        matrices: usize,
+    },
 }
 
-/// `src` (`rows × cols`, row-major) transposed.
-pub(crate) fn transpose<T: Copy>(src: &[T], rows: usize, cols: usize) -> Vec<T> {
+impl Layout {
+    /// True for the column layouts.
+    pub fn is_columns(self) -> bool {
+        matches!(self, Layout::Columns { .. })
+    }
+}
+
+/// `src` (`matrices` row-major `rows × cols` matrices one after another) with each matrix
+/// transposed.
+pub(crate) fn transpose<T: Copy>(src: &[T], matrices: usize, rows: usize, cols: usize) -> Vec<T> {
     let mut dst = Vec::with_capacity(src.len());
-    for c in 0..cols {
-        dst.extend((0..rows).map(|r| src[r * cols + c]));
+    for m in src.chunks(rows * cols).take(matrices) {
+        for c in 0..cols {
+            dst.extend((0..rows).map(|r| m[r * cols + c]));
+        }
     }
     dst
 }
@@ -216,9 +234,32 @@ impl FftSpec {
     /// Transforms the columns of a row-major `[n][batch]` matrix (point `k` of transform `b`
     /// at element `k·batch + b`) instead of contiguous rows: an azimuth FFT over range lines,
     /// or the second half of a 2-D FFT, with no transpose.
-    pub fn columns(mut self) -> Self {
-        self.layout = Layout::Columns;
+    pub fn columns(self) -> Self {
+        self.stacked_columns(1)
+    }
+
+    /// Transforms the columns of `matrices` row-major `[n][batch / matrices]` matrices
+    /// stored one after another (see [`Layout::Columns`]): a middle axis of an N-D array.
+    pub fn stacked_columns(mut self, matrices: usize) -> Self {
+        self.layout = Layout::Columns { matrices };
         self
+    }
+
+    /// Buffer elements between neighbouring points of one transform: 1 for rows, the
+    /// matrices' width for columns.
+    pub fn point_stride(&self) -> usize {
+        match self.layout {
+            Layout::Rows => 1,
+            Layout::Columns { matrices } => self.batch / matrices.max(1),
+        }
+    }
+
+    /// Matrices the columns lie in (1 for rows).
+    pub fn matrices(&self) -> usize {
+        match self.layout {
+            Layout::Rows => 1,
+            Layout::Columns { matrices } => matrices,
+        }
     }
 
     /// Adds a pointwise operation on the input points.
@@ -243,7 +284,7 @@ impl FftSpec {
     /// True when every transform of the batch must be bound in one dispatch: column layouts,
     /// and per-element multiplies (which index the whole batch).
     pub fn whole_batch(&self) -> bool {
-        self.layout == Layout::Columns
+        self.layout.is_columns()
             || self
                 .load
                 .iter()
@@ -258,8 +299,8 @@ impl FftSpec {
         if self.layout == Layout::Rows {
             return self.clone();
         }
-        let (n, batch) = (self.n, self.batch);
-        let t = |ops: &[PointOp]| ops.iter().map(|op| op.transposed(n, batch)).collect();
+        let (n, m, w) = (self.n, self.matrices(), self.point_stride());
+        let t = |ops: &[PointOp]| ops.iter().map(|op| op.transposed(m, n, w)).collect();
         FftSpec {
             load: t(&self.load),
             store: t(&self.store),
@@ -295,6 +336,15 @@ impl FftSpec {
         }
         if self.batch == 0 {
             return Err(Error::ZeroBatch);
+        }
+        if let Layout::Columns { matrices } = self.layout
+            && (matrices == 0 || !self.batch.is_multiple_of(matrices))
+        {
+            return Err(Error::InvalidSpec(format!(
+                "columns of {matrices} stacked matrices need a batch that is a whole number \
+                 of columns per matrix (batch {})",
+                self.batch
+            )));
         }
         if self
             .n

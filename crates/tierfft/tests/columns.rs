@@ -99,12 +99,57 @@ fn each(rng: &mut rand::rngs::StdRng, len: usize) -> Arc<[Complex32]> {
     random(rng, len).into()
 }
 
+fn layout_matrices(layout: Layout) -> usize {
+    match layout {
+        Layout::Rows => 1,
+        Layout::Columns { matrices } => matrices,
+    }
+}
+
+/// A middle axis of an N-D array: the columns of several matrices one after another, one-
+/// and multi-pass, smooth and Bluestein lengths (whose intermediate matrices are longer).
+#[test]
+fn stacked_columns_match_f64() {
+    let mut rng = rng();
+    for dev in [gpu().clone(), Device::Cpu] {
+        for (n, matrices, width) in [
+            (1, 3, 5),
+            (6, 4, 3),
+            (64, 2, 33),
+            (1000, 3, 8),
+            (4096, 2, 5),
+            (17, 3, 7),
+            (257, 2, 9),
+        ] {
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let spec = FftSpec::new(n)
+                    .batch(matrices * width)
+                    .direction(dir)
+                    .stacked_columns(matrices);
+                check(&dev, &spec, &random(&mut rng, spec.len()));
+            }
+        }
+    }
+    let bad = FftSpec::new(8).batch(10).stacked_columns(3).validate();
+    assert!(
+        matches!(&bad, Err(Error::InvalidSpec(m)) if m.contains("3 stacked matrices")),
+        "{bad:?}"
+    );
+}
+
 #[test]
 fn per_element_multiplies_in_both_layouts() {
     let mut rng = rng();
     for dev in [gpu().clone(), Device::Cpu] {
-        for (n, batch) in [(8, 5), (256, 12), (2048, 4), (1 << 13, 3)] {
-            for layout in [Layout::Rows, Layout::Columns] {
+        for (n, batch) in [(8usize, 5usize), (256, 12), (2048, 4), (1 << 13, 3)] {
+            for layout in [
+                Layout::Rows,
+                Layout::Columns { matrices: 1 },
+                Layout::Columns { matrices: 3 },
+            ] {
+                if !batch.is_multiple_of(layout_matrices(layout)) {
+                    continue;
+                }
                 let mut spec = FftSpec::new(n)
                     .batch(batch)
                     .on_load(PointOp::MultiplyEach(each(&mut rng, n * batch)))

@@ -9,22 +9,48 @@ use num_complex::Complex32;
 use super::cuda::gpu_err;
 use super::{Device, cuda, wgpu};
 use crate::error::{Error, Result};
+use crate::kernel::ir::Ty;
 
-/// Complex f32 data held by one [`Device`] (host memory for [`Device::Cpu`]). Made by
-/// [`Device::upload`]; transformed in place by [`crate::Fft::process_buffer`].
-pub struct DeviceBuffer {
-    pub(crate) held: Held,
+/// An element type device buffers hold: real f32 or complex f32 (interleaved pairs).
+pub trait Element: bytemuck::Pod + Default + Send + Sync + sealed::Sealed {
+    /// f32 values per element.
+    const FLOATS: usize;
+    /// The kernel IR's type for it.
+    const TY: Ty;
+}
+
+impl Element for f32 {
+    const FLOATS: usize = 1;
+    const TY: Ty = Ty::F32;
+}
+
+impl Element for Complex32 {
+    const FLOATS: usize = 2;
+    const TY: Ty = Ty::C32;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for num_complex::Complex32 {}
+}
+
+/// Data held by one [`Device`] (host memory for [`Device::Cpu`]), typed by element: complex
+/// f32 (the default) or real f32. Made by [`Device::upload`]; transformed in place by
+/// [`crate::Fft::process_buffer`], or from one buffer into another by [`crate::NdFft`].
+pub struct DeviceBuffer<T: Element = Complex32> {
+    pub(crate) held: Held<T>,
 }
 
 /// Where the data are.
-pub(crate) enum Held {
-    Host(Vec<Complex32>),
+pub(crate) enum Held<T> {
+    Host(Vec<T>),
     Wgpu {
         dev: Arc<wgpu::WgpuDevice>,
         buffer: ::wgpu::Buffer,
         len: usize,
     },
-    /// Interleaved f32 pairs.
+    /// The elements' f32 values, in order (complex values as interleaved pairs).
     Cuda {
         dev: Arc<cuda::CudaDevice>,
         slice: CudaSlice<f32>,
@@ -32,41 +58,46 @@ pub(crate) enum Held {
 }
 
 impl Device {
-    /// Copies `data` to the device.
-    pub fn upload(&self, data: &[Complex32]) -> Result<DeviceBuffer> {
+    /// Copies `data` (complex or real f32) to the device.
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         let held = match self {
             Device::Cpu => Held::Host(data.to_vec()),
             Device::Wgpu(d) => Held::Wgpu {
                 dev: d.clone(),
-                buffer: d.upload(data)?,
+                buffer: d.upload(bytemuck::cast_slice(data))?,
                 len: data.len(),
             },
             Device::Cuda(d) => Held::Cuda {
                 dev: d.clone(),
                 slice: d
                     .stream()
-                    .clone_htod(bytemuck::cast_slice::<Complex32, f32>(data))
+                    .clone_htod(bytemuck::cast_slice::<T, f32>(data))
                     .map_err(gpu_err("uploading"))?,
             },
         };
         Ok(DeviceBuffer { held })
     }
 
-    /// A buffer of `len` zeros on the device.
+    /// A buffer of `len` complex zeros on the device.
     pub fn zeros(&self, len: usize) -> Result<DeviceBuffer> {
+        self.zeros_of(len)
+    }
+
+    /// A buffer of `len` zeros of any element type on the device.
+    pub fn zeros_of<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let held = match self {
-            Device::Cpu => Held::Host(vec![Complex32::new(0.0, 0.0); len]),
+            Device::Cpu => Held::Host(vec![T::default(); len]),
             Device::Wgpu(d) => Held::Wgpu {
                 dev: d.clone(),
                 // wgpu zero-initialises new buffers.
-                buffer: d.storage(8 * len as u64, "tierfft data")?,
+                buffer: d.storage((4 * T::FLOATS * len) as u64, "tierfft data")?,
                 len,
             },
             Device::Cuda(d) => Held::Cuda {
                 dev: d.clone(),
                 slice: d
                     .stream()
-                    .alloc_zeros::<f32>(2 * len)
+                    .alloc_zeros::<f32>(T::FLOATS * len)
                     .map_err(gpu_err("allocating device memory"))?,
             },
         };
@@ -87,13 +118,13 @@ impl Device {
     }
 }
 
-impl DeviceBuffer {
-    /// Complex elements held.
+impl<T: Element> DeviceBuffer<T> {
+    /// Elements held.
     pub fn len(&self) -> usize {
         match &self.held {
             Held::Host(v) => v.len(),
             Held::Wgpu { len, .. } => *len,
-            Held::Cuda { slice, .. } => slice.len() / 2,
+            Held::Cuda { slice, .. } => slice.len() / T::FLOATS,
         }
     }
 
@@ -113,7 +144,7 @@ impl DeviceBuffer {
 
     /// Copies the data to `out` (waiting for the work on them), which must hold
     /// [`DeviceBuffer::len`] elements.
-    pub fn read_into(&self, out: &mut [Complex32]) -> Result<()> {
+    pub fn read_into(&self, out: &mut [T]) -> Result<()> {
         if out.len() != self.len() {
             return Err(Error::InvalidSpec(format!(
                 "reading a buffer of {} elements into {}",
@@ -123,10 +154,10 @@ impl DeviceBuffer {
         }
         match &self.held {
             Held::Host(v) => out.copy_from_slice(v),
-            Held::Wgpu { dev, buffer, .. } => dev.read(buffer, out)?,
+            Held::Wgpu { dev, buffer, .. } => dev.read(buffer, bytemuck::cast_slice_mut(out))?,
             Held::Cuda { dev, slice } => {
                 dev.stream()
-                    .memcpy_dtoh(slice, bytemuck::cast_slice_mut::<Complex32, f32>(out))
+                    .memcpy_dtoh(slice, bytemuck::cast_slice_mut::<T, f32>(out))
                     .map_err(gpu_err("downloading"))?;
                 dev.stream().synchronize().map_err(gpu_err("downloading"))?;
             }
@@ -135,18 +166,40 @@ impl DeviceBuffer {
     }
 
     /// The data, copied to the host.
-    pub fn download(&self) -> Result<Vec<Complex32>> {
-        let mut out = vec![Complex32::new(0.0, 0.0); self.len()];
+    pub fn download(&self) -> Result<Vec<T>> {
+        let mut out = vec![T::default(); self.len()];
         self.read_into(&mut out)?;
         Ok(out)
+    }
+
+    /// The same memory seen as elements of type `U` (a real buffer of `2m` values as `m`
+    /// complex values, or back); the length must divide evenly.
+    pub(crate) fn reinterpret<U: Element>(self) -> Result<DeviceBuffer<U>> {
+        let floats = self.len() * T::FLOATS;
+        if floats % U::FLOATS != 0 {
+            return Err(Error::InvalidSpec(format!(
+                "{floats} f32 values do not make whole elements of {} values",
+                U::FLOATS
+            )));
+        }
+        let held = match self.held {
+            Held::Host(v) => Held::Host(bytemuck::cast_slice(&v).to_vec()),
+            Held::Wgpu { dev, buffer, .. } => Held::Wgpu {
+                dev,
+                buffer,
+                len: floats / U::FLOATS,
+            },
+            Held::Cuda { dev, slice } => Held::Cuda { dev, slice },
+        };
+        Ok(DeviceBuffer { held })
     }
 }
 
 /// `Ok` when `ours` accepts every buffer's storage, else the [`foreign`] error for the first
 /// it rejects.
-pub(crate) fn check_ours(
-    buffers: &[&DeviceBuffer],
-    ours: impl Fn(&Held) -> bool,
+pub(crate) fn check_ours<T: Element>(
+    buffers: &[&DeviceBuffer<T>],
+    ours: impl Fn(&Held<T>) -> bool,
     device: &str,
 ) -> Result<()> {
     match buffers.iter().find(|b| !ours(&b.held)) {
@@ -156,7 +209,7 @@ pub(crate) fn check_ours(
 }
 
 /// The error for a buffer handed to work planned on another device.
-pub(crate) fn foreign(buffer: &DeviceBuffer, device: &str) -> Error {
+pub(crate) fn foreign<T: Element>(buffer: &DeviceBuffer<T>, device: &str) -> Error {
     Error::InvalidSpec(format!(
         "the buffer lives on '{}' but the work was planned for '{device}': upload it with the \
          same Device",

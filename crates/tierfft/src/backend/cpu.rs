@@ -9,7 +9,7 @@ use rustfft::{Fft, FftPlanner};
 use super::buffer::{DeviceBuffer, Held, foreign};
 use super::{Executor, Measured, Timer};
 use crate::error::Result;
-use crate::spec::{Direction, FftSpec, Layout, PointOp, transpose};
+use crate::spec::{Direction, FftSpec, PointOp, transpose};
 
 /// A planned transform on the CPU. Fused operations run unfused here: pointwise loops around
 /// rustfft, the reference the GPU kernels' fusion is tested against. Column layouts are
@@ -17,7 +17,8 @@ use crate::spec::{Direction, FftSpec, Layout, PointOp, transpose};
 pub struct CpuFft {
     /// The spec in rows layout ([`FftSpec::as_rows`]).
     spec: FftSpec,
-    columns: bool,
+    /// Column layouts: the matrices and their width.
+    columns: Option<(usize, usize)>,
     fft: Arc<dyn Fft<f32>>,
     /// The opposite direction, for chained transforms.
     back: Option<Arc<dyn Fft<f32>>>,
@@ -40,7 +41,10 @@ impl CpuFft {
         let back = spec.chain.as_ref().map(|_| back);
         CpuFft {
             spec: spec.as_rows(),
-            columns: spec.layout == Layout::Columns,
+            columns: spec
+                .layout
+                .is_columns()
+                .then(|| (spec.matrices(), spec.point_stride())),
             fft,
             back,
         }
@@ -64,10 +68,10 @@ impl CpuFft {
     }
 
     fn run(&self, data: &mut [Complex32]) {
-        if self.columns {
-            let mut rows = transpose(data, self.spec.n, self.spec.batch);
+        if let Some((m, w)) = self.columns {
+            let mut rows = transpose(data, m, self.spec.n, w);
             self.run_rows(&mut rows);
-            data.copy_from_slice(&transpose(&rows, self.spec.batch, self.spec.n));
+            data.copy_from_slice(&transpose(&rows, m, w, self.spec.n));
         } else {
             self.run_rows(data);
         }

@@ -105,8 +105,8 @@ fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions
     let sign = spec.direction.sign();
     let scale = if spec.normalize { 1.0 / n as f64 } else { 1.0 };
     let mut geometry = FftSpec::new(m).batch(spec.batch);
-    if spec.layout == Layout::Columns {
-        geometry = geometry.columns();
+    if let Layout::Columns { matrices } = spec.layout {
+        geometry = geometry.stacked_columns(matrices);
     }
     let padded = |ops: &[PointOp]| -> Vec<PointOp> {
         ops.iter()

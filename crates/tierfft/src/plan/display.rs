@@ -15,8 +15,9 @@ impl fmt::Display for Plan {
             (Direction::Inverse, true) => "inverse (scaled by 1/n)",
         };
         let layout = match s.layout {
-            Layout::Rows => "",
-            Layout::Columns => " down the columns",
+            Layout::Rows => String::new(),
+            Layout::Columns { matrices: 1 } => " down the columns".into(),
+            Layout::Columns { matrices } => format!(" down the columns of {matrices} matrices"),
         };
         writeln!(
             f,

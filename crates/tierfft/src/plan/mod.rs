@@ -478,7 +478,7 @@ impl Plan {
         // Columns: a workgroup needs `min_lines` neighbouring columns for whole transactions.
         let one_pass_lines = match spec.layout {
             Layout::Rows => 1,
-            Layout::Columns => min_lines,
+            Layout::Columns { .. } => min_lines,
         };
         let whole = spec.whole_batch();
         let matrix_bytes = 8 * spec.len() as u64;

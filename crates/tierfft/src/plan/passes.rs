@@ -4,7 +4,7 @@
 use super::limits::RegisterBudget;
 use super::shape::{self, LineShape, prev_power_of_two};
 use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
-use crate::spec::{FftSpec, Layout};
+use crate::spec::FftSpec;
 use crate::twiddle::TwiddleLayout;
 
 /// Pads workgroup memory when the extra eighth still fits the device.
@@ -89,7 +89,7 @@ pub(super) fn single_pass(
     min_lines: usize,
     fused_chain: bool,
 ) -> Option<Pass> {
-    let columns = spec.layout == Layout::Columns;
+    let columns = spec.layout.is_columns();
     // Whether this line will be a persistent kernel decides its shape; the final check (the
     // workgroup memory) comes below.
     let persistent = opts.prefetch.unwrap_or(fused_chain && limits.async_copy);
@@ -174,7 +174,7 @@ pub(super) fn multi_pass(
     sizes: &[usize],
     min_lines: usize,
 ) -> Option<Vec<Pass>> {
-    let columns = spec.layout == Layout::Columns;
+    let columns = spec.layout.is_columns();
     let mut wide = opts.clone();
     if default_shape(opts)
         && !columns

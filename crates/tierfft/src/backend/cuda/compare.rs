@@ -97,7 +97,12 @@ pub fn compare(
     let c2c = cufft_sys::cufftType::CUFFT_C2C;
     let plan = match spec.layout {
         Layout::Rows => CuFftPlan::plan_1d(n as i32, c2c, batch as i32, stream.clone()),
-        Layout::Columns => {
+        Layout::Columns { matrices } if matrices > 1 => {
+            return Err(Error::InvalidSpec(
+                "the cuFFT comparison takes one matrix of columns".into(),
+            ));
+        }
+        Layout::Columns { .. } => {
             let (dims, b) = ([n as i32], batch as i32);
             CuFftPlan::plan_many(
                 &dims,

@@ -195,7 +195,10 @@ impl WgpuFft {
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         self.encode(&mut enc, c, None);
         self.dev.queue.submit([enc.finish()]);
-        self.dev.read(&c.slots[Self::result_slot(c)], out)
+        self.dev.read(
+            &c.slots[Self::result_slot(c)],
+            bytemuck::cast_slice_mut(out),
+        )
     }
 
     /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s

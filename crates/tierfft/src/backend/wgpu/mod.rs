@@ -9,7 +9,6 @@ pub use resample::WgpuResampler;
 use std::sync::{Arc, Mutex};
 
 use ::wgpu as w;
-use num_complex::Complex32;
 
 use crate::error::{Error, Result};
 use crate::plan::DeviceLimits;
@@ -231,8 +230,8 @@ impl WgpuDevice {
     }
 
     /// A storage buffer holding `data`.
-    pub(crate) fn upload(&self, data: &[Complex32]) -> Result<w::Buffer> {
-        let buffer = self.storage(8 * data.len() as u64, "tierfft data")?;
+    pub(crate) fn upload(&self, data: &[f32]) -> Result<w::Buffer> {
+        let buffer = self.storage(4 * data.len().max(1) as u64, "tierfft data")?;
         self.queue
             .write_buffer(&buffer, 0, bytemuck::cast_slice(data));
         self.check()?;
@@ -240,8 +239,8 @@ impl WgpuDevice {
     }
 
     /// Copies the start of `buffer` into `out`, after the work submitted so far.
-    pub(crate) fn read(&self, buffer: &w::Buffer, out: &mut [Complex32]) -> Result<()> {
-        let bytes = 8 * out.len() as u64;
+    pub(crate) fn read(&self, buffer: &w::Buffer, out: &mut [f32]) -> Result<()> {
+        let bytes = 4 * out.len() as u64;
         if bytes == 0 {
             return Ok(());
         }

@@ -20,18 +20,20 @@ impl PassGen<'_> {
 
     /// Buffer elements between neighbouring points of one transform.
     pub(super) fn point_stride(&self) -> usize {
-        match self.spec.layout {
-            Layout::Rows => 1,
-            Layout::Columns => self.spec.batch,
-        }
+        self.spec.point_stride()
+    }
+
+    /// True when the source and destination hold a transform at different places: rows or
+    /// stacked matrices of different lengths (a Bluestein plan's first and last passes).
+    fn bases_differ(&self) -> bool {
+        self.pass.src_len != self.pass.dst_len && self.spec.matrices() > 1
+            || self.spec.layout == Layout::Rows && self.pass.src_len != self.pass.dst_len
     }
 
     /// Element of this thread's transform's point `index` in the buffer `mem` (source or
     /// destination: their rows differ in a Bluestein plan's first and last passes).
     pub(super) fn element(&self, mem: Mem, index: Expr) -> Expr {
-        let rows_differ =
-            self.spec.layout == Layout::Rows && self.pass.src_len != self.pass.dst_len;
-        let base = match (!rows_differ, mem) {
+        let base = match (!self.bases_differ(), mem) {
             (true, _) => "base",
             (false, Mem::Dst) => "base_out",
             (false, _) => "base_in",
@@ -78,6 +80,38 @@ impl PassGen<'_> {
         }
         let (n, batch) = (self.spec.n, self.spec.batch);
         match (self.spec.layout, p.size == n) {
+            // Stacked matrices: column `line` (or `line mod batch`) lies in matrix
+            // `column / w`.
+            (Layout::Columns { matrices }, whole) if matrices > 1 => {
+                let column = if whole {
+                    var("line")
+                } else {
+                    self.em.let_("j", Ty::U32, var("line") / u(batch));
+                    var("line") % u(batch)
+                };
+                let column = self.em.bind(Ty::U32, column);
+                let w = self.point_stride();
+                self.em.let_("matrix", Ty::U32, column.clone() / u(w));
+                self.em.let_("col", Ty::U32, column % u(w));
+                if self.bases_differ() {
+                    self.em.let_(
+                        "base_in",
+                        Ty::U32,
+                        var("matrix") * u(p.src_len * w) + var("col"),
+                    );
+                    self.em.let_(
+                        "base_out",
+                        Ty::U32,
+                        var("matrix") * u(p.dst_len * w) + var("col"),
+                    );
+                } else {
+                    self.em.let_(
+                        "base",
+                        Ty::U32,
+                        var("matrix") * u(p.src_len * w) + var("col"),
+                    );
+                }
+            }
             (Layout::Rows, true) => self.row_bases(var("line")),
             (Layout::Rows, false) => {
                 let per = n / p.size;
@@ -85,10 +119,10 @@ impl PassGen<'_> {
                 self.row_bases(var("line") / u(per));
             }
             // Columns: neighbouring lines are neighbouring columns (line = j·batch + column).
-            (Layout::Columns, true) => {
+            (Layout::Columns { .. }, true) => {
                 self.em.let_("base", Ty::U32, var("line"));
             }
-            (Layout::Columns, false) => {
+            (Layout::Columns { .. }, false) => {
                 self.em.let_("j", Ty::U32, var("line") / u(batch));
                 self.em.let_("base", Ty::U32, var("line") % u(batch));
             }
