@@ -26,14 +26,16 @@
 pub mod backend;
 mod error;
 pub mod kernel;
+pub mod nd;
 pub mod plan;
 pub mod reference;
 pub mod resample;
 mod spec;
 pub mod twiddle;
 
-pub use backend::{Device, DeviceBuffer, Fft, Measured, Resampler, Timer};
+pub use backend::{Device, DeviceBuffer, Element, Fft, Measured, Resampler, Timer};
 pub use error::{Error, Result};
+pub use nd::{Kind, NdFft, NdSpec};
 pub use num_complex::Complex32;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp};
 

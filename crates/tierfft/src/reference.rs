@@ -3,6 +3,7 @@
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
+use crate::nd::NdSpec;
 use crate::spec::{Direction, FftSpec, PointOp, transpose};
 
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
@@ -78,4 +79,94 @@ pub fn widen(x: &[Complex32]) -> Vec<Complex64> {
     x.iter()
         .map(|z| Complex64::new(z.re.into(), z.im.into()))
         .collect()
+}
+
+/// `(outer, n, inner)` of `axis` in a row-major array of `shape`.
+fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+/// NumPy's `fftn` (forward) or unnormalised `ifftn` (inverse) over `axes` of `data`, a
+/// row-major array of `shape`, in f64, in place.
+pub fn fftn_f64(data: &mut [Complex64], shape: &[usize], axes: &[usize], direction: Direction) {
+    let mut planner = FftPlanner::<f64>::new();
+    for &axis in axes {
+        let (outer, n, inner) = around(shape, axis);
+        let fft = match direction {
+            Direction::Forward => planner.plan_fft_forward(n),
+            Direction::Inverse => planner.plan_fft_inverse(n),
+        };
+        let mut line = vec![Complex64::new(0.0, 0.0); n];
+        for o in 0..outer {
+            for c in 0..inner {
+                let at = |k: usize| (o * n + k) * inner + c;
+                line.iter_mut()
+                    .enumerate()
+                    .for_each(|(k, z)| *z = data[at(k)]);
+                fft.process(&mut line);
+                line.iter().enumerate().for_each(|(k, z)| data[at(k)] = *z);
+            }
+        }
+    }
+}
+
+/// What `spec` computes on `input` in f64: for C2C and R2C the complex output (`input`'s
+/// reals widened for R2C: `rfftn` is `fftn` with the last transformed axis cut to
+/// `n/2 + 1`); for C2R the real output as complex values with zero imaginary parts (the
+/// Hermitian extension along the real axis, whose imaginary parts of bins 0 and n/2 drop
+/// out of the real part, as NumPy's `irfftn` ignores them).
+pub fn nd_f64(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
+    let dir = spec.direction;
+    let axes = &spec.axes;
+    let mut out = match (spec.real_axis(), input) {
+        (None, NdInput::Complex(x)) => {
+            let mut data = widen(x);
+            fftn_f64(&mut data, &spec.shape, axes, dir);
+            data
+        }
+        (Some(a), NdInput::Real(x)) => {
+            let mut data: Vec<Complex64> =
+                x.iter().map(|&v| Complex64::new(v.into(), 0.0)).collect();
+            fftn_f64(&mut data, &spec.shape, axes, dir);
+            let (outer, n, inner) = around(&spec.shape, a);
+            let h = n / 2 + 1;
+            (0..outer)
+                .flat_map(|o| data[o * n * inner..][..h * inner].to_vec())
+                .collect()
+        }
+        (Some(a), NdInput::Complex(x)) => {
+            let (outer, n, inner) = around(&spec.shape, a);
+            let h = n / 2 + 1;
+            let others: Vec<usize> = axes.iter().copied().filter(|&b| b != a).collect();
+            let mut half = widen(x);
+            fftn_f64(&mut half, &spec.complex_shape(), &others, dir);
+            let mut full = Vec::with_capacity(outer * n * inner);
+            for o in 0..outer {
+                for k in 0..n {
+                    for c in 0..inner {
+                        let from = |k: usize| half[(o * h + k) * inner + c];
+                        full.push(if k < h { from(k) } else { from(n - k).conj() });
+                    }
+                }
+            }
+            fftn_f64(&mut full, &spec.shape, &[a], dir);
+            full.iter().map(|z| Complex64::new(z.re, 0.0)).collect()
+        }
+        _ => panic!("nd_f64: the input does not match the spec's kind"),
+    };
+    if spec.normalize {
+        let scale: usize = axes.iter().map(|&a| spec.shape[a]).product();
+        out.iter_mut().for_each(|z| *z /= scale as f64);
+    }
+    out
+}
+
+/// The input of [`nd_f64`].
+pub enum NdInput<'a> {
+    /// Reals, for R2C.
+    Real(&'a [f32]),
+    /// Complex values, for C2C and C2R.
+    Complex(&'a [Complex32]),
 }

@@ -1,6 +1,7 @@
 //! Data kept on a device between steps: upload once, run transforms and resamplers on it,
 //! download once.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::CudaSlice;
@@ -39,33 +40,45 @@ mod sealed {
 /// f32 (the default) or real f32. Made by [`Device::upload`]; transformed in place by
 /// [`crate::Fft::process_buffer`], or from one buffer into another by [`crate::NdFft`].
 pub struct DeviceBuffer<T: Element = Complex32> {
-    pub(crate) held: Held<T>,
+    pub(crate) held: Held,
+    element: PhantomData<T>,
 }
 
-/// Where the data are.
-pub(crate) enum Held<T> {
-    Host(Vec<T>),
+/// Where the data are: their f32 values in order (complex values as interleaved pairs), so
+/// that one memory can be seen as real or complex elements.
+pub(crate) enum Held {
+    Host(Vec<f32>),
     Wgpu {
         dev: Arc<wgpu::WgpuDevice>,
         buffer: ::wgpu::Buffer,
-        len: usize,
+        floats: usize,
     },
-    /// The elements' f32 values, in order (complex values as interleaved pairs).
     Cuda {
         dev: Arc<cuda::CudaDevice>,
         slice: CudaSlice<f32>,
     },
 }
 
+impl Held {
+    /// f32 values held.
+    fn floats(&self) -> usize {
+        match self {
+            Held::Host(v) => v.len(),
+            Held::Wgpu { floats, .. } => *floats,
+            Held::Cuda { slice, .. } => slice.len(),
+        }
+    }
+}
+
 impl Device {
     /// Copies `data` (complex or real f32) to the device.
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         let held = match self {
-            Device::Cpu => Held::Host(data.to_vec()),
+            Device::Cpu => Held::Host(bytemuck::cast_slice(data).to_vec()),
             Device::Wgpu(d) => Held::Wgpu {
                 dev: d.clone(),
                 buffer: d.upload(bytemuck::cast_slice(data))?,
-                len: data.len(),
+                floats: T::FLOATS * data.len(),
             },
             Device::Cuda(d) => Held::Cuda {
                 dev: d.clone(),
@@ -75,7 +88,7 @@ impl Device {
                     .map_err(gpu_err("uploading"))?,
             },
         };
-        Ok(DeviceBuffer { held })
+        Ok(DeviceBuffer::new(held))
     }
 
     /// A buffer of `len` complex zeros on the device.
@@ -86,12 +99,12 @@ impl Device {
     /// A buffer of `len` zeros of any element type on the device.
     pub fn zeros_of<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let held = match self {
-            Device::Cpu => Held::Host(vec![T::default(); len]),
+            Device::Cpu => Held::Host(vec![0.0; T::FLOATS * len]),
             Device::Wgpu(d) => Held::Wgpu {
                 dev: d.clone(),
                 // wgpu zero-initialises new buffers.
-                buffer: d.storage((4 * T::FLOATS * len) as u64, "tierfft data")?,
-                len,
+                buffer: d.storage((4 * T::FLOATS * len).max(4) as u64, "tierfft data")?,
+                floats: T::FLOATS * len,
             },
             Device::Cuda(d) => Held::Cuda {
                 dev: d.clone(),
@@ -101,7 +114,7 @@ impl Device {
                     .map_err(gpu_err("allocating device memory"))?,
             },
         };
-        Ok(DeviceBuffer { held })
+        Ok(DeviceBuffer::new(held))
     }
 
     /// Waits until the device has finished all work submitted so far (for wall-clock timing
@@ -119,13 +132,16 @@ impl Device {
 }
 
 impl<T: Element> DeviceBuffer<T> {
+    pub(crate) fn new(held: Held) -> Self {
+        DeviceBuffer {
+            held,
+            element: PhantomData,
+        }
+    }
+
     /// Elements held.
     pub fn len(&self) -> usize {
-        match &self.held {
-            Held::Host(v) => v.len(),
-            Held::Wgpu { len, .. } => *len,
-            Held::Cuda { slice, .. } => slice.len() / T::FLOATS,
-        }
+        self.held.floats() / T::FLOATS
     }
 
     /// True when the buffer holds nothing.
@@ -153,7 +169,7 @@ impl<T: Element> DeviceBuffer<T> {
             )));
         }
         match &self.held {
-            Held::Host(v) => out.copy_from_slice(v),
+            Held::Host(v) => out.copy_from_slice(bytemuck::cast_slice(v)),
             Held::Wgpu { dev, buffer, .. } => dev.read(buffer, bytemuck::cast_slice_mut(out))?,
             Held::Cuda { dev, slice } => {
                 dev.stream()
@@ -172,26 +188,24 @@ impl<T: Element> DeviceBuffer<T> {
         Ok(out)
     }
 
-    /// The same memory seen as elements of type `U` (a real buffer of `2m` values as `m`
-    /// complex values, or back); the length must divide evenly.
-    pub(crate) fn reinterpret<U: Element>(self) -> Result<DeviceBuffer<U>> {
-        let floats = self.len() * T::FLOATS;
-        if floats % U::FLOATS != 0 {
+    /// Runs `f` on the same memory seen as elements of type `U` (a real buffer of `2m`
+    /// values as `m` complex values, or back); the length must divide evenly.
+    pub(crate) fn as_view<U: Element, R>(
+        &mut self,
+        f: impl FnOnce(&mut DeviceBuffer<U>) -> Result<R>,
+    ) -> Result<R> {
+        let floats = self.held.floats();
+        if !floats.is_multiple_of(U::FLOATS) {
             return Err(Error::InvalidSpec(format!(
                 "{floats} f32 values do not make whole elements of {} values",
                 U::FLOATS
             )));
         }
-        let held = match self.held {
-            Held::Host(v) => Held::Host(bytemuck::cast_slice(&v).to_vec()),
-            Held::Wgpu { dev, buffer, .. } => Held::Wgpu {
-                dev,
-                buffer,
-                len: floats / U::FLOATS,
-            },
-            Held::Cuda { dev, slice } => Held::Cuda { dev, slice },
-        };
-        Ok(DeviceBuffer { held })
+        let mut view =
+            DeviceBuffer::<U>::new(std::mem::replace(&mut self.held, Held::Host(Vec::new())));
+        let result = f(&mut view);
+        self.held = view.held;
+        result
     }
 }
 
@@ -199,7 +213,7 @@ impl<T: Element> DeviceBuffer<T> {
 /// it rejects.
 pub(crate) fn check_ours<T: Element>(
     buffers: &[&DeviceBuffer<T>],
-    ours: impl Fn(&Held<T>) -> bool,
+    ours: impl Fn(&Held) -> bool,
     device: &str,
 ) -> Result<()> {
     match buffers.iter().find(|b| !ours(&b.held)) {

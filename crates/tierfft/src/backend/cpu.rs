@@ -127,7 +127,7 @@ impl Executor for CpuFft {
 
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
         match &mut data.held {
-            Held::Host(v) => self.process(v),
+            Held::Host(v) => self.process(bytemuck::cast_slice_mut(v)),
             _ => Err(foreign(data, "cpu (rustfft)")),
         }
     }

@@ -8,6 +8,7 @@ mod buffer;
 pub mod cpu;
 pub mod cuda;
 mod resampler;
+pub(crate) mod reshape;
 pub mod wgpu;
 
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::spec::FftSpec;
 
-pub use buffer::DeviceBuffer;
+pub use buffer::{DeviceBuffer, Element};
 pub use resampler::Resampler;
 
 /// Environment variable naming the device [`Device::auto`] should use (same names as

@@ -131,6 +131,8 @@ impl ResampleExec for CpuResampler {
         let (Held::Host(src), Held::Host(dst)) = (&input.held, &mut output.held) else {
             return Err(foreign(input, &Device::Cpu.name()));
         };
+        let (src, dst): (&[Complex32], &mut [Complex32]) =
+            (bytemuck::cast_slice(src), bytemuck::cast_slice_mut(dst));
         let n = self.n;
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let per = self.rows.len().div_ceil(threads).max(1);

@@ -10,8 +10,10 @@ mod eval;
 pub mod ir;
 mod pass;
 pub mod print;
+mod real;
 mod resample;
 pub mod wgsl;
 
 pub use pass::pass_kernel;
+pub use real::{RESHAPE_THREADS, reshape_grid, reshape_kernel};
 pub use resample::{RESAMPLE_THREADS, resample_grid, resample_kernel};

@@ -8,10 +8,12 @@ mod exec;
 pub mod nvrtc;
 mod occupancy;
 mod resample;
+mod reshape;
 
 pub use exec::CudaFft;
 pub(crate) use exec::time_events;
 pub use resample::CudaResampler;
+pub use reshape::CudaReshape;
 
 use std::sync::Arc;
 

@@ -367,7 +367,8 @@ impl Executor for WgpuFft {
     }
 
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
-        let Held::Wgpu { dev, buffer, len } = &data.held else {
+        let len = data.len();
+        let Held::Wgpu { dev, buffer, .. } = &data.held else {
             return Err(foreign(data, &self.dev.name()));
         };
         if !Arc::ptr_eq(dev, &self.dev) {

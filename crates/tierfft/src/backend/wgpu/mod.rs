@@ -2,9 +2,11 @@
 
 mod exec;
 mod resample;
+mod reshape;
 
 pub use exec::WgpuFft;
 pub use resample::WgpuResampler;
+pub use reshape::WgpuReshape;
 
 use std::sync::{Arc, Mutex};
 

@@ -214,11 +214,13 @@ impl Group<'_, '_, '_> {
         Ok(v)
     }
 
-    /// Checks that the kernel binds `mem` (in place, `Src` is `Dst`), complex, and writable
-    /// where it is written: the interface the printers declare and the backends bind.
-    fn check_bound(&self, mem: Mem, write: bool) -> Result<(), String> {
+    /// Checks that the kernel binds `mem` (in place, `Src` is `Dst`), writable where it is
+    /// written: the interface the printers declare and the backends bind. Returns the
+    /// element type (f32 buffers are the complex buffers' memory read as f32 values, as the
+    /// GPU sees it).
+    fn check_bound(&self, mem: Mem, write: bool) -> Result<Ty, String> {
         if mem == Mem::Shared {
-            return Ok(());
+            return Ok(Ty::C32);
         }
         let mem = if mem == Mem::Src && self.kernel.in_place() {
             Mem::Dst
@@ -229,23 +231,31 @@ impl Group<'_, '_, '_> {
             None => Err(format!(
                 "the kernel accesses {mem:?}, which it does not bind"
             )),
-            Some(b) if b.elem != Ty::C32 => Err(format!(
-                "the interpreter runs complex buffers; {mem:?} holds {:?}",
+            Some(b) if !matches!(b.elem, Ty::C32 | Ty::F32) => Err(format!(
+                "the interpreter runs complex and f32 buffers; {mem:?} holds {:?}",
                 b.elem
             )),
             Some(b) if write && b.access == Access::Read => Err(format!(
                 "the kernel writes {mem:?}, which it binds read-only"
             )),
-            Some(_) => Ok(()),
+            Some(b) => Ok(b.elem),
         }
     }
 
     fn load(&mut self, mem: Mem, i: u32, t: usize) -> Result<Value, String> {
-        self.check_bound(mem, false)?;
+        let ty = self.check_bound(mem, false)?;
         let at = |buf: &[Complex32], what: &str| {
+            let missing = || format!("{what}[{i}] read past its {} elements", buf.len());
+            if ty == Ty::F32 {
+                let floats: &[f32] = bytemuck::cast_slice(buf);
+                return floats
+                    .get(i as usize)
+                    .map(|x| Value::F32(*x))
+                    .ok_or_else(missing);
+            }
             buf.get(i as usize)
                 .map(|z| Value::C32(*z))
-                .ok_or_else(|| format!("{what}[{i}] read past its {} elements", buf.len()))
+                .ok_or_else(missing)
         };
         match mem {
             Mem::Shared => self.shared.load(i, t),
@@ -260,9 +270,18 @@ impl Group<'_, '_, '_> {
     }
 
     fn store(&mut self, mem: Mem, i: u32, v: Value, t: usize) -> Result<(), String> {
-        self.check_bound(mem, true)?;
+        let ty = self.check_bound(mem, true)?;
         match mem {
             Mem::Shared => self.shared.store(i, v, t),
+            Mem::Dst if ty == Ty::F32 => {
+                let floats: &mut [f32] = bytemuck::cast_slice_mut(self.bufs.dst);
+                let len = floats.len();
+                let slot = floats
+                    .get_mut(i as usize)
+                    .ok_or_else(|| format!("dst[{i}] written past its {len} f32 values"))?;
+                *slot = v.f32()?;
+                Ok(())
+            }
             Mem::Dst => {
                 let len = self.bufs.dst.len();
                 let slot = self

@@ -26,8 +26,8 @@ impl PassGen<'_> {
     /// True when the source and destination hold a transform at different places: rows or
     /// stacked matrices of different lengths (a Bluestein plan's first and last passes).
     fn bases_differ(&self) -> bool {
-        self.pass.src_len != self.pass.dst_len && self.spec.matrices() > 1
-            || self.spec.layout == Layout::Rows && self.pass.src_len != self.pass.dst_len
+        self.pass.src_len != self.pass.dst_len
+            && (self.spec.matrices() > 1 || self.spec.layout == Layout::Rows)
     }
 
     /// Element of this thread's transform's point `index` in the buffer `mem` (source or

@@ -1,0 +1,41 @@
+//! [`Reshape`] steps compiled for a device: the moves between real and complex data of
+//! N-D and real plans ([`crate::nd`]).
+
+use super::buffer::Held;
+use super::{Device, cuda, wgpu};
+use crate::error::{Error, Result};
+use crate::nd::Reshape;
+
+/// What each backend's compiled reshape does: `src` → `dst`, both on its device (queued,
+/// not waited for).
+pub(crate) trait ReshapeExec: Send + Sync {
+    fn run(&self, src: &Held, dst: &mut Held) -> Result<()>;
+}
+
+/// Compiles `step` for `device`.
+pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn ReshapeExec>> {
+    Ok(match device {
+        Device::Cpu => Box::new(CpuReshape(step.clone())),
+        Device::Wgpu(d) => Box::new(wgpu::WgpuReshape::new(d.clone(), step)?),
+        Device::Cuda(d) => Box::new(cuda::CudaReshape::new(d.clone(), step)?),
+    })
+}
+
+/// The error for a buffer on another device than the step's.
+pub(crate) fn elsewhere(device: &str) -> Error {
+    Error::InvalidSpec(format!(
+        "a buffer of this transform does not live on '{device}': upload it with the same Device"
+    ))
+}
+
+struct CpuReshape(Reshape);
+
+impl ReshapeExec for CpuReshape {
+    fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
+        let (Held::Host(src), Held::Host(dst)) = (src, dst) else {
+            return Err(elsewhere(&Device::Cpu.name()));
+        };
+        crate::nd::reshape_on_host(&self.0, src, dst);
+        Ok(())
+    }
+}

@@ -1,0 +1,253 @@
+//! The kernels of [`Reshape`] steps: one thread per output element, moving between real and
+//! complex data around the transforms of an N-D or real plan.
+//!
+//! Bindings: `src` and `dst` (f32 or complex as the step reads and writes), and for the
+//! split and merge of even-length real rows `aux`, the twiddles `W_n^k`, `k = 0..=n/2`.
+//! The `lines` parameter is the number of outputs.
+
+use super::ir::*;
+use crate::nd::Reshape;
+
+/// Threads per workgroup.
+pub const RESHAPE_THREADS: usize = 256;
+
+/// The workgroup grid for `outputs` elements, folded into two dimensions past `max_per_dim`
+/// (the kernel guards the excess threads).
+pub fn reshape_grid(outputs: usize, max_per_dim: u32) -> (u32, u32) {
+    let groups = u32::try_from(outputs.div_ceil(RESHAPE_THREADS)).unwrap_or(u32::MAX);
+    let x = groups.min(max_per_dim).max(1);
+    (x, groups.div_ceil(x).max(1))
+}
+
+/// `(re, im)` → `(−im, re)`: multiplication by i.
+fn times_i(z: Expr) -> Expr {
+    complex(-z.im(), z.re())
+}
+
+/// `z` conjugated.
+fn conj(z: Expr) -> Expr {
+    complex(z.re(), -z.im())
+}
+
+/// The kernel for `step`.
+pub fn reshape_kernel(step: &Reshape) -> Kernel {
+    let i = || var("i");
+    let mut body = vec![Stmt::Comment("one output element per thread".into())];
+    let index = Expr::Builtin(Builtin::GroupIndex) * u(RESHAPE_THREADS)
+        + Expr::Builtin(Builtin::LocalIndex);
+    body.push(Stmt::Let("i".into(), Ty::U32, index));
+    let mut inner = Vec::new();
+    let mut let_ = |name: &str, ty: Ty, e: Expr| {
+        inner.push(Stmt::Let(name.into(), ty, e));
+        var(name)
+    };
+    let (name, value) = match *step {
+        Reshape::Split { n, scale, .. } => {
+            let (m, h) = (n / 2, n / 2 + 1);
+            let row = let_("row", Ty::U32, i() / u(h));
+            let k = let_("k", Ty::U32, i() % u(h));
+            let a = let_(
+                "a",
+                Ty::C32,
+                load(Mem::Src, row.clone() * u(m) + k.clone() % u(m)),
+            );
+            let b = let_(
+                "b",
+                Ty::C32,
+                conj(load(Mem::Src, row * u(m) + (u(m) - k.clone()) % u(m))),
+            );
+            let e = let_("e", Ty::C32, (a.clone() + b.clone()) * f(0.5 * scale));
+            let o = let_("o", Ty::C32, (a - b) * f(0.5 * scale));
+            let t = let_("t", Ty::C32, load(Mem::Aux, k).cmul(o));
+            // X = e − i·W^k·o
+            (format!("split_{n}"), e + complex(t.im(), -t.re()))
+        }
+        Reshape::Merge { n, scale, .. } => {
+            let (m, h) = (n / 2, n / 2 + 1);
+            let row = let_("row", Ty::U32, i() / u(m));
+            let k = let_("k", Ty::U32, i() % u(m));
+            let first = let_("first", Ty::Bool, lt(k.clone(), u(1)));
+            let x = let_("x", Ty::C32, load(Mem::Src, row.clone() * u(h) + k.clone()));
+            let y = let_("y", Ty::C32, load(Mem::Src, row * u(h) + u(m) - k.clone()));
+            // Bins 0 and n/2 are real in a real signal's spectrum: their imaginary parts
+            // are ignored (they are the pair k = 0).
+            let a = let_(
+                "a",
+                Ty::C32,
+                complex(x.re(), select(first.clone(), f(0.0), x.im())),
+            );
+            let b = let_(
+                "b",
+                Ty::C32,
+                complex(y.re(), select(first, f(0.0), -y.im())),
+            );
+            let t = let_(
+                "t",
+                Ty::C32,
+                conj(load(Mem::Aux, k)).cmul(a.clone() - b.clone()),
+            );
+            // Z = (a + b) + i·W^−k·(a − b)
+            (format!("merge_{n}"), (a + b + times_i(t)) * f(scale))
+        }
+        Reshape::Widen { .. } => ("widen".into(), complex(load(Mem::Src, i()), f(0.0))),
+        Reshape::Truncate { n, inner, .. } => {
+            let h = n / 2 + 1;
+            let outer = let_("outer", Ty::U32, i() / u(h * inner));
+            (
+                format!("truncate_{n}_{inner}"),
+                load(Mem::Src, i() + outer * u((n - h) * inner)),
+            )
+        }
+        Reshape::Extend { n, inner, .. } => {
+            let h = n / 2 + 1;
+            let outer = let_("outer", Ty::U32, i() / u(n * inner));
+            let rest = let_("rest", Ty::U32, i() % u(n * inner));
+            let k = let_("k", Ty::U32, rest.clone() / u(inner));
+            let col = let_("col", Ty::U32, rest % u(inner));
+            let kept = let_("kept", Ty::Bool, lt(k.clone(), u(h)));
+            let from = let_("src_k", Ty::U32, select(kept.clone(), k.clone(), u(n) - k));
+            let z = let_(
+                "z",
+                Ty::C32,
+                load(Mem::Src, outer * u(h * inner) + from * u(inner) + col),
+            );
+            (
+                format!("extend_{n}_{inner}"),
+                complex(z.re(), select(kept, z.im(), -z.im())),
+            )
+        }
+        Reshape::RealPart { scale, .. } => {
+            ("real_part".into(), load(Mem::Src, i()).re() * f(scale))
+        }
+    };
+    inner.push(Stmt::Store(Mem::Dst, i(), value));
+    body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));
+    let (real_src, real_dst) = step.real_ends();
+    let ty = |real: bool| if real { Ty::F32 } else { Ty::C32 };
+    let mut bindings = vec![
+        Binding::read(Mem::Src, ty(real_src)),
+        Binding::read_write(Mem::Dst, ty(real_dst)),
+    ];
+    if step.twiddles().is_some() {
+        bindings.push(Binding::read(Mem::Aux, Ty::C32));
+    }
+    Kernel {
+        name,
+        doc: vec![format!("tierfft: {}", step.name())],
+        threads: RESHAPE_THREADS as u32,
+        groups_per_unit: None,
+        shared: None,
+        bindings,
+        persistent: None,
+        body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use num_complex::Complex32;
+
+    use super::*;
+    use crate::kernel::eval::{Buffers, run_kernel};
+    use crate::kernel::{cuda, wgsl};
+
+    /// Runs `step`'s kernel in the interpreter on `src` (f32 values) into a poisoned
+    /// destination, and the host version, and returns the largest difference.
+    fn kernel_against_host(step: &Reshape, src: &[f32]) -> f32 {
+        let (_, real_dst) = step.real_ends();
+        let floats = step.outputs() * if real_dst { 1 } else { 2 };
+        let pairs = |v: &[f32]| -> Vec<Complex32> {
+            v.chunks(2)
+                .map(|c| Complex32::new(c[0], c.get(1).copied().unwrap_or(0.0)))
+                .collect()
+        };
+        let src_c = pairs(src);
+        let mut dst = vec![Complex32::new(f32::NAN, f32::NAN); floats.div_ceil(2)];
+        let twiddles = step.twiddles().unwrap_or_default();
+        let kernel = reshape_kernel(step);
+        let (x, y) = reshape_grid(step.outputs(), 1 << 16);
+        run_kernel(
+            &kernel,
+            x * y,
+            step.outputs() as u32,
+            &mut Buffers {
+                src: Some(&src_c),
+                dst: &mut dst,
+                twiddles: &[],
+                aux: &twiddles,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", step.name()));
+        let mut want = vec![f32::NAN; floats];
+        crate::nd::reshape_on_host(step, src, &mut want);
+        let got: &[f32] = bytemuck::cast_slice(&dst);
+        got[..floats]
+            .iter()
+            .zip(&want)
+            .map(|(g, w)| (g - w).abs())
+            .fold(
+                0.0,
+                |a, d| if d.is_nan() { f32::INFINITY } else { a.max(d) },
+            )
+    }
+
+    fn values(len: usize) -> Vec<f32> {
+        (0..len)
+            .map(|i| ((i * 7919) % 1000) as f32 / 500.0 - 1.0)
+            .collect()
+    }
+
+    #[test]
+    fn split_and_merge_of_every_even_length_to_1024_match_the_host() {
+        for n in (2..=1024).step_by(2) {
+            let rows = 2;
+            let split = Reshape::Split {
+                n,
+                rows,
+                scale: 1.0,
+            };
+            assert!(
+                kernel_against_host(&split, &values(rows * n)) < 1e-5,
+                "split {n}"
+            );
+            let merge = Reshape::Merge {
+                n,
+                rows,
+                scale: 0.5,
+            };
+            let bins = values(2 * rows * (n / 2 + 1));
+            assert!(kernel_against_host(&merge, &bins) < 1e-5, "merge {n}");
+        }
+    }
+
+    #[test]
+    fn widen_cut_extend_and_real_parts_match_the_host() {
+        for (outer, n, inner) in [(1, 1, 1), (3, 5, 4), (2, 8, 3), (1, 17, 1), (4, 2, 9)] {
+            let len = outer * n * inner;
+            let h = n / 2 + 1;
+            for (step, src) in [
+                (Reshape::Widen { len }, values(len)),
+                (Reshape::Truncate { outer, n, inner }, values(2 * len)),
+                (
+                    Reshape::Extend { outer, n, inner },
+                    values(2 * outer * h * inner),
+                ),
+                (Reshape::RealPart { len, scale: 0.25 }, values(2 * len)),
+            ] {
+                assert_eq!(kernel_against_host(&step, &src), 0.0, "{}", step.name());
+            }
+        }
+    }
+
+    #[test]
+    fn prints_in_both_dialects_with_real_bindings() {
+        let k = reshape_kernel(&Reshape::Widen { len: 10 });
+        assert!(wgsl::print(&k).contains("var<storage, read> src: array<f32>;"));
+        assert!(cuda::print(&k).contains("const float* __restrict__ src"));
+        let k = reshape_kernel(&Reshape::RealPart {
+            len: 10,
+            scale: 1.0,
+        });
+        assert!(wgsl::print(&k).contains("var<storage, read_write> dst: array<f32>;"));
+    }
+}

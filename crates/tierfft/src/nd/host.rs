@@ -1,0 +1,81 @@
+//! [`Reshape`] steps on the CPU backend: the same arithmetic as the kernels
+//! (`kernel/real.rs`), in f32, on host memory.
+
+use num_complex::Complex32;
+
+use super::Reshape;
+
+/// Runs `step` from `src` into `dst` (f32 values; complex data as interleaved pairs).
+pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
+    let c = |v: &[f32]| -> Vec<Complex32> { bytemuck::cast_slice(v).to_vec() };
+    match *step {
+        Reshape::Widen { len } => {
+            let dst: &mut [Complex32] = bytemuck::cast_slice_mut(dst);
+            for (d, &s) in dst[..len].iter_mut().zip(src) {
+                *d = Complex32::new(s, 0.0);
+            }
+        }
+        Reshape::RealPart { len, scale } => {
+            let src: &[Complex32] = bytemuck::cast_slice(src);
+            for (d, s) in dst[..len].iter_mut().zip(src) {
+                *d = s.re * scale;
+            }
+        }
+        _ => {
+            let src = c(src);
+            let dst: &mut [Complex32] = bytemuck::cast_slice_mut(dst);
+            complex_reshape(step, &src, dst);
+        }
+    }
+}
+
+fn complex_reshape(step: &Reshape, src: &[Complex32], dst: &mut [Complex32]) {
+    let w = step.twiddles().unwrap_or_default();
+    let i = Complex32::new(0.0, 1.0);
+    match *step {
+        Reshape::Split { n, rows, scale } => {
+            let (m, h) = (n / 2, n / 2 + 1);
+            for r in 0..rows {
+                for k in 0..h {
+                    let a = src[r * m + k % m];
+                    let b = src[r * m + (m - k) % m].conj();
+                    let (e, o) = ((a + b) * (0.5 * scale), (a - b) * (0.5 * scale));
+                    dst[r * h + k] = e - i * w[k] * o;
+                }
+            }
+        }
+        Reshape::Merge { n, rows, scale } => {
+            let (m, h) = (n / 2, n / 2 + 1);
+            for r in 0..rows {
+                for k in 0..m {
+                    let (mut a, mut b) = (src[r * h + k], src[r * h + m - k].conj());
+                    if k == 0 {
+                        (a.im, b.im) = (0.0, 0.0);
+                    }
+                    dst[r * m + k] = ((a + b) + i * w[k].conj() * (a - b)) * scale;
+                }
+            }
+        }
+        Reshape::Truncate { outer, n, inner } => {
+            let h = n / 2 + 1;
+            for (o, out) in dst.chunks_mut(h * inner).take(outer).enumerate() {
+                out.copy_from_slice(&src[o * n * inner..][..h * inner]);
+            }
+        }
+        Reshape::Extend { outer, n, inner } => {
+            let h = n / 2 + 1;
+            for o in 0..outer {
+                for k in 0..n {
+                    for c in 0..inner {
+                        let from = |k: usize| src[(o * h + k) * inner + c];
+                        dst[(o * n + k) * inner + c] =
+                            if k < h { from(k) } else { from(n - k).conj() };
+                    }
+                }
+            }
+        }
+        Reshape::Widen { .. } | Reshape::RealPart { .. } => {
+            unreachable!("real steps are handled by reshape()")
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Transforms of N-dimensional arrays and of real data: NumPy's `fftn`, `rfftn`, `irfftn`
+//! (and `rfft`, `irfft` as the one-axis case) over chosen axes of a row-major array.
+//!
+//! An [`NdSpec`] is planned ([`NdPlan`]) into steps over whole arrays: one batched 1-D
+//! transform per axis ([`FftSpec`] rows for the last axis, stacked columns for the others,
+//! so no axis is transposed), and the steps that move between real and complex data
+//! ([`Reshape`]). [`crate::Device::plan_nd`] compiles them into an [`NdFft`].
+
+mod exec;
+mod host;
+mod plan;
+
+pub use exec::NdFft;
+pub(crate) use host::reshape as reshape_on_host;
+pub use plan::{Buf, NdPlan, Reshape, Step, StepOp};
+
+use crate::error::{Error, Result};
+use crate::spec::{Direction, MAX_LOG2_N};
+
+/// What a transform's input and output hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Complex in, complex out, same shape.
+    ComplexToComplex,
+    /// Real in (the spec's shape), complex out: the last transformed axis holds `n/2 + 1`
+    /// bins (the others follow from Hermitian symmetry).
+    RealToComplex,
+    /// Complex in (the last transformed axis holding `n/2 + 1` bins), real out (the spec's
+    /// shape). Imaginary parts that a real signal's spectrum cannot have (bin 0, and bin n/2
+    /// for even n, along that axis) are ignored, as NumPy's `irfft` ignores them.
+    ComplexToReal,
+}
+
+/// A transform over chosen axes of a row-major array of any rank, like NumPy's `fftn`
+/// (complex), `rfftn` (`.real()`) and `irfftn` (`.real().inverse()`).
+///
+/// ```
+/// use tierfft::{Kind, NdSpec};
+/// // rfftn over both axes of a 1080 × 1920 image: 1080 × 961 complex bins.
+/// let spec = NdSpec::new(&[1080, 1920]).real();
+/// assert_eq!(spec.kind(), Kind::RealToComplex);
+/// assert_eq!(spec.complex_shape(), vec![1080, 961]);
+/// // irfft along axis 0 of a 3-D array, normalised like NumPy's.
+/// let back = NdSpec::new(&[9, 4, 5]).axes(&[0]).real().inverse().normalized();
+/// assert_eq!(back.complex_shape(), vec![5, 4, 5]);
+/// assert!(back.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NdSpec {
+    /// Extents of the row-major array, outermost first. For real transforms, the real
+    /// array's: the complex side has the last transformed axis cut to `n/2 + 1`.
+    pub shape: Vec<usize>,
+    /// The axes transformed, each once (the last of them is the halved one of a real
+    /// transform). Default: every axis, in order.
+    pub axes: Vec<usize>,
+    /// Real data on one side: forward is R2C, inverse C2R.
+    pub real: bool,
+    /// Forward or inverse.
+    pub direction: Direction,
+    /// Scale the result by 1 / (product of the transformed extents), as NumPy's inverse
+    /// transforms do. Off by default, like cuFFT and FFTW.
+    pub normalize: bool,
+}
+
+impl NdSpec {
+    /// A forward complex transform over every axis of an array of this shape.
+    pub fn new(shape: &[usize]) -> Self {
+        NdSpec {
+            shape: shape.to_vec(),
+            axes: (0..shape.len()).collect(),
+            real: false,
+            direction: Direction::Forward,
+            normalize: false,
+        }
+    }
+
+    /// Transforms only these axes (the last of them halved by a real transform).
+    pub fn axes(mut self, axes: &[usize]) -> Self {
+        self.axes = axes.to_vec();
+        self
+    }
+
+    /// Real data on one side: R2C forward, C2R inverse.
+    pub fn real(mut self) -> Self {
+        self.real = true;
+        self
+    }
+
+    /// Sets the direction.
+    pub fn direction(mut self, direction: Direction) -> Self {
+        self.direction = direction;
+        self
+    }
+
+    /// Makes this an inverse transform.
+    pub fn inverse(self) -> Self {
+        self.direction(Direction::Inverse)
+    }
+
+    /// Scales the output by 1 / (product of the transformed extents).
+    pub fn normalized(mut self) -> Self {
+        self.normalize = true;
+        self
+    }
+
+    /// Complex, real-to-complex or complex-to-real.
+    pub fn kind(&self) -> Kind {
+        match (self.real, self.direction) {
+            (false, _) => Kind::ComplexToComplex,
+            (true, Direction::Forward) => Kind::RealToComplex,
+            (true, Direction::Inverse) => Kind::ComplexToReal,
+        }
+    }
+
+    /// The axis a real transform halves (the last of [`NdSpec::axes`]).
+    pub fn real_axis(&self) -> Option<usize> {
+        if self.real {
+            self.axes.last().copied()
+        } else {
+            None
+        }
+    }
+
+    /// The complex side's shape: the spec's, with the real axis cut to `n/2 + 1`.
+    pub fn complex_shape(&self) -> Vec<usize> {
+        let mut shape = self.shape.clone();
+        if let Some(a) = self.real_axis()
+            && let Some(n) = shape.get_mut(a)
+        {
+            *n = *n / 2 + 1;
+        }
+        shape
+    }
+
+    /// Elements of the input: reals for R2C, complex values otherwise.
+    pub fn input_len(&self) -> usize {
+        match self.kind() {
+            Kind::ComplexToReal => self.complex_shape().iter().product(),
+            _ => self.shape.iter().product(),
+        }
+    }
+
+    /// Elements of the output: reals for C2R, complex values otherwise.
+    pub fn output_len(&self) -> usize {
+        match self.kind() {
+            Kind::RealToComplex => self.complex_shape().iter().product(),
+            _ => self.shape.iter().product(),
+        }
+    }
+
+    /// Checks the spec on its own: a non-empty shape of non-zero extents, each transformed
+    /// extent at most 2^[`MAX_LOG2_N`], axes in range and not repeated, at least one axis,
+    /// and an array whose bytes fit in memory.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidSpec(m));
+        if self.shape.is_empty() {
+            return bad("the array has no axes (shape is empty)".into());
+        }
+        if let Some(a) = self.shape.iter().position(|&n| n == 0) {
+            return bad(format!("axis {a} has extent 0 (shape {:?})", self.shape));
+        }
+        if self.axes.is_empty() {
+            return bad("no axes to transform".into());
+        }
+        for (i, &a) in self.axes.iter().enumerate() {
+            if a >= self.shape.len() {
+                return bad(format!(
+                    "axis {a} is out of range for a {}-dimensional array (shape {:?})",
+                    self.shape.len(),
+                    self.shape
+                ));
+            }
+            if self.axes[..i].contains(&a) {
+                return bad(format!("axis {a} is listed twice in {:?}", self.axes));
+            }
+            if self.shape[a] > 1 << MAX_LOG2_N {
+                return Err(Error::UnsupportedLength {
+                    n: self.shape[a],
+                    max_log2: MAX_LOG2_N,
+                });
+            }
+        }
+        let elements = self
+            .shape
+            .iter()
+            .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+            .and_then(|len| len.checked_mul(8));
+        if elements.is_none_or(|bytes| bytes > u32::MAX as usize * 8) {
+            return Err(Error::TooLarge {
+                what: format!("an array of shape {:?}", self.shape),
+                device: "any".into(),
+                detail: "kernels index arrays of fewer than 2^32 elements".into(),
+            });
+        }
+        Ok(())
+    }
+}

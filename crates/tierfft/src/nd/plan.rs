@@ -1,0 +1,422 @@
+//! [`NdSpec`] → [`NdPlan`]: the steps over whole arrays, pure data.
+//!
+//! Each transformed axis is one batched 1-D transform, in place: the last axis as contiguous
+//! rows, any other as the columns of the stacked `[n][inner]` matrices the axes after it make
+//! ([`Layout::Columns`](crate::Layout::Columns)), so nothing is transposed. A real axis that
+//! is the array's last and has even length `n` is transformed as `n/2` complex points (the
+//! reals read in pairs) and split into `n/2 + 1` bins (R2C), or merged from them (C2R); any
+//! other real axis is widened to complex, transformed at full length, and cut to
+//! `n/2 + 1` bins or extended by Hermitian symmetry.
+
+use std::f64::consts::PI;
+use std::fmt;
+
+use num_complex::Complex32;
+
+use super::{Kind, NdSpec};
+use crate::error::Result;
+use crate::spec::{Direction, FftSpec};
+
+/// The arrays an N-D transform's steps read and write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Buf {
+    /// The real array (R2C input, C2R output), f32.
+    Real,
+    /// The real array read as complex pairs: the half-length transform of an even real axis
+    /// that is the array's last.
+    Packed,
+    /// The complex side: C2C data, R2C output, C2R input.
+    Spectrum,
+    /// A complex array of the real side's shape: a real axis at full length.
+    Full,
+}
+
+/// A step that is not a transform: one pass moving between real and complex data, one
+/// thread per output element.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reshape {
+    /// R2C of `rows` contiguous rows of even length `n` from their `n/2`-point transforms
+    /// `Z` (the reals read in pairs): `X[k] = (Z[k] + Z*[n/2−k])/2 − i·W^k·(Z[k] − Z*[n/2−k])/2`
+    /// for `k = 0..=n/2`, `W = exp(−2πi/n)`, times `scale`.
+    Split {
+        /// Real points per row (even).
+        n: usize,
+        /// Rows.
+        rows: usize,
+        /// Factor on every bin (1/n for a normalised forward transform).
+        scale: f32,
+    },
+    /// C2R's first half for even `n`: from `n/2 + 1` bins per row, the `n/2` complex points
+    /// whose unnormalised `n/2`-point inverse transform is the `n` reals read in pairs:
+    /// `Z[k] = (X[k] + X*[n/2−k]) + i·W^−k·(X[k] − X*[n/2−k])`, times `scale`, with the
+    /// imaginary parts of bins 0 and n/2 ignored.
+    Merge {
+        /// Real points per row (even).
+        n: usize,
+        /// Rows.
+        rows: usize,
+        /// Factor on every point (1/n for a normalised inverse transform).
+        scale: f32,
+    },
+    /// `len` reals to complex values with zero imaginary parts.
+    Widen {
+        /// Elements.
+        len: usize,
+    },
+    /// The first `n/2 + 1` of `n` points along an axis: `[outer][n][inner]` →
+    /// `[outer][n/2 + 1][inner]`.
+    Truncate {
+        /// Product of the extents before the axis.
+        outer: usize,
+        /// The axis' length.
+        n: usize,
+        /// Product of the extents after it.
+        inner: usize,
+    },
+    /// The Hermitian extension along an axis: `[outer][n/2 + 1][inner]` → `[outer][n][inner]`,
+    /// point `k > n/2` being the conjugate of point `n − k`.
+    Extend {
+        /// Product of the extents before the axis.
+        outer: usize,
+        /// The axis' length.
+        n: usize,
+        /// Product of the extents after it.
+        inner: usize,
+    },
+    /// The real parts of `len` complex values, times `scale`.
+    RealPart {
+        /// Elements.
+        len: usize,
+        /// Factor on every value (1/n for a normalised inverse transform).
+        scale: f32,
+    },
+}
+
+impl Reshape {
+    /// Elements written.
+    pub fn outputs(&self) -> usize {
+        match *self {
+            Reshape::Split { n, rows, .. } => rows * (n / 2 + 1),
+            Reshape::Merge { n, rows, .. } => rows * (n / 2),
+            Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
+            Reshape::Truncate { outer, n, inner } => outer * (n / 2 + 1) * inner,
+            Reshape::Extend { outer, n, inner } => outer * n * inner,
+        }
+    }
+
+    /// Whether the source and the destination hold reals (else complex values).
+    pub fn real_ends(&self) -> (bool, bool) {
+        match self {
+            Reshape::Widen { .. } => (true, false),
+            Reshape::RealPart { .. } => (false, true),
+            _ => (false, false),
+        }
+    }
+
+    /// The twiddles `W_n^k = exp(−2πik/n)`, `k = 0..=n/2`, that splitting and merging read
+    /// (computed in f64, rounded once); `None` for the other steps.
+    pub fn twiddles(&self) -> Option<Vec<Complex32>> {
+        match *self {
+            Reshape::Split { n, .. } | Reshape::Merge { n, .. } => Some(
+                (0..=n / 2)
+                    .map(|k| {
+                        let a = -2.0 * PI * k as f64 / n as f64;
+                        Complex32::new(a.cos() as f32, a.sin() as f32)
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// A short name for kernels and printed plans.
+    pub fn name(&self) -> String {
+        match *self {
+            Reshape::Split { n, rows, .. } => {
+                format!(
+                    "split {rows} × {} points into {} bins each (R2C)",
+                    n / 2,
+                    n / 2 + 1
+                )
+            }
+            Reshape::Merge { n, rows, .. } => {
+                format!(
+                    "merge {rows} × {} bins into {} points each (C2R)",
+                    n / 2 + 1,
+                    n / 2
+                )
+            }
+            Reshape::Widen { len } => format!("widen {len} reals to complex"),
+            Reshape::Truncate { outer, n, inner } => {
+                format!(
+                    "keep bins 0..={} of {n} along [{outer}][{n}][{inner}]",
+                    n / 2
+                )
+            }
+            Reshape::Extend { outer, n, inner } => format!(
+                "extend {} bins to {n} by Hermitian symmetry along [{outer}][{}][{inner}]",
+                n / 2 + 1,
+                n / 2 + 1
+            ),
+            Reshape::RealPart { len, .. } => format!("real parts of {len} values"),
+        }
+    }
+}
+
+/// What a step does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepOp {
+    /// A batched 1-D transform along one axis, in place.
+    Fft {
+        /// The array axis (of the array the step works on).
+        axis: usize,
+        /// The transform, its layout giving the axis' place.
+        spec: FftSpec,
+    },
+    /// A move between real and complex data.
+    Reshape(Reshape),
+}
+
+/// One step: what it does, what it reads, what it writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// The operation.
+    pub op: StepOp,
+    /// The array read.
+    pub src: Buf,
+    /// The array written (the same for in-place transforms).
+    pub dst: Buf,
+}
+
+/// An N-D or real transform as steps over whole arrays. Pure data: printable and testable
+/// without a device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NdPlan {
+    /// What was asked for.
+    pub spec: NdSpec,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+/// `(outer, n, inner)` of `axis` in a row-major array of `shape`.
+fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+/// The batched 1-D transform along `axis` of a row-major array of `shape`, in place.
+fn axis_fft(shape: &[usize], axis: usize, direction: Direction, normalize: bool) -> FftSpec {
+    let (outer, n, inner) = around(shape, axis);
+    let spec = FftSpec::new(n).direction(direction);
+    let spec = if inner == 1 {
+        spec.batch(outer)
+    } else {
+        spec.batch(outer * inner).stacked_columns(outer)
+    };
+    if normalize { spec.normalized() } else { spec }
+}
+
+impl NdPlan {
+    /// Plans `spec` (validated first).
+    pub fn new(spec: &NdSpec) -> Result<NdPlan> {
+        spec.validate()?;
+        let mut steps = Vec::new();
+        let dir = spec.direction;
+        let complex = spec.complex_shape();
+        let fft = |steps: &mut Vec<Step>, shape: &[usize], axis, on, normalize| {
+            // A 1-point transform is the identity (and 1/1 changes nothing).
+            if shape[axis] > 1 {
+                steps.push(Step {
+                    op: StepOp::Fft {
+                        axis,
+                        spec: axis_fft(shape, axis, dir, normalize),
+                    },
+                    src: on,
+                    dst: on,
+                });
+            }
+        };
+        let reshape = |steps: &mut Vec<Step>, r: Reshape, src, dst| {
+            steps.push(Step {
+                op: StepOp::Reshape(r),
+                src,
+                dst,
+            });
+        };
+        let norm = spec.normalize;
+        let Some(real_axis) = spec.real_axis() else {
+            for &a in &spec.axes {
+                fft(&mut steps, &complex, a, Buf::Spectrum, norm);
+            }
+            return Ok(NdPlan {
+                spec: spec.clone(),
+                steps,
+            });
+        };
+        let (outer, n, inner) = around(&spec.shape, real_axis);
+        let packed = inner == 1 && n.is_multiple_of(2);
+        let half = [outer, n / 2];
+        let scale = if norm { 1.0 / n as f32 } else { 1.0 };
+        let len: usize = spec.shape.iter().product();
+        let others = spec.axes.iter().copied().filter(|&a| a != real_axis);
+        match spec.kind() {
+            Kind::RealToComplex => {
+                if packed {
+                    fft(&mut steps, &half, 1, Buf::Packed, false);
+                    let split = Reshape::Split {
+                        n,
+                        rows: outer,
+                        scale,
+                    };
+                    reshape(&mut steps, split, Buf::Packed, Buf::Spectrum);
+                } else {
+                    reshape(&mut steps, Reshape::Widen { len }, Buf::Real, Buf::Full);
+                    fft(&mut steps, &spec.shape, real_axis, Buf::Full, norm);
+                    let cut = Reshape::Truncate { outer, n, inner };
+                    reshape(&mut steps, cut, Buf::Full, Buf::Spectrum);
+                }
+                for a in others {
+                    fft(&mut steps, &complex, a, Buf::Spectrum, norm);
+                }
+            }
+            Kind::ComplexToReal => {
+                for a in others {
+                    fft(&mut steps, &complex, a, Buf::Spectrum, norm);
+                }
+                if packed {
+                    let merge = Reshape::Merge {
+                        n,
+                        rows: outer,
+                        scale,
+                    };
+                    reshape(&mut steps, merge, Buf::Spectrum, Buf::Packed);
+                    fft(&mut steps, &half, 1, Buf::Packed, false);
+                } else {
+                    let extend = Reshape::Extend { outer, n, inner };
+                    reshape(&mut steps, extend, Buf::Spectrum, Buf::Full);
+                    fft(&mut steps, &spec.shape, real_axis, Buf::Full, false);
+                    let re = Reshape::RealPart { len, scale };
+                    reshape(&mut steps, re, Buf::Full, Buf::Real);
+                }
+            }
+            Kind::ComplexToComplex => unreachable!("real_axis is None for complex transforms"),
+        }
+        Ok(NdPlan {
+            spec: spec.clone(),
+            steps,
+        })
+    }
+
+    /// True when a step uses `buf`.
+    pub fn uses(&self, buf: Buf) -> bool {
+        self.steps.iter().any(|s| s.src == buf || s.dst == buf)
+    }
+}
+
+impl fmt::Display for NdPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.spec;
+        let kind = match s.kind() {
+            Kind::ComplexToComplex => "C2C",
+            Kind::RealToComplex => "R2C",
+            Kind::ComplexToReal => "C2R",
+        };
+        let dir = match s.direction {
+            Direction::Forward => "forward",
+            Direction::Inverse => "inverse",
+        };
+        writeln!(
+            f,
+            "{kind} {dir} over axes {:?} of a {:?} array{}: {} steps",
+            s.axes,
+            s.shape,
+            if s.normalize { ", normalised" } else { "" },
+            self.steps.len()
+        )?;
+        for (i, step) in self.steps.iter().enumerate() {
+            let what = match &step.op {
+                StepOp::Fft { axis, spec } => {
+                    let place = if spec.layout.is_columns() {
+                        format!(
+                            "columns of {} stacked [{}][{}] matrices",
+                            spec.matrices(),
+                            spec.n,
+                            spec.point_stride()
+                        )
+                    } else {
+                        format!("rows, batch {}", spec.batch)
+                    };
+                    format!("{}-point FFT along axis {axis} ({place})", spec.n)
+                }
+                StepOp::Reshape(r) => r.name(),
+            };
+            let at = if step.src == step.dst {
+                format!("in {:?}", step.src)
+            } else {
+                format!("{:?} → {:?}", step.src, step.dst)
+            };
+            writeln!(f, "  {}. {what}, {at}", i + 1)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops(spec: &NdSpec) -> Vec<String> {
+        NdPlan::new(spec)
+            .expect("plans")
+            .steps
+            .iter()
+            .map(|s| match &s.op {
+                StepOp::Fft { axis, spec } => format!("fft{} n{}", axis, spec.n),
+                StepOp::Reshape(r) => r.name().split(' ').next().unwrap_or("").to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_even_last_axis_is_packed_and_any_other_widened() {
+        assert_eq!(
+            ops(&NdSpec::new(&[8, 6]).real()),
+            ["fft1 n3", "split", "fft0 n8"]
+        );
+        assert_eq!(
+            ops(&NdSpec::new(&[8, 6]).real().inverse()),
+            ["fft0 n8", "merge", "fft1 n3"]
+        );
+        assert_eq!(
+            ops(&NdSpec::new(&[7, 5]).real()),
+            ["widen", "fft1 n5", "keep", "fft0 n7"]
+        );
+        assert_eq!(
+            ops(&NdSpec::new(&[6, 4]).axes(&[1, 0]).real().inverse()),
+            ["fft1 n4", "extend", "fft0 n6", "real"]
+        );
+        // Length-1 axes need no transform.
+        assert_eq!(ops(&NdSpec::new(&[1, 2]).real()), ["split"]);
+    }
+
+    #[test]
+    fn middle_axes_are_stacked_columns() {
+        let plan = NdPlan::new(&NdSpec::new(&[3, 5, 7]).axes(&[1])).expect("plans");
+        let StepOp::Fft { spec, .. } = &plan.steps[0].op else {
+            panic!("{plan}");
+        };
+        assert_eq!((spec.n, spec.batch, spec.matrices()), (5, 21, 3));
+        assert_eq!(spec.point_stride(), 7);
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let msg = |s: NdSpec| s.validate().expect_err("invalid").to_string();
+        assert!(msg(NdSpec::new(&[4, 0])).contains("axis 1 has extent 0"));
+        assert!(msg(NdSpec::new(&[4, 4]).axes(&[2])).contains("axis 2 is out of range"));
+        assert!(msg(NdSpec::new(&[4, 4]).axes(&[1, 1])).contains("listed twice"));
+        assert!(msg(NdSpec::new(&[4]).axes(&[])).contains("no axes"));
+        assert!(msg(NdSpec::new(&[])).contains("no axes"));
+    }
+}
