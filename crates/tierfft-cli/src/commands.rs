@@ -6,7 +6,7 @@ use std::time::Instant;
 use tierfft::backend::DEVICE_ENV;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::plan::{DeviceLimits, Plan};
-use tierfft::{Device, FftSpec, PointOp};
+use tierfft::{Complex32, Device, FftSpec, Kind, NdSpec};
 
 use crate::{CliResult, npy};
 
@@ -213,14 +213,12 @@ pub enum Norm {
 }
 
 impl Norm {
-    /// The spec of an `n`-point transform of `batch` rows in `direction` scaled this way.
-    fn spec(self, n: usize, batch: usize, inverse: bool) -> FftSpec {
-        match self {
-            Norm::Backward => spec(n, batch, inverse, inverse),
-            Norm::Forward => spec(n, batch, inverse, !inverse),
-            Norm::Ortho => spec(n, batch, inverse, false)
-                .on_store(PointOp::Scale((1.0 / (n as f64).sqrt()) as f32)),
-        }
+    /// Whether the transform is scaled by 1/N (N: the product of the transformed extents).
+    fn divides(self, inverse: bool) -> bool {
+        matches!(
+            (self, inverse),
+            (Norm::Backward, true) | (Norm::Forward, false)
+        )
     }
 
     /// What the summary line says about the scaling.
@@ -241,37 +239,138 @@ pub struct FftJob<'a> {
     pub output: &'a Path,
     /// Inverse transform.
     pub inverse: bool,
+    /// Real data on one side: R2C forward, C2R inverse.
+    pub real: bool,
+    /// The axes to transform, NumPy style (negative counts from the end); `None`: the last.
+    pub axes: Option<&'a [i64]>,
+    /// C2R: the real length of the last transformed axis.
+    pub n: Option<usize>,
     /// The scaling.
     pub norm: Norm,
     /// Device name for [`open_device`].
     pub device: &'a str,
 }
 
-/// `tierfft fft`: reads, checks, transforms every row, and only then writes the output.
+/// `axes` (negative from the end) as indices into `rank` axes; the last axis when `None`.
+fn resolve_axes(axes: Option<&[i64]>, rank: usize) -> CliResult<Vec<usize>> {
+    let Some(axes) = axes else {
+        return Ok(vec![rank - 1]);
+    };
+    axes.iter()
+        .map(|&a| {
+            let i = if a < 0 { a + rank as i64 } else { a };
+            usize::try_from(i)
+                .ok()
+                .filter(|&i| i < rank)
+                .ok_or_else(|| format!("axis {a} is out of range for a {rank}-d array").into())
+        })
+        .collect()
+}
+
+/// `tierfft fft`: reads, checks, transforms, and only then writes the output.
 pub fn fft(job: &FftJob) -> CliResult<()> {
     let input = npy::open(job.input, npy::Expect::Rows)?;
     npy::check_output(job.output)?;
-    let (n, batch) = (input.header.n, input.header.batch);
-    let spec = job.norm.spec(n, batch, job.inverse);
-    spec.validate()
-        .map_err(|e| format!("'{}': {e}", job.input.display()))?;
-    let shape = input.header.shape.clone();
+    let shown = job.input.display();
+    let shape: Vec<usize> = input.header.shape.iter().map(|&d| d as usize).collect();
+    let axes = resolve_axes(job.axes, shape.len())?;
+    let last = *axes.last().ok_or("--axes lists no axis")?;
+    // The real side's shape: C2R's comes from --n.
+    let mut real_shape = shape.clone();
+    match (job.real, job.inverse, job.n) {
+        (true, true, Some(n)) => {
+            if shape[last] != n / 2 + 1 {
+                return Err(format!(
+                    "'{shown}': a C2R transform of length {n} takes {} bins along axis {last}, \
+                     the array has {} (shape {shape:?})",
+                    n / 2 + 1,
+                    shape[last]
+                )
+                .into());
+            }
+            real_shape[last] = n;
+        }
+        (true, true, None) => {
+            return Err(
+                "--real --inverse needs the real length: --n N (N/2 + 1 bins in, N reals out)"
+                    .into(),
+            );
+        }
+        (_, _, Some(_)) => return Err("--n is for --real --inverse (C2R) only".into()),
+        _ => {}
+    }
+    let mut spec = NdSpec::new(&real_shape).axes(&axes);
+    if job.real {
+        spec = spec.real();
+    }
+    if job.inverse {
+        spec = spec.inverse();
+    }
+    if job.norm.divides(job.inverse) {
+        spec = spec.normalized();
+    }
+    spec.validate().map_err(|e| format!("'{shown}': {e}"))?;
+    let ortho = (job.norm == Norm::Ortho).then(|| {
+        let n: usize = axes.iter().map(|&a| real_shape[a]).product();
+        (1.0 / (n as f64).sqrt()) as f32
+    });
     let input_element = input.header.element;
-    let mut data = input.read()?;
     let device = open_device(job.device)?;
     let start = Instant::now();
-    let fft = device.plan(&spec)?;
+    let fft = device.plan_nd(&spec)?;
     let planned = start.elapsed();
-    fft.process(&mut data)?;
-    let total = start.elapsed();
-    npy::write_atomic(job.output, &shape, &data)?;
+    let scale = |v: f32| ortho.map_or(v, |s| v * s);
+    let out_shape: Vec<u64> = match spec.kind() {
+        Kind::RealToComplex => spec.complex_shape(),
+        _ => real_shape.clone(),
+    }
+    .iter()
+    .map(|&d| d as u64)
+    .collect();
+    let total = match spec.kind() {
+        Kind::RealToComplex => {
+            let x = input.read_real()?;
+            let mut out = vec![Complex32::new(0.0, 0.0); spec.output_len()];
+            fft.process_real_to_complex(&x, &mut out)?;
+            let total = start.elapsed();
+            out.iter_mut()
+                .for_each(|z| *z = Complex32::new(scale(z.re), scale(z.im)));
+            npy::write_values(job.output, &out_shape, npy::Values::Complex(&out))?;
+            total
+        }
+        Kind::ComplexToReal => {
+            let x = input.read()?;
+            let mut out = vec![0.0; spec.output_len()];
+            fft.process_complex_to_real(&x, &mut out)?;
+            let total = start.elapsed();
+            out.iter_mut().for_each(|v| *v = scale(*v));
+            npy::write_values(job.output, &out_shape, npy::Values::Real(&out))?;
+            total
+        }
+        Kind::ComplexToComplex => {
+            let mut data = input.read()?;
+            fft.process(&mut data)?;
+            let total = start.elapsed();
+            data.iter_mut()
+                .for_each(|z| *z = Complex32::new(scale(z.re), scale(z.im)));
+            npy::write_atomic(job.output, &out_shape, &data)?;
+            total
+        }
+    };
     let direction = if job.inverse { "inverse" } else { "forward" };
-    let converted = match input_element.is_complex64() {
-        true => String::new(),
-        false => format!(", {} input read as complex64", input_element.name()),
+    let kind = match spec.kind() {
+        Kind::RealToComplex => "R2C",
+        Kind::ComplexToReal => "C2R",
+        Kind::ComplexToComplex => "C2C",
+    };
+    let converted = match (input_element.is_complex64(), spec.kind()) {
+        (false, Kind::ComplexToComplex | Kind::ComplexToReal) => {
+            format!(", {} input read as complex64", input_element.name())
+        }
+        _ => String::new(),
     };
     eprintln!(
-        "tierfft: {direction} FFT ({}{converted}), n = {n}, batch = {batch} on {}: {} ({} planning, {} transform incl. transfers) -> {}",
+        "tierfft: {direction} {kind} FFT ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
         job.norm.describe(job.inverse),
         device.name(),
         crate::report::format_seconds(total.as_secs_f64()),

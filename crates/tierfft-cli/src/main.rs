@@ -47,13 +47,15 @@ enum Command {
     /// Nothing is compiled or run. `--device` takes a profile (planning for a device that is
     /// not attached) or a device name (planning for its real limits).
     Plan(PlanArgs),
-    /// Transform a `.npy` array along its last axis, as `np.fft.fft(x)`, and write the result
-    /// as complex64 `.npy`.
+    /// Transform a `.npy` array as NumPy does: `np.fft.fftn(x, axes=...)` (default: the last
+    /// axis, as `np.fft.fft`), `rfftn` with `--real`, `irfftn` with `--real --inverse --n N`.
     ///
     /// The input may be float32, float64, complex64 or complex128 (computed in complex64:
-    /// float64 parts are rounded to float32), C order, any number of axes (shape `[..., n]`),
-    /// any n from 1 to 2^24 on every device. The output is complex64 of the same shape,
-    /// scaled as NumPy's `norm`. Nothing is written if anything fails.
+    /// float64 parts are rounded to float32), C order, any number of axes, any extent from 1
+    /// to 2^24 on every device. The output is complex64 (float32 for C2R): the input's shape,
+    /// with the last transformed axis holding n/2 + 1 bins after R2C and N reals after C2R,
+    /// scaled as NumPy's `norm` (over the product of the transformed extents). Nothing is
+    /// written if anything fails.
     Fft(FftArgs),
     /// Time transforms of every power-of-two size in a range and check them against an f64
     /// reference.
@@ -111,15 +113,34 @@ struct PlanArgs {
 /// Arguments of `tierfft fft`.
 #[derive(Debug, Args)]
 struct FftArgs {
-    /// Input `.npy` file: float32, float64, complex64 or complex128, C order, shape [..., n].
+    /// Input `.npy` file: float32, float64, complex64 or complex128, C order, any shape.
     #[arg(short, long, value_name = "FILE")]
     input: std::path::PathBuf,
-    /// Output `.npy` file (complex64, same shape); replaced only when the transform succeeds.
+    /// Output `.npy` file (complex64; float32 for C2R); replaced only when the transform
+    /// succeeds.
     #[arg(short, long, value_name = "FILE")]
     output: std::path::PathBuf,
     /// Inverse transform (exp(+2πi nk/N)).
     #[arg(long)]
     inverse: bool,
+    /// Real data on one side: float32/float64 input -> R2C (NumPy's rfftn); with --inverse,
+    /// complex input -> C2R (irfftn) of the length --n gives.
+    #[arg(long)]
+    real: bool,
+    /// The real length of the last transformed axis for --real --inverse (the input holds
+    /// n/2 + 1 bins there).
+    #[arg(long, value_name = "N")]
+    n: Option<usize>,
+    /// Axes to transform, comma-separated, negative counting from the end as in NumPy (e.g.
+    /// `0,1` or `-2,-1`); the last listed is the one a real transform halves. Default: the
+    /// last axis.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "A,B,.."
+    )]
+    axes: Option<Vec<i64>>,
     /// Scaling, as NumPy's `norm`: backward (forward unscaled, inverse ×1/n; what np.fft.fft
     /// and np.fft.ifft do by default), ortho (both ×1/√n), forward (forward ×1/n, inverse
     /// unscaled).
@@ -188,6 +209,9 @@ fn main() -> ExitCode {
             input: &a.input,
             output: &a.output,
             inverse: a.inverse,
+            real: a.real,
+            axes: a.axes.as_deref(),
+            n: a.n,
             norm: a.norm,
             device: &a.device,
         }),

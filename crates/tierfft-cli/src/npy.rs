@@ -225,6 +225,23 @@ impl Input {
     }
 }
 
+impl Input {
+    /// Reads all elements of a real array as float32 (float64 rounded); complex arrays are
+    /// an error, since their imaginary parts would be dropped.
+    pub fn read_real(self) -> CliResult<Vec<f32>> {
+        if self.header.element.complex {
+            return Err(format!(
+                "'{}' holds {} values; a real transform (--real) takes float32 or float64 \
+                 input: pass np.real(x) if the imaginary parts are zero",
+                self.path.display(),
+                self.header.element.name()
+            )
+            .into());
+        }
+        Ok(self.read()?.into_iter().map(|z| z.re).collect())
+    }
+}
+
 /// Accepts float32, float64, complex64 and complex128 in either byte order for `Rows`, and
 /// complex64 for `Scene`; anything else is an error naming the dtype found.
 fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
@@ -308,10 +325,24 @@ pub fn check_output(path: &Path) -> CliResult<()> {
     Ok(())
 }
 
+/// Values to write: complex64 or float32.
+#[derive(Clone, Copy)]
+pub enum Values<'a> {
+    /// Written as `<c8`.
+    Complex(&'a [Complex32]),
+    /// Written as `<f4`.
+    Real(&'a [f32]),
+}
+
 /// Writes `data` as a little-endian complex64 `.npy` array of `shape` (C order) to `path`:
 /// first to a temporary file in the same directory, then renamed over `path`, so that `path`
 /// is either untouched or complete.
 pub fn write_atomic(path: &Path, shape: &[u64], data: &[Complex32]) -> CliResult<()> {
+    write_values(path, shape, Values::Complex(data))
+}
+
+/// [`write_atomic`] for complex64 or float32 values.
+pub fn write_values(path: &Path, shape: &[u64], data: Values) -> CliResult<()> {
     let name = path
         .file_name()
         .ok_or_else(|| format!("output '{}' does not name a file", path.display()))?;
@@ -328,8 +359,12 @@ pub fn write_atomic(path: &Path, shape: &[u64], data: &[Complex32]) -> CliResult
 }
 
 /// Writes the whole `.npy` file to `path` and syncs it.
-fn write_file(path: &Path, shape: &[u64], data: &[Complex32]) -> io::Result<()> {
-    let dtype = "<c8"
+fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
+    let descr = match data {
+        Values::Complex(_) => "<c8",
+        Values::Real(_) => "<f4",
+    };
+    let dtype = descr
         .parse::<TypeStr>()
         .map(DType::Plain)
         .map_err(io::Error::other)?;
@@ -339,9 +374,18 @@ fn write_file(path: &Path, shape: &[u64], data: &[Complex32]) -> io::Result<()> 
         .shape(shape)
         .writer(BufWriter::new(file))
         .write_header_only()?;
-    for z in data {
-        w.write_all(&z.re.to_le_bytes())?;
-        w.write_all(&z.im.to_le_bytes())?;
+    match data {
+        Values::Complex(data) => {
+            for z in data {
+                w.write_all(&z.re.to_le_bytes())?;
+                w.write_all(&z.im.to_le_bytes())?;
+            }
+        }
+        Values::Real(data) => {
+            for x in data {
+                w.write_all(&x.to_le_bytes())?;
+            }
+        }
     }
     let file = w.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()

@@ -41,7 +41,7 @@ fn transform(
     let out = run_fft(dir, &inp, &outp, device, extra);
     assert_ok(&out);
     assert!(
-        stderr(&out).contains("batch"),
+        stderr(&out).contains("over axes"),
         "no summary line: {}",
         stderr(&out)
     );
@@ -361,7 +361,7 @@ fn quiet_without_a_display() {
     assert_ok(&out);
     let msg = stderr(&out);
     assert_eq!(msg.lines().count(), 1, "{msg}");
-    assert!(msg.starts_with("tierfft: forward FFT"), "{msg}");
+    assert!(msg.starts_with("tierfft: forward C2C FFT"), "{msg}");
 }
 
 #[test]
@@ -479,4 +479,71 @@ fn bench_table_has_header_and_rows() {
         3,
         "{text}"
     );
+}
+
+/// `--real` and `--axes`: NumPy's `rfftn` and `irfftn` over a subset of the axes of a 3-d
+/// array (the last listed halved), and `fftn` with negative axes, against the f64 reference.
+#[test]
+fn real_and_n_dimensional_transforms_like_numpy() {
+    use tierfft::NdSpec;
+    use tierfft::reference::{NdInput, nd_f64};
+    let dir = TempDir::new("nd");
+    let (inp, outp, back) = (dir.path("x.npy"), dir.path("y.npy"), dir.path("z.npy"));
+    let x: Vec<f32> = random(4 * 6 * 5, 9).iter().map(|z| z.re).collect();
+    write_npy(&inp, &[4, 6, 5], &x);
+    for device in ["cpu", "lavapipe"] {
+        assert_ok(&run_fft(
+            &dir,
+            &inp,
+            &outp,
+            device,
+            &["--real", "--axes", "2,0"],
+        ));
+        let (shape, y) = read_c64(&outp);
+        assert_eq!(shape, [3, 6, 5], "{device}: axis 0 holds 4/2 + 1 bins");
+        let spec = NdSpec::new(&[4, 6, 5]).axes(&[2, 0]).real();
+        let err = relative_l2_error(&y, &nd_f64(&spec, &NdInput::Real(&x)));
+        assert!(err <= 5e-7, "{device} rfftn: {err:e}");
+        let c2r = ["--real", "--inverse", "--n", "4", "--axes", "2,0"];
+        assert_ok(&run_fft(&dir, &outp, &back, device, &c2r));
+        let npy = npyz::NpyFile::new(std::fs::File::open(&back).unwrap()).unwrap();
+        assert_eq!(npy.dtype().descr(), "'<f4'");
+        assert_eq!(npy.shape(), [4, 6, 5]);
+        let z: Vec<f32> = npy.into_vec().unwrap();
+        let worst = x
+            .iter()
+            .zip(&z)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        assert!(worst < 1e-5, "{device} irfftn round trip: {worst:e}");
+        assert_ok(&run_fft(&dir, &inp, &outp, device, &["--axes", "-1,-3"]));
+        let (_, y) = read_c64(&outp);
+        let spec = NdSpec::new(&[4, 6, 5]).axes(&[2, 0]);
+        let xc: Vec<Complex32> = x.iter().map(|&v| Complex32::new(v, 0.0)).collect();
+        let err = relative_l2_error(&y, &nd_f64(&spec, &NdInput::Complex(&xc)));
+        assert!(err <= 5e-7, "{device} fftn: {err:e}");
+    }
+    write_npy(&dir.path("c.npy"), &[4, 5], &random(20, 3));
+    for (input, extra, words) in [
+        (
+            "c.npy",
+            &["--real"][..],
+            &["complex64", "--real", "np.real"][..],
+        ),
+        ("c.npy", &["--real", "--inverse"], &["--n N"]),
+        (
+            "c.npy",
+            &["--real", "--inverse", "--n", "12"],
+            &["7 bins", "has 5"],
+        ),
+        ("c.npy", &["--n", "8"], &["--n is for"]),
+        ("c.npy", &["--axes", "2"], &["axis 2 is out of range"]),
+        ("c.npy", &["--axes", "1,1"], &["listed twice"]),
+    ] {
+        let out = run_fft(&dir, &dir.path(input), &outp, "cpu", extra);
+        assert!(!out.status.success(), "{extra:?} succeeded");
+        for w in words {
+            assert!(stderr(&out).contains(w), "{extra:?}: {}", stderr(&out));
+        }
+    }
 }
