@@ -36,6 +36,11 @@
 #   interface  after a change to the kernels' interface (bindings): the device-resident
 #           (resampler), fusion, column and accuracy tests on CUDA and on wgpu/Vulkan, a few
 #           lengths against cuFFT, and `tierfft sar` at 4096² end to end
+#   nd      N-D and real transforms (issue 13): the nd, column and device-resident tests on
+#           CUDA and on wgpu/Vulkan, then the benchmark table against cuFFT (cufftPlanMany):
+#           R2C and C2R 1-D 2^8..2^24, 1000, 5616 (2^26 reals per call); 2-D C2C and R2C at
+#           1024², 4096², 8192², 1080×1920; 3-D at 128³, 256³, 512³ (arrays under 256 MiB
+#           batched along a leading axis so that every buffer is well above the 50 MiB L2)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -195,6 +200,27 @@ if want interface; then
     done
     $tf bench --backend cuda --compare cufft --sizes 256,4096,1000,4099,2^20 --reps 20 2>&1 | tee "$out/interface-bench.txt" || status=1
     (unset XDG_RUNTIME_DIR; $tf sar --device cuda --lines 4096 --samples 4096 --out /tmp/sar-interface) 2>&1 | tail -25 | tee "$out/interface-sar.txt" || status=1
+fi
+if want nd; then
+    for dev in cuda H100; do
+        for t in nd columns device_resident; do
+            echo "== $t on $dev"
+            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/nd-$dev.log" |
+                grep -E "^test |test result|panicked|run on" || status=1
+        done
+    done
+    one_d=""
+    for k in 8 10 12 14 16 18 20 22 24; do one_d+="$(( 1 << (26 - k) ))x$(( 1 << k )),"; done
+    one_d+="67108x1000,11949x5616"
+    for dir in "" --inverse; do
+        $tf bench --backend cuda --compare cufft --shapes "$one_d" --dims 1 --real $dir --reps 20 2>&1 | tee -a "$out/nd-1d.txt" || status=1
+    done
+    two_d=64x1024x1024,4096x4096,8192x8192,16x1080x1920
+    three_d=16x128x128x128,256x256x256,512x512x512
+    for real in "" --real; do
+        $tf bench --backend cuda --compare cufft --shapes "$two_d" --dims 2 $real --reps 20 2>&1 | tee -a "$out/nd-2d.txt" || status=1
+        $tf bench --backend cuda --compare cufft --shapes "$three_d" --dims 3 $real --reps 20 2>&1 | tee -a "$out/nd-3d.txt" || status=1
+    done
 fi
 if want profile; then
     # Counters per kernel (ours, then cuFFT's, in the bench's order: one untimed call and two

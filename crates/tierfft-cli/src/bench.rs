@@ -72,6 +72,18 @@ pub struct BenchArgs {
     /// each against the same step on cuFFT.
     #[arg(long, requires = "compare", conflicts_with = "chain")]
     sar: bool,
+    /// N-D and real transforms instead of 1-D sizes: these shapes (comma-separated, axes
+    /// joined by x, outermost first, e.g. 1024x1024,256x256x256), transformed over the
+    /// trailing --dims axes; with --compare cufft, side by side with cufftPlanMany.
+    #[arg(long, value_delimiter = ',', value_parser = crate::bench_nd::parse_shape,
+          value_name = "LIST", conflicts_with_all = ["sizes", "chain", "sar", "batches", "small"])]
+    shapes: Option<Vec<Vec<usize>>>,
+    /// With --shapes: how many trailing axes to transform (default: all of them).
+    #[arg(long, requires = "shapes", value_name = "K")]
+    dims: Option<usize>,
+    /// With --shapes: real transforms, R2C (C2R with --inverse).
+    #[arg(long, requires = "shapes")]
+    real: bool,
     /// Planner variants.
     #[command(flatten)]
     pub planner: PlannerArgs,
@@ -118,6 +130,19 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
     } else {
         Direction::Forward
     };
+    if let Some(shapes) = &args.shapes {
+        return crate::bench_nd::run(
+            &device,
+            &crate::bench_nd::NdOptions {
+                shapes,
+                dims: args.dims,
+                real: args.real,
+                direction,
+                reps: args.reps as usize,
+                cufft: args.compare.is_some(),
+            },
+        );
+    }
     let sizes: Vec<usize> = match &args.sizes {
         Some(list) => list.clone(),
         None => (args.min_log2..=args.max_log2).map(|k| 1 << k).collect(),

@@ -4,8 +4,10 @@
 //! (`devices`, `plan`, `fft`), [`bench`] and [`npy`].
 
 mod bench;
+mod bench_nd;
 mod commands;
 mod compare;
+mod fft2d;
 mod memory;
 mod npy;
 mod outdir;
@@ -72,6 +74,11 @@ enum Command {
     /// figures (overview, per-target crops and cuts, image.png, raw.png), metrics.json and
     /// focused.npy. Everything is checked before any work.
     Sar(sar::SarArgs),
+    /// An image's 2-D spectrum: a PNG read as luminance, transformed with a 2-D R2C FFT on
+    /// the device, written as spectrum.png (log-magnitude, zero frequency centred, colour
+    /// bar); with --lowpass R or --highpass R, the image filtered in the frequency domain and
+    /// transformed back (C2R) as lowpass.png or highpass.png.
+    Fft2d(fft2d::Fft2dArgs),
 }
 
 /// Arguments of `tierfft plan`.
@@ -217,6 +224,7 @@ fn main() -> ExitCode {
         }),
         Command::Bench(a) => bench::run(&a),
         Command::Sar(a) => sar::run(&a),
+        Command::Fft2d(a) => fft2d::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

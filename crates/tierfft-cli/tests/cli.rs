@@ -547,3 +547,81 @@ fn real_and_n_dimensional_transforms_like_numpy() {
         }
     }
 }
+
+/// Writes an 8-bit grey PNG.
+fn write_grey_png(path: &Path, width: u32, height: u32, pixels: &[u8]) {
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(pixels).unwrap();
+    writer.finish().unwrap();
+}
+
+/// Reads an 8-bit PNG: (width, height, channels, bytes).
+fn read_png(path: &Path) -> (u32, u32, usize, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, info.color_type.samples(), buf)
+}
+
+/// `tierfft fft2d`: the spectrum figure is written; a low-pass wider than every frequency
+/// gives the image back (R2C then C2R), a narrow one smooths it, and a high-pass of odd
+/// dimensions keeps only the detail around mid-grey.
+#[test]
+fn fft2d_writes_the_spectrum_and_filters_the_image() {
+    let dir = TempDir::new("fft2d");
+    let (w, h) = (37u32, 24u32);
+    let pixels: Vec<u8> = (0..w * h)
+        .map(|i| {
+            if (i % w / 6 + i / w / 6) % 2 == 0 {
+                200
+            } else {
+                40
+            }
+        })
+        .collect();
+    let input = dir.path("checks.png");
+    write_grey_png(&input, w, h, &pixels);
+    let out = dir.path("out");
+    for device in ["cpu", "lavapipe"] {
+        let run = |filter: &[&str]| {
+            let mut args = vec!["fft2d", input.to_str().unwrap(), "--device", device];
+            args.extend(["--out", out.to_str().unwrap()]);
+            args.extend(filter);
+            assert_ok(&dir.run(&args));
+        };
+        run(&["--lowpass", "1000"]);
+        let (fw, fh, channels, _) = read_png(&out.join("spectrum.png"));
+        assert!(
+            fw > 500 && fh > 500 && channels == 3,
+            "{fw} × {fh} × {channels}"
+        );
+        let (lw, lh, _, back) = read_png(&out.join("lowpass.png"));
+        assert_eq!((lw, lh), (w, h));
+        let worst = pixels.iter().zip(&back).map(|(a, b)| a.abs_diff(*b)).max();
+        assert!(worst <= Some(1), "{device}: round trip off by {worst:?}");
+        run(&["--lowpass", "3"]);
+        let (_, _, _, smooth) = read_png(&out.join("lowpass.png"));
+        let spread = |v: &[u8]| v.iter().max().unwrap() - v.iter().min().unwrap();
+        assert!(spread(&smooth) < spread(&pixels), "{device}: not smoothed");
+        run(&["--highpass", "3"]);
+        let (_, _, _, detail) = read_png(&out.join("highpass.png"));
+        let mean = detail.iter().map(|&v| f64::from(v)).sum::<f64>() / detail.len() as f64;
+        assert!(
+            (mean - 127.5).abs() < 8.0,
+            "{device}: high-pass mean {mean}"
+        );
+    }
+    let out = dir.run(&[
+        "fft2d",
+        dir.path("missing.png").to_str().unwrap(),
+        "--device",
+        "cpu",
+    ]);
+    assert!(!out.status.success() && stderr(&out).contains("cannot open"));
+}

@@ -285,7 +285,7 @@ pub fn draw_raster(
 
 /// The dB scale at pixel column `x` beside a picture whose plotting area spans pixel rows
 /// `rows`.
-fn draw_colour_bar(
+pub(crate) fn draw_colour_bar(
     area: &DrawingArea<BitMapBackend<'_, RGBPixel>, Shift>,
     x: i32,
     rows: Range<i32>,

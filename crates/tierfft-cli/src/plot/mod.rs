@@ -10,6 +10,7 @@
 
 pub mod cuts;
 pub mod image;
+pub mod spectrum;
 
 use std::io::BufWriter;
 use std::ops::Range;
@@ -99,7 +100,7 @@ pub fn write_power_png(
 }
 
 /// Writes 8-bit `pixels` (row-major, `color`'s channels per pixel) as a PNG.
-fn write_png(
+pub(crate) fn write_png(
     path: &Path,
     width: usize,
     height: usize,
@@ -119,7 +120,7 @@ fn write_png(
 }
 
 /// Writes an RGB image as a PNG.
-fn write_rgb(path: &Path, rgb: &Rgb) -> CliResult<()> {
+pub(crate) fn write_rgb(path: &Path, rgb: &Rgb) -> CliResult<()> {
     write_png(
         path,
         rgb.width,
@@ -185,7 +186,7 @@ impl Frame {
 }
 
 /// Draws into a white RGB buffer of `size` pixels with `draw` (plotters' bitmap backend).
-fn render(
+pub(crate) fn render(
     size: (u32, u32),
     draw: impl FnOnce(
         &DrawingArea<BitMapBackend<'_, RGBPixel>, plotters::coord::Shift>,

@@ -4,6 +4,7 @@
 //! an error, not a crash).
 
 pub mod compare;
+pub mod compare_nd;
 mod exec;
 pub mod nvrtc;
 mod occupancy;
