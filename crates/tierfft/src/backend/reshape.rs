@@ -21,6 +21,15 @@ pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn Reshape
     })
 }
 
+/// The step's output count as the kernels' `lines` parameter.
+pub(crate) fn outputs(step: &Reshape, device: &str) -> Result<u32> {
+    u32::try_from(step.outputs()).map_err(|_| Error::TooLarge {
+        what: format!("{} outputs", step.outputs()),
+        device: device.into(),
+        detail: "kernels index fewer than 2^32 elements".into(),
+    })
+}
+
 /// The error for a buffer on another device than the step's.
 pub(crate) fn elsewhere(device: &str) -> Error {
     Error::InvalidSpec(format!(

@@ -8,6 +8,7 @@ pub mod compare_nd;
 mod exec;
 pub mod nvrtc;
 mod occupancy;
+mod one;
 mod resample;
 mod reshape;
 

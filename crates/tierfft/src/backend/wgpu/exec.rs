@@ -229,7 +229,7 @@ impl WgpuFft {
 /// A kernel compiled for a wgpu device: its pipeline, and the bind-group layout and buffer
 /// order its bindings ([`Kernel::bindings`]) give.
 pub(super) struct Compiled {
-    name: String,
+    pub(super) name: String,
     pub(super) pipeline: w::ComputePipeline,
     layout: w::BindGroupLayout,
     bindings: Vec<Binding>,

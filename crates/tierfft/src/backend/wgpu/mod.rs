@@ -1,6 +1,7 @@
 //! The wgpu backend: adapters (Vulkan, Metal, DX12), their limits, and the device.
 
 mod exec;
+mod one;
 mod resample;
 mod reshape;
 
