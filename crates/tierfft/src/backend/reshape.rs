@@ -4,7 +4,9 @@
 use super::buffer::Held;
 use super::{Device, cuda, wgpu};
 use crate::error::{Error, Result};
+use crate::kernel::{reshape_grid, reshape_kernel};
 use crate::nd::Reshape;
+use crate::plan::DeviceLimits;
 
 /// What each backend's compiled reshape does: `src` → `dst`, both on its device (queued,
 /// not waited for).
@@ -12,17 +14,46 @@ pub(crate) trait ReshapeExec: Send + Sync {
     fn run(&self, src: &Held, dst: &mut Held) -> Result<()>;
 }
 
-/// Compiles `step` for `device`.
+/// Compiles `step` for `device`, with what its kernel reads besides its arrays (split and
+/// merge twiddles) uploaded.
 pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn ReshapeExec>> {
+    let kernel = || reshape_kernel(step);
+    let twiddles = step.twiddles();
+    let table = twiddles.as_deref().map(bytemuck::cast_slice);
+    let grid = |limits: &DeviceLimits| reshape_grid(step.outputs(), limits.max_groups_per_dim);
     Ok(match device {
         Device::Cpu => Box::new(CpuReshape(step.clone())),
-        Device::Wgpu(d) => Box::new(wgpu::WgpuReshape::new(d.clone(), step)?),
-        Device::Cuda(d) => Box::new(cuda::CudaReshape::new(d.clone(), step)?),
+        Device::Wgpu(d) => Box::new(wgpu::one::OneDispatch::new(
+            d.clone(),
+            &kernel(),
+            table,
+            outputs(step, &d.name())?,
+            grid(d.limits()),
+        )?),
+        Device::Cuda(d) => Box::new(cuda::one::OneLaunch::new(
+            d.clone(),
+            &kernel(),
+            table,
+            outputs(step, &d.name())?,
+            grid(d.limits()),
+        )?),
     })
 }
 
+impl ReshapeExec for wgpu::one::OneDispatch {
+    fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
+        wgpu::one::OneDispatch::run(self, src, dst)
+    }
+}
+
+impl ReshapeExec for cuda::one::OneLaunch {
+    fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
+        cuda::one::OneLaunch::run(self, src, dst)
+    }
+}
+
 /// The step's output count as the kernels' `lines` parameter.
-pub(crate) fn outputs(step: &Reshape, device: &str) -> Result<u32> {
+fn outputs(step: &Reshape, device: &str) -> Result<u32> {
     u32::try_from(step.outputs()).map_err(|_| Error::TooLarge {
         what: format!("{} outputs", step.outputs()),
         device: device.into(),

@@ -8,14 +8,12 @@ pub mod compare_nd;
 mod exec;
 pub mod nvrtc;
 mod occupancy;
-mod one;
+pub(crate) mod one;
 mod resample;
-mod reshape;
 
 pub use exec::CudaFft;
 pub(crate) use exec::time_events;
 pub use resample::CudaResampler;
-pub use reshape::CudaReshape;
 
 use std::sync::Arc;
 

@@ -15,7 +15,7 @@ use crate::kernel::cuda;
 use crate::kernel::ir::{Binding, Kernel, Mem};
 
 /// A kernel compiled for a CUDA device with what it reads besides its arrays uploaded.
-pub struct OneLaunch {
+pub(crate) struct OneLaunch {
     dev: Arc<CudaDevice>,
     func: CudaFunction,
     /// The `aux` argument's bytes, if the kernel binds one.

@@ -1,13 +1,11 @@
 //! The wgpu backend: adapters (Vulkan, Metal, DX12), their limits, and the device.
 
 mod exec;
-mod one;
+pub(crate) mod one;
 mod resample;
-mod reshape;
 
 pub use exec::WgpuFft;
 pub use resample::WgpuResampler;
-pub use reshape::WgpuReshape;
 
 use std::sync::{Arc, Mutex};
 

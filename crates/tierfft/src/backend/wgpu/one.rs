@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::kernel::ir::{Kernel, Mem};
 
 /// A kernel compiled for a wgpu device with what it reads besides its arrays uploaded.
-pub struct OneDispatch {
+pub(crate) struct OneDispatch {
     dev: Arc<WgpuDevice>,
     kernel: Compiled,
     /// The `aux` binding, if the kernel has one.
