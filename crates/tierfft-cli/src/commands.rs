@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use tierfft::backend::DEVICE_ENV;
 use tierfft::backend::wgpu::list_adapters;
+use tierfft::nd::{NdPlan, StepOp};
 use tierfft::plan::{DeviceLimits, Plan};
 use tierfft::{Complex32, Device, FftSpec, Kind, NdSpec};
 
@@ -125,10 +126,22 @@ pub enum Dialect {
     Wgsl,
 }
 
+/// An N-D or real transform for `tierfft plan --shape`.
+pub struct NdJob<'a> {
+    /// The array's shape.
+    pub shape: &'a [usize],
+    /// The axes (NumPy style); `None`: all.
+    pub axes: Option<&'a [i64]>,
+    /// R2C (C2R when inverse).
+    pub real: bool,
+}
+
 /// What `tierfft plan` was asked to show.
 pub struct PlanJob<'a> {
     /// Points per transform.
     pub n: usize,
+    /// An N-D or real transform instead of `n` and the batch.
+    pub nd: Option<NdJob<'a>>,
     /// Number of transforms.
     pub batch: usize,
     /// A device profile or device name.
@@ -150,6 +163,18 @@ pub struct PlanJob<'a> {
 /// `tierfft plan`: prints the plan for a profile or a device's real limits, and optionally
 /// the source of its kernels.
 pub fn plan(job: &PlanJob) -> CliResult<()> {
+    let limits = plan_limits(job.device)?;
+    if job.options.measure {
+        return Err(
+            "--measure times plans on a device; `tierfft plan` runs nothing (the \
+                    candidates it would time are listed in its output; use --bluestein-m M \
+                    to show one)"
+                .into(),
+        );
+    }
+    if let Some(nd) = &job.nd {
+        return plan_nd(job, nd, &limits);
+    }
     let mut spec = spec(job.n, job.batch, job.inverse, job.normalize);
     if job.columns {
         spec = spec.columns();
@@ -159,42 +184,88 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
         spec = spec.then_multiply_and_invert(filter.into());
     }
     spec.validate()?;
-    let limits = match DeviceLimits::profile(job.device) {
-        Some(profile) => profile,
-        None => {
-            let dev = open_device(job.device)?;
-            match dev.limits() {
-                Some(l) => l.clone(),
-                None => {
-                    println!(
-                        "{} runs rustfft's own plans; showing the plan for the lavapipe profile",
-                        dev.name()
-                    );
-                    DeviceLimits::profile("lavapipe")
-                        .ok_or("the lavapipe profile is missing from the library")?
-                }
-            }
-        }
-    };
-    if job.options.measure {
-        return Err(
-            "--measure times plans on a device; `tierfft plan` runs nothing (the \
-                    candidates it would time are listed in its output; use --bluestein-m M \
-                    to show one)"
-                .into(),
-        );
-    }
     let plan = Plan::with_options(&spec, &limits, &job.options)?;
     println!("{plan}");
-    if let Some(dialect) = job.source {
-        for (pass, in_place) in plan.kernels() {
-            let kernel = tierfft::kernel::pass_kernel(&plan, pass, in_place);
-            let source = match dialect {
-                Dialect::Cuda => tierfft::kernel::cuda::print(&kernel),
-                Dialect::Wgsl => tierfft::kernel::wgsl::print(&kernel),
-            };
-            let place = if in_place { "in place" } else { "out of place" };
-            println!("// ---- pass {} ({place}) ----\n{source}", pass + 1);
+    print_sources(&plan, job.source);
+    Ok(())
+}
+
+/// The limits `tierfft plan` plans for: a profile, or the named device's own.
+fn plan_limits(device: &str) -> CliResult<DeviceLimits> {
+    if let Some(profile) = DeviceLimits::profile(device) {
+        return Ok(profile);
+    }
+    let dev = open_device(device)?;
+    Ok(match dev.limits() {
+        Some(l) => l.clone(),
+        None => {
+            println!(
+                "{} runs rustfft's own plans; showing the plan for the lavapipe profile",
+                dev.name()
+            );
+            DeviceLimits::profile("lavapipe")
+                .ok_or("the lavapipe profile is missing from the library")?
+        }
+    })
+}
+
+/// Prints every kernel of `plan` in `dialect`, if asked.
+fn print_sources(plan: &Plan, dialect: Option<Dialect>) {
+    let Some(dialect) = dialect else { return };
+    for (pass, in_place) in plan.kernels() {
+        let kernel = tierfft::kernel::pass_kernel(plan, pass, in_place);
+        let place = if in_place { "in place" } else { "out of place" };
+        println!(
+            "// ---- pass {} ({place}) ----\n{}",
+            pass + 1,
+            print_kernel(&kernel, dialect)
+        );
+    }
+}
+
+fn print_kernel(kernel: &tierfft::kernel::ir::Kernel, dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Cuda => tierfft::kernel::cuda::print(kernel),
+        Dialect::Wgsl => tierfft::kernel::wgsl::print(kernel),
+    }
+}
+
+/// `tierfft plan --shape`: the N-D plan's steps, then each axis transform's plan (and the
+/// kernels' source when asked).
+fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
+    let axes = match nd.axes {
+        Some(a) => resolve_axes(Some(a), nd.shape.len())?,
+        None => (0..nd.shape.len()).collect(),
+    };
+    let mut spec = NdSpec::new(nd.shape).axes(&axes);
+    if nd.real {
+        spec = spec.real();
+    }
+    if job.inverse {
+        spec = spec.inverse();
+    }
+    if job.normalize {
+        spec = spec.normalized();
+    }
+    let plan = NdPlan::new(&spec)?;
+    println!("{plan}");
+    for (i, step) in plan.steps.iter().enumerate() {
+        match &step.op {
+            StepOp::Fft { spec, .. } => {
+                let fft = Plan::with_options(spec, limits, &job.options)?;
+                println!("step {}: {fft}", i + 1);
+                print_sources(&fft, job.source);
+            }
+            StepOp::Reshape(r) => {
+                if let Some(dialect) = job.source {
+                    let kernel = tierfft::kernel::reshape_kernel(r);
+                    println!(
+                        "// ---- step {} ----\n{}",
+                        i + 1,
+                        print_kernel(&kernel, dialect)
+                    );
+                }
+            }
         }
     }
     Ok(())

@@ -85,8 +85,24 @@ enum Command {
 #[derive(Debug, Args)]
 struct PlanArgs {
     /// Points per transform: an integer or 2^k (e.g. 4096 or 2^22).
-    #[arg(value_parser = parse_count)]
-    n: usize,
+    #[arg(value_parser = parse_count, required_unless_present = "shape")]
+    n: Option<usize>,
+    /// An N-D or real transform instead: the array's shape, axes joined by x (e.g. 1080x1920
+    /// or 256x256x256); prints its steps and each axis' plan.
+    #[arg(long, value_name = "SHAPE", conflicts_with_all = ["n", "batch", "columns", "chain"])]
+    shape: Option<String>,
+    /// With --shape: the axes to transform (default: all), negative from the end.
+    #[arg(
+        long,
+        requires = "shape",
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "A,B,.."
+    )]
+    axes: Option<Vec<i64>>,
+    /// With --shape: a real transform (R2C; C2R with --inverse).
+    #[arg(long, requires = "shape")]
+    real: bool,
     /// Number of transforms (integer or 2^k).
     #[arg(short, long, default_value = "1", value_parser = parse_count)]
     batch: usize,
@@ -201,17 +217,25 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Devices => commands::devices(),
-        Command::Plan(a) => commands::plan(&commands::PlanJob {
-            n: a.n,
-            batch: a.batch,
-            device: &a.device,
-            inverse: a.inverse,
-            normalize: a.normalize,
-            columns: a.columns,
-            chain: a.chain,
-            source: a.source,
-            options: a.planner.options(),
-        }),
+        Command::Plan(a) => match a.shape.as_deref().map(bench_nd::parse_shape).transpose() {
+            Err(e) => Err(e.into()),
+            Ok(shape) => commands::plan(&commands::PlanJob {
+                n: a.n.unwrap_or(1),
+                nd: shape.as_deref().map(|shape| commands::NdJob {
+                    shape,
+                    axes: a.axes.as_deref(),
+                    real: a.real,
+                }),
+                batch: a.batch,
+                device: &a.device,
+                inverse: a.inverse,
+                normalize: a.normalize,
+                columns: a.columns,
+                chain: a.chain,
+                source: a.source,
+                options: a.planner.options(),
+            }),
+        },
         Command::Fft(a) => commands::fft(&commands::FftJob {
             input: &a.input,
             output: &a.output,

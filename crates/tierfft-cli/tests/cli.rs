@@ -625,3 +625,32 @@ fn fft2d_writes_the_spectrum_and_filters_the_image() {
     ]);
     assert!(!out.status.success() && stderr(&out).contains("cannot open"));
 }
+
+/// `tierfft plan --shape` prints an N-D plan's steps and each axis' plan.
+#[test]
+fn plan_for_a_shape() {
+    let dir = TempDir::new("plan-shape");
+    let out = dir.run(&[
+        "plan",
+        "--shape",
+        "7x1080x1920",
+        "--axes",
+        "-2,-1",
+        "--real",
+        "--device",
+        "h100-cuda",
+    ]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "R2C forward over axes [1, 2] of a [7, 1080, 1920] array: 3 steps",
+        "960-point FFT along axis 2 (rows, batch 7560), in Packed",
+        "split 7560 × 960 points into 961 bins each",
+        "columns of 7 stacked [1080][961] matrices",
+        "step 3: 1080-point forward FFT",
+    ] {
+        assert!(text.contains(want), "missing '{want}' in:\n{text}");
+    }
+    let out = dir.run(&["plan", "--shape", "4x0", "--device", "lavapipe"]);
+    assert!(!out.status.success() && stderr(&out).contains("extent of 0"));
+}

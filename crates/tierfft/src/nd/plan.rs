@@ -168,7 +168,8 @@ impl Reshape {
 pub enum StepOp {
     /// A batched 1-D transform along one axis, in place.
     Fft {
-        /// The array axis (of the array the step works on).
+        /// The spec's axis it transforms (for the packed rows of a real axis, the half-length
+        /// transform along that axis).
         axis: usize,
         /// The transform, its layout giving the axis' place.
         spec: FftSpec,
@@ -224,18 +225,23 @@ impl NdPlan {
         let mut steps = Vec::new();
         let dir = spec.direction;
         let complex = spec.complex_shape();
-        let fft = |steps: &mut Vec<Step>, shape: &[usize], axis, on, normalize| {
+        // The transform along `axis` of an array of `shape`, which is axis `shown` of the
+        // spec's array (they differ for the packed half-length rows).
+        let fft_as = |steps: &mut Vec<Step>, shape: &[usize], axis, shown, on, normalize| {
             // A 1-point transform is the identity (and 1/1 changes nothing).
             if shape[axis] > 1 {
                 steps.push(Step {
                     op: StepOp::Fft {
-                        axis,
+                        axis: shown,
                         spec: axis_fft(shape, axis, dir, normalize),
                     },
                     src: on,
                     dst: on,
                 });
             }
+        };
+        let fft = |steps: &mut Vec<Step>, shape: &[usize], axis, on, normalize| {
+            fft_as(steps, shape, axis, axis, on, normalize)
         };
         let reshape = |steps: &mut Vec<Step>, r: Reshape, src, dst| {
             steps.push(Step {
@@ -263,7 +269,7 @@ impl NdPlan {
         match spec.kind() {
             Kind::RealToComplex => {
                 if packed {
-                    fft(&mut steps, &half, 1, Buf::Packed, false);
+                    fft_as(&mut steps, &half, 1, real_axis, Buf::Packed, false);
                     let split = Reshape::Split {
                         n,
                         rows: outer,
@@ -291,7 +297,7 @@ impl NdPlan {
                         scale,
                     };
                     reshape(&mut steps, merge, Buf::Spectrum, Buf::Packed);
-                    fft(&mut steps, &half, 1, Buf::Packed, false);
+                    fft_as(&mut steps, &half, 1, real_axis, Buf::Packed, false);
                 } else {
                     let extend = Reshape::Extend { outer, n, inner };
                     reshape(&mut steps, extend, Buf::Spectrum, Buf::Full);
