@@ -106,11 +106,7 @@ pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
         }
         spec.validate()?;
         let fft = device.plan_nd(&spec)?;
-        let kind = match spec.kind() {
-            Kind::ComplexToComplex => "C2C",
-            Kind::RealToComplex => "R2C",
-            Kind::ComplexToReal => "C2R",
-        };
+        let kind = spec.kind().abbreviation();
         let (reals, complex): (Vec<f32>, Vec<Complex32>) = match spec.kind() {
             Kind::RealToComplex => {
                 let reals = (0..spec.input_len()).map(|_| rng.random_range(-1.0..1.0));

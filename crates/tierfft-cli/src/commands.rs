@@ -429,11 +429,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         }
     };
     let direction = if job.inverse { "inverse" } else { "forward" };
-    let kind = match spec.kind() {
-        Kind::RealToComplex => "R2C",
-        Kind::ComplexToReal => "C2R",
-        Kind::ComplexToComplex => "C2C",
-    };
+    let kind = spec.kind().abbreviation();
     let converted = match (input_element.is_complex64(), spec.kind()) {
         (false, Kind::ComplexToComplex | Kind::ComplexToReal) => {
             format!(", {} input read as complex64", input_element.name())

@@ -53,8 +53,9 @@ enum Command {
     /// axis, as `np.fft.fft`), `rfftn` with `--real`, `irfftn` with `--real --inverse --n N`.
     ///
     /// The input may be float32, float64, complex64 or complex128 (computed in complex64:
-    /// float64 parts are rounded to float32), C order, any number of axes, any extent from 1
-    /// to 2^24 on every device. The output is complex64 (float32 for C2R): the input's shape,
+    /// float64 parts are rounded to float32), C order, any number of axes, each transformed
+    /// extent from 1 to 2^24 on every device. Unlike NumPy, an axis may not be listed twice,
+    /// and C2R takes exactly n/2 + 1 bins for --n N (NumPy would crop or zero-pad). The output is complex64 (float32 for C2R): the input's shape,
     /// with the last transformed axis holding n/2 + 1 bins after R2C and N reals after C2R,
     /// scaled as NumPy's `norm` (over the product of the transformed extents). Nothing is
     /// written if anything fails.

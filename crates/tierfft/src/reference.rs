@@ -4,6 +4,7 @@ use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
 use crate::nd::NdSpec;
+use crate::nd::plan::around;
 use crate::spec::{Direction, FftSpec, PointOp, transpose};
 
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
@@ -79,13 +80,6 @@ pub fn widen(x: &[Complex32]) -> Vec<Complex64> {
     x.iter()
         .map(|z| Complex64::new(z.re.into(), z.im.into()))
         .collect()
-}
-
-/// `(outer, n, inner)` of `axis` in a row-major array of `shape`.
-fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
-    let outer = shape[..axis].iter().product();
-    let inner = shape[axis + 1..].iter().product();
-    (outer, shape[axis], inner)
 }
 
 /// NumPy's `fftn` (forward) or unnormalised `ifftn` (inverse) over `axes` of `data`, a

@@ -10,24 +10,19 @@ use num_complex::Complex32;
 use super::cuda::gpu_err;
 use super::{Device, cuda, wgpu};
 use crate::error::{Error, Result};
-use crate::kernel::ir::Ty;
 
 /// An element type device buffers hold: real f32 or complex f32 (interleaved pairs).
 pub trait Element: bytemuck::Pod + Default + Send + Sync + sealed::Sealed {
     /// f32 values per element.
     const FLOATS: usize;
-    /// The kernel IR's type for it.
-    const TY: Ty;
 }
 
 impl Element for f32 {
     const FLOATS: usize = 1;
-    const TY: Ty = Ty::F32;
 }
 
 impl Element for Complex32 {
     const FLOATS: usize = 2;
-    const TY: Ty = Ty::C32;
 }
 
 mod sealed {
@@ -61,7 +56,7 @@ pub(crate) enum Held {
 
 impl Held {
     /// f32 values held.
-    fn floats(&self) -> usize {
+    pub(crate) fn floats(&self) -> usize {
         match self {
             Held::Host(v) => v.len(),
             Held::Wgpu { floats, .. } => *floats,

@@ -21,6 +21,9 @@ pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn Reshape
     let twiddles = step.twiddles();
     let table = twiddles.as_deref().map(bytemuck::cast_slice);
     let grid = |limits: &DeviceLimits| reshape_grid(step.outputs(), limits.max_groups_per_dim);
+    if let Some(limits) = device.limits() {
+        check_binding(step, limits)?;
+    }
     Ok(match device {
         Device::Cpu => Box::new(CpuReshape(step.clone())),
         Device::Wgpu(d) => Box::new(wgpu::one::OneDispatch::new(
@@ -29,6 +32,7 @@ pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn Reshape
             table,
             outputs(step, &d.name())?,
             grid(d.limits()),
+            step.floats(),
         )?),
         Device::Cuda(d) => Box::new(cuda::one::OneLaunch::new(
             d.clone(),
@@ -36,6 +40,7 @@ pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn Reshape
             table,
             outputs(step, &d.name())?,
             grid(d.limits()),
+            step.floats(),
         )?),
     })
 }
@@ -61,6 +66,35 @@ fn outputs(step: &Reshape, device: &str) -> Result<u32> {
     })
 }
 
+/// `Ok` when `src` and `dst` hold at least `floats` f32 values (read, written).
+pub(crate) fn check_floats(src: &Held, dst: &Held, floats: (usize, usize)) -> Result<()> {
+    if src.floats() >= floats.0 && dst.floats() >= floats.1 {
+        return Ok(());
+    }
+    Err(Error::InvalidSpec(format!(
+        "the kernel reads {} and writes {} f32 values; the buffers hold {} and {}",
+        floats.0,
+        floats.1,
+        src.floats(),
+        dst.floats()
+    )))
+}
+
+/// Refuses a step whose arrays exceed what one binding of the device may hold (the
+/// reshape kernels bind whole arrays).
+fn check_binding(step: &Reshape, limits: &DeviceLimits) -> Result<()> {
+    let (src, dst) = step.floats();
+    let bytes = 4 * src.max(dst) as u64;
+    if bytes <= limits.max_binding {
+        return Ok(());
+    }
+    Err(Error::TooLarge {
+        what: format!("{} ({} MiB bound at once)", step.name(), bytes >> 20),
+        device: limits.name.clone(),
+        detail: format!("the device binds at most {} MiB", limits.max_binding >> 20),
+    })
+}
+
 /// The error for a buffer on another device than the step's.
 pub(crate) fn elsewhere(device: &str) -> Error {
     Error::InvalidSpec(format!(
@@ -72,6 +106,7 @@ struct CpuReshape(Reshape);
 
 impl ReshapeExec for CpuReshape {
     fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
+        check_floats(src, dst, self.0.floats())?;
         let (Held::Host(src), Held::Host(dst)) = (src, dst) else {
             return Err(elsewhere(&Device::Cpu.name()));
         };

@@ -24,6 +24,11 @@ fn times_i(z: Expr) -> Expr {
     complex(-z.im(), z.re())
 }
 
+/// `(re, im)` → `(im, −re)`: multiplication by −i.
+fn times_minus_i(z: Expr) -> Expr {
+    complex(z.im(), -z.re())
+}
+
 /// `z` conjugated.
 fn conj(z: Expr) -> Expr {
     complex(z.re(), -z.im())
@@ -60,7 +65,7 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
             let o = let_("o", Ty::C32, (a - b) * f(0.5 * scale));
             let t = let_("t", Ty::C32, load(Mem::Aux, k).cmul(o));
             // X = e − i·W^k·o
-            (format!("split_{n}"), e + complex(t.im(), -t.re()))
+            (format!("split_{n}"), e + times_minus_i(t))
         }
         Reshape::Merge { n, scale, .. } => {
             let (m, h) = (n / 2, n / 2 + 1);

@@ -90,7 +90,7 @@ impl NdFft {
             return Ok(());
         }
         Err(Error::InvalidSpec(format!(
-            "the {what} holds {got} {}, the transform's needs {expected}",
+            "the {what} holds {got} {}, the transform needs {expected}",
             if T::FLOATS == 1 {
                 "reals"
             } else {
@@ -228,14 +228,15 @@ impl NdFft {
     /// (waiting for the device) elsewhere.
     pub fn time(&self, reps: usize) -> Result<(Vec<f64>, Timer)> {
         let spec = self.spec();
-        let real_len: usize = spec.shape.iter().product();
-        let mut spectrum = self.device.zeros(match spec.kind() {
-            Kind::ComplexToComplex => real_len,
-            _ => spec.complex_shape().iter().product(),
-        })?;
-        let mut real = match spec.kind() {
-            Kind::ComplexToComplex => None,
-            _ => Some(self.device.zeros_of::<f32>(real_len)?),
+        let (real_len, complex_len) = match spec.kind() {
+            Kind::ComplexToComplex => (None, spec.input_len()),
+            Kind::RealToComplex => (Some(spec.input_len()), spec.output_len()),
+            Kind::ComplexToReal => (Some(spec.output_len()), spec.input_len()),
+        };
+        let mut spectrum = self.device.zeros(complex_len)?;
+        let mut real = match real_len {
+            Some(len) => Some(self.device.zeros_of::<f32>(len)?),
+            None => None,
         };
         let mut arrays = Arrays {
             real: real.as_mut(),

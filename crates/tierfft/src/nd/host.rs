@@ -7,7 +7,6 @@ use super::Reshape;
 
 /// Runs `step` from `src` into `dst` (f32 values; complex data as interleaved pairs).
 pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
-    let c = |v: &[f32]| -> Vec<Complex32> { bytemuck::cast_slice(v).to_vec() };
     match *step {
         Reshape::Widen { len } => {
             let dst: &mut [Complex32] = bytemuck::cast_slice_mut(dst);
@@ -21,11 +20,11 @@ pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
                 *d = s.re * scale;
             }
         }
-        _ => {
-            let src = c(src);
-            let dst: &mut [Complex32] = bytemuck::cast_slice_mut(dst);
-            complex_reshape(step, &src, dst);
-        }
+        _ => complex_reshape(
+            step,
+            bytemuck::cast_slice(src),
+            bytemuck::cast_slice_mut(dst),
+        ),
     }
 }
 

@@ -8,7 +8,7 @@
 
 mod exec;
 mod host;
-mod plan;
+pub(crate) mod plan;
 
 pub use exec::NdFft;
 pub(crate) use host::reshape as reshape_on_host;
@@ -16,6 +16,10 @@ pub use plan::{Buf, NdPlan, Reshape, Step, StepOp};
 
 use crate::error::{Error, Result};
 use crate::spec::{Direction, MAX_LOG2_N};
+
+/// The most elements an N-D array may hold: kernels index with 32-bit integers, and the
+/// reshape kernels' padded grids stay below 2^32 threads.
+const MAX_ELEMENTS: usize = 1 << 31;
 
 /// What a transform's input and output hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,6 +33,17 @@ pub enum Kind {
     /// shape). Imaginary parts that a real signal's spectrum cannot have (bin 0, and bin n/2
     /// for even n, along that axis) are ignored, as NumPy's `irfft` ignores them.
     ComplexToReal,
+}
+
+impl Kind {
+    /// "C2C", "R2C" or "C2R".
+    pub fn abbreviation(self) -> &'static str {
+        match self {
+            Kind::ComplexToComplex => "C2C",
+            Kind::RealToComplex => "R2C",
+            Kind::ComplexToReal => "C2R",
+        }
+    }
 }
 
 /// A transform over chosen axes of a row-major array of any rank, like NumPy's `fftn`
@@ -132,7 +147,8 @@ impl NdSpec {
         shape
     }
 
-    /// Elements of the input: reals for R2C, complex values otherwise.
+    /// Elements of the input: reals for R2C, complex values otherwise (of a validated spec:
+    /// the products are not checked for overflow here).
     pub fn input_len(&self) -> usize {
         match self.kind() {
             Kind::ComplexToReal => self.complex_shape().iter().product(),
@@ -149,8 +165,9 @@ impl NdSpec {
     }
 
     /// Checks the spec on its own: a non-empty shape of non-zero extents, each transformed
-    /// extent at most 2^[`MAX_LOG2_N`], axes in range and not repeated, at least one axis,
-    /// and an array whose bytes fit in memory.
+    /// extent at most 2^[`MAX_LOG2_N`], axes in range and not repeated (NumPy allows a
+    /// repeated axis; here it is an error), at least one axis, and at most 2^31 elements
+    /// (the kernels index with 32-bit integers).
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::InvalidSpec(m));
         if self.shape.is_empty() {
@@ -183,13 +200,12 @@ impl NdSpec {
         let elements = self
             .shape
             .iter()
-            .try_fold(1usize, |acc, &n| acc.checked_mul(n))
-            .and_then(|len| len.checked_mul(8));
-        if elements.is_none_or(|bytes| bytes > u32::MAX as usize * 8) {
+            .try_fold(1usize, |acc, &n| acc.checked_mul(n));
+        if elements.is_none_or(|len| len > MAX_ELEMENTS) {
             return Err(Error::TooLarge {
                 what: format!("an array of shape {:?}", self.shape),
                 device: "any".into(),
-                detail: "kernels index arrays of fewer than 2^32 elements".into(),
+                detail: "kernels index arrays of at most 2^31 elements".into(),
             });
         }
         Ok(())

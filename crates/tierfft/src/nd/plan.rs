@@ -3,10 +3,10 @@
 //! Each transformed axis is one batched 1-D transform, in place: the last axis as contiguous
 //! rows, any other as the columns of the stacked `[n][inner]` matrices the axes after it make
 //! ([`Layout::Columns`](crate::Layout::Columns)), so nothing is transposed. A real axis that
-//! is the array's last and has even length `n` is transformed as `n/2` complex points (the
-//! reals read in pairs) and split into `n/2 + 1` bins (R2C), or merged from them (C2R); any
-//! other real axis is widened to complex, transformed at full length, and cut to
-//! `n/2 + 1` bins or extended by Hermitian symmetry.
+//! is the array's last (or followed only by axes of extent 1) and has even length `n` is
+//! transformed as `n/2` complex points (the reals read in pairs) and split into `n/2 + 1`
+//! bins (R2C), or merged from them (C2R); any other real axis is widened to complex,
+//! transformed at full length, and cut to `n/2 + 1` bins or extended by Hermitian symmetry.
 
 use std::f64::consts::PI;
 use std::fmt;
@@ -23,7 +23,7 @@ pub enum Buf {
     /// The real array (R2C input, C2R output), f32.
     Real,
     /// The real array read as complex pairs: the half-length transform of an even real axis
-    /// that is the array's last.
+    /// with nothing but extent-1 axes after it.
     Packed,
     /// The complex side: C2C data, R2C output, C2R input.
     Spectrum,
@@ -102,6 +102,27 @@ impl Reshape {
             Reshape::Truncate { outer, n, inner } => outer * (n / 2 + 1) * inner,
             Reshape::Extend { outer, n, inner } => outer * n * inner,
         }
+    }
+
+    /// Elements read.
+    pub fn inputs(&self) -> usize {
+        match *self {
+            Reshape::Split { n, rows, .. } => rows * (n / 2),
+            Reshape::Merge { n, rows, .. } => rows * (n / 2 + 1),
+            Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
+            Reshape::Truncate { outer, n, inner } => outer * n * inner,
+            Reshape::Extend { outer, n, inner } => outer * (n / 2 + 1) * inner,
+        }
+    }
+
+    /// f32 values read and written (complex values count two).
+    pub fn floats(&self) -> (usize, usize) {
+        let (real_src, real_dst) = self.real_ends();
+        let per = |real: bool| if real { 1 } else { 2 };
+        (
+            self.inputs() * per(real_src),
+            self.outputs() * per(real_dst),
+        )
     }
 
     /// Whether the source and the destination hold reals (else complex values).
@@ -200,7 +221,7 @@ pub struct NdPlan {
 }
 
 /// `(outer, n, inner)` of `axis` in a row-major array of `shape`.
-fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+pub(crate) fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     let outer = shape[..axis].iter().product();
     let inner = shape[axis + 1..].iter().product();
     (outer, shape[axis], inner)
@@ -323,11 +344,7 @@ impl NdPlan {
 impl fmt::Display for NdPlan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.spec;
-        let kind = match s.kind() {
-            Kind::ComplexToComplex => "C2C",
-            Kind::RealToComplex => "R2C",
-            Kind::ComplexToReal => "C2R",
-        };
+        let kind = s.kind().abbreviation();
         let dir = match s.direction {
             Direction::Forward => "forward",
             Direction::Inverse => "inverse",

@@ -37,9 +37,11 @@ pub enum NdData<'a> {
     Complex(&'a [Complex32]),
 }
 
-/// `s` as `len` complex values, the type cuFFT takes.
+/// `s` as `len` complex values, the type cuFFT takes (`None` from cudarc, an error here,
+/// when the buffer is shorter).
 fn cplx(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, cufft_sys::float2>> {
-    // SAFETY: every buffer here holds `len` complex values as interleaved f32 pairs.
+    // SAFETY: interleaved f32 pairs are valid, 8-byte-aligned `float2` values (cudarc's
+    // allocations are at least 256-byte aligned); cudarc checks the length.
     unsafe { s.transmute_mut::<cufft_sys::float2>(len) }
         .ok_or_else(|| Error::Gpu("buffer view".into()))
 }
@@ -53,8 +55,10 @@ fn slice<T: crate::backend::Element>(b: &mut DeviceBuffer<T>) -> Result<&mut Cud
     }
 }
 
-/// Runs `fft` and cuFFT on `input` (each on a fresh copy of it: both may overwrite their
-/// input) `reps` times each, interleaved, timing each call with CUDA events. The spec must
+/// Runs `fft` and cuFFT on `input` (the first, checked run of each on its own copy of it:
+/// both may overwrite their input; the timed repetitions reuse the overwritten copies, whose
+/// values do not change the time) `reps` times each, interleaved, timing each call with CUDA
+/// events. The spec must
 /// transform the trailing axes in order (what one cuFFT plan does), unnormalised.
 pub fn compare_nd(
     dev: &Arc<CudaDevice>,
@@ -93,6 +97,15 @@ pub fn compare_nd(
     )
     .map_err(|e| Error::Gpu(format!("cuFFT plan for {:?}: {e:?}", spec.shape)))?;
     let (in_len, out_len) = (spec.input_len(), spec.output_len());
+    let given = match input {
+        NdData::Real(x) => x.len(),
+        NdData::Complex(x) => x.len(),
+    };
+    if given != in_len {
+        return Err(Error::InvalidSpec(format!(
+            "the comparison's input holds {given} values, the transform needs {in_len}"
+        )));
+    }
     let complex_len = in_len.max(out_len);
     let cufft_err = |e| Error::Gpu(format!("cuFFT exec: {e:?}"));
     let direction = match spec.direction {

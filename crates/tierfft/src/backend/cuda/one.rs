@@ -9,7 +9,7 @@ use cudarc::nvrtc::Ptx;
 use super::exec::unbound;
 use super::{CudaDevice, gpu_err, nvrtc};
 use crate::backend::buffer::Held;
-use crate::backend::reshape::elsewhere;
+use crate::backend::reshape::{check_floats, elsewhere};
 use crate::error::Result;
 use crate::kernel::cuda;
 use crate::kernel::ir::{Binding, Kernel, Mem};
@@ -26,6 +26,8 @@ pub(crate) struct OneLaunch {
     lines: u32,
     threads: u32,
     grid: (u32, u32),
+    /// f32 values the kernel reads from `src` and writes to `dst` at most.
+    floats: (usize, usize),
 }
 
 impl OneLaunch {
@@ -36,6 +38,7 @@ impl OneLaunch {
         table: Option<&[u8]>,
         lines: u32,
         grid: (u32, u32),
+        floats: (usize, usize),
     ) -> Result<Self> {
         let cubin = nvrtc::compile(&cuda::print(kernel), dev.arch())?;
         let func = dev
@@ -59,6 +62,7 @@ impl OneLaunch {
             lines,
             threads: kernel.threads,
             grid,
+            floats,
             dev,
         })
     }
@@ -66,13 +70,14 @@ impl OneLaunch {
     /// Launches the kernel from `src` into `dst` (queued, not waited for); both must be
     /// buffers of this device, of the sizes the kernel was built for.
     pub(crate) fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
-        let ours = |h: &Held| matches!(h, Held::Cuda { dev, .. } if Arc::ptr_eq(dev, &self.dev));
-        if !ours(src) || !ours(dst) {
-            return Err(elsewhere(&self.dev.name()));
-        }
-        let (Held::Cuda { slice: src, .. }, Held::Cuda { slice: dst, .. }) = (src, dst) else {
+        check_floats(src, dst, self.floats)?;
+        let (Held::Cuda { dev: a, slice: src }, Held::Cuda { dev: b, slice: dst }) = (src, dst)
+        else {
             return Err(elsewhere(&self.dev.name()));
         };
+        if !Arc::ptr_eq(a, &self.dev) || !Arc::ptr_eq(b, &self.dev) {
+            return Err(elsewhere(&self.dev.name()));
+        }
         let cfg = LaunchConfig {
             grid_dim: (self.grid.0, self.grid.1, 1),
             block_dim: (self.threads, 1, 1),
@@ -90,9 +95,10 @@ impl OneLaunch {
         }
         launch.arg(&self.lines);
         // SAFETY: the arguments follow the kernel's parameters (its bindings in order, then
-        // `lines`); the callers check the arrays' sizes against what the kernel was built
-        // for, and every thread past `lines` outputs does nothing (tests/device_resident.rs
-        // and tests/nd.rs run both kernels with poisoned outputs).
+        // `lines`); both arrays hold at least the values the kernel reads and writes
+        // (checked above against what it was built for), and every thread past `lines`
+        // outputs does nothing (tests/device_resident.rs and tests/nd.rs run both kernels
+        // with poisoned outputs).
         unsafe { launch.launch(cfg) }.map_err(gpu_err("launching a kernel"))?;
         Ok(())
     }

@@ -9,7 +9,7 @@ use w::util::DeviceExt;
 use super::WgpuDevice;
 use super::exec::Compiled;
 use crate::backend::buffer::Held;
-use crate::backend::reshape::elsewhere;
+use crate::backend::reshape::{check_floats, elsewhere};
 use crate::error::Result;
 use crate::kernel::ir::{Kernel, Mem};
 
@@ -22,6 +22,8 @@ pub(crate) struct OneDispatch {
     /// `lines`, as the kernel's uniform.
     params: w::Buffer,
     grid: (u32, u32),
+    /// f32 values the kernel reads from `src` and writes to `dst` at most.
+    floats: (usize, usize),
 }
 
 impl OneDispatch {
@@ -32,6 +34,7 @@ impl OneDispatch {
         table: Option<&[u8]>,
         lines: u32,
         grid: (u32, u32),
+        floats: (usize, usize),
     ) -> Result<Self> {
         let compiled = dev.compile(kernel)?;
         let init = |label: &str, contents: &[u8], usage| {
@@ -54,13 +57,15 @@ impl OneDispatch {
             table,
             params,
             grid,
+            floats,
             dev,
         })
     }
 
     /// Runs the kernel from `src` into `dst` (queued, not waited for); both must be buffers
-    /// of this device.
+    /// of this device, at least as long as the kernel reads and writes.
     pub(crate) fn run(&self, src: &Held, dst: &Held) -> Result<()> {
+        check_floats(src, dst, self.floats)?;
         let ours = |h: &Held| match h {
             Held::Wgpu { dev, buffer, .. } if Arc::ptr_eq(dev, &self.dev) => Some(buffer.clone()),
             _ => None,

@@ -26,6 +26,7 @@ impl WgpuResampler {
             Some(bytemuck::cast_slice(&row_values(rows))),
             u32::try_from(rows.len()).unwrap_or(u32::MAX),
             resample_grid(n, rows.len(), dev.limits.max_groups_per_dim),
+            (2 * n * rows.len(), 2 * n * rows.len()),
         )?;
         Ok(WgpuResampler { dev, kernel })
     }
