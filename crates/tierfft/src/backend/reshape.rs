@@ -17,30 +17,33 @@ pub(crate) trait ReshapeExec: Send + Sync {
 /// Compiles `step` for `device`, with what its kernel reads besides its arrays (split and
 /// merge twiddles) uploaded.
 pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn ReshapeExec>> {
-    let kernel = || reshape_kernel(step);
+    let Some(limits) = device.limits() else {
+        return Ok(Box::new(CpuReshape(step.clone())));
+    };
+    check_binding(step, limits)?;
+    let kernel = reshape_kernel(step);
     let twiddles = step.twiddles();
     let table = twiddles.as_deref().map(bytemuck::cast_slice);
-    let grid = |limits: &DeviceLimits| reshape_grid(step.outputs(), limits.max_groups_per_dim);
-    if let Some(limits) = device.limits() {
-        check_binding(step, limits)?;
-    }
+    let lines = outputs(step, &device.name())?;
+    let grid = reshape_grid(step.outputs(), limits.max_groups_per_dim);
+    let floats = step.floats();
     Ok(match device {
         Device::Cpu => Box::new(CpuReshape(step.clone())),
         Device::Wgpu(d) => Box::new(wgpu::one::OneDispatch::new(
             d.clone(),
-            &kernel(),
+            &kernel,
             table,
-            outputs(step, &d.name())?,
-            grid(d.limits()),
-            step.floats(),
+            lines,
+            grid,
+            floats,
         )?),
         Device::Cuda(d) => Box::new(cuda::one::OneLaunch::new(
             d.clone(),
-            &kernel(),
+            &kernel,
             table,
-            outputs(step, &d.name())?,
-            grid(d.limits()),
-            step.floats(),
+            lines,
+            grid,
+            floats,
         )?),
     })
 }
