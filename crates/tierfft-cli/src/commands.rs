@@ -247,7 +247,7 @@ fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
     if job.normalize {
         spec = spec.normalized();
     }
-    let plan = NdPlan::new(&spec)?;
+    let plan = NdPlan::for_device(&spec, Some(limits))?;
     println!("{plan}");
     for (i, step) in plan.steps.iter().enumerate() {
         match &step.op {

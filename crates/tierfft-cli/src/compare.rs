@@ -238,12 +238,10 @@ fn first_spec(spec: &FftSpec, count: usize) -> FftSpec {
             })
             .collect()
     };
-    FftSpec {
-        batch: count,
-        load: cut(&spec.load),
-        store: cut(&spec.store),
-        ..spec.clone()
-    }
+    let mut first = spec.clone().batch(count);
+    first.load = cut(&spec.load);
+    first.store = cut(&spec.store);
+    first
 }
 
 fn row(

@@ -37,7 +37,7 @@ pub use backend::{Device, DeviceBuffer, Element, Fft, Measured, Resampler, Timer
 pub use error::{Error, Result};
 pub use nd::{Kind, NdFft, NdSpec};
 pub use num_complex::Complex32;
-pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp};
+pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};
 
 /// The README's Rust examples, compiled and run as doc-tests so that they stay true.
 #[cfg(doctest)]

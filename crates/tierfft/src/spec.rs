@@ -130,6 +130,37 @@ pub enum Layout {
     },
 }
 
+/// How an even-length real transform rides on a half-length complex one, fused into its
+/// kernels (set by the N-D planner, [`crate::NdPlan`]): the `2n` reals of a row are read as
+/// `n` complex pairs, so the `n`-point transform `Z` of the pairs gives the real row's `n + 1`
+/// bins `X` by a split, and a C2R's `n` points come from its bins by a merge.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RealHalf {
+    /// R2C: the forward transform's results split into rows of `n + 1` bins on store,
+    /// `X[k] = ((Z[k] + Z*[n−k]) − i·W^k·(Z[k] − Z*[n−k]))·scale/2`, `W = exp(−πi/n)`.
+    Split {
+        /// Factor on every bin (1/(2n) for a normalised forward transform).
+        scale: f32,
+    },
+    /// C2R: rows of `n + 1` bins merged on load into the points whose unnormalised inverse
+    /// transform is the `2n` reals in pairs,
+    /// `Z[k] = ((X[k] + X*[n−k]) + i·W^−k·(X[k] − X*[n−k]))·scale`, the imaginary parts of
+    /// bins 0 and `n` ignored.
+    Merge {
+        /// Factor on every point (1/(2n) for a normalised inverse transform).
+        scale: f32,
+    },
+}
+
+impl RealHalf {
+    /// Factor on every value.
+    pub fn scale(self) -> f32 {
+        match self {
+            RealHalf::Split { scale } | RealHalf::Merge { scale } => scale,
+        }
+    }
+}
+
 impl Layout {
     /// True for the column layouts.
     pub fn is_columns(self) -> bool {
@@ -191,6 +222,10 @@ pub struct FftSpec {
     pub chain: Option<Arc<[Complex32]>>,
     /// Where the transforms' points lie: rows (contiguous, the default) or columns.
     pub layout: Layout,
+    /// The half-length transform of an even real one, its split or merge fused ([`RealHalf`];
+    /// the N-D planner sets it). Such a transform reads and writes rows of different lengths
+    /// (`n` and `n + 1`), between two device buffers: [`crate::NdFft`] runs it.
+    pub(crate) real: Option<RealHalf>,
 }
 
 impl FftSpec {
@@ -205,6 +240,7 @@ impl FftSpec {
             store: Vec::new(),
             chain: None,
             layout: Layout::Rows,
+            real: None,
         }
     }
 
@@ -279,6 +315,22 @@ impl FftSpec {
     pub fn then_multiply_and_invert(mut self, h: Arc<[Complex32]>) -> Self {
         self.chain = Some(h);
         self
+    }
+
+    /// This transform as the half-length one of an even real transform ([`RealHalf`]).
+    pub(crate) fn real_half(mut self, half: RealHalf) -> Self {
+        self.real = Some(half);
+        self
+    }
+
+    /// Elements per transform in the buffer the transform reads and in the one it writes:
+    /// `n` and `n`, except `n` and `n + 1` bins for a split, `n + 1` and `n` for a merge.
+    pub(crate) fn row_lens(&self) -> (usize, usize) {
+        match self.real {
+            None => (self.n, self.n),
+            Some(RealHalf::Split { .. }) => (self.n, self.n + 1),
+            Some(RealHalf::Merge { .. }) => (self.n + 1, self.n),
+        }
     }
 
     /// True when every transform of the batch must be bound in one dispatch: column layouts,
@@ -356,6 +408,22 @@ impl FftSpec {
                 device: "any".into(),
                 detail: "the byte count overflows usize".into(),
             });
+        }
+        if let Some(half) = self.real {
+            let direction = match half {
+                RealHalf::Split { .. } => Direction::Forward,
+                RealHalf::Merge { .. } => Direction::Inverse,
+            };
+            if self.layout != Layout::Rows
+                || self.is_fused()
+                || self.normalize
+                || self.direction != direction
+            {
+                return Err(Error::InvalidSpec(format!(
+                    "a fused real {half:?} needs a {direction:?}, unnormalised transform of \
+                     rows with no other fused operations (got {self:?})"
+                )));
+            }
         }
         for (operand, got, each) in self.fused_vectors() {
             let expected = if each { self.len() } else { self.n };

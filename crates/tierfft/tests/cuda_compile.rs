@@ -94,6 +94,23 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
+    // Real transforms' splits and merges fused into their half-length passes.
+    for n in [2, 130, 1000, 4096, 8192, 16384, 32768, 1 << 20] {
+        for spec in [
+            tierfft::NdSpec::new(&[3, n]).real(),
+            tierfft::NdSpec::new(&[3, n]).real().inverse(),
+        ] {
+            let nd = tierfft::nd::NdPlan::for_device(&spec, Some(&limits)).expect("plan");
+            for step in &nd.steps {
+                if let tierfft::nd::StepOp::Fft { spec, .. } = &step.op {
+                    let plan = Plan::new(spec, &limits).expect("plan");
+                    for (pass, in_place) in plan.kernels() {
+                        sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+                    }
+                }
+            }
+        }
+    }
     // The resampling kernel, rows shorter than a workgroup and longer.
     for n in [1, 100, 4096, 16384] {
         sources.insert(cuda::print(&resample_kernel(n)));

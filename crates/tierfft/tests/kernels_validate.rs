@@ -104,6 +104,37 @@ fn fused_kernels_validate_and_translate() {
     }
 }
 
+/// Real transforms' splits and merges fused into their half-length passes, as NdPlan plans
+/// them for each profile (one pass and several, both exchanges, powers of two and not).
+#[test]
+fn fused_real_kernels_validate_and_translate() {
+    use tierfft::NdSpec;
+    use tierfft::nd::{NdPlan, StepOp};
+    for profile in DeviceLimits::PROFILES {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        for n in [2, 6, 16, 130, 1000, 2048, 8192, 16384, 1 << 15, 1 << 17] {
+            for spec in [
+                NdSpec::new(&[3, n]).real(),
+                NdSpec::new(&[3, n]).real().inverse().normalized(),
+            ] {
+                let nd = NdPlan::for_device(&spec, Some(&limits)).expect("plan");
+                for step in &nd.steps {
+                    let StepOp::Fft { spec, .. } = &step.op else {
+                        continue;
+                    };
+                    let plan = Plan::new(spec, &limits).expect("plan");
+                    for (pass, in_place) in plan.kernels() {
+                        let source = wgsl::print(&pass_kernel(&plan, pass, in_place));
+                        if let Err(e) = translate(&source) {
+                            panic!("{profile} real {n} pass {pass}:\n{e}\n{source}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn generated_source_is_readable() {
     let plan = Plan::new(

@@ -132,6 +132,14 @@ impl Executor for CpuFft {
         }
     }
 
+    fn process_between(&self, _src: &mut Held, _dst: &mut Held) -> Result<()> {
+        Err(crate::Error::Unsupported {
+            what: "a transform between two buffers".into(),
+            device: "cpu (rustfft)".into(),
+            detail: "the CPU backend plans no fused real transforms".into(),
+        })
+    }
+
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
         let mut output = input.to_vec();
         self.run(&mut output);

@@ -18,6 +18,7 @@ use num_complex::Complex32;
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::spec::FftSpec;
+use buffer::Held;
 
 pub use buffer::{DeviceBuffer, Element};
 pub use resampler::Resampler;
@@ -114,6 +115,9 @@ pub(crate) trait Executor: Send + Sync {
     fn process(&self, data: &mut [Complex32]) -> Result<()>;
     fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()>;
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()>;
+    /// Transforms device-resident `src` (the rows the first pass reads) into `dst` (the rows
+    /// the last pass writes; the lengths differ for a real transform's half), `src` intact.
+    fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()>;
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured>;
 }
 
@@ -205,6 +209,13 @@ impl Device {
         spec.validate()?;
         opts.validate()?;
         let (plan, exec) = match self {
+            Device::Cpu if spec.real.is_some() => {
+                return Err(Error::Unsupported {
+                    what: "a real transform's split or merge fused into its FFT".into(),
+                    device: self.name(),
+                    detail: "the CPU runs them as steps of their own (NdPlan::new)".into(),
+                });
+            }
             Device::Cpu => {
                 return Ok(Fft {
                     spec: spec.clone(),
@@ -304,6 +315,7 @@ impl Fft {
 
     /// Transforms `data` (`n × batch` elements) in place.
     pub fn process(&self, data: &mut [Complex32]) -> Result<()> {
+        self.same_rows()?;
         self.spec.check_len(data.len())?;
         self.exec.process(data)
     }
@@ -314,6 +326,7 @@ impl Fft {
         input: &[Complex32],
         output: &mut [Complex32],
     ) -> Result<()> {
+        self.same_rows()?;
         self.spec.check_len(input.len())?;
         self.spec.check_len(output.len())?;
         self.exec.process_out_of_place(input, output)
@@ -323,6 +336,7 @@ impl Fft {
     /// [`Device::upload`] to the device this transform was planned on) in place. The work is
     /// queued, not waited for: download the buffer, or [`Device::synchronize`], to wait.
     pub fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+        self.same_rows()?;
         self.spec.check_len(data.len())?;
         self.exec.process_buffer(data)
     }
@@ -330,7 +344,42 @@ impl Fft {
     /// Runs the transform on `input` once for its output, then `reps` more times for timing
     /// (device-resident data; GPU timestamps where the backend has them).
     pub fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+        self.same_rows()?;
         self.spec.check_len(input.len())?;
         self.exec.measure(input, reps.max(1))
+    }
+
+    /// Transforms device-resident `src` into `dst`, whose rows differ in length for a real
+    /// transform's half ([`FftSpec::row_lens`]); `src` is left intact.
+    pub(crate) fn process_between<S: Element, D: Element>(
+        &self,
+        src: &mut DeviceBuffer<S>,
+        dst: &mut DeviceBuffer<D>,
+    ) -> Result<()> {
+        let (src_len, dst_len) = self.spec.row_lens();
+        let floats = (2 * src_len * self.spec.batch, 2 * dst_len * self.spec.batch);
+        if (src.held.floats(), dst.held.floats()) != floats {
+            return Err(Error::InvalidSpec(format!(
+                "the transform reads {} and writes {} f32 values; the buffers hold {} and {}",
+                floats.0,
+                floats.1,
+                src.held.floats(),
+                dst.held.floats()
+            )));
+        }
+        self.exec.process_between(&mut src.held, &mut dst.held)
+    }
+
+    /// `Ok` unless the transform reads and writes rows of different lengths (a real
+    /// transform's half), which only [`Fft::process_between`] runs.
+    fn same_rows(&self) -> Result<()> {
+        if self.spec.real.is_none() {
+            return Ok(());
+        }
+        Err(Error::InvalidSpec(format!(
+            "this {}-point transform is the half of a real one ({:?}), and runs between two \
+             device buffers through NdFft",
+            self.spec.n, self.spec.real
+        )))
     }
 }

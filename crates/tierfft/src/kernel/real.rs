@@ -20,17 +20,17 @@ pub fn reshape_grid(outputs: usize, max_per_dim: u32) -> (u32, u32) {
 }
 
 /// `(re, im)` → `(−im, re)`: multiplication by i.
-fn times_i(z: Expr) -> Expr {
+pub(super) fn times_i(z: Expr) -> Expr {
     complex(-z.im(), z.re())
 }
 
 /// `(re, im)` → `(im, −re)`: multiplication by −i.
-fn times_minus_i(z: Expr) -> Expr {
+pub(super) fn times_minus_i(z: Expr) -> Expr {
     complex(z.im(), -z.re())
 }
 
 /// `z` conjugated.
-fn conj(z: Expr) -> Expr {
+pub(super) fn conj(z: Expr) -> Expr {
     complex(z.re(), -z.im())
 }
 

@@ -33,7 +33,7 @@ struct Arrays<'a> {
 impl Device {
     /// Plans `spec` on this device and compiles every step.
     pub fn plan_nd(&self, spec: &NdSpec) -> Result<NdFft> {
-        let plan = NdPlan::new(spec)?;
+        let plan = NdPlan::for_device(spec, self.limits())?;
         let steps = plan
             .steps
             .iter()
@@ -107,6 +107,22 @@ impl NdFft {
         }
         for (step, compiled) in self.plan.steps.iter().zip(&self.steps) {
             match compiled {
+                // A half-length transform with its split or merge fused: between arrays.
+                Compiled::Fft(fft) if step.src != step.dst => {
+                    let real = arrays
+                        .real
+                        .as_deref_mut()
+                        .ok_or_else(|| missing(Buf::Packed))?;
+                    match (step.src, step.dst) {
+                        (Buf::Packed, Buf::Spectrum) => {
+                            fft.process_between(real, arrays.spectrum)?
+                        }
+                        (Buf::Spectrum, Buf::Packed) => {
+                            fft.process_between(arrays.spectrum, real)?
+                        }
+                        (src, _) => return Err(missing(src)),
+                    }
+                }
                 Compiled::Fft(fft) => match step.dst {
                     Buf::Packed => arrays
                         .real

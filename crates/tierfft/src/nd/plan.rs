@@ -8,14 +8,14 @@
 //! bins (R2C), or merged from them (C2R); any other real axis is widened to complex,
 //! transformed at full length, and cut to `n/2 + 1` bins or extended by Hermitian symmetry.
 
-use std::f64::consts::PI;
 use std::fmt;
 
 use num_complex::Complex32;
 
 use super::{Kind, NdSpec};
 use crate::error::Result;
-use crate::spec::{Direction, FftSpec};
+use crate::plan::{DeviceLimits, Plan};
+use crate::spec::{Direction, FftSpec, RealHalf};
 
 /// The arrays an N-D transform's steps read and write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -138,14 +138,9 @@ impl Reshape {
     /// (computed in f64, rounded once); `None` for the other steps.
     pub fn twiddles(&self) -> Option<Vec<Complex32>> {
         match *self {
-            Reshape::Split { n, .. } | Reshape::Merge { n, .. } => Some(
-                (0..=n / 2)
-                    .map(|k| {
-                        let a = -2.0 * PI * k as f64 / n as f64;
-                        Complex32::new(a.cos() as f32, a.sin() as f32)
-                    })
-                    .collect(),
-            ),
+            Reshape::Split { n, .. } | Reshape::Merge { n, .. } => {
+                Some(crate::twiddle::table(n / 2 + 1, 1, n, -1.0))
+            }
             _ => None,
         }
     }
@@ -335,6 +330,48 @@ impl NdPlan {
         })
     }
 
+    /// Plans `spec` for a device with `limits`: [`NdPlan::new`]'s steps, with an even real
+    /// axis' split fused into the store of its half-length transform and the merge into the
+    /// load, where the device's plan of that transform allows (the split needs a one-pass
+    /// line). `None` (the CPU): the steps as they are.
+    pub fn for_device(spec: &NdSpec, limits: Option<&DeviceLimits>) -> Result<NdPlan> {
+        let mut plan = NdPlan::new(spec)?;
+        if let Some(limits) = limits {
+            plan.fuse_real(limits);
+        }
+        Ok(plan)
+    }
+
+    /// Replaces a half-length transform and its split or merge by the transform with the
+    /// step fused, where the device plans it.
+    fn fuse_real(&mut self, limits: &DeviceLimits) {
+        let fuse = |a: &Step, b: &Step| -> Option<Step> {
+            let (axis, spec, half, src, dst) = match (&a.op, &b.op) {
+                (StepOp::Fft { axis, spec }, StepOp::Reshape(Reshape::Split { scale, .. })) => {
+                    (axis, spec, RealHalf::Split { scale: *scale }, a.src, b.dst)
+                }
+                (StepOp::Reshape(Reshape::Merge { scale, .. }), StepOp::Fft { axis, spec }) => {
+                    (axis, spec, RealHalf::Merge { scale: *scale }, a.src, b.dst)
+                }
+                _ => return None,
+            };
+            let spec = spec.clone().real_half(half);
+            Plan::new(&spec, limits).ok()?;
+            Some(Step {
+                op: StepOp::Fft { axis: *axis, spec },
+                src,
+                dst,
+            })
+        };
+        let mut i = 0;
+        while i + 1 < self.steps.len() {
+            if let Some(step) = fuse(&self.steps[i], &self.steps[i + 1]) {
+                self.steps.splice(i..i + 2, [step]);
+            }
+            i += 1;
+        }
+    }
+
     /// True when a step uses `buf`.
     pub fn uses(&self, buf: Buf) -> bool {
         self.steps.iter().any(|s| s.src == buf || s.dst == buf)
@@ -370,7 +407,16 @@ impl fmt::Display for NdPlan {
                     } else {
                         format!("rows, batch {}", spec.batch)
                     };
-                    format!("{}-point FFT along axis {axis} ({place})", spec.n)
+                    let fused = match spec.real {
+                        Some(RealHalf::Split { .. }) => {
+                            format!(", split into {} bins on store (R2C)", spec.n + 1)
+                        }
+                        Some(RealHalf::Merge { .. }) => {
+                            format!(", merged from {} bins on load (C2R)", spec.n + 1)
+                        }
+                        None => String::new(),
+                    };
+                    format!("{}-point FFT along axis {axis} ({place}){fused}", spec.n)
                 }
                 StepOp::Reshape(r) => r.name(),
             };
@@ -421,6 +467,52 @@ mod tests {
         );
         // Length-1 axes need no transform.
         assert_eq!(ops(&NdSpec::new(&[1, 2]).real()), ["split"]);
+    }
+
+    #[test]
+    fn splits_fuse_into_one_pass_lines_and_merges_into_any_first_pass() {
+        let limits = DeviceLimits::profile("lavapipe").expect("profile");
+        let fused = |spec: &NdSpec| {
+            let plan = NdPlan::for_device(spec, Some(&limits)).expect("plans");
+            plan.steps
+                .iter()
+                .map(|s| match &s.op {
+                    StepOp::Fft { spec, .. } => format!("fft {:?}", spec.real.is_some()),
+                    StepOp::Reshape(r) => r.name().split(' ').next().unwrap_or("").to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            fused(&NdSpec::new(&[8, 6]).real()),
+            ["fft true", "fft false"]
+        );
+        assert_eq!(
+            fused(&NdSpec::new(&[8, 6]).real().inverse()),
+            ["fft false", "fft true"]
+        );
+        // Half of 2^16 takes two passes on lavapipe: the split stays a step, the merge fuses.
+        assert_eq!(
+            fused(&NdSpec::new(&[1 << 16]).real()),
+            ["fft false", "split"]
+        );
+        assert_eq!(
+            fused(&NdSpec::new(&[1 << 16]).real().inverse()),
+            ["fft true"]
+        );
+        // Odd and Bluestein half lengths keep their steps.
+        assert_eq!(
+            fused(&NdSpec::new(&[7]).real()),
+            ["widen", "fft false", "keep"]
+        );
+        assert_eq!(fused(&NdSpec::new(&[34]).real()), ["fft false", "split"]);
+        // Without a device (the CPU) nothing is fused.
+        assert_eq!(
+            NdPlan::for_device(&NdSpec::new(&[6]).real(), None)
+                .expect("plans")
+                .steps
+                .len(),
+            2
+        );
     }
 
     #[test]

@@ -20,10 +20,12 @@ mod bluestein;
 mod display;
 mod limits;
 mod passes;
+mod real;
 pub mod shape;
 
 pub use bluestein::Bluestein;
 pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
+pub use real::RealFusion;
 pub use shape::{is_smooth, radices};
 
 use passes::{multi_pass, single_pass};
@@ -34,7 +36,7 @@ use std::sync::Arc;
 use num_complex::Complex32;
 
 use crate::error::{Error, Result};
-use crate::spec::{FftSpec, Layout, PointOp};
+use crate::spec::{FftSpec, Layout, PointOp, RealHalf};
 use crate::twiddle::TwiddleLayout;
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
@@ -255,6 +257,9 @@ pub struct Pass {
     pub store: Vec<PointOp>,
     /// The chain's filter, read where [`Pass::filter_on_load`] or [`Pass::fused_chain`] says.
     pub filter: Option<Arc<[Complex32]>>,
+    /// An even real transform's split (after the last stage of a one-pass plan) or merge (on
+    /// the first pass's load) fused into this pass ([`RealFusion`]).
+    pub real: Option<RealFusion>,
 }
 
 impl Pass {
@@ -268,6 +273,19 @@ impl Pass {
         shape::stage_exchanges(self.size, &self.radices, self.threads_per_line)
             + usize::from(self.staged_store)
             + usize::from(self.staged_load)
+            + usize::from(self.splits_real())
+    }
+
+    /// True when this pass splits an even real transform's bins on store (which pairs points
+    /// `k` and `size − k` through workgroup memory).
+    pub fn splits_real(&self) -> bool {
+        matches!(
+            self.real,
+            Some(RealFusion {
+                half: RealHalf::Split { .. },
+                ..
+            })
+        )
     }
 
     /// Registers (complex values) a thread needs: the points it holds between stages, or more
@@ -356,6 +374,12 @@ impl Plan {
         opts.validate()?;
         let plan = if is_smooth(spec.n) {
             Plan::smooth(spec, limits, opts)?
+        } else if spec.real.is_some() {
+            return Err(real::unfusable(
+                spec,
+                limits,
+                "its length has a prime factor above 13",
+            ));
         } else {
             bluestein::plan(spec, limits, opts)?
         };
@@ -409,7 +433,8 @@ impl Plan {
         for p in &self.passes {
             let load = p.load.iter().filter_map(PointOp::vector);
             let store = p.store.iter().filter_map(PointOp::vector);
-            for v in load.chain(&p.filter).chain(store) {
+            let real = p.real.iter().map(|r| &r.twiddles);
+            for v in load.chain(&p.filter).chain(store).chain(real) {
                 if !out.iter().any(|o| Arc::ptr_eq(o, v)) {
                     out.push(v);
                 }
@@ -550,8 +575,9 @@ impl Plan {
             ));
         };
 
+        let (src_len, dst_len) = spec.row_lens();
         let mut transforms_per_dispatch =
-            transforms_per_binding(limits, &[n], spec.whole_batch(), spec.batch)?;
+            transforms_per_binding(limits, &[src_len, dst_len], spec.whole_batch(), spec.batch)?;
         if spec.chain.is_some() && !passes_fuse_chain(&passes) {
             // A chain that does not fit one kernel: the forward passes, then the same passes
             // run backwards, the first multiplying by the filter on load.
@@ -575,6 +601,9 @@ impl Plan {
             .filter(|p| p.filter_on_load || p.fused_chain)
         {
             p.filter = spec.chain.clone();
+        }
+        if let Some(half) = spec.real {
+            real::fuse(&mut passes, n, half, limits)?;
         }
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.
@@ -657,6 +686,8 @@ impl Plan {
     /// between slots 0 and 1; with it true, slot 0 is only read (slots 1 and 2 ping-pong).
     pub fn routing(&self, keep_input: bool) -> Vec<(usize, usize)> {
         let p = self.passes.len();
+        // A real transform's rows differ in length on its two sides: never in place.
+        let keep_input = keep_input || self.spec.real.is_some();
         if self.bluestein.is_some() && p > 1 {
             // Slot 0 holds the user's rows, shorter than the transform's: only the first pass
             // reads it and (in place) the last writes it; the passes between ping-pong
@@ -705,7 +736,8 @@ impl Plan {
     /// one pass of a one-pass plan in place as well.
     pub fn kernels(&self) -> Vec<(usize, bool)> {
         let mut k: Vec<(usize, bool)> = (0..self.passes.len()).map(|i| (i, false)).collect();
-        if self.passes.len() == 1 {
+        // (A real transform's half reads and writes rows of different lengths: never in place.)
+        if self.passes.len() == 1 && self.spec.real.is_none() {
             k.push((0, true));
         }
         k

@@ -142,6 +142,7 @@ pub(super) fn single_pass(
         load: Vec::new(),
         store: Vec::new(),
         filter: None,
+        real: None,
     };
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them.
@@ -226,6 +227,7 @@ pub(super) fn multi_pass(
             load: Vec::new(),
             store: Vec::new(),
             filter: None,
+            real: None,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;

@@ -9,6 +9,7 @@ use num_complex::Complex32;
 
 use super::{CudaDevice, gpu_err, nvrtc, occupancy};
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::Result;
 use crate::kernel::ir::{Binding, Kernel, Mem};
@@ -307,6 +308,21 @@ pub(super) fn unbound(binding: &Binding) -> crate::Error {
     ))
 }
 
+/// `held`'s device memory, when it lives on `dev`.
+fn slice_of<'a>(held: &'a mut Held, dev: &Arc<CudaDevice>) -> Result<&'a mut CudaSlice<f32>> {
+    match held {
+        Held::Cuda { dev: d, slice } if Arc::ptr_eq(d, dev) => Ok(slice),
+        _ => Err(elsewhere(&dev.name())),
+    }
+}
+
+/// A routing slot the launch has no buffer for (a planner bug, reported, not a panic).
+fn unbound_slot(i: usize) -> crate::Error {
+    crate::Error::Gpu(format!(
+        "the plan routes a pass through slot {i}, which has no buffer"
+    ))
+}
+
 /// Distinct borrows of two slots, the second mutable.
 fn two_slots<'a>(
     slots: &'a mut [&mut CudaSlice<f32>],
@@ -353,6 +369,40 @@ impl Executor for CudaFft {
                 .memcpy_dtod(&rest[result - 1].slice(..len), &mut *data[0])
                 .map_err(gpu_err("copying the result back"))?;
         }
+        Ok(())
+    }
+
+    fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
+        let (src, dst) = (slice_of(src, &self.dev)?, slice_of(dst, &self.dev)?);
+        let routing = self.plan.routing(true);
+        let result = routing.last().map_or(0, |&(_, d)| d);
+        let transforms = src.len() / (2 * self.plan.passes[0].src_len);
+        // Slot 0 is `src`, the result's slot `dst` (never slot 0: the input is kept), any
+        // other a scratch array.
+        let lens = self.plan.slot_lens(&routing);
+        let mut scratch = Vec::new();
+        for (_, len) in lens
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != 0 && i != result)
+        {
+            // SAFETY: a pass writes it before any pass reads it.
+            let s = unsafe { self.dev.stream.alloc::<f32>(2 * transforms * len) }
+                .map_err(gpu_err("allocating device memory"))?;
+            scratch.push(s);
+        }
+        let mut scratch = scratch.iter_mut();
+        let mut dst = Some(dst);
+        let mut slots = vec![src];
+        for i in 1..lens.len() {
+            let slot = if i == result {
+                dst.take()
+            } else {
+                scratch.next()
+            };
+            slots.push(slot.ok_or_else(|| unbound_slot(i))?);
+        }
+        self.enqueue(&mut slots, transforms, &routing)?;
         Ok(())
     }
 

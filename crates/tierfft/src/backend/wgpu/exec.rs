@@ -9,6 +9,7 @@ use w::util::DeviceExt;
 
 use super::WgpuDevice;
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
 use crate::error::{Error, Result};
 use crate::kernel::ir::{Access, Binding, Kernel, Mem};
@@ -79,13 +80,13 @@ impl WgpuFft {
         })
     }
 
-    /// Buffers and bind groups for `transforms` transforms following `routing`; slot 0 is
-    /// `data` when given (a user's device buffer), else a new buffer.
+    /// Buffers and bind groups for `transforms` transforms following `routing`; the slots
+    /// `given` lists are those buffers (a user's device buffers), the others new buffers.
     fn prepare(
         &self,
         transforms: usize,
         routing: Routing,
-        data: Option<&w::Buffer>,
+        given: &[(usize, &w::Buffer)],
     ) -> Result<Chunk> {
         let d = &self.dev.device;
         let n = self.plan.spec.n;
@@ -94,9 +95,9 @@ impl WgpuFft {
         let slots = lens
             .iter()
             .enumerate()
-            .map(|(i, len)| match (i, data) {
-                (0, Some(b)) => Ok(b.clone()),
-                _ => self
+            .map(|(i, len)| match given.iter().find(|(slot, _)| *slot == i) {
+                Some((_, b)) => Ok((*b).clone()),
+                None => self
                     .dev
                     .storage(8 * (len * transforms) as u64, &format!("tierfft slot {i}")),
             })
@@ -217,7 +218,7 @@ impl WgpuFft {
                 .as_ref()
                 .is_none_or(|c| c.bytes != 8 * (count * n) as u64)
             {
-                prepared = Some(self.prepare(count, routing.clone(), None)?);
+                prepared = Some(self.prepare(count, routing.clone(), &[])?);
             }
             let c = prepared.as_ref().expect("prepared above");
             io(self, c, first * n..(first + count) * n)?;
@@ -377,7 +378,7 @@ impl Executor for WgpuFft {
         let c = self.prepare(
             len / self.plan.spec.n,
             self.plan.routing(false),
-            Some(buffer),
+            &[(0, buffer)],
         )?;
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         self.encode(&mut enc, &c, None);
@@ -385,6 +386,27 @@ impl Executor for WgpuFft {
         if result != 0 {
             enc.copy_buffer_to_buffer(&c.slots[result], 0, &c.slots[0], 0, c.bytes);
         }
+        self.dev.queue.submit([enc.finish()]);
+        self.dev.check()
+    }
+
+    fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
+        let ours = |held: &Held| match held {
+            Held::Wgpu { dev, buffer, .. } if Arc::ptr_eq(dev, &self.dev) => Ok(buffer.clone()),
+            _ => Err(elsewhere(&self.dev.name())),
+        };
+        let (src_buffer, dst_buffer) = (ours(src)?, ours(dst)?);
+        let routing = self.plan.routing(true);
+        // Never slot 0: the input is kept.
+        let result = routing.last().map_or(0, |&(_, d)| d);
+        let transforms = src.floats() / (2 * self.plan.passes[0].src_len);
+        let c = self.prepare(
+            transforms,
+            routing,
+            &[(0, &src_buffer), (result, &dst_buffer)],
+        )?;
+        let mut enc = self.dev.device.create_command_encoder(&Default::default());
+        self.encode(&mut enc, &c, None);
         self.dev.queue.submit([enc.finish()]);
         self.dev.check()
     }
@@ -402,7 +424,7 @@ impl Executor for WgpuFft {
                 ),
             });
         }
-        let c = self.prepare(transforms, self.plan.routing(true), None)?;
+        let c = self.prepare(transforms, self.plan.routing(true), &[])?;
         self.upload(&c, input);
         let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
         self.run_and_download(&c, &mut output)?;

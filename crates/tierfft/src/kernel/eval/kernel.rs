@@ -446,10 +446,11 @@ pub fn run_kernel(
 /// Runs every kernel of `plan` on `input` (whole transforms) the way the GPU backends launch
 /// them (routing between buffer slots, dispatches of at most a binding's transforms, the
 /// `Lines` parameter, two-dimensional grids folded into one index, persistent kernels over a
-/// wave of workgroups), and returns the result.
+/// wave of workgroups), and returns the result (rows of the last pass's length: `n + 1` bins
+/// for a real transform's split).
 pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, String> {
-    let n = plan.spec.n;
-    let transforms = input.len() / n;
+    let (src_len, dst_len) = plan.spec.row_lens();
+    let transforms = input.len() / src_len;
     let routing = plan.routing(false);
     let lens = plan.slot_lens(&routing);
     let poison = Complex32::new(f32::NAN, f32::NAN);
@@ -491,7 +492,7 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
     }
     let last = routing.last().map_or(0, |&(_, dst)| dst);
     let mut out = buffers.swap_remove(last);
-    out.truncate(input.len());
+    out.truncate(transforms * dst_len);
     Ok(out)
 }
 

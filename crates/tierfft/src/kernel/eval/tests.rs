@@ -246,3 +246,124 @@ fn check_bluestein(spec: &FftSpec, profile: &str) {
         spec.n
     );
 }
+
+/// `rows` rows of `2m` reals (`pairs`, read as complex pairs) through a f64 FFT: `m + 1`
+/// bins per row, times `scale`.
+fn rfft_f64(pairs: &[Complex32], m: usize, scale: f64) -> Vec<num_complex::Complex64> {
+    use num_complex::Complex64;
+    let fft = rustfft::FftPlanner::<f64>::new().plan_fft_forward(2 * m);
+    pairs
+        .chunks(m)
+        .flat_map(|row| {
+            let mut x: Vec<Complex64> = row
+                .iter()
+                .flat_map(|z| [z.re, z.im])
+                .map(|v| Complex64::new(v.into(), 0.0))
+                .collect();
+            fft.process(&mut x);
+            x.truncate(m + 1);
+            x.into_iter().map(move |z| z * scale)
+        })
+        .collect()
+}
+
+/// Rows of `m + 1` bins through a f64 inverse FFT of length `2m` (Hermitian, the imaginary
+/// parts of bins 0 and m ignored): the `2m` reals of each row as `m` complex pairs, times
+/// `scale`.
+fn irfft_f64(bins: &[Complex32], m: usize, scale: f64) -> Vec<num_complex::Complex64> {
+    use num_complex::Complex64;
+    let fft = rustfft::FftPlanner::<f64>::new().plan_fft_inverse(2 * m);
+    bins.chunks(m + 1)
+        .flat_map(|row| {
+            let at = |k: usize| {
+                let z = row[k];
+                let im = if k == 0 || k == m { 0.0 } else { z.im };
+                Complex64::new(z.re.into(), im.into())
+            };
+            let mut x: Vec<Complex64> = (0..2 * m)
+                .map(|k| if k <= m { at(k) } else { at(2 * m - k).conj() })
+                .collect();
+            fft.process(&mut x);
+            x.chunks(2)
+                .map(|p| Complex64::new(p[0].re, p[1].re) * scale)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// An even real transform's split fused into a one-pass line's store and its merge into the
+/// first pass's load (one pass or several), for every smooth half length to 512 and longer
+/// ones, on every profile, against f64 (the bins' inputs random, bins 0 and m with imaginary
+/// parts that must be ignored).
+#[test]
+fn fused_real_splits_and_merges() {
+    use crate::spec::RealHalf;
+    let run = |spec: &FftSpec, limits: &DeviceLimits, input: &[Complex32]| {
+        let plan = Plan::new(spec, limits).unwrap_or_else(|e| panic!("{}: {e}", limits.name));
+        let out =
+            run_plan(&plan, input).unwrap_or_else(|e| panic!("{}:\n{plan}\n{e}", limits.name));
+        (plan, out)
+    };
+    let mut rng = StdRng::seed_from_u64(11);
+    for profile in DeviceLimits::PROFILES {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        let halves = (1..=512)
+            .filter(|&m| crate::plan::is_smooth(m))
+            .chain([1000, 4096]);
+        for m in halves {
+            let batch = 3;
+            let scale = if m % 2 == 0 { 1.0 } else { 0.5 / m as f32 };
+            let split = FftSpec::new(m)
+                .batch(batch)
+                .real_half(RealHalf::Split { scale });
+            let one_pass = Plan::new(&FftSpec::new(m).batch(batch), &limits)
+                .is_ok_and(|p| p.passes.len() == 1);
+            if one_pass {
+                let input = random(&mut rng, m * batch);
+                let (plan, out) = run(&split, &limits, &input);
+                let err = relative_l2_error(&out, &rfft_f64(&input, m, scale.into()));
+                assert!(
+                    err <= 1e-6,
+                    "{profile}, split of m = {m}: error {err:e}\n{plan}"
+                );
+            }
+
+            let merge = FftSpec::new(m)
+                .batch(batch)
+                .inverse()
+                .real_half(RealHalf::Merge { scale });
+            let bins = random(&mut rng, (m + 1) * batch);
+            let (plan, out) = run(&merge, &limits, &bins);
+            let err = relative_l2_error(&out, &irfft_f64(&bins, m, scale.into()));
+            assert!(
+                err <= 1e-6,
+                "{profile}, merge of m = {m}: error {err:e}\n{plan}"
+            );
+        }
+    }
+    // Merges on the first of several passes.
+    for (profile, m) in [
+        ("small-16k", 1 << 14),
+        ("lavapipe", 1 << 14),
+        ("h100-cuda", 3 * 15625),
+    ] {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        let merge = FftSpec::new(m)
+            .inverse()
+            .real_half(RealHalf::Merge { scale: 1.0 });
+        let bins = random(&mut rng, m + 1);
+        let (plan, out) = run(&merge, &limits, &bins);
+        assert!(plan.passes.len() > 1, "{plan}");
+        let err = relative_l2_error(&out, &irfft_f64(&bins, m, 1.0));
+        assert!(
+            err <= 1e-6,
+            "{profile}, merge of m = {m}: error {err:e}\n{plan}"
+        );
+        // The split needs a one-pass line.
+        let split = FftSpec::new(m).real_half(RealHalf::Split { scale: 1.0 });
+        assert!(matches!(
+            Plan::new(&split, &limits),
+            Err(crate::Error::Unsupported { .. })
+        ));
+    }
+}

@@ -21,12 +21,14 @@
 //! exchanges through workgroup memory, padding, barriers).
 
 mod access;
+mod real;
 
 use super::codelet::dft;
 use super::emit::Emitter;
 use super::ir::*;
 use crate::plan::shape::stage_rounds;
-use crate::plan::{Exchange, Pass, Plan};
+use crate::plan::{Exchange, Pass, Plan, RealFusion};
+use crate::spec::RealHalf;
 
 /// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
 /// source and destination; only single-pass plans may ask for it.
@@ -40,7 +42,13 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     // A pass of a chain's back-transform runs in the opposite direction.
     let chain_inverse = pass.inverse;
     g.locate_line();
-    g.load();
+    match &pass.real {
+        Some(RealFusion {
+            half: RealHalf::Merge { scale },
+            twiddles,
+        }) => g.load_merged(*scale, twiddles),
+        _ => g.load(),
+    }
     g.point_ops(&pass.load, Mem::Src, PassGen::in_index);
     if pass.filter_on_load {
         g.chain_filter();
@@ -59,7 +67,13 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         }
         g.gather_held();
     }
-    g.store();
+    match &pass.real {
+        Some(RealFusion {
+            half: RealHalf::Split { scale },
+            twiddles,
+        }) => g.store_split(*scale, twiddles),
+        _ => g.store(),
+    }
     let total = plan.passes.len();
     let dir = match (plan.transform().direction.sign() < 0.0, chain_inverse) {
         (true, false) => "forward",
@@ -89,6 +103,18 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             pass.exchange
         ),
     ];
+    if let Some(real) = &pass.real {
+        doc.push(match real.half {
+            RealHalf::Split { .. } => format!(
+                "R2C: split into rows of {} bins on store (the reals read as pairs)",
+                pass.size + 1
+            ),
+            RealHalf::Merge { .. } => format!(
+                "C2R: rows of {} bins merged on load (the reals written as pairs)",
+                pass.size + 1
+            ),
+        });
+    }
     if pass.twiddled() {
         doc.push(format!(
             "pass twiddles W_{} fused into the load",

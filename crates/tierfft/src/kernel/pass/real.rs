@@ -1,0 +1,168 @@
+//! An even real transform's merge (C2R, on the first pass's load) and split (R2C, after a
+//! one-pass line's last stage), fused into its half-length complex transform
+//! ([`crate::RealHalf`]). `n` below is the half-length transform's points; rows of bins hold
+//! `n + 1`.
+
+use std::sync::Arc;
+
+use num_complex::Complex32;
+
+use super::PassGen;
+use crate::kernel::ir::*;
+use crate::kernel::real::{conj, times_i, times_minus_i};
+use crate::plan::Exchange;
+
+impl PassGen<'_> {
+    /// Loads each held point `k` merged from bins `k` and `n − k` of its row:
+    /// `Z[k] = ((a + b) + i·W^−k·(a − b))·scale` with `a = X[k]`, `b = X*[n−k]`, the
+    /// imaginary parts of bins 0 and `n` ignored (a real signal's spectrum has none).
+    pub(super) fn load_merged(&mut self, scale: f32, twiddles: &Arc<[Complex32]>) {
+        let n = self.spec.n;
+        let w = self.plan.aux_offset(twiddles);
+        self.em.comment(format!(
+            "C2R: load bins k and {n} − k of each point's row of {} and merge them",
+            n + 1
+        ));
+        for m in 0..self.e() {
+            let k = self.em.bind(Ty::U32, self.in_index(m));
+            let first = self.em.bind(Ty::Bool, lt(k.clone(), u(1)));
+            let at = self.element(Mem::Src, k.clone());
+            let x = self.em.bind(Ty::C32, load(Mem::Src, at));
+            let at = self.element(Mem::Src, u(n) - k.clone());
+            let y = self.em.bind(Ty::C32, load(Mem::Src, at));
+            let a = complex(x.re(), select(first.clone(), f(0.0), x.im()));
+            let a = self.em.bind(Ty::C32, a);
+            let b = complex(y.re(), select(first, f(0.0), -y.im()));
+            let b = self.em.bind(Ty::C32, b);
+            let t = conj(load(Mem::Aux, u(w) + k)).cmul(a.clone() - b.clone());
+            let t = self.em.bind(Ty::C32, t);
+            self.em.push(Stmt::Var(
+                format!("v{m}"),
+                Ty::C32,
+                (a + b + times_i(t)) * f(scale),
+            ));
+        }
+        for m in self.e()..self.regs.len() {
+            self.em
+                .push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));
+        }
+    }
+
+    /// Stores the line's bins: the held points `Z` go to workgroup memory, each thread reads
+    /// `a = Z[k]` and `b = Z*[n−k]` for its `k = tl + T·q` and stores
+    /// `X[k] = ((a + b) − i·W^k·(a − b))·scale/2`; thread 0 also stores
+    /// `X[n] = (Re Z[0] − Im Z[0])·scale`.
+    pub(super) fn store_split(&mut self, scale: f32, twiddles: &Arc<[Complex32]>) {
+        let n = self.spec.n;
+        let w = self.plan.aux_offset(twiddles);
+        let (t, e) = (self.t(), self.e());
+        self.em.comment(format!(
+            "R2C: pair points k and {n} − k through workgroup memory, split into {} bins",
+            n + 1
+        ));
+        let ks: Vec<Expr> = (0..e).map(|q| var("tl") + u(t * q)).collect();
+        let mut mirrors = Vec::with_capacity(e);
+        for k in &ks {
+            let mk = select(lt(k.clone(), u(1)), u(0), u(n) - k.clone());
+            let mk = self.em.bind(Ty::U32, mk);
+            let at = self.shared_index(mk);
+            mirrors.push(self.pad_whole(at));
+        }
+        let own: Vec<Expr> = self
+            .held_slots()
+            .into_iter()
+            .map(|(_, at)| self.pad(at))
+            .collect();
+        // (Z[k], Z[n − k]) for each of the thread's k.
+        let pairs: Vec<(Expr, Expr)> = match self.pass.exchange {
+            Exchange::Complex => {
+                self.before_write();
+                for (m, at) in own.iter().enumerate() {
+                    let z = self.regs[m].clone();
+                    self.em.push(Stmt::Store(Mem::Shared, at.clone(), z));
+                }
+                self.before_read();
+                own.iter()
+                    .zip(&mirrors)
+                    .map(|(a, b)| {
+                        (
+                            self.em.bind(Ty::C32, load(Mem::Shared, a.clone())),
+                            self.em.bind(Ty::C32, load(Mem::Shared, b.clone())),
+                        )
+                    })
+                    .collect()
+            }
+            Exchange::Split => {
+                let mut parts = Vec::new();
+                for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
+                    self.before_write();
+                    for (m, at) in own.iter().enumerate() {
+                        let z = part(&self.regs[m]);
+                        self.em.push(Stmt::Store(Mem::Shared, at.clone(), z));
+                    }
+                    self.before_read();
+                    let read: Vec<(Expr, Expr)> = own
+                        .iter()
+                        .zip(&mirrors)
+                        .map(|(a, b)| {
+                            (
+                                self.em.bind(Ty::F32, load(Mem::Shared, a.clone())),
+                                self.em.bind(Ty::F32, load(Mem::Shared, b.clone())),
+                            )
+                        })
+                        .collect();
+                    parts.push(read);
+                }
+                parts[0]
+                    .iter()
+                    .zip(&parts[1])
+                    .map(|((ar, br), (ai, bi))| {
+                        (
+                            complex(ar.clone(), ai.clone()),
+                            complex(br.clone(), bi.clone()),
+                        )
+                    })
+                    .collect()
+            }
+        };
+        let half = f(0.5 * scale);
+        let mut stores = Vec::new();
+        for (q, (k, (a, b))) in ks.into_iter().zip(pairs).enumerate() {
+            let a = self.em.bind(Ty::C32, a);
+            let b = self.em.bind(Ty::C32, conj(b));
+            let even = self
+                .em
+                .bind(Ty::C32, (a.clone() + b.clone()) * half.clone());
+            let odd = self.em.bind(Ty::C32, (a.clone() - b) * half.clone());
+            let tw = load(Mem::Aux, u(w) + k.clone()).cmul(odd);
+            let tw = self.em.bind(Ty::C32, tw);
+            let x = self.em.bind(Ty::C32, even + times_minus_i(tw));
+            stores.push(Stmt::Store(Mem::Dst, self.element(Mem::Dst, k), x));
+            if q == 0 {
+                // Bin n (W^n = −1): (Re Z[0] − Im Z[0])·scale, from thread 0's a = Z[0].
+                let last = complex((a.re() - a.im()) * f(scale), f(0.0));
+                stores.push(Stmt::If(
+                    lt(var("tl"), u(1)),
+                    vec![Stmt::Store(Mem::Dst, self.element(Mem::Dst, u(n)), last)],
+                ));
+            }
+        }
+        self.em.comment("store the bins");
+        if self.guarded {
+            self.em.push(Stmt::If(var("valid"), stores));
+        } else {
+            self.em.stmts.extend(stores);
+        }
+    }
+
+    /// Workgroup-memory index `i` padded as [`PassGen::pad`] pads (one slot after every
+    /// period), for indices with no known constant part: computed whole.
+    fn pad_whole(&mut self, i: Expr) -> Expr {
+        if !self.pass.padded {
+            return i;
+        }
+        let shift = self.pass.exchange.pad_period().trailing_zeros() as usize;
+        let i = self.em.bind(Ty::U32, i);
+        self.em.bind(Ty::U32, i.clone() + (i >> u(shift)))
+    }
+}
