@@ -4,7 +4,7 @@
 //! cudarc). Backends compile and launch what the planner and generator decided; they never
 //! choose radices.
 
-mod buffer;
+pub(crate) mod buffer;
 pub mod cpu;
 pub mod cuda;
 mod resampler;

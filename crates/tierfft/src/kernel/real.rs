@@ -46,6 +46,46 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
         inner.push(Stmt::Let(name.into(), ty, e));
         var(name)
     };
+    // Strided copies: the element `i` of the row-major array is at `at` in the strided one.
+    let strided = |inner: &mut Vec<Stmt>, shape: &[usize], strides: &[usize]| -> Expr {
+        let mut at = u(0);
+        let mut outer: usize = shape.iter().product();
+        for (a, (&n, &stride)) in shape.iter().zip(strides).enumerate() {
+            outer /= n;
+            if n == 1 {
+                continue;
+            }
+            // Index along axis a: (i / elements of the axes after it) mod n.
+            let index = format!("i{a}");
+            inner.push(Stmt::Let(index.clone(), Ty::U32, (i() / u(outer)) % u(n)));
+            at = at + var(index) * u(stride);
+        }
+        inner.push(Stmt::Let("at".into(), Ty::U32, at));
+        var("at")
+    };
+    if let Reshape::Gather {
+        ref shape,
+        ref strides,
+        ..
+    }
+    | Reshape::Scatter {
+        ref shape,
+        ref strides,
+        ..
+    } = *step
+    {
+        let gather = matches!(step, Reshape::Gather { .. });
+        let mut inner = Vec::new();
+        let at = strided(&mut inner, shape, strides);
+        let (name, store) = if gather {
+            ("gather", Stmt::Store(Mem::Dst, i(), load(Mem::Src, at)))
+        } else {
+            ("scatter", Stmt::Store(Mem::Dst, at, load(Mem::Src, i())))
+        };
+        inner.push(store);
+        body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));
+        return reshape_kernel_of(step, name.into(), body);
+    }
     let (name, value) = match *step {
         Reshape::Split { n, scale, .. } => {
             let (m, h) = (n / 2, n / 2 + 1);
@@ -124,9 +164,15 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
         Reshape::RealPart { scale, .. } => {
             ("real_part".into(), load(Mem::Src, i()).re() * f(scale))
         }
+        Reshape::Gather { .. } | Reshape::Scatter { .. } => unreachable!("generated above"),
     };
     inner.push(Stmt::Store(Mem::Dst, i(), value));
     body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));
+    reshape_kernel_of(step, name, body)
+}
+
+/// The kernel of `step` around `body`: its bindings and launch shape.
+fn reshape_kernel_of(step: &Reshape, name: String, body: Vec<Stmt>) -> Kernel {
     let (real_src, real_dst) = step.real_ends();
     let ty = |real: bool| if real { Ty::F32 } else { Ty::C32 };
     let mut bindings = vec![
@@ -159,8 +205,7 @@ mod tests {
     /// Runs `step`'s kernel in the interpreter on `src` (f32 values) into a poisoned
     /// destination, and the host version, and returns the largest difference.
     fn kernel_against_host(step: &Reshape, src: &[f32]) -> f32 {
-        let (_, real_dst) = step.real_ends();
-        let floats = step.outputs() * if real_dst { 1 } else { 2 };
+        let (_, floats) = step.floats();
         let pairs = |v: &[f32]| -> Vec<Complex32> {
             v.chunks(2)
                 .map(|c| Complex32::new(c[0], c.get(1).copied().unwrap_or(0.0)))
@@ -189,11 +234,13 @@ mod tests {
         got[..floats]
             .iter()
             .zip(&want)
-            .map(|(g, w)| (g - w).abs())
-            .fold(
-                0.0,
-                |a, d| if d.is_nan() { f32::INFINITY } else { a.max(d) },
-            )
+            .map(|(g, w)| match (g.is_nan(), w.is_nan()) {
+                // Left unwritten by both.
+                (true, true) => 0.0,
+                (false, false) => (g - w).abs(),
+                _ => f32::INFINITY,
+            })
+            .fold(0.0, f32::max)
     }
 
     fn values(len: usize) -> Vec<f32> {
@@ -240,6 +287,37 @@ mod tests {
                 (Reshape::RealPart { len, scale: 0.25 }, values(2 * len)),
             ] {
                 assert_eq!(kernel_against_host(&step, &src), 0.0, "{}", step.name());
+            }
+        }
+    }
+
+    #[test]
+    fn gathers_and_scatters_match_the_host() {
+        for (shape, strides) in [
+            (vec![3, 4], vec![5, 1]),
+            (vec![3, 4], vec![1, 3]),
+            (vec![2, 1, 5], vec![0, 7, 2]),
+            (vec![7], vec![3]),
+        ] {
+            for real in [false, true] {
+                let span = crate::nd::layout::span(&shape, &strides).expect("small");
+                let per = if real { 1 } else { 2 };
+                let gather = Reshape::Gather {
+                    shape: shape.clone(),
+                    strides: strides.clone(),
+                    real,
+                };
+                assert_eq!(kernel_against_host(&gather, &values(span * per)), 0.0);
+                if strides.contains(&0) {
+                    continue;
+                }
+                let len: usize = shape.iter().product();
+                let scatter = Reshape::Scatter {
+                    shape: shape.clone(),
+                    strides: strides.clone(),
+                    real,
+                };
+                assert_eq!(kernel_against_host(&scatter, &values(len * per)), 0.0);
             }
         }
     }

@@ -6,6 +6,7 @@ use std::time::Instant;
 use num_complex::Complex32;
 
 use super::{Buf, Kind, NdPlan, NdSpec, StepOp};
+use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
 use crate::backend::{Device, DeviceBuffer, Element, Fft, Timer, cuda};
 use crate::error::{Error, Result};
@@ -23,11 +24,73 @@ pub struct NdFft {
     steps: Vec<Compiled>,
 }
 
-/// The arrays one run works on (see [`Buf`]).
+/// The arrays one run works on (see [`Buf`]): the contiguous ones the transforms run in
+/// (the caller's own where they are not strided), and the caller's strided buffers.
 struct Arrays<'a> {
     real: Option<&'a mut DeviceBuffer<f32>>,
     spectrum: &'a mut DeviceBuffer<Complex32>,
+    full: &'a mut Option<DeviceBuffer<Complex32>>,
+    caller: Caller<'a>,
+}
+
+/// The caller's buffers where the spec lays them out with strides: the first step gathers
+/// from the input, the last scatters into the output.
+enum Caller<'a> {
+    /// Separate input and output, each present where it is strided.
+    Apart {
+        input: Option<&'a Held>,
+        output: Option<&'a mut Held>,
+    },
+    /// One buffer both gathered from and scattered into (a complex transform in place).
+    InPlace(&'a mut Held),
+}
+
+impl Caller<'_> {
+    fn input(&self) -> Option<&Held> {
+        match self {
+            Caller::Apart { input, .. } => *input,
+            Caller::InPlace(held) => Some(held),
+        }
+    }
+
+    fn output(&mut self) -> Option<&mut Held> {
+        match self {
+            Caller::Apart { output, .. } => output.as_deref_mut(),
+            Caller::InPlace(held) => Some(held),
+        }
+    }
+}
+
+/// Device arrays a transform keeps between runs: the full-length complex array of a
+/// widened real axis, and the contiguous arrays strided buffers are gathered into and
+/// scattered from. Allocated on first use.
+#[derive(Default)]
+struct Scratch {
     full: Option<DeviceBuffer<Complex32>>,
+    real: Option<DeviceBuffer<f32>>,
+    spectrum: Option<DeviceBuffer<Complex32>>,
+}
+
+/// The caller's buffers of one run.
+enum User<'a> {
+    /// A complex transform in place.
+    Complex(&'a mut DeviceBuffer),
+    /// R2C: the reals in, the bins out.
+    RealToComplex(&'a mut DeviceBuffer<f32>, &'a mut DeviceBuffer),
+    /// C2R: the bins in, the reals out.
+    ComplexToReal(&'a mut DeviceBuffer, &'a mut DeviceBuffer<f32>),
+}
+
+/// `slot`'s array, made by `make` if it has none yet.
+fn ensure<T: Element>(
+    slot: &mut Option<DeviceBuffer<T>>,
+    make: impl FnOnce() -> Result<DeviceBuffer<T>>,
+) -> Result<&mut DeviceBuffer<T>> {
+    if slot.is_none() {
+        *slot = Some(make()?);
+    }
+    slot.as_mut()
+        .ok_or_else(|| Error::Gpu("a scratch array was not made".into()))
 }
 
 impl Device {
@@ -99,114 +162,223 @@ impl NdFft {
         )))
     }
 
-    /// Runs every step on `arrays`, queued on the device.
-    fn run(&self, arrays: &mut Arrays) -> Result<()> {
-        if self.plan.uses(Buf::Full) && arrays.full.is_none() {
-            let len = self.spec().shape.iter().product();
-            arrays.full = Some(self.device.zeros(len)?);
-        }
-        for (step, compiled) in self.plan.steps.iter().zip(&self.steps) {
-            match compiled {
-                // A half-length transform with its split or merge fused: between arrays.
-                Compiled::Fft(fft) if step.src != step.dst => {
-                    let real = arrays
-                        .real
-                        .as_deref_mut()
-                        .ok_or_else(|| missing(Buf::Packed))?;
-                    match (step.src, step.dst) {
-                        (Buf::Packed, Buf::Spectrum) => {
-                            fft.process_between(real, arrays.spectrum)?
-                        }
-                        (Buf::Spectrum, Buf::Packed) => {
-                            fft.process_between(arrays.spectrum, real)?
-                        }
-                        (src, _) => return Err(missing(src)),
-                    }
-                }
-                Compiled::Fft(fft) => match step.dst {
-                    Buf::Packed => arrays
-                        .real
-                        .as_deref_mut()
-                        .ok_or_else(|| missing(Buf::Packed))?
-                        .as_view(|v| fft.process_buffer(v))?,
-                    Buf::Spectrum => fft.process_buffer(arrays.spectrum)?,
-                    Buf::Full => {
-                        fft.process_buffer(arrays.full.as_mut().ok_or_else(|| missing(Buf::Full))?)?
-                    }
-                    Buf::Real => return Err(missing(Buf::Real)),
+    /// Whether the first step gathers a strided input and the last scatters a strided output.
+    fn strided(&self) -> (bool, bool) {
+        let is =
+            |step: Option<&super::Step>, buf| step.is_some_and(|s| s.src == buf || s.dst == buf);
+        (
+            is(self.plan.steps.first(), Buf::Input),
+            is(self.plan.steps.last(), Buf::Output),
+        )
+    }
+
+    /// Elements of the contiguous real and complex arrays the transforms run in.
+    fn dense_lens(&self) -> (usize, usize) {
+        let spec = self.spec();
+        (
+            spec.shape.iter().product(),
+            spec.complex_shape().iter().product(),
+        )
+    }
+
+    /// Runs every step on the caller's buffers `user`, queued on the device, with `scratch`
+    /// for the arrays they do not provide.
+    fn run(&self, user: User, scratch: &mut Scratch) -> Result<()> {
+        let (gather, scatter) = self.strided();
+        let (real_len, complex_len) = self.dense_lens();
+        let Scratch {
+            full,
+            real: real_scratch,
+            spectrum: spectrum_scratch,
+        } = scratch;
+        let device = &self.device;
+        let mut arrays = match user {
+            User::Complex(data) if gather || scatter => Arrays {
+                real: None,
+                spectrum: ensure(spectrum_scratch, || device.zeros(complex_len))?,
+                full,
+                caller: Caller::InPlace(&mut data.held),
+            },
+            User::Complex(data) => Arrays {
+                real: None,
+                spectrum: data,
+                full,
+                caller: Caller::Apart {
+                    input: None,
+                    output: None,
                 },
-                Compiled::Reshape(exec) => {
-                    let Arrays {
-                        real,
-                        spectrum,
-                        full,
-                    } = arrays;
-                    let real = real.as_deref_mut().map(|r| &mut r.held);
-                    let full = full.as_mut().map(|f| &mut f.held);
-                    let (src, dst) = match (step.src, step.dst) {
-                        (Buf::Real, Buf::Full) => (real.map(|r| &*r), full),
-                        (Buf::Packed, Buf::Spectrum) => {
-                            (real.map(|r| &*r), Some(&mut spectrum.held))
-                        }
-                        (Buf::Spectrum, Buf::Packed) => (Some(&spectrum.held), real),
-                        (Buf::Spectrum, Buf::Full) => (Some(&spectrum.held), full),
-                        (Buf::Full, Buf::Spectrum) => (full.map(|f| &*f), Some(&mut spectrum.held)),
-                        (Buf::Full, Buf::Real) => (full.map(|f| &*f), real),
-                        (src, _) => return Err(missing(src)),
-                    };
-                    let src = src.ok_or_else(|| missing(step.src))?;
-                    let dst = dst.ok_or_else(|| missing(step.dst))?;
-                    exec.run(src, dst)?;
+            },
+            User::RealToComplex(input, output) => {
+                let (real, input) = if gather {
+                    (
+                        ensure(real_scratch, || device.zeros_of(real_len))?,
+                        Some(&input.held),
+                    )
+                } else {
+                    (input, None)
+                };
+                let (spectrum, output) = if scatter {
+                    (
+                        ensure(spectrum_scratch, || device.zeros(complex_len))?,
+                        Some(&mut output.held),
+                    )
+                } else {
+                    (output, None)
+                };
+                Arrays {
+                    real: Some(real),
+                    spectrum,
+                    full,
+                    caller: Caller::Apart { input, output },
                 }
             }
+            User::ComplexToReal(input, output) => {
+                let (spectrum, input) = if gather {
+                    (
+                        ensure(spectrum_scratch, || device.zeros(complex_len))?,
+                        Some(&input.held),
+                    )
+                } else {
+                    (input, None)
+                };
+                let (real, output) = if scatter {
+                    (
+                        ensure(real_scratch, || device.zeros_of(real_len))?,
+                        Some(&mut output.held),
+                    )
+                } else {
+                    (output, None)
+                };
+                Arrays {
+                    real: Some(real),
+                    spectrum,
+                    full,
+                    caller: Caller::Apart { input, output },
+                }
+            }
+        };
+        if self.plan.uses(Buf::Full) {
+            ensure(arrays.full, || device.zeros(real_len))?;
+        }
+        for (step, compiled) in self.plan.steps.iter().zip(&self.steps) {
+            self.run_step(step, compiled, &mut arrays)?;
         }
         Ok(())
     }
 
-    /// A complex transform of `data` (the spec's shape, row-major) in place.
-    pub fn process(&self, data: &mut [Complex32]) -> Result<()> {
-        self.expect(Kind::ComplexToComplex)?;
-        Self::check_len::<Complex32>("array", data.len(), self.spec().input_len())?;
-        let mut spectrum = self.device.upload(data)?;
-        self.process_buffer(&mut spectrum)?;
-        spectrum.read_into(data)
+    /// Runs one step on `arrays`.
+    fn run_step(&self, step: &super::Step, compiled: &Compiled, arrays: &mut Arrays) -> Result<()> {
+        match compiled {
+            // A half-length transform with its split or merge fused: between arrays.
+            Compiled::Fft(fft) if step.src != step.dst => {
+                let real = arrays
+                    .real
+                    .as_deref_mut()
+                    .ok_or_else(|| missing(Buf::Packed))?;
+                match (step.src, step.dst) {
+                    (Buf::Packed, Buf::Spectrum) => fft.process_between(real, arrays.spectrum),
+                    (Buf::Spectrum, Buf::Packed) => fft.process_between(arrays.spectrum, real),
+                    (src, _) => Err(missing(src)),
+                }
+            }
+            Compiled::Fft(fft) => match step.dst {
+                Buf::Packed => arrays
+                    .real
+                    .as_deref_mut()
+                    .ok_or_else(|| missing(Buf::Packed))?
+                    .as_view(|v| fft.process_buffer(v)),
+                Buf::Spectrum => fft.process_buffer(arrays.spectrum),
+                Buf::Full => {
+                    fft.process_buffer(arrays.full.as_mut().ok_or_else(|| missing(Buf::Full))?)
+                }
+                other => Err(missing(other)),
+            },
+            Compiled::Reshape(exec) => {
+                let Arrays {
+                    real,
+                    spectrum,
+                    full,
+                    caller,
+                } = arrays;
+                let real = real.as_deref_mut().map(|r| &mut r.held);
+                let full = full.as_mut().map(|f| &mut f.held);
+                let (src, dst) = match (step.src, step.dst) {
+                    (Buf::Real, Buf::Full) => (real.map(|r| &*r), full),
+                    (Buf::Packed, Buf::Spectrum) => (real.map(|r| &*r), Some(&mut spectrum.held)),
+                    (Buf::Spectrum, Buf::Packed) => (Some(&spectrum.held), real),
+                    (Buf::Spectrum, Buf::Full) => (Some(&spectrum.held), full),
+                    (Buf::Full, Buf::Spectrum) => (full.map(|f| &*f), Some(&mut spectrum.held)),
+                    (Buf::Full, Buf::Real) => (full.map(|f| &*f), real),
+                    (Buf::Input, Buf::Spectrum) => (caller.input(), Some(&mut spectrum.held)),
+                    (Buf::Input, Buf::Real) => (caller.input(), real),
+                    (Buf::Spectrum, Buf::Output) => (Some(&spectrum.held), caller.output()),
+                    (Buf::Real, Buf::Output) => (real.map(|r| &*r), caller.output()),
+                    (src, _) => return Err(missing(src)),
+                };
+                let src = src.ok_or_else(|| missing(step.src))?;
+                let dst = dst.ok_or_else(|| missing(step.dst))?;
+                exec.run(src, dst)
+            }
+        }
     }
 
-    /// R2C: `input` (the spec's shape, reals) into `output` (its complex shape).
+    /// Elements a buffer transformed in place holds: its input and its output layout both.
+    fn in_place_len(&self) -> usize {
+        self.spec().input_len().max(self.spec().output_len())
+    }
+
+    /// A complex transform of `data` in place: the spec's shape, row-major, or laid out by
+    /// its strides (then [`NdSpec::input_len`] or [`NdSpec::output_len`] elements, the
+    /// larger; those outside the output's layout keep their values).
+    pub fn process(&self, data: &mut [Complex32]) -> Result<()> {
+        self.expect(Kind::ComplexToComplex)?;
+        Self::check_len::<Complex32>("array", data.len(), self.in_place_len())?;
+        let mut buffer = self.device.upload(data)?;
+        self.process_buffer(&mut buffer)?;
+        buffer.read_into(data)
+    }
+
+    /// R2C: `input` ([`NdSpec::input_len`] reals) into `output` ([`NdSpec::output_len`]
+    /// complex values; with output strides, the elements outside them keep their values).
     pub fn process_real_to_complex(&self, input: &[f32], output: &mut [Complex32]) -> Result<()> {
         self.expect(Kind::RealToComplex)?;
         Self::check_len::<f32>("input", input.len(), self.spec().input_len())?;
         Self::check_len::<Complex32>("output", output.len(), self.spec().output_len())?;
         let mut real = self.device.upload(input)?;
-        let mut spectrum = self.device.zeros(output.len())?;
+        let mut spectrum = match self.strided().1 {
+            true => self.device.upload(output)?,
+            false => self.device.zeros(output.len())?,
+        };
         self.process_buffer_real_to_complex(&mut real, &mut spectrum)?;
         spectrum.read_into(output)
     }
 
-    /// C2R: `input` (the spec's complex shape) into `output` (its shape, reals).
+    /// C2R: `input` ([`NdSpec::input_len`] complex values) into `output`
+    /// ([`NdSpec::output_len`] reals; with output strides, the elements outside them keep
+    /// their values).
     pub fn process_complex_to_real(&self, input: &[Complex32], output: &mut [f32]) -> Result<()> {
         self.expect(Kind::ComplexToReal)?;
         Self::check_len::<Complex32>("input", input.len(), self.spec().input_len())?;
         Self::check_len::<f32>("output", output.len(), self.spec().output_len())?;
         let mut spectrum = self.device.upload(input)?;
-        let mut real = self.device.zeros_of(output.len())?;
+        let mut real = match self.strided().1 {
+            true => self.device.upload(output)?,
+            false => self.device.zeros_of(output.len())?,
+        };
         self.process_buffer_complex_to_real(&mut spectrum, &mut real)?;
         real.read_into(output)
     }
 
-    /// A complex transform of device-resident `data` in place (queued, not waited for).
+    /// A complex transform of device-resident `data` in place (queued, not waited for); see
+    /// [`NdFft::process`] for its length.
     pub fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
         self.expect(Kind::ComplexToComplex)?;
-        Self::check_len::<Complex32>("buffer", data.len(), self.spec().input_len())?;
-        self.run(&mut Arrays {
-            real: None,
-            spectrum: data,
-            full: None,
-        })
+        Self::check_len::<Complex32>("buffer", data.len(), self.in_place_len())?;
+        self.run(User::Complex(data), &mut Scratch::default())
     }
 
-    /// R2C on device-resident arrays (queued, not waited for). `input` is used as scratch
-    /// and left overwritten, as cuFFT's out-of-place real transforms may do.
+    /// R2C on device-resident arrays (queued, not waited for). A contiguous `input` is used
+    /// as scratch and left overwritten, as cuFFT's out-of-place real transforms may do.
     pub fn process_buffer_real_to_complex(
         &self,
         input: &mut DeviceBuffer<f32>,
@@ -215,15 +387,11 @@ impl NdFft {
         self.expect(Kind::RealToComplex)?;
         Self::check_len::<f32>("input", input.len(), self.spec().input_len())?;
         Self::check_len::<Complex32>("output", output.len(), self.spec().output_len())?;
-        self.run(&mut Arrays {
-            real: Some(input),
-            spectrum: output,
-            full: None,
-        })
+        self.run(User::RealToComplex(input, output), &mut Scratch::default())
     }
 
-    /// C2R on device-resident arrays (queued, not waited for). `input` is used as scratch
-    /// and left overwritten, as cuFFT's C2R does.
+    /// C2R on device-resident arrays (queued, not waited for). A contiguous `input` is used
+    /// as scratch and left overwritten, as cuFFT's C2R does.
     pub fn process_buffer_complex_to_real(
         &self,
         input: &mut DeviceBuffer,
@@ -232,44 +400,54 @@ impl NdFft {
         self.expect(Kind::ComplexToReal)?;
         Self::check_len::<Complex32>("input", input.len(), self.spec().input_len())?;
         Self::check_len::<f32>("output", output.len(), self.spec().output_len())?;
-        self.run(&mut Arrays {
-            real: Some(output),
-            spectrum: input,
-            full: None,
-        })
+        self.run(User::ComplexToReal(input, output), &mut Scratch::default())
     }
 
     /// Times `reps` runs on device-resident arrays of the spec's sizes (their values do not
-    /// change the time): seconds each, CUDA events on CUDA, the host clock around each run
-    /// (waiting for the device) elsewhere.
+    /// change the time; scratch arrays are made before the first): seconds each, CUDA events
+    /// on CUDA, the host clock around each run (waiting for the device) elsewhere.
     pub fn time(&self, reps: usize) -> Result<(Vec<f64>, Timer)> {
         let spec = self.spec();
-        let (real_len, complex_len) = match spec.kind() {
-            Kind::ComplexToComplex => (None, spec.input_len()),
-            Kind::RealToComplex => (Some(spec.input_len()), spec.output_len()),
-            Kind::ComplexToReal => (Some(spec.output_len()), spec.input_len()),
+        let mut scratch = Scratch::default();
+        let (input_len, output_len) = (spec.input_len(), spec.output_len());
+        let (mut complex_in, mut real_in) = (None, None);
+        let (mut complex_out, mut real_out) = (None, None);
+        match spec.kind() {
+            Kind::ComplexToComplex => complex_in = Some(self.device.zeros(self.in_place_len())?),
+            Kind::RealToComplex => {
+                real_in = Some(self.device.zeros_of::<f32>(input_len)?);
+                complex_out = Some(self.device.zeros(output_len)?);
+            }
+            Kind::ComplexToReal => {
+                complex_in = Some(self.device.zeros(input_len)?);
+                real_out = Some(self.device.zeros_of::<f32>(output_len)?);
+            }
+        }
+        let mut once = |scratch: &mut Scratch| -> Result<()> {
+            let user = match (
+                &mut complex_in,
+                &mut real_in,
+                &mut complex_out,
+                &mut real_out,
+            ) {
+                (Some(data), None, None, None) => User::Complex(data),
+                (None, Some(input), Some(output), None) => User::RealToComplex(input, output),
+                (Some(input), None, None, Some(output)) => User::ComplexToReal(input, output),
+                _ => return Err(Error::InvalidSpec("no arrays for this kind".into())),
+            };
+            self.run(user, scratch)
         };
-        let mut spectrum = self.device.zeros(complex_len)?;
-        let mut real = match real_len {
-            Some(len) => Some(self.device.zeros_of::<f32>(len)?),
-            None => None,
-        };
-        let mut arrays = Arrays {
-            real: real.as_mut(),
-            spectrum: &mut spectrum,
-            full: None,
-        };
-        // The first run allocates the scratch array and compiles nothing more.
-        self.run(&mut arrays)?;
+        // The first run makes the scratch arrays and compiles nothing more.
+        once(&mut scratch)?;
         self.device.synchronize()?;
         if let Device::Cuda(d) = &self.device {
-            let seconds = cuda::time_events(d, reps.max(1), || self.run(&mut arrays))?;
+            let seconds = cuda::time_events(d, reps.max(1), || once(&mut scratch))?;
             return Ok((seconds, Timer::GpuTimestamps));
         }
         let mut seconds = Vec::with_capacity(reps.max(1));
         for _ in 0..reps.max(1) {
             let t = Instant::now();
-            self.run(&mut arrays)?;
+            once(&mut scratch)?;
             self.device.synchronize()?;
             seconds.push(t.elapsed().as_secs_f64());
         }

@@ -8,6 +8,26 @@ use super::Reshape;
 /// Runs `step` from `src` into `dst` (f32 values; complex data as interleaved pairs).
 pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
     match *step {
+        Reshape::Gather {
+            ref shape,
+            ref strides,
+            real,
+        } => {
+            let per = if real { 1 } else { 2 };
+            for (i, at) in strided_offsets(shape, strides).enumerate() {
+                dst[i * per..][..per].copy_from_slice(&src[at * per..][..per]);
+            }
+        }
+        Reshape::Scatter {
+            ref shape,
+            ref strides,
+            real,
+        } => {
+            let per = if real { 1 } else { 2 };
+            for (i, at) in strided_offsets(shape, strides).enumerate() {
+                dst[at * per..][..per].copy_from_slice(&src[i * per..][..per]);
+            }
+        }
         Reshape::Widen { len } => {
             let dst: &mut [Complex32] = bytemuck::cast_slice_mut(dst);
             for (d, &s) in dst[..len].iter_mut().zip(src) {
@@ -26,6 +46,23 @@ pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
             bytemuck::cast_slice_mut(dst),
         ),
     }
+}
+
+/// The strided offset `Σ i_k · strides[k]` of every element of `shape`, in row-major order.
+fn strided_offsets<'a>(
+    shape: &'a [usize],
+    strides: &'a [usize],
+) -> impl Iterator<Item = usize> + 'a {
+    let len: usize = shape.iter().product();
+    (0..len).map(move |i| {
+        let mut rest = i;
+        let mut at = 0;
+        for (&n, &stride) in shape.iter().zip(strides).rev() {
+            at += (rest % n) * stride;
+            rest /= n;
+        }
+        at
+    })
 }
 
 fn complex_reshape(step: &Reshape, src: &[Complex32], dst: &mut [Complex32]) {
@@ -73,8 +110,11 @@ fn complex_reshape(step: &Reshape, src: &[Complex32], dst: &mut [Complex32]) {
                 }
             }
         }
-        Reshape::Widen { .. } | Reshape::RealPart { .. } => {
-            unreachable!("real steps are handled by reshape()")
+        Reshape::Widen { .. }
+        | Reshape::RealPart { .. }
+        | Reshape::Gather { .. }
+        | Reshape::Scatter { .. } => {
+            unreachable!("handled by reshape()")
         }
     }
 }

@@ -8,10 +8,12 @@
 
 mod exec;
 mod host;
+pub(crate) mod layout;
 pub(crate) mod plan;
 
 pub use exec::NdFft;
 pub(crate) use host::reshape as reshape_on_host;
+
 pub use plan::{Buf, NdPlan, Reshape, Step, StepOp};
 
 use crate::error::{Error, Result};
@@ -75,6 +77,13 @@ pub struct NdSpec {
     /// Scale the result by 1 / (product of the transformed extents), as NumPy's inverse
     /// transforms do. Off by default, like cuFFT and FFTW.
     pub normalize: bool,
+    /// Where the input's elements lie in its buffer: element `(i_0, .., i_{r-1})` of the
+    /// input array at `Σ i_k · strides[k]` (elements of the input's type). `None`: row-major
+    /// and contiguous.
+    pub input_strides: Option<Vec<usize>>,
+    /// The same for the output (no two elements on one place); buffer elements outside it
+    /// are left as they were.
+    pub output_strides: Option<Vec<usize>>,
 }
 
 impl NdSpec {
@@ -86,6 +95,8 @@ impl NdSpec {
             real: false,
             direction: Direction::Forward,
             normalize: false,
+            input_strides: None,
+            output_strides: None,
         }
     }
 
@@ -118,6 +129,49 @@ impl NdSpec {
         self
     }
 
+    /// Lays the input out with these element strides, one per axis of the input array (the
+    /// real shape for R2C, the complex one for C2R), like `cufftPlanMany`'s `istride`,
+    /// `inembed` and `idist` or a NumPy array's strides (in elements, not bytes): rows padded
+    /// to a pitch, a column-major array, a batch spaced out in a larger buffer.
+    ///
+    /// ```
+    /// use tierfft::NdSpec;
+    /// // 100 rows of 1000 reals, each row starting 1024 floats after the last (a pitch), into
+    /// // 501 bins per row with every row's bins 512 complex values apart.
+    /// let spec = NdSpec::new(&[100, 1000]).axes(&[1]).real()
+    ///     .input_strides(&[1024, 1])
+    ///     .output_strides(&[512, 1]);
+    /// assert!(spec.validate().is_ok());
+    /// assert_eq!((spec.input_len(), spec.output_len()), (99 * 1024 + 1000, 99 * 512 + 501));
+    /// ```
+    pub fn input_strides(mut self, strides: &[usize]) -> Self {
+        self.input_strides = Some(strides.to_vec());
+        self
+    }
+
+    /// Lays the output out with these element strides, one per axis of the output array (see
+    /// [`NdSpec::input_strides`]); the output's elements must not overlap.
+    pub fn output_strides(mut self, strides: &[usize]) -> Self {
+        self.output_strides = Some(strides.to_vec());
+        self
+    }
+
+    /// The input array's shape: the real one for R2C, the complex one for C2R.
+    pub fn input_shape(&self) -> Vec<usize> {
+        match self.kind() {
+            Kind::ComplexToReal => self.complex_shape(),
+            _ => self.shape.clone(),
+        }
+    }
+
+    /// The output array's shape: the complex one for R2C, the real one for C2R.
+    pub fn output_shape(&self) -> Vec<usize> {
+        match self.kind() {
+            Kind::RealToComplex => self.complex_shape(),
+            _ => self.shape.clone(),
+        }
+    }
+
     /// Complex, real-to-complex or complex-to-real.
     pub fn kind(&self) -> Kind {
         match (self.real, self.direction) {
@@ -147,27 +201,31 @@ impl NdSpec {
         shape
     }
 
-    /// Elements of the input: reals for R2C, complex values otherwise (of a validated spec:
-    /// the products are not checked for overflow here).
+    /// Elements the input buffer holds: reals for R2C, complex values otherwise; the array's
+    /// size, or the span of its strides (of a validated spec: not checked for overflow here).
     pub fn input_len(&self) -> usize {
-        match self.kind() {
-            Kind::ComplexToReal => self.complex_shape().iter().product(),
-            _ => self.shape.iter().product(),
+        let shape = self.input_shape();
+        match &self.input_strides {
+            Some(strides) => layout::span(&shape, strides).unwrap_or(usize::MAX),
+            None => shape.iter().product(),
         }
     }
 
-    /// Elements of the output: reals for C2R, complex values otherwise.
+    /// Elements the output buffer holds: reals for C2R, complex values otherwise; the
+    /// array's size, or the span of its strides.
     pub fn output_len(&self) -> usize {
-        match self.kind() {
-            Kind::RealToComplex => self.complex_shape().iter().product(),
-            _ => self.shape.iter().product(),
+        let shape = self.output_shape();
+        match &self.output_strides {
+            Some(strides) => layout::span(&shape, strides).unwrap_or(usize::MAX),
+            None => shape.iter().product(),
         }
     }
 
     /// Checks the spec on its own: a non-empty shape of non-zero extents, each transformed
     /// extent at most 2^[`MAX_LOG2_N`], axes in range and not repeated (NumPy allows a
-    /// repeated axis; here it is an error), at least one axis, and at most 2^31 elements
-    /// (the kernels index with 32-bit integers).
+    /// repeated axis; here it is an error), at least one axis, at most 2^31 elements (the
+    /// kernels index with 32-bit integers), and strides (one per axis, spanning at most 2^31
+    /// elements, the output's not overlapping).
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::InvalidSpec(m));
         if self.shape.is_empty() {
@@ -207,6 +265,12 @@ impl NdSpec {
                 device: "any".into(),
                 detail: "kernels index arrays of at most 2^31 elements".into(),
             });
+        }
+        if let Some(strides) = &self.input_strides {
+            layout::check("input", &self.input_shape(), strides, false, MAX_ELEMENTS)?;
+        }
+        if let Some(strides) = &self.output_strides {
+            layout::check("output", &self.output_shape(), strides, true, MAX_ELEMENTS)?;
         }
         Ok(())
     }

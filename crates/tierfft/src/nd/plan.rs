@@ -29,6 +29,12 @@ pub enum Buf {
     Spectrum,
     /// A complex array of the real side's shape: a real axis at full length.
     Full,
+    /// The caller's input laid out with strides ([`NdSpec::input_strides`]), only gathered
+    /// from.
+    Input,
+    /// The caller's output laid out with strides ([`NdSpec::output_strides`]), only
+    /// scattered into (the same buffer as [`Buf::Input`] for an in-place transform).
+    Output,
 }
 
 /// A step that is not a transform: one pass moving between real and complex data, one
@@ -90,12 +96,35 @@ pub enum Reshape {
         /// Factor on every value (1/n for a normalised inverse transform).
         scale: f32,
     },
+    /// A strided array into a contiguous row-major one: element `i` (row-major over `shape`,
+    /// multi-index `(i_0, ..)`) from element `Σ i_k · strides[k]` of the source.
+    Gather {
+        /// The array's extents.
+        shape: Vec<usize>,
+        /// Source elements between neighbours along each axis.
+        strides: Vec<usize>,
+        /// Reals (else complex values).
+        real: bool,
+    },
+    /// The reverse of [`Reshape::Gather`]: contiguous element `i` to `Σ i_k · strides[k]`
+    /// of the destination, whose other elements are left as they were.
+    Scatter {
+        /// The array's extents.
+        shape: Vec<usize>,
+        /// Destination elements between neighbours along each axis.
+        strides: Vec<usize>,
+        /// Reals (else complex values).
+        real: bool,
+    },
 }
 
 impl Reshape {
-    /// Elements written.
+    /// Elements written (one thread each).
     pub fn outputs(&self) -> usize {
         match *self {
+            Reshape::Gather { ref shape, .. } | Reshape::Scatter { ref shape, .. } => {
+                shape.iter().product()
+            }
             Reshape::Split { n, rows, .. } => rows * (n / 2 + 1),
             Reshape::Merge { n, rows, .. } => rows * (n / 2),
             Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
@@ -104,9 +133,15 @@ impl Reshape {
         }
     }
 
-    /// Elements read.
+    /// Elements the source holds.
     pub fn inputs(&self) -> usize {
         match *self {
+            Reshape::Gather {
+                ref shape,
+                ref strides,
+                ..
+            } => super::layout::span(shape, strides).unwrap_or(usize::MAX),
+            Reshape::Scatter { ref shape, .. } => shape.iter().product(),
             Reshape::Split { n, rows, .. } => rows * (n / 2),
             Reshape::Merge { n, rows, .. } => rows * (n / 2 + 1),
             Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
@@ -115,19 +150,23 @@ impl Reshape {
         }
     }
 
-    /// f32 values read and written (complex values count two).
+    /// f32 values the source and the destination hold (complex values count two).
     pub fn floats(&self) -> (usize, usize) {
         let (real_src, real_dst) = self.real_ends();
         let per = |real: bool| if real { 1 } else { 2 };
-        (
-            self.inputs() * per(real_src),
-            self.outputs() * per(real_dst),
-        )
+        let dst = match self {
+            Reshape::Scatter { shape, strides, .. } => {
+                super::layout::span(shape, strides).unwrap_or(usize::MAX)
+            }
+            _ => self.outputs(),
+        };
+        (self.inputs() * per(real_src), dst * per(real_dst))
     }
 
     /// Whether the source and the destination hold reals (else complex values).
     pub fn real_ends(&self) -> (bool, bool) {
         match self {
+            Reshape::Gather { real, .. } | Reshape::Scatter { real, .. } => (*real, *real),
             Reshape::Widen { .. } => (true, false),
             Reshape::RealPart { .. } => (false, true),
             _ => (false, false),
@@ -147,7 +186,7 @@ impl Reshape {
 
     /// A short name for kernels and printed plans.
     pub fn name(&self) -> String {
-        match *self {
+        match self {
             Reshape::Split { n, rows, .. } => {
                 format!(
                     "split {rows} × {} points into {} bins each (R2C)",
@@ -175,6 +214,22 @@ impl Reshape {
                 n / 2 + 1
             ),
             Reshape::RealPart { len, .. } => format!("real parts of {len} values"),
+            Reshape::Gather {
+                shape,
+                strides,
+                real,
+            } => format!(
+                "gather the {shape:?} {} input from strides {strides:?}",
+                if *real { "real" } else { "complex" }
+            ),
+            Reshape::Scatter {
+                shape,
+                strides,
+                real,
+            } => format!(
+                "scatter the {shape:?} {} output to strides {strides:?}",
+                if *real { "real" } else { "complex" }
+            ),
         }
     }
 }
@@ -238,6 +293,59 @@ impl NdPlan {
     /// Plans `spec` (validated first).
     pub fn new(spec: &NdSpec) -> Result<NdPlan> {
         spec.validate()?;
+        // Strided input and output: gathered into the contiguous array the steps start from,
+        // scattered from the one they end in (the steps themselves know only row-major).
+        let (first, last) = match spec.kind() {
+            Kind::ComplexToComplex => (Buf::Spectrum, Buf::Spectrum),
+            Kind::RealToComplex => (Buf::Real, Buf::Spectrum),
+            Kind::ComplexToReal => (Buf::Spectrum, Buf::Real),
+        };
+        // A complex transform runs in the caller's one buffer: strided on either side, it is
+        // gathered and scattered on both (row-major where no strides are given).
+        let both = spec.kind() == Kind::ComplexToComplex
+            && (spec.input_strides.is_some() || spec.output_strides.is_some());
+        let strided = |shape: Vec<usize>, strides: &Option<Vec<usize>>| match strides {
+            Some(s) => Some((shape, s.clone())),
+            None if both => {
+                let s = super::layout::row_major(&shape);
+                Some((shape, s))
+            }
+            None => None,
+        };
+        let mut steps = Vec::new();
+        if let Some((shape, strides)) = strided(spec.input_shape(), &spec.input_strides) {
+            let real = spec.kind() == Kind::RealToComplex;
+            steps.push(Step {
+                op: StepOp::Reshape(Reshape::Gather {
+                    shape,
+                    strides,
+                    real,
+                }),
+                src: Buf::Input,
+                dst: first,
+            });
+        }
+        steps.extend(Self::dense_steps(spec));
+        if let Some((shape, strides)) = strided(spec.output_shape(), &spec.output_strides) {
+            let real = spec.kind() == Kind::ComplexToReal;
+            steps.push(Step {
+                op: StepOp::Reshape(Reshape::Scatter {
+                    shape,
+                    strides,
+                    real,
+                }),
+                src: last,
+                dst: Buf::Output,
+            });
+        }
+        Ok(NdPlan {
+            spec: spec.clone(),
+            steps,
+        })
+    }
+
+    /// The steps over row-major contiguous arrays.
+    fn dense_steps(spec: &NdSpec) -> Vec<Step> {
         let mut steps = Vec::new();
         let dir = spec.direction;
         let complex = spec.complex_shape();
@@ -271,10 +379,7 @@ impl NdPlan {
             for &a in &spec.axes {
                 fft(&mut steps, &complex, a, Buf::Spectrum, norm);
             }
-            return Ok(NdPlan {
-                spec: spec.clone(),
-                steps,
-            });
+            return steps;
         };
         let (outer, n, inner) = around(&spec.shape, real_axis);
         let packed = inner == 1 && n.is_multiple_of(2);
@@ -324,10 +429,7 @@ impl NdPlan {
             }
             Kind::ComplexToComplex => unreachable!("real_axis is None for complex transforms"),
         }
-        Ok(NdPlan {
-            spec: spec.clone(),
-            steps,
-        })
+        steps
     }
 
     /// Plans `spec` for a device with `limits`: [`NdPlan::new`]'s steps, with an even real
