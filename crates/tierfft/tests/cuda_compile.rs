@@ -94,18 +94,28 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
-    // Real transforms' splits and merges fused into their half-length passes.
-    for n in [2, 130, 1000, 4096, 8192, 16384, 32768, 1 << 20] {
+    // N-D and real transforms: the splits and merges fused into their half-length passes,
+    // and every step between arrays (splits, merges, widening, cuts, Hermitian extensions,
+    // gathers from and scatters to strided layouts).
+    for n in [2, 7, 130, 1000, 4096, 8192, 16384, 32768, 1 << 20] {
         for spec in [
             tierfft::NdSpec::new(&[3, n]).real(),
             tierfft::NdSpec::new(&[3, n]).real().inverse(),
+            tierfft::NdSpec::new(&[n, 3]).real().input_strides(&[1, n]),
+            tierfft::NdSpec::new(&[3, n]).real().inverse().output_strides(&[n + 5, 1]),
+            tierfft::NdSpec::new(&[3, n]).input_strides(&[1, 3]),
         ] {
             let nd = tierfft::nd::NdPlan::for_device(&spec, Some(&limits)).expect("plan");
             for step in &nd.steps {
-                if let tierfft::nd::StepOp::Fft { spec, .. } = &step.op {
-                    let plan = Plan::new(spec, &limits).expect("plan");
-                    for (pass, in_place) in plan.kernels() {
-                        sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+                match &step.op {
+                    tierfft::nd::StepOp::Fft { spec, .. } => {
+                        let plan = Plan::new(spec, &limits).expect("plan");
+                        for (pass, in_place) in plan.kernels() {
+                            sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+                        }
+                    }
+                    tierfft::nd::StepOp::Reshape(r) => {
+                        sources.insert(cuda::print(&tierfft::kernel::reshape_kernel(r)));
                     }
                 }
             }
