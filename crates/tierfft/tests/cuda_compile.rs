@@ -102,7 +102,10 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             tierfft::NdSpec::new(&[3, n]).real(),
             tierfft::NdSpec::new(&[3, n]).real().inverse(),
             tierfft::NdSpec::new(&[n, 3]).real().input_strides(&[1, n]),
-            tierfft::NdSpec::new(&[3, n]).real().inverse().output_strides(&[n + 5, 1]),
+            tierfft::NdSpec::new(&[3, n])
+                .real()
+                .inverse()
+                .output_strides(&[n + 5, 1]),
             tierfft::NdSpec::new(&[3, n]).input_strides(&[1, 3]),
         ] {
             let nd = tierfft::nd::NdPlan::for_device(&spec, Some(&limits)).expect("plan");

@@ -25,7 +25,7 @@ pub mod shape;
 
 pub use bluestein::Bluestein;
 pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
-pub use real::RealFusion;
+pub use real::{RealFusion, split_line};
 pub use shape::{is_smooth, radices};
 
 use passes::{multi_pass, single_pass};

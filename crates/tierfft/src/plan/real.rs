@@ -39,8 +39,13 @@ pub(super) fn unfusable(spec: &FftSpec, limits: &DeviceLimits, why: &str) -> Err
     }
 }
 
-/// Puts the split on the last pass (one-pass plans of rows only) or the merge on the first.
-/// `n` is the half-length transform's points.
+/// Puts the split on the last pass or the merge on the first. `n` is the half-length
+/// transform's points.
+///
+/// A one-pass line holds all its points. In a longer plan the last pass's line `j` (of
+/// `S = n / size`) holds outputs `j + q·S`, whose mirrors `n − j − q·S` lie in line `S − j`
+/// (lines 0 and `S/2` are their own mirrors), so each workgroup of `L` lines takes `L/2`
+/// lines and their mirrors ([`split_line`]): that needs an even `L` dividing `S`.
 pub(super) fn fuse(
     passes: &mut [Pass],
     n: usize,
@@ -51,29 +56,45 @@ pub(super) fn fuse(
         half,
         twiddles: crate::twiddle::table(n + 1, 1, 2 * n, -1.0).into(),
     };
-    let count = passes.len();
-    let too_long = || Error::Unsupported {
+    let unpaired = |why: String| Error::Unsupported {
         what: format!("a {}-point R2C's split fused into its last pass", 2 * n),
         device: limits.name.clone(),
-        detail: format!(
-            "the {n}-point half-length transform takes {} passes, and only a one-pass line \
-             holds the points k and n − k the split pairs",
-            count
-        ),
+        detail: why,
     };
     match half {
         RealHalf::Split { .. } => {
-            let [pass] = passes else {
-                return Err(too_long());
+            let count = passes.len();
+            let Some(pass) = passes.last_mut() else {
+                return Err(unpaired("the plan has no pass".into()));
             };
-            if pass.order != LineOrder::Contiguous || pass.prefetch {
-                return Err(too_long());
+            let lines = n / pass.size;
+            let pairs = match pass.order {
+                LineOrder::Contiguous => count == 1 && !pass.prefetch,
+                LineOrder::Interleaved => {
+                    count > 1
+                        && pass.lines_per_group >= 2
+                        && pass.lines_per_group.is_multiple_of(2)
+                        && lines.is_multiple_of(pass.lines_per_group)
+                }
+            };
+            if !pairs {
+                return Err(unpaired(format!(
+                    "its last pass's workgroups ({} lines of {} per transform, {:?}) cannot \
+                     hold each line with its mirror",
+                    pass.lines_per_group, lines, pass.order
+                )));
             }
             pass.real = Some(fusion);
             pass.dst_len = n + 1;
             // The split's own exchange stores each line's bins, contiguous across its threads.
             pass.staged_store = false;
-            fit_workgroup(pass, limits);
+            if count == 1 {
+                fit_workgroup(pass, limits);
+            } else if pass.workgroup_bytes() > limits.workgroup_memory {
+                return Err(unpaired(
+                    "its exchange does not fit workgroup memory".into(),
+                ));
+            }
         }
         RealHalf::Merge { .. } => {
             let pass = &mut passes[0];
@@ -89,6 +110,20 @@ pub(super) fn fuse(
     Ok(())
 }
 
+/// Line `j` (of `lines` per transform) that the `t`-th line of workgroup `g` takes in a
+/// split's last pass of `group` lines: the first half of a workgroup takes
+/// `j = g·group/2 + t`, the second half their mirrors `lines − j`, with the mirror of 0 (its
+/// own) replaced by the other line that is its own mirror, `lines/2`. Each line once.
+pub fn split_line(g: usize, t: usize, group: usize, lines: usize) -> usize {
+    let half = group / 2;
+    let base = g * half + t % half;
+    match (t < half, base) {
+        (true, _) => base,
+        (false, 0) => lines / 2,
+        (false, _) => lines - base,
+    }
+}
+
 /// Halves the lines a workgroup packs until its workgroup memory fits the device (the split's
 /// exchange may be the pass's first).
 fn fit_workgroup(pass: &mut Pass, limits: &DeviceLimits) {
@@ -97,5 +132,33 @@ fn fit_workgroup(pass: &mut Pass, limits: &DeviceLimits) {
     }
     if pass.workgroup_bytes() > limits.workgroup_memory {
         pass.padded = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_line;
+
+    #[test]
+    fn split_lines_take_every_line_once_with_its_mirror() {
+        for (group, lines) in [(2, 2), (2, 8), (4, 16), (16, 256), (8, 8)] {
+            let mut seen = vec![false; lines];
+            for g in 0..lines / group {
+                for t in 0..group {
+                    let j = split_line(g, t, group, lines);
+                    assert!(!seen[j], "line {j} twice ({group}, {lines})");
+                    seen[j] = true;
+                    // Its mirror is in the same workgroup.
+                    let mirror = (lines - j) % lines;
+                    let partner = if j == 0 || 2 * j == lines {
+                        t
+                    } else {
+                        t ^ (group / 2)
+                    };
+                    assert_eq!(split_line(g, partner, group, lines), mirror);
+                }
+            }
+            assert!(seen.iter().all(|&s| s));
+        }
     }
 }

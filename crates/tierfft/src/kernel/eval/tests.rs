@@ -359,11 +359,22 @@ fn fused_real_splits_and_merges() {
             err <= 1e-6,
             "{profile}, merge of m = {m}: error {err:e}\n{plan}"
         );
-        // The split needs a one-pass line.
-        let split = FftSpec::new(m).real_half(RealHalf::Split { scale: 1.0 });
-        assert!(matches!(
-            Plan::new(&split, &limits),
-            Err(crate::Error::Unsupported { .. })
-        ));
+        // The split on the last pass, each workgroup holding lines and their mirrors; where
+        // the workgroups cannot pair them (375 lines of 8 per workgroup), an error.
+        let split = FftSpec::new(m)
+            .batch(2)
+            .real_half(RealHalf::Split { scale: 0.25 });
+        if !m.is_power_of_two() {
+            let refused = Plan::new(&split, &limits);
+            assert!(matches!(refused, Err(crate::Error::Unsupported { .. })));
+            continue;
+        }
+        let input = random(&mut rng, 2 * m);
+        let (plan, out) = run(&split, &limits, &input);
+        let err = relative_l2_error(&out, &rfft_f64(&input, m, 0.25));
+        assert!(
+            err <= 1e-6,
+            "{profile}, split of m = {m}: error {err:e}\n{plan}"
+        );
     }
 }

@@ -113,6 +113,23 @@ impl PassGen<'_> {
                 }
             }
             (Layout::Rows, true) => self.row_bases(var("line")),
+            (Layout::Rows, false) if p.splits_real() => {
+                // Half the workgroup's lines and their mirrors (plan::split_line).
+                let (per, half) = (n / p.size, lines / 2);
+                self.em
+                    .comment("R2C: lines j and their mirrors n − j in one workgroup");
+                let g = self.em.bind(Ty::U32, (var("line") % u(per)) / u(lines));
+                let base = g * u(half) + var("lc") % u(half);
+                self.em.let_("pair_base", Ty::U32, base);
+                let mirror = select(
+                    lt(var("pair_base"), u(1)),
+                    u(per / 2),
+                    u(per) - var("pair_base"),
+                );
+                let j = select(lt(var("lc"), u(half)), var("pair_base"), mirror);
+                self.em.let_("j", Ty::U32, j);
+                self.row_bases(var("line") / u(per));
+            }
             (Layout::Rows, false) => {
                 let per = n / p.size;
                 self.em.let_("j", Ty::U32, var("line") % u(per));

@@ -49,24 +49,55 @@ impl PassGen<'_> {
     }
 
     /// Stores the line's bins: the held points `Z` go to workgroup memory, each thread reads
-    /// `a = Z[k]` and `b = Z*[n−k]` for its `k = tl + T·q` and stores
-    /// `X[k] = ((a + b) − i·W^k·(a − b))·scale/2`; thread 0 also stores
-    /// `X[n] = (Re Z[0] − Im Z[0])·scale`.
+    /// `a = Z[k]` and `b = Z*[n−k]` for each output `k` it holds and stores
+    /// `X[k] = ((a + b) − i·W^k·(a − b))·scale/2`, and the thread holding `k = 0` also
+    /// `X[n] = (Re Z[0] − Im Z[0])·scale`. In a one-pass line `n − k` is in the same line; in
+    /// the last of several passes it is in the mirror line the workgroup also holds.
     pub(super) fn store_split(&mut self, scale: f32, twiddles: &Arc<[Complex32]>) {
         let n = self.spec.n;
+        let p = self.pass;
         let w = self.plan.aux_offset(twiddles);
         let (t, e) = (self.t(), self.e());
         self.em.comment(format!(
             "R2C: pair points k and {n} − k through workgroup memory, split into {} bins",
             n + 1
         ));
-        let ks: Vec<Expr> = (0..e).map(|q| var("tl") + u(t * q)).collect();
+        let positions: Vec<Expr> = (0..e).map(|q| var("tl") + u(t * q)).collect();
+        let mut ks = Vec::with_capacity(e);
         let mut mirrors = Vec::with_capacity(e);
-        for k in &ks {
-            let mk = select(lt(k.clone(), u(1)), u(0), u(n) - k.clone());
-            let mk = self.em.bind(Ty::U32, mk);
-            let at = self.shared_index(mk);
-            mirrors.push(self.pad_whole(at));
+        if p.size == n {
+            for pos in &positions {
+                ks.push(pos.clone());
+                let mk = select(lt(pos.clone(), u(1)), u(0), u(n) - pos.clone());
+                let mk = self.em.bind(Ty::U32, mk);
+                let at = self.shared_index(mk);
+                mirrors.push(self.pad_whole(at));
+            }
+        } else {
+            // Line j's point q is output k = j + q·S; its mirror is point size − 1 − q of the
+            // mirror line (lc ± L/2), or, for the lines that are their own mirrors (0 and
+            // S/2, where pair_base is 0), point (size − q) mod size of line 0 and
+            // size − 1 − q of line S/2.
+            let (lines, size) = (p.lines_per_group, p.size);
+            let stride = n / size;
+            let first_half = self.em.bind(Ty::Bool, lt(var("lc"), u(lines / 2)));
+            let own = self.em.bind(Ty::Bool, lt(var("pair_base"), u(1)));
+            let other = select(
+                first_half.clone(),
+                var("lc") + u(lines / 2),
+                var("lc") - u(lines / 2),
+            );
+            let partner = self.em.bind(Ty::U32, select(own.clone(), var("lc"), other));
+            for pos in &positions {
+                ks.push(var("j") + pos.clone() * u(stride));
+                let wrap = select(lt(pos.clone(), u(1)), u(0), u(size) - pos.clone());
+                let back = u(size - 1) - pos.clone();
+                let zero = select(first_half.clone(), wrap, back.clone());
+                let mpos = select(own.clone(), zero, back);
+                let mpos = self.em.bind(Ty::U32, mpos);
+                let at = self.em.bind(Ty::U32, partner.clone() + u(lines) * mpos);
+                mirrors.push(self.pad_whole(at));
+            }
         }
         let own: Vec<Expr> = self
             .held_slots()
@@ -128,6 +159,7 @@ impl PassGen<'_> {
         let half = f(0.5 * scale);
         let mut stores = Vec::new();
         for (q, (k, (a, b))) in ks.into_iter().zip(pairs).enumerate() {
+            let k = self.em.bind(Ty::U32, k);
             let a = self.em.bind(Ty::C32, a);
             let b = self.em.bind(Ty::C32, conj(b));
             let even = self
@@ -137,12 +169,12 @@ impl PassGen<'_> {
             let tw = load(Mem::Aux, u(w) + k.clone()).cmul(odd);
             let tw = self.em.bind(Ty::C32, tw);
             let x = self.em.bind(Ty::C32, even + times_minus_i(tw));
-            stores.push(Stmt::Store(Mem::Dst, self.element(Mem::Dst, k), x));
+            stores.push(Stmt::Store(Mem::Dst, self.element(Mem::Dst, k.clone()), x));
             if q == 0 {
-                // Bin n (W^n = −1): (Re Z[0] − Im Z[0])·scale, from thread 0's a = Z[0].
+                // Bin n (W^n = −1): (Re Z[0] − Im Z[0])·scale, by the thread holding k = 0.
                 let last = complex((a.re() - a.im()) * f(scale), f(0.0));
                 stores.push(Stmt::If(
-                    lt(var("tl"), u(1)),
+                    lt(k.clone(), u(1)),
                     vec![Stmt::Store(Mem::Dst, self.element(Mem::Dst, u(n)), last)],
                 ));
             }
