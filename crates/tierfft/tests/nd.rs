@@ -96,7 +96,7 @@ fn rfft_and_irfft_on_the_gpu() {
         4096,
         5616,
         1 << 14,
-        // Two passes on lavapipe: the split fused into the last, the merge a step.
+        // Two passes on lavapipe: split and merge as steps of their own.
         1 << 17,
     ] {
         let spec = NdSpec::new(&[3, n]).axes(&[1]).real();

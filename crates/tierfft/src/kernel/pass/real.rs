@@ -166,7 +166,7 @@ impl PassGen<'_> {
                 .em
                 .bind(Ty::C32, (a.clone() + b.clone()) * half.clone());
             let odd = self.em.bind(Ty::C32, (a.clone() - b) * half.clone());
-            let tw = load(Mem::Aux, u(w) + k.clone()).cmul(odd);
+            let tw = self.split_twiddle(w, k.clone()).cmul(odd);
             let tw = self.em.bind(Ty::C32, tw);
             let x = self.em.bind(Ty::C32, even + times_minus_i(tw));
             stores.push(Stmt::Store(Mem::Dst, self.element(Mem::Dst, k.clone()), x));
@@ -185,6 +185,32 @@ impl PassGen<'_> {
         } else {
             self.em.stmts.extend(stores);
         }
+    }
+
+    /// `W^k = exp(−πik/n)` for the split: from the `aux` table (at `offset`) in a one-pass
+    /// line, whose threads read neighbouring entries; in the last of several passes, whose
+    /// `k` are strided, from the pass twiddles' two small tables (`W^k = W_n^(k/2)`, times
+    /// `W^1` for odd `k`), which stay cached where the `n + 1`-entry table would not.
+    fn split_twiddle(&mut self, offset: usize, k: Expr) -> Expr {
+        let n = self.spec.n;
+        if self.pass.size == n {
+            return load(Mem::Aux, u(offset) + k);
+        }
+        let tw = &self.plan.twiddles;
+        let e = self.em.bind(Ty::U32, k.clone() >> u(1));
+        let lo = load(
+            Mem::Twiddles,
+            u(tw.lo_offset()) + (e.clone() & u((1 << tw.lo_bits) - 1)),
+        );
+        let hi = load(
+            Mem::Twiddles,
+            u(tw.hi_offset()) + (e >> u(tw.lo_bits as usize)),
+        );
+        let even = self.em.bind(Ty::C32, lo.cmul(hi));
+        let step = crate::twiddle::twiddle(1, 2 * n, -1.0);
+        let odd = even.clone().cmul(complex(f(step.re), f(step.im)));
+        let is_even = lt(k & u(1), u(1));
+        self.em.bind(Ty::C32, select(is_even, even, odd))
     }
 
     /// Workgroup-memory index `i` padded as [`PassGen::pad`] pads (one slot after every
