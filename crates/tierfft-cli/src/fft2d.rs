@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use tierfft::{Complex32, NdSpec};
+use tierfft::{Complex32, NdSpec, PointOp};
 
 use crate::CliResult;
 use crate::plot::spectrum::{Spectrum, spectrum_figure};
@@ -146,15 +146,19 @@ pub fn run(args: &Fft2dArgs) -> CliResult<()> {
 
     if let Some(r) = cutoff {
         let low = args.lowpass.is_some();
-        for (row, line) in spectrum.chunks_mut(half).enumerate() {
-            for (col, z) in line.iter_mut().enumerate() {
-                let inside = freq(row, h).hypot(col as f64) <= r;
-                if inside != low {
-                    *z = Complex32::new(0.0, 0.0);
-                }
-            }
-        }
-        let c2r = device.plan_nd(&spec.clone().inverse().normalized())?;
+        // The filter (1 kept, 0 cut) multiplies the bins inside the C2R's first pass.
+        let mask: Vec<Complex32> = (0..h * half)
+            .map(|i| {
+                let inside = freq(i / half, h).hypot((i % half) as f64) <= r;
+                Complex32::new(if inside == low { 1.0 } else { 0.0 }, 0.0)
+            })
+            .collect();
+        let filtered = spec
+            .clone()
+            .inverse()
+            .normalized()
+            .on_load(PointOp::MultiplyEach(mask.into()));
+        let c2r = device.plan_nd(&filtered)?;
         let mut image = vec![0.0f32; h * w];
         c2r.process_complex_to_real(&spectrum, &mut image)?;
         // A high-passed image has zero mean: mid-grey is zero.

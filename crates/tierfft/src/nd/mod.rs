@@ -17,7 +17,41 @@ pub(crate) use host::reshape as reshape_on_host;
 pub use plan::{Buf, NdPlan, Reshape, Step, StepOp};
 
 use crate::error::{Error, Result};
-use crate::spec::{Direction, MAX_LOG2_N};
+use crate::spec::{Direction, MAX_LOG2_N, PointOp};
+
+/// Checks the operations `ops` that `at` ("on_load", "on_store") adds on an array of `len`
+/// elements (`real`: a real array, which takes none yet).
+fn check_ops(at: &str, ops: &[PointOp], len: usize, real: bool) -> Result<()> {
+    let bad = |m: String| Err(Error::InvalidSpec(m));
+    if real && !ops.is_empty() {
+        return bad(format!(
+            "{at} operations on the real side of a real transform are not supported yet: \
+             apply them to the reals before (or after) the transform"
+        ));
+    }
+    for op in ops {
+        match op {
+            PointOp::Multiply(_) | PointOp::ZeroFrom(_) => {
+                return bad(format!(
+                    "{at} {}: an N-D transform takes operations on each element of its array \
+                     (MultiplyEach with one value per element, row-major), not on the points \
+                     of a 1-D transform",
+                    op.name()
+                ));
+            }
+            PointOp::MultiplyEach(v) if v.len() != len => {
+                return Err(Error::OperandLength {
+                    operand: format!("{at} PointOp::MultiplyEach"),
+                    got: v.len(),
+                    expected: len,
+                    per: "one per element of the array, row-major".into(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
 
 /// The most elements an N-D array may hold: kernels index with 32-bit integers, and the
 /// reshape kernels' padded grids stay below 2^32 threads.
@@ -62,7 +96,7 @@ impl Kind {
 /// assert_eq!(back.complex_shape(), vec![5, 4, 5]);
 /// assert!(back.validate().is_ok());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NdSpec {
     /// Extents of the row-major array, outermost first. For real transforms, the real
     /// array's: the complex side has the last transformed axis cut to `n/2 + 1`.
@@ -84,6 +118,13 @@ pub struct NdSpec {
     /// The same for the output (no two elements on one place); buffer elements outside it
     /// are left as they were.
     pub output_strides: Option<Vec<usize>>,
+    /// Operations on each element of the (complex) input before the transform, at its
+    /// row-major place in the input array, fused into the first axis' transform.
+    pub load: Vec<PointOp>,
+    /// Operations on each element of the (complex) output after the transform (and its
+    /// normalisation), at its row-major place in the output array, fused into the last
+    /// axis' transform.
+    pub store: Vec<PointOp>,
 }
 
 impl NdSpec {
@@ -97,6 +138,8 @@ impl NdSpec {
             normalize: false,
             input_strides: None,
             output_strides: None,
+            load: Vec::new(),
+            store: Vec::new(),
         }
     }
 
@@ -153,6 +196,35 @@ impl NdSpec {
     /// [`NdSpec::input_strides`]); the output's elements must not overlap.
     pub fn output_strides(mut self, strides: &[usize]) -> Self {
         self.output_strides = Some(strides.to_vec());
+        self
+    }
+
+    /// Adds an operation on each element of the complex input (C2C, C2R) before the
+    /// transform: [`PointOp::MultiplyEach`] with one value per element of the input array
+    /// (row-major, whatever its strides), [`PointOp::Conjugate`], [`PointOp::Scale`],
+    /// [`PointOp::Magnitude`] or [`PointOp::MagnitudeDb`]. Fused into the loads of the first
+    /// axis' transform, which must be the first step (not a C2R's merge of one axis).
+    pub fn on_load(mut self, op: PointOp) -> Self {
+        self.load.push(op);
+        self
+    }
+
+    /// Adds an operation on each element of the complex output (C2C, R2C) after the
+    /// transform and its normalisation (the operations of [`NdSpec::on_load`]): a filter
+    /// multiplied into a spectrum for a fast convolution (R2C → multiply → C2R), detection.
+    /// Fused into the stores of the last axis' transform, which must be the last step (not
+    /// an R2C's split of one axis).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tierfft::{Complex32, NdSpec, PointOp};
+    /// // rfft2 of a 64 × 64 image times a filter laid out like its 64 × 33 bins.
+    /// let h: Arc<[Complex32]> = vec![Complex32::new(0.5, 0.0); 64 * 33].into();
+    /// let spec = NdSpec::new(&[64, 64]).real().on_store(PointOp::MultiplyEach(h));
+    /// assert!(spec.validate().is_ok());
+    /// ```
+    pub fn on_store(mut self, op: PointOp) -> Self {
+        self.store.push(op);
         self
     }
 
@@ -269,6 +341,20 @@ impl NdSpec {
         if let Some(strides) = &self.input_strides {
             layout::check("input", &self.input_shape(), strides, false, MAX_ELEMENTS)?;
         }
+        let dense = |shape: Vec<usize>| shape.iter().product::<usize>();
+        let kind = self.kind();
+        check_ops(
+            "on_load",
+            &self.load,
+            dense(self.input_shape()),
+            kind == Kind::RealToComplex,
+        )?;
+        check_ops(
+            "on_store",
+            &self.store,
+            dense(self.output_shape()),
+            kind == Kind::ComplexToReal,
+        )?;
         if let Some(strides) = &self.output_strides {
             layout::check("output", &self.output_shape(), strides, true, MAX_ELEMENTS)?;
         }

@@ -270,6 +270,65 @@ pub struct NdPlan {
     pub steps: Vec<Step>,
 }
 
+/// Puts the spec's load operations on its first step and its store operations on its last,
+/// which must be transforms of the complex array: every element passes through them once,
+/// at its row-major place (the index a [`crate::PointOp::MultiplyEach`] reads).
+fn attach_ops(spec: &NdSpec, steps: &mut Vec<Step>) -> Result<()> {
+    if spec.load.is_empty() && spec.store.is_empty() {
+        return Ok(());
+    }
+    // A transform of extent 1 is skipped; where the operations need one at an end, an axis
+    // other than a real one (all of extent 1 there, else its transform would be that end)
+    // gets its identity transform to carry them.
+    let identity = || {
+        let axis = spec.axes.iter().copied().find(|&a| Some(a) != spec.real_axis())?;
+        Some(Step {
+            op: StepOp::Fft {
+                axis,
+                spec: axis_fft(&spec.complex_shape(), axis, spec.direction, false),
+            },
+            src: Buf::Spectrum,
+            dst: Buf::Spectrum,
+        })
+    };
+    let is_fft = |s: Option<&Step>| matches!(s, Some(Step { op: StepOp::Fft { .. }, .. }));
+    if !spec.load.is_empty() && !is_fft(steps.first()) {
+        steps.splice(0..0, identity());
+    }
+    if !spec.store.is_empty() && !is_fft(steps.last()) {
+        steps.extend(identity());
+    }
+    let cannot = |at: &str, end: &str| {
+        Err(crate::Error::InvalidSpec(format!(
+            "{at} operations ride on the {end} step, which here is not a transform of the \
+             complex array ({:?} over axes {:?} {} with a step between real and complex data); \
+             transform another axis too, or apply them apart",
+            spec.kind(),
+            spec.axes,
+            if end == "first" { "starts" } else { "ends" }
+        )))
+    };
+    if !spec.load.is_empty() {
+        match steps.first_mut() {
+            Some(Step {
+                op: StepOp::Fft { spec: fft, .. },
+                ..
+            }) => fft.load = spec.load.clone(),
+            _ => return cannot("on_load", "first"),
+        }
+    }
+    if !spec.store.is_empty() {
+        match steps.last_mut() {
+            Some(Step {
+                op: StepOp::Fft { spec: fft, .. },
+                ..
+            }) => fft.store = spec.store.clone(),
+            _ => return cannot("on_store", "last"),
+        }
+    }
+    Ok(())
+}
+
 /// `(outer, n, inner)` of `axis` in a row-major array of `shape`.
 pub(crate) fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     let outer = shape[..axis].iter().product();
@@ -325,7 +384,9 @@ impl NdPlan {
                 dst: first,
             });
         }
-        steps.extend(Self::dense_steps(spec));
+        let mut dense = Self::dense_steps(spec);
+        attach_ops(spec, &mut dense)?;
+        steps.extend(dense);
         if let Some((shape, strides)) = strided(spec.output_shape(), &spec.output_strides) {
             let real = spec.kind() == Kind::ComplexToReal;
             steps.push(Step {
