@@ -247,7 +247,13 @@ fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
     if job.normalize {
         spec = spec.normalized();
     }
-    let plan = NdPlan::for_device(&spec, Some(limits))?;
+    // The device's fusions are chosen for the default shapes; other options print the
+    // device-free steps, each planned with them.
+    let plan = if job.options == tierfft::plan::PlanOptions::default() {
+        NdPlan::for_device(&spec, Some(limits))?
+    } else {
+        NdPlan::new(&spec)?
+    };
     println!("{plan}");
     for (i, step) in plan.steps.iter().enumerate() {
         match &step.op {

@@ -643,11 +643,12 @@ fn plan_for_a_shape() {
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     for want in [
-        "R2C forward over axes [1, 2] of a [7, 1080, 1920] array: 3 steps",
-        "960-point FFT along axis 2 (rows, batch 7560), in Packed",
-        "split 7560 × 960 points into 961 bins each",
+        "R2C forward over axes [1, 2] of a [7, 1080, 1920] array: 2 steps",
+        "960-point FFT along axis 2 (rows, batch 7560), split into 961 bins on store (R2C), \
+         Packed → Spectrum",
         "columns of 7 stacked [1080][961] matrices",
-        "step 3: 1080-point forward FFT",
+        "step 2: 1080-point forward FFT",
+        "fuses R2C split on store",
     ] {
         assert!(text.contains(want), "missing '{want}' in:\n{text}");
     }

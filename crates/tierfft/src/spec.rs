@@ -152,15 +152,6 @@ pub enum RealHalf {
     },
 }
 
-impl RealHalf {
-    /// Factor on every value.
-    pub fn scale(self) -> f32 {
-        match self {
-            RealHalf::Split { scale } | RealHalf::Merge { scale } => scale,
-        }
-    }
-}
-
 impl Layout {
     /// True for the column layouts.
     pub fn is_columns(self) -> bool {
@@ -223,9 +214,10 @@ pub struct FftSpec {
     /// Where the transforms' points lie: rows (contiguous, the default) or columns.
     pub layout: Layout,
     /// The half-length transform of an even real one, its split or merge fused ([`RealHalf`];
-    /// the N-D planner sets it). Such a transform reads and writes rows of different lengths
-    /// (`n` and `n + 1`), between two device buffers: [`crate::NdFft`] runs it.
-    pub(crate) real: Option<RealHalf>,
+    /// the N-D planner sets it, `None` otherwise). Such a transform reads and writes rows of
+    /// different lengths (`n` and `n + 1`) in two device buffers, so only [`crate::NdFft`]
+    /// runs it: [`crate::Fft`]'s own calls refuse it.
+    pub real: Option<RealHalf>,
 }
 
 impl FftSpec {
@@ -421,7 +413,15 @@ impl FftSpec {
             {
                 return Err(Error::InvalidSpec(format!(
                     "a fused real {half:?} needs a {direction:?}, unnormalised transform of \
-                     rows with no other fused operations (got {self:?})"
+                     rows with no other fused operations (got a {:?} transform of {:?}{}{})",
+                    self.direction,
+                    self.layout,
+                    if self.normalize { ", normalised" } else { "" },
+                    if self.is_fused() {
+                        ", with fused operations"
+                    } else {
+                        ""
+                    },
                 )));
             }
         }

@@ -115,7 +115,7 @@ impl Device {
 
 fn missing(buf: Buf) -> Error {
     Error::InvalidSpec(format!(
-        "the plan reads the {buf:?} array, which this run lacks"
+        "the plan uses the {buf:?} array, which this run lacks"
     ))
 }
 
@@ -148,17 +148,20 @@ impl NdFft {
         )))
     }
 
-    fn check_len<T: Element>(what: &str, got: usize, expected: usize) -> Result<()> {
-        if got == expected {
+    /// `Ok` when the `what` buffer holds `expected` elements, or at least that many where it
+    /// is `strided` (cufftPlanMany's buffers may reach past the layout's last element).
+    fn check_len<T: Element>(what: &str, got: usize, expected: usize, strided: bool) -> Result<()> {
+        if got == expected || (strided && got > expected) {
             return Ok(());
         }
         Err(Error::InvalidSpec(format!(
-            "the {what} holds {got} {}, the transform needs {expected}",
+            "the {what} holds {got} {}, the transform needs {}{expected}",
             if T::FLOATS == 1 {
                 "reals"
             } else {
                 "complex values"
-            }
+            },
+            if strided { "at least " } else { "" }
         )))
     }
 
@@ -332,7 +335,8 @@ impl NdFft {
     /// larger; those outside the output's layout keep their values).
     pub fn process(&self, data: &mut [Complex32]) -> Result<()> {
         self.expect(Kind::ComplexToComplex)?;
-        Self::check_len::<Complex32>("array", data.len(), self.in_place_len())?;
+        let strided = self.strided() != (false, false);
+        Self::check_len::<Complex32>("array", data.len(), self.in_place_len(), strided)?;
         let mut buffer = self.device.upload(data)?;
         self.process_buffer(&mut buffer)?;
         buffer.read_into(data)
@@ -342,8 +346,9 @@ impl NdFft {
     /// complex values; with output strides, the elements outside them keep their values).
     pub fn process_real_to_complex(&self, input: &[f32], output: &mut [Complex32]) -> Result<()> {
         self.expect(Kind::RealToComplex)?;
-        Self::check_len::<f32>("input", input.len(), self.spec().input_len())?;
-        Self::check_len::<Complex32>("output", output.len(), self.spec().output_len())?;
+        let (gather, scatter) = self.strided();
+        Self::check_len::<f32>("input", input.len(), self.spec().input_len(), gather)?;
+        Self::check_len::<Complex32>("output", output.len(), self.spec().output_len(), scatter)?;
         let mut real = self.device.upload(input)?;
         let mut spectrum = match self.strided().1 {
             true => self.device.upload(output)?,
@@ -358,8 +363,9 @@ impl NdFft {
     /// their values).
     pub fn process_complex_to_real(&self, input: &[Complex32], output: &mut [f32]) -> Result<()> {
         self.expect(Kind::ComplexToReal)?;
-        Self::check_len::<Complex32>("input", input.len(), self.spec().input_len())?;
-        Self::check_len::<f32>("output", output.len(), self.spec().output_len())?;
+        let (gather, scatter) = self.strided();
+        Self::check_len::<Complex32>("input", input.len(), self.spec().input_len(), gather)?;
+        Self::check_len::<f32>("output", output.len(), self.spec().output_len(), scatter)?;
         let mut spectrum = self.device.upload(input)?;
         let mut real = match self.strided().1 {
             true => self.device.upload(output)?,
@@ -373,33 +379,36 @@ impl NdFft {
     /// [`NdFft::process`] for its length.
     pub fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
         self.expect(Kind::ComplexToComplex)?;
-        Self::check_len::<Complex32>("buffer", data.len(), self.in_place_len())?;
+        let strided = self.strided() != (false, false);
+        Self::check_len::<Complex32>("buffer", data.len(), self.in_place_len(), strided)?;
         self.run(User::Complex(data), &mut Scratch::default())
     }
 
-    /// R2C on device-resident arrays (queued, not waited for). A contiguous `input` is used
-    /// as scratch and left overwritten, as cuFFT's out-of-place real transforms may do.
+    /// R2C on device-resident arrays (queued, not waited for). A contiguous `input` may be
+    /// used as scratch and overwritten, as cuFFT's out-of-place real transforms may do.
     pub fn process_buffer_real_to_complex(
         &self,
         input: &mut DeviceBuffer<f32>,
         output: &mut DeviceBuffer,
     ) -> Result<()> {
         self.expect(Kind::RealToComplex)?;
-        Self::check_len::<f32>("input", input.len(), self.spec().input_len())?;
-        Self::check_len::<Complex32>("output", output.len(), self.spec().output_len())?;
+        let (gather, scatter) = self.strided();
+        Self::check_len::<f32>("input", input.len(), self.spec().input_len(), gather)?;
+        Self::check_len::<Complex32>("output", output.len(), self.spec().output_len(), scatter)?;
         self.run(User::RealToComplex(input, output), &mut Scratch::default())
     }
 
-    /// C2R on device-resident arrays (queued, not waited for). A contiguous `input` is used
-    /// as scratch and left overwritten, as cuFFT's C2R does.
+    /// C2R on device-resident arrays (queued, not waited for). A contiguous `input` may be
+    /// used as scratch and overwritten, as cuFFT's C2R does.
     pub fn process_buffer_complex_to_real(
         &self,
         input: &mut DeviceBuffer,
         output: &mut DeviceBuffer<f32>,
     ) -> Result<()> {
         self.expect(Kind::ComplexToReal)?;
-        Self::check_len::<Complex32>("input", input.len(), self.spec().input_len())?;
-        Self::check_len::<f32>("output", output.len(), self.spec().output_len())?;
+        let (gather, scatter) = self.strided();
+        Self::check_len::<Complex32>("input", input.len(), self.spec().input_len(), gather)?;
+        Self::check_len::<f32>("output", output.len(), self.spec().output_len(), scatter)?;
         self.run(User::ComplexToReal(input, output), &mut Scratch::default())
     }
 

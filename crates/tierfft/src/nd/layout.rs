@@ -11,14 +11,16 @@ pub(crate) fn span(shape: &[usize], strides: &[usize]) -> Option<usize> {
         .iter()
         .zip(strides)
         .try_fold(0usize, |acc, (&n, &s)| {
-            acc.checked_add((n - 1).checked_mul(s)?)
+            acc.checked_add(n.checked_sub(1)?.checked_mul(s)?)
         })?
         .checked_add(1)
 }
 
 /// Checks `strides` for an array of `shape` (the `side` it lays out, "input" or "output"):
-/// one stride per axis, a span within `max` elements, and for an output no two elements on
-/// one place (sorted by stride, each axis must step past everything the smaller ones reach).
+/// one stride per axis, a span within `max` elements, and for an output a layout that
+/// cannot overlap: sorted by stride, each axis must step past everything the axes of
+/// smaller stride reach (nested layouts: padded, permuted, spaced; an interleaving that
+/// happens not to collide, such as strides 3 and 2 over 2 × 3, is refused too).
 pub(crate) fn check(
     side: &str,
     shape: &[usize],
@@ -48,9 +50,9 @@ pub(crate) fn check(
         for &a in &axes {
             if strides[a] <= reach {
                 return bad(format!(
-                    "the output strides {strides:?} put two elements of the {shape:?} array on one \
-                     place: axis {a} (stride {}) steps within the {reach} elements the axes of \
-                     smaller stride reach",
+                    "the output strides {strides:?} may put two elements of the {shape:?} array \
+                     on one place: axis {a} (stride {}) must step past the {reach} elements the \
+                     axes of smaller stride reach",
                     strides[a]
                 ));
             }

@@ -274,7 +274,8 @@ impl NdSpec {
     }
 
     /// Elements the input buffer holds: reals for R2C, complex values otherwise; the array's
-    /// size, or the span of its strides (of a validated spec: not checked for overflow here).
+    /// size, or the span of its strides (a strided buffer may be longer; of a validated spec:
+    /// not checked for overflow here).
     pub fn input_len(&self) -> usize {
         let shape = self.input_shape();
         match &self.input_strides {
@@ -284,7 +285,7 @@ impl NdSpec {
     }
 
     /// Elements the output buffer holds: reals for C2R, complex values otherwise; the
-    /// array's size, or the span of its strides.
+    /// array's size, or the span of its strides (a strided buffer may be longer).
     pub fn output_len(&self) -> usize {
         let shape = self.output_shape();
         match &self.output_strides {

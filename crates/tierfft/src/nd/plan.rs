@@ -281,7 +281,11 @@ fn attach_ops(spec: &NdSpec, steps: &mut Vec<Step>) -> Result<()> {
     // other than a real one (all of extent 1 there, else its transform would be that end)
     // gets its identity transform to carry them.
     let identity = || {
-        let axis = spec.axes.iter().copied().find(|&a| Some(a) != spec.real_axis())?;
+        let axis = spec
+            .axes
+            .iter()
+            .copied()
+            .find(|&a| Some(a) != spec.real_axis())?;
         Some(Step {
             op: StepOp::Fft {
                 axis,
@@ -291,7 +295,15 @@ fn attach_ops(spec: &NdSpec, steps: &mut Vec<Step>) -> Result<()> {
             dst: Buf::Spectrum,
         })
     };
-    let is_fft = |s: Option<&Step>| matches!(s, Some(Step { op: StepOp::Fft { .. }, .. }));
+    let is_fft = |s: Option<&Step>| {
+        matches!(
+            s,
+            Some(Step {
+                op: StepOp::Fft { .. },
+                ..
+            })
+        )
+    };
     if !spec.load.is_empty() && !is_fft(steps.first()) {
         steps.splice(0..0, identity());
     }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Bluestein, Exchange, LineOrder, Pass, Plan};
-use crate::spec::{Direction, Layout, PointOp};
+use crate::spec::{Direction, Layout, PointOp, RealHalf};
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -188,6 +188,11 @@ fn fused(p: &Pass) -> Option<String> {
     }
     if p.filter_on_load {
         parts.push("filter on load".into());
+    }
+    match p.real.as_ref().map(|r| r.half) {
+        Some(RealHalf::Merge { .. }) => parts.push("C2R merge on load".into()),
+        Some(RealHalf::Split { .. }) => parts.push("R2C split on store".into()),
+        None => {}
     }
     if p.fused_chain {
         parts.push("filter and back-transform".into());

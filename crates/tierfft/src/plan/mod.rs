@@ -25,7 +25,7 @@ pub mod shape;
 
 pub use bluestein::Bluestein;
 pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
-pub use real::{RealFusion, split_line};
+pub use real::RealFusion;
 pub use shape::{is_smooth, radices};
 
 use passes::{multi_pass, single_pass};
@@ -257,7 +257,7 @@ pub struct Pass {
     pub store: Vec<PointOp>,
     /// The chain's filter, read where [`Pass::filter_on_load`] or [`Pass::fused_chain`] says.
     pub filter: Option<Arc<[Complex32]>>,
-    /// An even real transform's split (after the last stage of a one-pass plan) or merge (on
+    /// An even real transform's split (after the last pass's last stage) or merge (on
     /// the first pass's load) fused into this pass ([`RealFusion`]).
     pub real: Option<RealFusion>,
 }
@@ -277,7 +277,7 @@ impl Pass {
     }
 
     /// True when this pass splits an even real transform's bins on store (which pairs points
-    /// `k` and `size − k` through workgroup memory).
+    /// `k` and `n − k` through workgroup memory).
     pub fn splits_real(&self) -> bool {
         matches!(
             self.real,
@@ -433,7 +433,7 @@ impl Plan {
         for p in &self.passes {
             let load = p.load.iter().filter_map(PointOp::vector);
             let store = p.store.iter().filter_map(PointOp::vector);
-            let real = p.real.iter().map(|r| &r.twiddles);
+            let real = p.real.iter().filter_map(|r| r.twiddles.as_ref());
             for v in load.chain(&p.filter).chain(store).chain(real) {
                 if !out.iter().any(|o| Arc::ptr_eq(o, v)) {
                     out.push(v);

@@ -4,8 +4,9 @@
 //!
 //! The merge (C2R) needs bins `k` and `n − k` of each point's row: the first pass loads both
 //! from device memory, whatever the number of passes. The split (R2C) needs the transform's
-//! outputs `k` and `n − k` together, which only a one-pass line holds (through workgroup
-//! memory after the last stage); a longer transform keeps the split as a step of its own.
+//! outputs `k` and `n − k` together: a one-pass line holds both, and in the last of several
+//! passes a workgroup can hold a line and its mirror line (`split_line`). Which of these
+//! the N-D planner uses is its own choice, measured (`NdPlan::for_device`).
 
 use std::sync::Arc;
 
@@ -21,17 +22,21 @@ pub struct RealFusion {
     /// Split or merge, with its scale.
     pub half: RealHalf,
     /// `W^k = exp(−πik/n)`, `k = 0..=n` (`n` the half-length transform's points; the real
-    /// row's `2n`-point twiddles).
-    pub twiddles: Arc<[Complex32]>,
+    /// row's `2n`-point twiddles), read from `aux`; `None` for a split on the last of several
+    /// passes, which takes them from the pass twiddles' small tables.
+    pub twiddles: Option<Arc<[Complex32]>>,
 }
 
 /// The error for a real transform whose split or merge cannot be fused, saying why.
 pub(super) fn unfusable(spec: &FftSpec, limits: &DeviceLimits, why: &str) -> Error {
     Error::Unsupported {
         what: format!(
-            "a {}-point real transform's {:?} fused into its {}-point complex transform",
+            "a {}-point real transform's {} fused into its {}-point complex transform",
             2 * spec.n,
-            spec.real,
+            match spec.real {
+                Some(RealHalf::Merge { .. }) => "merge",
+                _ => "split",
+            },
             spec.n
         ),
         device: limits.name.clone(),
@@ -45,17 +50,14 @@ pub(super) fn unfusable(spec: &FftSpec, limits: &DeviceLimits, why: &str) -> Err
 /// A one-pass line holds all its points. In a longer plan the last pass's line `j` (of
 /// `S = n / size`) holds outputs `j + q·S`, whose mirrors `n − j − q·S` lie in line `S − j`
 /// (lines 0 and `S/2` are their own mirrors), so each workgroup of `L` lines takes `L/2`
-/// lines and their mirrors ([`split_line`]): that needs an even `L` dividing `S`.
+/// lines and their mirrors (`split_line`): that needs an even `L` dividing `S`.
 pub(super) fn fuse(
     passes: &mut [Pass],
     n: usize,
     half: RealHalf,
     limits: &DeviceLimits,
 ) -> Result<()> {
-    let fusion = RealFusion {
-        half,
-        twiddles: crate::twiddle::table(n + 1, 1, 2 * n, -1.0).into(),
-    };
+    let table = || Some(crate::twiddle::table(n + 1, 1, 2 * n, -1.0).into());
     let unpaired = |why: String| Error::Unsupported {
         what: format!("a {}-point R2C's split fused into its last pass", 2 * n),
         device: limits.name.clone(),
@@ -69,6 +71,7 @@ pub(super) fn fuse(
             };
             let lines = n / pass.size;
             let pairs = match pass.order {
+                // (Persistent kernels prefetch whole lines; not paired with a split yet.)
                 LineOrder::Contiguous => count == 1 && !pass.prefetch,
                 LineOrder::Interleaved => {
                     count > 1
@@ -84,13 +87,17 @@ pub(super) fn fuse(
                     pass.lines_per_group, lines, pass.order
                 )));
             }
-            pass.real = Some(fusion);
+            pass.real = Some(RealFusion {
+                half,
+                twiddles: if count == 1 { table() } else { None },
+            });
             pass.dst_len = n + 1;
             // The split's own exchange stores each line's bins, contiguous across its threads.
             pass.staged_store = false;
             if count == 1 {
                 fit_workgroup(pass, limits);
-            } else if pass.workgroup_bytes() > limits.workgroup_memory {
+            }
+            if pass.workgroup_bytes() > limits.workgroup_memory {
                 return Err(unpaired(
                     "its exchange does not fit workgroup memory".into(),
                 ));
@@ -98,13 +105,16 @@ pub(super) fn fuse(
         }
         RealHalf::Merge { .. } => {
             let pass = &mut passes[0];
-            pass.real = Some(fusion);
+            pass.real = Some(RealFusion {
+                half,
+                twiddles: table(),
+            });
             pass.src_len = n + 1;
-            // Each point reads its own two bins: no tile through workgroup memory.
+            // Each point reads its own two bins: no tile through workgroup memory, no
+            // prefetched lines.
             pass.staged_load = false;
             pass.prefetch = false;
             pass.tables_in_shared = 0;
-            fit_workgroup(pass, limits);
         }
     }
     Ok(())
@@ -114,7 +124,9 @@ pub(super) fn fuse(
 /// split's last pass of `group` lines: the first half of a workgroup takes
 /// `j = g·group/2 + t`, the second half their mirrors `lines − j`, with the mirror of 0 (its
 /// own) replaced by the other line that is its own mirror, `lines/2`. Each line once.
-pub fn split_line(g: usize, t: usize, group: usize, lines: usize) -> usize {
+/// (The host model of the mapping `kernel::pass`'s `locate_line` generates, for its test.)
+#[cfg(test)]
+pub(crate) fn split_line(g: usize, t: usize, group: usize, lines: usize) -> usize {
     let half = group / 2;
     let base = g * half + t % half;
     match (t < half, base) {

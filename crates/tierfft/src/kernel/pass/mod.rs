@@ -46,7 +46,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         Some(RealFusion {
             half: RealHalf::Merge { scale },
             twiddles,
-        }) => g.load_merged(*scale, twiddles),
+        }) => g.load_merged(*scale, twiddles.as_ref()),
         _ => g.load(),
     }
     g.point_ops(&pass.load, Mem::Src, PassGen::in_index);
@@ -71,7 +71,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         Some(RealFusion {
             half: RealHalf::Split { scale },
             twiddles,
-        }) => g.store_split(*scale, twiddles),
+        }) => g.store_split(*scale, twiddles.as_ref()),
         _ => g.store(),
     }
     let total = plan.passes.len();
@@ -107,11 +107,11 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         doc.push(match real.half {
             RealHalf::Split { .. } => format!(
                 "R2C: split into rows of {} bins on store (the reals read as pairs)",
-                pass.size + 1
+                plan.transform().n + 1
             ),
             RealHalf::Merge { .. } => format!(
                 "C2R: rows of {} bins merged on load (the reals written as pairs)",
-                pass.size + 1
+                plan.transform().n + 1
             ),
         });
     }

@@ -1,5 +1,5 @@
-//! An even real transform's merge (C2R, on the first pass's load) and split (R2C, after a
-//! one-pass line's last stage), fused into its half-length complex transform
+//! An even real transform's merge (C2R, on the first pass's load) and split (R2C, after the
+//! last pass's last stage), fused into its half-length complex transform
 //! ([`crate::RealHalf`]). `n` below is the half-length transform's points; rows of bins hold
 //! `n + 1`.
 
@@ -16,8 +16,9 @@ impl PassGen<'_> {
     /// Loads each held point `k` merged from bins `k` and `n − k` of its row:
     /// `Z[k] = ((a + b) + i·W^−k·(a − b))·scale` with `a = X[k]`, `b = X*[n−k]`, the
     /// imaginary parts of bins 0 and `n` ignored (a real signal's spectrum has none).
-    pub(super) fn load_merged(&mut self, scale: f32, twiddles: &Arc<[Complex32]>) {
+    pub(super) fn load_merged(&mut self, scale: f32, twiddles: Option<&Arc<[Complex32]>>) {
         let n = self.spec.n;
+        let twiddles = twiddles.expect("the planner gives a merge its twiddles");
         let w = self.plan.aux_offset(twiddles);
         self.em.comment(format!(
             "C2R: load bins k and {n} − k of each point's row of {} and merge them",
@@ -53,10 +54,10 @@ impl PassGen<'_> {
     /// `X[k] = ((a + b) − i·W^k·(a − b))·scale/2`, and the thread holding `k = 0` also
     /// `X[n] = (Re Z[0] − Im Z[0])·scale`. In a one-pass line `n − k` is in the same line; in
     /// the last of several passes it is in the mirror line the workgroup also holds.
-    pub(super) fn store_split(&mut self, scale: f32, twiddles: &Arc<[Complex32]>) {
+    pub(super) fn store_split(&mut self, scale: f32, twiddles: Option<&Arc<[Complex32]>>) {
         let n = self.spec.n;
         let p = self.pass;
-        let w = self.plan.aux_offset(twiddles);
+        let w = twiddles.map(|t| self.plan.aux_offset(t));
         let (t, e) = (self.t(), self.e());
         self.em.comment(format!(
             "R2C: pair points k and {n} − k through workgroup memory, split into {} bins",
@@ -188,12 +189,12 @@ impl PassGen<'_> {
     }
 
     /// `W^k = exp(−πik/n)` for the split: from the `aux` table (at `offset`) in a one-pass
-    /// line, whose threads read neighbouring entries; in the last of several passes, whose
-    /// `k` are strided, from the pass twiddles' two small tables (`W^k = W_n^(k/2)`, times
+    /// line, whose threads read neighbouring entries; in the last of several passes (no
+    /// table), whose `k` are strided, from the pass twiddles' two small tables (`W^k = W_n^(k/2)`, times
     /// `W^1` for odd `k`), which stay cached where the `n + 1`-entry table would not.
-    fn split_twiddle(&mut self, offset: usize, k: Expr) -> Expr {
+    fn split_twiddle(&mut self, offset: Option<usize>, k: Expr) -> Expr {
         let n = self.spec.n;
-        if self.pass.size == n {
+        if let Some(offset) = offset {
             return load(Mem::Aux, u(offset) + k);
         }
         let tw = &self.plan.twiddles;
