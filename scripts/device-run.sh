@@ -36,11 +36,14 @@
 #   interface  after a change to the kernels' interface (bindings): the device-resident
 #           (resampler), fusion, column and accuracy tests on CUDA and on wgpu/Vulkan, a few
 #           lengths against cuFFT, and `tierfft sar` at 4096² end to end
-#   nd      N-D and real transforms (issue 13): the nd, column and device-resident tests on
+#   nd      N-D and real transforms (issue 13): the nd, strided, nd_fused, column and
+#           device-resident tests on
 #           CUDA and on wgpu/Vulkan, then the benchmark table against cuFFT (cufftPlanMany):
 #           R2C and C2R 1-D 2^8..2^24, 1000, 5616 (2^26 reals per call); 2-D C2C and R2C at
 #           1024², 4096², 8192², 1080×1920; 3-D at 128³, 256³, 512³ (arrays under 256 MiB
 #           batched along a leading axis so that every buffer is well above the 50 MiB L2)
+#   fusion  the real split and merge fused into one-pass lines, into any pass, or never, side
+#           by side in one run (1-D R2C and C2R against cuFFT, three rounds)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -203,7 +206,7 @@ if want interface; then
 fi
 if want nd; then
     for dev in cuda H100; do
-        for t in nd columns device_resident; do
+        for t in nd strided nd_fused columns device_resident; do
             echo "== $t on $dev"
             TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/nd-$dev.log" |
                 grep -E "^test |test result|panicked|run on" || status=1
@@ -220,6 +223,21 @@ if want nd; then
     for real in "" --real; do
         $tf bench --backend cuda --compare cufft --shapes "$two_d" --dims 2 $real --reps 20 2>&1 | tee -a "$out/nd-2d.txt" || status=1
         $tf bench --backend cuda --compare cufft --shapes "$three_d" --dims 3 $real --reps 20 2>&1 | tee -a "$out/nd-3d.txt" || status=1
+    done
+fi
+if want fusion; then
+    # The real split and merge fused into one-pass lines only (the default), into any pass,
+    # or never, side by side in one run, three rounds interleaved (1-D R2C and C2R, 2^26
+    # reals per call, against cuFFT).
+    shapes=16384x4096,1024x65536,256x262144,64x1048576,16x4194304,4x16777216
+    for round in 1 2 3; do
+        for dir in "" --inverse; do
+            for fuse in one-pass any-passes never; do
+                echo "== round $round ${dir:-forward} --fuse-real $fuse" | tee -a "$out/fusion.txt"
+                $tf bench --backend cuda --compare cufft --shapes "$shapes" --dims 1 --real $dir \
+                    --fuse-real $fuse --reps 20 2>&1 | grep -E "R2C|C2R" | tee -a "$out/fusion.txt" || status=1
+            done
+        done
     done
 fi
 if want profile; then

@@ -4,6 +4,7 @@
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::RngExt;
+use tierfft::nd::FuseReal;
 use tierfft::reference::{fft_f64, relative_l2_error};
 use tierfft::{Complex32, Device, Direction, FftSpec, MAX_LOG2_N};
 
@@ -84,6 +85,10 @@ pub struct BenchArgs {
     /// With --shapes: real transforms, R2C (C2R with --inverse).
     #[arg(long, requires = "shapes")]
     real: bool,
+    /// With --real: where the split (R2C) and merge (C2R) are fused into the half-length
+    /// transform: one-pass (the default), any-passes, or never.
+    #[arg(long, requires = "real", value_enum, default_value = "one-pass")]
+    fuse_real: FuseRealArg,
     /// Planner variants.
     #[command(flatten)]
     pub planner: PlannerArgs,
@@ -91,6 +96,17 @@ pub struct BenchArgs {
     /// median_s, gflops, gbps, rel_error, reps}]} (a failed size has an "error" and nulls).
     #[arg(long)]
     json: bool,
+}
+
+/// `--fuse-real` (see [`FuseReal`]).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum FuseRealArg {
+    /// Where the half-length transform is one pass.
+    OnePass,
+    /// Wherever the device's plan can.
+    AnyPasses,
+    /// Never.
+    Never,
 }
 
 /// `tierfft bench`.
@@ -140,6 +156,11 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
                 direction,
                 reps: args.reps as usize,
                 cufft: args.compare.is_some(),
+                fuse: match args.fuse_real {
+                    FuseRealArg::OnePass => FuseReal::OnePass,
+                    FuseRealArg::AnyPasses => FuseReal::AnyPasses,
+                    FuseRealArg::Never => FuseReal::Never,
+                },
             },
         );
     }

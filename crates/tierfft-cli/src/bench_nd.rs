@@ -5,6 +5,7 @@
 use rand::RngExt;
 use tierfft::backend::cuda::compare_nd::{NdData, compare_nd};
 use tierfft::backend::median;
+use tierfft::nd::FuseReal;
 use tierfft::reference::{NdInput, nd_f64, relative_l2_error, widen};
 use tierfft::{Complex32, Device, Direction, Kind, NdSpec};
 
@@ -28,6 +29,8 @@ pub struct NdOptions<'a> {
     pub reps: usize,
     /// Side by side with cuFFT (CUDA only).
     pub cufft: bool,
+    /// Where a real axis' split and merge are fused.
+    pub fuse: FuseReal,
 }
 
 /// Parses `1024x1024` (or `128x128x128`, `2^20`) into a shape.
@@ -105,7 +108,7 @@ pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
             spec = spec.real();
         }
         spec.validate()?;
-        let fft = device.plan_nd(&spec)?;
+        let fft = device.plan_nd_with(&spec, opts.fuse)?;
         let kind = spec.kind().abbreviation();
         let (reals, complex): (Vec<f32>, Vec<Complex32>) = match spec.kind() {
             Kind::RealToComplex => {

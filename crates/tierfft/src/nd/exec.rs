@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use num_complex::Complex32;
 
-use super::{Buf, Kind, NdPlan, NdSpec, StepOp};
+use super::{Buf, FuseReal, Kind, NdPlan, NdSpec, StepOp};
 use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
 use crate::backend::{Device, DeviceBuffer, Element, Fft, Timer, cuda};
@@ -96,7 +96,13 @@ fn ensure<T: Element>(
 impl Device {
     /// Plans `spec` on this device and compiles every step.
     pub fn plan_nd(&self, spec: &NdSpec) -> Result<NdFft> {
-        let plan = NdPlan::for_device(spec, self.limits())?;
+        self.plan_nd_with(spec, FuseReal::default())
+    }
+
+    /// [`Device::plan_nd`] with a real axis' split and merge fused where `fuse` says (for
+    /// timing the choices side by side: `tierfft bench --shapes .. --fuse-real`).
+    pub fn plan_nd_with(&self, spec: &NdSpec, fuse: FuseReal) -> Result<NdFft> {
+        let plan = NdPlan::with_fusion(spec, self.limits(), fuse)?;
         let steps = plan
             .steps
             .iter()

@@ -14,7 +14,7 @@ pub(crate) mod plan;
 pub use exec::NdFft;
 pub(crate) use host::reshape as reshape_on_host;
 
-pub use plan::{Buf, NdPlan, Reshape, Step, StepOp};
+pub use plan::{Buf, FuseReal, NdPlan, Reshape, Step, StepOp};
 
 use crate::error::{Error, Result};
 use crate::spec::{Direction, MAX_LOG2_N, PointOp};

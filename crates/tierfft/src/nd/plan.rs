@@ -260,6 +260,21 @@ pub struct Step {
     pub dst: Buf,
 }
 
+/// Where [`NdPlan::with_fusion`] fuses an even real axis' split (R2C) and merge (C2R) into
+/// its half-length transform.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FuseReal {
+    /// Where the half-length transform is one pass (the default; from 2^16 reals on the H100
+    /// the fused multi-pass versions were not faster, docs/BENCHMARKS.md session 11).
+    #[default]
+    OnePass,
+    /// Wherever the device's plan can: the merge on the first of several passes, the split
+    /// on the last (when its workgroups pair lines with their mirrors).
+    AnyPasses,
+    /// Never: split and merge as steps of their own.
+    Never,
+}
+
 /// An N-D or real transform as steps over whole arrays. Pure data: printable and testable
 /// without a device.
 #[derive(Clone, Debug, PartialEq)]
@@ -510,16 +525,27 @@ impl NdPlan {
     /// load, where the device plans that transform in one pass. `None` (the CPU): the steps
     /// as they are.
     pub fn for_device(spec: &NdSpec, limits: Option<&DeviceLimits>) -> Result<NdPlan> {
+        NdPlan::with_fusion(spec, limits, FuseReal::default())
+    }
+
+    /// [`NdPlan::for_device`] with the split and merge fused where `fuse` says.
+    pub fn with_fusion(
+        spec: &NdSpec,
+        limits: Option<&DeviceLimits>,
+        fuse: FuseReal,
+    ) -> Result<NdPlan> {
         let mut plan = NdPlan::new(spec)?;
-        if let Some(limits) = limits {
-            plan.fuse_real(limits);
+        if let Some(limits) = limits
+            && fuse != FuseReal::Never
+        {
+            plan.fuse_real(limits, fuse == FuseReal::AnyPasses);
         }
         Ok(plan)
     }
 
     /// Replaces a half-length transform and its split or merge by the transform with the
     /// step fused, where the device plans it.
-    fn fuse_real(&mut self, limits: &DeviceLimits) {
+    fn fuse_real(&mut self, limits: &DeviceLimits, any_passes: bool) {
         let fuse = |a: &Step, b: &Step| -> Option<Step> {
             let (axis, spec, half, src, dst) = match (&a.op, &b.op) {
                 (StepOp::Fft { axis, spec }, StepOp::Reshape(Reshape::Split { scale, .. })) => {
@@ -531,11 +557,7 @@ impl NdPlan {
                 _ => return None,
             };
             let spec = spec.clone().real_half(half);
-            // One-pass lines only. The planner can put a merge on the first of several passes
-            // and a split on the last, but on the H100 both ran slower there than as steps of
-            // their own from 2^18 reals (docs/BENCHMARKS.md session 11), so longer
-            // transforms keep the steps.
-            if Plan::new(&spec, limits).ok()?.passes.len() > 1 {
+            if Plan::new(&spec, limits).ok()?.passes.len() > 1 && !any_passes {
                 return None;
             }
             Some(Step {
