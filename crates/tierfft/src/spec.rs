@@ -131,7 +131,7 @@ pub enum Layout {
 }
 
 /// How an even-length real transform rides on a half-length complex one, fused into its
-/// kernels (set by the N-D planner, [`crate::NdPlan`]): the `2n` reals of a row are read as
+/// kernels (set by the N-D planner, [`crate::nd::NdPlan`]): the `2n` reals of a row are read as
 /// `n` complex pairs, so the `n`-point transform `Z` of the pairs gives the real row's `n + 1`
 /// bins `X` by a split, and a C2R's `n` points come from its bins by a merge.
 #[derive(Clone, Copy, Debug, PartialEq)]

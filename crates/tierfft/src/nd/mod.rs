@@ -10,11 +10,13 @@ mod exec;
 mod host;
 pub(crate) mod layout;
 pub(crate) mod plan;
+mod reshape;
 
 pub use exec::NdFft;
 pub(crate) use host::reshape as reshape_on_host;
 
-pub use plan::{Buf, FuseReal, NdPlan, Reshape, Step, StepOp};
+pub use plan::{Buf, FuseReal, NdPlan, Step, StepOp};
+pub use reshape::Reshape;
 
 use crate::error::{Error, Result};
 use crate::spec::{Direction, MAX_LOG2_N, PointOp};
