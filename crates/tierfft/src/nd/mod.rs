@@ -2,7 +2,7 @@
 //! (and `rfft`, `irfft` as the one-axis case) over chosen axes of a row-major array.
 //!
 //! An [`NdSpec`] is planned ([`NdPlan`]) into steps over whole arrays: one batched 1-D
-//! transform per axis ([`FftSpec`] rows for the last axis, stacked columns for the others,
+//! transform per axis ([`FftSpec`](crate::FftSpec) rows for the last axis, stacked columns for the others,
 //! so no axis is transposed), and the steps that move between real and complex data
 //! ([`Reshape`]). [`crate::Device::plan_nd`] compiles them into an [`NdFft`].
 
