@@ -130,10 +130,12 @@ pub enum Layout {
     },
 }
 
-/// How an even-length real transform rides on a half-length complex one, fused into its
-/// kernels (set by the N-D planner, [`crate::nd::NdPlan`]): the `2n` reals of a row are read as
-/// `n` complex pairs, so the `n`-point transform `Z` of the pairs gives the real row's `n + 1`
-/// bins `X` by a split, and a C2R's `n` points come from its bins by a merge.
+/// How a real transform rides on a complex one, fused into its kernels (set by the N-D
+/// planner, [`crate::nd::NdPlan`]). Even lengths: the `2n` reals of a row are read as `n`
+/// complex pairs, so the `n`-point transform `Z` of the pairs gives the real row's `n + 1`
+/// bins `X` by a split, and a C2R's `n` points come from its bins by a merge. Other
+/// lengths: the full `n`-point transform of the widened reals keeps bins `0..=n/2`, and a
+/// C2R's full spectrum is extended from them by Hermitian symmetry.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RealHalf {
     /// R2C: the forward transform's results split into rows of `n + 1` bins on store,
@@ -150,6 +152,12 @@ pub enum RealHalf {
         /// Factor on every point (1/(2n) for a normalised inverse transform).
         scale: f32,
     },
+    /// R2C through the full transform of widened reals: only bins `0..=n/2` of each row
+    /// stored, in rows of `n/2 + 1`.
+    Truncate,
+    /// C2R through the full inverse transform: rows of `n/2 + 1` bins extended on load by
+    /// Hermitian symmetry (`X[k] = X*[n−k]` for `k > n/2`).
+    Extend,
 }
 
 impl Layout {
@@ -322,6 +330,8 @@ impl FftSpec {
             None => (self.n, self.n),
             Some(RealHalf::Split { .. }) => (self.n, self.n + 1),
             Some(RealHalf::Merge { .. }) => (self.n + 1, self.n),
+            Some(RealHalf::Truncate) => (self.n, self.n / 2 + 1),
+            Some(RealHalf::Extend) => (self.n / 2 + 1, self.n),
         }
     }
 
@@ -402,18 +412,22 @@ impl FftSpec {
             });
         }
         if let Some(half) = self.real {
-            let direction = match half {
-                RealHalf::Split { .. } => Direction::Forward,
-                RealHalf::Merge { .. } => Direction::Inverse,
+            let (direction, scales) = match half {
+                RealHalf::Split { .. } => (Direction::Forward, true),
+                RealHalf::Merge { .. } => (Direction::Inverse, true),
+                RealHalf::Truncate => (Direction::Forward, false),
+                RealHalf::Extend => (Direction::Inverse, false),
             };
+            // (A split or merge carries its own scale; the others take the transform's.)
             if self.layout != Layout::Rows
                 || self.is_fused()
-                || self.normalize
+                || (self.normalize && scales)
                 || self.direction != direction
             {
                 return Err(Error::InvalidSpec(format!(
-                    "a fused real {half:?} needs a {direction:?}, unnormalised transform of \
-                     rows with no other fused operations (got a {:?} transform of {:?}{}{})",
+                    "a fused real {half:?} needs a {direction:?}{} transform of rows with no \
+                     other fused operations (got a {:?} transform of {:?}{}{})",
+                    if scales { ", unnormalised" } else { "" },
                     self.direction,
                     self.layout,
                     if self.normalize { ", normalised" } else { "" },

@@ -278,15 +278,22 @@ impl NdFft {
     /// Runs one step on `arrays`.
     fn run_step(&self, step: &super::Step, compiled: &Compiled, arrays: &mut Arrays) -> Result<()> {
         match compiled {
-            // A half-length transform with its split or merge fused: between arrays.
+            // A transform with a real axis' split, merge, cut or extension fused: between
+            // arrays.
             Compiled::Fft(fft) if step.src != step.dst => {
-                let real = arrays
-                    .real
-                    .as_deref_mut()
-                    .ok_or_else(|| missing(Buf::Packed))?;
+                let Arrays {
+                    real,
+                    spectrum,
+                    full,
+                    ..
+                } = arrays;
+                let real = real.as_deref_mut().ok_or_else(|| missing(Buf::Packed));
+                let full = full.as_mut().ok_or_else(|| missing(Buf::Full));
                 match (step.src, step.dst) {
-                    (Buf::Packed, Buf::Spectrum) => fft.process_between(real, arrays.spectrum),
-                    (Buf::Spectrum, Buf::Packed) => fft.process_between(arrays.spectrum, real),
+                    (Buf::Packed, Buf::Spectrum) => fft.process_between(real?, spectrum),
+                    (Buf::Spectrum, Buf::Packed) => fft.process_between(spectrum, real?),
+                    (Buf::Full, Buf::Spectrum) => fft.process_between(full?, spectrum),
+                    (Buf::Spectrum, Buf::Full) => fft.process_between(spectrum, full?),
                     (src, _) => Err(missing(src)),
                 }
             }

@@ -355,6 +355,14 @@ impl NdPlan {
                 (StepOp::Reshape(Reshape::Merge { scale, .. }), StepOp::Fft { axis, spec }) => {
                     (axis, spec, RealHalf::Merge { scale: *scale }, a.src, b.dst)
                 }
+                // Odd (or not last) real axes: only where the axis is the rows'.
+                (
+                    StepOp::Fft { axis, spec },
+                    StepOp::Reshape(Reshape::Truncate { inner: 1, .. }),
+                ) => (axis, spec, RealHalf::Truncate, a.src, b.dst),
+                (StepOp::Reshape(Reshape::Extend { inner: 1, .. }), StepOp::Fft { axis, spec }) => {
+                    (axis, spec, RealHalf::Extend, a.src, b.dst)
+                }
                 _ => return None,
             };
             let spec = spec.clone().real_half(half);
@@ -417,6 +425,12 @@ impl fmt::Display for NdPlan {
                         }
                         Some(RealHalf::Merge { .. }) => {
                             format!(", merged from {} bins on load (C2R)", spec.n + 1)
+                        }
+                        Some(RealHalf::Truncate) => {
+                            format!(", bins 0..={} stored (R2C)", spec.n / 2)
+                        }
+                        Some(RealHalf::Extend) => {
+                            format!(", {} bins extended on load (C2R)", spec.n / 2 + 1)
                         }
                         None => String::new(),
                     };
@@ -503,12 +517,19 @@ mod tests {
             fused(&NdSpec::new(&[1 << 16]).real().inverse()),
             ["merge", "fft false"]
         );
-        // Odd and Bluestein half lengths keep their steps.
+        // Odd lengths: the cut and the Hermitian extension fuse into the full transform
+        // (the widening and the real parts stay steps); Bluestein half lengths keep theirs.
+        assert_eq!(fused(&NdSpec::new(&[7]).real()), ["widen", "fft true"]);
         assert_eq!(
-            fused(&NdSpec::new(&[7]).real()),
-            ["widen", "fft false", "keep"]
+            fused(&NdSpec::new(&[7]).real().inverse()),
+            ["fft true", "real"]
         );
         assert_eq!(fused(&NdSpec::new(&[34]).real()), ["fft false", "split"]);
+        // A real axis that is not the last is cut and extended along columns: steps.
+        assert_eq!(
+            fused(&NdSpec::new(&[5, 4]).axes(&[1, 0]).real()),
+            ["widen", "fft false", "keep", "fft false"]
+        );
         // Without a device (the CPU) nothing is fused.
         assert_eq!(
             NdPlan::for_device(&NdSpec::new(&[6]).real(), None)

@@ -192,6 +192,8 @@ fn fused(p: &Pass) -> Option<String> {
     match p.real.as_ref().map(|r| r.half) {
         Some(RealHalf::Merge { .. }) => parts.push("C2R merge on load".into()),
         Some(RealHalf::Split { .. }) => parts.push("R2C split on store".into()),
+        Some(RealHalf::Truncate) => parts.push("R2C bins 0..=n/2 stored".into()),
+        Some(RealHalf::Extend) => parts.push("C2R Hermitian extension on load".into()),
         None => {}
     }
     if p.fused_chain {

@@ -35,6 +35,8 @@ pub(super) fn unfusable(spec: &FftSpec, limits: &DeviceLimits, why: &str) -> Err
             2 * spec.n,
             match spec.real {
                 Some(RealHalf::Merge { .. }) => "merge",
+                Some(RealHalf::Truncate) => "cut to n/2 + 1 bins",
+                Some(RealHalf::Extend) => "Hermitian extension",
                 _ => "split",
             },
             spec.n
@@ -102,6 +104,31 @@ pub(super) fn fuse(
                     "its exchange does not fit workgroup memory".into(),
                 ));
             }
+        }
+        RealHalf::Truncate => {
+            let Some(pass) = passes.last_mut() else {
+                return Err(unpaired("the plan has no pass".into()));
+            };
+            // The store keeps the first n/2 + 1 points of each row (as Bluestein's last
+            // pass keeps n of m), written by their own threads.
+            pass.real = Some(RealFusion {
+                half,
+                twiddles: None,
+            });
+            pass.dst_len = n / 2 + 1;
+            pass.staged_store = false;
+        }
+        RealHalf::Extend => {
+            let pass = &mut passes[0];
+            pass.real = Some(RealFusion {
+                half,
+                twiddles: None,
+            });
+            pass.src_len = n / 2 + 1;
+            // Each point reads its own bin: no tile, no prefetched lines.
+            pass.staged_load = false;
+            pass.prefetch = false;
+            pass.tables_in_shared = 0;
         }
         RealHalf::Merge { .. } => {
             let pass = &mut passes[0];

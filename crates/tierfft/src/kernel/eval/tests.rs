@@ -378,3 +378,59 @@ fn fused_real_splits_and_merges() {
         );
     }
 }
+
+/// An odd (or any) real transform's cut to bins `0..=n/2` fused into the full transform's
+/// store and its Hermitian extension into the load, on every profile, one pass and several.
+#[test]
+fn fused_real_cuts_and_extensions() {
+    use crate::spec::RealHalf;
+    use num_complex::Complex64;
+    let mut rng = StdRng::seed_from_u64(13);
+    let mut cases: Vec<(&str, usize)> = Vec::new();
+    for profile in DeviceLimits::PROFILES {
+        for n in [1, 2, 3, 5, 7, 9, 15, 16, 21, 45, 63, 64, 105, 243, 1000] {
+            cases.push((profile, n));
+        }
+    }
+    cases.extend([
+        ("small-16k", 3 * 3 * 5 * 5 * 7 * 7),
+        ("lavapipe", 1 << 15),
+        ("h100-cuda", 3 * 15625),
+    ]);
+    for (profile, n) in cases {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        let (h, batch) = (n / 2 + 1, 3);
+        let cut = FftSpec::new(n)
+            .batch(batch)
+            .normalized()
+            .real_half(RealHalf::Truncate);
+        let plan = Plan::new(&cut, &limits).expect("plan");
+        let input = random(&mut rng, n * batch);
+        let out = run_plan(&plan, &input).unwrap_or_else(|e| panic!("{profile}:\n{plan}\n{e}"));
+        let full = spec_f64(&FftSpec::new(n).batch(batch).normalized(), &input);
+        let want: Vec<Complex64> = full.chunks(n).flat_map(|r| r[..h].to_vec()).collect();
+        let err = relative_l2_error(&out, &want);
+        assert!(
+            err <= 1e-6,
+            "{profile}, cut of n = {n}: error {err:e}\n{plan}"
+        );
+
+        let extend = FftSpec::new(n)
+            .batch(batch)
+            .inverse()
+            .real_half(RealHalf::Extend);
+        let plan = Plan::new(&extend, &limits).expect("plan");
+        let bins = random(&mut rng, h * batch);
+        let out = run_plan(&plan, &bins).unwrap_or_else(|e| panic!("{profile}:\n{plan}\n{e}"));
+        let whole: Vec<Complex32> = bins
+            .chunks(h)
+            .flat_map(|r| (0..n).map(move |k| if k < h { r[k] } else { r[n - k].conj() }))
+            .collect();
+        let want = spec_f64(&FftSpec::new(n).batch(batch).inverse(), &whole);
+        let err = relative_l2_error(&out, &want);
+        assert!(
+            err <= 1e-6,
+            "{profile}, extension of n = {n}: error {err:e}\n{plan}"
+        );
+    }
+}

@@ -47,6 +47,10 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             half: RealHalf::Merge { scale },
             twiddles,
         }) => g.load_merged(*scale, twiddles.as_ref()),
+        Some(RealFusion {
+            half: RealHalf::Extend,
+            ..
+        }) => g.load_extended(),
         _ => g.load(),
     }
     g.point_ops(&pass.load, Mem::Src, PassGen::in_index);
@@ -112,6 +116,15 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             RealHalf::Merge { .. } => format!(
                 "C2R: rows of {} bins merged on load (the reals written as pairs)",
                 plan.transform().n + 1
+            ),
+            RealHalf::Truncate => format!(
+                "R2C: bins 0..={} of each row stored, in rows of {}",
+                plan.transform().n / 2,
+                pass.dst_len
+            ),
+            RealHalf::Extend => format!(
+                "C2R: rows of {} bins extended on load by Hermitian symmetry",
+                pass.src_len
             ),
         });
     }

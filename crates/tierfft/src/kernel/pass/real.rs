@@ -49,6 +49,32 @@ impl PassGen<'_> {
         }
     }
 
+    /// Loads each held point `k` from its row of `n/2 + 1` bins: bin `k` up to `n/2`, above
+    /// it the conjugate of bin `n − k` (a real signal's spectrum is Hermitian).
+    pub(super) fn load_extended(&mut self) {
+        let n = self.spec.n;
+        self.em.comment(format!(
+            "C2R: bins 0..={} of each row, the rest by Hermitian symmetry",
+            n / 2
+        ));
+        for m in 0..self.e() {
+            let k = self.em.bind(Ty::U32, self.in_index(m));
+            let kept = self.em.bind(Ty::Bool, lt(k.clone(), u(n / 2 + 1)));
+            let from = select(kept.clone(), k.clone(), u(n) - k);
+            let at = self.element(Mem::Src, from);
+            let z = self.em.bind(Ty::C32, load(Mem::Src, at));
+            self.em.push(Stmt::Var(
+                format!("v{m}"),
+                Ty::C32,
+                complex(z.re(), select(kept, z.im(), -z.im())),
+            ));
+        }
+        for m in self.e()..self.regs.len() {
+            self.em
+                .push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));
+        }
+    }
+
     /// Stores the line's bins: the held points `Z` go to workgroup memory, each thread reads
     /// `a = Z[k]` and `b = Z*[n−k]` for each output `k` it holds and stores
     /// `X[k] = ((a + b) − i·W^k·(a − b))·scale/2`, and the thread holding `k = 0` also
