@@ -24,21 +24,6 @@ fn apply(ops: &[PointOp], data: &mut [Complex64]) {
     }
 }
 
-/// The row-major array `shape` that `strides` lay out in `buffer`.
-fn gathered(buffer: &[Complex32], shape: &[usize], strides: &[usize]) -> Vec<Complex32> {
-    let len: usize = shape.iter().product();
-    (0..len)
-        .map(|i| {
-            let (mut rest, mut at) = (i, 0);
-            for (&n, &s) in shape.iter().zip(strides).rev() {
-                at += (rest % n) * s;
-                rest /= n;
-            }
-            buffer[at]
-        })
-        .collect()
-}
-
 fn narrow(x: &[Complex64]) -> Vec<Complex32> {
     x.iter()
         .map(|z| Complex32::new(z.re as f32, z.im as f32))
@@ -61,7 +46,10 @@ fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
             let x = random(rng, spec.input_len());
             // The array the input's strides lay out (only C2C cases use strides here).
             let dense: Vec<Complex32> = match &spec.input_strides {
-                Some(st) => gathered(&x, &spec.input_shape(), st),
+                Some(st) => strided_offsets(&spec.input_shape(), st)
+                    .into_iter()
+                    .map(|at| x[at])
+                    .collect(),
                 None => x.clone(),
             };
             let mut loaded: Vec<Complex64> = dense

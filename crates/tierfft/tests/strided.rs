@@ -14,22 +14,6 @@ use rand::rngs::StdRng;
 use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
 use tierfft::{Device, Kind, NdSpec};
 
-/// Buffer offsets of every element of `shape` laid out by `strides`, row-major order.
-fn offsets(shape: &[usize], strides: &[usize]) -> Vec<usize> {
-    let len: usize = shape.iter().product();
-    (0..len)
-        .map(|i| {
-            let mut rest = i;
-            let mut at = 0;
-            for (&n, &s) in shape.iter().zip(strides).rev() {
-                at += (rest % n) * s;
-                rest /= n;
-            }
-            at
-        })
-        .collect()
-}
-
 /// Row-major strides of `shape`.
 fn row_major(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];
@@ -67,7 +51,7 @@ fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
     };
     let layout = |shape: Vec<usize>, strides: &Option<Vec<usize>>| {
         let strides = strides.clone().unwrap_or_else(|| row_major(&shape));
-        offsets(&shape, &strides)
+        strided_offsets(&shape, &strides)
     };
     let ins = layout(spec.input_shape(), &spec.input_strides);
     let outs = layout(spec.output_shape(), &spec.output_strides);

@@ -81,6 +81,22 @@ enum User<'a> {
     ComplexToReal(&'a mut DeviceBuffer, &'a mut DeviceBuffer<f32>),
 }
 
+/// The contiguous array the steps use for the caller's `user` buffer: the buffer itself, or
+/// where it is `strided`, the scratch array in `slot` (made by `make` if need be), returned
+/// with the buffer's memory for the gather or scatter.
+fn working<'a, T: Element>(
+    user: &'a mut DeviceBuffer<T>,
+    strided: bool,
+    slot: &'a mut Option<DeviceBuffer<T>>,
+    make: impl FnOnce() -> Result<DeviceBuffer<T>>,
+) -> Result<(&'a mut DeviceBuffer<T>, Option<&'a mut Held>)> {
+    if strided {
+        Ok((ensure(slot, make)?, Some(&mut user.held)))
+    } else {
+        Ok((user, None))
+    }
+}
+
 /// `slot`'s array, made by `make` if it has none yet.
 fn ensure<T: Element>(
     slot: &mut Option<DeviceBuffer<T>>,
@@ -218,51 +234,35 @@ impl NdFft {
                 },
             },
             User::RealToComplex(input, output) => {
-                let (real, input) = if gather {
-                    (
-                        ensure(real_scratch, || device.zeros_of(real_len))?,
-                        Some(&input.held),
-                    )
-                } else {
-                    (input, None)
-                };
-                let (spectrum, output) = if scatter {
-                    (
-                        ensure(spectrum_scratch, || device.zeros(complex_len))?,
-                        Some(&mut output.held),
-                    )
-                } else {
-                    (output, None)
-                };
+                let (real, input) =
+                    working(input, gather, real_scratch, || device.zeros_of(real_len))?;
+                let (spectrum, output) = working(output, scatter, spectrum_scratch, || {
+                    device.zeros(complex_len)
+                })?;
                 Arrays {
                     real: Some(real),
                     spectrum,
                     full,
-                    caller: Caller::Apart { input, output },
+                    caller: Caller::Apart {
+                        input: input.map(|h| &*h),
+                        output,
+                    },
                 }
             }
             User::ComplexToReal(input, output) => {
-                let (spectrum, input) = if gather {
-                    (
-                        ensure(spectrum_scratch, || device.zeros(complex_len))?,
-                        Some(&input.held),
-                    )
-                } else {
-                    (input, None)
-                };
-                let (real, output) = if scatter {
-                    (
-                        ensure(real_scratch, || device.zeros_of(real_len))?,
-                        Some(&mut output.held),
-                    )
-                } else {
-                    (output, None)
-                };
+                let (spectrum, input) = working(input, gather, spectrum_scratch, || {
+                    device.zeros(complex_len)
+                })?;
+                let (real, output) =
+                    working(output, scatter, real_scratch, || device.zeros_of(real_len))?;
                 Arrays {
                     real: Some(real),
                     spectrum,
                     full,
-                    caller: Caller::Apart { input, output },
+                    caller: Caller::Apart {
+                        input: input.map(|h| &*h),
+                        output,
+                    },
                 }
             }
         };

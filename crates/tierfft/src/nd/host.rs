@@ -12,20 +12,17 @@ pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
             ref shape,
             ref strides,
             real,
-        } => {
-            let per = if real { 1 } else { 2 };
-            for (i, at) in strided_offsets(shape, strides).enumerate() {
-                dst[i * per..][..per].copy_from_slice(&src[at * per..][..per]);
-            }
         }
-        Reshape::Scatter {
+        | Reshape::Scatter {
             ref shape,
             ref strides,
             real,
         } => {
+            let gather = matches!(step, Reshape::Gather { .. });
             let per = if real { 1 } else { 2 };
             for (i, at) in strided_offsets(shape, strides).enumerate() {
-                dst[at * per..][..per].copy_from_slice(&src[i * per..][..per]);
+                let (from, to) = if gather { (at, i) } else { (i, at) };
+                dst[to * per..][..per].copy_from_slice(&src[from * per..][..per]);
             }
         }
         Reshape::Widen { len } => {

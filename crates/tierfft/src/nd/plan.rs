@@ -137,24 +137,29 @@ fn attach_ops(spec: &NdSpec, steps: &mut Vec<Step>) -> Result<()> {
         )))
     };
     if !spec.load.is_empty() {
-        match steps.first_mut() {
-            Some(Step {
-                op: StepOp::Fft { spec: fft, .. },
-                ..
-            }) => fft.load = spec.load.clone(),
-            _ => return cannot("on_load", "first"),
-        }
+        let Some(first) = fft(steps.first_mut()) else {
+            return cannot("on_load", "first");
+        };
+        first.load = spec.load.clone();
     }
     if !spec.store.is_empty() {
-        match steps.last_mut() {
-            Some(Step {
-                op: StepOp::Fft { spec: fft, .. },
-                ..
-            }) => fft.store = spec.store.clone(),
-            _ => return cannot("on_store", "last"),
-        }
+        let Some(last) = fft(steps.last_mut()) else {
+            return cannot("on_store", "last");
+        };
+        last.store = spec.store.clone();
     }
     Ok(())
+}
+
+/// The transform `step` runs, if it is one.
+fn fft(step: Option<&mut Step>) -> Option<&mut FftSpec> {
+    match step {
+        Some(Step {
+            op: StepOp::Fft { spec, .. },
+            ..
+        }) => Some(spec),
+        _ => None,
+    }
 }
 
 /// `(outer, n, inner)` of `axis` in a row-major array of `shape`.

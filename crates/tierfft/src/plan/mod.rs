@@ -602,9 +602,7 @@ impl Plan {
         {
             p.filter = spec.chain.clone();
         }
-        if let Some(half) = spec.real {
-            real::fuse(&mut passes, n, half, limits)?;
-        }
+        real::fuse(&mut passes, spec, limits)?;
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.
         let budget = opts.resident_bytes.unwrap_or(0);

@@ -29,16 +29,15 @@ pub struct RealFusion {
 
 /// The error for a real transform whose split or merge cannot be fused, saying why.
 pub(super) fn unfusable(spec: &FftSpec, limits: &DeviceLimits, why: &str) -> Error {
+    let (step, reals) = match spec.real {
+        Some(RealHalf::Merge { .. }) => ("merge", 2 * spec.n),
+        Some(RealHalf::Truncate) => ("cut to n/2 + 1 bins", spec.n),
+        Some(RealHalf::Extend) => ("Hermitian extension", spec.n),
+        _ => ("split", 2 * spec.n),
+    };
     Error::Unsupported {
         what: format!(
-            "a {}-point real transform's {} fused into its {}-point complex transform",
-            2 * spec.n,
-            match spec.real {
-                Some(RealHalf::Merge { .. }) => "merge",
-                Some(RealHalf::Truncate) => "cut to n/2 + 1 bins",
-                Some(RealHalf::Extend) => "Hermitian extension",
-                _ => "split",
-            },
+            "a {reals}-point real transform's {step} fused into its {}-point complex transform",
             spec.n
         ),
         device: limits.name.clone(),
@@ -46,25 +45,19 @@ pub(super) fn unfusable(spec: &FftSpec, limits: &DeviceLimits, why: &str) -> Err
     }
 }
 
-/// Puts the split on the last pass or the merge on the first. `n` is the half-length
-/// transform's points.
+/// Puts `spec`'s split or cut on the last pass, its merge or extension on the first.
 ///
 /// A one-pass line holds all its points. In a longer plan the last pass's line `j` (of
 /// `S = n / size`) holds outputs `j + q·S`, whose mirrors `n − j − q·S` lie in line `S − j`
 /// (lines 0 and `S/2` are their own mirrors), so each workgroup of `L` lines takes `L/2`
 /// lines and their mirrors (`split_line`): that needs an even `L` dividing `S`.
-pub(super) fn fuse(
-    passes: &mut [Pass],
-    n: usize,
-    half: RealHalf,
-    limits: &DeviceLimits,
-) -> Result<()> {
-    let table = || Some(crate::twiddle::table(n + 1, 1, 2 * n, -1.0).into());
-    let unpaired = |why: String| Error::Unsupported {
-        what: format!("a {}-point R2C's split fused into its last pass", 2 * n),
-        device: limits.name.clone(),
-        detail: why,
+pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -> Result<()> {
+    let Some(half) = spec.real else {
+        return Ok(());
     };
+    let n = spec.n;
+    let table = || Some(crate::twiddle::table(n + 1, 1, 2 * n, -1.0).into());
+    let unpaired = |why: String| unfusable(spec, limits, &why);
     match half {
         RealHalf::Split { .. } => {
             let count = passes.len();

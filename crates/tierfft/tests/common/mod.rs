@@ -9,6 +9,22 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use tierfft::{Device, Direction, FftSpec, reference};
 
+/// Buffer offsets of every element of `shape` laid out by `strides` (elements between
+/// neighbours along each axis), in row-major order.
+pub fn strided_offsets(shape: &[usize], strides: &[usize]) -> Vec<usize> {
+    let len: usize = shape.iter().product();
+    (0..len)
+        .map(|i| {
+            let (mut rest, mut at) = (i, 0);
+            for (&n, &s) in shape.iter().zip(strides).rev() {
+                at += (rest % n) * s;
+                rest /= n;
+            }
+            at
+        })
+        .collect()
+}
+
 /// Relative L2 error every transform up to 2^22 must meet (cuFFT on the H100: 1.2e-7 at
 /// N = 64 rising to 3.1e-7 at 2^20, docs/BENCHMARKS.md).
 pub const BOUND: f64 = 5e-7;

@@ -247,47 +247,31 @@ fn check_bluestein(spec: &FftSpec, profile: &str) {
     );
 }
 
-/// `rows` rows of `2m` reals (`pairs`, read as complex pairs) through a f64 FFT: `m + 1`
-/// bins per row, times `scale`.
+/// Rows of `2m` reals (`pairs`, read as complex pairs) through the f64 N-D reference's
+/// `rfft`: `m + 1` bins per row, times `scale`.
 fn rfft_f64(pairs: &[Complex32], m: usize, scale: f64) -> Vec<num_complex::Complex64> {
-    use num_complex::Complex64;
-    let fft = rustfft::FftPlanner::<f64>::new().plan_fft_forward(2 * m);
-    pairs
-        .chunks(m)
-        .flat_map(|row| {
-            let mut x: Vec<Complex64> = row
-                .iter()
-                .flat_map(|z| [z.re, z.im])
-                .map(|v| Complex64::new(v.into(), 0.0))
-                .collect();
-            fft.process(&mut x);
-            x.truncate(m + 1);
-            x.into_iter().map(move |z| z * scale)
-        })
-        .collect()
+    use crate::reference::{NdInput, nd_f64};
+    let reals: &[f32] = bytemuck::cast_slice(pairs);
+    let spec = crate::NdSpec::new(&[pairs.len() / m, 2 * m])
+        .axes(&[1])
+        .real();
+    let bins = nd_f64(&spec, &NdInput::Real(reals));
+    bins.into_iter().map(|z| z * scale).collect()
 }
 
-/// Rows of `m + 1` bins through a f64 inverse FFT of length `2m` (Hermitian, the imaginary
-/// parts of bins 0 and m ignored): the `2m` reals of each row as `m` complex pairs, times
-/// `scale`.
+/// Rows of `m + 1` bins through the f64 N-D reference's `irfft` of length `2m` (the
+/// imaginary parts of bins 0 and m ignored): the `2m` reals of each row as `m` complex
+/// pairs, times `scale`.
 fn irfft_f64(bins: &[Complex32], m: usize, scale: f64) -> Vec<num_complex::Complex64> {
-    use num_complex::Complex64;
-    let fft = rustfft::FftPlanner::<f64>::new().plan_fft_inverse(2 * m);
-    bins.chunks(m + 1)
-        .flat_map(|row| {
-            let at = |k: usize| {
-                let z = row[k];
-                let im = if k == 0 || k == m { 0.0 } else { z.im };
-                Complex64::new(z.re.into(), im.into())
-            };
-            let mut x: Vec<Complex64> = (0..2 * m)
-                .map(|k| if k <= m { at(k) } else { at(2 * m - k).conj() })
-                .collect();
-            fft.process(&mut x);
-            x.chunks(2)
-                .map(|p| Complex64::new(p[0].re, p[1].re) * scale)
-                .collect::<Vec<_>>()
-        })
+    use crate::reference::{NdInput, nd_f64};
+    let spec = crate::NdSpec::new(&[bins.len() / (m + 1), 2 * m])
+        .axes(&[1])
+        .real()
+        .inverse();
+    let reals = nd_f64(&spec, &NdInput::Complex(bins));
+    reals
+        .chunks(2)
+        .map(|p| num_complex::Complex64::new(p[0].re, p[1].re) * scale)
         .collect()
 }
 

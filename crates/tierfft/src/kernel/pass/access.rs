@@ -11,10 +11,15 @@ use crate::spec::Layout;
 impl PassGen<'_> {
     /// Workgroup memory index of line-position `pos` of this thread's line.
     pub(super) fn shared_index(&self, pos: Expr) -> Expr {
+        self.shared_index_at(var("lc"), pos)
+    }
+
+    /// Workgroup memory index of line-position `pos` of the workgroup's line `lc`.
+    pub(super) fn shared_index_at(&self, lc: Expr, pos: Expr) -> Expr {
         let lines = self.pass.lines_per_group;
         match self.pass.order {
-            crate::plan::LineOrder::Interleaved => var("lc") + u(lines) * pos,
-            crate::plan::LineOrder::Contiguous => var("lc") * u(self.pass.size) + pos,
+            crate::plan::LineOrder::Interleaved => lc + u(lines) * pos,
+            crate::plan::LineOrder::Contiguous => lc * u(self.pass.size) + pos,
         }
     }
 

@@ -122,7 +122,7 @@ impl PassGen<'_> {
                 let zero = select(first_half.clone(), wrap, back.clone());
                 let mpos = select(own.clone(), zero, back);
                 let mpos = self.em.bind(Ty::U32, mpos);
-                let at = self.em.bind(Ty::U32, partner.clone() + u(lines) * mpos);
+                let at = self.shared_index_at(partner.clone(), mpos);
                 mirrors.push(self.pad_whole(at));
             }
         }
