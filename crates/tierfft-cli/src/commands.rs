@@ -320,7 +320,8 @@ pub struct FftJob<'a> {
     pub real: bool,
     /// The axes to transform, NumPy style (negative counts from the end); `None`: the last.
     pub axes: Option<&'a [i64]>,
-    /// C2R: the real length of the last transformed axis.
+    /// NumPy's `n`: the length of the last transformed axis (C2R: the real length); the input
+    /// is cropped or zero-padded there. `None`: the input's extent (C2R: 2(m - 1)).
     pub n: Option<usize>,
     /// The scaling.
     pub norm: Norm,
@@ -344,6 +345,28 @@ fn resolve_axes(axes: Option<&[i64]>, rank: usize) -> CliResult<Vec<usize>> {
         .collect()
 }
 
+/// `values` (row-major, `shape`) with axis `axis` cut or zero-padded at its end to `len`, as
+/// NumPy's `n` does; the values themselves when the axis is already `len` long.
+fn resize_axis<T: Copy + Default>(
+    values: Vec<T>,
+    shape: &[usize],
+    axis: usize,
+    len: usize,
+) -> Vec<T> {
+    let have = shape[axis];
+    if have == len || values.is_empty() {
+        return values;
+    }
+    let inner: usize = shape[axis + 1..].iter().product();
+    let keep = have.min(len) * inner;
+    let mut out = Vec::with_capacity(values.len() / have.max(1) * len);
+    for block in values.chunks(have * inner) {
+        out.extend_from_slice(&block[..keep]);
+        out.resize(out.len() + (len * inner - keep), T::default());
+    }
+    out
+}
+
 /// `tierfft fft`: reads, checks, transforms, and only then writes the output.
 pub fn fft(job: &FftJob) -> CliResult<()> {
     let input = npy::open(job.input, npy::Expect::Rows)?;
@@ -352,30 +375,26 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     let shape: Vec<usize> = input.header.shape.iter().map(|&d| d as usize).collect();
     let axes = resolve_axes(job.axes, shape.len())?;
     let last = *axes.last().ok_or("--axes lists no axis")?;
-    // The real side's shape: C2R's comes from --n.
+    // NumPy's `n`: the length of the last transformed axis (C2R: the real length, by default
+    // 2(m - 1) for m bins); the input is cropped or zero-padded there to what it takes.
+    let c2r = job.real && job.inverse;
+    let n = match job.n {
+        Some(0) => return Err("--n must be at least 1".into()),
+        Some(n) => n,
+        None if c2r && shape[last] < 2 => {
+            return Err(format!(
+                "'{shown}': C2R of {} bin along axis {last} has no default length \
+                 (NumPy's 2(m - 1) = 0): give --n",
+                shape[last]
+            )
+            .into());
+        }
+        None if c2r => 2 * (shape[last] - 1),
+        None => shape[last],
+    };
     let mut real_shape = shape.clone();
-    match (job.real, job.inverse, job.n) {
-        (true, true, Some(n)) => {
-            if shape[last] != n / 2 + 1 {
-                return Err(format!(
-                    "'{shown}': a C2R transform of length {n} takes {} bins along axis {last}, \
-                     the array has {} (shape {shape:?})",
-                    n / 2 + 1,
-                    shape[last]
-                )
-                .into());
-            }
-            real_shape[last] = n;
-        }
-        (true, true, None) => {
-            return Err(
-                "--real --inverse needs the real length: --n N (N/2 + 1 bins in, N reals out)"
-                    .into(),
-            );
-        }
-        (_, _, Some(_)) => return Err("--n is for --real --inverse (C2R) only".into()),
-        _ => {}
-    }
+    real_shape[last] = n;
+    let taken = if c2r { n / 2 + 1 } else { n };
     let mut spec = NdSpec::new(&real_shape).axes(&axes);
     if job.real {
         spec = spec.real();
@@ -406,7 +425,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     .collect();
     let total = match spec.kind() {
         Kind::RealToComplex => {
-            let x = input.read_real()?;
+            let x = resize_axis(input.read_real()?, &shape, last, taken);
             let mut out = vec![Complex32::new(0.0, 0.0); spec.output_len()];
             fft.process_real_to_complex(&x, &mut out)?;
             let total = start.elapsed();
@@ -416,7 +435,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
             total
         }
         Kind::ComplexToReal => {
-            let x = input.read()?;
+            let x = resize_axis(input.read()?, &shape, last, taken);
             let mut out = vec![0.0; spec.output_len()];
             fft.process_complex_to_real(&x, &mut out)?;
             let total = start.elapsed();
@@ -425,7 +444,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
             total
         }
         Kind::ComplexToComplex => {
-            let mut data = input.read()?;
+            let mut data = resize_axis(input.read()?, &shape, last, taken);
             fft.process(&mut data)?;
             let total = start.elapsed();
             data.iter_mut()

@@ -50,13 +50,14 @@ enum Command {
     /// not attached) or a device name (planning for its real limits).
     Plan(PlanArgs),
     /// Transform a `.npy` array as NumPy does: `np.fft.fftn(x, axes=...)` (default: the last
-    /// axis, as `np.fft.fft`), `rfftn` with `--real`, `irfftn` with `--real --inverse --n N`.
+    /// axis, as `np.fft.fft`), `rfftn` with `--real`, `irfftn` with `--real --inverse [--n N]`.
     ///
     /// The input may be float32, float64, complex64 or complex128 (computed in complex64:
     /// float64 parts are rounded to float32), C order, any number of axes, each transformed
-    /// extent from 1 to 2^24 on every device. Unlike NumPy, an axis may not be listed twice,
-    /// and C2R takes exactly n/2 + 1 bins for --n N (NumPy would crop or zero-pad). The output is complex64 (float32 for C2R): the input's shape,
-    /// with the last transformed axis holding n/2 + 1 bins after R2C and N reals after C2R,
+    /// extent from 1 to 2^24 on every device. Unlike NumPy, an axis may not be listed twice.
+    /// The output is complex64 (float32 for C2R): the input's shape, with the last transformed
+    /// axis holding N (`--n`, or the input's extent) points, N/2 + 1 bins after R2C and N reals
+    /// after C2R,
     /// scaled as NumPy's `norm` (over the product of the transformed extents). Nothing is
     /// written if anything fails.
     Fft(FftArgs),
@@ -148,11 +149,12 @@ struct FftArgs {
     #[arg(long)]
     inverse: bool,
     /// Real data on one side: float32/float64 input -> R2C (NumPy's rfftn); with --inverse,
-    /// complex input -> C2R (irfftn) of the length --n gives.
+    /// complex input -> C2R (irfftn) of length --n (NumPy's default: 2(m - 1) for m bins).
     #[arg(long)]
     real: bool,
-    /// The real length of the last transformed axis for --real --inverse (the input holds
-    /// n/2 + 1 bins there).
+    /// The length of the last transformed axis, as NumPy's `n`: the input is cropped or
+    /// zero-padded there to N points (to N/2 + 1 bins for --real --inverse, where N is the
+    /// real output length and defaults to 2(m - 1) for m bins).
     #[arg(long, value_name = "N")]
     n: Option<usize>,
     /// Axes to transform, comma-separated, negative counting from the end as in NumPy (e.g.

@@ -524,19 +524,15 @@ fn real_and_n_dimensional_transforms_like_numpy() {
         assert!(err <= 5e-7, "{device} fftn: {err:e}");
     }
     write_npy(&dir.path("c.npy"), &[4, 5], &random(20, 3));
+    write_npy(&dir.path("one.npy"), &[4, 1], &random(4, 3));
     for (input, extra, words) in [
         (
             "c.npy",
             &["--real"][..],
             &["complex64", "--real", "np.real"][..],
         ),
-        ("c.npy", &["--real", "--inverse"], &["--n N"]),
-        (
-            "c.npy",
-            &["--real", "--inverse", "--n", "12"],
-            &["7 bins", "has 5"],
-        ),
-        ("c.npy", &["--n", "8"], &["--n is for"]),
+        ("c.npy", &["--n", "0"], &["at least 1"]),
+        ("one.npy", &["--real", "--inverse"], &["give --n"]),
         ("c.npy", &["--axes", "2"], &["axis 2 is out of range"]),
         ("c.npy", &["--axes", "1,1"], &["listed twice"]),
     ] {
@@ -544,6 +540,67 @@ fn real_and_n_dimensional_transforms_like_numpy() {
         assert!(!out.status.success(), "{extra:?} succeeded");
         for w in words {
             assert!(stderr(&out).contains(w), "{extra:?}: {}", stderr(&out));
+        }
+    }
+}
+
+/// NumPy's `n`: the last transformed axis cropped or zero-padded to n points before the
+/// transform (to n/2 + 1 bins for C2R, whose n defaults to 2(m - 1)), checked against the f64
+/// reference of the cropped or padded array.
+#[test]
+fn numpy_n_crops_and_pads_the_last_axis() {
+    use tierfft::NdSpec;
+    use tierfft::reference::{NdInput, nd_f64};
+    let dir = TempDir::new("numpy-n");
+    let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
+    let x = random(3 * 6, 11);
+    write_npy(&inp, &[3, 6], &x);
+    // Row r of the [3, 6] input cut or padded to `len` points.
+    let fitted = |len: usize| -> Vec<Complex32> {
+        x.chunks(6)
+            .flat_map(|row| (0..len).map(|i| row.get(i).copied().unwrap_or_default()))
+            .collect()
+    };
+    for device in ["cpu", "lavapipe"] {
+        // C2C: --n 4 crops, --n 9 pads.
+        for n in [4, 9] {
+            assert_ok(&run_fft(
+                &dir,
+                &inp,
+                &outp,
+                device,
+                &["--n", &n.to_string()],
+            ));
+            let (shape, y) = read_c64(&outp);
+            assert_eq!(shape, [3, n as u64]);
+            let want = nd_f64(
+                &NdSpec::new(&[3, n]).axes(&[1]),
+                &NdInput::Complex(&fitted(n)),
+            );
+            let err = relative_l2_error(&y, &want);
+            assert!(err <= 5e-7, "{device} fft n = {n}: {err:e}");
+        }
+        // C2R of 6 bins: n = 10 by default (6 bins), 7 (4 bins: crops), 15 (8 bins: pads).
+        for n in [None, Some(7), Some(15)] {
+            let real = n.unwrap_or(10);
+            let text = real.to_string();
+            let mut args = vec!["--real", "--inverse"];
+            if n.is_some() {
+                args.extend(["--n", &text]);
+            }
+            assert_ok(&run_fft(&dir, &inp, &outp, device, &args));
+            let npy = npyz::NpyFile::new(std::fs::File::open(&outp).unwrap()).unwrap();
+            assert_eq!(npy.shape(), [3, real as u64], "{device} {args:?}");
+            let y: Vec<f32> = npy.into_vec().unwrap();
+            let y: Vec<Complex32> = y.iter().map(|&v| Complex32::new(v, 0.0)).collect();
+            let spec = NdSpec::new(&[3, real])
+                .axes(&[1])
+                .real()
+                .inverse()
+                .normalized();
+            let want = nd_f64(&spec, &NdInput::Complex(&fitted(real / 2 + 1)));
+            let err = relative_l2_error(&y, &want);
+            assert!(err <= 5e-7, "{device} {args:?}: {err:e}");
         }
     }
 }
