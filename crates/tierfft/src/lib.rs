@@ -32,12 +32,14 @@ pub mod reference;
 pub mod resample;
 mod spec;
 pub mod twiddle;
+mod weights;
 
 pub use backend::{Device, DeviceBuffer, Element, Fft, Measured, Resampler, Timer};
 pub use error::{Error, Result};
 pub use nd::{Kind, NdFft, NdSpec};
 pub use num_complex::Complex32;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};
+pub use weights::RealWeights;
 
 /// The README's Rust examples, compiled and run as doc-tests so that they stay true.
 #[cfg(doctest)]

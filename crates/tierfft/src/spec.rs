@@ -6,6 +6,7 @@ use std::sync::Arc;
 use num_complex::{Complex32, Complex64};
 
 use crate::error::{Error, Result};
+use crate::weights::RealWeights;
 
 /// log2 of the longest transform tierfft plans (2^24 points, 128 MiB of complex f32).
 pub const MAX_LOG2_N: u32 = 24;
@@ -41,6 +42,10 @@ pub enum PointOp {
     /// the data (`n × batch` values): a different filter for every transform, such as a
     /// range-dependent azimuth filter. The whole batch is then bound in one dispatch.
     MultiplyEach(Arc<[Complex32]>),
+    /// Multiply every element by real weights laid out like the data: one per element
+    /// (`n × batch`), or one per part (`2 × n × batch`, [`RealWeights::per_part`]). In an
+    /// [`crate::NdSpec`], one per element of its array, reals included: a windowed R2C.
+    Weight(RealWeights),
     /// Complex conjugate.
     Conjugate,
     /// Multiply by a real factor.
@@ -63,6 +68,10 @@ impl PointOp {
         match self {
             PointOp::Multiply(v) => times(v[k]),
             PointOp::MultiplyEach(v) => times(v[element]),
+            PointOp::Weight(w) => {
+                let (a, b) = w.factors(element);
+                Complex64::new(z.re * f64::from(a), z.im * f64::from(b))
+            }
             PointOp::Conjugate => z.conj(),
             PointOp::Scale(s) => z * f64::from(*s),
             PointOp::ZeroFrom(len) => {
@@ -83,6 +92,10 @@ impl PointOp {
         match self {
             PointOp::Multiply(_) => "multiply by a device vector".into(),
             PointOp::MultiplyEach(_) => "multiply by the same element of a device array".into(),
+            PointOp::Weight(w) if w.is_per_part() => {
+                "weight each part by the same reals of a device array".into()
+            }
+            PointOp::Weight(_) => "weight by the same element of a real device array".into(),
             PointOp::Conjugate => "conjugate".into(),
             PointOp::Scale(s) => format!("scale by {s}"),
             PointOp::ZeroFrom(len) => format!("zero from index {len}"),
@@ -91,10 +104,16 @@ impl PointOp {
         }
     }
 
-    /// The device vector the operation reads, if any.
+    /// True when the operation reads one value per element of the batch (or per part).
+    pub fn per_element(&self) -> bool {
+        matches!(self, PointOp::MultiplyEach(_) | PointOp::Weight(_))
+    }
+
+    /// The device vector the operation reads, if any (real weights two to a slot).
     pub fn vector(&self) -> Option<&Arc<[Complex32]>> {
         match self {
             PointOp::Multiply(v) | PointOp::MultiplyEach(v) => Some(v),
+            PointOp::Weight(w) => Some(w.pairs()),
             _ => None,
         }
     }
@@ -106,6 +125,7 @@ impl PointOp {
             PointOp::MultiplyEach(v) => {
                 PointOp::MultiplyEach(transpose(v, matrices, rows, cols).into())
             }
+            PointOp::Weight(w) => PointOp::Weight(w.transposed(matrices, rows, cols)),
             op => op.clone(),
         }
     }
@@ -343,7 +363,7 @@ impl FftSpec {
                 .load
                 .iter()
                 .chain(&self.store)
-                .any(|op| matches!(op, PointOp::MultiplyEach(_)))
+                .any(PointOp::per_element)
     }
 
     /// The same computation on the transposed buffer when the layout is columns: rows
@@ -418,35 +438,37 @@ impl FftSpec {
                 RealHalf::Truncate => (Direction::Forward, false),
                 RealHalf::Extend => (Direction::Inverse, false),
             };
-            // (A split or merge carries its own scale; the others take the transform's.)
+            // Operations may ride on the side the split or merge leaves alone: loads before a
+            // split or cut, stores after a merge or extension. (A split or merge carries its
+            // own scale; the others take the transform's.)
+            let fused_side = match half {
+                RealHalf::Split { .. } | RealHalf::Truncate => !self.store.is_empty(),
+                RealHalf::Merge { .. } | RealHalf::Extend => !self.load.is_empty(),
+            };
             if self.layout != Layout::Rows
-                || self.is_fused()
+                || fused_side
+                || self.chain.is_some()
                 || (self.normalize && scales)
                 || self.direction != direction
             {
                 return Err(Error::InvalidSpec(format!(
                     "a fused real {half:?} needs a {direction:?}{} transform of rows with no \
-                     other fused operations (got a {:?} transform of {:?}{}{})",
+                     chain and no operations on the side it fuses (got a {:?} transform of \
+                     {:?}{}{})",
                     if scales { ", unnormalised" } else { "" },
                     self.direction,
                     self.layout,
                     if self.normalize { ", normalised" } else { "" },
-                    if self.is_fused() {
-                        ", with fused operations"
+                    if fused_side || self.chain.is_some() {
+                        ", with operations there"
                     } else {
                         ""
                     },
                 )));
             }
         }
-        for (operand, got, each) in self.fused_vectors() {
-            let expected = if each { self.len() } else { self.n };
+        for (operand, got, expected, per) in self.fused_vectors() {
             if got != expected {
-                let per = if each {
-                    format!("one per element: n × batch = {} × {}", self.n, self.batch)
-                } else {
-                    format!("one per point: n = {}", self.n)
-                };
                 return Err(Error::OperandLength {
                     operand,
                     got,
@@ -458,16 +480,36 @@ impl FftSpec {
         Ok(())
     }
 
-    /// Every fused vector as (the name the user wrote it under, its length, whether it holds
-    /// one value per element of the batch rather than one per point).
-    fn fused_vectors(&self) -> Vec<(String, usize, bool)> {
-        let ops = |at: &str, ops: &[PointOp]| -> Vec<(String, usize, bool)> {
+    /// Every fused vector as (the name the user wrote it under, its length in values, the
+    /// length it must have, what that length is one per).
+    fn fused_vectors(&self) -> Vec<(String, usize, usize, String)> {
+        let (n, batch) = (self.n, self.batch);
+        let each = || format!("one per element: n × batch = {n} × {batch}");
+        let ops = |at: &str, ops: &[PointOp]| -> Vec<(String, usize, usize, String)> {
             ops.iter()
-                .filter_map(|op| {
-                    let each = matches!(op, PointOp::MultiplyEach(_));
-                    let name = if each { "MultiplyEach" } else { "Multiply" };
-                    op.vector()
-                        .map(|v| (format!("{at} PointOp::{name}"), v.len(), each))
+                .filter_map(|op| match op {
+                    PointOp::Multiply(v) => Some((
+                        format!("{at} PointOp::Multiply"),
+                        v.len(),
+                        n,
+                        format!("one per point: n = {n}"),
+                    )),
+                    PointOp::MultiplyEach(v) => Some((
+                        format!("{at} PointOp::MultiplyEach"),
+                        v.len(),
+                        self.len(),
+                        each(),
+                    )),
+                    PointOp::Weight(w) if w.is_per_part() => Some((
+                        format!("{at} PointOp::Weight"),
+                        w.len(),
+                        2 * self.len(),
+                        format!("one per part: 2 × n × batch = 2 × {n} × {batch}"),
+                    )),
+                    PointOp::Weight(w) => {
+                        Some((format!("{at} PointOp::Weight"), w.len(), self.len(), each()))
+                    }
+                    _ => None,
                 })
                 .collect()
         };
@@ -475,7 +517,8 @@ impl FftSpec {
             (
                 "then_multiply_and_invert's filter".to_string(),
                 h.len(),
-                false,
+                n,
+                format!("one per point: n = {n}"),
             )
         });
         let mut all = ops("on_load", &self.load);

@@ -107,6 +107,13 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                 .inverse()
                 .output_strides(&[n + 5, 1]),
             tierfft::NdSpec::new(&[3, n]).input_strides(&[1, 3]),
+            // Windowed R2C and weighted C2R (weights per part on packed rows, per element
+            // on widened ones).
+            tierfft::NdSpec::new(&[3, n]).real().on_load(weights(3 * n)),
+            tierfft::NdSpec::new(&[3, n])
+                .real()
+                .inverse()
+                .on_store(weights(3 * n)),
         ] {
             let nd = tierfft::nd::NdPlan::for_device(&spec, Some(&limits)).expect("plan");
             for step in &nd.steps {
@@ -146,4 +153,9 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
         "{} distinct CUDA kernels compiled for sm_90 with NVRTC {major}.{minor}",
         sources.len()
     );
+}
+
+/// Real weights of 1, one per element of `len`.
+fn weights(len: usize) -> tierfft::PointOp {
+    tierfft::PointOp::Weight(tierfft::RealWeights::new(&vec![1.0; len]))
 }

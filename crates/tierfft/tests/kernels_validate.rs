@@ -108,14 +108,17 @@ fn fused_kernels_validate_and_translate() {
 /// them for each profile (one pass and several, both exchanges, powers of two and not).
 #[test]
 fn fused_real_kernels_validate_and_translate() {
-    use tierfft::NdSpec;
     use tierfft::nd::{NdPlan, StepOp};
+    use tierfft::{NdSpec, PointOp, RealWeights};
     for profile in DeviceLimits::PROFILES {
         let limits = DeviceLimits::profile(profile).expect("profile");
         for n in [2, 6, 16, 130, 1000, 2048, 8192, 16384, 1 << 15, 1 << 17] {
+            let weights = || PointOp::Weight(RealWeights::new(&vec![1.0; 3 * n]));
             for spec in [
                 NdSpec::new(&[3, n]).real(),
                 NdSpec::new(&[3, n]).real().inverse().normalized(),
+                NdSpec::new(&[3, n]).real().on_load(weights()),
+                NdSpec::new(&[3, n]).real().inverse().on_store(weights()),
             ] {
                 let nd = NdPlan::for_device(&spec, Some(&limits)).expect("plan");
                 for step in &nd.steps {

@@ -1,6 +1,7 @@
 //! Operations fused into N-D transforms (`NdSpec::on_load`, `on_store`): a 2-D fast
 //! convolution as R2C → multiply → C2R, element-wise multiplies, conjugates, scales and
-//! detection around complex transforms, strided layouts with them; on the CPU and the GPU
+//! detection around complex transforms, windowed R2C and weighted C2R (real weights on the
+//! real side), strided layouts with them; on the CPU and the GPU
 //! (lavapipe unless TIERFFT_TEST_DEVICE says otherwise) against f64, the operations applied
 //! to the reference in f64. And the specs that cannot take them, each an error saying why.
 
@@ -13,7 +14,7 @@ use num_complex::{Complex32, Complex64};
 use rand::RngExt;
 use rand::rngs::StdRng;
 use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
-use tierfft::{Device, Error, Kind, NdSpec, PointOp};
+use tierfft::{Device, Error, Kind, NdSpec, PointOp, RealWeights};
 
 /// `ops` applied in f64 to every element of `data`, at its place.
 fn apply(ops: &[PointOp], data: &mut [Complex64]) {
@@ -78,7 +79,12 @@ fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
             let mut out = poisoned(spec.output_len());
             fft.process_real_to_complex(&x, &mut out)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
-            (out, nd_f64(&plain, &NdInput::Real(&x)))
+            // The reals weighted (windowed) in f64.
+            let mut loaded: Vec<Complex64> =
+                x.iter().map(|&v| Complex64::new(v.into(), 0.0)).collect();
+            apply(&spec.load, &mut loaded);
+            let loaded: Vec<f32> = loaded.iter().map(|z| z.re as f32).collect();
+            (out, nd_f64(&plain, &NdInput::Real(&loaded)))
         }
     };
     apply(&spec.store, &mut want);
@@ -88,6 +94,12 @@ fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
 
 fn filter(rng: &mut StdRng, len: usize) -> Arc<[Complex32]> {
     random(rng, len).into()
+}
+
+/// Real weights in [0, 1), one per element.
+fn weights(rng: &mut StdRng, len: usize) -> PointOp {
+    let w: Vec<f32> = (0..len).map(|_| rng.random_range(0.0..1.0)).collect();
+    PointOp::Weight(RealWeights::new(&w))
 }
 
 fn specs(rng: &mut StdRng) -> Vec<NdSpec> {
@@ -124,6 +136,46 @@ fn specs(rng: &mut StdRng) -> Vec<NdSpec> {
             .real()
             .inverse()
             .on_load(PointOp::MultiplyEach(filter(rng, 9))),
+        // Windowed R2C: the reals read in pairs (weights per part, the split fused on the
+        // GPU), a 2-D one, an odd real axis (widened), a real axis that is not the last
+        // (columns of the widened array); and C2R weighting its reals, both ways.
+        NdSpec::new(&[3, 64])
+            .real()
+            .on_load(weights(rng, 3 * 64))
+            .on_load(PointOp::Scale(0.5)),
+        NdSpec::new(&[6, 20])
+            .axes(&[0, 1])
+            .real()
+            .on_load(weights(rng, 6 * 20))
+            .on_store(PointOp::MultiplyEach(filter(rng, 6 * 11))),
+        NdSpec::new(&[4, 9]).real().on_load(weights(rng, 4 * 9)),
+        // Real axes of 1 and 2 points: their (identity) transforms kept to carry the weights.
+        NdSpec::new(&[4, 1])
+            .axes(&[0, 1])
+            .real()
+            .on_load(weights(rng, 4)),
+        NdSpec::new(&[5, 2])
+            .axes(&[0, 1])
+            .real()
+            .inverse()
+            .on_store(weights(rng, 10)),
+        NdSpec::new(&[10, 3])
+            .axes(&[1, 0])
+            .real()
+            .normalized()
+            .on_load(weights(rng, 10 * 3)),
+        NdSpec::new(&[5, 32])
+            .real()
+            .inverse()
+            .on_store(weights(rng, 5 * 32)),
+        NdSpec::new(&[7, 6])
+            .axes(&[1, 0])
+            .real()
+            .inverse()
+            .normalized()
+            .on_load(PointOp::MultiplyEach(filter(rng, 4 * 6)))
+            .on_store(weights(rng, 7 * 6))
+            .on_store(PointOp::Scale(2.0)),
         // Nothing to transform (extent 1): the operations still run.
         NdSpec::new(&[1, 3])
             .axes(&[0])
@@ -213,7 +265,9 @@ fn specs_that_cannot_take_operations_say_why() {
         Err(e) => e.to_string(),
         Ok(_) => panic!("{s:?} planned"),
     };
-    assert!(msg(NdSpec::new(&[4, 6]).real().on_load(PointOp::Scale(2.0))).contains("real side"));
+    assert!(msg(NdSpec::new(&[4, 6]).real().on_load(PointOp::Conjugate)).contains("real side"));
+    let per_part = PointOp::Weight(RealWeights::per_part(&[1.0; 48]));
+    assert!(msg(NdSpec::new(&[4, 6]).on_load(per_part)).contains("not per part"));
     assert!(
         msg(NdSpec::new(&[4, 6])
             .real()
@@ -222,10 +276,7 @@ fn specs_that_cannot_take_operations_say_why() {
         .contains("real side")
     );
     let one_d = msg(NdSpec::new(&[8]).real().on_store(PointOp::Conjugate));
-    assert!(
-        one_d.contains("ends with a step between real and complex"),
-        "{one_d}"
-    );
+    assert!(one_d.contains("step between real and complex"), "{one_d}");
     let per_point = msg(NdSpec::new(&[4, 4]).on_load(PointOp::Multiply(v(4))));
     assert!(per_point.contains("MultiplyEach"), "{per_point}");
     assert!(matches!(

@@ -22,34 +22,47 @@ use crate::error::{Error, Result};
 use crate::spec::{Direction, MAX_LOG2_N, PointOp};
 
 /// Checks the operations `ops` that `at` ("on_load", "on_store") adds on an array of `len`
-/// elements (`real`: a real array, which takes none yet).
+/// elements (`real`: a real array, which takes weights and scales only).
 fn check_ops(at: &str, ops: &[PointOp], len: usize, real: bool) -> Result<()> {
     let bad = |m: String| Err(Error::InvalidSpec(m));
-    if real && !ops.is_empty() {
-        return bad(format!(
-            "{at} operations on the real side of a real transform are not supported yet: \
-             apply them to the reals before (or after) the transform"
-        ));
-    }
     for op in ops {
         match op {
             PointOp::Multiply(_) | PointOp::ZeroFrom(_) => {
                 return bad(format!(
                     "{at} {}: an N-D transform takes operations on each element of its array \
-                     (MultiplyEach with one value per element, row-major), not on the points \
-                     of a 1-D transform",
+                     (MultiplyEach or Weight with one value per element, row-major), not on \
+                     the points of a 1-D transform",
                     op.name()
                 ));
             }
-            PointOp::MultiplyEach(v) if v.len() != len => {
-                return Err(Error::OperandLength {
-                    operand: format!("{at} PointOp::MultiplyEach"),
-                    got: v.len(),
-                    expected: len,
-                    per: "one per element of the array, row-major".into(),
-                });
+            PointOp::Weight(w) if w.is_per_part() => {
+                return bad(format!(
+                    "{at} PointOp::Weight: an N-D transform takes one weight per element \
+                     (RealWeights::new), not per part"
+                ));
+            }
+            PointOp::Weight(_) | PointOp::Scale(_) => {}
+            _ if real => {
+                return bad(format!(
+                    "{at} {}: the real side of a real transform takes real weights \
+                     (PointOp::Weight) and scales only",
+                    op.name()
+                ));
             }
             _ => {}
+        }
+        let (name, values) = match op {
+            PointOp::MultiplyEach(v) => ("MultiplyEach", v.len()),
+            PointOp::Weight(w) => ("Weight", w.len()),
+            _ => continue,
+        };
+        if values != len {
+            return Err(Error::OperandLength {
+                operand: format!("{at} PointOp::{name}"),
+                got: values,
+                expected: len,
+                per: "one per element of the array, row-major".into(),
+            });
         }
     }
     Ok(())
@@ -201,21 +214,34 @@ impl NdSpec {
         self
     }
 
-    /// Adds an operation on each element of the complex input (C2C, C2R) before the
-    /// transform: [`PointOp::MultiplyEach`] with one value per element of the input array
-    /// (row-major, whatever its strides), [`PointOp::Conjugate`], [`PointOp::Scale`],
-    /// [`PointOp::Magnitude`] or [`PointOp::MagnitudeDb`]. Fused into the loads of the first
-    /// axis' transform, which must be the first step (not a C2R's merge of one axis).
+    /// Adds an operation on each element of the input before the transform. On a complex
+    /// input (C2C, C2R): [`PointOp::MultiplyEach`] with one value per element of the input
+    /// array (row-major, whatever its strides), [`PointOp::Weight`] (one real weight per
+    /// element), [`PointOp::Conjugate`], [`PointOp::Scale`], [`PointOp::Magnitude`] or
+    /// [`PointOp::MagnitudeDb`]. On R2C's reals: [`PointOp::Weight`] with one weight per real
+    /// (a window) and [`PointOp::Scale`]. Fused into the loads of the first transform, which
+    /// must be the first step (not a C2R's merge of one axis).
+    ///
+    /// ```
+    /// use tierfft::{NdSpec, PointOp, RealWeights};
+    /// // rfft of 8 rows of 1024 reals, each under a Hann window: NumPy's rfft(x * w).
+    /// let hann: Vec<f32> = (0..8 * 1024)
+    ///     .map(|i| (std::f32::consts::PI * (i % 1024) as f32 / 1024.0).sin().powi(2))
+    ///     .collect();
+    /// let spec = NdSpec::new(&[8, 1024]).real().on_load(PointOp::Weight(RealWeights::new(&hann)));
+    /// assert!(spec.validate().is_ok());
+    /// ```
     pub fn on_load(mut self, op: PointOp) -> Self {
         self.load.push(op);
         self
     }
 
-    /// Adds an operation on each element of the complex output (C2C, R2C) after the
-    /// transform and its normalisation (the operations of [`NdSpec::on_load`]): a filter
-    /// multiplied into a spectrum for a fast convolution (R2C → multiply → C2R), detection.
-    /// Fused into the stores of the last axis' transform, which must be the last step (not
-    /// an R2C's split of one axis).
+    /// Adds an operation on each element of the output after the transform and its
+    /// normalisation: on a complex output (C2C, R2C) the operations of [`NdSpec::on_load`],
+    /// such as a filter multiplied into a spectrum for a fast convolution (R2C → multiply →
+    /// C2R) or detection; on C2R's reals, [`PointOp::Weight`] and [`PointOp::Scale`]. Fused
+    /// into the stores of the last transform, which must be the last step (not an R2C's split
+    /// of one axis).
     ///
     /// ```
     /// use std::sync::Arc;

@@ -86,16 +86,19 @@ pub struct NdPlan {
     pub steps: Vec<Step>,
 }
 
-/// Puts the spec's load operations on its first step and its store operations on its last,
-/// which must be transforms of the complex array: every element passes through them once,
-/// at its row-major place (the index a [`crate::PointOp::MultiplyEach`] reads).
+/// Puts the spec's load operations on its first transform and its store operations on its
+/// last: every element passes through them once, at its row-major place (the index a
+/// [`crate::PointOp::MultiplyEach`] reads). On the complex side that transform must be the
+/// first (last) step; on the real side of a real transform it may follow the reals' widening
+/// (precede the real part's extraction), whose elements keep their places, and where it
+/// reads (writes) the reals in pairs the weights go per part.
 fn attach_ops(spec: &NdSpec, steps: &mut Vec<Step>) -> Result<()> {
     if spec.load.is_empty() && spec.store.is_empty() {
         return Ok(());
     }
-    // A transform of extent 1 is skipped; where the operations need one at an end, an axis
-    // other than a real one (all of extent 1 there, else its transform would be that end)
-    // gets its identity transform to carry them.
+    // A transform of extent 1 is skipped; where complex-side operations need one at an end,
+    // an axis other than a real one (all of extent 1 there, else its transform would be that
+    // end) gets its identity transform to carry them.
     let identity = || {
         let axis = spec
             .axes
@@ -120,35 +123,71 @@ fn attach_ops(spec: &NdSpec, steps: &mut Vec<Step>) -> Result<()> {
             })
         )
     };
-    if !spec.load.is_empty() && !is_fft(steps.first()) {
+    let kind = spec.kind();
+    let real_load = kind == Kind::RealToComplex;
+    let real_store = kind == Kind::ComplexToReal;
+    if !spec.load.is_empty() && !real_load && !is_fft(steps.first()) {
         steps.splice(0..0, identity());
     }
-    if !spec.store.is_empty() && !is_fft(steps.last()) {
+    if !spec.store.is_empty() && !real_store && !is_fft(steps.last()) {
         steps.extend(identity());
     }
     let cannot = |at: &str, end: &str| {
         Err(crate::Error::InvalidSpec(format!(
-            "{at} operations ride on the {end} step, which here is not a transform of the \
-             complex array ({:?} over axes {:?} {} with a step between real and complex data); \
+            "{at} operations ride on the {end} transform, which here is not next to the {} \
+             ({:?} over axes {:?}, with a step between real and complex data there); \
              transform another axis too, or apply them apart",
-            spec.kind(),
+            if end == "first" { "input" } else { "output" },
+            kind,
             spec.axes,
-            if end == "first" { "starts" } else { "ends" }
         )))
     };
+    // The reals' widening and real-part extraction keep every element's place.
+    let keeps_places = |s: &Step| {
+        matches!(
+            s.op,
+            StepOp::Reshape(Reshape::Widen { .. } | Reshape::RealPart { .. })
+        )
+    };
     if !spec.load.is_empty() {
-        let Some(first) = fft(steps.first_mut()) else {
+        let skip = match real_load {
+            true => steps.iter().take_while(|s| keeps_places(s)).count(),
+            false => 0,
+        };
+        let packed = steps.get(skip).is_some_and(|s| s.src == Buf::Packed);
+        let Some(first) = fft(steps.get_mut(skip)) else {
             return cannot("on_load", "first");
         };
-        first.load = spec.load.clone();
+        first.load = per_part_if(packed, &spec.load);
     }
     if !spec.store.is_empty() {
-        let Some(last) = fft(steps.last_mut()) else {
+        let skip = match real_store {
+            true => steps.iter().rev().take_while(|s| keeps_places(s)).count(),
+            false => 0,
+        };
+        let at = steps.len().checked_sub(skip + 1);
+        let packed = at.is_some_and(|i| steps[i].dst == Buf::Packed);
+        let Some(last) = at.and_then(|i| fft(steps.get_mut(i))) else {
             return cannot("on_store", "last");
         };
-        last.store = spec.store.clone();
+        last.store = per_part_if(packed, &spec.store);
     }
     Ok(())
+}
+
+/// `ops` with their weights per part where the transform reads or writes the reals in
+/// pairs (element `e` of its rows holds reals `2e` and `2e + 1`).
+fn per_part_if(packed: bool, ops: &[crate::PointOp]) -> Vec<crate::PointOp> {
+    use crate::{PointOp, RealWeights};
+    ops.iter()
+        .map(|op| match op {
+            PointOp::Weight(w) if packed => {
+                let values: Vec<f32> = (0..w.len()).map(|i| w.get(i)).collect();
+                PointOp::Weight(RealWeights::per_part(&values))
+            }
+            op => op.clone(),
+        })
+        .collect()
 }
 
 /// The transform `step` runs, if it is one.
@@ -245,9 +284,17 @@ impl NdPlan {
         let complex = spec.complex_shape();
         // The transform along `axis` of an array of `shape`, which is axis `shown` of the
         // spec's array (they differ for the packed half-length rows).
+        // Operations on the reals ride on the real axis' transform, kept even at 1 point.
+        let real_ops = match spec.kind() {
+            Kind::RealToComplex => !spec.load.is_empty(),
+            Kind::ComplexToReal => !spec.store.is_empty(),
+            Kind::ComplexToComplex => false,
+        };
         let fft_as = |steps: &mut Vec<Step>, shape: &[usize], axis, shown, on, normalize| {
             // A 1-point transform is the identity (and 1/1 changes nothing).
-            if shape[axis] > 1 {
+            if shape[axis] > 1
+                || (real_ops && Some(shown) == spec.real_axis() && on != Buf::Spectrum)
+            {
                 steps.push(Step {
                     op: StepOp::Fft {
                         axis: shown,
@@ -535,6 +582,18 @@ mod tests {
             fused(&NdSpec::new(&[5, 4]).axes(&[1, 0]).real()),
             ["widen", "fft false", "keep", "fft false"]
         );
+        // Weights on the real side ride on the side a split or merge leaves alone: still
+        // fused, per part on the reals read in pairs.
+        let weights = || crate::PointOp::Weight(crate::RealWeights::new(&[0.5; 48]));
+        let windowed = NdSpec::new(&[8, 6]).real().on_load(weights());
+        assert_eq!(fused(&windowed), ["fft true", "fft false"]);
+        let weighted = NdSpec::new(&[8, 6]).real().inverse().on_store(weights());
+        assert_eq!(fused(&weighted), ["fft false", "fft true"]);
+        let plan = NdPlan::for_device(&windowed, Some(&limits)).expect("plans");
+        let StepOp::Fft { spec, .. } = &plan.steps[0].op else {
+            panic!("{plan}")
+        };
+        assert!(matches!(&spec.load[..], [crate::PointOp::Weight(w)] if w.is_per_part()));
         // Without a device (the CPU) nothing is fused.
         assert_eq!(
             NdPlan::for_device(&NdSpec::new(&[6]).real(), None)

@@ -363,6 +363,74 @@ fn fused_real_splits_and_merges() {
     }
 }
 
+/// Real weights per element on rows and columns (one pass and several), and per part on the
+/// loads of fused splits and the stores of fused merges (a windowed R2C, a weighted C2R), on
+/// every profile, against f64.
+#[test]
+fn real_weights_per_element_and_per_part() {
+    use crate::RealWeights;
+    use crate::spec::RealHalf;
+    use num_complex::Complex64;
+    let mut rng = StdRng::seed_from_u64(17);
+    let reals = |rng: &mut StdRng, len: usize| -> Vec<f32> {
+        (0..len).map(|_| rng.random_range(-1.0..1.0)).collect()
+    };
+    // `values` with each element's parts weighted by `w`'s pair.
+    let by_parts = |values: &[Complex32], w: &[f32]| -> Vec<Complex32> {
+        values
+            .iter()
+            .zip(w.chunks(2))
+            .map(|(z, p)| Complex32::new(z.re * p[0], z.im * p[1]))
+            .collect()
+    };
+    for profile in DeviceLimits::PROFILES {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        for (n, batch) in [(8, 3), (100, 3), (1001, 2), (1 << 13, 2)] {
+            let w = |rng: &mut StdRng| PointOp::Weight(RealWeights::new(&reals(rng, n * batch)));
+            let spec = FftSpec::new(n)
+                .batch(batch)
+                .on_load(w(&mut rng))
+                .on_store(w(&mut rng));
+            check_on(&spec, &limits);
+            check_on(&spec.columns(), &limits);
+        }
+        for m in [4, 60, 512] {
+            let batch = 3;
+            let one_pass = Plan::new(&FftSpec::new(m).batch(batch), &limits)
+                .is_ok_and(|p| p.passes.len() == 1);
+            let w = reals(&mut rng, 2 * m * batch);
+            let weight = || PointOp::Weight(RealWeights::per_part(&w));
+            if one_pass {
+                let split = FftSpec::new(m)
+                    .batch(batch)
+                    .on_load(weight())
+                    .real_half(RealHalf::Split { scale: 1.0 });
+                let input = random(&mut rng, m * batch);
+                let plan = Plan::new(&split, &limits).expect("plan");
+                let out = run_plan(&plan, &input).expect("run");
+                let want = rfft_f64(&by_parts(&input, &w), m, 1.0);
+                let err = relative_l2_error(&out, &want);
+                assert!(err <= 1e-6, "{profile}, windowed split of m = {m}: {err:e}");
+            }
+            let merge = FftSpec::new(m)
+                .batch(batch)
+                .inverse()
+                .on_store(weight())
+                .real_half(RealHalf::Merge { scale: 1.0 });
+            let bins = random(&mut rng, (m + 1) * batch);
+            let plan = Plan::new(&merge, &limits).expect("plan");
+            let out = run_plan(&plan, &bins).expect("run");
+            let want: Vec<Complex64> = irfft_f64(&bins, m, 1.0)
+                .iter()
+                .zip(w.chunks(2))
+                .map(|(z, p)| Complex64::new(z.re * f64::from(p[0]), z.im * f64::from(p[1])))
+                .collect();
+            let err = relative_l2_error(&out, &want);
+            assert!(err <= 1e-6, "{profile}, weighted merge of m = {m}: {err:e}");
+        }
+    }
+}
+
 /// An odd (or any) real transform's cut to bins `0..=n/2` fused into the full transform's
 /// store and its Hermitian extension into the load, on every profile, one pass and several.
 #[test]

@@ -416,6 +416,24 @@ impl PassGen<'_> {
                     PointOp::MultiplyEach(_) => {
                         v.cmul(load(Mem::Aux, u(offset) + self.element(at, index(self, m))))
                     }
+                    // Two weights to a complex slot: per part, element e's pair; per
+                    // element, slot e/2's real or imaginary part.
+                    PointOp::Weight(w) => {
+                        let k = if row_len < self.spec.n {
+                            min(index(self, m), u(row_len - 1))
+                        } else {
+                            index(self, m)
+                        };
+                        let e = self.element(at, k);
+                        if w.is_per_part() {
+                            let a = load(Mem::Aux, u(offset) + e);
+                            complex(re.clone() * a.re(), im.clone() * a.im())
+                        } else {
+                            let a = load(Mem::Aux, u(offset) + e.clone() / u(2));
+                            let s = select(lt(e % u(2), u(1)), a.re(), a.im());
+                            complex(re.clone() * s.clone(), im.clone() * s)
+                        }
+                    }
                     PointOp::Conjugate => complex(re.clone(), -im.clone()),
                     PointOp::Scale(s) => v * f(*s),
                     PointOp::ZeroFrom(len) => {
