@@ -42,6 +42,11 @@
 #           R2C and C2R 1-D 2^8..2^24, 1000, 5616 (2^26 reals per call); 2-D C2C and R2C at
 #           1024², 4096², 8192², 1080×1920; 3-D at 128³, 256³, 512³ (arrays under 256 MiB
 #           batched along a leading axis so that every buffer is well above the 50 MiB L2)
+#   lines   column passes with 1..16 neighbouring columns per workgroup (--min-lines) on the
+#           2-D and 3-D table shapes against cuFFT, two rounds; the weighted N-D and column
+#           tests on CUDA and on wgpu/Vulkan
+#   columns the planner's column lines against the old default (--min-lines 4), 2-D and 3-D
+#           table shapes against cuFFT, two rounds
 #   fusion  the real split and merge fused into one-pass lines, into any pass, or never, side
 #           by side in one run (1-D R2C and C2R against cuFFT, three rounds)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -236,6 +241,53 @@ if want fusion; then
                 echo "== round $round ${dir:-forward} --fuse-real $fuse" | tee -a "$out/fusion.txt"
                 $tf bench --backend cuda --compare cufft --shapes "$shapes" --dims 1 --real $dir \
                     --fuse-real $fuse --reps 20 2>&1 | grep -E "R2C|C2R" | tee -a "$out/fusion.txt" || status=1
+            done
+        done
+    done
+fi
+if want lines; then
+    # Neighbouring columns per workgroup of a column pass (--min-lines; default 4, one 32-byte
+    # sector a row): fewer let 8192-point columns fit one pass, more read longer runs. The
+    # 2-D and 3-D table shapes against cuFFT, variants interleaved, two rounds (ROUNDS="1"
+    # for one); then the N-D (with weighted, windowed) and column tests on CUDA and on
+    # wgpu/Vulkan.
+    two_d=64x1024x1024,4096x4096,8192x8192,16x1080x1920
+    three_d=16x128x128x128,256x256x256,512x512x512
+    for round in ${ROUNDS:-1 2}; do
+        for real in "" --real; do
+            for v in "" "--min-lines 1" "--min-lines 2" "--min-lines 8" "--min-lines 16"; do
+                echo "== round $round ${real:-c2c} 2-D ${v:-default}" | tee -a "$out/lines.txt"
+                $tf bench --backend cuda --compare cufft --shapes "$two_d" --dims 2 $real --reps 20 $v 2>&1 |
+                    grep -E "C2C|R2C|rror" | tee -a "$out/lines.txt" || status=1
+            done
+            for v in "" "--min-lines 8" "--min-lines 16"; do
+                echo "== round $round ${real:-c2c} 3-D ${v:-default}" | tee -a "$out/lines.txt"
+                $tf bench --backend cuda --compare cufft --shapes "$three_d" --dims 3 $real --reps 20 $v 2>&1 |
+                    grep -E "C2C|R2C|rror" | tee -a "$out/lines.txt" || status=1
+            done
+        done
+    done
+    for dev in cuda H100; do
+        for t in nd nd_fused columns; do
+            echo "== $t on $dev"
+            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/lines-$dev.log" |
+                grep -E "^test |test result|panicked|run on" || status=1
+        done
+    done
+fi
+if want columns; then
+    # The planner's column lines (plan::column_lines) against the old default of one sector a
+    # row (--min-lines 4) on the 2-D and 3-D table shapes, against cuFFT, interleaved, two
+    # rounds.
+    for round in 1 2; do
+        for real in "" --real; do
+            for v in "" "--min-lines 4"; do
+                echo "== round $round ${real:-c2c} ${v:-planner}" | tee -a "$out/columns.txt"
+                for shapes in "64x1024x1024,4096x4096,8192x8192,16x1080x1920 --dims 2" \
+                              "16x128x128x128,256x256x256,512x512x512 --dims 3"; do
+                    $tf bench --backend cuda --compare cufft --shapes $shapes $real --reps 20 $v 2>&1 |
+                        grep -E "C2C|R2C|rror" | tee -a "$out/columns.txt" || status=1
+                done
             done
         done
     done

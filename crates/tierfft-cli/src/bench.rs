@@ -161,6 +161,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
                     FuseRealArg::AnyPasses => FuseReal::AnyPasses,
                     FuseRealArg::Never => FuseReal::Never,
                 },
+                plan: args.planner.options(),
             },
         );
     }

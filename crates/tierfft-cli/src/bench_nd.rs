@@ -31,6 +31,8 @@ pub struct NdOptions<'a> {
     pub cufft: bool,
     /// Where a real axis' split and merge are fused.
     pub fuse: FuseReal,
+    /// The planner variant each axis' transform is planned with.
+    pub plan: tierfft::plan::PlanOptions,
 }
 
 /// Parses `1024x1024` (or `128x128x128`, `2^20`) into a shape.
@@ -108,7 +110,7 @@ pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
             spec = spec.real();
         }
         spec.validate()?;
-        let fft = device.plan_nd_with(&spec, opts.fuse)?;
+        let fft = device.plan_nd_with(&spec, opts.fuse, &opts.plan)?;
         let kind = spec.kind().abbreviation();
         let (reals, complex): (Vec<f32>, Vec<Complex32>) = match spec.kind() {
             Kind::RealToComplex => {

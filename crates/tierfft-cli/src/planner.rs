@@ -40,6 +40,11 @@ pub struct PlannerArgs {
     /// convolution length); costs a compile and a few runs per candidate.
     #[arg(long)]
     measure: bool,
+    /// Planner variant: neighbouring lines (columns) a strided pass's workgroup holds at
+    /// least, a power of two (default: one 32-byte memory transaction, 4 complex points);
+    /// fewer let longer columns fit one pass.
+    #[arg(long, value_name = "L")]
+    min_lines: Option<usize>,
 }
 
 impl PlannerArgs {
@@ -55,6 +60,7 @@ impl PlannerArgs {
             prefetch: self.prefetch,
             bluestein_m: self.bluestein_m,
             measure: self.measure,
+            min_lines: self.min_lines,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
 use crate::backend::{Device, DeviceBuffer, Element, Fft, Timer, cuda};
 use crate::error::{Error, Result};
+use crate::plan::PlanOptions;
 
 /// A step compiled for the device.
 enum Compiled {
@@ -112,18 +113,21 @@ fn ensure<T: Element>(
 impl Device {
     /// Plans `spec` on this device and compiles every step.
     pub fn plan_nd(&self, spec: &NdSpec) -> Result<NdFft> {
-        self.plan_nd_with(spec, FuseReal::default())
+        self.plan_nd_with(spec, FuseReal::default(), &PlanOptions::default())
     }
 
-    /// [`Device::plan_nd`] with a real axis' split and merge fused where `fuse` says (for
-    /// timing the choices side by side: `tierfft bench --shapes .. --fuse-real`).
-    pub fn plan_nd_with(&self, spec: &NdSpec, fuse: FuseReal) -> Result<NdFft> {
+    /// [`Device::plan_nd`] with a real axis' split and merge fused where `fuse` says, and
+    /// each axis' transform planned with `opts` (for timing the choices side by side:
+    /// `tierfft bench --shapes .. --fuse-real ..` and the planner variants).
+    pub fn plan_nd_with(&self, spec: &NdSpec, fuse: FuseReal, opts: &PlanOptions) -> Result<NdFft> {
         let plan = NdPlan::with_fusion(spec, self.limits(), fuse)?;
         let steps = plan
             .steps
             .iter()
             .map(|s| match &s.op {
-                StepOp::Fft { spec, .. } => self.plan(spec).map(|f| Compiled::Fft(Box::new(f))),
+                StepOp::Fft { spec, .. } => self
+                    .plan_with_options(spec, opts)
+                    .map(|f| Compiled::Fft(Box::new(f))),
                 StepOp::Reshape(r) => reshape::compile(self, r).map(Compiled::Reshape),
             })
             .collect::<Result<_>>()?;

@@ -86,6 +86,11 @@ pub struct PlanOptions {
     /// alone gets within 1.0–1.4× of the best on the H100 (docs/BENCHMARKS.md). Costs a
     /// compile and a few runs of the user's batch per candidate, once per plan.
     pub measure: bool,
+    /// Neighbouring lines a workgroup of a strided pass (columns, the later passes of a long
+    /// transform) holds at least, so that each of its loads and stores is a run of that many
+    /// points. `None`: one memory transaction's worth ([`DeviceLimits::transaction_bytes`] / 8
+    /// bytes a point: 4 for 32-byte sectors). Fewer lines let longer columns fit one pass.
+    pub min_lines: Option<usize>,
 }
 
 impl PlanOptions {
@@ -122,6 +127,13 @@ impl PlanOptions {
         {
             return bad(format!("groups_per_unit must be 1 to 32 (got {g})"));
         }
+        if let Some(l) = self.min_lines
+            && !(l.is_power_of_two() && l <= 64)
+        {
+            return bad(format!(
+                "min_lines must be a power of two from 1 to 64 (got {l})"
+            ));
+        }
         if let Some(m) = self.bluestein_m
             && !is_smooth(m)
         {
@@ -145,8 +157,27 @@ impl Default for PlanOptions {
             prefetch: None,
             bluestein_m: None,
             measure: false,
+            min_lines: None,
         }
     }
+}
+
+/// Neighbouring columns a workgroup of an `n`-point column transform holds at least, for a
+/// device whose on-chip block is `block` points. Measured on the H100 (docs/BENCHMARKS.md,
+/// session 12): more columns read longer runs (16 × 512-point columns beat 4 by 15 % on
+/// 512³), as long as two workgroups' exchanges share a compute unit (16 × 1024 lost to 8) and
+/// the transform stays one pass; where only half a 32-byte sector a row keeps it one pass
+/// (2 × 8192 points), that beats a second pass by 20 %. Else one transaction's worth.
+fn column_lines(n: usize, block: usize, limits: &DeviceLimits) -> usize {
+    let transaction = (limits.transaction_bytes / 8).max(1);
+    let one_pass = |l: usize| n * l <= block;
+    let shares_a_unit = |l: usize| 2 * 8 * n * l <= limits.workgroup_memory;
+    [16, 8, 4]
+        .into_iter()
+        .filter(|&l| l >= transaction)
+        .find(|&l| one_pass(l) && shares_a_unit(l))
+        .or_else(|| [transaction, 2].into_iter().find(|&l| one_pass(l)))
+        .unwrap_or(transaction)
 }
 
 /// How the threads of a workgroup are laid over its lines.
@@ -499,8 +530,12 @@ impl Plan {
         };
         let (complex_block, split_block) =
             (block_for(Exchange::Complex), block_for(Exchange::Split));
-        let min_lines = (limits.transaction_bytes / 8).max(1);
-        // Columns: a workgroup needs `min_lines` neighbouring columns for whole transactions.
+        let transaction = (limits.transaction_bytes / 8).max(1);
+        let min_lines = opts.min_lines.unwrap_or(match spec.layout {
+            Layout::Rows => transaction,
+            Layout::Columns { .. } => column_lines(n, complex_block, limits),
+        });
+        // Columns: a workgroup holds `min_lines` neighbouring columns.
         let one_pass_lines = match spec.layout {
             Layout::Rows => 1,
             Layout::Columns { .. } => min_lines,

@@ -420,3 +420,40 @@ fn wide_lines_only_where_registers_are_known() {
     // Powers of two keep their measured shapes.
     assert_eq!(passes(1 << 15, 64, "h100-cuda").len(), 2);
 }
+
+/// Column workgroups hold as many neighbouring columns as keep the transform one pass with
+/// two workgroups' exchanges to a compute unit (up to 16), else two where that alone keeps it
+/// one pass, else one transaction's worth (`column_lines`, measured on the H100).
+#[test]
+fn column_workgroups_hold_as_many_columns_as_one_pass_allows() {
+    let lines = |profile: &str, n: usize| -> Vec<usize> {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        let spec = FftSpec::new(n).batch(4096).columns();
+        let plan = Plan::new(&spec, &limits).expect("plan");
+        plan.passes.iter().map(|p| p.lines_per_group).collect()
+    };
+    assert_eq!(lines("h100-cuda", 512), [16]);
+    assert_eq!(lines("h100-cuda", 1024), [8]);
+    assert_eq!(lines("h100-cuda", 1080), [8]);
+    assert_eq!(lines("h100-cuda", 4096), [4]);
+    assert_eq!(lines("h100-cuda", 8192), [2]);
+    assert_eq!(lines("h100-cuda", 16384).len(), 2);
+    assert_eq!(lines("lavapipe", 1024), [4]);
+    // The planner option overrides it.
+    let limits = DeviceLimits::profile("h100-cuda").expect("profile");
+    let opts = PlanOptions {
+        min_lines: Some(4),
+        ..Default::default()
+    };
+    let spec = FftSpec::new(8192).batch(4096).columns();
+    let plan = Plan::with_options(&spec, &limits, &opts).expect("plan");
+    assert_eq!(plan.passes.len(), 2);
+    assert!(
+        PlanOptions {
+            min_lines: Some(3),
+            ..Default::default()
+        }
+        .validate()
+        .is_err()
+    );
+}
