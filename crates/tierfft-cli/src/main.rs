@@ -52,12 +52,12 @@ enum Command {
     /// Transform a `.npy` array as NumPy does: `np.fft.fftn(x, axes=...)` (default: the last
     /// axis, as `np.fft.fft`), `rfftn` with `--real`, `irfftn` with `--real --inverse [--n N]`.
     ///
-    /// The input may be float32, float64, complex64 or complex128 (computed in complex64:
-    /// float64 parts are rounded to float32), C order, any number of axes, each transformed
-    /// extent from 1 to 2^24 on every device. Unlike NumPy, an axis may not be listed twice.
-    /// The output is complex64 (float32 for C2R): the input's shape, with the last transformed
-    /// axis holding N (`--n`, or the input's extent) points, N/2 + 1 bins after R2C and N reals
-    /// after C2R,
+    /// The input may be float32, float64, complex64, complex128, an integer type or bool
+    /// (computed in complex64: float64 parts and integers beyond 2^24 are rounded to float32),
+    /// C or Fortran order, any number of axes, each transformed extent from 1 to 2^24 on every
+    /// device. Unlike NumPy, an axis may not be listed twice. The output is complex64 (float32
+    /// for C2R) in C order: the input's shape, with the last transformed axis holding N
+    /// (`--n`, or the input's extent) points, N/2 + 1 bins after R2C and N reals after C2R,
     /// scaled as NumPy's `norm` (over the product of the transformed extents). Nothing is
     /// written if anything fails.
     Fft(FftArgs),
@@ -138,7 +138,8 @@ struct PlanArgs {
 /// Arguments of `tierfft fft`.
 #[derive(Debug, Args)]
 struct FftArgs {
-    /// Input `.npy` file: float32, float64, complex64 or complex128, C order, any shape.
+    /// Input `.npy` file: float32, float64, complex64, complex128, an integer type or bool, C
+    /// or Fortran order, any shape.
     #[arg(short, long, value_name = "FILE")]
     input: std::path::PathBuf,
     /// Output `.npy` file (complex64; float32 for C2R); replaced only when the transform

@@ -1,5 +1,5 @@
-//! `.npy` files: reading float32, float64, complex64 or complex128 arrays as complex64 with
-//! checks that say what is wrong, and writing complex64 through a temporary file so that a
+//! `.npy` files: reading float, complex, integer or bool arrays (C or Fortran order) as
+//! complex64 in C order with checks that say what is wrong, and writing complex64 through a temporary file so that a
 //! failed run never leaves a partial output.
 
 use std::fs::File;
@@ -11,65 +11,77 @@ use tierfft::Complex32;
 
 use crate::CliResult;
 
-/// The element types read, each converted to complex64 (f32 real and imaginary parts).
+/// The element types read, each converted to complex64 (f32 real and imaginary parts), as
+/// NumPy's transforms take them: floats, complex, integers and booleans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Element {
-    /// Complex (two floats per element) rather than real (one, the imaginary part zero).
-    complex: bool,
-    /// Bytes of one float: 4 or 8.
-    float_bytes: usize,
+    /// What one scalar is.
+    kind: TypeChar,
+    /// Bytes of one scalar (of each part for complex).
+    scalar_bytes: usize,
     big_endian: bool,
 }
 
 impl Element {
     /// Bytes of one element in the file.
     fn bytes(self) -> usize {
-        self.float_bytes * if self.complex { 2 } else { 1 }
+        self.scalar_bytes * if self.is_complex() { 2 } else { 1 }
+    }
+
+    /// Two parts to an element.
+    fn is_complex(self) -> bool {
+        self.kind == TypeChar::Complex
     }
 
     /// numpy's name, e.g. `complex128`.
     pub fn name(self) -> String {
-        let kind = if self.complex { "complex" } else { "float" };
+        let kind = match self.kind {
+            TypeChar::Complex => "complex",
+            TypeChar::Float => "float",
+            TypeChar::Int => "int",
+            TypeChar::Uint => "uint",
+            _ => return "bool".into(),
+        };
         format!("{kind}{}", self.bytes() * 8)
     }
 
     /// Whether reading it loses nothing (complex64).
     pub fn is_complex64(self) -> bool {
-        self.complex && self.float_bytes == 4
+        self.is_complex() && self.scalar_bytes == 4
     }
 
-    /// The float at the start of `b` (which holds at least `float_bytes`), as f32: float64
-    /// values are rounded.
-    fn float(self, b: &[u8]) -> f32 {
-        let be = self.big_endian;
-        match self.float_bytes {
-            4 => {
-                let b = [b[0], b[1], b[2], b[3]];
-                if be {
-                    f32::from_be_bytes(b)
-                } else {
-                    f32::from_le_bytes(b)
-                }
-            }
-            _ => {
-                let b = [b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]];
-                (if be {
-                    f64::from_be_bytes(b)
-                } else {
-                    f64::from_le_bytes(b)
-                }) as f32
-            }
+    /// The scalar at the start of `b` (which holds at least `scalar_bytes`), as f32: float64
+    /// and integers beyond 2^24 are rounded.
+    fn scalar(self, b: &[u8]) -> f32 {
+        let mut raw = [0u8; 8];
+        let n = self.scalar_bytes;
+        raw[..n].copy_from_slice(&b[..n]);
+        if self.big_endian {
+            raw[..n].reverse();
+        }
+        // Little-endian from here; the integer's sign extended from its top byte.
+        let unsigned = u64::from_le_bytes(raw);
+        let signed = || {
+            let shift = 64 - 8 * n as u32;
+            ((unsigned << shift) as i64) >> shift
+        };
+        match (self.kind, n) {
+            (TypeChar::Float | TypeChar::Complex, 4) => f32::from_bits(unsigned as u32),
+            (TypeChar::Float | TypeChar::Complex, _) => f64::from_bits(unsigned) as f32,
+            (TypeChar::Int, _) => signed() as f32,
+            (TypeChar::Bool, _) => f32::from(u8::from(unsigned != 0)),
+            _ => unsigned as f32,
         }
     }
 
     /// One element from its bytes.
     fn read(self, b: &[u8]) -> Complex32 {
-        let im = if self.complex {
-            self.float(&b[self.float_bytes..])
+        let im = if self.is_complex() {
+            self.scalar(&b[self.scalar_bytes..])
         } else {
             0.0
         };
-        Complex32::new(self.float(b), im)
+        Complex32::new(self.scalar(b), im)
     }
 }
 
@@ -92,6 +104,8 @@ pub struct Input {
     reader: BufReader<File>,
     /// Bytes of data the header promises (the file holds at least that many).
     bytes: u64,
+    /// The data are in Fortran (column-major) order, to be put in C order when read.
+    fortran: bool,
     path: PathBuf,
 }
 
@@ -104,9 +118,9 @@ pub enum Expect {
     Scene,
 }
 
-/// Opens `path` and checks its header: float32, float64, complex64 or complex128 (`Scene`:
-/// complex64 only), C order (or a layout where the order does not matter), the dimensions
-/// `expect` asks for, not empty. The data is read by [`Input::read`].
+/// Opens `path` and checks its header: float32, float64, complex64, complex128, integers or
+/// bool (`Scene`: complex64 only), C or Fortran order, the dimensions `expect` asks for, not
+/// empty. The data is read by [`Input::read`].
 pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
     let shown = path.display();
     let file = File::open(path).map_err(|e| format!("cannot open input '{shown}': {e}"))?;
@@ -154,13 +168,7 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
         );
     }
     // Only the axes longer than one decide whether the order matters.
-    if npy.order() == Order::Fortran && shape.iter().filter(|&&d| d > 1).count() > 1 {
-        return Err(format!(
-            "'{shown}' is in Fortran (column-major) order; tierfft needs C order: \
-             save np.ascontiguousarray(x) instead"
-        )
-        .into());
-    }
+    let fortran = npy.order() == Order::Fortran && shape.iter().filter(|&&d| d > 1).count() > 1;
     let too_big = || format!("'{shown}': shape {dims} is too large for this machine");
     let n = usize::try_from(n).map_err(|_| too_big())?;
     let batch = usize::try_from(batch).map_err(|_| too_big())?;
@@ -191,6 +199,7 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
         },
         reader,
         bytes,
+        fortran,
         path: path.to_path_buf(),
     })
 }
@@ -221,6 +230,10 @@ impl Input {
                 .map_err(|e| format!("cannot read the data of '{shown}': {e}"))?;
             data.extend(bytes.chunks_exact(element.bytes()).map(|c| element.read(c)));
         }
+        if self.fortran {
+            let shape: Vec<usize> = self.header.shape.iter().map(|&d| d as usize).collect();
+            data = fortran_to_c(&data, &shape);
+        }
         Ok(data)
     }
 }
@@ -229,10 +242,10 @@ impl Input {
     /// Reads all elements of a real array as float32 (float64 rounded); complex arrays are
     /// an error, since their imaginary parts would be dropped.
     pub fn read_real(self) -> CliResult<Vec<f32>> {
-        if self.header.element.complex {
+        if self.header.element.is_complex() {
             return Err(format!(
-                "'{}' holds {} values; a real transform (--real) takes float32 or float64 \
-                 input: pass np.real(x) if the imaginary parts are zero",
+                "'{}' holds {} values; a real transform (--real) takes real (float, integer \
+                 or bool) input: pass np.real(x) if the imaginary parts are zero",
                 self.path.display(),
                 self.header.element.name()
             )
@@ -242,27 +255,55 @@ impl Input {
     }
 }
 
-/// Accepts float32, float64, complex64 and complex128 in either byte order for `Rows`, and
-/// complex64 for `Scene`; anything else is an error naming the dtype found.
+/// `data`, laid out in Fortran (column-major) order for `shape`, in C (row-major) order.
+fn fortran_to_c<T: Copy>(data: &[T], shape: &[usize]) -> Vec<T> {
+    let rank = shape.len();
+    // Column-major strides; the C-order walk steps the last axis fastest.
+    let mut strides = vec![1; rank];
+    for k in 1..rank {
+        strides[k] = strides[k - 1] * shape[k - 1];
+    }
+    let mut index = vec![0; rank];
+    let mut at = 0;
+    let mut out = Vec::with_capacity(data.len());
+    for _ in 0..data.len() {
+        out.push(data[at]);
+        for k in (0..rank).rev() {
+            index[k] += 1;
+            at += strides[k];
+            if index[k] < shape[k] {
+                break;
+            }
+            at -= strides[k] * shape[k];
+            index[k] = 0;
+        }
+    }
+    out
+}
+
+/// Accepts float32, float64, complex64, complex128, integers of 1 to 8 bytes and booleans, in
+/// either byte order, for `Rows`, and complex64 for `Scene`; anything else is an error naming
+/// the dtype found.
 fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
     if let DType::Plain(t) = dtype {
-        let complex = t.type_char() == TypeChar::Complex;
-        let float_bytes = if complex {
+        let kind = t.type_char();
+        let complex = kind == TypeChar::Complex;
+        let scalar_bytes = if complex {
             t.size_field() / 2
         } else {
             t.size_field()
         } as usize;
         let element = Element {
-            complex,
-            float_bytes,
+            kind,
+            scalar_bytes,
             big_endian: t.endianness() == Endianness::Big,
         };
-        let wanted = match expect {
-            Expect::Rows => {
-                matches!(t.type_char(), TypeChar::Complex | TypeChar::Float)
-                    && matches!(float_bytes, 4 | 8)
-            }
-            Expect::Scene => element.is_complex64(),
+        let wanted = match (expect, kind) {
+            (Expect::Scene, _) => element.is_complex64(),
+            (_, TypeChar::Complex | TypeChar::Float) => matches!(scalar_bytes, 4 | 8),
+            (_, TypeChar::Int | TypeChar::Uint) => matches!(scalar_bytes, 1 | 2 | 4 | 8),
+            (_, TypeChar::Bool) => scalar_bytes == 1,
+            _ => false,
         };
         if wanted {
             return Ok(element);
@@ -276,7 +317,7 @@ fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
         DType::Array(..) => dtype.descr(),
     };
     let needs = match expect {
-        Expect::Rows => "float32, float64, complex64 or complex128",
+        Expect::Rows => "float32, float64, complex64, complex128, an integer type or bool",
         Expect::Scene => "complex64 ('<c8')",
     };
     Err(format!(
