@@ -126,6 +126,9 @@ fn n_dimensional_transforms_match_f64() {
         (&[4, 1, 6], &[1, 2]),
         (&[64, 64], &[0, 1]),
         (&[20, 30, 40], &[0, 1, 2]),
+        // A repeated axis is transformed twice, as NumPy does (not the halved one).
+        (&[6, 9, 10], &[0, 2, 0, 1]),
+        (&[5, 8], &[0, 0, 1]),
     ];
     for dev in [gpu().clone(), Device::Cpu] {
         for (shape, axes) in cases {

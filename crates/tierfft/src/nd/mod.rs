@@ -116,8 +116,9 @@ pub struct NdSpec {
     /// Extents of the row-major array, outermost first. For real transforms, the real
     /// array's: the complex side has the last transformed axis cut to `n/2 + 1`.
     pub shape: Vec<usize>,
-    /// The axes transformed, each once (the last of them is the halved one of a real
-    /// transform). Default: every axis, in order.
+    /// The axes transformed, in order (the last of them is the halved one of a real
+    /// transform, and may appear only once; another listed twice is transformed twice, as
+    /// NumPy does). Default: every axis, in order.
     pub axes: Vec<usize>,
     /// Real data on one side: forward is R2C, inverse C2R.
     pub real: bool,
@@ -323,8 +324,8 @@ impl NdSpec {
     }
 
     /// Checks the spec on its own: a non-empty shape of non-zero extents, each transformed
-    /// extent at most 2^[`MAX_LOG2_N`], axes in range and not repeated (NumPy allows a
-    /// repeated axis; here it is an error), at least one axis, at most 2^31 elements (the
+    /// extent at most 2^[`MAX_LOG2_N`], axes in range (a real transform's halved axis not
+    /// repeated), at least one axis, at most 2^31 elements (the
     /// kernels index with 32-bit integers), and strides (one per axis, spanning at most 2^31
     /// elements, the output's not overlapping).
     pub fn validate(&self) -> Result<()> {
@@ -346,8 +347,14 @@ impl NdSpec {
                     self.shape
                 ));
             }
-            if self.axes[..i].contains(&a) {
-                return bad(format!("axis {a} is listed twice in {:?}", self.axes));
+            // NumPy transforms a repeated axis again; a real transform's halved axis, though,
+            // changes length, so it may appear once.
+            if Some(a) == self.real_axis() && self.axes[..i].contains(&a) {
+                return bad(format!(
+                    "axis {a} is listed twice in {:?}: the axis a real transform halves (the \
+                     last listed) may appear only once",
+                    self.axes
+                ));
             }
             if self.shape[a] > 1 << MAX_LOG2_N {
                 return Err(Error::UnsupportedLength {

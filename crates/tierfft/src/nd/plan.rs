@@ -619,7 +619,8 @@ mod tests {
         let msg = |s: NdSpec| s.validate().expect_err("invalid").to_string();
         assert!(msg(NdSpec::new(&[4, 0])).contains("axis 1 has extent 0"));
         assert!(msg(NdSpec::new(&[4, 4]).axes(&[2])).contains("axis 2 is out of range"));
-        assert!(msg(NdSpec::new(&[4, 4]).axes(&[1, 1])).contains("listed twice"));
+        assert!(msg(NdSpec::new(&[4, 4]).axes(&[1, 1]).real()).contains("listed twice"));
+        assert!(NdSpec::new(&[4, 4]).axes(&[1, 0, 1]).validate().is_ok());
         assert!(msg(NdSpec::new(&[4]).axes(&[])).contains("no axes"));
         assert!(msg(NdSpec::new(&[])).contains("no axes"));
     }
