@@ -323,6 +323,8 @@ pub struct FftJob<'a> {
     /// NumPy's `n`: the length of the last transformed axis (C2R: the real length); the input
     /// is cropped or zero-padded there. `None`: the input's extent (C2R: 2(m - 1)).
     pub n: Option<usize>,
+    /// NumPy's `s`: a length for each transformed axis, as `n` is for the last.
+    pub s: Option<&'a [usize]>,
     /// The scaling.
     pub norm: Norm,
     /// Device name for [`open_device`].
@@ -345,8 +347,19 @@ fn resolve_axes(axes: Option<&[i64]>, rank: usize) -> CliResult<Vec<usize>> {
         .collect()
 }
 
-/// `values` (row-major, `shape`) with axis `axis` cut or zero-padded at its end to `len`, as
-/// NumPy's `n` does; the values themselves when the axis is already `len` long.
+/// `values` (row-major, `shape`) cut or zero-padded at the end of each axis to `target`'s
+/// extents, as NumPy's `s` and `n` do.
+fn fit<T: Copy + Default>(mut values: Vec<T>, shape: &[usize], target: &[usize]) -> Vec<T> {
+    let mut now = shape.to_vec();
+    for (axis, &len) in target.iter().enumerate() {
+        values = resize_axis(values, &now, axis, len);
+        now[axis] = len;
+    }
+    values
+}
+
+/// `values` (row-major, `shape`) with axis `axis` cut or zero-padded at its end to `len`; the
+/// values themselves when the axis is already `len` long.
 fn resize_axis<T: Copy + Default>(
     values: Vec<T>,
     shape: &[usize],
@@ -375,13 +388,39 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     let shape: Vec<usize> = input.header.shape.iter().map(|&d| d as usize).collect();
     let axes = resolve_axes(job.axes, shape.len())?;
     let last = *axes.last().ok_or("--axes lists no axis")?;
-    // NumPy's `n`: the length of the last transformed axis (C2R: the real length, by default
-    // 2(m - 1) for m bins); the input is cropped or zero-padded there to what it takes.
+    // NumPy's `s` (a length per listed axis) or `n` (the last listed axis'): the input is
+    // cropped or zero-padded along those axes to what the transform takes. A C2R's last
+    // length is the real one, by default 2(m - 1) for m bins.
     let c2r = job.real && job.inverse;
-    let n = match job.n {
-        Some(0) => return Err("--n must be at least 1".into()),
-        Some(n) => n,
-        None if c2r && shape[last] < 2 => {
+    let lengths: Vec<Option<usize>> = match (job.s, job.n) {
+        (Some(_), Some(_)) => return Err("--s and --n both give lengths: give one".into()),
+        (Some(s), None) if s.len() != axes.len() => {
+            return Err(format!(
+                "--s gives {} lengths for the {} axes transformed ({axes:?})",
+                s.len(),
+                axes.len()
+            )
+            .into());
+        }
+        (Some(s), None) => s.iter().copied().map(Some).collect(),
+        (None, n) => (0..axes.len())
+            .map(|i| n.filter(|_| i + 1 == axes.len()))
+            .collect(),
+    };
+    if lengths.contains(&Some(0)) {
+        return Err("transform lengths (--n, --s) must be at least 1".into());
+    }
+    let mut real_shape = shape.clone();
+    for (&a, &len) in axes.iter().zip(&lengths) {
+        if let Some(len) = len {
+            if real_shape[a] != shape[a] && real_shape[a] != len {
+                return Err(format!("--s gives axis {a}, listed twice, two lengths").into());
+            }
+            real_shape[a] = len;
+        }
+    }
+    if c2r && lengths.last() == Some(&None) {
+        if shape[last] < 2 {
             return Err(format!(
                 "'{shown}': C2R of {} bin along axis {last} has no default length \
                  (NumPy's 2(m - 1) = 0): give --n",
@@ -389,12 +428,13 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
             )
             .into());
         }
-        None if c2r => 2 * (shape[last] - 1),
-        None => shape[last],
-    };
-    let mut real_shape = shape.clone();
-    real_shape[last] = n;
-    let taken = if c2r { n / 2 + 1 } else { n };
+        real_shape[last] = 2 * (shape[last] - 1);
+    }
+    // What the transform reads: the real side's shape, a C2R's bins along its last axis.
+    let mut taken = real_shape.clone();
+    if c2r {
+        taken[last] = real_shape[last] / 2 + 1;
+    }
     let mut spec = NdSpec::new(&real_shape).axes(&axes);
     if job.real {
         spec = spec.real();
@@ -425,7 +465,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     .collect();
     let total = match spec.kind() {
         Kind::RealToComplex => {
-            let x = resize_axis(input.read_real()?, &shape, last, taken);
+            let x = fit(input.read_real()?, &shape, &taken);
             let mut out = vec![Complex32::new(0.0, 0.0); spec.output_len()];
             fft.process_real_to_complex(&x, &mut out)?;
             let total = start.elapsed();
@@ -435,7 +475,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
             total
         }
         Kind::ComplexToReal => {
-            let x = resize_axis(input.read()?, &shape, last, taken);
+            let x = fit(input.read()?, &shape, &taken);
             let mut out = vec![0.0; spec.output_len()];
             fft.process_complex_to_real(&x, &mut out)?;
             let total = start.elapsed();
@@ -444,7 +484,7 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
             total
         }
         Kind::ComplexToComplex => {
-            let mut data = resize_axis(input.read()?, &shape, last, taken);
+            let mut data = fit(input.read()?, &shape, &taken);
             fft.process(&mut data)?;
             let total = start.elapsed();
             data.iter_mut()

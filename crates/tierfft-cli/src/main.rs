@@ -159,6 +159,10 @@ struct FftArgs {
     /// real output length and defaults to 2(m - 1) for m bins).
     #[arg(long, value_name = "N")]
     n: Option<usize>,
+    /// NumPy's `s`: a length for each transformed axis (in --axes' order), as --n is for the
+    /// last; the input cropped or zero-padded along each.
+    #[arg(long, value_delimiter = ',', value_name = "N,M,..")]
+    s: Option<Vec<usize>>,
     /// Axes to transform, comma-separated, negative counting from the end as in NumPy (e.g.
     /// `0,1` or `-2,-1`); the last listed is the one a real transform halves. Default: the
     /// last axis.
@@ -248,6 +252,7 @@ fn main() -> ExitCode {
             real: a.real,
             axes: a.axes.as_deref(),
             n: a.n,
+            s: a.s.as_deref(),
             norm: a.norm,
             device: &a.device,
         }),

@@ -582,6 +582,8 @@ fn real_and_n_dimensional_transforms_like_numpy() {
             &["complex64", "--real", "np.real"][..],
         ),
         ("c.npy", &["--n", "0"], &["at least 1"]),
+        ("c.npy", &["--s", "4,4"], &["2 lengths for the 1 axes"]),
+        ("c.npy", &["--s", "4", "--n", "4"], &["give one"]),
         ("one.npy", &["--real", "--inverse"], &["give --n"]),
         ("c.npy", &["--axes", "2"], &["axis 2 is out of range"]),
         ("c.npy", &["--real", "--axes", "1,1"], &["listed twice"]),
@@ -594,9 +596,9 @@ fn real_and_n_dimensional_transforms_like_numpy() {
     }
 }
 
-/// NumPy's `n`: the last transformed axis cropped or zero-padded to n points before the
-/// transform (to n/2 + 1 bins for C2R, whose n defaults to 2(m - 1)), checked against the f64
-/// reference of the cropped or padded array.
+/// NumPy's `n` and `s`: the last (each) transformed axis cropped or zero-padded to n points
+/// before the transform (to n/2 + 1 bins for C2R, whose n defaults to 2(m - 1)), checked
+/// against the f64 reference of the cropped or padded array.
 #[test]
 fn numpy_n_crops_and_pads_the_last_axis() {
     use tierfft::NdSpec;
@@ -630,6 +632,22 @@ fn numpy_n_crops_and_pads_the_last_axis() {
             let err = relative_l2_error(&y, &want);
             assert!(err <= 5e-7, "{device} fft n = {n}: {err:e}");
         }
+        // NumPy's `s` over both axes: axis 1 padded to 9, axis 0 cut to 2 rows.
+        assert_ok(&run_fft(
+            &dir,
+            &inp,
+            &outp,
+            device,
+            &["--axes", "1,0", "--s", "9,2"],
+        ));
+        let (shape, y) = read_c64(&outp);
+        assert_eq!(shape, [2, 9]);
+        let want = nd_f64(
+            &NdSpec::new(&[2, 9]).axes(&[1, 0]),
+            &NdInput::Complex(&fitted(9)[..18]),
+        );
+        let err = relative_l2_error(&y, &want);
+        assert!(err <= 5e-7, "{device} fftn s = (9, 2): {err:e}");
         // C2R of 6 bins: n = 10 by default (6 bins), 7 (4 bins: crops), 15 (8 bins: pads).
         for n in [None, Some(7), Some(15)] {
             let real = n.unwrap_or(10);
