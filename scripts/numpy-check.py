@@ -82,6 +82,7 @@ def cases_for(run, rng):
     c = x + 1j * rng.standard_normal((5, 6, 7))
     run(c, ["--n", "4"], np.fft.fft(c, n=4), "fft n")
     run(c, ["--axes", "0,2", "--s", "3,9"], np.fft.fftn(c, s=(3, 9), axes=(0, 2)), "fftn s")
+    run(c, ["--s", "4,9"], np.fft.fftn(c, s=(4, 9), axes=(1, 2)), "fftn s, the last axes")
     run(c, ["--axes", "2,0", "--s", "8,4", "--inverse"],
         np.fft.ifftn(c, s=(8, 4), axes=(2, 0)), "ifftn s")
     run(x, ["--real", "--axes", "0,1", "--s", "7,5"],

@@ -386,7 +386,19 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     npy::check_output(job.output)?;
     let shown = job.input.display();
     let shape: Vec<usize> = input.header.shape.iter().map(|&d| d as usize).collect();
-    let axes = resolve_axes(job.axes, shape.len())?;
+    // As NumPy's fftn: with `s` and no axes, the last len(s) axes.
+    let axes = match (job.axes, job.s) {
+        (None, Some(s)) if s.len() > shape.len() => {
+            return Err(format!(
+                "--s gives {} lengths for a {}-d array",
+                s.len(),
+                shape.len()
+            )
+            .into());
+        }
+        (None, Some(s)) => (shape.len() - s.len()..shape.len()).collect(),
+        (axes, _) => resolve_axes(axes, shape.len())?,
+    };
     let last = *axes.last().ok_or("--axes lists no axis")?;
     // NumPy's `s` (a length per listed axis) or `n` (the last listed axis'): the input is
     // cropped or zero-padded along those axes to what the transform takes. A C2R's last
@@ -411,13 +423,18 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         return Err("transform lengths (--n, --s) must be at least 1".into());
     }
     let mut real_shape = shape.clone();
-    for (&a, &len) in axes.iter().zip(&lengths) {
-        if let Some(len) = len {
-            if real_shape[a] != shape[a] && real_shape[a] != len {
-                return Err(format!("--s gives axis {a}, listed twice, two lengths").into());
-            }
-            real_shape[a] = len;
+    for (i, (&a, &len)) in axes.iter().zip(&lengths).enumerate() {
+        // A repeated axis keeps one length (NumPy would resize it between its transforms).
+        let len = len.unwrap_or(shape[a]);
+        let other = |(&b, &l): (&usize, &Option<usize>)| b == a && l.unwrap_or(shape[a]) != len;
+        if axes[..i].iter().zip(&lengths).any(other) {
+            return Err(format!(
+                "axis {a} is listed twice with different lengths (--n, --s); NumPy would \
+                 crop or pad it between its transforms, which tierfft does not"
+            )
+            .into());
         }
+        real_shape[a] = len;
     }
     if c2r && lengths.last() == Some(&None) {
         if shape[last] < 2 {
@@ -447,8 +464,8 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     }
     spec.validate().map_err(|e| format!("'{shown}': {e}"))?;
     let ortho = (job.norm == Norm::Ortho).then(|| {
-        let n: usize = axes.iter().map(|&a| real_shape[a]).product();
-        (1.0 / (n as f64).sqrt()) as f32
+        let n: f64 = axes.iter().map(|&a| real_shape[a] as f64).product();
+        n.sqrt().recip() as f32
     });
     let input_element = input.header.element;
     let device = open_device(job.device)?;

@@ -159,8 +159,8 @@ struct FftArgs {
     /// real output length and defaults to 2(m - 1) for m bins).
     #[arg(long, value_name = "N")]
     n: Option<usize>,
-    /// NumPy's `s`: a length for each transformed axis (in --axes' order), as --n is for the
-    /// last; the input cropped or zero-padded along each.
+    /// NumPy's `s`: a length for each transformed axis (in --axes' order; without --axes, the
+    /// last len(s) axes), as --n is for the last; the input cropped or zero-padded along each.
     #[arg(long, value_delimiter = ',', value_name = "N,M,..")]
     s: Option<Vec<usize>>,
     /// Axes to transform, comma-separated, negative counting from the end as in NumPy (e.g.

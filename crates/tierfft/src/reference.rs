@@ -151,8 +151,8 @@ pub fn nd_f64(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
         _ => panic!("nd_f64: the input does not match the spec's kind"),
     };
     if spec.normalize {
-        let scale: usize = axes.iter().map(|&a| spec.shape[a]).product();
-        out.iter_mut().for_each(|z| *z /= scale as f64);
+        let scale: f64 = axes.iter().map(|&a| spec.shape[a] as f64).product();
+        out.iter_mut().for_each(|z| *z /= scale);
     }
     out
 }

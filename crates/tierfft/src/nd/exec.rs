@@ -120,7 +120,7 @@ impl Device {
     /// each axis' transform planned with `opts` (for timing the choices side by side:
     /// `tierfft bench --shapes .. --fuse-real ..` and the planner variants).
     pub fn plan_nd_with(&self, spec: &NdSpec, fuse: FuseReal, opts: &PlanOptions) -> Result<NdFft> {
-        let plan = NdPlan::with_fusion(spec, self.limits(), fuse)?;
+        let plan = NdPlan::with_fusion(spec, self.limits(), fuse, opts)?;
         let steps = plan
             .steps
             .iter()

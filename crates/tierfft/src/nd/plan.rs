@@ -12,7 +12,7 @@ use std::fmt;
 
 use super::{Kind, NdSpec, Reshape};
 use crate::error::Result;
-use crate::plan::{DeviceLimits, Plan};
+use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::spec::{Direction, FftSpec, RealHalf};
 
 /// The arrays an N-D transform's steps read and write.
@@ -378,27 +378,29 @@ impl NdPlan {
     /// load, where the device plans that transform in one pass. `None` (the CPU): the steps
     /// as they are.
     pub fn for_device(spec: &NdSpec, limits: Option<&DeviceLimits>) -> Result<NdPlan> {
-        NdPlan::with_fusion(spec, limits, FuseReal::default())
+        NdPlan::with_fusion(spec, limits, FuseReal::default(), &PlanOptions::default())
     }
 
-    /// [`NdPlan::for_device`] with the split and merge fused where `fuse` says.
+    /// [`NdPlan::for_device`] with the split and merge fused where `fuse` says, deciding with
+    /// the transforms planned under `opts` (as [`crate::Device::plan_nd_with`] plans them).
     pub fn with_fusion(
         spec: &NdSpec,
         limits: Option<&DeviceLimits>,
         fuse: FuseReal,
+        opts: &PlanOptions,
     ) -> Result<NdPlan> {
         let mut plan = NdPlan::new(spec)?;
         if let Some(limits) = limits
             && fuse != FuseReal::Never
         {
-            plan.fuse_real(limits, fuse == FuseReal::AnyPasses);
+            plan.fuse_real(limits, opts, fuse == FuseReal::AnyPasses);
         }
         Ok(plan)
     }
 
     /// Replaces a half-length transform and its split or merge by the transform with the
     /// step fused, where the device plans it.
-    fn fuse_real(&mut self, limits: &DeviceLimits, any_passes: bool) {
+    fn fuse_real(&mut self, limits: &DeviceLimits, opts: &PlanOptions, any_passes: bool) {
         let fuse = |a: &Step, b: &Step| -> Option<Step> {
             let (axis, spec, half, src, dst) = match (&a.op, &b.op) {
                 (StepOp::Fft { axis, spec }, StepOp::Reshape(Reshape::Split { scale, .. })) => {
@@ -418,7 +420,7 @@ impl NdPlan {
                 _ => return None,
             };
             let spec = spec.clone().real_half(half);
-            if Plan::new(&spec, limits).ok()?.passes.len() > 1 && !any_passes {
+            if Plan::with_options(&spec, limits, opts).ok()?.passes.len() > 1 && !any_passes {
                 return None;
             }
             Some(Step {

@@ -331,21 +331,19 @@ fn cuda_one_pass_lines_use_the_measured_shapes() {
 #[test]
 fn columns_read_whole_transactions_across_neighbouring_columns() {
     let lp = DeviceLimits::profile("lavapipe").unwrap();
-    // 1024 points × 4 columns × 8 bytes = 32 KiB: one pass (2048 with the split exchange);
-    // 4096 needs two.
+    // 1024 points × 4 columns × 8 bytes = 32 KiB: one pass (2048 with the split exchange;
+    // 4096 in columns of 2, half a sector a row rather than a second pass); 8192 needs two.
     let one = Plan::new(&FftSpec::new(1024).batch(4096).columns(), &lp).unwrap();
     assert_eq!(one.passes.len(), 1);
     let p = &one.passes[0];
     assert_eq!(p.order, LineOrder::Interleaved);
     assert!(p.lines_per_group >= 4 && !p.staged_load && !p.staged_store);
     assert_eq!(one.transforms_per_dispatch, 4096);
-    assert_eq!(
-        Plan::new(&FftSpec::new(4096).batch(64).columns(), &lp)
-            .unwrap()
-            .passes
-            .len(),
-        2
-    );
+    let passes = |n: usize| {
+        let plan = Plan::new(&FftSpec::new(n).batch(64).columns(), &lp).unwrap();
+        plan.passes.len()
+    };
+    assert_eq!((passes(4096), passes(8192)), (1, 2));
     // The H100 holds a 4096-point column block in one pass: the 4096² azimuth FFT.
     let h100 = DeviceLimits::profile("h100-cuda").unwrap();
     let az = Plan::new(&FftSpec::new(4096).batch(4096).columns(), &h100).unwrap();
@@ -439,6 +437,9 @@ fn column_workgroups_hold_as_many_columns_as_one_pass_allows() {
     assert_eq!(lines("h100-cuda", 8192), [2]);
     assert_eq!(lines("h100-cuda", 16384).len(), 2);
     assert_eq!(lines("lavapipe", 1024), [4]);
+    // 32 KiB: 2048 × 4 through the split exchange, 4096 × 2 rather than two passes.
+    assert_eq!(lines("lavapipe", 2048), [4]);
+    assert_eq!(lines("lavapipe", 4096), [2]);
     // The planner option overrides it.
     let limits = DeviceLimits::profile("h100-cuda").expect("profile");
     let opts = PlanOptions {
