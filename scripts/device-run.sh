@@ -20,6 +20,8 @@
 #   profile Nsight Compute counters of our kernels and cuFFT's, same run and buffers, for the
 #           one-pass smooth lengths that miss cuFFT (and 1000, which meets it), and 16807
 #           under a larger register budget (one pass) against the default two passes
+#   profile2d  Nsight Compute counters of our 2-D C2C kernels and cuFFT's (4096², 8192²,
+#           1080 × 1920), same run and buffers
 #   tuneany register caps (--groups-per-unit) on the one-pass smooth lengths, and more points
 #           per thread (one pass instead of two) on smooth lengths above 16384, against cuFFT
 #   wide    smooth lengths above 16384 (one pass of up to 64 points per thread on CUDA) and
@@ -321,6 +323,24 @@ if want profile; then
     echo "== any_length on H100 (wgpu/Vulkan)"
     TIERFFT_TEST_DEVICE=H100 .carry/tests/any_length --test-threads=1 2>&1 | tee -a "$out/anylen-tests-H100.log" |
         grep -E "^test |test result|panicked|run on|relative" || status=1
+fi
+if want profile2d; then
+    # Counters of our kernels and cuFFT's for the 2-D C2C transforms that miss cuFFT (4096²,
+    # 8192²) and one that meets it (1080 × 1920, 16 images), same run and buffers: the
+    # bench's first 30 launches (its check, warm-up and one timed call each, ours first).
+    metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    metrics+=,launch__block_size,launch__grid_size,launch__shared_mem_per_block_dynamic
+    metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
+    for shape in 4096x4096 8192x8192 16x1080x1920; do
+        echo "== profile $shape" | tee -a "$out/profile2d.txt"
+        ncu --clock-control none --metrics "$metrics" --csv --launch-count 30 \
+            $tf bench --backend cuda --compare cufft --shapes $shape --dims 2 --reps 1 --max-time 0 \
+            >> "$out/profile2d.txt" 2>&1 || status=1
+    done
 fi
 if want tuneany; then
     for v in "" "--groups-per-unit 2" "--groups-per-unit 3" "--groups-per-unit 4"; do
