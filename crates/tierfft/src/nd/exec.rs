@@ -1,6 +1,7 @@
 //! An [`NdPlan`] compiled for a device: each axis' transform planned and compiled as an
 //! [`Fft`], each [`Reshape`] as its kernel, run in order over device-resident arrays.
 
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use num_complex::Complex32;
@@ -23,6 +24,9 @@ pub struct NdFft {
     plan: NdPlan,
     device: Device,
     steps: Vec<Compiled>,
+    /// Arrays kept between runs from the first that needs them until the transform is
+    /// dropped (as cuFFT keeps its work area), so repeated calls allocate nothing.
+    scratch: Mutex<Scratch>,
 }
 
 /// The arrays one run works on (see [`Buf`]): the contiguous ones the transforms run in
@@ -62,9 +66,9 @@ impl Caller<'_> {
     }
 }
 
-/// Device arrays a transform keeps between runs: the full-length complex array of a
-/// widened real axis, and the contiguous arrays strided buffers are gathered into and
-/// scattered from. Allocated on first use.
+/// Device arrays a transform keeps between runs ([`NdFft::scratch`]): the full-length
+/// complex array of a widened real axis, and the contiguous arrays strided buffers are
+/// gathered into and scattered from. Allocated on first use.
 #[derive(Default)]
 struct Scratch {
     full: Option<DeviceBuffer<Complex32>>,
@@ -135,6 +139,7 @@ impl Device {
             plan,
             device: self.clone(),
             steps,
+            scratch: Mutex::default(),
         })
     }
 }
@@ -342,6 +347,14 @@ impl NdFft {
         }
     }
 
+    /// The kept scratch arrays, for one run at a time (runs are queued in order on the
+    /// device, so the next may reuse them at once).
+    fn scratch(&self) -> Result<MutexGuard<'_, Scratch>> {
+        self.scratch
+            .lock()
+            .map_err(|_| Error::Gpu("a run panicked while holding the scratch arrays".into()))
+    }
+
     /// Elements a buffer transformed in place holds: its input and its output layout both.
     fn in_place_len(&self) -> usize {
         self.spec().input_len().max(self.spec().output_len())
@@ -398,7 +411,7 @@ impl NdFft {
         self.expect(Kind::ComplexToComplex)?;
         let strided = self.strided() != (false, false);
         Self::check_len::<Complex32>("buffer", data.len(), self.in_place_len(), strided)?;
-        self.run(User::Complex(data), &mut Scratch::default())
+        self.run(User::Complex(data), &mut *self.scratch()?)
     }
 
     /// R2C on device-resident arrays (queued, not waited for). A contiguous `input` may be
@@ -412,7 +425,7 @@ impl NdFft {
         let (gather, scatter) = self.strided();
         Self::check_len::<f32>("input", input.len(), self.spec().input_len(), gather)?;
         Self::check_len::<Complex32>("output", output.len(), self.spec().output_len(), scatter)?;
-        self.run(User::RealToComplex(input, output), &mut Scratch::default())
+        self.run(User::RealToComplex(input, output), &mut *self.scratch()?)
     }
 
     /// C2R on device-resident arrays (queued, not waited for). A contiguous `input` may be
@@ -426,7 +439,7 @@ impl NdFft {
         let (gather, scatter) = self.strided();
         Self::check_len::<Complex32>("input", input.len(), self.spec().input_len(), gather)?;
         Self::check_len::<f32>("output", output.len(), self.spec().output_len(), scatter)?;
-        self.run(User::ComplexToReal(input, output), &mut Scratch::default())
+        self.run(User::ComplexToReal(input, output), &mut *self.scratch()?)
     }
 
     /// Times `reps` runs on device-resident arrays of the spec's sizes (their values do not
@@ -434,7 +447,7 @@ impl NdFft {
     /// on CUDA, the host clock around each run (waiting for the device) elsewhere.
     pub fn time(&self, reps: usize) -> Result<(Vec<f64>, Timer)> {
         let spec = self.spec();
-        let mut scratch = Scratch::default();
+        let mut scratch = self.scratch()?;
         let (input_len, output_len) = (spec.input_len(), spec.output_len());
         let (mut complex_in, mut real_in) = (None, None);
         let (mut complex_out, mut real_out) = (None, None);
