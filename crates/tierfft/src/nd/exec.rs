@@ -20,6 +20,11 @@ enum Compiled {
 }
 
 /// An N-D or real transform planned and compiled for one device. Reusable; `Send + Sync`.
+///
+/// Besides the caller's arrays it may keep device scratch arrays from its first run until
+/// it is dropped, as cuFFT keeps a work area: on a GPU, a complex transform of two or more
+/// axes runs them between the caller's array and one of the same size; a widened real axis
+/// takes a complex array of the real shape; strided layouts a contiguous array each.
 pub struct NdFft {
     plan: NdPlan,
     device: Device,
