@@ -6,6 +6,7 @@
 //! so no axis is transposed), and the steps that move between real and complex data
 //! ([`Reshape`]). [`crate::Device::plan_nd`] compiles them into an [`NdFft`].
 
+mod device;
 mod exec;
 mod host;
 pub(crate) mod layout;
@@ -15,7 +16,8 @@ mod reshape;
 pub use exec::NdFft;
 pub(crate) use host::reshape as reshape_on_host;
 
-pub use plan::{Buf, FuseReal, NdPlan, Step, StepOp};
+pub use device::FuseReal;
+pub use plan::{Buf, NdPlan, Step, StepOp};
 pub use reshape::Reshape;
 
 use crate::error::{Error, Result};

@@ -12,7 +12,6 @@ use std::fmt;
 
 use super::{Kind, NdSpec, Reshape};
 use crate::error::Result;
-use crate::plan::{DeviceLimits, LineOrder, Plan, PlanOptions};
 use crate::spec::{Direction, FftSpec, RealHalf};
 
 /// The arrays an N-D transform's steps read and write.
@@ -60,21 +59,6 @@ pub struct Step {
     pub src: Buf,
     /// The array written (the same for in-place transforms).
     pub dst: Buf,
-}
-
-/// Where [`NdPlan::with_fusion`] fuses an even real axis' split (R2C) and merge (C2R) into
-/// its half-length transform.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FuseReal {
-    /// Where the half-length transform is one pass (the default; from 2^16 reals on the H100
-    /// the fused multi-pass versions were not faster, docs/BENCHMARKS.md session 11).
-    #[default]
-    OnePass,
-    /// Wherever the device's plan can: the merge on the first of several passes, the split
-    /// on the last (when its workgroups pair lines with their mirrors).
-    AnyPasses,
-    /// Never: split and merge as steps of their own.
-    Never,
 }
 
 /// An N-D or real transform as steps over whole arrays. Pure data: printable and testable
@@ -283,14 +267,14 @@ impl NdPlan {
         let mut steps = Vec::new();
         let dir = spec.direction;
         let complex = spec.complex_shape();
-        // The transform along `axis` of an array of `shape`, which is axis `shown` of the
-        // spec's array (they differ for the packed half-length rows).
         // Operations on the reals ride on the real axis' transform, kept even at 1 point.
         let real_ops = match spec.kind() {
             Kind::RealToComplex => !spec.load.is_empty(),
             Kind::ComplexToReal => !spec.store.is_empty(),
             Kind::ComplexToComplex => false,
         };
+        // The transform along `axis` of an array of `shape`, which is axis `shown` of the
+        // spec's array (they differ for the packed half-length rows).
         let fft_as = |steps: &mut Vec<Step>, shape: &[usize], axis, shown, on, normalize| {
             // A 1-point transform is the identity (and 1/1 changes nothing).
             if shape[axis] > 1
@@ -372,117 +356,6 @@ impl NdPlan {
             Kind::ComplexToComplex => unreachable!("real_axis is None for complex transforms"),
         }
         steps
-    }
-
-    /// Plans `spec` for a device with `limits`: [`NdPlan::new`]'s steps, with an even real
-    /// axis' split fused into the store of its half-length transform and the merge into its
-    /// load, where the device plans that transform in one pass. `None` (the CPU): the steps
-    /// as they are.
-    pub fn for_device(spec: &NdSpec, limits: Option<&DeviceLimits>) -> Result<NdPlan> {
-        NdPlan::with_fusion(spec, limits, FuseReal::default(), &PlanOptions::default())
-    }
-
-    /// [`NdPlan::for_device`] with the split and merge fused where `fuse` says, deciding with
-    /// the transforms planned under `opts` (as [`crate::Device::plan_nd_with`] plans them).
-    pub fn with_fusion(
-        spec: &NdSpec,
-        limits: Option<&DeviceLimits>,
-        fuse: FuseReal,
-        opts: &PlanOptions,
-    ) -> Result<NdPlan> {
-        let mut plan = NdPlan::new(spec)?;
-        if let Some(limits) = limits
-            && fuse != FuseReal::Never
-        {
-            plan.fuse_real(limits, opts, fuse == FuseReal::AnyPasses);
-        }
-        if let Some(limits) = limits {
-            plan.alternate_arrays(limits, opts);
-        }
-        Ok(plan)
-    }
-
-    /// Runs a complex transform's axes out of place, from the spectrum into the work array
-    /// (`Buf::Full`, of the same shape for C2C) and back, so that it ends where it started
-    /// (an odd count keeps its first in place). On the H100 (docs/BENCHMARKS.md, session 12)
-    /// 4096- and 8192-point rows took 15–20 % longer in place, and 2-D and 3-D transforms
-    /// gained up to 13 % out of place, except where a column pass writes less than a memory
-    /// transaction a row (8192-point columns, 2 a workgroup): its partial writes, merged in
-    /// L2 with what it read in place, cost 24 % more into a fresh array. Those stay in place.
-    fn alternate_arrays(&mut self, limits: &DeviceLimits, opts: &PlanOptions) {
-        if self.spec.kind() != Kind::ComplexToComplex {
-            return;
-        }
-        let ffts: Vec<usize> = (0..self.steps.len())
-            .filter(|&i| {
-                let s = &self.steps[i];
-                matches!(s.op, StepOp::Fft { .. })
-                    && s.src == Buf::Spectrum
-                    && s.dst == Buf::Spectrum
-            })
-            .collect();
-        let partial_rows = |i: &usize| match &self.steps[*i].op {
-            StepOp::Fft { spec, .. } => Plan::with_options(spec, limits, opts).is_ok_and(|p| {
-                p.passes.iter().any(|pass| {
-                    pass.order == LineOrder::Interleaved
-                        && 8 * pass.lines_per_group < limits.transaction_bytes
-                })
-            }),
-            StepOp::Reshape(_) => false,
-        };
-        if ffts.len() < 2 || ffts.iter().any(partial_rows) {
-            return;
-        }
-        let mut on = Buf::Spectrum;
-        for &i in &ffts[ffts.len() % 2..] {
-            let to = if on == Buf::Spectrum {
-                Buf::Full
-            } else {
-                Buf::Spectrum
-            };
-            (self.steps[i].src, self.steps[i].dst) = (on, to);
-            on = to;
-        }
-    }
-
-    /// Replaces a half-length transform and its split or merge by the transform with the
-    /// step fused, where the device plans it.
-    fn fuse_real(&mut self, limits: &DeviceLimits, opts: &PlanOptions, any_passes: bool) {
-        let fuse = |a: &Step, b: &Step| -> Option<Step> {
-            let (axis, spec, half, src, dst) = match (&a.op, &b.op) {
-                (StepOp::Fft { axis, spec }, StepOp::Reshape(Reshape::Split { scale, .. })) => {
-                    (axis, spec, RealHalf::Split { scale: *scale }, a.src, b.dst)
-                }
-                (StepOp::Reshape(Reshape::Merge { scale, .. }), StepOp::Fft { axis, spec }) => {
-                    (axis, spec, RealHalf::Merge { scale: *scale }, a.src, b.dst)
-                }
-                // Odd (or not last) real axes: only where the axis is the rows'.
-                (
-                    StepOp::Fft { axis, spec },
-                    StepOp::Reshape(Reshape::Truncate { inner: 1, .. }),
-                ) => (axis, spec, RealHalf::Truncate, a.src, b.dst),
-                (StepOp::Reshape(Reshape::Extend { inner: 1, .. }), StepOp::Fft { axis, spec }) => {
-                    (axis, spec, RealHalf::Extend, a.src, b.dst)
-                }
-                _ => return None,
-            };
-            let spec = spec.clone().real_half(half);
-            if Plan::with_options(&spec, limits, opts).ok()?.passes.len() > 1 && !any_passes {
-                return None;
-            }
-            Some(Step {
-                op: StepOp::Fft { axis: *axis, spec },
-                src,
-                dst,
-            })
-        };
-        let mut i = 0;
-        while i + 1 < self.steps.len() {
-            if let Some(step) = fuse(&self.steps[i], &self.steps[i + 1]) {
-                self.steps.splice(i..i + 2, [step]);
-            }
-            i += 1;
-        }
     }
 
     /// True when a step uses `buf`.
@@ -586,91 +459,6 @@ mod tests {
         );
         // Length-1 axes need no transform.
         assert_eq!(ops(&NdSpec::new(&[1, 2]).real()), ["split"]);
-    }
-
-    #[test]
-    fn splits_and_merges_fuse_into_one_pass_lines() {
-        let limits = DeviceLimits::profile("lavapipe").expect("profile");
-        let fused = |spec: &NdSpec| {
-            let plan = NdPlan::for_device(spec, Some(&limits)).expect("plans");
-            plan.steps
-                .iter()
-                .map(|s| match &s.op {
-                    StepOp::Fft { spec, .. } => format!("fft {:?}", spec.real.is_some()),
-                    StepOp::Reshape(r) => r.name().split(' ').next().unwrap_or("").to_string(),
-                })
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(
-            fused(&NdSpec::new(&[8, 6]).real()),
-            ["fft true", "fft false"]
-        );
-        assert_eq!(
-            fused(&NdSpec::new(&[8, 6]).real().inverse()),
-            ["fft false", "fft true"]
-        );
-        // Half of 2^16 takes two passes on lavapipe: split and merge stay steps.
-        assert_eq!(
-            fused(&NdSpec::new(&[1 << 16]).real()),
-            ["fft false", "split"]
-        );
-        assert_eq!(
-            fused(&NdSpec::new(&[1 << 16]).real().inverse()),
-            ["merge", "fft false"]
-        );
-        // Odd lengths: the cut and the Hermitian extension fuse into the full transform
-        // (the widening and the real parts stay steps); Bluestein half lengths keep theirs.
-        assert_eq!(fused(&NdSpec::new(&[7]).real()), ["widen", "fft true"]);
-        assert_eq!(
-            fused(&NdSpec::new(&[7]).real().inverse()),
-            ["fft true", "real"]
-        );
-        assert_eq!(fused(&NdSpec::new(&[34]).real()), ["fft false", "split"]);
-        // A real axis that is not the last is cut and extended along columns: steps.
-        assert_eq!(
-            fused(&NdSpec::new(&[5, 4]).axes(&[1, 0]).real()),
-            ["widen", "fft false", "keep", "fft false"]
-        );
-        // Weights on the real side ride on the side a split or merge leaves alone: still
-        // fused, per part on the reals read in pairs.
-        let weights = || crate::PointOp::Weight(crate::RealWeights::new(&[0.5; 48]));
-        let windowed = NdSpec::new(&[8, 6]).real().on_load(weights());
-        assert_eq!(fused(&windowed), ["fft true", "fft false"]);
-        let weighted = NdSpec::new(&[8, 6]).real().inverse().on_store(weights());
-        assert_eq!(fused(&weighted), ["fft false", "fft true"]);
-        let plan = NdPlan::for_device(&windowed, Some(&limits)).expect("plans");
-        let StepOp::Fft { spec, .. } = &plan.steps[0].op else {
-            panic!("{plan}")
-        };
-        assert!(matches!(&spec.load[..], [crate::PointOp::Weight(w)] if w.is_per_part()));
-        // Without a device (the CPU) nothing is fused.
-        assert_eq!(
-            NdPlan::for_device(&NdSpec::new(&[6]).real(), None)
-                .expect("plans")
-                .steps
-                .len(),
-            2
-        );
-    }
-
-    #[test]
-    fn complex_axes_alternate_between_arrays_on_devices() {
-        let arrays = |shape: &[usize], profile: Option<&str>| -> Vec<(Buf, Buf)> {
-            let limits = profile.map(|p| DeviceLimits::profile(p).expect("profile"));
-            let plan = NdPlan::for_device(&NdSpec::new(shape), limits.as_ref()).expect("plans");
-            plan.steps.iter().map(|s| (s.src, s.dst)).collect()
-        };
-        let (s, f) = (Buf::Spectrum, Buf::Full);
-        assert_eq!(arrays(&[4096, 4096], Some("h100-cuda")), [(s, f), (f, s)]);
-        // An odd count keeps its first axis in place.
-        assert_eq!(
-            arrays(&[64, 1024, 1024], Some("h100-cuda")),
-            [(s, s), (s, f), (f, s)]
-        );
-        // Columns of 2 a workgroup (partial sectors) stay in place; so does the CPU.
-        assert_eq!(arrays(&[8192, 8192], Some("h100-cuda")), [(s, s), (s, s)]);
-        assert_eq!(arrays(&[4096, 4096], Some("lavapipe")), [(s, s), (s, s)]);
-        assert_eq!(arrays(&[64, 64], None), [(s, s), (s, s)]);
     }
 
     #[test]
