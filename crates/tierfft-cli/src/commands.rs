@@ -380,6 +380,65 @@ fn resize_axis<T: Copy + Default>(
     out
 }
 
+/// NumPy's `s` (a length per listed axis) or `n` (the last listed axis'): the real side's
+/// shape of the transform of an input of `shape` over `axes`, and the shape it reads (the
+/// input cropped or zero-padded to it; a C2R's bins along its last axis). A C2R's last
+/// length is the real one, by default 2(m - 1) for m bins.
+fn numpy_lengths(
+    job: &FftJob,
+    shape: &[usize],
+    axes: &[usize],
+) -> Result<(Vec<usize>, Vec<usize>), String> {
+    let last = axes[axes.len() - 1];
+    let c2r = job.real && job.inverse;
+    let lengths: Vec<Option<usize>> = match (job.s, job.n) {
+        (Some(_), Some(_)) => return Err("--s and --n both give lengths: give one".into()),
+        (Some(s), None) if s.len() != axes.len() => {
+            return Err(format!(
+                "--s gives {} lengths for the {} axes transformed ({axes:?})",
+                s.len(),
+                axes.len()
+            ));
+        }
+        (Some(s), None) => s.iter().copied().map(Some).collect(),
+        (None, n) => (0..axes.len())
+            .map(|i| n.filter(|_| i + 1 == axes.len()))
+            .collect(),
+    };
+    if lengths.contains(&Some(0)) {
+        return Err("transform lengths (--n, --s) must be at least 1".into());
+    }
+    let mut real_shape = shape.to_vec();
+    for (i, (&a, &len)) in axes.iter().zip(&lengths).enumerate() {
+        // A repeated axis keeps one length (NumPy would resize it between its transforms).
+        let len = len.unwrap_or(shape[a]);
+        let other = |(&b, &l): (&usize, &Option<usize>)| b == a && l.unwrap_or(shape[a]) != len;
+        if axes[..i].iter().zip(&lengths).any(other) {
+            return Err(format!(
+                "axis {a} is listed twice with different lengths (--n, --s); NumPy would \
+                 crop or pad it between its transforms, which tierfft does not"
+            ));
+        }
+        real_shape[a] = len;
+    }
+    if c2r && lengths.last() == Some(&None) {
+        if shape[last] < 2 {
+            return Err(format!(
+                "C2R of {} bin along axis {last} has no default length \
+                 (NumPy's 2(m - 1) = 0): give --n",
+                shape[last]
+            ));
+        }
+        real_shape[last] = 2 * (shape[last] - 1);
+    }
+    // What the transform reads: the real side's shape, a C2R's bins along its last axis.
+    let mut taken = real_shape.clone();
+    if c2r {
+        taken[last] = real_shape[last] / 2 + 1;
+    }
+    Ok((real_shape, taken))
+}
+
 /// `tierfft fft`: reads, checks, transforms, and only then writes the output.
 pub fn fft(job: &FftJob) -> CliResult<()> {
     let input = npy::open(job.input, npy::Expect::Rows)?;
@@ -399,59 +458,11 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         (None, Some(s)) => (shape.len() - s.len()..shape.len()).collect(),
         (axes, _) => resolve_axes(axes, shape.len())?,
     };
-    let last = *axes.last().ok_or("--axes lists no axis")?;
-    // NumPy's `s` (a length per listed axis) or `n` (the last listed axis'): the input is
-    // cropped or zero-padded along those axes to what the transform takes. A C2R's last
-    // length is the real one, by default 2(m - 1) for m bins.
-    let c2r = job.real && job.inverse;
-    let lengths: Vec<Option<usize>> = match (job.s, job.n) {
-        (Some(_), Some(_)) => return Err("--s and --n both give lengths: give one".into()),
-        (Some(s), None) if s.len() != axes.len() => {
-            return Err(format!(
-                "--s gives {} lengths for the {} axes transformed ({axes:?})",
-                s.len(),
-                axes.len()
-            )
-            .into());
-        }
-        (Some(s), None) => s.iter().copied().map(Some).collect(),
-        (None, n) => (0..axes.len())
-            .map(|i| n.filter(|_| i + 1 == axes.len()))
-            .collect(),
-    };
-    if lengths.contains(&Some(0)) {
-        return Err("transform lengths (--n, --s) must be at least 1".into());
+    if axes.is_empty() {
+        return Err("--axes lists no axis".into());
     }
-    let mut real_shape = shape.clone();
-    for (i, (&a, &len)) in axes.iter().zip(&lengths).enumerate() {
-        // A repeated axis keeps one length (NumPy would resize it between its transforms).
-        let len = len.unwrap_or(shape[a]);
-        let other = |(&b, &l): (&usize, &Option<usize>)| b == a && l.unwrap_or(shape[a]) != len;
-        if axes[..i].iter().zip(&lengths).any(other) {
-            return Err(format!(
-                "axis {a} is listed twice with different lengths (--n, --s); NumPy would \
-                 crop or pad it between its transforms, which tierfft does not"
-            )
-            .into());
-        }
-        real_shape[a] = len;
-    }
-    if c2r && lengths.last() == Some(&None) {
-        if shape[last] < 2 {
-            return Err(format!(
-                "'{shown}': C2R of {} bin along axis {last} has no default length \
-                 (NumPy's 2(m - 1) = 0): give --n",
-                shape[last]
-            )
-            .into());
-        }
-        real_shape[last] = 2 * (shape[last] - 1);
-    }
-    // What the transform reads: the real side's shape, a C2R's bins along its last axis.
-    let mut taken = real_shape.clone();
-    if c2r {
-        taken[last] = real_shape[last] / 2 + 1;
-    }
+    let (real_shape, taken) =
+        numpy_lengths(job, &shape, &axes).map_err(|e| format!("'{shown}': {e}"))?;
     let mut spec = NdSpec::new(&real_shape).axes(&axes);
     if job.real {
         spec = spec.real();
