@@ -58,8 +58,9 @@ impl NdPlan {
     /// (an odd count keeps its first in place). On the H100 (docs/BENCHMARKS.md, session 12)
     /// 4096- and 8192-point rows took 15–20 % longer in place, and 2-D and 3-D transforms
     /// gained up to 13 % out of place, except where a column pass writes less than a memory
-    /// transaction a row (8192-point columns, 2 a workgroup): its partial writes, merged in
-    /// L2 with what it read in place, cost 24 % more into a fresh array. Those stay in place.
+    /// transaction a row (8192-point columns, 2 a workgroup, `PlanOptions::min_lines`): its
+    /// partial writes, merged in L2 with what it read in place, cost 24 % more into a fresh
+    /// array. Those stay in place.
     fn alternate_arrays(&mut self, limits: &DeviceLimits, opts: &PlanOptions) {
         if self.spec.kind() != Kind::ComplexToComplex {
             return;
@@ -220,9 +221,23 @@ mod tests {
             arrays(&[64, 1024, 1024], Some("h100-cuda")),
             [(s, s), (s, f), (f, s)]
         );
-        // Columns of 2 a workgroup (partial sectors) stay in place; so does the CPU.
-        assert_eq!(arrays(&[8192, 8192], Some("h100-cuda")), [(s, s), (s, s)]);
-        assert_eq!(arrays(&[4096, 4096], Some("lavapipe")), [(s, s), (s, s)]);
+        assert_eq!(arrays(&[8192, 8192], Some("h100-cuda")), [(s, f), (f, s)]);
+        assert_eq!(arrays(&[4096, 4096], Some("lavapipe")), [(s, f), (f, s)]);
+        // Columns of 2 a workgroup (partial sectors, asked for) stay in place; so does the CPU.
+        let limits = DeviceLimits::profile("h100-cuda").expect("profile");
+        let two = PlanOptions {
+            min_lines: Some(2),
+            ..Default::default()
+        };
+        let spec = NdSpec::new(&[8192, 8192]);
+        let plan = NdPlan::with_fusion(&spec, Some(&limits), FuseReal::OnePass, &two);
+        let routes: Vec<_> = plan
+            .expect("plans")
+            .steps
+            .iter()
+            .map(|s| (s.src, s.dst))
+            .collect();
+        assert_eq!(routes, [(s, s), (s, s)]);
         assert_eq!(arrays(&[64, 64], None), [(s, s), (s, s)]);
     }
 }

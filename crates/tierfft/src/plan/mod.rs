@@ -90,8 +90,8 @@ pub struct PlanOptions {
     /// transform) holds at least, so that each of its loads and stores is a run of that many
     /// points. `None`: for rows' later passes one memory transaction's worth
     /// ([`DeviceLimits::transaction_bytes`] / 8 bytes a point: 4 for 32-byte sectors), for
-    /// columns the planner's choice from the column length and the device (2 to 16). Fewer
-    /// lines let longer columns fit one pass.
+    /// columns the planner's choice from the column length and the device (4 to 16). Fewer
+    /// lines let longer columns fit one pass (measured faster in place, slower out of place).
     pub min_lines: Option<usize>,
 }
 
@@ -165,29 +165,20 @@ impl Default for PlanOptions {
 }
 
 /// Neighbouring columns a workgroup of an `n`-point column transform holds at least, for a
-/// device whose on-chip blocks are `complex_block` and `split_block` points (the two
-/// exchanges). Measured on the H100 (docs/BENCHMARKS.md,
-/// session 12): more columns read longer runs (16 × 512-point columns beat 4 by 15 % on
-/// 512³), as long as two workgroups' exchanges share a compute unit (16 × 1024 lost to 8) and
-/// the transform stays one pass; where only half a 32-byte sector a row keeps it one pass
-/// (2 × 8192 points), that beats a second pass by 20 %. Else one transaction's worth.
-fn column_lines(
-    n: usize,
-    complex_block: usize,
-    split_block: usize,
-    limits: &DeviceLimits,
-) -> usize {
+/// device whose on-chip block is `complex_block` points. Measured on the H100
+/// (docs/BENCHMARKS.md, session 12): more columns read longer runs (16 × 512-point columns
+/// beat 4 by 15 % on 512³), as long as the transform stays one pass and two workgroups'
+/// exchanges share a compute unit (16 × 1024 lost to 8); else one memory transaction's
+/// worth (4 × 8 bytes). Fewer than that (2 × 8192 points in one pass) won in place but lost
+/// 2× out of place (the SAR azimuth FFT), so the planner does not go below a transaction.
+fn column_lines(n: usize, complex_block: usize, limits: &DeviceLimits) -> usize {
     let transaction = (limits.transaction_bytes / 8).max(1);
     let shares_a_unit =
         |l: usize| n * l <= complex_block && 2 * 8 * n * l <= limits.workgroup_memory;
-    // Either exchange may hold the one pass (the split one doubles the block where threads
-    // allow: 2048-point columns of 4 on 32 KiB devices).
-    let one_pass = |l: usize| n * l <= complex_block.max(split_block);
     [16, 8, 4]
         .into_iter()
         .filter(|&l| l >= transaction)
         .find(|&l| shares_a_unit(l))
-        .or_else(|| [transaction, 2].into_iter().find(|&l| one_pass(l)))
         .unwrap_or(transaction)
 }
 
@@ -544,7 +535,7 @@ impl Plan {
         let transaction = (limits.transaction_bytes / 8).max(1);
         let min_lines = opts.min_lines.unwrap_or(match spec.layout {
             Layout::Rows => transaction,
-            Layout::Columns { .. } => column_lines(n, complex_block, split_block, limits),
+            Layout::Columns { .. } => column_lines(n, complex_block, limits),
         });
         // Columns: a workgroup holds `min_lines` neighbouring columns.
         let one_pass_lines = match spec.layout {
