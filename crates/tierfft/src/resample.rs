@@ -175,7 +175,8 @@ pub(crate) fn weight_table() -> Vec<[f32; TAPS]> {
         .collect()
 }
 
-/// u32 words per row in the resampling kernel's positions.
+/// u32 words per row in the resampling kernel's positions (the resamplers' docs give the
+/// number: change them with it).
 pub(crate) const ROW_WORDS: usize = 3;
 
 /// The resampling kernel's row positions: per row, [`ROW_WORDS`] words `whole`, `frac`,

@@ -31,7 +31,8 @@ pub struct Bluestein {
     pub transform: FftSpec,
 }
 
-/// Smooth candidates for `m` the planner compares, from the smallest up.
+/// Smooth candidates for `m` the planner compares, from the smallest up (`candidates`
+/// documents the number: change both).
 const CANDIDATES: usize = 8;
 
 /// Plans `spec` (validated, `n` not smooth) by Bluestein's algorithm.
@@ -70,7 +71,7 @@ pub(super) fn plan(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) ->
 }
 
 impl Bluestein {
-    /// The convolution lengths the planner compares for `n`: the first [`CANDIDATES`]
+    /// The convolution lengths the planner compares for `n`: the first eight
     /// 7-smooth lengths from `2n − 1` (factors 2, 3, 5 and 7 make the cheapest stages), and
     /// the next power of two.
     pub fn candidates(n: usize) -> Vec<usize> {

@@ -64,7 +64,7 @@ pub type LineShape = (usize, Vec<usize>, usize);
 /// The shape of a line of `size` points with at most `max_threads` threads.
 ///
 /// Powers of two: 8 points per thread (one radix-8 butterfly), more only when the thread
-/// budget or `opts` asks. Other smooth sizes: [`mixed_shape`] within `budget.points` points
+/// budget or `opts` asks. Other smooth sizes: the mixed-radix shape within `budget.points` points
 /// per thread, else within the budget's wider limit ([`RegisterBudget::fits`]). `None` when
 /// `size` is not smooth or no shape fits.
 pub fn line_shape(

@@ -11,7 +11,7 @@ use crate::kernel::{resample_grid, resample_kernel};
 use crate::resample::{FixedRow, row_values};
 
 /// A resampler compiled for a CUDA device, with its row positions uploaded
-/// ([`crate::resample::ROW_WORDS`] u32 words a row).
+/// (three u32 words a row).
 pub struct CudaResampler {
     dev: Arc<CudaDevice>,
     kernel: OneLaunch,
