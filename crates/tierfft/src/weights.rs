@@ -69,6 +69,14 @@ impl RealWeights {
         }
     }
 
+    /// The same weights taken one per part ([`RealWeights::per_part`]), sharing their storage.
+    pub(crate) fn to_per_part(&self) -> RealWeights {
+        RealWeights {
+            per_part: true,
+            ..self.clone()
+        }
+    }
+
     /// The weights as the kernels read them: two to a complex slot.
     pub(crate) fn pairs(&self) -> &Arc<[Complex32]> {
         &self.pairs

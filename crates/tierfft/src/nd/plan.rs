@@ -163,13 +163,10 @@ fn attach_ops(spec: &NdSpec, steps: &mut Vec<Step>) -> Result<()> {
 /// `ops` with their weights per part where the transform reads or writes the reals in
 /// pairs (element `e` of its rows holds reals `2e` and `2e + 1`).
 fn per_part_if(packed: bool, ops: &[crate::PointOp]) -> Vec<crate::PointOp> {
-    use crate::{PointOp, RealWeights};
+    use crate::PointOp;
     ops.iter()
         .map(|op| match op {
-            PointOp::Weight(w) if packed => {
-                let values: Vec<f32> = (0..w.len()).map(|i| w.get(i)).collect();
-                PointOp::Weight(RealWeights::per_part(&values))
-            }
+            PointOp::Weight(w) if packed => PointOp::Weight(w.to_per_part()),
             op => op.clone(),
         })
         .collect()

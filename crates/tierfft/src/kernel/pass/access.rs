@@ -405,26 +405,25 @@ impl PassGen<'_> {
                 let v = self.regs[m].clone();
                 let (re, im) = (v.re(), v.im());
                 let power = || re.clone() * re.clone() + im.clone() * im.clone();
+                // The point's buffer element, for per-element operands. Rows shorter than the
+                // transform (Bluestein) hold no element past their end: those points are zero
+                // or not stored, and read the row's last.
+                let element = || {
+                    let k = index(self, m);
+                    let k = if row_len < self.spec.n {
+                        min(k, u(row_len - 1))
+                    } else {
+                        k
+                    };
+                    self.element(at, k)
+                };
                 let value = match op {
                     PointOp::Multiply(_) => v.cmul(load(Mem::Aux, u(offset) + index(self, m))),
-                    // Rows shorter than the transform (Bluestein) hold no element past their
-                    // end: those points are zero or not stored, and read the row's last.
-                    PointOp::MultiplyEach(_) if row_len < self.spec.n => {
-                        let k = min(index(self, m), u(row_len - 1));
-                        v.cmul(load(Mem::Aux, u(offset) + self.element(at, k)))
-                    }
-                    PointOp::MultiplyEach(_) => {
-                        v.cmul(load(Mem::Aux, u(offset) + self.element(at, index(self, m))))
-                    }
+                    PointOp::MultiplyEach(_) => v.cmul(load(Mem::Aux, u(offset) + element())),
                     // Two weights to a complex slot: per part, element e's pair; per
                     // element, slot e/2's real or imaginary part.
                     PointOp::Weight(w) => {
-                        let k = if row_len < self.spec.n {
-                            min(index(self, m), u(row_len - 1))
-                        } else {
-                            index(self, m)
-                        };
-                        let e = self.element(at, k);
+                        let e = element();
                         if w.is_per_part() {
                             let a = load(Mem::Aux, u(offset) + e);
                             complex(re.clone() * a.re(), im.clone() * a.im())
