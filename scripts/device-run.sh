@@ -51,6 +51,12 @@
 #           table shapes against cuFFT, two rounds
 #   fusion  the real split and merge fused into one-pass lines, into any pass, or never, side
 #           by side in one run (1-D R2C and C2R against cuFFT, three rounds)
+#   cluster the cluster tier (issue 14): the accuracy tests (cluster lengths and variants) and
+#           the N-D tests on CUDA, then 2^13..2^18 against cuFFT (1 GiB buffers) with the
+#           planner's clusters, without them (--cluster-blocks 1) and in shape variants,
+#           interleaved, two rounds; R2C and C2R from 2^16 reals (half-length clusters)
+#   clustersan  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
+#           cluster kernels (2^15, 2^16, 2^17, forward and inverse, batches 1 and 3)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -292,6 +298,37 @@ if want columns; then
                 done
             done
         done
+    done
+fi
+if want cluster; then
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 lengths_2_pow_13_to_16 \
+        lengths_2_pow_17_to_20 cluster_tier planner_variants round_trip batch_split 2>&1 |
+        tee -a "$out/cluster-tests.log" | grep -E "^test |test result|panicked" || status=1
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/nd --test-threads=1 2>&1 | tee -a "$out/cluster-tests.log" |
+        grep -E "^test |test result|panicked" || status=1
+    for round in ${ROUNDS:-1 2}; do
+        for v in "" "--cluster-blocks 1" "--points-per-thread 32" "--radix 4" "--cluster-blocks 8"; do
+            echo "== round $round ${v:-planner}" | tee -a "$out/cluster.txt"
+            $tf bench --backend cuda --compare cufft --min-log2 13 --max-log2 18 --reps 30 $v 2>&1 |
+                grep -E "^ +[0-9]|rror" | tee -a "$out/cluster.txt" || status=1
+        done
+    done
+    for v in "" "--cluster-blocks 1"; do
+        for dir in "" --inverse; do
+            echo "== real ${dir:-forward} ${v:-planner}" | tee -a "$out/cluster.txt"
+            $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 \
+                --dims 1 --real $dir --reps 20 $v 2>&1 | grep -E "R2C|C2R|rror" | tee -a "$out/cluster.txt" || status=1
+        done
+    done
+fi
+if want clustersan; then
+    for tool in memcheck racecheck synccheck initcheck; do
+        echo "== compute-sanitizer $tool"
+        TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-140} compute-sanitizer --tool $tool --error-exitcode 9 \
+            .carry/tests/gpu_accuracy --test-threads=1 --exact cluster_tier_for_sanitizers 2>&1 |
+            tee "$out/clustersan-$tool.log" |
+            grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error|error" | head -20
+        echo "exit ${PIPESTATUS[0]}"
     done
 fi
 if want profile; then

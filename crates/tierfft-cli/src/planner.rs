@@ -45,6 +45,12 @@ pub struct PlannerArgs {
     /// fewer let longer columns fit one pass.
     #[arg(long, value_name = "L")]
     min_lines: Option<usize>,
+    /// Planner variant: workgroups per cluster of the cluster tier (CUDA sm_90: power-of-two
+    /// transforms longer than one workgroup holds in one pass, through the cluster's shared
+    /// memory), a power of two up to 8; 1: no cluster tier (default: the fewest that hold
+    /// the transform).
+    #[arg(long, value_name = "C")]
+    cluster_blocks: Option<usize>,
 }
 
 impl PlannerArgs {
@@ -61,6 +67,7 @@ impl PlannerArgs {
             bluestein_m: self.bluestein_m,
             measure: self.measure,
             min_lines: self.min_lines,
+            cluster_blocks: self.cluster_blocks,
         }
     }
 }

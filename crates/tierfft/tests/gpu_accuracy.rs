@@ -157,7 +157,8 @@ fn cpu_backend_matches_the_reference() {
 #[test]
 fn planner_variants_are_correct() {
     // Every variant `tierfft bench` can time: radix 16, 16 points per thread, radix 4,
-    // small and large workgroups; one-pass and multi-pass lengths.
+    // small and large workgroups, the cluster tier off and in larger clusters; one-pass,
+    // cluster and multi-pass lengths.
     use tierfft::plan::PlanOptions;
     let dev = gpu();
     let mut rng = rng();
@@ -183,9 +184,20 @@ fn planner_variants_are_correct() {
             target_threads: 1024,
             ..PlanOptions::default()
         },
+        // The cluster tier (where the device has clusters) off, and in clusters of 8 with
+        // 32 points per thread.
+        PlanOptions {
+            cluster_blocks: Some(1),
+            ..PlanOptions::default()
+        },
+        PlanOptions {
+            cluster_blocks: Some(8),
+            points_per_thread: Some(32),
+            ..PlanOptions::default()
+        },
     ];
     for opts in &variants {
-        for k in [2, 3, 5, 8, 11, 12, 13, 14, 17] {
+        for k in [2, 3, 5, 8, 11, 12, 13, 14, 15, 16, 17] {
             for (dir, norm) in directions() {
                 let mut spec = FftSpec::new(1 << k).batch(3).direction(dir);
                 spec.normalize = norm;
@@ -196,6 +208,32 @@ fn planner_variants_are_correct() {
                 let mut out = poisoned(spec.len());
                 fft.process_out_of_place(&input, &mut out).expect("run");
                 assert_accurate(&format!("{opts:?}"), &spec, &input, &out);
+            }
+        }
+    }
+}
+
+/// The cluster tier alone, small batches, for the sanitizers (`scripts/device-run.sh
+/// clustersan`): 2^15 as planned (clusters of 2), 2^16 and 2^17 in clusters of 8; on
+/// devices without clusters, their usual plans.
+#[test]
+fn cluster_tier_for_sanitizers() {
+    let dev = gpu();
+    let mut rng = rng();
+    for k in 15..=17 {
+        let opts = tierfft::plan::PlanOptions {
+            cluster_blocks: (k > 15).then_some(8),
+            ..Default::default()
+        };
+        for batch in [1, 3] {
+            for (dir, norm) in directions() {
+                let mut spec = FftSpec::new(1 << k).batch(batch).direction(dir);
+                spec.normalize = norm;
+                let fft = dev.plan_with_options(&spec, &opts).expect("plan");
+                let input = random(&mut rng, spec.len());
+                let mut out = poisoned(spec.len());
+                fft.process_out_of_place(&input, &mut out).expect("run");
+                assert_accurate("cluster tier", &spec, &input, &out);
             }
         }
     }

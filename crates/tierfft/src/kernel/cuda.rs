@@ -29,6 +29,21 @@ __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
 }
 ";
 
+/// Distributed shared memory (sm_90): a store into another block's shared memory of this
+/// block's cluster (`mapa` maps the local address to the target's window), and the cluster
+/// barrier with release/acquire ordering, so remote stores before it are visible after it.
+/// Printed only for cluster kernels (older architectures reject the instructions).
+const CLUSTER_PRELUDE: &str = "\
+__device__ __forceinline__ void st_cluster(const void* local, unsigned rank, float2 v) {
+    unsigned addr = (unsigned)__cvta_generic_to_shared(local), remote;
+    asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(remote) : \"r\"(addr), \"r\"(rank));
+    asm volatile(\"st.shared::cluster.v2.f32 [%0], {%1, %2};\" :: \"r\"(remote), \"f\"(v.x), \"f\"(v.y) : \"memory\");
+}
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\tbarrier.cluster.wait.acquire.aligned;\" ::: \"memory\");
+}
+";
+
 impl Dialect for CudaC {
     fn header(&self, k: &Kernel) -> String {
         let mut s = String::from(PRELUDE);
@@ -50,9 +65,16 @@ impl Dialect for CudaC {
             Some(g) => format!("{}, {g}", k.threads),
             None => k.threads.to_string(),
         };
+        let cluster = match k.cluster {
+            Some(c) => {
+                s.push_str(CLUSTER_PRELUDE);
+                format!(" __cluster_dims__({c}, 1, 1)")
+            }
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
+            "\nextern \"C\" __global__ void __launch_bounds__({bounds}){cluster} {}({}) {{",
             k.name,
             params.join(", ")
         );
@@ -92,6 +114,14 @@ impl Dialect for CudaC {
         } else {
             "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");".into()
         }
+    }
+
+    fn store_remote(&self, rank: &str, index: &str, value: &str) -> String {
+        format!("st_cluster(&sh[{index}], {rank}, {value});")
+    }
+
+    fn cluster_barrier(&self) -> &'static str {
+        "cluster_sync();"
     }
 
     fn ty(&self, t: Ty) -> &'static str {

@@ -149,6 +149,24 @@ pub enum Stmt {
     /// Wait until every committed copy of this thread has landed (a barrier must follow
     /// before other threads read them).
     CopyWait,
+    /// A nested scope: its bindings end with it (two steps of one kernel can then bind the
+    /// same names).
+    Scope(Vec<Stmt>),
+    /// `sh[index] = value` in the workgroup memory of workgroup `rank` of this thread's
+    /// cluster ([`Kernel::cluster`]; CUDA's distributed shared memory). Visible to that
+    /// workgroup after the next [`Stmt::ClusterBarrier`].
+    StoreRemote {
+        /// Rank of the target workgroup within the cluster, `0..cluster`.
+        rank: Expr,
+        /// Workgroup-memory index in the target.
+        index: Expr,
+        /// The value (the type of the workgroup memory's elements).
+        value: Expr,
+    },
+    /// Every thread of every workgroup of the cluster arrives, and the workgroup-memory
+    /// writes made before it (remote ones included) are visible after it. Only at the top
+    /// level of the body or of a top-level [`Stmt::Scope`].
+    ClusterBarrier,
 }
 
 /// Workgroup memory a kernel declares.
@@ -171,6 +189,10 @@ pub struct Kernel {
     pub threads: u32,
     /// Workgroups per compute unit to compile for (a register cap where the dialect has one).
     pub groups_per_unit: Option<u32>,
+    /// Workgroups per cluster (CUDA thread-block clusters, sm_90 and up): consecutive group
+    /// indices `k·c .. k·c + c` run at once and reach each other's workgroup memory; rank
+    /// within the cluster is the group index mod `c`. `None`: no clusters.
+    pub cluster: Option<u32>,
     /// Workgroup memory, if any.
     pub shared: Option<Shared>,
     /// The buffers the kernel binds, in binding (parameter) order. The printers declare them

@@ -39,6 +39,10 @@ pub trait Dialect {
     fn copy_async(&self, shared: &str, src: &str, index: &str) -> String;
     /// [`Stmt::CopyCommit`] and [`Stmt::CopyWait`].
     fn copy_fence(&self, wait: bool) -> String;
+    /// [`Stmt::StoreRemote`] of printed operands, into workgroup memory `sh`.
+    fn store_remote(&self, rank: &str, index: &str, value: &str) -> String;
+    /// [`Stmt::ClusterBarrier`].
+    fn cluster_barrier(&self) -> &'static str;
 }
 
 /// The kernel as source text in dialect `d`.
@@ -96,6 +100,16 @@ impl<D: Dialect> Printer<'_, D> {
                     self.block(s, b, depth + 1);
                     "}".into()
                 }
+                Stmt::Scope(b) => {
+                    let _ = writeln!(s, "{pad}{{");
+                    self.block(s, b, depth + 1);
+                    "}".into()
+                }
+                Stmt::StoreRemote { rank, index, value } => {
+                    self.d
+                        .store_remote(&self.expr(rank), &self.expr(index), &self.expr(value))
+                }
+                Stmt::ClusterBarrier => self.d.cluster_barrier().into(),
             };
             let _ = writeln!(s, "{pad}{line}");
         }

@@ -187,6 +187,7 @@ fn reshape_kernel_of(step: &Reshape, name: String, body: Vec<Stmt>) -> Kernel {
         doc: vec![format!("tierfft: {}", step.name())],
         threads: RESHAPE_THREADS as u32,
         groups_per_unit: None,
+        cluster: None,
         shared: None,
         bindings,
         persistent: None,

@@ -169,6 +169,7 @@ pub fn resample_kernel(n: usize) -> Kernel {
         )],
         threads: t as u32,
         groups_per_unit: None,
+        cluster: None,
         shared: None,
         bindings: vec![
             Binding::read(Mem::Src, Ty::C32),

@@ -87,6 +87,16 @@ impl Dialect for Wgsl {
         "// (copies are synchronous in WGSL)".into()
     }
 
+    // WGSL has no clusters; the wgpu backend refuses kernels that use them
+    // ([`Kernel::cluster`]), so these lines are never run.
+    fn store_remote(&self, rank: &str, index: &str, value: &str) -> String {
+        format!("// unsupported in WGSL: cluster workgroup {rank}'s sh[{index}] = {value};")
+    }
+
+    fn cluster_barrier(&self) -> &'static str {
+        "// unsupported in WGSL: cluster barrier"
+    }
+
     fn ty(&self, t: Ty) -> &'static str {
         match t {
             Ty::U32 => "u32",

@@ -64,6 +64,15 @@ impl fmt::Display for Plan {
             )?;
         }
         writeln!(f, "passes over device memory: {}", self.passes.len())?;
+        if let Some(c) = self.passes.iter().find_map(|p| p.cluster.as_ref()) {
+            writeln!(
+                f,
+                "cluster tier: clusters of {} workgroups, {} points each; the head's outputs (a) \
+                 reach the tail (b) through the cluster's workgroup memory, not device memory",
+                c.blocks,
+                s.n / c.blocks
+            )?;
+        }
         if s.chain.is_some() && self.bluestein.is_some() {
             writeln!(
                 f,
@@ -95,7 +104,17 @@ impl fmt::Display for Plan {
             "exch",
             "wg bytes",
         )?;
-        for (i, p) in self.passes.iter().enumerate() {
+        let rows = self.passes.iter().enumerate().flat_map(|(i, p)| {
+            p.steps().enumerate().map(move |(k, step)| {
+                let label = match (&p.cluster, k) {
+                    (None, _) => (i + 1).to_string(),
+                    (Some(_), 0) => format!("{}a", i + 1),
+                    (Some(_), _) => format!("{}b", i + 1),
+                };
+                (label, step)
+            })
+        });
+        for (label, p) in rows {
             let radices: Vec<String> = p.radices.iter().map(|r| r.to_string()).collect();
             let radices = if radices.is_empty() {
                 "-".to_string()
@@ -134,7 +153,7 @@ impl fmt::Display for Plan {
             writeln!(
                 f,
                 "{:>4}  {:>8}  {:<10} {:>8}  {:<18} {:>5} {:>7} {:>5} {:>5} {:>8}  {order}",
-                i + 1,
+                label,
                 p.size,
                 radices,
                 p.stride,

@@ -42,6 +42,11 @@ pub struct DeviceLimits {
     /// up); fused chains then default to persistent prefetching kernels
     /// ([`crate::plan::PlanOptions::prefetch`]).
     pub async_copy: bool,
+    /// Most workgroups of the largest shape (all of a workgroup's memory and threads) that
+    /// run as one cluster sharing their workgroup memory (CUDA thread-block clusters, read
+    /// from the driver); 0 where the device has no clusters. Enables the cluster tier
+    /// ([`crate::plan::Cluster`]).
+    pub max_cluster_blocks: usize,
 }
 
 impl DeviceLimits {
@@ -64,6 +69,7 @@ impl DeviceLimits {
             l2_bytes: 0,
             max_chain_points: usize::MAX,
             async_copy: false,
+            max_cluster_blocks: 0,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -95,6 +101,8 @@ impl DeviceLimits {
                 l2_bytes: 50 << 20,
                 max_chain_points: super::CUDA_MAX_CHAIN_POINTS,
                 async_copy: true,
+                // What the H100's driver reports for blocks of 1024 threads and 227 KiB.
+                max_cluster_blocks: 8,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

@@ -17,6 +17,7 @@
 //! come in runs at least one memory transaction long.
 
 mod bluestein;
+mod cluster;
 mod display;
 mod limits;
 mod passes;
@@ -24,6 +25,7 @@ mod real;
 pub mod shape;
 
 pub use bluestein::Bluestein;
+pub use cluster::{Cluster, MAX_PORTABLE_CLUSTER};
 pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
 pub use real::RealFusion;
 pub use shape::{is_smooth, radices};
@@ -93,6 +95,11 @@ pub struct PlanOptions {
     /// columns the planner's choice from the column length and the device (4 to 16). Fewer
     /// lines let longer columns fit one pass (measured faster in place, slower out of place).
     pub min_lines: Option<usize>,
+    /// Workgroups per cluster of a cluster pass ([`Cluster`]), for power-of-two row
+    /// transforms longer than one workgroup holds, on devices with clusters
+    /// ([`DeviceLimits::max_cluster_blocks`]). `None`: the fewest that hold the transform;
+    /// `Some(1)`: no cluster passes (the multi-pass plan).
+    pub cluster_blocks: Option<usize>,
 }
 
 impl PlanOptions {
@@ -129,6 +136,13 @@ impl PlanOptions {
         {
             return bad(format!("groups_per_unit must be 1 to 32 (got {g})"));
         }
+        if let Some(c) = self.cluster_blocks
+            && !(c.is_power_of_two() && c <= MAX_PORTABLE_CLUSTER)
+        {
+            return bad(format!(
+                "cluster_blocks must be a power of two from 1 to {MAX_PORTABLE_CLUSTER} (got {c})"
+            ));
+        }
         if let Some(l) = self.min_lines
             && !(l.is_power_of_two() && l <= 64)
         {
@@ -160,6 +174,7 @@ impl Default for PlanOptions {
             bluestein_m: None,
             measure: false,
             min_lines: None,
+            cluster_blocks: None,
         }
     }
 }
@@ -293,6 +308,9 @@ pub struct Pass {
     /// An even real transform's split (after the last pass's last stage) or merge (on
     /// the first pass's load) fused into this pass ([`RealFusion`]).
     pub real: Option<RealFusion>,
+    /// A cluster pass: this pass is the head, run by a cluster of workgroups whose second
+    /// half (the tail) reads the head's outputs from their workgroup memory ([`Cluster`]).
+    pub cluster: Option<Box<Cluster>>,
 }
 
 impl Pass {
@@ -328,9 +346,20 @@ impl Pass {
     }
 
     /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers):
-    /// the exchange area, then the prefetch area.
+    /// the exchange area, then the prefetch area; in a cluster pass, the largest of the
+    /// head's and the tail's exchange areas and the table the head's outputs are sent to,
+    /// which share one area.
     pub fn shared_len(&self) -> usize {
-        self.tables_offset() + self.tables_in_shared
+        let own = self.tables_offset() + self.tables_in_shared;
+        match &self.cluster {
+            Some(c) => own.max(c.tail.shared_len()).max(c.table_len()),
+            None => own,
+        }
+    }
+
+    /// The on-chip steps of this pass: itself, and a cluster pass's tail.
+    pub fn steps(&self) -> impl Iterator<Item = &Pass> {
+        std::iter::once(self).chain(self.cluster.as_ref().map(|c| &c.tail))
     }
 
     /// Where [`Pass::tables_in_shared`] start in workgroup memory: after the exchange and
@@ -567,6 +596,9 @@ impl Plan {
         let passes = if pow2 {
             if n * one_pass_lines <= complex_block {
                 single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
+            } else if let Some(p) = cluster::cluster_pass(spec, limits, opts, complex_block) {
+                // Longer than one workgroup holds, within a cluster's: one pass.
+                Some(((complex_block, Exchange::Complex), vec![p]))
             } else if n * one_pass_lines <= split_block {
                 single(Exchange::Split).map(|p| ((split_block, Exchange::Split), vec![p]))
             } else {
@@ -631,7 +663,11 @@ impl Plan {
         // Each pass carries the operations its kernel fuses.
         passes[0].load = spec.load.clone();
         if let Some(last) = passes.last_mut() {
-            last.store = spec.store.clone();
+            // (A cluster pass stores from its tail.)
+            match last.cluster.as_mut() {
+                Some(c) => c.tail.store = spec.store.clone(),
+                None => last.store = spec.store.clone(),
+            }
         }
         for p in passes
             .iter_mut()
@@ -653,12 +689,13 @@ impl Plan {
         } else {
             transforms_per_dispatch.min(spec.batch)
         };
-        let lo_bits = if passes.iter().any(Pass::twiddled) {
+        let steps = || passes.iter().flat_map(Pass::steps);
+        let lo_bits = if steps().any(Pass::twiddled) {
             n.next_power_of_two().ilog2().div_ceil(2)
         } else {
             0
         };
-        let twiddles = TwiddleLayout::new(n, passes.iter().map(|p| &p.radices[..]), lo_bits);
+        let twiddles = TwiddleLayout::new(n, steps().map(|p| &p.radices[..]), lo_bits);
         let split_chain = spec.chain.is_some() && !passes_fuse_chain(&passes);
         let plan = Plan {
             spec: spec.clone(),

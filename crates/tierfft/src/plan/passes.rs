@@ -143,6 +143,7 @@ pub(super) fn single_pass(
         store: Vec::new(),
         filter: None,
         real: None,
+        cluster: None,
     };
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them.
@@ -228,6 +229,7 @@ pub(super) fn multi_pass(
             store: Vec::new(),
             filter: None,
             real: None,
+            cluster: None,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;

@@ -415,8 +415,73 @@ fn wide_lines_only_where_registers_are_known() {
     assert_eq!(passes(16807, 63, "h100-cuda").len(), 2);
     // Past the register file even where it is known: two passes.
     assert_eq!(passes(28561, 64, "h100-cuda").len(), 2);
-    // Powers of two keep their measured shapes.
-    assert_eq!(passes(1 << 15, 64, "h100-cuda").len(), 2);
+    // Powers of two keep their measured shapes: 2^15 one cluster pass, 2^16 two passes.
+    let cluster = passes(1 << 15, 64, "h100-cuda");
+    assert_eq!(cluster.len(), 1);
+    assert_eq!(cluster[0].cluster.as_ref().map(|c| c.blocks), Some(2));
+    assert_eq!(passes(1 << 16, 64, "h100-cuda").len(), 2);
+}
+
+/// The cluster tier only where the device has clusters and the transform suits it (a
+/// power-of-two row transform past one workgroup, no chain or real half), with the shapes
+/// the kernel needs: whole lines per workgroup, threads shared by both halves, the table and
+/// the exchanges within workgroup memory; the option forces larger clusters or none.
+#[test]
+fn cluster_passes_where_the_device_has_clusters() {
+    let h100 = DeviceLimits::profile("h100-cuda").unwrap();
+    let with = |n: usize, c: Option<usize>| {
+        let opts = PlanOptions {
+            cluster_blocks: c,
+            ..PlanOptions::default()
+        };
+        Plan::with_options(&FftSpec::new(n).batch(4), &h100, &opts).unwrap()
+    };
+    for (k, c) in [
+        (15, None),
+        (15, Some(8)),
+        (16, Some(4)),
+        (16, Some(8)),
+        (17, Some(8)),
+    ] {
+        let plan = with(1 << k, c);
+        assert_eq!(plan.passes.len(), 1, "2^{k}\n{plan}");
+        let head = &plan.passes[0];
+        let cl = head.cluster.as_ref().expect("a cluster pass");
+        let tail = &cl.tail;
+        assert_eq!(head.size * tail.size, 1 << k);
+        assert_eq!(head.threads(), tail.threads());
+        assert_eq!(head.lines_per_group * head.size * cl.blocks, 1 << k);
+        assert_eq!(tail.lines_per_group * tail.size * cl.blocks, 1 << k);
+        assert!(head.workgroup_bytes() <= h100.workgroup_memory);
+        assert!(head.workgroup_bytes() >= 8 * cl.table_len());
+        assert_eq!(plan.groups(head, 4), 4 * cl.blocks);
+        assert!(tail.twiddled() && tail.scale.is_none() && !head.twiddled());
+    }
+    // Not taken: off, too long for a cluster of 8, other devices, real halves and chains.
+    assert_eq!(with(1 << 15, Some(1)).passes.len(), 2);
+    assert!(with(1 << 18, Some(8)).passes[0].cluster.is_none());
+    assert!(with(1 << 16, None).passes[0].cluster.is_none());
+    let vulkan = DeviceLimits::profile("h100-vulkan").unwrap();
+    assert!(
+        Plan::new(&FftSpec::new(1 << 15), &vulkan).unwrap().passes[0]
+            .cluster
+            .is_none()
+    );
+    let v: std::sync::Arc<[num_complex::Complex32]> =
+        vec![num_complex::Complex32::new(1.0, 0.0); 1 << 15].into();
+    let chain = FftSpec::new(1 << 15).then_multiply_and_invert(v);
+    assert!(
+        Plan::new(&chain, &h100)
+            .unwrap()
+            .passes
+            .iter()
+            .all(|p| p.cluster.is_none())
+    );
+    // A normalised inverse scales in the tail.
+    let inv = Plan::new(&FftSpec::new(1 << 15).inverse().normalized(), &h100).unwrap();
+    let tail = &inv.passes[0].cluster.as_ref().unwrap().tail;
+    assert_eq!(tail.scale, Some(1.0 / 32768.0));
+    assert_eq!(inv.passes[0].scale, None);
 }
 
 /// Column workgroups hold as many neighbouring columns as keep the transform one pass with

@@ -99,6 +99,30 @@ impl CudaFft {
                     }
                 }
             }
+            if let Some(c) = kernel.cluster {
+                let cfg = LaunchConfig {
+                    grid_dim: (c, 1, 1),
+                    block_dim: (kernel.threads, 1, 1),
+                    shared_mem_bytes: shared_bytes,
+                };
+                let active = func
+                    .occupancy_max_active_clusters(cfg, &dev.stream)
+                    .map_err(gpu_err("asking how many clusters fit"))?;
+                if active == 0 {
+                    return Err(crate::error::Error::Unsupported {
+                        what: format!(
+                            "clusters of {c} blocks of {} threads and {shared_bytes} bytes of \
+                             shared memory",
+                            kernel.threads
+                        ),
+                        device: dev.name(),
+                        detail: "the device cannot hold one such cluster at once; plan without \
+                                 the cluster tier (PlanOptions::cluster_blocks = Some(1), \
+                                 --cluster-blocks 1)"
+                            .into(),
+                    });
+                }
+            }
             let resident_blocks = match kernel.persistent {
                 Some(_) => {
                     let per_sm = func

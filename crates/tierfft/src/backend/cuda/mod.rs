@@ -48,6 +48,42 @@ pub fn driver_available() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// Most blocks of the largest shape (all of a block's threads and opt-in shared memory) one
+/// cluster may hold, as the driver reports it (`cuOccupancyMaxPotentialClusterSize`) for a
+/// probe kernel of that shape; 0 if the probe cannot be built or asked (the cluster tier is
+/// then not planned, and nothing else changes).
+fn cluster_limit(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    limits: &DeviceLimits,
+    arch: &str,
+) -> usize {
+    let probe = || -> Result<u32> {
+        let source = "extern \"C\" __global__ void tierfft_cluster_probe() {}\n";
+        let cubin = nvrtc::compile(source, arch)?;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()))
+            .map_err(gpu_err("loading the cluster probe"))?;
+        let func = module
+            .load_function("tierfft_cluster_probe")
+            .map_err(gpu_err("finding the cluster probe"))?;
+        let shared = limits.workgroup_memory as u32;
+        func.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared as i32,
+        )
+        .map_err(gpu_err("raising the probe's shared-memory limit"))?;
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (2 * crate::plan::MAX_PORTABLE_CLUSTER as u32, 1, 1),
+            block_dim: (limits.max_threads as u32, 1, 1),
+            shared_mem_bytes: shared,
+        };
+        func.occupancy_max_potential_cluster_size(cfg, stream)
+            .map_err(gpu_err("asking the cluster size"))
+    };
+    probe().map_or(0, |c| c as usize)
+}
+
 impl CudaDevice {
     /// Opens GPU `ordinal` (0 for the first).
     pub fn open(ordinal: usize) -> Result<CudaDevice> {
@@ -95,8 +131,16 @@ impl CudaDevice {
             l2_bytes,
             max_chain_points: crate::plan::CUDA_MAX_CHAIN_POINTS,
             async_copy: major >= 8,
+            max_cluster_blocks: 0,
         };
         let stream = ctx.default_stream();
+        let limits = DeviceLimits {
+            max_cluster_blocks: match attr(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)? {
+                0 => 0,
+                _ => cluster_limit(&ctx, &stream, &limits, &format!("sm_{major}{minor}")),
+            },
+            ..limits
+        };
         Ok(CudaDevice {
             sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             sm: occupancy::SmLimits::read(attr)?,

@@ -240,6 +240,13 @@ impl WgpuDevice {
     /// Prints `kernel` as WGSL and compiles it, with an explicit layout from its bindings (so
     /// a kernel may leave one unused); compile errors carry naga's message.
     pub(super) fn compile(&self, kernel: &Kernel) -> Result<Compiled> {
+        if let Some(c) = kernel.cluster {
+            return Err(crate::error::Error::Unsupported {
+                what: format!("a kernel run by clusters of {c} workgroups"),
+                device: self.limits.name.clone(),
+                detail: "WGSL has no clusters; plan for this device (its limits say so)".into(),
+            });
+        }
         let entry = |binding: u32, ty: w::BufferBindingType| w::BindGroupLayoutEntry {
             binding,
             visibility: w::ShaderStages::COMPUTE,

@@ -82,6 +82,8 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         max_chain_points: usize::MAX,
         // WGSL has no asynchronous copy.
         async_copy: false,
+        // Nor clusters of workgroups.
+        max_cluster_blocks: 0,
     }
 }
 

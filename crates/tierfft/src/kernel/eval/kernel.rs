@@ -52,11 +52,28 @@ impl Value {
 /// ("epoch") they did it in. Two threads touching one element in the same interval, one of
 /// them writing, is a race the GPU would not order; the interpreter runs threads in lockstep
 /// (each statement for every thread before the next) and would otherwise hide it.
+///
+/// In a cluster, other workgroups' threads store here too ([`Stmt::StoreRemote`]), ordered
+/// only by cluster barriers: a remote store races with any access in the same cluster
+/// interval, whatever local barriers lie between them.
 struct SharedMem {
     values: Vec<Value>,
-    written: Vec<Option<(usize, usize)>>,
-    read: Vec<Option<(usize, usize)>>,
+    written: Vec<Option<Touch>>,
+    read: Vec<Option<Touch>>,
+    /// Local barriers (and cluster barriers) passed.
     epoch: usize,
+    /// Cluster barriers passed.
+    cluster_epoch: usize,
+}
+
+/// One access: its thread (numbered across the cluster), its intervals, and whether it came
+/// from another workgroup.
+#[derive(Clone, Copy)]
+struct Touch {
+    thread: usize,
+    epoch: usize,
+    cluster_epoch: usize,
+    remote: bool,
 }
 
 /// A reader that is several threads.
@@ -74,6 +91,7 @@ impl SharedMem {
             written: vec![None; len],
             read: vec![None; len],
             epoch: 0,
+            cluster_epoch: 0,
         }
     }
 
@@ -89,45 +107,69 @@ impl SharedMem {
         }
     }
 
+    fn access(&self, thread: usize, remote: bool) -> Touch {
+        Touch {
+            thread,
+            epoch: self.epoch,
+            cluster_epoch: self.cluster_epoch,
+            remote,
+        }
+    }
+
+    /// Whether `earlier` (by another thread) is unordered with an access `remote` or not,
+    /// now: in the same barrier interval, or, where either is remote, the same cluster one.
+    fn unordered(&self, earlier: Option<Touch>, thread: usize, remote: bool) -> Option<Touch> {
+        earlier.filter(|a| {
+            a.thread != thread
+                && if a.remote || remote {
+                    a.cluster_epoch == self.cluster_epoch
+                } else {
+                    a.epoch == self.epoch
+                }
+        })
+    }
+
     fn load(&mut self, i: u32, thread: usize) -> Result<Value, String> {
         let i = self.slot(i)?;
-        if let Some((w, e)) = self.written[i]
-            && e == self.epoch
-            && w != thread
-        {
+        if let Some(w) = self.unordered(self.written[i], thread, false) {
             return Err(format!(
-                "race: thread {thread} reads workgroup memory [{i}] that thread {w} wrote \
-                 since the last barrier"
+                "race: thread {thread} reads workgroup memory [{i}] that thread {} wrote \
+                 since the last {}barrier",
+                w.thread,
+                if w.remote { "cluster " } else { "" }
             ));
         }
+        let now = self.access(thread, false);
         self.read[i] = match self.read[i] {
-            Some((r, e)) if e == self.epoch && r != thread => Some((MANY, e)),
-            _ => Some((thread, self.epoch)),
+            Some(r) if r.epoch == self.epoch && r.thread != thread => Some(Touch {
+                thread: MANY,
+                ..now
+            }),
+            _ => Some(now),
         };
         Ok(self.values[i])
     }
 
-    fn store(&mut self, i: u32, v: Value, thread: usize) -> Result<(), String> {
+    fn store(&mut self, i: u32, v: Value, thread: usize, remote: bool) -> Result<(), String> {
         let i = self.slot(i)?;
-        let other =
-            |who: Option<(usize, usize)>| who.filter(|&(t, e)| e == self.epoch && t != thread);
-        if let Some((w, _)) = other(self.written[i]) {
+        if let Some(w) = self.unordered(self.written[i], thread, remote) {
             return Err(format!(
-                "race: threads {w} and {thread} write workgroup memory [{i}] between barriers"
+                "race: threads {} and {thread} write workgroup memory [{i}] between barriers",
+                w.thread
             ));
         }
-        if let Some((r, _)) = other(self.read[i]) {
-            let r = if r == MANY {
+        if let Some(r) = self.unordered(self.read[i], thread, remote) {
+            let r = if r.thread == MANY {
                 "other threads".into()
             } else {
-                format!("thread {r}")
+                format!("thread {}", r.thread)
             };
             return Err(format!(
                 "race: thread {thread} writes workgroup memory [{i}] that {r} read since the \
                  last barrier"
             ));
         }
-        self.written[i] = Some((thread, self.epoch));
+        self.written[i] = Some(self.access(thread, remote));
         self.values[i] = v;
         Ok(())
     }
@@ -146,11 +188,16 @@ pub struct Buffers<'a> {
     pub aux: &'a [Complex32],
 }
 
-/// One workgroup's run of a kernel.
+/// One workgroup's run of a kernel, or one cluster's: its workgroups' threads numbered one
+/// after the other (`t / threads` is the rank, `t % threads` the local index), all run in
+/// lockstep.
 struct Group<'k, 'b, 'c> {
     kernel: &'k Kernel,
     bufs: &'c mut Buffers<'b>,
-    shared: SharedMem,
+    /// Workgroup memory of each workgroup of the cluster (one without clusters).
+    shared: Vec<SharedMem>,
+    /// Threads per workgroup.
+    threads: usize,
     envs: Vec<HashMap<String, Value>>,
     /// Threads that have returned.
     done: Vec<bool>,
@@ -168,8 +215,8 @@ impl Group<'_, '_, '_> {
             Expr::U32(x) => Value::U32(*x),
             Expr::F32(x) => Value::F32(*x),
             Expr::Builtin(b) => Value::U32(match b {
-                Builtin::LocalIndex => t as u32,
-                Builtin::GroupIndex => group,
+                Builtin::LocalIndex => (t % self.threads) as u32,
+                Builtin::GroupIndex => group + (t / self.threads) as u32,
                 Builtin::Lines => self.lines,
                 Builtin::FirstGroup => self.first_group,
                 Builtin::GroupStride => self.stride,
@@ -258,7 +305,7 @@ impl Group<'_, '_, '_> {
                 .ok_or_else(missing)
         };
         match mem {
-            Mem::Shared => self.shared.load(i, t),
+            Mem::Shared => self.shared[t / self.threads].load(i, t),
             Mem::Src => match self.bufs.src {
                 Some(src) => at(src, "src"),
                 None => at(self.bufs.dst, "dst"),
@@ -272,7 +319,7 @@ impl Group<'_, '_, '_> {
     fn store(&mut self, mem: Mem, i: u32, v: Value, t: usize) -> Result<(), String> {
         let ty = self.check_bound(mem, true)?;
         match mem {
-            Mem::Shared => self.shared.store(i, v, t),
+            Mem::Shared => self.shared[t / self.threads].store(i, v, t, false),
             Mem::Dst if ty == Ty::F32 => {
                 let floats: &mut [f32] = bytemuck::cast_slice_mut(self.bufs.dst);
                 let len = floats.len();
@@ -313,8 +360,25 @@ impl Group<'_, '_, '_> {
                             running.len()
                         ));
                     }
-                    self.shared.epoch += 1;
+                    for sh in &mut self.shared {
+                        sh.epoch += 1;
+                    }
                 }
+                Stmt::ClusterBarrier => {
+                    if running.len() != self.envs.len() {
+                        return Err(format!(
+                            "cluster barrier reached by {} of {} threads (divergent control \
+                             flow or a thread that returned)",
+                            running.len(),
+                            self.envs.len()
+                        ));
+                    }
+                    for sh in &mut self.shared {
+                        sh.epoch += 1;
+                        sh.cluster_epoch += 1;
+                    }
+                }
+                Stmt::Scope(inner) => self.block(group, inner, active)?,
                 Stmt::If(c, inner) => {
                     let mut taken = vec![false; active.len()];
                     for &t in &running {
@@ -352,10 +416,22 @@ impl Group<'_, '_, '_> {
                 );
                 for k in 0..2 {
                     let v = self.load(Mem::Src, i + k, t)?;
-                    self.shared.store(s + k, v, t)?;
+                    self.shared[t / self.threads].store(s + k, v, t, false)?;
                 }
             }
-            Stmt::Barrier | Stmt::If(..) => unreachable!("handled by block"),
+            Stmt::StoreRemote { rank, index, value } => {
+                let rank = self.eval(t, group, rank)?.u32()? as usize;
+                let i = self.eval(t, group, index)?.u32()?;
+                let v = self.eval(t, group, value)?;
+                let clusters = self.shared.len();
+                let target = self.shared.get_mut(rank).ok_or_else(|| {
+                    format!("a remote store to rank {rank} of a cluster of {clusters}")
+                })?;
+                target.store(i, v, t, true)?;
+            }
+            Stmt::Barrier | Stmt::ClusterBarrier | Stmt::If(..) | Stmt::Scope(_) => {
+                unreachable!("handled by block")
+            }
         }
         Ok(())
     }
@@ -402,8 +478,9 @@ fn call(f: Func, args: &[Value]) -> Result<Value, String> {
 
 /// Runs `kernel` on `bufs` as a dispatch of `grid` workgroups does, `lines` being the
 /// dispatch's line count; a persistent kernel's workgroups each loop over the groups
-/// `first, first + grid, ...` while its condition holds. Errors name the workgroup and what
-/// went wrong: an index out of bounds, a race in workgroup memory, a divergent barrier.
+/// `first, first + grid, ...` while its condition holds; a cluster kernel's workgroups run a
+/// cluster at a time, in lockstep. Errors name the workgroup and what went wrong: an index
+/// out of bounds, a race in workgroup memory, a divergent barrier.
 pub fn run_kernel(
     kernel: &Kernel,
     grid: u32,
@@ -411,18 +488,34 @@ pub fn run_kernel(
     bufs: &mut Buffers,
 ) -> Result<(), String> {
     let threads = kernel.threads as usize;
-    for wg in 0..grid {
+    let cluster = kernel.cluster.unwrap_or(1).max(1);
+    if !grid.is_multiple_of(cluster) || (cluster > 1 && kernel.persistent.is_some()) {
+        return Err(format!(
+            "kernel {}: a grid of {grid} workgroups in clusters of {cluster}{}",
+            kernel.name,
+            if kernel.persistent.is_some() {
+                " (persistent)"
+            } else {
+                ""
+            }
+        ));
+    }
+    for wg in (0..grid).step_by(cluster as usize) {
+        let all_threads = threads * cluster as usize;
         let mut g = Group {
             kernel,
             bufs,
-            shared: SharedMem::new(kernel.shared),
-            envs: vec![HashMap::new(); threads],
-            done: vec![false; threads],
+            shared: (0..cluster)
+                .map(|_| SharedMem::new(kernel.shared))
+                .collect(),
+            threads,
+            envs: vec![HashMap::new(); all_threads],
+            done: vec![false; all_threads],
             lines,
             first_group: wg,
             stride: grid,
         };
-        let all = vec![true; threads];
+        let all = vec![true; all_threads];
         let run = |g: &mut Group| -> Result<(), String> {
             match &g.kernel.persistent {
                 None => g.block(wg, &g.kernel.body, &all),
@@ -438,7 +531,14 @@ pub fn run_kernel(
                 }
             }
         };
-        run(&mut g).map_err(|e| format!("kernel {}, workgroup {wg}: {e}", kernel.name))?;
+        run(&mut g).map_err(|e| match cluster {
+            1 => format!("kernel {}, workgroup {wg}: {e}", kernel.name),
+            c => format!(
+                "kernel {}, cluster of workgroups {wg}..{}: {e}",
+                kernel.name,
+                wg + c
+            ),
+        })?;
     }
     Ok(())
 }

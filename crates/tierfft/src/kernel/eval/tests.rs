@@ -12,7 +12,12 @@ use crate::{FftSpec, PointOp};
 /// Runs `spec`'s plan for `limits` in the interpreter against the f64 reference, on
 /// seeded random data (the other slots start poisoned with NaN).
 fn check_on(spec: &FftSpec, limits: &DeviceLimits) {
-    let plan = Plan::new(spec, limits).expect("plan");
+    check_with(spec, limits, &crate::plan::PlanOptions::default());
+}
+
+/// [`check_on`] with planner options.
+fn check_with(spec: &FftSpec, limits: &DeviceLimits, opts: &crate::plan::PlanOptions) {
+    let plan = Plan::with_options(spec, limits, opts).expect("plan");
     let mut rng = StdRng::seed_from_u64(spec.n as u64 ^ spec.batch as u64);
     let input = random(&mut rng, spec.len());
     let out = run_plan(&plan, &input).unwrap_or_else(|e| panic!("{}:\n{plan}\n{e}", limits.name));
@@ -67,6 +72,66 @@ fn multi_pass_plans() {
         check(&FftSpec::new(1 << k), profile);
     }
     check(&FftSpec::new(1 << 15).inverse().normalized(), "lavapipe");
+}
+
+/// A device small enough that clusters appear at 512..2048 points: 256-point workgroups
+/// (4 KiB, 32 threads), clusters of up to 8.
+fn tiny_clusters() -> DeviceLimits {
+    DeviceLimits {
+        name: "tiny-clusters".into(),
+        workgroup_memory: 4 << 10,
+        max_threads: 32,
+        max_cluster_blocks: 8,
+        ..DeviceLimits::profile("lavapipe").expect("profile")
+    }
+}
+
+/// The cluster tier: clusters of 2 (the planner's), 4 and 8 workgroups, forward and
+/// normalised inverse, with fused load and store operations, batches of several clusters; on
+/// the H100's limits, 2^15 as planned and 2^16 in clusters of 8.
+#[test]
+fn cluster_plans() {
+    let tiny = tiny_clusters();
+    let mut rng = StdRng::seed_from_u64(11);
+    for (k, blocks) in [
+        (9, None),
+        (10, Some(4)),
+        (11, Some(8)),
+        (10, Some(8)),
+        (9, Some(4)),
+    ] {
+        let n = 1 << k;
+        let w: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
+        let specs = [
+            FftSpec::new(n).batch(3),
+            FftSpec::new(n)
+                .batch(2)
+                .inverse()
+                .normalized()
+                .on_load(PointOp::Multiply(w))
+                .on_store(PointOp::Conjugate),
+        ];
+        for spec in specs {
+            let opts = crate::plan::PlanOptions {
+                cluster_blocks: blocks,
+                ..Default::default()
+            };
+            let plan = Plan::with_options(&spec, &tiny, &opts).expect("plan");
+            let c = plan.passes[0].cluster.as_ref();
+            assert!(
+                plan.passes.len() == 1 && c.is_some_and(|c| blocks.is_none_or(|b| b == c.blocks)),
+                "n = {n}: expected one cluster pass\n{plan}"
+            );
+            check_with(&spec, &tiny, &opts);
+        }
+    }
+    let h100 = DeviceLimits::profile("h100-cuda").expect("profile");
+    check(&FftSpec::new(1 << 15), "h100-cuda");
+    let eight = crate::plan::PlanOptions {
+        cluster_blocks: Some(8),
+        ..Default::default()
+    };
+    check_with(&FftSpec::new(1 << 16), &h100, &eight);
 }
 
 /// Columns, fused loads and stores, and chains (persistent prefetching kernels on CUDA).

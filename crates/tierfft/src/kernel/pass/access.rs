@@ -50,8 +50,9 @@ impl PassGen<'_> {
         let p = self.pass;
         let lines = p.lines_per_group;
         self.em.comment("which line this thread works on");
-        if !p.prefetch {
-            // (Persistent kernels loop only over groups that exist.)
+        if !p.prefetch && !self.in_cluster {
+            // (Persistent kernels loop only over groups that exist; a cluster's workgroups
+            // all exist and must all reach its barriers.)
             self.em.push(Stmt::If(
                 ge(
                     Expr::Builtin(Builtin::GroupIndex) * u(lines),
@@ -236,7 +237,6 @@ impl PassGen<'_> {
 
     pub(super) fn load_held(&mut self) {
         let p = self.pass;
-        let n = self.spec.n;
         let (t, e) = (self.t(), self.e());
         if p.prefetch {
             self.em
@@ -304,6 +304,14 @@ impl PassGen<'_> {
             };
             self.em.push(Stmt::Var(format!("v{m}"), Ty::C32, x));
         }
+        self.pass_twiddles();
+    }
+
+    /// Multiplies the loaded points by the pass twiddles, where the pass has them.
+    pub(super) fn pass_twiddles(&mut self) {
+        let p = self.pass;
+        let n = self.spec.n;
+        let (t, e) = (self.t(), self.e());
         if p.twiddled() {
             let tw = &self.plan.twiddles;
             self.em.comment(format!(

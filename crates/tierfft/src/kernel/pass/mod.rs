@@ -21,6 +21,7 @@
 //! exchanges through workgroup memory, padding, barriers).
 
 mod access;
+mod cluster;
 mod real;
 
 use super::codelet::dft;
@@ -38,6 +39,9 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         !in_place || plan.passes.len() == 1,
         "multi-pass plans run out of place"
     );
+    if let Some(c) = &pass.cluster {
+        return cluster::cluster_kernel(plan, pass, c, in_place);
+    }
     let mut g = PassGen::new(plan, pass);
     // A pass of a chain's back-transform runs in the opposite direction.
     let chain_inverse = pass.inverse;
@@ -146,6 +150,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         doc,
         threads: pass.threads() as u32,
         groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
+        cluster: None,
         shared,
         bindings: pass_bindings(in_place),
         persistent: pass.prefetch.then(|| Persistent {
@@ -201,6 +206,8 @@ struct PassGen<'a> {
     guarded: bool,
     /// Padded thread-dependent parts of shared indices already bound, by their printed form.
     padded_bases: Vec<(String, Expr)>,
+    /// One step of a cluster pass: every workgroup runs to the end (no early return).
+    in_cluster: bool,
 }
 
 impl<'a> PassGen<'a> {
@@ -220,6 +227,7 @@ impl<'a> PassGen<'a> {
             shared_written: false,
             guarded: plan.partial_groups(pass),
             padded_bases: Vec::new(),
+            in_cluster: false,
         }
     }
 

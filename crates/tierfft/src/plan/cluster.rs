@@ -1,0 +1,143 @@
+//! The cluster tier: a transform too long for one workgroup's memory, in one pass over device
+//! memory by a cluster of workgroups that exchange through each other's workgroup memory
+//! (CUDA thread-block clusters and distributed shared memory, sm_90 and up).
+//!
+//! The transform of `n = P1·P2` points is the two passes a multi-pass plan would make (lines
+//! of `P1` points at stride 1, then lines of `P2` at stride `P1` with the pass twiddles), but
+//! the intermediate never reaches device memory: a cluster of `C` workgroups holds one
+//! transform, `n / C` points each. Workgroup `b` runs head lines `j ∈ [b·P2/C, (b+1)·P2/C)`
+//! (reading the input once), and sends head output `q` of line `j` to the workgroup that runs
+//! tail line `q` (`q / (P1/C)`), where it lands in column `j` of row `q mod (P1/C)` of a table
+//! of rows of `P2 + 1` points: neighbouring threads hold neighbouring lines, so a warp's
+//! remote stores are one contiguous run, and the extra point keeps the tail's reads of
+//! neighbouring rows off a single bank. After a cluster barrier each workgroup runs its
+//! `P1/C` tail lines, one per row of its table, and stores the result once.
+
+use super::shape::{self, split_evenly};
+use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
+use crate::spec::{FftSpec, Layout};
+
+/// The second half of a cluster pass ([`Pass::cluster`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cluster {
+    /// Workgroups in one cluster; each holds `n / blocks` points of one transform.
+    pub blocks: usize,
+    /// The tail: lines of `n / P1` points at stride `P1` (the head's size), read from the
+    /// cluster's workgroup memory, written to device memory with the spec's store operations
+    /// and scale.
+    pub tail: Pass,
+}
+
+impl Cluster {
+    /// Workgroup-memory elements of the table the head's outputs are sent to: one row per
+    /// tail line of the workgroup, of the tail's `size` points plus one.
+    pub fn table_len(&self) -> usize {
+        self.tail.lines_per_group * self.row()
+    }
+
+    /// Elements from one row of the table to the next.
+    pub fn row(&self) -> usize {
+        self.tail.size + 1
+    }
+}
+
+/// Workgroups per cluster the planner takes at most when the device allows more: the portable
+/// cluster size (larger ones need a launch attribute and an opt-in).
+pub const MAX_PORTABLE_CLUSTER: usize = 8;
+
+/// The one cluster pass for `spec` on `limits`, where the device has clusters, the transform
+/// is a power-of-two row transform without a chain or a real half (those keep their passes),
+/// larger than `block` (one workgroup's on-chip points) and at most `block` times the cluster
+/// size: [`PlanOptions::cluster_blocks`] workgroups, or by default 2 where that holds the
+/// transform. `None` otherwise, or where the option is 1.
+pub(super) fn cluster_pass(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    block: usize,
+) -> Option<Pass> {
+    let n = spec.n;
+    let most = limits.max_cluster_blocks.min(MAX_PORTABLE_CLUSTER);
+    if !n.is_power_of_two()
+        || n <= block
+        || most < 2
+        || spec.layout != Layout::Rows
+        || spec.chain.is_some()
+        || spec.real.is_some()
+    {
+        return None;
+    }
+    // By default only pairs of workgroups: on the H100 clusters of 2 ran 2^15 at 1.07 of
+    // cuFFT against the two passes' 0.82, but 2^16 (clusters of 4 or 8) only tied the two
+    // passes and 2^17 (8) lost to them, 0.92 against 1.00 (docs/BENCHMARKS.md, session 13).
+    let blocks = match opts.cluster_blocks {
+        Some(1) => return None,
+        Some(c) => c,
+        None if n <= 2 * block => 2,
+        None => return None,
+    };
+    let per_block = n / blocks;
+    if blocks > most || per_block > block || per_block < 2 {
+        return None;
+    }
+    // Points per thread: the most threads a workgroup may have, at least 16 (registers are
+    // plentiful where clusters exist), or the option.
+    let points = opts
+        .points_per_thread
+        .unwrap_or((per_block / limits.max_threads).max(16))
+        .min(per_block);
+    let threads = per_block / points;
+    // Radix 16 unless asked otherwise: on the H100 (2^15, 16 points per thread, 1024
+    // threads) radix 16 ran in 1.33 ms against radix 8's 1.79 ms, which spilled under the
+    // 64-register cap (docs/BENCHMARKS.md, session 13).
+    let radix = match opts.max_radix {
+        super::MAX_RADIX => 16,
+        r => r,
+    }
+    .min(points);
+    let k = n.trailing_zeros();
+    let halves = split_evenly(k, 2);
+    let (head, tail) = (1usize << halves[0], 1usize << halves[1]);
+    // Every line needs a whole number of threads and each workgroup whole lines.
+    if threads > limits.max_threads || head < points.max(blocks) || tail < points.max(blocks) {
+        return None;
+    }
+    let step = |size: usize, stride: usize| Pass {
+        size,
+        radices: shape::radices(size, radix),
+        stride,
+        threads_per_line: size / points,
+        points_per_thread: points,
+        lines_per_group: per_block / size,
+        order: LineOrder::Interleaved,
+        exchange: Exchange::Complex,
+        staged_store: false,
+        staged_load: false,
+        scale: None,
+        padded: true,
+        groups_per_unit: opts.groups_per_unit,
+        prefetch: false,
+        tables_in_shared: 0,
+        inverse: false,
+        filter_on_load: false,
+        fused_chain: false,
+        src_len: n,
+        dst_len: n,
+        load: Vec::new(),
+        store: Vec::new(),
+        filter: None,
+        real: None,
+        cluster: None,
+    };
+    let mut last = step(tail, head);
+    last.scale = normalization(spec);
+    let mut pass = step(head, 1);
+    pass.cluster = Some(Box::new(Cluster { blocks, tail: last }));
+    if pass.workgroup_bytes() > limits.workgroup_memory {
+        pass.padded = false;
+        if let Some(c) = pass.cluster.as_mut() {
+            c.tail.padded = false;
+        }
+    }
+    (pass.workgroup_bytes() <= limits.workgroup_memory).then_some(pass)
+}
