@@ -52,9 +52,13 @@
 #   fusion  the real split and merge fused into one-pass lines, into any pass, or never, side
 #           by side in one run (1-D R2C and C2R against cuFFT, three rounds)
 #   cluster the cluster tier (issue 14): the accuracy tests (cluster lengths and variants) and
-#           the N-D tests on CUDA, then 2^13..2^18 against cuFFT (1 GiB buffers) with the
-#           planner's clusters, without them (--cluster-blocks 1) and in shape variants,
+#           the N-D tests on CUDA, then 2^14..2^17 against cuFFT (1 GiB buffers) with the
+#           planner's clusters, without them (--cluster-blocks 1) and in clusters of 2 and 8,
 #           interleaved, two rounds; R2C and C2R from 2^16 reals (half-length clusters)
+#   profilecluster  Nsight Compute counters of the cluster kernels (2^15 in clusters of 2 and
+#           4, 2^16 and 2^17 in clusters of 8) beside the one-pass 2^14 kernel and the
+#           two-pass 2^16 plan, then register-capped cluster shapes (two workgroups per SM)
+#           against cuFFT
 #   clustersan  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #           cluster kernels (2^15, 2^16, 2^17, forward and inverse, batches 1 and 3)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -307,9 +311,9 @@ if want cluster; then
     TIERFFT_TEST_DEVICE=cuda .carry/tests/nd --test-threads=1 2>&1 | tee -a "$out/cluster-tests.log" |
         grep -E "^test |test result|panicked" || status=1
     for round in ${ROUNDS:-1 2}; do
-        for v in "" "--cluster-blocks 1" "--points-per-thread 32" "--radix 4" "--cluster-blocks 8"; do
+        for v in "" "--cluster-blocks 1" "--cluster-blocks 2" "--cluster-blocks 8"; do
             echo "== round $round ${v:-planner}" | tee -a "$out/cluster.txt"
-            $tf bench --backend cuda --compare cufft --min-log2 13 --max-log2 18 --reps 30 $v 2>&1 |
+            $tf bench --backend cuda --compare cufft --min-log2 14 --max-log2 17 --reps 30 $v 2>&1 |
                 grep -E "^ +[0-9]|rror" | tee -a "$out/cluster.txt" || status=1
         done
     done
@@ -319,6 +323,34 @@ if want cluster; then
             $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 \
                 --dims 1 --real $dir --reps 20 $v 2>&1 | grep -E "R2C|C2R|rror" | tee -a "$out/cluster.txt" || status=1
         done
+    done
+fi
+if want profilecluster; then
+    metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    metrics+=,launch__block_size,launch__grid_size,launch__shared_mem_per_block_dynamic
+    metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_misc_per_issue_active.ratio
+    metrics+=,smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+    for v in "--min-log2 14 --max-log2 14" "--min-log2 15 --max-log2 15" \
+             "--min-log2 15 --max-log2 15 --cluster-blocks 4" "--min-log2 16 --max-log2 16 --cluster-blocks 8" \
+             "--min-log2 17 --max-log2 17 --cluster-blocks 8" "--min-log2 16 --max-log2 16 --cluster-blocks 1"; do
+        echo "== profile $v" | tee -a "$out/profilecluster.txt"
+        timeout 120 ncu --clock-control none --metrics "$metrics" --csv --launch-count 3 --kernel-name regex:fft_pass \
+            $tf bench --backend cuda --reps 1 --max-time 0 $v \
+            >> "$out/profilecluster.txt" 2>&1 || status=1
+    done
+    for v in "--cluster-blocks 4 --groups-per-unit 2" "--cluster-blocks 8 --groups-per-unit 2" \
+             "--cluster-blocks 8 --points-per-thread 8" "--cluster-blocks 4 --points-per-thread 8"; do
+        echo "== $v" | tee -a "$out/cluster.txt"
+        $tf bench --backend cuda --compare cufft --min-log2 15 --max-log2 17 --reps 30 $v 2>&1 |
+            grep -E "^ +[0-9]|rror" | tee -a "$out/cluster.txt" || status=1
     done
 fi
 if want clustersan; then

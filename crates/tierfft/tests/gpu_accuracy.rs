@@ -214,7 +214,7 @@ fn planner_variants_are_correct() {
 }
 
 /// The cluster tier alone, small batches, for the sanitizers (`scripts/device-run.sh
-/// clustersan`): 2^15 as planned (clusters of 2), 2^16 and 2^17 in clusters of 8; on
+/// clustersan`): 2^15 as planned (clusters of 4), 2^16 and 2^17 in clusters of 8; on
 /// devices without clusters, their usual plans.
 #[test]
 fn cluster_tier_for_sanitizers() {

@@ -48,8 +48,9 @@ pub const MAX_PORTABLE_CLUSTER: usize = 8;
 /// The one cluster pass for `spec` on `limits`, where the device has clusters, the transform
 /// is a power-of-two row transform without a chain or a real half (those keep their passes),
 /// larger than `block` (one workgroup's on-chip points) and at most `block` times the cluster
-/// size: [`PlanOptions::cluster_blocks`] workgroups, or by default 2 where that holds the
-/// transform. `None` otherwise, or where the option is 1.
+/// size: [`PlanOptions::cluster_blocks`] workgroups, or by default 4 of half a block each,
+/// two to a compute unit, where the transform is at most two blocks. `None` otherwise, or
+/// where the option is 1.
 pub(super) fn cluster_pass(
     spec: &FftSpec,
     limits: &DeviceLimits,
@@ -67,16 +68,21 @@ pub(super) fn cluster_pass(
     {
         return None;
     }
-    // By default only pairs of workgroups: on the H100 clusters of 2 ran 2^15 at 1.07 of
-    // cuFFT against the two passes' 0.82, but 2^16 (clusters of 4 or 8) only tied the two
-    // passes and 2^17 (8) lost to them, 0.92 against 1.00 (docs/BENCHMARKS.md, session 13).
+    // By default only up to twice one workgroup's block, in workgroups of half a block, two
+    // to a compute unit so that one's loads and stores overlap the other's exchanges: on the
+    // H100 2^15 ran at 1.14 of cuFFT so (4 × 8192 points), 1.07 in clusters of 2 × 16384
+    // and 0.82 in two passes; 2^16 and 2^17 (clusters of 8) tied or lost to their two passes
+    // (docs/BENCHMARKS.md, session 13).
     let blocks = match opts.cluster_blocks {
         Some(1) => return None,
         Some(c) => c,
-        None if n <= 2 * block => 2,
+        None if n <= 2 * block => 4,
         None => return None,
     };
     let per_block = n / blocks;
+    let groups_per_unit = opts
+        .groups_per_unit
+        .or((2 * per_block <= block).then_some(2));
     if blocks > most || per_block > block || per_block < 2 {
         return None;
     }
@@ -115,7 +121,7 @@ pub(super) fn cluster_pass(
         staged_load: false,
         scale: None,
         padded: true,
-        groups_per_unit: opts.groups_per_unit,
+        groups_per_unit,
         prefetch: false,
         tables_in_shared: 0,
         inverse: false,

@@ -415,10 +415,12 @@ fn wide_lines_only_where_registers_are_known() {
     assert_eq!(passes(16807, 63, "h100-cuda").len(), 2);
     // Past the register file even where it is known: two passes.
     assert_eq!(passes(28561, 64, "h100-cuda").len(), 2);
-    // Powers of two keep their measured shapes: 2^15 one cluster pass, 2^16 two passes.
+    // Powers of two keep their measured shapes: 2^15 one cluster pass (4 workgroups, two to
+    // an SM), 2^16 two passes.
     let cluster = passes(1 << 15, 64, "h100-cuda");
     assert_eq!(cluster.len(), 1);
-    assert_eq!(cluster[0].cluster.as_ref().map(|c| c.blocks), Some(2));
+    assert_eq!(cluster[0].cluster.as_ref().map(|c| c.blocks), Some(4));
+    assert_eq!(cluster[0].groups_per_unit, Some(2));
     assert_eq!(passes(1 << 16, 64, "h100-cuda").len(), 2);
 }
 

@@ -86,7 +86,7 @@ fn tiny_clusters() -> DeviceLimits {
     }
 }
 
-/// The cluster tier: clusters of 2 (the planner's), 4 and 8 workgroups, forward and
+/// The cluster tier: clusters of 2, 4 (the planner's) and 8 workgroups, forward and
 /// normalised inverse, with fused load and store operations, batches of several clusters; on
 /// the H100's limits, 2^15 as planned and 2^16 in clusters of 8.
 #[test]
