@@ -52,13 +52,15 @@
 #   fusion  the real split and merge fused into one-pass lines, into any pass, or never, side
 #           by side in one run (1-D R2C and C2R against cuFFT, three rounds)
 #   cluster the cluster tier (issue 14): the accuracy tests (cluster lengths and variants) and
-#           the N-D tests on CUDA, then 2^14..2^17 against cuFFT (1 GiB buffers) with the
+#           the N-D tests on CUDA, then 2^14..2^18 against cuFFT (1 GiB buffers) with the
 #           planner's clusters, without them (--cluster-blocks 1) and in clusters of 2 and 8,
 #           interleaved, two rounds; R2C and C2R from 2^16 reals (half-length clusters)
 #   profilecluster  Nsight Compute counters of the cluster kernels (2^15 in clusters of 2 and
 #           4, 2^16 and 2^17 in clusters of 8) beside the one-pass 2^14 kernel and the
-#           two-pass 2^16 plan, then register-capped cluster shapes (two workgroups per SM)
-#           against cuFFT
+#           two-pass 2^16 plan (the bench's own batch: 32 MiB arrays, within L2)
+#   clustershapes  cluster shapes (clusters of 2, 4 and 8; 16 and 32 points per thread)
+#           against the planner and two passes, 2^15..2^17 against cuFFT, two rounds, then
+#           R2C and C2R at 2^16..2^18 reals
 #   clustersan  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #           cluster kernels (2^15, 2^16, 2^17, forward and inverse, batches 1 and 3)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -313,7 +315,7 @@ if want cluster; then
     for round in ${ROUNDS:-1 2}; do
         for v in "" "--cluster-blocks 1" "--cluster-blocks 2" "--cluster-blocks 8"; do
             echo "== round $round ${v:-planner}" | tee -a "$out/cluster.txt"
-            $tf bench --backend cuda --compare cufft --min-log2 14 --max-log2 17 --reps 30 $v 2>&1 |
+            $tf bench --backend cuda --compare cufft --min-log2 14 --max-log2 18 --reps 30 $v 2>&1 |
                 grep -E "^ +[0-9]|rror" | tee -a "$out/cluster.txt" || status=1
         done
     done
@@ -346,11 +348,22 @@ if want profilecluster; then
             $tf bench --backend cuda --reps 1 --max-time 0 $v \
             >> "$out/profilecluster.txt" 2>&1 || status=1
     done
-    for v in "--cluster-blocks 4 --groups-per-unit 2" "--cluster-blocks 8 --groups-per-unit 2" \
-             "--cluster-blocks 8 --points-per-thread 8" "--cluster-blocks 4 --points-per-thread 8"; do
-        echo "== $v" | tee -a "$out/cluster.txt"
-        $tf bench --backend cuda --compare cufft --min-log2 15 --max-log2 17 --reps 30 $v 2>&1 |
-            grep -E "^ +[0-9]|rror" | tee -a "$out/cluster.txt" || status=1
+fi
+if want clustershapes; then
+    for round in ${ROUNDS:-1 2}; do
+        for v in "" "--cluster-blocks 1" "--cluster-blocks 8" "--cluster-blocks 4 --points-per-thread 32" \
+                 "--cluster-blocks 8 --points-per-thread 32" "--cluster-blocks 2"; do
+            echo "== round $round ${v:-planner}" | tee -a "$out/clustershapes.txt"
+            $tf bench --backend cuda --compare cufft --min-log2 15 --max-log2 17 --reps 30 $v 2>&1 |
+                grep -E "^ +[0-9]|rror" | tee -a "$out/clustershapes.txt" || status=1
+        done
+    done
+    for v in "" "--cluster-blocks 1" "--cluster-blocks 8"; do
+        for dir in "" --inverse; do
+            echo "== real ${dir:-forward} ${v:-planner}" | tee -a "$out/clustershapes.txt"
+            $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 \
+                --dims 1 --real $dir --reps 20 $v 2>&1 | grep -E "R2C|C2R|rror" | tee -a "$out/clustershapes.txt" || status=1
+        done
     done
 fi
 if want clustersan; then

@@ -29,6 +29,38 @@ __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
 }
 ";
 
+impl CudaC {
+    /// The kernel's parameters: its buffers in binding order, then `lines`.
+    fn params(&self, k: &Kernel) -> Vec<String> {
+        // In place, `src` reads go to `dst`: no `__restrict__` promise on it then.
+        let restrict = if k.in_place() { "" } else { " __restrict__" };
+        let mut params: Vec<String> = k
+            .bindings
+            .iter()
+            .map(|b| {
+                let (konst, restrict) = match b.access {
+                    Access::Read => ("const ", " __restrict__"),
+                    Access::ReadWrite => ("", restrict),
+                };
+                format!("{konst}{}*{restrict} {}", self.ty(b.elem), b.mem.name())
+            })
+            .collect();
+        params.push("unsigned lines".into());
+        params
+    }
+
+    /// The declaration of the kernel's workgroup memory, if it has any.
+    fn shared_decl(&self, k: &Kernel) -> String {
+        k.shared.map_or(String::new(), |sh| {
+            format!(
+                "    extern __shared__ {} sh[]; // {} elements\n",
+                self.ty(sh.ty),
+                sh.len
+            )
+        })
+    }
+}
+
 /// Distributed shared memory (sm_90): a store into another block's shared memory of this
 /// block's cluster (`mapa` maps the local address to the target's window), and the cluster
 /// barrier with release/acquire ordering, so remote stores before it are visible after it.
@@ -45,47 +77,47 @@ __device__ __forceinline__ void cluster_sync() {
 ";
 
 impl Dialect for CudaC {
-    fn header(&self, k: &Kernel) -> String {
+    fn preamble(&self, k: &Kernel) -> String {
         let mut s = String::from(PRELUDE);
-        // In place, `src` reads go to `dst`: no `__restrict__` promise on it then.
-        let restrict = if k.in_place() { "" } else { " __restrict__" };
-        let mut params: Vec<String> = k
-            .bindings
-            .iter()
-            .map(|b| {
-                let (konst, restrict) = match b.access {
-                    Access::Read => ("const ", " __restrict__"),
-                    Access::ReadWrite => ("", restrict),
-                };
-                format!("{konst}{}*{restrict} {}", self.ty(b.elem), b.mem.name())
-            })
-            .collect();
-        params.push("unsigned lines".into());
+        if k.cluster.is_some() {
+            s.push_str(CLUSTER_PRELUDE);
+        }
+        s.push('\n');
+        s
+    }
+
+    fn part(&self, k: &Kernel, name: &str) -> Option<(String, String)> {
+        let mut params = self.params(k);
+        params.push("const unsigned lid".into());
+        params.push("const unsigned grp".into());
+        let mut head = format!(
+            "// Compiled apart: its registers are allocated on their own.\n\
+             __device__ __noinline__ void {name}({}) {{\n",
+            params.join(", ")
+        );
+        head.push_str(&self.shared_decl(k));
+        let mut args: Vec<&str> = k.bindings.iter().map(|b| b.mem.name()).collect();
+        args.extend(["lines", "lid", "grp"]);
+        Some((head, format!("{name}({});", args.join(", "))))
+    }
+
+    fn header(&self, k: &Kernel) -> String {
+        let mut s = String::new();
         let bounds = match k.groups_per_unit {
             Some(g) => format!("{}, {g}", k.threads),
             None => k.threads.to_string(),
         };
         let cluster = match k.cluster {
-            Some(c) => {
-                s.push_str(CLUSTER_PRELUDE);
-                format!(" __cluster_dims__({c}, 1, 1)")
-            }
+            Some(c) => format!(" __cluster_dims__({c}, 1, 1)"),
             None => String::new(),
         };
         let _ = writeln!(
             s,
-            "\nextern \"C\" __global__ void __launch_bounds__({bounds}){cluster} {}({}) {{",
+            "extern \"C\" __global__ void __launch_bounds__({bounds}){cluster} {}({}) {{",
             k.name,
-            params.join(", ")
+            self.params(k).join(", ")
         );
-        if let Some(sh) = k.shared {
-            let _ = writeln!(
-                s,
-                "    extern __shared__ {} sh[]; // {} elements",
-                self.ty(sh.ty),
-                sh.len
-            );
-        }
+        s.push_str(&self.shared_decl(k));
         s.push_str("    const unsigned lid = threadIdx.x;\n");
         if k.persistent.is_none() {
             s.push_str("    const unsigned grp = blockIdx.x + blockIdx.y * gridDim.x;\n");

@@ -149,9 +149,11 @@ pub enum Stmt {
     /// Wait until every committed copy of this thread has landed (a barrier must follow
     /// before other threads read them).
     CopyWait,
-    /// A nested scope: its bindings end with it (two steps of one kernel can then bind the
-    /// same names).
-    Scope(Vec<Stmt>),
+    /// A part of the kernel compiled on its own where the dialect can (CUDA: a `__noinline__`
+    /// function at the top level of the body; elsewhere, and nested, a scope), so that its
+    /// registers are allocated apart from the rest's and its bindings end with it. It reads
+    /// only builtins, bindings, workgroup memory and its own bindings.
+    Part(Vec<Stmt>),
     /// `sh[index] = value` in the workgroup memory of workgroup `rank` of this thread's
     /// cluster ([`Kernel::cluster`]; CUDA's distributed shared memory). Visible to that
     /// workgroup after the next [`Stmt::ClusterBarrier`].
@@ -165,7 +167,7 @@ pub enum Stmt {
     },
     /// Every thread of every workgroup of the cluster arrives, and the workgroup-memory
     /// writes made before it (remote ones included) are visible after it. Only at the top
-    /// level of the body or of a top-level [`Stmt::Scope`].
+    /// level of the body or of a top-level [`Stmt::Part`].
     ClusterBarrier,
 }
 

@@ -48,9 +48,9 @@ pub const MAX_PORTABLE_CLUSTER: usize = 8;
 /// The one cluster pass for `spec` on `limits`, where the device has clusters, the transform
 /// is a power-of-two row transform without a chain or a real half (those keep their passes),
 /// larger than `block` (one workgroup's on-chip points) and at most `block` times the cluster
-/// size: [`PlanOptions::cluster_blocks`] workgroups, or by default 4 of half a block each,
-/// two to a compute unit, where the transform is at most two blocks. `None` otherwise, or
-/// where the option is 1.
+/// size: [`PlanOptions::cluster_blocks`] workgroups, or by default as many of half a block
+/// as the cluster size allows (two to a compute unit), else of a whole block. `None`
+/// otherwise, or where the option is 1.
 pub(super) fn cluster_pass(
     spec: &FftSpec,
     limits: &DeviceLimits,
@@ -68,16 +68,17 @@ pub(super) fn cluster_pass(
     {
         return None;
     }
-    // By default only up to twice one workgroup's block, in workgroups of half a block, two
-    // to a compute unit so that one's loads and stores overlap the other's exchanges: on the
-    // H100 2^15 ran at 1.14 of cuFFT so (4 × 8192 points), 1.07 in clusters of 2 × 16384
-    // and 0.82 in two passes; 2^16 and 2^17 (clusters of 8) tied or lost to their two passes
+    // By default the most workgroups of half a block each, two to a compute unit so that
+    // one's loads and stores overlap the other's exchanges, within the cluster size; else
+    // whole blocks. On the H100 (1 GiB, against cuFFT): 2^15 in 4 × 8192 points 1.17 (two
+    // passes 0.82), 2^16 in 8 × 8192 1.38 (1.05), 2^17 in 8 × 16384 0.98 (1.01), but the
+    // 2^17-point half of a 2^18-real R2C 1.72× faster than its two passes
     // (docs/BENCHMARKS.md, session 13).
     let blocks = match opts.cluster_blocks {
         Some(1) => return None,
         Some(c) => c,
-        None if n <= 2 * block => 4,
-        None => return None,
+        None if n / (block / 2).max(1) <= most => n / (block / 2).max(1),
+        None => n / block,
     };
     let per_block = n / blocks;
     let groups_per_unit = opts
@@ -93,11 +94,12 @@ pub(super) fn cluster_pass(
         .unwrap_or((per_block / limits.max_threads).max(16))
         .min(per_block);
     let threads = per_block / points;
-    // Radix 16 unless asked otherwise: on the H100 (2^15, 16 points per thread, 1024
-    // threads) radix 16 ran in 1.33 ms against radix 8's 1.79 ms, which spilled under the
-    // 64-register cap (docs/BENCHMARKS.md, session 13).
+    // Unless asked otherwise, radix 16 for 16 points a thread (on the H100 at 2^15, 1024
+    // threads, 1.33 ms against radix 8's 1.79 ms, which spilled under the 64-register cap)
+    // and radix 8 for more (radix 16 in two rounds holds 32 points and 30 twiddles at once
+    // and spills under 128), as the one-pass shapes do (docs/BENCHMARKS.md, session 13).
     let radix = match opts.max_radix {
-        super::MAX_RADIX => 16,
+        super::MAX_RADIX if points <= 16 => 16,
         r => r,
     }
     .min(points);

@@ -312,8 +312,13 @@ fn cuda_one_pass_lines_use_the_measured_shapes() {
         Plan::new(&FftSpec::new(2048), &lp).unwrap().passes[0].points_per_thread,
         8
     );
+    // (Two passes, not the cluster tier.)
+    let two = PlanOptions {
+        cluster_blocks: Some(1),
+        ..PlanOptions::default()
+    };
     let largest_radix = |n: usize, limits: &DeviceLimits| {
-        let plan = Plan::new(&FftSpec::new(n), limits).unwrap();
+        let plan = Plan::with_options(&FftSpec::new(n), limits, &two).unwrap();
         assert!(plan.passes.len() > 1);
         plan.passes
             .iter()
@@ -416,12 +421,14 @@ fn wide_lines_only_where_registers_are_known() {
     // Past the register file even where it is known: two passes.
     assert_eq!(passes(28561, 64, "h100-cuda").len(), 2);
     // Powers of two keep their measured shapes: 2^15 one cluster pass (4 workgroups, two to
-    // an SM), 2^16 two passes.
-    let cluster = passes(1 << 15, 64, "h100-cuda");
-    assert_eq!(cluster.len(), 1);
-    assert_eq!(cluster[0].cluster.as_ref().map(|c| c.blocks), Some(4));
-    assert_eq!(cluster[0].groups_per_unit, Some(2));
-    assert_eq!(passes(1 << 16, 64, "h100-cuda").len(), 2);
+    // an SM), 2^16 clusters of 8 half blocks, 2^17 of 8 whole ones, 2^18 two passes.
+    for (k, blocks, groups) in [(15, 4, Some(2)), (16, 8, Some(2)), (17, 8, None)] {
+        let cluster = passes(1 << k, 64, "h100-cuda");
+        assert_eq!(cluster.len(), 1);
+        assert_eq!(cluster[0].cluster.as_ref().map(|c| c.blocks), Some(blocks));
+        assert_eq!(cluster[0].groups_per_unit, groups);
+    }
+    assert_eq!(passes(1 << 18, 64, "h100-cuda").len(), 2);
 }
 
 /// The cluster tier only where the device has clusters and the transform suits it (a
@@ -462,7 +469,7 @@ fn cluster_passes_where_the_device_has_clusters() {
     // Not taken: off, too long for a cluster of 8, other devices, real halves and chains.
     assert_eq!(with(1 << 15, Some(1)).passes.len(), 2);
     assert!(with(1 << 18, Some(8)).passes[0].cluster.is_none());
-    assert!(with(1 << 16, None).passes[0].cluster.is_none());
+    assert!(with(1 << 18, None).passes[0].cluster.is_none());
     let vulkan = DeviceLimits::profile("h100-vulkan").unwrap();
     assert!(
         Plan::new(&FftSpec::new(1 << 15), &vulkan).unwrap().passes[0]

@@ -378,7 +378,7 @@ impl Group<'_, '_, '_> {
                         sh.cluster_epoch += 1;
                     }
                 }
-                Stmt::Scope(inner) => self.block(group, inner, active)?,
+                Stmt::Part(inner) => self.block(group, inner, active)?,
                 Stmt::If(c, inner) => {
                     let mut taken = vec![false; active.len()];
                     for &t in &running {
@@ -429,7 +429,7 @@ impl Group<'_, '_, '_> {
                 })?;
                 target.store(i, v, t, true)?;
             }
-            Stmt::Barrier | Stmt::ClusterBarrier | Stmt::If(..) | Stmt::Scope(_) => {
+            Stmt::Barrier | Stmt::ClusterBarrier | Stmt::If(..) | Stmt::Part(_) => {
                 unreachable!("handled by block")
             }
         }
