@@ -306,6 +306,19 @@ if want columns; then
         done
     done
 fi
+# R2C and C2R at 2^16..2^18 reals (2^26 per call), whose half-length transforms are cluster
+# passes, under each planner variant given, against cuFFT; appended to $out/$1.
+cluster_halves() {
+    local file=$1 v dir
+    shift
+    for v in "$@"; do
+        for dir in "" --inverse; do
+            echo "== real ${dir:-forward} ${v:-planner}" | tee -a "$out/$file"
+            $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 \
+                --dims 1 --real $dir --reps 20 $v 2>&1 | grep -E "R2C|C2R|rror" | tee -a "$out/$file" || status=1
+        done
+    done
+}
 if want cluster; then
     TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 lengths_2_pow_13_to_16 \
         lengths_2_pow_17_to_20 cluster_tier planner_variants round_trip batch_split 2>&1 |
@@ -319,13 +332,7 @@ if want cluster; then
                 grep -E "^ +[0-9]|rror" | tee -a "$out/cluster.txt" || status=1
         done
     done
-    for v in "" "--cluster-blocks 1"; do
-        for dir in "" --inverse; do
-            echo "== real ${dir:-forward} ${v:-planner}" | tee -a "$out/cluster.txt"
-            $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 \
-                --dims 1 --real $dir --reps 20 $v 2>&1 | grep -E "R2C|C2R|rror" | tee -a "$out/cluster.txt" || status=1
-        done
-    done
+    cluster_halves cluster.txt "" "--cluster-blocks 1"
 fi
 if want profilecluster; then
     metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
@@ -358,13 +365,7 @@ if want clustershapes; then
                 grep -E "^ +[0-9]|rror" | tee -a "$out/clustershapes.txt" || status=1
         done
     done
-    for v in "" "--cluster-blocks 1" "--cluster-blocks 8"; do
-        for dir in "" --inverse; do
-            echo "== real ${dir:-forward} ${v:-planner}" | tee -a "$out/clustershapes.txt"
-            $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 \
-                --dims 1 --real $dir --reps 20 $v 2>&1 | grep -E "R2C|C2R|rror" | tee -a "$out/clustershapes.txt" || status=1
-        done
-    done
+    cluster_halves clustershapes.txt "" "--cluster-blocks 1" "--cluster-blocks 8"
 fi
 if want clustersan; then
     for tool in memcheck racecheck synccheck initcheck; do
