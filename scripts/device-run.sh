@@ -58,9 +58,8 @@
 #   profilecluster  Nsight Compute counters of the cluster kernels (2^15 in clusters of 2 and
 #           4, 2^16 and 2^17 in clusters of 8) beside the one-pass 2^14 kernel and the
 #           two-pass 2^16 plan (the bench's own batch: 32 MiB arrays, within L2)
-#   clustershapes  cluster shapes (clusters of 2, 4 and 8; 16 and 32 points per thread)
-#           against the planner and two passes, 2^15..2^17 against cuFFT, two rounds, then
-#           R2C and C2R at 2^16..2^18 reals
+#   clustershapes  clusters of 16 (non-portable) and 2 against the planner and two passes,
+#           2^15..2^18 against cuFFT, two rounds, then R2C and C2R at 2^16..2^18 reals
 #   clustersan  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #           cluster kernels (2^15, 2^16, 2^17, forward and inverse, batches 1 and 3)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -358,14 +357,13 @@ if want profilecluster; then
 fi
 if want clustershapes; then
     for round in ${ROUNDS:-1 2}; do
-        for v in "" "--cluster-blocks 1" "--cluster-blocks 8" "--cluster-blocks 4 --points-per-thread 32" \
-                 "--cluster-blocks 8 --points-per-thread 32" "--cluster-blocks 2"; do
+        for v in "" "--cluster-blocks 1" "--cluster-blocks 16" "--cluster-blocks 2"; do
             echo "== round $round ${v:-planner}" | tee -a "$out/clustershapes.txt"
-            $tf bench --backend cuda --compare cufft --min-log2 15 --max-log2 17 --reps 30 $v 2>&1 |
+            $tf bench --backend cuda --compare cufft --min-log2 15 --max-log2 18 --reps 30 $v 2>&1 |
                 grep -E "^ +[0-9]|rror" | tee -a "$out/clustershapes.txt" || status=1
         done
     done
-    cluster_halves clustershapes.txt "" "--cluster-blocks 1" "--cluster-blocks 8"
+    cluster_halves clustershapes.txt "" "--cluster-blocks 16"
 fi
 if want clustersan; then
     for tool in memcheck racecheck synccheck initcheck; do

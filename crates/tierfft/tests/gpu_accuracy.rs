@@ -215,12 +215,20 @@ fn planner_variants_are_correct() {
 
 /// The cluster tier alone, small batches, for the sanitizers (`scripts/device-run.sh
 /// clustersan`): 2^15..2^17 as planned (clusters of 4 and 8 of half a workgroup block, 8 of
-/// whole ones) and 2^15 in clusters of 2; on devices without clusters, their usual plans.
+/// whole ones), 2^15 in clusters of 2, 2^17 and 2^18 in clusters of 16 where the device
+/// allows them; elsewhere, their usual plans.
 #[test]
 fn cluster_tier_for_sanitizers() {
     let dev = gpu();
     let mut rng = rng();
-    for (k, blocks) in [(15, None), (16, None), (17, None), (15, Some(2))] {
+    for (k, blocks) in [
+        (15, None),
+        (16, None),
+        (17, None),
+        (15, Some(2)),
+        (17, Some(16)),
+        (18, Some(16)),
+    ] {
         let opts = tierfft::plan::PlanOptions {
             cluster_blocks: blocks,
             ..Default::default()

@@ -107,13 +107,13 @@ impl Dialect for CudaC {
             Some(g) => format!("{}, {g}", k.threads),
             None => k.threads.to_string(),
         };
-        let cluster = match k.cluster {
-            Some(c) => format!(" __cluster_dims__({c}, 1, 1)"),
-            None => String::new(),
-        };
+        if let Some(c) = k.cluster {
+            // A launch attribute, not `__cluster_dims__`, so that sizes past 8 can run.
+            let _ = writeln!(s, "// launched in clusters of {c} blocks");
+        }
         let _ = writeln!(
             s,
-            "extern \"C\" __global__ void __launch_bounds__({bounds}){cluster} {}({}) {{",
+            "extern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
             k.name,
             self.params(k).join(", ")
         );

@@ -25,7 +25,7 @@ mod real;
 pub mod shape;
 
 pub use bluestein::Bluestein;
-pub use cluster::{Cluster, MAX_PORTABLE_CLUSTER};
+pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};
 pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
 pub use real::RealFusion;
 pub use shape::{is_smooth, radices};
@@ -137,10 +137,10 @@ impl PlanOptions {
             return bad(format!("groups_per_unit must be 1 to 32 (got {g})"));
         }
         if let Some(c) = self.cluster_blocks
-            && !(c.is_power_of_two() && c <= MAX_PORTABLE_CLUSTER)
+            && !(c.is_power_of_two() && c <= MAX_CLUSTER)
         {
             return bad(format!(
-                "cluster_blocks must be a power of two from 1 to {MAX_PORTABLE_CLUSTER} (got {c})"
+                "cluster_blocks must be a power of two from 1 to {MAX_CLUSTER} (got {c})"
             ));
         }
         if let Some(l) = self.min_lines

@@ -3,10 +3,13 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaFunction, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
+use super::cluster::ClusterLaunch;
 use super::{CudaDevice, gpu_err, nvrtc, occupancy};
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::reshape::elsewhere;
@@ -28,6 +31,8 @@ struct Launchable {
     bindings: Vec<Binding>,
     /// Persistent kernels: blocks the whole GPU holds at once (the grid they loop over).
     resident_blocks: Option<u32>,
+    /// Cluster kernels: blocks per cluster (a launch attribute).
+    cluster: Option<u32>,
 }
 
 /// A plan's kernels compiled for a CUDA device.
@@ -100,15 +105,20 @@ impl CudaFft {
                 }
             }
             if let Some(c) = kernel.cluster {
-                let cfg = LaunchConfig {
-                    grid_dim: (c, 1, 1),
-                    block_dim: (kernel.threads, 1, 1),
-                    shared_mem_bytes: shared_bytes,
+                if c as usize > crate::plan::MAX_PORTABLE_CLUSTER {
+                    func.set_attribute(
+                        FnAttr::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                        1,
+                    )
+                    .map_err(gpu_err("allowing a non-portable cluster size"))?;
+                }
+                let shape = ClusterLaunch {
+                    grid: c,
+                    threads: kernel.threads,
+                    shared: shared_bytes,
+                    cluster: c,
                 };
-                let active = func
-                    .occupancy_max_active_clusters(cfg, &dev.stream)
-                    .map_err(gpu_err("asking how many clusters fit"))?;
-                if active == 0 {
+                if shape.active_clusters(&func, &dev.stream)? == 0 {
                     return Err(crate::error::Error::Unsupported {
                         what: format!(
                             "clusters of {c} blocks of {} threads and {shared_bytes} bytes of \
@@ -142,6 +152,7 @@ impl CudaFft {
                 shared_bytes,
                 bindings: kernel.bindings,
                 resident_blocks,
+                cluster: kernel.cluster,
             })
         };
         let (out_of_place, in_place) = build_kernels(plan, load)?;
@@ -231,6 +242,47 @@ impl CudaFft {
                     d.slice_mut(range(pass.dst_len)),
                 )
             };
+            if let Some(cluster) = k.cluster {
+                // Cluster kernels launch through the driver with the cluster size attached.
+                let (dst_ptr, dst_record) = dst_view.device_ptr_mut(stream);
+                let mut ptrs = Vec::with_capacity(k.bindings.len());
+                let mut records = vec![dst_record];
+                for binding in &k.bindings {
+                    let (ptr, record) = match binding.mem {
+                        Mem::Src => src_view
+                            .as_ref()
+                            .ok_or_else(|| unbound(binding))?
+                            .device_ptr(stream),
+                        Mem::Dst => {
+                            ptrs.push(dst_ptr);
+                            continue;
+                        }
+                        Mem::Twiddles => self.twiddles.device_ptr(stream),
+                        Mem::Aux => self.aux.device_ptr(stream),
+                        Mem::Shared => return Err(unbound(binding)),
+                    };
+                    ptrs.push(ptr);
+                    records.push(record);
+                }
+                let mut lines = lines;
+                let mut args: Vec<*mut std::ffi::c_void> = ptrs
+                    .iter_mut()
+                    .map(|p| std::ptr::from_mut(p).cast())
+                    .collect();
+                args.push(std::ptr::from_mut(&mut lines).cast());
+                let launch = ClusterLaunch {
+                    grid: groups,
+                    threads: k.threads,
+                    shared: k.shared_bytes,
+                    cluster,
+                };
+                // SAFETY: `args` point at the kernel's parameters in order (its bindings'
+                // device pointers, then `lines`), all live until the launch returns; the
+                // buffers outlive the stream's work (the records order later use after it).
+                unsafe { launch.launch(&k.func, stream, &mut args) }?;
+                drop(records);
+                continue;
+            }
             let mut dst_arg = Some(&mut dst_view);
             let mut b = stream.launch_builder(&k.func);
             // The arguments in the kernel's binding order, then `lines`.

@@ -3,6 +3,7 @@
 //! run time, so the crate builds and runs on machines without CUDA (opening a device is then
 //! an error, not a crash).
 
+mod cluster;
 pub mod compare;
 pub mod compare_nd;
 mod exec;
@@ -68,13 +69,19 @@ fn cluster_limit(
             .load_function("tierfft_cluster_probe")
             .map_err(gpu_err("finding the cluster probe"))?;
         let shared = limits.workgroup_memory as u32;
+        // Sizes past the portable 8 too, where the device has them.
+        func.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )
+        .map_err(gpu_err("allowing non-portable cluster sizes on the probe"))?;
         func.set_attribute(
             cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             shared as i32,
         )
         .map_err(gpu_err("raising the probe's shared-memory limit"))?;
         let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: (2 * crate::plan::MAX_PORTABLE_CLUSTER as u32, 1, 1),
+            grid_dim: (2 * crate::plan::MAX_CLUSTER as u32, 1, 1),
             block_dim: (limits.max_threads as u32, 1, 1),
             shared_mem_bytes: shared,
         };

@@ -75,19 +75,19 @@ fn multi_pass_plans() {
 }
 
 /// A device small enough that clusters appear at 512..2048 points: 256-point workgroups
-/// (4 KiB, 32 threads), clusters of up to 8.
+/// (4 KiB, 32 threads), clusters of up to 16.
 fn tiny_clusters() -> DeviceLimits {
     DeviceLimits {
         name: "tiny-clusters".into(),
         workgroup_memory: 4 << 10,
         max_threads: 32,
-        max_cluster_blocks: 8,
+        max_cluster_blocks: 16,
         ..DeviceLimits::profile("lavapipe").expect("profile")
     }
 }
 
-/// The cluster tier: clusters of 2, 4 and 8 workgroups (the planner's: 4 and 8 of half a
-/// block, 8 of whole blocks), forward and normalised inverse, with fused load and store
+/// The cluster tier: clusters of 2, 4, 8 and 16 workgroups (the planner's: 4 and 8 of half
+/// a block, 8 of whole blocks), forward and normalised inverse, with fused load and store
 /// operations, batches of several clusters; on the H100's limits, 2^15 and 2^16 as planned.
 #[test]
 fn cluster_plans() {
@@ -99,6 +99,7 @@ fn cluster_plans() {
         (11, None),
         (9, Some(2)),
         (10, Some(4)),
+        (11, Some(16)),
     ] {
         let n = 1 << k;
         let w: std::sync::Arc<[Complex32]> = random(&mut rng, n).into();
