@@ -101,8 +101,9 @@ impl DeviceLimits {
                 l2_bytes: 50 << 20,
                 max_chain_points: super::CUDA_MAX_CHAIN_POINTS,
                 async_copy: true,
-                // What the H100's driver reports for blocks of 1024 threads and 227 KiB.
-                max_cluster_blocks: 8,
+                // What the H100's driver reports for blocks of 1024 threads and 227 KiB,
+                // non-portable sizes allowed.
+                max_cluster_blocks: 16,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

@@ -469,6 +469,14 @@ fn cluster_passes_where_the_device_has_clusters() {
     // Not taken: off, too long for a cluster of 8, other devices, real halves and chains.
     assert_eq!(with(1 << 15, Some(1)).passes.len(), 2);
     assert!(with(1 << 18, Some(8)).passes[0].cluster.is_none());
+    // Past the portable 8 only when asked.
+    assert_eq!(
+        with(1 << 18, Some(16)).passes[0]
+            .cluster
+            .as_ref()
+            .map(|c| c.blocks),
+        Some(16)
+    );
     assert!(with(1 << 18, None).passes[0].cluster.is_none());
     let vulkan = DeviceLimits::profile("h100-vulkan").unwrap();
     assert!(
