@@ -73,12 +73,11 @@ pub(super) fn cluster_pass(
         return None;
     }
     // By default the most workgroups of half a block each, two to a compute unit so that
-    // one's loads and stores overlap the other's exchanges, within the cluster size; else
-    // whole blocks. On the H100 (1 GiB, against cuFFT): 2^15 in 4 × 8192 points 1.17 (two
-    // passes 0.82), 2^16 in 8 × 8192 1.38 (1.05), 2^17 in 8 × 16384 0.98 (1.01), but the
-    // 2^17-point half of a 2^18-real R2C 1.72× faster than its two passes
-    // (docs/BENCHMARKS.md, session 13).
-    // (Unasked, within the portable size: larger clusters are not measured faster yet.)
+    // one's loads and stores overlap the other's exchanges, within the portable cluster
+    // size; else whole blocks. On the H100 (1 GiB, against cuFFT): 2^15 in 4 × 8192 points
+    // 1.18 (two passes 0.81), 2^16 in 8 × 8192 1.38 (1.05), 2^17 in 8 × 16384 0.97–0.98
+    // (1.00), but the 2^17-point half of a 2^18-real R2C 1.6× faster than its two passes;
+    // clusters of 16 were slower at every length (docs/BENCHMARKS.md, session 13).
     let portable = most.min(MAX_PORTABLE_CLUSTER);
     let blocks = match opts.cluster_blocks {
         Some(1) => return None,
