@@ -55,9 +55,9 @@
 #           the N-D tests on CUDA, then 2^14..2^18 against cuFFT (1 GiB buffers) with the
 #           planner's clusters, without them (--cluster-blocks 1) and in clusters of 2 and 8,
 #           interleaved, two rounds; R2C and C2R from 2^16 reals (half-length clusters)
-#   profilecluster  Nsight Compute counters of the cluster kernels (2^15 in clusters of 2 and
-#           4, 2^16 and 2^17 in clusters of 8) beside the one-pass 2^14 kernel and the
-#           two-pass 2^16 plan (the bench's own batch: 32 MiB arrays, within L2)
+#   profilecluster  Nsight Compute counters of the planner's cluster kernels (2^15..2^17) beside
+#           the one-pass 2^14 kernel and the two-pass 2^16 plan, on the comparison's 1 GiB
+#           buffers (our kernels only)
 #   clustershapes  clusters of 16 (non-portable) and 2 against the planner and two passes,
 #           2^15..2^18 against cuFFT, two rounds, then R2C and C2R at 2^16..2^18 reals
 #   clustersan  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
@@ -347,11 +347,11 @@ if want profilecluster; then
     metrics+=,smsp__average_warps_issue_stalled_misc_per_issue_active.ratio
     metrics+=,smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
     for v in "--min-log2 14 --max-log2 14" "--min-log2 15 --max-log2 15" \
-             "--min-log2 15 --max-log2 15 --cluster-blocks 4" "--min-log2 16 --max-log2 16 --cluster-blocks 8" \
-             "--min-log2 17 --max-log2 17 --cluster-blocks 8" "--min-log2 16 --max-log2 16 --cluster-blocks 1"; do
+             "--min-log2 16 --max-log2 16" "--min-log2 17 --max-log2 17" \
+             "--min-log2 16 --max-log2 16 --cluster-blocks 1"; do
         echo "== profile $v" | tee -a "$out/profilecluster.txt"
-        timeout 120 ncu --clock-control none --metrics "$metrics" --csv --launch-count 3 --kernel-name regex:fft_pass \
-            $tf bench --backend cuda --reps 1 --max-time 0 $v \
+        timeout 120 ncu --clock-control none --metrics "$metrics" --csv --launch-count 2 --kernel-name regex:fft_pass \
+            $tf bench --backend cuda --compare cufft --reps 1 --max-time 0 $v \
             >> "$out/profilecluster.txt" 2>&1 || status=1
     done
 fi
