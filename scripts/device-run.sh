@@ -79,6 +79,20 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 status=0
 tf=.carry/tierfft
 
+# The test binaries named after $1 on CUDA, then on wgpu/Vulkan (the H100 through its
+# name), each appended to $out/$1-DEVICE.log.
+device_tests() {
+    local log=$1 dev t
+    shift
+    for dev in cuda H100; do
+        for t in "$@"; do
+            echo "== $t on $dev"
+            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/$log-$dev.log" |
+                grep -E "^test |test result|panicked|run on" || status=1
+        done
+    done
+}
+
 if want bench; then
     $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 30 2>&1 | tee "$out/compare.txt" || status=1
     $tf bench --backend cuda --compare cufft --small --min-log2 6 --max-log2 22 --reps 50 2>&1 | tee "$out/compare-small.txt" || status=1
@@ -157,13 +171,7 @@ sys.exit(r)' "$@"; }
     cat "$out/sarcli.txt"
 fi
 if want sartests; then
-    for dev in cuda H100; do
-        for t in device_resident columns fusion focus range_compression; do
-            echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/sartests-$dev.log" |
-                grep -E "^test |test result|panicked|run on" || status=1
-        done
-    done
+    device_tests sartests device_resident columns fusion focus range_compression
 fi
 if want anylen; then
     lens=2187,3125,46656,16807,1000,1920,4000,5616,10000,100000,1000000,4099,10007,65521,1000003
@@ -212,24 +220,12 @@ if want measure; then
         tee "$out/measure-chain.txt" || status=1
 fi
 if want interface; then
-    for dev in cuda H100; do
-        for t in device_resident fusion columns gpu_accuracy; do
-            echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/interface-$dev.log" |
-                grep -E "^test |test result|panicked|run on" || status=1
-        done
-    done
+    device_tests interface device_resident fusion columns gpu_accuracy
     $tf bench --backend cuda --compare cufft --sizes 256,4096,1000,4099,2^20 --reps 20 2>&1 | tee "$out/interface-bench.txt" || status=1
     (unset XDG_RUNTIME_DIR; $tf sar --device cuda --lines 4096 --samples 4096 --out /tmp/sar-interface) 2>&1 | tail -25 | tee "$out/interface-sar.txt" || status=1
 fi
 if want nd; then
-    for dev in cuda H100; do
-        for t in nd strided nd_fused columns device_resident; do
-            echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/nd-$dev.log" |
-                grep -E "^test |test result|panicked|run on" || status=1
-        done
-    done
+    device_tests nd nd strided nd_fused columns device_resident
     one_d=""
     for k in 8 10 12 14 16 18 20 22 24; do one_d+="$(( 1 << (26 - k) ))x$(( 1 << k )),"; done
     one_d+="67108x1000,11949x5616"
@@ -280,13 +276,7 @@ if want lines; then
             done
         done
     done
-    for dev in cuda H100; do
-        for t in nd nd_fused columns; do
-            echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/lines-$dev.log" |
-                grep -E "^test |test result|panicked|run on" || status=1
-        done
-    done
+    device_tests lines nd nd_fused columns
 fi
 if want columns; then
     # The planner's column lines (plan::column_lines) against the old default of one sector a
@@ -305,6 +295,19 @@ if want columns; then
         done
     done
 fi
+# Plain C2C at the lengths $2 (1 GiB buffers) under each planner variant given, against
+# cuFFT, interleaved, ROUNDS rounds (default two); appended to $out/$1.
+cluster_rounds() {
+    local file=$1 lengths=$2 round v
+    shift 2
+    for round in ${ROUNDS:-1 2}; do
+        for v in "$@"; do
+            echo "== round $round ${v:-planner}" | tee -a "$out/$file"
+            $tf bench --backend cuda --compare cufft $lengths --reps 30 $v 2>&1 |
+                grep -E "^ +[0-9]|rror" | tee -a "$out/$file" || status=1
+        done
+    done
+}
 # R2C and C2R at 2^16..2^18 reals (2^26 per call), whose half-length transforms are cluster
 # passes, under each planner variant given, against cuFFT; appended to $out/$1.
 cluster_halves() {
@@ -324,13 +327,8 @@ if want cluster; then
         tee -a "$out/cluster-tests.log" | grep -E "^test |test result|panicked" || status=1
     TIERFFT_TEST_DEVICE=cuda .carry/tests/nd --test-threads=1 2>&1 | tee -a "$out/cluster-tests.log" |
         grep -E "^test |test result|panicked" || status=1
-    for round in ${ROUNDS:-1 2}; do
-        for v in "" "--cluster-blocks 1" "--cluster-blocks 2" "--cluster-blocks 8"; do
-            echo "== round $round ${v:-planner}" | tee -a "$out/cluster.txt"
-            $tf bench --backend cuda --compare cufft --min-log2 14 --max-log2 18 --reps 30 $v 2>&1 |
-                grep -E "^ +[0-9]|rror" | tee -a "$out/cluster.txt" || status=1
-        done
-    done
+    cluster_rounds cluster.txt "--min-log2 14 --max-log2 18" "" "--cluster-blocks 1" "--cluster-blocks 2" \
+        "--cluster-blocks 8"
     cluster_halves cluster.txt "" "--cluster-blocks 1"
 fi
 if want profilecluster; then
@@ -356,13 +354,8 @@ if want profilecluster; then
     done
 fi
 if want clustershapes; then
-    for round in ${ROUNDS:-1 2}; do
-        for v in "" "--cluster-blocks 1" "--cluster-blocks 16" "--cluster-blocks 2"; do
-            echo "== round $round ${v:-planner}" | tee -a "$out/clustershapes.txt"
-            $tf bench --backend cuda --compare cufft --min-log2 15 --max-log2 18 --reps 30 $v 2>&1 |
-                grep -E "^ +[0-9]|rror" | tee -a "$out/clustershapes.txt" || status=1
-        done
-    done
+    cluster_rounds clustershapes.txt "--min-log2 15 --max-log2 18" "" "--cluster-blocks 1" \
+        "--cluster-blocks 16" "--cluster-blocks 2"
     cluster_halves clustershapes.txt "" "--cluster-blocks 16"
 fi
 if want clustersan; then

@@ -87,11 +87,11 @@ pub fn print(d: &impl Dialect, k: &Kernel) -> String {
     match &k.persistent {
         None => {
             for st in &k.body {
-                match (st, calls.len()) {
-                    (Stmt::Part(_), 1..) => {
-                        let _ = writeln!(s, "    {}", calls.next().unwrap_or_default());
+                match matches!(st, Stmt::Part(_)).then(|| calls.next()).flatten() {
+                    Some(call) => {
+                        let _ = writeln!(s, "    {call}");
                     }
-                    _ => p.block(&mut s, std::slice::from_ref(st), 1),
+                    None => p.block(&mut s, std::slice::from_ref(st), 1),
                 }
             }
         }

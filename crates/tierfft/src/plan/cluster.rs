@@ -79,21 +79,17 @@ pub(super) fn cluster_pass(
     // (1.00), but the 2^17-point half of a 2^18-real R2C 1.6× faster than its two passes;
     // clusters of 16 were slower at every length (docs/BENCHMARKS.md, session 13).
     let portable = most.min(MAX_PORTABLE_CLUSTER);
-    let blocks = match opts.cluster_blocks {
+    let half_blocks = n / (block / 2).max(1);
+    let (blocks, most) = match opts.cluster_blocks {
         Some(1) => return None,
-        Some(c) => c,
-        None if n / (block / 2).max(1) <= portable => n / (block / 2).max(1),
-        None => n / block,
+        Some(c) => (c, most),
+        None if half_blocks <= portable => (half_blocks, portable),
+        None => (n / block, portable),
     };
     let per_block = n / blocks;
     let groups_per_unit = opts
         .groups_per_unit
         .or((2 * per_block <= block).then_some(2));
-    let most = if opts.cluster_blocks.is_some() {
-        most
-    } else {
-        portable
-    };
     if blocks > most || per_block > block || per_block < 2 {
         return None;
     }

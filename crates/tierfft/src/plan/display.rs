@@ -115,12 +115,7 @@ impl fmt::Display for Plan {
             })
         });
         for (label, p) in rows {
-            let radices: Vec<String> = p.radices.iter().map(|r| r.to_string()).collect();
-            let radices = if radices.is_empty() {
-                "-".to_string()
-            } else {
-                radices.join("x")
-            };
+            let radices = p.radix_label();
             let tw = if p.twiddled() {
                 format!("fused W_{}", p.stride * p.size)
             } else {

@@ -362,6 +362,24 @@ impl Pass {
         std::iter::once(self).chain(self.cluster.as_ref().map(|c| &c.tail))
     }
 
+    /// Gives `ops` to the step that stores to device memory: a cluster pass's tail, else the
+    /// pass itself.
+    pub fn set_store(&mut self, ops: Vec<PointOp>) {
+        match self.cluster.as_mut() {
+            Some(c) => c.tail.store = ops,
+            None => self.store = ops,
+        }
+    }
+
+    /// The radices as printed: `8x8x4`, or `-` for none.
+    pub fn radix_label(&self) -> String {
+        if self.radices.is_empty() {
+            return "-".into();
+        }
+        let r: Vec<String> = self.radices.iter().map(|r| r.to_string()).collect();
+        r.join("x")
+    }
+
     /// Where [`Pass::tables_in_shared`] start in workgroup memory: after the exchange and
     /// prefetch areas.
     pub fn tables_offset(&self) -> usize {
@@ -663,11 +681,7 @@ impl Plan {
         // Each pass carries the operations its kernel fuses.
         passes[0].load = spec.load.clone();
         if let Some(last) = passes.last_mut() {
-            // (A cluster pass stores from its tail.)
-            match last.cluster.as_mut() {
-                Some(c) => c.tail.store = spec.store.clone(),
-                None => last.store = spec.store.clone(),
-            }
+            last.set_store(spec.store.clone());
         }
         for p in passes
             .iter_mut()

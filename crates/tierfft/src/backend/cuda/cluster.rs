@@ -20,13 +20,9 @@ pub(super) struct ClusterLaunch {
 }
 
 impl ClusterLaunch {
-    /// The driver's launch configuration, pointing at `attr` (which must outlive it).
-    fn config(
-        &self,
-        stream: &CudaStream,
-        attr: &mut sys::CUlaunchAttribute,
-    ) -> sys::CUlaunchConfig {
-        *attr = sys::CUlaunchAttribute {
+    /// The cluster size as a launch attribute.
+    fn attribute(&self) -> sys::CUlaunchAttribute {
+        sys::CUlaunchAttribute {
             id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
             pad: [0; 4],
             value: sys::CUlaunchAttributeValue {
@@ -36,7 +32,15 @@ impl ClusterLaunch {
                     z: 1,
                 },
             },
-        };
+        }
+    }
+
+    /// The driver's launch configuration, pointing at `attr` (which must outlive it).
+    fn config(
+        &self,
+        stream: &CudaStream,
+        attr: &mut sys::CUlaunchAttribute,
+    ) -> sys::CUlaunchConfig {
         sys::CUlaunchConfig {
             gridDimX: self.grid,
             gridDimY: 1,
@@ -53,7 +57,7 @@ impl ClusterLaunch {
 
     /// Clusters of this shape the device holds at once (`cuOccupancyMaxActiveClusters`).
     pub fn active_clusters(&self, func: &CudaFunction, stream: &CudaStream) -> Result<u32> {
-        let mut attr = empty_attribute();
+        let mut attr = self.attribute();
         let config = self.config(stream, &mut attr);
         let mut clusters: std::ffi::c_int = 0;
         // SAFETY: `config` and `attr` are live for the call; `func` is a loaded function.
@@ -74,7 +78,7 @@ impl ClusterLaunch {
         stream: &CudaStream,
         args: &mut [*mut c_void],
     ) -> Result<()> {
-        let mut attr = empty_attribute();
+        let mut attr = self.attribute();
         let config = self.config(stream, &mut attr);
         // SAFETY: the caller vouches for `args`; `config` and `attr` are live for the call.
         unsafe {
@@ -87,13 +91,5 @@ impl ClusterLaunch {
         }
         .result()
         .map_err(gpu_err("launching a cluster pass"))
-    }
-}
-
-fn empty_attribute() -> sys::CUlaunchAttribute {
-    sys::CUlaunchAttribute {
-        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE,
-        pad: [0; 4],
-        value: sys::CUlaunchAttributeValue { pad: [0; 64] },
     }
 }

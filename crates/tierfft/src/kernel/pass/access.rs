@@ -229,6 +229,11 @@ impl PassGen<'_> {
     /// Loads the held points, then declares the registers only uneven stages use.
     pub(super) fn load(&mut self) {
         self.load_held();
+        self.declare_spare_registers();
+    }
+
+    /// Declares the registers past the held points that only uneven stages use.
+    pub(super) fn declare_spare_registers(&mut self) {
         for m in self.e()..self.regs.len() {
             self.em
                 .push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));

@@ -50,9 +50,7 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
         let at = var("lc") * u(c.row()) + var("tl") + u(g.t() * m);
         g.em.push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Shared, at)));
     }
-    for m in g.e()..g.regs.len() {
-        g.em.push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));
-    }
+    g.declare_spare_registers();
     // The first exchange must wait until every thread has read the table.
     g.shared_read = true;
     g.pass_twiddles();
@@ -62,10 +60,6 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
     g.gather_held();
     g.store();
 
-    let radices = |p: &Pass| {
-        let r: Vec<String> = p.radices.iter().map(|r| r.to_string()).collect();
-        r.join("x")
-    };
     let n = plan.transform().n;
     let dir = if plan.transform().direction.sign() < 0.0 {
         "forward"
@@ -84,13 +78,13 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
                 "head: {} lines of {} points per workgroup (radices {}), sent through the cluster's workgroup memory",
                 head.lines_per_group,
                 head.size,
-                radices(head)
+                head.radix_label()
             ),
             format!(
                 "tail: {} lines of {} points per workgroup (radices {}), pass twiddles W_{n} fused into its load",
                 tail.lines_per_group,
                 tail.size,
-                radices(tail)
+                tail.radix_label()
             ),
             format!(
                 "{} threads, {} points per thread",

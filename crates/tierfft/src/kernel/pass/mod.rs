@@ -88,18 +88,13 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         (false, false) => "inverse",
         (_, true) => "chained back-transform (opposite direction)",
     };
-    let radices: Vec<String> = pass.radices.iter().map(|r| r.to_string()).collect();
     let mut doc = vec![
         format!(
             "tierfft pass {}/{total} of a {}-point {dir} FFT: {}-point lines, radices {}, stride {}",
             index + 1,
             plan.transform().n,
             pass.size,
-            if radices.is_empty() {
-                "-".into()
-            } else {
-                radices.join("x")
-            },
+            pass.radix_label(),
             pass.stride
         ),
         format!(

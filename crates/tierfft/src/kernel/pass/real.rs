@@ -43,10 +43,7 @@ impl PassGen<'_> {
                 (a + b + times_i(t)) * f(scale),
             ));
         }
-        for m in self.e()..self.regs.len() {
-            self.em
-                .push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));
-        }
+        self.declare_spare_registers();
     }
 
     /// Loads each held point `k` from its row of `n/2 + 1` bins: bin `k` up to `n/2`, above
@@ -69,10 +66,7 @@ impl PassGen<'_> {
                 complex(z.re(), select(kept, z.im(), -z.im())),
             ));
         }
-        for m in self.e()..self.regs.len() {
-            self.em
-                .push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));
-        }
+        self.declare_spare_registers();
     }
 
     /// Stores the line's bins: the held points `Z` go to workgroup memory, each thread reads
