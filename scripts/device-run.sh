@@ -62,6 +62,10 @@
 #           2^15..2^18 against cuFFT, two rounds, then R2C and C2R at 2^16..2^18 reals
 #   clustersan  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #           cluster kernels (2^15, 2^16, 2^17, forward and inverse, batches 1 and 3)
+#   multigpu  several GPUs (issue 20; skipped on one): how they are linked, the distributed
+#           transform tests over NCCL, `tierfft bench --gpus N` on 2-D and 3-D shapes (total,
+#           all-to-all alone, local transforms alone, one GPU, scaling), and NCCL's own
+#           all-to-all through PyTorch on the same bytes per rank
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -452,6 +456,38 @@ if want sanitize; then
             grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error|error" | head -20
         echo "exit ${PIPESTATUS[0]}"
     done
+fi
+if want multigpu; then
+    # On one GPU this checks what it can: the tests (ranks sharing the GPU through host
+    # memory; NCCL with one rank), the bench's paths with one rank, and that the cuFFT peer
+    # builds.
+    gpus=$(nvidia-smi -L | grep -c "^GPU")
+    # NVLink multicast stays off (KINDS.md). cudarc looks for libnccl.so; the wheel ships
+    # libnccl.so.2.
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+    nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], "lib"))')
+    mkdir -p /tmp/nccl-lib && ln -sf "$nccl/libnccl.so.2" /tmp/nccl-lib/libnccl.so
+    export LD_LIBRARY_PATH=/tmp/nccl-lib:${LD_LIBRARY_PATH:-}
+    { nvidia-smi topo -m; ls "$nccl"; } 2>&1 | tee "$out/multigpu-topo.txt"
+    echo "== dist tests, $gpus GPU(s)"
+    TIERFFT_TEST_DEVICE=cuda TIERFFT_TEST_GPUS=$gpus .carry/tests/dist --test-threads=1 2>&1 |
+        tee "$out/multigpu-tests.log" | grep -E "^test |test result|panicked" || status=1
+    nvcc -O2 -o /tmp/cufft_multigpu scripts/peers/cufft_multigpu.cu -lcufft 2>&1 | tee "$out/multigpu-peer-build.log"
+    if (( gpus < 2 )); then
+        $tf bench --backend cuda --gpus 1 --shapes 4096x4096,256x256x256 --reps 5 2>&1 | tee "$out/multigpu.txt" || status=1
+        /tmp/cufft_multigpu 1 4096x4096 3 2>&1 | tee -a "$out/multigpu.txt"
+    else
+        shapes=${DIST_SHAPES:-4096x4096,8192x8192,16384x16384,32768x32768,256x256x256,512x512x512,1024x1024x1024}
+        for n in $(seq 2 $gpus); do
+            $tf bench --backend cuda --gpus $n --shapes $shapes --reps ${REPS:-20} 2>&1 | tee -a "$out/multigpu.txt" || status=1
+            /tmp/cufft_multigpu $n $shapes ${REPS:-20} 2>&1 | tee -a "$out/multigpu.txt"
+        done
+        $tf bench --backend cuda --gpus $gpus --shapes 32768x32768,1024x1024x1024 --natural-spectrum \
+            --reps ${REPS:-20} 2>&1 | tee -a "$out/multigpu.txt" || status=1
+        # Each rank's slab, MiB: 4096² .. 32768² (and 256³ .. 1024³) over $gpus GPUs.
+        mib=$(python3 -c "print(','.join(str(max(1, 8 * n * n // $gpus >> 20)) for n in (4096, 8192, 16384, 32768)))")
+        python3 scripts/nccl_alltoall.py $gpus $mib 20 2>&1 | tee -a "$out/multigpu.txt" || status=1
+    fi
 fi
 if want cache; then
     rm -rf "$TIERFFT_CACHE_DIR"

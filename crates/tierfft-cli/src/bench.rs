@@ -82,6 +82,16 @@ pub struct BenchArgs {
     /// With --shapes: how many trailing axes to transform (default: all of them).
     #[arg(long, requires = "shapes", value_name = "K")]
     dims: Option<usize>,
+    /// With --shapes: each complex transform spread over this many GPUs (CUDA GPUs 0..N,
+    /// exchanging through NCCL; N CPU ranks with --backend cpu), timed whole, as its
+    /// all-to-all alone and as its local transforms alone, beside one device.
+    #[arg(long, requires = "shapes", value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..), conflicts_with_all = ["real", "compare", "dims", "inverse"])]
+    gpus: Option<u32>,
+    /// With --gpus: leave the spectrum cut along axis 0 like the input (a second
+    /// all-to-all) instead of along axis 1.
+    #[arg(long, requires = "gpus")]
+    natural_spectrum: bool,
     /// With --shapes: real transforms, R2C (C2R with --inverse).
     #[arg(long, requires = "shapes")]
     real: bool,
@@ -140,6 +150,15 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         Some(b) => b,
         None => &args.device,
     };
+    if let (Some(shapes), Some(ranks)) = (&args.shapes, args.gpus) {
+        return crate::bench_dist::run(&crate::bench_dist::DistOptions {
+            shapes,
+            ranks: ranks as usize,
+            cpu: name == "cpu",
+            natural: args.natural_spectrum,
+            reps: args.reps as usize,
+        });
+    }
     let device = crate::commands::open_device(name)?;
     let direction = if args.inverse {
         Direction::Inverse

@@ -4,6 +4,7 @@
 //! (`devices`, `plan`, `fft`), [`bench`] and [`npy`].
 
 mod bench;
+mod bench_dist;
 mod bench_nd;
 mod commands;
 mod compare;

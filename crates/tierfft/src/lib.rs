@@ -24,6 +24,7 @@
 //! ```
 
 pub mod backend;
+pub mod dist;
 mod error;
 pub mod kernel;
 pub mod nd;

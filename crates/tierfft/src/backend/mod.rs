@@ -5,6 +5,7 @@
 //! choose radices.
 
 pub(crate) mod buffer;
+pub(crate) mod copy;
 pub mod cpu;
 pub mod cuda;
 mod resampler;

@@ -184,6 +184,11 @@ impl CudaDevice {
         Ok(free as u64)
     }
 
+    /// The CUDA context of this GPU.
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
     /// The stream every transform runs on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream

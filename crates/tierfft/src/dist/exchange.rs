@@ -1,0 +1,201 @@
+//! The all-to-all a distributed transform needs, behind one interface: [`Exchange`], with
+//! NCCL's grouped sends and receives on GPUs ([`super::NcclExchange`]) and an in-process
+//! exchange between ranks on the CPU ([`LocalExchange`]) that tests the same plans without
+//! a GPU.
+
+use std::ops::Range;
+use std::sync::{Arc, Barrier, Mutex};
+
+use crate::backend::DeviceBuffer;
+use crate::backend::buffer::Held;
+use crate::backend::cuda::gpu_err;
+use crate::error::{Error, Result};
+
+/// One rank's end of an all-to-all between the ranks of a distributed transform: what
+/// `ncclSend`/`ncclRecv` in one group do (every rank calls it at once).
+pub trait Exchange: Send {
+    /// This rank's index.
+    fn rank(&self) -> usize;
+
+    /// Ranks taking part.
+    fn ranks(&self) -> usize;
+
+    /// Sends `send[sends[p]]` to every rank `p` and receives `recv[recvs[q]]` from every rank
+    /// `q` (ranges of complex elements; empty ones, and the rank's own, are skipped). On a
+    /// GPU the messages are queued on the buffers' stream, after the work queued before.
+    fn all_to_all(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Range<usize>],
+        recv: &mut DeviceBuffer,
+        recvs: &[Range<usize>],
+    ) -> Result<()>;
+}
+
+/// The ranges of one all-to-all must name every rank and lie inside their buffers.
+pub(crate) fn check_ranges(
+    ranks: usize,
+    (send_len, sends): (usize, &[Range<usize>]),
+    (recv_len, recvs): (usize, &[Range<usize>]),
+) -> Result<()> {
+    if sends.len() != ranks || recvs.len() != ranks {
+        return Err(Error::InvalidSpec(format!(
+            "an all-to-all between {ranks} ranks takes one send and one receive range per rank \
+             (got {} and {})",
+            sends.len(),
+            recvs.len()
+        )));
+    }
+    let outside = |ranges: &[Range<usize>], len: usize| ranges.iter().any(|r| r.end > len);
+    if outside(sends, send_len) || outside(recvs, recv_len) {
+        return Err(Error::InvalidSpec(format!(
+            "an all-to-all range lies outside its buffer ({send_len} elements to send from, \
+             {recv_len} to receive into)"
+        )));
+    }
+    Ok(())
+}
+
+/// Mailboxes shared by the ranks of one [`LocalExchange`] group: `slots[from · ranks + to]`.
+struct Mailboxes {
+    ranks: usize,
+    slots: Mutex<Vec<Option<Vec<f32>>>>,
+    barrier: Barrier,
+}
+
+/// An all-to-all between ranks that are threads of one process, through host memory: each
+/// rank posts its blocks, waits for every rank, then takes its own. For CPU ranks, and for
+/// testing a plan's GPU steps with several ranks on one GPU (CUDA buffers are copied to the
+/// host and back, so it is no measure of speed).
+pub struct LocalExchange {
+    rank: usize,
+    shared: Arc<Mailboxes>,
+}
+
+impl LocalExchange {
+    /// One exchange per rank of a group of `ranks`; each is moved to the thread that runs
+    /// its rank, and all must take part in every all-to-all.
+    pub fn group(ranks: usize) -> Vec<LocalExchange> {
+        let shared = Arc::new(Mailboxes {
+            ranks,
+            slots: Mutex::new(vec![None; ranks * ranks]),
+            barrier: Barrier::new(ranks),
+        });
+        (0..ranks)
+            .map(|rank| LocalExchange {
+                rank,
+                shared: shared.clone(),
+            })
+            .collect()
+    }
+
+    fn slots(&self) -> Result<std::sync::MutexGuard<'_, Vec<Option<Vec<f32>>>>> {
+        self.shared
+            .slots
+            .lock()
+            .map_err(|_| Error::Gpu("a rank panicked during an all-to-all".into()))
+    }
+}
+
+/// Complex elements `range` of `held`, as f32 pairs on the host (waiting for the device).
+fn read_range(held: &Held, range: &Range<usize>) -> Result<Vec<f32>> {
+    let floats = 2 * range.start..2 * range.end;
+    match held {
+        Held::Host(v) => Ok(v[floats].to_vec()),
+        Held::Cuda { dev, slice } => {
+            let stream = dev.stream();
+            let values = stream
+                .clone_dtoh(&slice.slice(floats))
+                .map_err(gpu_err("reading a block to exchange"))?;
+            stream
+                .synchronize()
+                .map_err(gpu_err("reading a block to exchange"))?;
+            Ok(values)
+        }
+        Held::Wgpu { .. } => Err(not_here()),
+    }
+}
+
+/// Writes f32 pairs `values` into complex elements `range` of `held`.
+fn write_range(held: &mut Held, range: &Range<usize>, values: &[f32]) -> Result<()> {
+    let floats = 2 * range.start..2 * range.end;
+    match held {
+        Held::Host(v) => v[floats].copy_from_slice(values),
+        Held::Cuda { dev, slice } => {
+            let stream = dev.stream();
+            stream
+                .memcpy_htod(values, &mut slice.slice_mut(floats))
+                .map_err(gpu_err("writing an exchanged block"))?;
+            // The host values are dropped on return.
+            stream
+                .synchronize()
+                .map_err(gpu_err("writing an exchanged block"))?;
+        }
+        Held::Wgpu { .. } => return Err(not_here()),
+    }
+    Ok(())
+}
+
+fn not_here() -> Error {
+    Error::Unsupported {
+        what: "a distributed transform".into(),
+        device: "wgpu".into(),
+        detail: "distributed transforms run on CUDA GPUs or on the CPU".into(),
+    }
+}
+
+impl Exchange for LocalExchange {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn ranks(&self) -> usize {
+        self.shared.ranks
+    }
+
+    fn all_to_all(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Range<usize>],
+        recv: &mut DeviceBuffer,
+        recvs: &[Range<usize>],
+    ) -> Result<()> {
+        let n = self.shared.ranks;
+        // Every rank reaches both barriers even when its own part fails, so that an error
+        // on one rank is returned there instead of leaving the others waiting.
+        let posted = check_ranges(n, (send.len(), sends), (recv.len(), recvs)).and_then(|()| {
+            let mut blocks = vec![None; n];
+            for (p, range) in sends.iter().enumerate().filter(|&(p, _)| p != self.rank) {
+                blocks[p] = Some(read_range(&send.held, range)?);
+            }
+            let mut slots = self.slots()?;
+            for (p, block) in blocks.into_iter().enumerate() {
+                slots[self.rank * n + p] = block;
+            }
+            Ok(())
+        });
+        self.shared.barrier.wait();
+        let taken = self.slots().map(|mut slots| {
+            (0..n)
+                .map(|q| slots[q * n + self.rank].take())
+                .collect::<Vec<_>>()
+        });
+        // Every rank has taken its blocks before any posts the next round's.
+        self.shared.barrier.wait();
+        posted?;
+        let taken = taken?;
+        for (q, range) in recvs.iter().enumerate().filter(|&(q, _)| q != self.rank) {
+            let block = taken[q].as_deref().unwrap_or(&[]);
+            if block.len() != 2 * range.len() {
+                return Err(Error::InvalidSpec(format!(
+                    "rank {} expected {} elements from rank {q} and got {}",
+                    self.rank,
+                    range.len(),
+                    block.len() / 2
+                )));
+            }
+            write_range(&mut recv.held, range, block)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,138 @@
+//! [`Exchange`] over NCCL: one communicator per GPU, the all-to-all as `ncclSend` and
+//! `ncclRecv` to every peer in one group, on the stream the transforms run on (so it is
+//! ordered after them without a host wait). libnccl is loaded at run time like the other
+//! CUDA libraries: a machine without it gets an error, not a crash.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use cudarc::nccl::{Comm, group_end, group_start};
+
+use super::exchange::{Exchange, check_ranges};
+use crate::backend::DeviceBuffer;
+use crate::backend::buffer::Held;
+use crate::backend::cuda::CudaDevice;
+use crate::error::{Error, Result};
+
+/// True when libnccl can be loaded (cudarc looks for `libnccl.so` and versioned names; the
+/// pip wheel `nvidia-nccl-cu13` ships `libnccl.so.2`, which needs a `libnccl.so` link on
+/// `LD_LIBRARY_PATH`).
+pub fn nccl_available() -> bool {
+    // SAFETY: only tries to dlopen the library under cudarc's candidate names.
+    unsafe { cudarc::nccl::sys::is_culib_present() }
+}
+
+fn nccl_err(what: &str) -> impl Fn(cudarc::nccl::result::NcclError) -> Error + '_ {
+    move |e| Error::Gpu(format!("NCCL {what}: {e:?}"))
+}
+
+/// One GPU's end of an NCCL all-to-all.
+pub struct NcclExchange {
+    comm: Comm,
+    device: Arc<CudaDevice>,
+}
+
+// SAFETY: an NCCL communicator is not tied to the thread that made it; it must not be used
+// by two threads at once, which `Exchange::all_to_all` taking `&mut self` rules out.
+unsafe impl Send for NcclExchange {}
+
+impl NcclExchange {
+    /// One communicator per device (`ncclCommInitAll`), rank `i` on `devices[i]`, each on
+    /// the stream that device's transforms use. The devices must be distinct GPUs.
+    pub fn group(devices: &[Arc<CudaDevice>]) -> Result<Vec<NcclExchange>> {
+        if !nccl_available() {
+            return Err(Error::NoDevice(
+                "libnccl could not be loaded: install NCCL (or the nvidia-nccl-cu13 wheel) \
+                 and put a directory holding libnccl.so on LD_LIBRARY_PATH"
+                    .into(),
+            ));
+        }
+        let streams = devices.iter().map(|d| d.stream().clone()).collect();
+        let comms = Comm::from_devices(streams).map_err(nccl_err("making the communicators"))?;
+        Ok(comms
+            .into_iter()
+            .zip(devices)
+            .map(|(comm, device)| NcclExchange {
+                comm,
+                device: device.clone(),
+            })
+            .collect())
+    }
+
+    /// The GPU this rank's messages leave from.
+    pub fn device(&self) -> &Arc<CudaDevice> {
+        &self.device
+    }
+
+    /// The message calls of one all-to-all; the caller brackets them in a group.
+    fn post(
+        &self,
+        send: &Held,
+        sends: &[Range<usize>],
+        recv: &mut Held,
+        recvs: &[Range<usize>],
+    ) -> Result<()> {
+        let mine = |held: &Held| match held {
+            Held::Cuda { dev, .. } => Arc::ptr_eq(dev, &self.device),
+            _ => false,
+        };
+        if !mine(send) || !mine(&*recv) {
+            return Err(Error::InvalidSpec(format!(
+                "an NCCL all-to-all on '{}' takes buffers on that GPU",
+                self.device.name()
+            )));
+        }
+        let (Held::Cuda { slice: from, .. }, Held::Cuda { slice: into, .. }) = (send, recv) else {
+            return Ok(());
+        };
+        let me = self.comm.rank();
+        for (p, range) in sends.iter().enumerate() {
+            if p != me && !range.is_empty() {
+                let view = from.slice(2 * range.start..2 * range.end);
+                self.comm
+                    .send(&view, p as i32)
+                    .map_err(nccl_err("sending"))?;
+            }
+        }
+        for (q, range) in recvs.iter().enumerate() {
+            if q != me && !range.is_empty() {
+                let mut view = into.slice_mut(2 * range.start..2 * range.end);
+                self.comm
+                    .recv(&mut view, q as i32)
+                    .map_err(nccl_err("receiving"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exchange for NcclExchange {
+    fn rank(&self) -> usize {
+        self.comm.rank()
+    }
+
+    fn ranks(&self) -> usize {
+        self.comm.world_size()
+    }
+
+    fn all_to_all(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Range<usize>],
+        recv: &mut DeviceBuffer,
+        recvs: &[Range<usize>],
+    ) -> Result<()> {
+        check_ranges(self.ranks(), (send.len(), sends), (recv.len(), recvs))?;
+        self.device
+            .context()
+            .bind_to_thread()
+            .map_err(crate::backend::cuda::gpu_err(
+                "binding the GPU to this thread",
+            ))?;
+        group_start().map_err(nccl_err("starting a group"))?;
+        // The group is closed even when a call in it failed.
+        let posted = self.post(&send.held, sends, &mut recv.held, recvs);
+        let ended = group_end().map_err(nccl_err("running the all-to-all"));
+        posted.and(ended.map(|_| ()))
+    }
+}
