@@ -64,8 +64,10 @@
 #           cluster kernels (2^15, 2^16, 2^17, forward and inverse, batches 1 and 3)
 #   multigpu  several GPUs (issue 20; skipped on one): how they are linked, the distributed
 #           transform tests over NCCL, `tierfft bench --gpus N` on 2-D and 3-D shapes (total,
-#           all-to-all alone, local transforms alone, one GPU, scaling), and NCCL's own
-#           all-to-all through PyTorch on the same bytes per rank
+#           all-to-all alone, local transforms alone, one GPU, scaling) beside cuFFT's own
+#           multi-GPU transforms (scripts/peers/cufft_multigpu.cu, built here with nvcc),
+#           NCCL's own all-to-all through PyTorch on the same bytes per rank, and
+#           `tierfft sar --gpus N` against one GPU at 16384² and 32768²
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -470,8 +472,10 @@ if want multigpu; then
     export LD_LIBRARY_PATH=/tmp/nccl-lib:${LD_LIBRARY_PATH:-}
     { nvidia-smi topo -m; ls "$nccl"; } 2>&1 | tee "$out/multigpu-topo.txt"
     echo "== dist tests, $gpus GPU(s)"
-    TIERFFT_TEST_DEVICE=cuda TIERFFT_TEST_GPUS=$gpus .carry/tests/dist --test-threads=1 2>&1 |
-        tee "$out/multigpu-tests.log" | grep -E "^test |test result|panicked" || status=1
+    for t in dist dist_focus; do
+        TIERFFT_TEST_DEVICE=cuda TIERFFT_TEST_GPUS=$gpus .carry/tests/$t --test-threads=1 --nocapture 2>&1 |
+            tee -a "$out/multigpu-tests.log" | grep -E "^test |test result|panicked|relative difference" || status=1
+    done
     nvcc -O2 -o /tmp/cufft_multigpu scripts/peers/cufft_multigpu.cu -lcufft 2>&1 | tee "$out/multigpu-peer-build.log"
     if (( gpus < 2 )); then
         $tf bench --backend cuda --gpus 1 --shapes 4096x4096,256x256x256 --reps 5 2>&1 | tee "$out/multigpu.txt" || status=1
@@ -487,6 +491,14 @@ if want multigpu; then
         # Each rank's slab, MiB: 4096² .. 32768² (and 256³ .. 1024³) over $gpus GPUs.
         mib=$(python3 -c "print(','.join(str(max(1, 8 * n * n // $gpus >> 20)) for n in (4096, 8192, 16384, 32768)))")
         python3 scripts/nccl_alltoall.py $gpus $mib 20 2>&1 | tee -a "$out/multigpu.txt" || status=1
+        # SAR focusing spread over the GPUs against one GPU, same scene.
+        for side in 16384 32768; do
+            for n in 1 $gpus; do
+                echo "== tierfft sar $side² on $n GPU(s)" | tee -a "$out/multigpu-sar.txt"
+                $tf sar --device cuda --gpus $n --lines $side --samples $side --out "/tmp/sar-$side-$n" 2>&1 |
+                    grep -E "timings|^ +[0-9]|error" | tee -a "$out/multigpu-sar.txt" || status=1
+            done
+        done
     fi
 fi
 if want cache; then

@@ -12,6 +12,7 @@
 //! docs/SAR.md has the configuration keys, the formulas and the measured quality and timings.
 
 pub mod azimuth;
+pub mod dist;
 pub mod focus;
 pub mod metrics;
 pub mod neighbours;

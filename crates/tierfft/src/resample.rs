@@ -40,6 +40,21 @@ pub struct RowPositions {
     pub slope: f64,
 }
 
+impl RowPositions {
+    /// The same positions for a window of the row that starts at sample `start` (output
+    /// and input both counted from there): output `k` of the window reads where output
+    /// `start + k` of the row does. The slope is first rounded to the kernels' fixed point,
+    /// so that the window's fixed-point positions are the row's own, not merely close.
+    pub fn from_sample(self, start: usize) -> RowPositions {
+        let one = f64::from(1u32 << FRACTION_BITS);
+        let slope = (self.slope * one).round() / one;
+        RowPositions {
+            offset: self.offset + slope * start as f64,
+            slope,
+        }
+    }
+}
+
 /// A batch of rows to resample: `n` samples each, one [`RowPositions`] per row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResampleSpec {

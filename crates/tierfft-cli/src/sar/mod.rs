@@ -3,12 +3,14 @@
 //! checks everything first and runs the steps; [`measure`] measures, [`figures`] draws.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Device;
-use tierfft_sar::focus::{FocusOptions, Focuser, memory_needs};
+use tierfft_sar::dist::{self, DistFocuser};
+use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate_with_progress;
@@ -77,6 +79,20 @@ pub struct SarArgs {
     /// over rows between transposes) instead of the fused kernels.
     #[arg(long)]
     unfused: bool,
+    /// Spread the scene over this many GPUs (CUDA GPUs 0..N, exchanging through NCCL; with
+    /// --device cpu, N CPU ranks): lines for range compression, range bins for the azimuth
+    /// steps, one all-to-all between them.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          conflicts_with = "unfused")]
+    gpus: Option<u32>,
+}
+
+/// Focusing planned on one device, or spread over several.
+// One per run, never moved in a hot loop: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Focusing {
+    One(Focuser),
+    Spread(DistFocuser),
 }
 
 /// Files `tierfft sar` writes into `--out` that a later run removes when it does not write
@@ -186,13 +202,14 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
     Ok((config, raw))
 }
 
-/// Refuses a scene whose buffers would not fit in the host's free memory (or the CUDA
-/// device's), before anything is allocated.
-fn check_memory(config: &Config, device: &Device) -> CliResult<()> {
+/// Refuses a scene whose buffers would not fit in the host's free memory (or each CUDA
+/// device's: `needs` counts one device's share), before anything is allocated.
+fn check_memory(config: &Config, devices: &[Device], needs: Option<MemoryNeeds>) -> CliResult<()> {
     let (lines, samples) = (config.scene.lines, config.scene.samples);
-    let (Some(scene), Some(needs)) = (config.scene_bytes(), memory_needs(config, device)) else {
+    let (Some(scene), Some(needs)) = (config.scene_bytes(), needs) else {
         return Err(format!("a {lines} × {samples} scene overflows the address space").into());
     };
+    let device = &devices[0];
     // On top of the focuser's: the 8-bit picture behind image.png.
     let host = needs.host.saturating_add(scene / 8);
     let what = format!(
@@ -212,18 +229,25 @@ fn check_memory(config: &Config, device: &Device) -> CliResult<()> {
         )
         .into());
     }
-    if needs.device > 0
-        && let Some(free) = device.free_memory()?
-        && needs.device > free
-    {
-        return Err(format!(
-            "{what} needs about {} of memory on {}, but {} is free: use fewer lines or \
-             samples",
-            format_bytes(needs.device),
-            device.name(),
-            format_bytes(free)
-        )
-        .into());
+    for device in devices {
+        if needs.device > 0
+            && let Some(free) = device.free_memory()?
+            && needs.device > free
+        {
+            return Err(format!(
+                "{what} needs about {} of memory on {}, but {} is free: use fewer lines or \
+                 samples{}",
+                format_bytes(needs.device),
+                device.name(),
+                format_bytes(free),
+                if devices.len() > 1 {
+                    ""
+                } else {
+                    ", or spread it over GPUs (--gpus)"
+                }
+            )
+            .into());
+        }
     }
     Ok(())
 }
@@ -231,11 +255,6 @@ fn check_memory(config: &Config, device: &Device) -> CliResult<()> {
 /// `tierfft sar`.
 pub fn run(args: &SarArgs) -> CliResult<()> {
     let (config, raw) = prepare(args)?;
-    let device = crate::commands::open_device(&args.device)?;
-    check_memory(&config, &device)?;
-    let (lines, samples) = (config.scene.lines, config.scene.samples);
-    eprintln!("tierfft sar: {lines} × {samples} on {}", device.name());
-    // Plans every step first: a scene too large for the device fails here, before any work.
     let focus_opts = FocusOptions {
         range_window: args.window,
         azimuth_window: args.azimuth_window,
@@ -243,7 +262,55 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         azimuth_equalisation: !args.no_azimuth_equalisation,
         fused: !args.unfused,
     };
-    let focuser = Focuser::new(&device, &config, focus_opts)?;
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    // Plans every step first: a scene too large for the devices fails here, before any work.
+    let (focuser, device_name) = match args.gpus {
+        None => {
+            let device = crate::commands::open_device(&args.device)?;
+            check_memory(
+                &config,
+                std::slice::from_ref(&device),
+                memory_needs(&config, &device),
+            )?;
+            let name = device.name();
+            (
+                Focusing::One(Focuser::new(&device, &config, focus_opts)?),
+                name,
+            )
+        }
+        Some(n) => {
+            let n = n as usize;
+            let (devices, gpus) = match args.device.to_ascii_lowercase().as_str() {
+                "cpu" => (vec![Device::Cpu; n], Vec::new()),
+                "auto" | "cuda" => {
+                    let gpus = (0..n)
+                        .map(|i| tierfft::backend::cuda::CudaDevice::open(i).map(Arc::new))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| format!("--gpus {n}: {e}"))?;
+                    (gpus.iter().map(|g| Device::Cuda(g.clone())).collect(), gpus)
+                }
+                other => {
+                    return Err(format!(
+                        "--gpus spreads the scene over CUDA GPUs (--device cuda) or CPU ranks \
+                         (--device cpu), not '{other}'"
+                    )
+                    .into());
+                }
+            };
+            check_memory(
+                &config,
+                &devices,
+                dist::memory_needs(&config, &devices[0], n),
+            )?;
+            let name = format!("{n} × {}", devices[0].name());
+            let spread = match gpus.is_empty() {
+                true => DistFocuser::on_cpu(&config, focus_opts, n)?,
+                false => DistFocuser::on_cuda(&config, focus_opts, &gpus)?,
+            };
+            (Focusing::Spread(spread), name)
+        }
+    };
+    eprintln!("tierfft sar: {lines} × {samples} on {device_name}");
     let out = Staged::begin(&args.out)?;
 
     let t = Instant::now();
@@ -267,9 +334,19 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     plot::write_power_png(&out.path("raw.png"), &data, lines, samples, plot::RAW_SIDE)?;
     let spinner = ProgressBar::new_spinner();
     spinner.enable_steady_tick(std::time::Duration::from_millis(100));
-    let steps = focuser.focus(&mut data, |step| {
-        spinner.set_message(format!("focusing: {step}"))
-    })?;
+    let (steps, exchange_s) = match &focuser {
+        Focusing::One(f) => {
+            let steps = f.focus(&mut data, |step| {
+                spinner.set_message(format!("focusing: {step}"))
+            })?;
+            (steps, None)
+        }
+        Focusing::Spread(f) => {
+            spinner.set_message("focusing");
+            let t = f.focus(&mut data)?;
+            (t.steps, Some(t.exchange_s))
+        }
+    };
     spinner.finish_and_clear();
     // Its peak is every figure's 0 dB.
     let image = plot::Focused::new(&data, lines, samples)?;
@@ -278,18 +355,21 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
 
     let theory = Theories::new(&config, args.azimuth_window, args.window);
     let targets = measure_targets(&data, &config, (args.azimuth_window, args.window), &theory);
+    let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
-        "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
-        steps.total_s() * 1e3,
+        "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        focus_s * 1e3,
         steps.transfer_s * 1e3,
         steps.range_compression_s * 1e3,
+        exchange_s.map_or(String::new(), |s| format!(" + all-to-all {:.1}", s * 1e3)),
         steps.azimuth_fft_s * 1e3,
         steps.rcmc_s * 1e3,
         steps.azimuth_compression_s * 1e3,
         if args.unfused { "unfused" } else { "fused" }
     );
     let report = serde_json::json!({
-        "device": device.name(),
+        "device": device_name,
+        "ranks": args.gpus.unwrap_or(1),
         "lines": lines,
         "samples": samples,
         "window": args.window.to_string(),
@@ -298,7 +378,12 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "fused": !args.unfused,
         "rcmc": !args.no_rcmc,
         "azimuth_equalisation": !args.no_azimuth_equalisation,
-        "timings_s": { "simulate": simulate_s, "focus": steps.total_s(), "steps": steps },
+        "timings_s": {
+            "simulate": simulate_s,
+            "focus": focus_s,
+            "steps": steps,
+            "exchange": exchange_s,
+        },
         "targets": targets,
     });
     let json = serde_json::to_string_pretty(&report)?;

@@ -20,14 +20,16 @@
 mod exchange;
 mod group;
 mod nccl;
+mod play;
 mod rank;
 mod slab;
 
 pub use exchange::{Exchange, LocalExchange};
 pub use group::{DistFft, DistTimes, RankBuffers};
 pub use nccl::{NcclExchange, nccl_available};
+pub use play::{copy_rows, redistribute};
 pub use rank::RankFft;
-pub use slab::{Rows, Slabs, split};
+pub use slab::{Array, Moves, Rows, Slabs, split};
 
 use crate::error::{Error, Result};
 use crate::spec::Direction;

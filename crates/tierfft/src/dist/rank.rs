@@ -3,12 +3,10 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use num_complex::Complex32;
-
 use super::exchange::Exchange;
-use super::slab::{Array, Moves, Slabs};
+use super::play::redistribute;
+use super::slab::{Moves, Slabs};
 use super::{DistSpec, Spectrum};
-use crate::backend::copy::copy_rows;
 use crate::backend::{Device, DeviceBuffer};
 use crate::error::{Error, Result};
 use crate::nd::{NdFft, NdSpec};
@@ -38,7 +36,7 @@ type Locked<'a> = (MutexGuard<'a, Box<dyn Exchange>>, MutexGuard<'a, Scratch>);
 /// Arrays kept from the first run that needs them until the transform is dropped.
 #[derive(Default)]
 struct Scratch {
-    /// Packed blocks (sent from or received into), the natural slab's length.
+    /// Packed blocks (sent from or received into).
     staging: Option<DeviceBuffer>,
     /// The complex natural slab of a real transform.
     natural: Option<DeviceBuffer>,
@@ -102,7 +100,9 @@ impl RankFft {
             local: device.plan_nd(&local)?,
             axis0: device.plan_nd(&axis0)?,
             to_transposed: slabs.to_transposed(rank),
-            to_natural: slabs.to_natural(rank),
+            to_natural: slabs
+                .to_natural(rank)
+                .ok_or_else(|| Error::InvalidSpec("a transform's slabs have no halo".into()))?,
             spec: spec.clone(),
             slabs,
             rank,
@@ -271,10 +271,10 @@ impl RankFft {
             transposed,
             ..
         } = scratch;
-        let staging = ensure(staging, &self.device, self.slabs.natural_len(self.rank))?;
+        let staging = ensure(staging, &self.device, self.slabs.staging_len(self.rank))?;
         match self.spec.spectrum {
             Spectrum::Transposed => {
-                self.change(&self.to_transposed, ex, natural, output, staging)?;
+                redistribute(&self.to_transposed, ex, natural, output, staging)?;
                 self.axis0.process_buffer(output)
             }
             Spectrum::Natural => {
@@ -283,9 +283,9 @@ impl RankFft {
                     &self.device,
                     self.slabs.transposed_len(self.rank),
                 )?;
-                self.change(&self.to_transposed, ex, natural, t, staging)?;
+                redistribute(&self.to_transposed, ex, natural, t, staging)?;
                 self.axis0.process_buffer(t)?;
-                self.change(&self.to_natural, ex, output, t, staging)
+                redistribute(&self.to_natural, ex, output, t, staging)
             }
         }
     }
@@ -303,11 +303,11 @@ impl RankFft {
             transposed,
             ..
         } = scratch;
-        let staging = ensure(staging, &self.device, self.slabs.natural_len(self.rank))?;
+        let staging = ensure(staging, &self.device, self.slabs.staging_len(self.rank))?;
         match self.spec.spectrum {
             Spectrum::Transposed => {
                 self.axis0.process_buffer(input)?;
-                self.change(&self.to_natural, ex, natural, input, staging)
+                redistribute(&self.to_natural, ex, natural, input, staging)
             }
             Spectrum::Natural => {
                 let t = ensure(
@@ -315,38 +315,11 @@ impl RankFft {
                     &self.device,
                     self.slabs.transposed_len(self.rank),
                 )?;
-                self.change(&self.to_transposed, ex, input, t, staging)?;
+                redistribute(&self.to_transposed, ex, input, t, staging)?;
                 self.axis0.process_buffer(t)?;
-                self.change(&self.to_natural, ex, natural, t, staging)
+                redistribute(&self.to_natural, ex, natural, t, staging)
             }
         }
-    }
-
-    /// Plays this rank's part of one change of layout.
-    fn change(
-        &self,
-        moves: &Moves,
-        ex: &mut dyn Exchange,
-        natural: &mut DeviceBuffer,
-        transposed: &mut DeviceBuffer,
-        staging: &mut DeviceBuffer,
-    ) -> Result<()> {
-        let mut arrays = Arrays {
-            natural,
-            transposed,
-            staging,
-        };
-        for (from, to, rows) in &moves.before {
-            let (src, dst) = arrays.pair(*from, *to)?;
-            copy_rows(&src.held, &mut dst.held, rows)?;
-        }
-        let (send, recv) = arrays.pair(moves.send_from, moves.recv_into)?;
-        ex.all_to_all(send, &moves.sends, recv, &moves.recvs)?;
-        for (from, to, rows) in &moves.after {
-            let (src, dst) = arrays.pair(*from, *to)?;
-            copy_rows(&src.held, &mut dst.held, rows)?;
-        }
-        Ok(())
     }
 
     /// One timed run of `part` of a forward transform on `input` and `output` (the buffers
@@ -368,7 +341,7 @@ impl RankFft {
                 let staging = ensure(
                     &mut scratch.staging,
                     &self.device,
-                    self.slabs.natural_len(self.rank),
+                    self.slabs.staging_len(self.rank),
                 )?;
                 let m = &self.to_transposed;
                 ex.all_to_all(staging, &m.sends, output, &m.recvs)
@@ -384,31 +357,5 @@ impl RankFft {
             .iter()
             .map(|r| r.len())
             .sum::<usize>()
-    }
-}
-
-/// The three arrays of one change of layout, lent out two at a time.
-struct Arrays<'a> {
-    natural: &'a mut DeviceBuffer<Complex32>,
-    transposed: &'a mut DeviceBuffer<Complex32>,
-    staging: &'a mut DeviceBuffer<Complex32>,
-}
-
-impl Arrays<'_> {
-    fn pair(&mut self, from: Array, to: Array) -> Result<(&DeviceBuffer, &mut DeviceBuffer)> {
-        use Array::{Natural as N, Staging as S, Transposed as T};
-        Ok(match (from, to) {
-            (N, T) => (&*self.natural, &mut *self.transposed),
-            (N, S) => (&*self.natural, &mut *self.staging),
-            (T, N) => (&*self.transposed, &mut *self.natural),
-            (T, S) => (&*self.transposed, &mut *self.staging),
-            (S, N) => (&*self.staging, &mut *self.natural),
-            (S, T) => (&*self.staging, &mut *self.transposed),
-            _ => {
-                return Err(Error::InvalidSpec(format!(
-                    "a copy from {from:?} into itself"
-                )));
-            }
-        })
     }
 }

@@ -96,6 +96,9 @@ pub struct Slabs {
     pub shape: Vec<usize>,
     /// Ranks holding it.
     pub ranks: usize,
+    /// Axis-1 indices each transposed slab holds beyond its own on either side (within the
+    /// array), for steps that read neighbours along axis 1.
+    pub halo: usize,
     rows: Vec<Range<usize>>,
     cols: Vec<Range<usize>>,
 }
@@ -110,9 +113,35 @@ impl Slabs {
         Some(Slabs {
             shape: shape.to_vec(),
             ranks,
+            halo: 0,
             rows: split(shape[0], ranks),
             cols: split(shape[1], ranks),
         })
+    }
+
+    /// The decomposition whose transposed slabs also hold `halo` axis-1 indices on either
+    /// side of their own (fewer at the array's ends); only [`Slabs::to_transposed`] applies.
+    pub fn with_halo(shape: &[usize], ranks: usize, halo: usize) -> Option<Slabs> {
+        let mut slabs = Slabs::new(shape, ranks)?;
+        slabs.halo = halo;
+        for c in &mut slabs.cols {
+            *c = c.start.saturating_sub(halo)..(c.end + halo).min(shape[1]);
+        }
+        Some(slabs)
+    }
+
+    /// Axis-1 indices rank `r`'s transposed slab holds as its own (without the halo).
+    pub fn own_cols(&self, r: usize) -> Range<usize> {
+        split(self.shape[1], self.ranks)[r].clone()
+    }
+
+    /// Complex elements of staging rank `r` needs for either change of layout.
+    pub fn staging_len(&self, r: usize) -> usize {
+        let width: usize = (0..self.ranks)
+            .filter(|&p| p != r)
+            .map(|p| self.col_width(p))
+            .sum();
+        self.rows[r].len() * width
     }
 
     /// Axis-0 indices rank `r` holds in the natural layout.
@@ -120,7 +149,7 @@ impl Slabs {
         self.rows[r].clone()
     }
 
-    /// Axis-1 indices rank `r` holds in the transposed layout.
+    /// Axis-1 indices rank `r` holds in the transposed layout (with its halo).
     pub fn cols(&self, r: usize) -> Range<usize> {
         self.cols[r].clone()
     }
@@ -214,7 +243,11 @@ impl Slabs {
     /// Rank `r`'s moves from the transposed layout to the natural one, the mirror of
     /// [`Slabs::to_transposed`]: each peer's rows sent straight from the transposed array
     /// (they are contiguous there), received into staging and unpacked into their columns.
-    pub fn to_natural(&self, r: usize) -> Moves {
+    /// `None` with a halo (the slabs overlap).
+    pub fn to_natural(&self, r: usize) -> Option<Moves> {
+        if self.halo > 0 {
+            return None;
+        }
         let (n_r, width, own) = (self.rows[r].len(), self.row_width(), self.col_width(r));
         let sends = (0..self.ranks)
             .map(|p| match p == r {
@@ -249,14 +282,14 @@ impl Slabs {
                 staged += block.len();
             }
         }
-        Moves {
+        Some(Moves {
             before,
             sends,
             recvs,
             after,
             send_from: Array::Transposed,
             recv_into: Array::Staging,
-        }
+        })
     }
 }
 
@@ -281,8 +314,8 @@ mod tests {
 
     /// Plays every rank's moves on index arrays (element `i` of the global array holds `i`)
     /// and checks that each rank ends with exactly its slab of the other layout.
-    fn play(shape: &[usize], ranks: usize) {
-        let s = Slabs::new(shape, ranks).unwrap();
+    fn play(shape: &[usize], ranks: usize, halo: usize) {
+        let s = Slabs::with_halo(shape, ranks, halo).unwrap();
         let total: usize = shape.iter().product();
         let index = |idx: &[usize]| idx.iter().zip(shape).fold(0, |a, (i, n)| a * n + i);
         let inner = s.inner();
@@ -311,7 +344,7 @@ mod tests {
         };
         // Natural → transposed.
         let mut staging: Vec<Vec<usize>> = (0..ranks)
-            .map(|r| vec![usize::MAX; s.natural_len(r)])
+            .map(|r| vec![usize::MAX; s.staging_len(r)])
             .collect();
         let mut transposed: Vec<Vec<usize>> = (0..ranks)
             .map(|r| vec![usize::MAX; s.transposed_len(r)])
@@ -339,11 +372,15 @@ mod tests {
                 "rank {r} of {ranks}, {shape:?}"
             );
         }
+        if halo > 0 {
+            assert!(s.to_natural(0).is_none());
+            return;
+        }
         // And back.
         let mut back: Vec<Vec<usize>> = (0..ranks)
             .map(|r| vec![usize::MAX; s.natural_len(r)])
             .collect();
-        let moves: Vec<Moves> = (0..ranks).map(|r| s.to_natural(r)).collect();
+        let moves: Vec<Moves> = (0..ranks).map(|r| s.to_natural(r).unwrap()).collect();
         for r in 0..ranks {
             for (_, _, c) in &moves[r].before {
                 copy(&transposed[r], &mut back[r], c);
@@ -376,7 +413,14 @@ mod tests {
             (&[6, 6, 2, 3][..], 1),
             (&[7, 5, 4][..], 5),
         ] {
-            play(shape, ranks);
+            play(shape, ranks, 0);
+        }
+        for (shape, ranks, halo) in [
+            (&[8, 12][..], 3, 2),
+            (&[6, 20, 3][..], 4, 3),
+            (&[5, 7][..], 2, 9),
+        ] {
+            play(shape, ranks, halo);
         }
     }
 }

@@ -1,0 +1,70 @@
+//! Playing a rank's [`Moves`] on its device buffers: the copies before and after, and the
+//! all-to-all between them.
+
+use num_complex::Complex32;
+
+use super::exchange::Exchange;
+use super::slab::{Array, Moves, Rows};
+use crate::backend::DeviceBuffer;
+use crate::backend::copy;
+use crate::error::{Error, Result};
+
+/// Copies the rows `rows` describes from `src` into `dst` (complex elements; both on one
+/// device), queued on a GPU like the transforms.
+pub fn copy_rows(src: &DeviceBuffer, dst: &mut DeviceBuffer, rows: &Rows) -> Result<()> {
+    copy::copy_rows(&src.held, &mut dst.held, rows)
+}
+
+/// Plays this rank's part of one change of layout (`moves`, from
+/// [`super::Slabs::to_transposed`] or [`super::Slabs::to_natural`]) on its three arrays;
+/// every rank of the exchange must play its own at the same time.
+pub fn redistribute(
+    moves: &Moves,
+    exchange: &mut dyn Exchange,
+    natural: &mut DeviceBuffer,
+    transposed: &mut DeviceBuffer,
+    staging: &mut DeviceBuffer,
+) -> Result<()> {
+    let mut arrays = Arrays {
+        natural,
+        transposed,
+        staging,
+    };
+    for (from, to, rows) in &moves.before {
+        let (src, dst) = arrays.pair(*from, *to)?;
+        copy_rows(src, dst, rows)?;
+    }
+    let (send, recv) = arrays.pair(moves.send_from, moves.recv_into)?;
+    exchange.all_to_all(send, &moves.sends, recv, &moves.recvs)?;
+    for (from, to, rows) in &moves.after {
+        let (src, dst) = arrays.pair(*from, *to)?;
+        copy_rows(src, dst, rows)?;
+    }
+    Ok(())
+}
+
+/// The three arrays of one change of layout, lent out two at a time.
+struct Arrays<'a> {
+    natural: &'a mut DeviceBuffer<Complex32>,
+    transposed: &'a mut DeviceBuffer<Complex32>,
+    staging: &'a mut DeviceBuffer<Complex32>,
+}
+
+impl Arrays<'_> {
+    fn pair(&mut self, from: Array, to: Array) -> Result<(&DeviceBuffer, &mut DeviceBuffer)> {
+        use Array::{Natural as N, Staging as S, Transposed as T};
+        Ok(match (from, to) {
+            (N, T) => (&*self.natural, &mut *self.transposed),
+            (N, S) => (&*self.natural, &mut *self.staging),
+            (T, N) => (&*self.transposed, &mut *self.natural),
+            (T, S) => (&*self.transposed, &mut *self.staging),
+            (S, N) => (&*self.staging, &mut *self.natural),
+            (S, T) => (&*self.staging, &mut *self.transposed),
+            _ => {
+                return Err(Error::InvalidSpec(format!(
+                    "a copy from {from:?} into itself"
+                )));
+            }
+        })
+    }
+}
