@@ -92,6 +92,11 @@ pub struct BenchArgs {
     /// all-to-all) instead of along axis 1.
     #[arg(long, requires = "gpus")]
     natural_spectrum: bool,
+    /// With --gpus: 3-D shapes as pencils over a P0xP1 grid of the GPUs (e.g. 2x2) instead
+    /// of slabs.
+    #[arg(long, requires = "gpus", value_name = "P0xP1", value_parser = parse_grid,
+          conflicts_with = "natural_spectrum")]
+    grid: Option<[usize; 2]>,
     /// With --shapes: real transforms, R2C (C2R with --inverse).
     #[arg(long, requires = "shapes")]
     real: bool,
@@ -106,6 +111,14 @@ pub struct BenchArgs {
     /// median_s, gflops, gbps, rel_error, reps}]} (a failed size has an "error" and nulls).
     #[arg(long)]
     json: bool,
+}
+
+/// `--grid`: two counts joined by x, e.g. 2x2.
+fn parse_grid(s: &str) -> Result<[usize; 2], String> {
+    match crate::bench_nd::parse_shape(s)?.as_slice() {
+        &[p0, p1] => Ok([p0, p1]),
+        _ => Err(format!("'{s}' is not a grid of two counts such as 2x2")),
+    }
 }
 
 /// `--fuse-real` (see [`FuseReal`]).
@@ -156,6 +169,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             ranks: ranks as usize,
             cpu: name == "cpu",
             natural: args.natural_spectrum,
+            grid: args.grid,
             reps: args.reps as usize,
         });
     }

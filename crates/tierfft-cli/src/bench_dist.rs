@@ -26,6 +26,8 @@ pub struct DistOptions<'a> {
     pub cpu: bool,
     /// Leave the spectrum in the natural layout (a second all-to-all).
     pub natural: bool,
+    /// Pencils over this grid for 3-D shapes.
+    pub grid: Option<[usize; 2]>,
     /// Timed runs per measurement.
     pub reps: usize,
 }
@@ -79,12 +81,12 @@ pub fn run(opts: &DistOptions) -> CliResult<()> {
         }
     );
     println!(
-        "complex forward transforms, spectrum {}; median of {} runs; host clock from a \
+        "complex forward transforms, {}; median of {} runs; host clock from a \
          common start until every device is done (one device: {})",
-        if opts.natural {
-            "natural (two all-to-alls)"
-        } else {
-            "transposed (one all-to-all)"
+        match (opts.grid, opts.natural) {
+            (Some([p0, p1]), _) => format!("3-D shapes as pencils over {p0} × {p1} ranks"),
+            (None, true) => "slabs, spectrum natural (two all-to-alls)".into(),
+            (None, false) => "slabs, spectrum transposed (one all-to-all)".into(),
         },
         opts.reps,
         if opts.cpu {
@@ -116,6 +118,9 @@ pub fn run(opts: &DistOptions) -> CliResult<()> {
         let mut spec = DistSpec::new(shape);
         if opts.natural {
             spec = spec.spectrum(Spectrum::Natural);
+        }
+        if let (Some([p0, p1]), 3) = (opts.grid, shape.len()) {
+            spec = spec.pencils(p0, p1);
         }
         let fft = match opts.cpu {
             true => DistFft::on_cpu(&spec, opts.ranks)?,
@@ -178,8 +183,8 @@ pub fn run(opts: &DistOptions) -> CliResult<()> {
     }
     println!();
     println!(
-        "a2a: the all-to-all alone (NCCL grouped send/recv on GPUs, same buffers and counts); local: \
-         the transforms over axes 1.. and over axis 0 alone; (a+l)/t: their sum over the \
+        "a2a: the all-to-alls alone (NCCL grouped send/recv on GPUs, same buffers and counts); local: \
+         the local transforms alone; (a+l)/t: their sum over the \
          whole transform (1 = no cost beyond them); a2a GB/s: bytes each rank sends its \
          peers / a2a time; scaling: one device's time / (ranks × total)."
     );

@@ -335,7 +335,14 @@ impl RankFocus {
             .exchange
             .lock()
             .map_err(|_| SarError::Config("a rank panicked during an exchange".into()))?;
-        let exchanged = redistribute(&self.moves, &mut **ex, &mut scene, &mut block, &mut staging);
+        let exchanged = redistribute(
+            &self.moves,
+            &mut **ex,
+            &mut scene,
+            &mut block,
+            &mut staging,
+            None,
+        );
         settle(&mut step, exchanged)?;
         drop((scene, staging));
         settle(&mut step, self.azimuth.process_buffer(&mut block))?;

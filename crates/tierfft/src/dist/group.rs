@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::exchange::{Exchange, LocalExchange};
 use super::nccl::NcclExchange;
 use super::rank::{Part, RankFft};
-use super::{DistSpec, Slab, Slabs};
+use super::{DistSpec, Region};
 use crate::backend::cuda::CudaDevice;
 use crate::backend::{Device, DeviceBuffer, Element, median};
 use crate::error::{Error, Result};
@@ -59,6 +59,7 @@ impl DistFft {
                 exchanges.len()
             )));
         }
+        spec.validate(devices.len())?;
         let mut ranks = devices
             .into_iter()
             .zip(exchanges)
@@ -74,7 +75,7 @@ impl DistFft {
     /// `ranks` ranks on the CPU, exchanging through memory ([`LocalExchange`]): the same
     /// plan as on GPUs, for testing and for machines without them.
     pub fn on_cpu(spec: &DistSpec, ranks: usize) -> Result<DistFft> {
-        spec.slabs(ranks)?;
+        spec.validate(ranks)?;
         let exchanges = LocalExchange::group(ranks)
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Exchange>)
@@ -84,7 +85,7 @@ impl DistFft {
 
     /// One rank per GPU, exchanging through NCCL.
     pub fn on_cuda(spec: &DistSpec, gpus: &[Arc<CudaDevice>]) -> Result<DistFft> {
-        spec.slabs(gpus.len())?;
+        spec.validate(gpus.len())?;
         let exchanges = NcclExchange::group(gpus)?
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Exchange>)
@@ -101,11 +102,6 @@ impl DistFft {
     /// The ranks, in order.
     pub fn ranks(&self) -> &[RankFft] {
         &self.ranks
-    }
-
-    /// The decomposition of the complex side.
-    pub fn slabs(&self) -> &Slabs {
-        self.ranks[0].slabs()
     }
 
     /// Runs `f(rank, input, output)` for every rank at once, one thread each, each ending by
@@ -179,29 +175,24 @@ impl DistFft {
         }
     }
 
-    /// Cuts the global input array `whole` (row-major) into each rank's slab, uploaded to
-    /// the rank's device.
+    /// Cuts the global input array `whole` (row-major) into each rank's part
+    /// ([`RankFft::input_box`]), uploaded to the rank's device.
     pub fn scatter<T: Element>(&self, whole: &[T]) -> Result<Vec<DeviceBuffer<T>>> {
         let shape = self.global_shape(true);
-        let slab = self.spec.input_slab();
         check_whole(whole.len(), &shape)?;
         self.ranks
             .iter()
-            .map(|r| {
-                let part = cut(whole, &shape, self.slabs(), r.rank(), slab);
-                r.device().upload(&part)
-            })
+            .map(|r| r.device().upload(&cut(whole, &shape, r.input_box())))
             .collect()
     }
 
-    /// Joins each rank's output slab into the global output array (row-major).
+    /// Joins each rank's output part ([`RankFft::output_box`]) into the global output array
+    /// (row-major).
     pub fn gather<T: Element>(&self, parts: &[DeviceBuffer<T>]) -> Result<Vec<T>> {
         let shape = self.global_shape(false);
-        let slab = self.spec.output_slab();
         let mut whole = vec![T::default(); shape.iter().product()];
         for (r, part) in self.ranks.iter().zip(parts) {
-            let values = part.download()?;
-            place(&values, &mut whole, &shape, self.slabs(), r.rank(), slab)?;
+            place(&part.download()?, &mut whole, &shape, r.output_box())?;
         }
         Ok(whole)
     }
@@ -293,48 +284,49 @@ fn check_whole(len: usize, shape: &[usize]) -> Result<()> {
     )))
 }
 
-/// The elements of the global array `shape` that rank `r`'s slab holds, in the slab's
-/// order: for each index of axis 0 it holds, a run of `run` elements at `start` of the row.
-fn runs(shape: &[usize], slabs: &Slabs, r: usize, slab: Slab) -> Vec<(usize, usize)> {
-    let row: usize = shape[1..].iter().product();
-    let inner: usize = shape[2..].iter().product();
-    match slab {
-        Slab::Natural => vec![(slabs.rows(r).start * row, slabs.rows(r).len() * row)],
-        Slab::Transposed => (0..shape[0])
-            .map(|i| {
-                (
-                    i * row + slabs.cols(r).start * inner,
-                    slabs.cols(r).len() * inner,
-                )
-            })
-            .collect(),
+/// The runs of the global array `shape` (row-major) that `region` covers, in the region's
+/// own row-major order: `(start, length)` of each piece along the last axis.
+fn runs(shape: &[usize], region: &Region) -> Vec<(usize, usize)> {
+    let d = shape.len();
+    let last = region.0[d - 1].clone();
+    let outer: Vec<_> = region.0[..d - 1].to_vec();
+    let count: usize = outer.iter().map(|r| r.len()).product();
+    let mut out = Vec::with_capacity(count);
+    let mut index: Vec<usize> = outer.iter().map(|r| r.start).collect();
+    for _ in 0..count {
+        let row = index.iter().zip(shape).fold(0, |a, (i, n)| a * n + i);
+        out.push((row * shape[d - 1] + last.start, last.len()));
+        // The next index of the outer axes, last fastest.
+        for k in (0..d - 1).rev() {
+            index[k] += 1;
+            if index[k] < outer[k].end {
+                break;
+            }
+            index[k] = outer[k].start;
+        }
     }
+    out
 }
 
-fn cut<T: Element>(whole: &[T], shape: &[usize], slabs: &Slabs, r: usize, slab: Slab) -> Vec<T> {
-    runs(shape, slabs, r, slab)
+fn cut<T: Element>(whole: &[T], shape: &[usize], region: &Region) -> Vec<T> {
+    runs(shape, region)
         .into_iter()
         .flat_map(|(start, len)| whole[start..start + len].iter().copied())
         .collect()
 }
 
-fn place<T: Element>(
-    part: &[T],
-    whole: &mut [T],
-    shape: &[usize],
-    slabs: &Slabs,
-    r: usize,
-    slab: Slab,
-) -> Result<()> {
+fn place<T: Element>(part: &[T], whole: &mut [T], shape: &[usize], region: &Region) -> Result<()> {
+    if part.len() != region.len() {
+        return Err(Error::InvalidSpec(format!(
+            "an output part holds {} elements; its region {:?} has {}",
+            part.len(),
+            region.0,
+            region.len()
+        )));
+    }
     let mut at = 0;
-    for (start, len) in runs(shape, slabs, r, slab) {
-        let Some(values) = part.get(at..at + len) else {
-            return Err(Error::InvalidSpec(format!(
-                "rank {r}'s output holds {} elements, fewer than its slab",
-                part.len()
-            )));
-        };
-        whole[start..start + len].copy_from_slice(values);
+    for (start, len) in runs(shape, region) {
+        whole[start..start + len].copy_from_slice(&part[at..at + len]);
         at += len;
     }
     Ok(())

@@ -3,23 +3,30 @@
 //! change of layout between them as one all-to-all ([`Exchange`]: NCCL between the GPUs of
 //! one host, [`LocalExchange`] between CPU ranks in one process).
 //!
-//! **Layouts.** The array is cut along axis 0 ("natural": rank `r` holds the rows
-//! [`Slabs::rows`]`(r)`, the global array's `[rows, ..]`, row-major) or along axis 1
+//! **Slabs** (the default). The array is cut along axis 0 ("natural": rank `r` holds the
+//! rows [`Slabs::rows`]`(r)`, the global array's `[rows, ..]`, row-major) or along axis 1
 //! ("transposed": rank `r` holds `[:, cols(r), ..]` with every index of axis 0, row-major);
 //! for a real transform the complex side's axes are cut, its last halved as in `rfftn`.
 //! A forward transform takes natural slabs and gives its spectrum in the layout
 //! [`DistSpec::spectrum`] names; an inverse takes that layout and gives natural slabs. The
 //! transposed spectrum saves the second all-to-all, as with cuFFTMp's slab layouts: a
-//! forward and an inverse with [`Spectrum::Transposed`] round-trip to natural data.
+//! forward and an inverse with [`Spectrum::Transposed`] round-trip to natural data. Steps of
+//! a forward transform on each rank: the transform over axes 1.. of its rows (R2C for a
+//! real transform), the blocks for each peer packed, one all-to-all into the transposed
+//! layout, the transform over axis 0, and for [`Spectrum::Natural`] a second all-to-all
+//! back. The inverse runs them in the opposite order.
 //!
-//! **Steps of a forward transform on each rank:** the transform over axes 1.. of its rows
-//! (R2C for a real transform), the blocks for each peer packed, one all-to-all into the
-//! transposed layout, the transform over axis 0, and for [`Spectrum::Natural`] a second
-//! all-to-all back. The inverse runs them in the opposite order.
+//! **Pencils** (3-D, [`DistSpec::pencils`]) for more ranks than a slab can use: over a
+//! `p0 × p1` grid, rank `a · p1 + c` holds `[rows0(a), rows1(c), all of axis 2]`, transforms
+//! axis 2, exchanges within its grid row into `[rows0(a), all of axis 1, cols2(c)]`,
+//! transforms axis 1, exchanges within its grid column into `[all of axis 0, cols1(a),
+//! cols2(c)]` and transforms axis 0 (cuFFTMp's pencils, Z to X). Each rank's part of the
+//! global arrays is [`RankFft::input_box`] and [`RankFft::output_box`].
 
 mod exchange;
 mod group;
 mod nccl;
+mod plan;
 mod play;
 mod rank;
 mod slab;
@@ -44,13 +51,26 @@ pub enum Spectrum {
     Natural,
 }
 
-/// How one rank's slab of an array is laid out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Slab {
-    /// Rows [`Slabs::rows`]`(r)` of axis 0, every other index.
-    Natural,
-    /// Every index of axis 0, columns [`Slabs::cols`]`(r)` of axis 1.
-    Transposed,
+/// The part of a global row-major array one rank holds: a range of indices per axis. The
+/// rank's local array is that box, row-major.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Region(pub Vec<std::ops::Range<usize>>);
+
+impl Region {
+    /// Elements in the box.
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|r| r.len()).product()
+    }
+
+    /// True when the box holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The local array's shape.
+    pub fn shape(&self) -> Vec<usize> {
+        self.0.iter().map(|r| r.len()).collect()
+    }
 }
 
 /// A transform over every axis of an array spread over several ranks (devices).
@@ -74,8 +94,10 @@ pub struct DistSpec {
     pub direction: Direction,
     /// Scale the result by 1 / (number of elements of the real or complex array transformed).
     pub normalize: bool,
-    /// The spectrum's layout.
+    /// The spectrum's layout (slabs only; pencils end in their own).
     pub spectrum: Spectrum,
+    /// A pencil decomposition over a `[p0, p1]` grid of ranks (3-D arrays), instead of slabs.
+    pub grid: Option<[usize; 2]>,
 }
 
 impl DistSpec {
@@ -87,7 +109,14 @@ impl DistSpec {
             direction: Direction::Forward,
             normalize: false,
             spectrum: Spectrum::default(),
+            grid: None,
         }
+    }
+
+    /// Pencils over a `p0 × p1` grid of ranks (a 3-D array over `p0 · p1` ranks).
+    pub fn pencils(mut self, p0: usize, p1: usize) -> Self {
+        self.grid = Some([p0, p1]);
+        self
     }
 
     /// Real data on one side: R2C forward, C2R inverse.
@@ -123,23 +152,36 @@ impl DistSpec {
         s
     }
 
-    /// The input's layout on each rank.
-    pub fn input_slab(&self) -> Slab {
-        match (self.direction, self.spectrum) {
-            (Direction::Forward, _) | (_, Spectrum::Natural) => Slab::Natural,
-            (Direction::Inverse, Spectrum::Transposed) => Slab::Transposed,
+    /// Checks that `ranks` ranks can share the transform as the spec asks.
+    pub fn validate(&self, ranks: usize) -> Result<()> {
+        match self.grid {
+            None => self.slabs(ranks).map(|_| ()),
+            Some([p0, p1]) => {
+                let bad = |m: String| Err(Error::InvalidSpec(m));
+                if self.shape.len() != 3 || self.shape.contains(&0) {
+                    return bad(format!(
+                        "pencils cut 3-D arrays (got shape {:?}); slabs cut any other",
+                        self.shape
+                    ));
+                }
+                if p0 * p1 != ranks || p0 == 0 || p1 == 0 {
+                    return bad(format!(
+                        "a {p0} × {p1} grid of pencils takes {} ranks, not {ranks}",
+                        p0 * p1
+                    ));
+                }
+                if self.spectrum == Spectrum::Natural {
+                    return bad(
+                        "pencils leave the spectrum in their own layout (Spectrum::Transposed)"
+                            .into(),
+                    );
+                }
+                Ok(())
+            }
         }
     }
 
-    /// The output's layout on each rank.
-    pub fn output_slab(&self) -> Slab {
-        match (self.direction, self.spectrum) {
-            (Direction::Inverse, _) | (_, Spectrum::Natural) => Slab::Natural,
-            (Direction::Forward, Spectrum::Transposed) => Slab::Transposed,
-        }
-    }
-
-    /// The decomposition of the complex side over `ranks` ranks, or why there is none.
+    /// The slab decomposition of the complex side over `ranks` ranks, or why there is none.
     pub fn slabs(&self, ranks: usize) -> Result<Slabs> {
         let bad = |m: String| Err(Error::InvalidSpec(m));
         if self.shape.len() < 2 {

@@ -16,19 +16,23 @@ pub fn copy_rows(src: &DeviceBuffer, dst: &mut DeviceBuffer, rows: &Rows) -> Res
 }
 
 /// Plays this rank's part of one change of layout (`moves`, from
-/// [`super::Slabs::to_transposed`] or [`super::Slabs::to_natural`]) on its three arrays;
-/// every rank of the exchange must play its own at the same time.
+/// [`super::Slabs::to_transposed`] or [`super::Slabs::to_natural`]) on its arrays (at least
+/// [`Moves::staging`] and [`Moves::received`] elements of `staging` and `received`; moves of
+/// one unbatched slab receive nothing there, and take `None`); every rank of the exchange
+/// must play its own at the same time.
 pub fn redistribute(
     moves: &Moves,
     exchange: &mut dyn Exchange,
     natural: &mut DeviceBuffer,
     transposed: &mut DeviceBuffer,
     staging: &mut DeviceBuffer,
+    received: Option<&mut DeviceBuffer>,
 ) -> Result<()> {
     let mut arrays = Arrays {
         natural,
         transposed,
         staging,
+        received,
     };
     for (from, to, rows) in &moves.before {
         let (src, dst) = arrays.pair(*from, *to)?;
@@ -43,28 +47,39 @@ pub fn redistribute(
     Ok(())
 }
 
-/// The three arrays of one change of layout, lent out two at a time.
+/// The arrays of one change of layout, lent out two at a time.
 struct Arrays<'a> {
     natural: &'a mut DeviceBuffer<Complex32>,
     transposed: &'a mut DeviceBuffer<Complex32>,
     staging: &'a mut DeviceBuffer<Complex32>,
+    received: Option<&'a mut DeviceBuffer<Complex32>>,
 }
 
 impl Arrays<'_> {
     fn pair(&mut self, from: Array, to: Array) -> Result<(&DeviceBuffer, &mut DeviceBuffer)> {
-        use Array::{Natural as N, Staging as S, Transposed as T};
-        Ok(match (from, to) {
-            (N, T) => (&*self.natural, &mut *self.transposed),
-            (N, S) => (&*self.natural, &mut *self.staging),
-            (T, N) => (&*self.transposed, &mut *self.natural),
-            (T, S) => (&*self.transposed, &mut *self.staging),
-            (S, N) => (&*self.staging, &mut *self.natural),
-            (S, T) => (&*self.staging, &mut *self.transposed),
-            _ => {
-                return Err(Error::InvalidSpec(format!(
-                    "a copy from {from:?} into itself"
-                )));
+        use Array::{Natural as N, Received as R, Staging as S, Transposed as T};
+        let bad = |m: String| Err(Error::InvalidSpec(m));
+        let (natural, transposed, staging) = (
+            &mut *self.natural,
+            &mut *self.transposed,
+            &mut *self.staging,
+        );
+        let received = self.received.as_deref_mut();
+        Ok(match (from, to, received) {
+            (N, T, _) => (&*natural, transposed),
+            (N, S, _) => (&*natural, staging),
+            (T, N, _) => (&*transposed, natural),
+            (T, S, _) => (&*transposed, staging),
+            (S, N, _) => (&*staging, natural),
+            (S, T, _) => (&*staging, transposed),
+            (S, R, Some(r)) => (&*staging, r),
+            (R, N, Some(r)) => (&*r, natural),
+            (R, T, Some(r)) => (&*r, transposed),
+            (R, S, Some(r)) => (&*r, staging),
+            (_, _, None) if from == R || to == R => {
+                return bad("these moves receive into a buffer of their own; pass one".into());
             }
+            _ => return bad(format!("a copy from {from:?} into {to:?}")),
         })
     }
 }

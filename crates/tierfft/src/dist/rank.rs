@@ -1,15 +1,14 @@
-//! One rank of a distributed transform: its two local transforms, its part of each change
-//! of layout, and the scratch arrays it keeps between runs.
+//! One rank of a distributed transform: its steps (local transforms and its part of each
+//! change of layout, [`super::plan`]), and the scratch arrays it keeps between runs.
 
 use std::sync::{Mutex, MutexGuard};
 
 use super::exchange::Exchange;
+use super::plan::{Plan, Slot, Step};
 use super::play::redistribute;
-use super::slab::{Moves, Slabs};
-use super::{DistSpec, Spectrum};
+use super::{DistSpec, Region};
 use crate::backend::{Device, DeviceBuffer};
 use crate::error::{Error, Result};
-use crate::nd::{NdFft, NdSpec};
 use crate::spec::Direction;
 
 /// One rank's share of a distributed transform ([`super::DistSpec`]): made on each device
@@ -17,55 +16,41 @@ use crate::spec::Direction;
 /// process; [`super::DistFft`] runs a whole group in one process).
 pub struct RankFft {
     spec: DistSpec,
-    slabs: Slabs,
     rank: usize,
     device: Device,
-    /// The transform over axes 1.. of the rank's rows (R2C or C2R for a real transform).
-    local: NdFft,
-    /// The transform over axis 0 of the rank's columns.
-    axis0: NdFft,
-    to_transposed: Moves,
-    to_natural: Moves,
+    plan: Plan,
     exchange: Mutex<Box<dyn Exchange>>,
     scratch: Mutex<Scratch>,
 }
 
-/// A rank's exchange and scratch, held for one run.
-type Locked<'a> = (MutexGuard<'a, Box<dyn Exchange>>, MutexGuard<'a, Scratch>);
-
-/// Arrays kept from the first run that needs them until the transform is dropped.
+/// Arrays kept from the first run until the transform is dropped: the plan's intermediate
+/// layouts, and the staging and receive buffers of its exchanges.
 #[derive(Default)]
 struct Scratch {
-    /// Packed blocks (sent from or received into).
+    arrays: Vec<DeviceBuffer>,
     staging: Option<DeviceBuffer>,
-    /// The complex natural slab of a real transform.
-    natural: Option<DeviceBuffer>,
-    /// The transposed slab where the spectrum is natural.
-    transposed: Option<DeviceBuffer>,
+    received: Option<DeviceBuffer>,
 }
+
+/// A rank's exchange and scratch, held for one run.
+type Locked<'a> = (MutexGuard<'a, Box<dyn Exchange>>, MutexGuard<'a, Scratch>);
 
 /// What one timed run does (for [`super::DistFft::time`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Part {
     /// The whole transform.
     All,
-    /// The all-to-all alone, on the same buffers and counts as the first change of layout.
+    /// The all-to-alls alone, on the same buffers and counts.
     Exchange,
-    /// The two local transforms alone.
+    /// The local transforms alone.
     Transforms,
 }
 
-/// `slot`'s array of `len` complex elements, made on `device` if it has none yet.
-fn ensure<'a>(
-    slot: &'a mut Option<DeviceBuffer>,
-    device: &Device,
-    len: usize,
-) -> Result<&'a mut DeviceBuffer> {
-    if slot.is_none() {
-        *slot = Some(device.zeros(len.max(1))?);
-    }
-    slot.as_mut()
-        .ok_or_else(|| Error::Gpu("a scratch array was not made".into()))
+/// The caller's buffers of one run.
+enum User<'a> {
+    Complex(&'a mut DeviceBuffer, &'a mut DeviceBuffer),
+    RealIn(&'a mut DeviceBuffer<f32>, &'a mut DeviceBuffer),
+    RealOut(&'a mut DeviceBuffer, &'a mut DeviceBuffer<f32>),
 }
 
 impl RankFft {
@@ -80,33 +65,12 @@ impl RankFft {
             });
         }
         let (rank, ranks) = (exchange.rank(), exchange.ranks());
-        let slabs = spec.slabs(ranks)?;
-        let d = spec.shape.len();
-        let mut rows = spec.shape.clone();
-        rows[0] = slabs.rows(rank).len();
-        let mut local = NdSpec::new(&rows)
-            .axes(&(1..d).collect::<Vec<_>>())
-            .direction(spec.direction);
-        let mut axis0 = NdSpec::new(&slabs.transposed_shape(rank))
-            .axes(&[0])
-            .direction(spec.direction);
-        if spec.real {
-            local = local.real();
-        }
-        if spec.normalize {
-            (local, axis0) = (local.normalized(), axis0.normalized());
-        }
+        let plan = Plan::new(spec, rank, ranks, &device)?;
         Ok(RankFft {
-            local: device.plan_nd(&local)?,
-            axis0: device.plan_nd(&axis0)?,
-            to_transposed: slabs.to_transposed(rank),
-            to_natural: slabs
-                .to_natural(rank)
-                .ok_or_else(|| Error::InvalidSpec("a transform's slabs have no halo".into()))?,
             spec: spec.clone(),
-            slabs,
             rank,
             device,
+            plan,
             exchange: Mutex::new(exchange),
             scratch: Mutex::new(Scratch::default()),
         })
@@ -122,36 +86,39 @@ impl RankFft {
         &self.device
     }
 
-    /// The decomposition of the complex side.
-    pub fn slabs(&self) -> &Slabs {
-        &self.slabs
+    /// The part of the global input array this rank holds (its local array is that box,
+    /// row-major): the real array's for R2C, the complex one's otherwise.
+    pub fn input_box(&self) -> &Region {
+        &self.plan.input
+    }
+
+    /// The part of the global output array this rank holds.
+    pub fn output_box(&self) -> &Region {
+        &self.plan.output
     }
 
     /// Elements of this rank's input: reals for R2C, complex values otherwise.
     pub fn input_len(&self) -> usize {
-        self.len_of(
-            super::DistSpec::input_slab(&self.spec),
-            self.spec.real && self.forward(),
-        )
+        self.plan.input.len()
     }
 
     /// Elements of this rank's output: reals for C2R, complex values otherwise.
     pub fn output_len(&self) -> usize {
-        self.len_of(self.spec.output_slab(), self.spec.real && !self.forward())
+        self.plan.output.len()
     }
 
-    fn len_of(&self, slab: super::Slab, real: bool) -> usize {
-        match (slab, real) {
-            (super::Slab::Transposed, _) => self.slabs.transposed_len(self.rank),
-            (super::Slab::Natural, false) => self.slabs.natural_len(self.rank),
-            (super::Slab::Natural, true) => {
-                self.slabs.rows(self.rank).len() * self.spec.shape[1..].iter().product::<usize>()
-            }
-        }
-    }
-
-    fn forward(&self) -> bool {
-        self.spec.direction == Direction::Forward
+    /// Bytes that leave this rank for its peers in the all-to-alls of one transform.
+    pub fn bytes_sent(&self) -> usize {
+        self.plan
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Move { moves, .. } => {
+                    Some(moves.sends.iter().map(|r| 8 * r.len()).sum::<usize>())
+                }
+                _ => None,
+            })
+            .sum::<usize>()
     }
 
     fn check(&self, what: &str, got: usize, expected: usize) -> Result<()> {
@@ -159,8 +126,29 @@ impl RankFft {
             return Ok(());
         }
         Err(Error::InvalidSpec(format!(
-            "rank {}'s {what} holds {got} elements; its slab of {:?} has {expected}",
+            "rank {}'s {what} holds {got} elements; its part of {:?} has {expected}",
             self.rank, self.spec.shape
+        )))
+    }
+
+    fn expect(&self, real: bool, forward: Option<bool>) -> Result<()> {
+        let is_forward = self.spec.direction == Direction::Forward;
+        if self.spec.real == real && forward.is_none_or(|f| f == is_forward) {
+            return Ok(());
+        }
+        Err(Error::InvalidSpec(format!(
+            "this distributed transform is {} {}; call {}",
+            if self.spec.real {
+                "a real"
+            } else {
+                "a complex"
+            },
+            if is_forward { "forward" } else { "inverse" },
+            match (self.spec.real, is_forward) {
+                (false, _) => "process",
+                (true, true) => "process_real_to_complex",
+                (true, false) => "process_complex_to_real",
+            }
         )))
     }
 
@@ -173,189 +161,180 @@ impl RankFft {
     }
 
     /// A complex transform (forward or inverse) from `input` into `output`, each this rank's
-    /// slab in its layout ([`DistSpec::input_slab`], [`DistSpec::output_slab`]); `input` is
-    /// used as scratch and overwritten. Queued, not waited for; every rank must call it.
+    /// part in its layout ([`RankFft::input_box`], [`RankFft::output_box`]); `input` is used
+    /// as scratch and overwritten. Queued, not waited for; every rank must call it.
     pub fn process(&self, input: &mut DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
-        self.expect(false)?;
-        self.check("input", input.len(), self.input_len())?;
-        self.check("output", output.len(), self.output_len())?;
-        let (mut ex, mut scratch) = self.locks()?;
-        if self.forward() {
-            self.local.process_buffer(input)?;
-            self.finish_forward(&mut **ex, &mut scratch, input, output)
-        } else {
-            self.start_inverse(&mut **ex, &mut scratch, input, output)?;
-            self.local.process_buffer(output)
-        }
+        self.expect(false, None)?;
+        self.run(User::Complex(input, output), Part::All)
     }
 
-    /// R2C: this rank's rows of reals in, its slab of the spectrum out.
+    /// R2C: this rank's part of the reals in, its part of the spectrum out.
     pub fn process_real_to_complex(
         &self,
         input: &mut DeviceBuffer<f32>,
         output: &mut DeviceBuffer,
     ) -> Result<()> {
-        self.expect(true)?;
-        if !self.forward() {
-            return Err(Error::InvalidSpec("R2C is a real forward transform".into()));
-        }
-        self.check("input", input.len(), self.input_len())?;
-        self.check("output", output.len(), self.output_len())?;
-        let (mut ex, mut scratch) = self.locks()?;
-        let mut natural = scratch.natural.take();
-        let result = ensure(
-            &mut natural,
-            &self.device,
-            self.slabs.natural_len(self.rank),
-        )
-        .and_then(|nat| {
-            self.local.process_buffer_real_to_complex(input, nat)?;
-            self.finish_forward(&mut **ex, &mut scratch, nat, output)
-        });
-        scratch.natural = natural;
-        result
+        self.expect(true, Some(true))?;
+        self.run(User::RealIn(input, output), Part::All)
     }
 
-    /// C2R: this rank's slab of the spectrum in (used as scratch), its rows of reals out.
+    /// C2R: this rank's part of the spectrum in (used as scratch), its part of the reals out.
     pub fn process_complex_to_real(
         &self,
         input: &mut DeviceBuffer,
         output: &mut DeviceBuffer<f32>,
     ) -> Result<()> {
-        self.expect(true)?;
-        if self.forward() {
-            return Err(Error::InvalidSpec("C2R is a real inverse transform".into()));
-        }
-        self.check("input", input.len(), self.input_len())?;
-        self.check("output", output.len(), self.output_len())?;
-        let (mut ex, mut scratch) = self.locks()?;
-        let mut natural = scratch.natural.take();
-        let result = ensure(
-            &mut natural,
-            &self.device,
-            self.slabs.natural_len(self.rank),
-        )
-        .and_then(|nat| {
-            self.start_inverse(&mut **ex, &mut scratch, input, nat)?;
-            self.local.process_buffer_complex_to_real(nat, output)
-        });
-        scratch.natural = natural;
-        result
+        self.expect(true, Some(false))?;
+        self.run(User::RealOut(input, output), Part::All)
     }
 
-    fn expect(&self, real: bool) -> Result<()> {
-        if self.spec.real == real {
-            return Ok(());
-        }
-        Err(Error::InvalidSpec(format!(
-            "this distributed transform is {}; call {}",
-            if self.spec.real { "real" } else { "complex" },
-            match (self.spec.real, self.forward()) {
-                (false, _) => "process",
-                (true, true) => "process_real_to_complex",
-                (true, false) => "process_complex_to_real",
-            }
-        )))
-    }
-
-    /// From the natural slab after the transform over axes 1.. to the spectrum in `output`.
-    fn finish_forward(
-        &self,
-        ex: &mut dyn Exchange,
-        scratch: &mut Scratch,
-        natural: &mut DeviceBuffer,
-        output: &mut DeviceBuffer,
-    ) -> Result<()> {
-        let Scratch {
-            staging,
-            transposed,
-            ..
-        } = scratch;
-        let staging = ensure(staging, &self.device, self.slabs.staging_len(self.rank))?;
-        match self.spec.spectrum {
-            Spectrum::Transposed => {
-                redistribute(&self.to_transposed, ex, natural, output, staging)?;
-                self.axis0.process_buffer(output)
-            }
-            Spectrum::Natural => {
-                let t = ensure(
-                    transposed,
-                    &self.device,
-                    self.slabs.transposed_len(self.rank),
-                )?;
-                redistribute(&self.to_transposed, ex, natural, t, staging)?;
-                self.axis0.process_buffer(t)?;
-                redistribute(&self.to_natural, ex, output, t, staging)
-            }
-        }
-    }
-
-    /// From the spectrum in `input` to the natural slab before the transform over axes 1..
-    fn start_inverse(
-        &self,
-        ex: &mut dyn Exchange,
-        scratch: &mut Scratch,
-        input: &mut DeviceBuffer,
-        natural: &mut DeviceBuffer,
-    ) -> Result<()> {
-        let Scratch {
-            staging,
-            transposed,
-            ..
-        } = scratch;
-        let staging = ensure(staging, &self.device, self.slabs.staging_len(self.rank))?;
-        match self.spec.spectrum {
-            Spectrum::Transposed => {
-                self.axis0.process_buffer(input)?;
-                redistribute(&self.to_natural, ex, natural, input, staging)
-            }
-            Spectrum::Natural => {
-                let t = ensure(
-                    transposed,
-                    &self.device,
-                    self.slabs.transposed_len(self.rank),
-                )?;
-                redistribute(&self.to_transposed, ex, input, t, staging)?;
-                self.axis0.process_buffer(t)?;
-                redistribute(&self.to_natural, ex, natural, t, staging)
-            }
-        }
-    }
-
-    /// One timed run of `part` of a forward transform on `input` and `output` (the buffers
-    /// [`RankFft::process`] takes; complex transforms only).
+    /// One timed run of `part` of a complex transform on the buffers
+    /// [`RankFft::process`] takes.
     pub(crate) fn run_part(
         &self,
         part: Part,
         input: &mut DeviceBuffer,
         output: &mut DeviceBuffer,
     ) -> Result<()> {
-        match part {
-            Part::All => self.process(input, output),
-            Part::Transforms => {
-                self.local.process_buffer(input)?;
-                self.axis0.process_buffer(output)
+        self.expect(false, None)?;
+        self.run(User::Complex(input, output), part)
+    }
+
+    /// Runs the plan's steps (those of `part`) on the caller's buffers and the scratch.
+    fn run(&self, user: User, part: Part) -> Result<()> {
+        let (input_len, output_len) = match &user {
+            User::Complex(i, o) => (i.len(), o.len()),
+            User::RealIn(i, o) => (i.len(), o.len()),
+            User::RealOut(i, o) => (i.len(), o.len()),
+        };
+        self.check("input", input_len, self.input_len())?;
+        self.check("output", output_len, self.output_len())?;
+        let (mut ex, mut scratch) = self.locks()?;
+        let scratch = &mut *scratch;
+        if scratch.arrays.is_empty() {
+            for &len in &self.plan.arrays {
+                scratch.arrays.push(self.device.zeros(len.max(1))?);
             }
-            Part::Exchange => {
-                let (mut ex, mut scratch) = self.locks()?;
-                let staging = ensure(
-                    &mut scratch.staging,
-                    &self.device,
-                    self.slabs.staging_len(self.rank),
-                )?;
-                let m = &self.to_transposed;
-                ex.all_to_all(staging, &m.sends, output, &m.recvs)
+            scratch.staging = Some(self.device.zeros(self.plan.staging.max(1))?);
+            scratch.received = Some(self.device.zeros(self.plan.received.max(1))?);
+        }
+        let (staging, received) = match (&mut scratch.staging, &mut scratch.received) {
+            (Some(s), Some(r)) => (s, r),
+            _ => return Err(Error::Gpu("scratch arrays were not made".into())),
+        };
+        let mut slots = Slots {
+            user,
+            arrays: &mut scratch.arrays,
+        };
+        for step in &self.plan.steps {
+            match step {
+                Step::Fft { fft, on } if part != Part::Exchange => {
+                    fft.process_buffer(slots.one(*on)?)?;
+                }
+                Step::RealIn { fft, into } if part != Part::Exchange => {
+                    let (real, out) = slots.real_in(*into)?;
+                    fft.process_buffer_real_to_complex(real, out)?;
+                }
+                Step::RealOut { fft, from } if part != Part::Exchange => {
+                    let (input, real) = slots.real_out(*from)?;
+                    fft.process_buffer_complex_to_real(input, real)?;
+                }
+                Step::Move {
+                    moves,
+                    natural,
+                    transposed,
+                } => {
+                    let (n, t) = slots.two(*natural, *transposed)?;
+                    match part {
+                        Part::All => redistribute(moves, &mut **ex, n, t, staging, Some(received))?,
+                        Part::Exchange => {
+                            let (from, into) = match moves.recv_into {
+                                super::Array::Received => (&*staging, &mut *received),
+                                _ => (&*staging, t),
+                            };
+                            ex.all_to_all(from, &moves.sends, into, &moves.recvs)?;
+                        }
+                        Part::Transforms => {}
+                    }
+                }
+                _ => {}
             }
+        }
+        Ok(())
+    }
+}
+
+/// The arrays a plan's steps name, lent out one or two at a time.
+struct Slots<'a> {
+    user: User<'a>,
+    arrays: &'a mut [DeviceBuffer],
+}
+
+impl Slots<'_> {
+    fn missing(slot: Slot) -> Error {
+        Error::InvalidSpec(format!(
+            "a distributed plan's step names {slot:?}, which this run lacks"
+        ))
+    }
+
+    fn one(&mut self, slot: Slot) -> Result<&mut DeviceBuffer> {
+        match (slot, &mut self.user) {
+            (Slot::Input, User::Complex(i, _) | User::RealOut(i, _)) => Ok(i),
+            (Slot::Output, User::Complex(_, o) | User::RealIn(_, o)) => Ok(o),
+            (Slot::Scratch(k), _) => self.arrays.get_mut(k).ok_or_else(|| Self::missing(slot)),
+            _ => Err(Self::missing(slot)),
         }
     }
 
-    /// Bytes that leave this rank for its peers in one change of layout.
-    pub fn bytes_sent(&self) -> usize {
-        8 * self
-            .to_transposed
-            .sends
-            .iter()
-            .map(|r| r.len())
-            .sum::<usize>()
+    fn two(&mut self, a: Slot, b: Slot) -> Result<(&mut DeviceBuffer, &mut DeviceBuffer)> {
+        let missing = || Self::missing(a);
+        match (a, b) {
+            (Slot::Scratch(i), Slot::Scratch(j)) if i != j => {
+                let (lo, hi) = (i.min(j), i.max(j));
+                let (head, tail) = self.arrays.split_at_mut(hi);
+                let (x, y) = (head.get_mut(lo).ok_or_else(missing)?, &mut tail[0]);
+                Ok(if i < j { (x, y) } else { (y, x) })
+            }
+            (Slot::Scratch(k), user) | (user, Slot::Scratch(k)) => {
+                let scratch = self.arrays.get_mut(k).ok_or_else(missing)?;
+                let mine = match (user, &mut self.user) {
+                    (Slot::Input, User::Complex(i, _) | User::RealOut(i, _)) => &mut **i,
+                    (Slot::Output, User::Complex(_, o) | User::RealIn(_, o)) => &mut **o,
+                    _ => return Err(missing()),
+                };
+                Ok(if matches!(a, Slot::Scratch(_)) {
+                    (scratch, mine)
+                } else {
+                    (mine, scratch)
+                })
+            }
+            (Slot::Input, Slot::Output) | (Slot::Output, Slot::Input) => match &mut self.user {
+                User::Complex(i, o) => Ok(if a == Slot::Input { (i, o) } else { (o, i) }),
+                _ => Err(missing()),
+            },
+            _ => Err(missing()),
+        }
+    }
+
+    fn real_in(&mut self, into: Slot) -> Result<(&mut DeviceBuffer<f32>, &mut DeviceBuffer)> {
+        match (&mut self.user, into) {
+            (User::RealIn(real, _), Slot::Scratch(k)) => Ok((
+                real,
+                self.arrays.get_mut(k).ok_or_else(|| Self::missing(into))?,
+            )),
+            (User::RealIn(real, out), Slot::Output) => Ok((real, out)),
+            _ => Err(Self::missing(into)),
+        }
+    }
+
+    fn real_out(&mut self, from: Slot) -> Result<(&mut DeviceBuffer, &mut DeviceBuffer<f32>)> {
+        match (&mut self.user, from) {
+            (User::RealOut(_, real), Slot::Scratch(k)) => Ok((
+                self.arrays.get_mut(k).ok_or_else(|| Self::missing(from))?,
+                real,
+            )),
+            (User::RealOut(input, real), Slot::Input) => Ok((input, real)),
+            _ => Err(Self::missing(from)),
+        }
     }
 }

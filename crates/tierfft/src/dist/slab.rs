@@ -11,6 +11,10 @@
 //!
 //! Going from one layout to the other sends each peer one block and receives one from each:
 //! an all-to-all with a different count per peer where the extents do not divide evenly.
+//!
+//! The same change applies to a batch of `outer` such arrays laid one after the other (each
+//! rank's local array `[outer, ..]`), and within a group of the ranks (`members`, world rank
+//! of each): a pencil decomposition's exchanges are these, in rows and columns of its grid.
 
 use std::ops::Range;
 
@@ -76,6 +80,10 @@ pub struct Moves {
     pub send_from: Array,
     /// The array messages are received into.
     pub recv_into: Array,
+    /// Complex elements of [`Array::Staging`] these moves use.
+    pub staging: usize,
+    /// Complex elements of [`Array::Received`] these moves use.
+    pub received: usize,
 }
 
 /// The arrays a change of layout touches on one rank.
@@ -85,8 +93,10 @@ pub enum Array {
     Natural,
     /// The array in the transposed layout.
     Transposed,
-    /// Staging for packed blocks (at most the natural array's length).
+    /// Packed blocks to send (and the rank's own block on its way across).
     Staging,
+    /// Blocks received, before they are unpacked.
+    Received,
 }
 
 /// The slab decomposition of a complex array of `shape` over `ranks` ranks.
@@ -99,6 +109,12 @@ pub struct Slabs {
     /// Axis-1 indices each transposed slab holds beyond its own on either side (within the
     /// array), for steps that read neighbours along axis 1.
     pub halo: usize,
+    /// Arrays in the batch each rank holds one after the other.
+    pub outer: usize,
+    /// The world rank of each rank of this decomposition.
+    pub members: Vec<usize>,
+    /// Ranks of the whole exchange (the length of every [`Moves`] message list).
+    pub world: usize,
     rows: Vec<Range<usize>>,
     cols: Vec<Range<usize>>,
 }
@@ -114,9 +130,23 @@ impl Slabs {
             shape: shape.to_vec(),
             ranks,
             halo: 0,
+            outer: 1,
+            members: (0..ranks).collect(),
+            world: ranks,
             rows: split(shape[0], ranks),
             cols: split(shape[1], ranks),
         })
+    }
+
+    /// The same decomposition among ranks `members` (world ranks, one per rank of this
+    /// decomposition) of an exchange between `world` ranks, each holding a batch of `outer`
+    /// arrays one after the other; `None` when `members` does not fit.
+    pub fn within(mut self, members: Vec<usize>, world: usize, outer: usize) -> Option<Slabs> {
+        if members.len() != self.ranks || members.iter().any(|&m| m >= world) || outer == 0 {
+            return None;
+        }
+        (self.members, self.world, self.outer) = (members, world, outer);
+        Some(self)
     }
 
     /// The decomposition whose transposed slabs also hold `halo` axis-1 indices on either
@@ -138,10 +168,10 @@ impl Slabs {
     /// Complex elements of staging rank `r` needs for either change of layout.
     pub fn staging_len(&self, r: usize) -> usize {
         let width: usize = (0..self.ranks)
-            .filter(|&p| p != r)
+            .filter(|&p| p != r || self.outer > 1)
             .map(|p| self.col_width(p))
             .sum();
-        self.rows[r].len() * width
+        self.outer * self.rows[r].len() * width
     }
 
     /// Axis-0 indices rank `r` holds in the natural layout.
@@ -173,14 +203,23 @@ impl Slabs {
         s
     }
 
-    /// Elements of rank `r`'s natural array.
+    /// Elements of rank `r`'s natural array (the whole batch).
     pub fn natural_len(&self, r: usize) -> usize {
-        self.natural_shape(r).iter().product()
+        self.outer * self.natural_shape(r).iter().product::<usize>()
     }
 
-    /// Elements of rank `r`'s transposed array.
+    /// Elements of rank `r`'s transposed array (the whole batch).
     pub fn transposed_len(&self, r: usize) -> usize {
-        self.transposed_shape(r).iter().product()
+        self.outer * self.transposed_shape(r).iter().product::<usize>()
+    }
+
+    /// Message lists over the world's ranks: `ranges[p]` for the member `p`.
+    fn to_world(&self, ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+        let mut world = vec![0..0; self.world];
+        for (p, range) in ranges.into_iter().enumerate() {
+            world[self.members[p]] = range;
+        }
+        world
     }
 
     /// Elements of one axis-0 row of rank `p`'s transposed block (`cols(p).len() · inner`).
@@ -197,6 +236,9 @@ impl Slabs {
     /// packed into staging and sent; the rank's own copied straight across; blocks received
     /// into their place in the transposed array (rows `rows(q)` from rank `q`).
     pub fn to_transposed(&self, r: usize) -> Moves {
+        if self.outer > 1 {
+            return self.to_transposed_batched(r);
+        }
         let (n_r, width, own) = (self.rows[r].len(), self.row_width(), self.col_width(r));
         let mut before = Vec::new();
         let mut sends = Vec::new();
@@ -232,11 +274,81 @@ impl Slabs {
             .collect();
         Moves {
             before,
-            sends,
-            recvs,
+            sends: self.to_world(sends),
+            recvs: self.to_world(recvs),
             after: Vec::new(),
             send_from: Array::Staging,
             recv_into: Array::Transposed,
+            staging: staged,
+            received: 0,
+        }
+    }
+
+    /// [`Slabs::to_transposed`] of a batch: a peer's block is no longer contiguous in the
+    /// transposed array (it is one run per array of the batch), so every block, the rank's
+    /// own too, is packed into staging as `[outer][rows][its columns]`, and blocks are
+    /// received into a buffer of their own and unpacked.
+    fn to_transposed_batched(&self, r: usize) -> Moves {
+        let (n_r, width, own, n0) = (
+            self.rows[r].len(),
+            self.row_width(),
+            self.col_width(r),
+            self.shape[0],
+        );
+        let (mut before, mut after, mut sends, mut recvs) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut staged, mut received) = (0, 0);
+        let mut own_block = 0;
+        for p in 0..self.ranks {
+            // The batch's rows one after the other: one pitch throughout.
+            let block = Rows {
+                rows: self.outer * n_r,
+                row_len: self.col_width(p),
+                src: self.cols[p].start * self.inner(),
+                src_pitch: width,
+                dst: staged,
+                dst_pitch: self.col_width(p),
+            };
+            before.push((Array::Natural, Array::Staging, block));
+            if p == r {
+                own_block = staged;
+                sends.push(0..0);
+            } else {
+                sends.push(staged..staged + block.len());
+            }
+            staged += block.len();
+        }
+        for q in 0..self.ranks {
+            let n_q = self.rows[q].len();
+            let (from, src) = match q == r {
+                true => (Array::Staging, own_block),
+                false => (Array::Received, received),
+            };
+            let unpack = Rows {
+                rows: self.outer,
+                row_len: n_q * own,
+                src,
+                src_pitch: n_q * own,
+                dst: self.rows[q].start * own,
+                dst_pitch: n0 * own,
+            };
+            after.push((from, Array::Transposed, unpack));
+            if q == r {
+                recvs.push(0..0);
+            } else {
+                recvs.push(received..received + unpack.len());
+                received += unpack.len();
+            }
+        }
+        Moves {
+            before,
+            sends: self.to_world(sends),
+            recvs: self.to_world(recvs),
+            after,
+            send_from: Array::Staging,
+            recv_into: Array::Received,
+            staging: staged,
+            received,
         }
     }
 
@@ -247,6 +359,9 @@ impl Slabs {
     pub fn to_natural(&self, r: usize) -> Option<Moves> {
         if self.halo > 0 {
             return None;
+        }
+        if self.outer > 1 {
+            return Some(self.to_natural_batched(r));
         }
         let (n_r, width, own) = (self.rows[r].len(), self.row_width(), self.col_width(r));
         let sends = (0..self.ranks)
@@ -284,12 +399,78 @@ impl Slabs {
         }
         Some(Moves {
             before,
-            sends,
-            recvs,
+            sends: self.to_world(sends),
+            recvs: self.to_world(recvs),
             after,
             send_from: Array::Transposed,
             recv_into: Array::Staging,
+            staging: staged,
+            received: 0,
         })
+    }
+
+    /// [`Slabs::to_natural`] of a batch, the mirror of [`Slabs::to_transposed_batched`].
+    fn to_natural_batched(&self, r: usize) -> Moves {
+        let (n_r, width, own, n0) = (
+            self.rows[r].len(),
+            self.row_width(),
+            self.col_width(r),
+            self.shape[0],
+        );
+        let (mut before, mut after, mut sends, mut recvs) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut staged, mut received) = (0, 0);
+        let mut own_block = 0;
+        for p in 0..self.ranks {
+            let n_p = self.rows[p].len();
+            let pack = Rows {
+                rows: self.outer,
+                row_len: n_p * own,
+                src: self.rows[p].start * own,
+                src_pitch: n0 * own,
+                dst: staged,
+                dst_pitch: n_p * own,
+            };
+            before.push((Array::Transposed, Array::Staging, pack));
+            if p == r {
+                own_block = staged;
+                sends.push(0..0);
+            } else {
+                sends.push(staged..staged + pack.len());
+            }
+            staged += pack.len();
+        }
+        for q in 0..self.ranks {
+            let (from, src) = match q == r {
+                true => (Array::Staging, own_block),
+                false => (Array::Received, received),
+            };
+            let unpack = Rows {
+                rows: self.outer * n_r,
+                row_len: self.col_width(q),
+                src,
+                src_pitch: self.col_width(q),
+                dst: self.cols[q].start * self.inner(),
+                dst_pitch: width,
+            };
+            after.push((from, Array::Natural, unpack));
+            if q == r {
+                recvs.push(0..0);
+            } else {
+                recvs.push(received..received + unpack.len());
+                received += unpack.len();
+            }
+        }
+        Moves {
+            before,
+            sends: self.to_world(sends),
+            recvs: self.to_world(recvs),
+            after,
+            send_from: Array::Staging,
+            recv_into: Array::Received,
+            staging: staged,
+            received,
+        }
     }
 }
 
@@ -312,96 +493,120 @@ mod tests {
         assert!(Slabs::new(&[16, 16], 0).is_none());
     }
 
-    /// Plays every rank's moves on index arrays (element `i` of the global array holds `i`)
-    /// and checks that each rank ends with exactly its slab of the other layout.
-    fn play(shape: &[usize], ranks: usize, halo: usize) {
-        let s = Slabs::with_halo(shape, ranks, halo).unwrap();
-        let total: usize = shape.iter().product();
-        let index = |idx: &[usize]| idx.iter().zip(shape).fold(0, |a, (i, n)| a * n + i);
+    /// One rank's arrays in the index-array simulation below.
+    struct Held {
+        natural: Vec<usize>,
+        transposed: Vec<usize>,
+        staging: Vec<usize>,
+        received: Vec<usize>,
+    }
+
+    impl Held {
+        fn get(&mut self, a: Array) -> &mut Vec<usize> {
+            match a {
+                Array::Natural => &mut self.natural,
+                Array::Transposed => &mut self.transposed,
+                Array::Staging => &mut self.staging,
+                Array::Received => &mut self.received,
+            }
+        }
+
+        fn copy(&mut self, from: Array, to: Array, c: &Rows) {
+            let src = self.get(from).clone();
+            let dst = self.get(to);
+            for row in 0..c.rows {
+                let (a, b) = (c.src + row * c.src_pitch, c.dst + row * c.dst_pitch);
+                dst[b..b + c.row_len].copy_from_slice(&src[a..a + c.row_len]);
+            }
+        }
+    }
+
+    /// Plays every rank's `moves` (copies, then messages between world ranks, then copies).
+    fn play_moves(s: &Slabs, held: &mut [Held], moves: &[Moves]) {
+        for (r, m) in moves.iter().enumerate() {
+            held[r].staging = vec![usize::MAX; m.staging.max(1)];
+            held[r].received = vec![usize::MAX; m.received.max(1)];
+            for (from, to, c) in &m.before {
+                held[r].copy(*from, *to, c);
+            }
+        }
+        for r in 0..s.ranks {
+            for q in 0..s.ranks {
+                let (wr, wq) = (s.members[r], s.members[q]);
+                let (send, recv) = (moves[q].sends[wr].clone(), moves[r].recvs[wq].clone());
+                assert_eq!(send.len(), recv.len(), "rank {q} -> {r}");
+                let block = held[q].get(moves[q].send_from)[send].to_vec();
+                held[r].get(moves[r].recv_into)[recv].copy_from_slice(&block);
+            }
+        }
+        for (r, m) in moves.iter().enumerate() {
+            for (from, to, c) in &m.after {
+                held[r].copy(*from, *to, c);
+            }
+            assert_eq!(m.sends.len(), s.world);
+        }
+    }
+
+    /// Plays every rank's moves on index arrays (element `i` of the global batch holds `i`)
+    /// and checks that each rank ends with exactly its slab of the other layout, and back.
+    fn play(shape: &[usize], ranks: usize, halo: usize, outer: usize) {
+        let members: Vec<usize> = (0..ranks).map(|r| 2 * r + 1).collect();
+        let s = Slabs::with_halo(shape, ranks, halo)
+            .unwrap()
+            .within(members, 2 * ranks + 1, outer)
+            .unwrap();
+        let one: usize = shape.iter().product();
         let inner = s.inner();
-        // Natural slabs of the global index array.
-        let natural: Vec<Vec<usize>> = (0..ranks)
-            .map(|r| {
-                (s.rows(r).start * shape[1] * inner..s.rows(r).end * shape[1] * inner).collect()
-            })
-            .collect();
-        let expect_transposed = |r: usize| -> Vec<usize> {
+        let row = shape[1] * inner;
+        let natural = |r: usize| -> Vec<usize> {
+            (0..outer)
+                .flat_map(|o| {
+                    (s.rows(r).start * row..s.rows(r).end * row).map(move |i| o * one + i)
+                })
+                .collect()
+        };
+        let transposed = |r: usize| -> Vec<usize> {
             let mut v = Vec::new();
-            for i0 in 0..shape[0] {
-                for i1 in s.cols(r) {
-                    for k in 0..inner {
-                        v.push(index(&[i0, i1]) * inner + k);
+            for o in 0..outer {
+                for i0 in 0..shape[0] {
+                    for i1 in s.cols(r) {
+                        v.extend((0..inner).map(|k| o * one + (i0 * shape[1] + i1) * inner + k));
                     }
                 }
             }
             v
         };
-        let copy = |src: &[usize], dst: &mut [usize], c: &Rows| {
-            for row in 0..c.rows {
-                let (a, b) = (c.src + row * c.src_pitch, c.dst + row * c.dst_pitch);
-                dst[b..b + c.row_len].copy_from_slice(&src[a..a + c.row_len]);
-            }
-        };
-        // Natural → transposed.
-        let mut staging: Vec<Vec<usize>> = (0..ranks)
-            .map(|r| vec![usize::MAX; s.staging_len(r)])
-            .collect();
-        let mut transposed: Vec<Vec<usize>> = (0..ranks)
-            .map(|r| vec![usize::MAX; s.transposed_len(r)])
+        let mut held: Vec<Held> = (0..ranks)
+            .map(|r| Held {
+                natural: natural(r),
+                transposed: vec![usize::MAX; s.transposed_len(r)],
+                staging: Vec::new(),
+                received: Vec::new(),
+            })
             .collect();
         let moves: Vec<Moves> = (0..ranks).map(|r| s.to_transposed(r)).collect();
-        for r in 0..ranks {
-            for (from, to, c) in &moves[r].before {
-                match (from, to) {
-                    (Array::Natural, Array::Staging) => copy(&natural[r], &mut staging[r], c),
-                    (Array::Natural, Array::Transposed) => copy(&natural[r], &mut transposed[r], c),
-                    other => panic!("unexpected copy {other:?}"),
-                }
-            }
-        }
-        for r in 0..ranks {
-            for q in 0..ranks {
-                let (send, recv) = (moves[q].sends[r].clone(), moves[r].recvs[q].clone());
-                assert_eq!(send.len(), recv.len(), "rank {q} -> {r}");
-                let block = staging[q][send].to_vec();
-                transposed[r][recv].copy_from_slice(&block);
-            }
-            assert_eq!(
-                transposed[r],
-                expect_transposed(r),
-                "rank {r} of {ranks}, {shape:?}"
-            );
+        play_moves(&s, &mut held, &moves);
+        for (r, h) in held.iter().enumerate() {
+            let what = format!("rank {r} of {ranks}, {shape:?}, halo {halo}, outer {outer}");
+            assert_eq!(h.transposed, transposed(r), "{what}");
+            assert!(moves[r].staging <= s.staging_len(r), "{what}");
         }
         if halo > 0 {
             assert!(s.to_natural(0).is_none());
             return;
         }
-        // And back.
-        let mut back: Vec<Vec<usize>> = (0..ranks)
-            .map(|r| vec![usize::MAX; s.natural_len(r)])
-            .collect();
-        let moves: Vec<Moves> = (0..ranks).map(|r| s.to_natural(r).unwrap()).collect();
-        for r in 0..ranks {
-            for (_, _, c) in &moves[r].before {
-                copy(&transposed[r], &mut back[r], c);
-            }
-            for q in 0..ranks {
-                let (send, recv) = (moves[q].sends[r].clone(), moves[r].recvs[q].clone());
-                assert_eq!(send.len(), recv.len());
-                let block = transposed[q][send].to_vec();
-                staging[r][recv].copy_from_slice(&block);
-            }
+        for h in &mut held {
+            h.natural.fill(usize::MAX);
         }
-        for r in 0..ranks {
-            for (_, _, c) in &moves[r].after {
-                copy(&staging[r], &mut back[r], c);
-            }
+        let moves: Vec<Moves> = (0..ranks).map(|r| s.to_natural(r).unwrap()).collect();
+        play_moves(&s, &mut held, &moves);
+        for (r, h) in held.iter().enumerate() {
             assert_eq!(
-                back[r], natural[r],
-                "back to natural: rank {r} of {ranks}, {shape:?}"
+                h.natural,
+                natural(r),
+                "back: rank {r} of {ranks}, {shape:?}, outer {outer}"
             );
         }
-        assert_eq!(natural.iter().map(Vec::len).sum::<usize>(), total);
     }
 
     #[test]
@@ -413,14 +618,16 @@ mod tests {
             (&[6, 6, 2, 3][..], 1),
             (&[7, 5, 4][..], 5),
         ] {
-            play(shape, ranks, 0);
+            for outer in [1, 3] {
+                play(shape, ranks, 0, outer);
+            }
         }
         for (shape, ranks, halo) in [
             (&[8, 12][..], 3, 2),
             (&[6, 20, 3][..], 4, 3),
             (&[5, 7][..], 2, 9),
         ] {
-            play(shape, ranks, halo);
+            play(shape, ranks, halo, 1);
         }
     }
 }
