@@ -476,9 +476,16 @@ if want multigpu; then
         TIERFFT_TEST_DEVICE=cuda TIERFFT_TEST_GPUS=$gpus .carry/tests/$t --test-threads=1 --nocapture 2>&1 |
             tee -a "$out/multigpu-tests.log" | grep -E "^test |test result|panicked|relative difference" || status=1
     done
+    # The row copies and exchanges under compute-sanitizer (ranks sharing GPU 0).
+    echo "== compute-sanitizer memcheck, distributed transforms"
+    TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-200} compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .carry/tests/dist --test-threads=1 --exact gpu_ranks_through_host_memory 2>&1 |
+        tee "$out/multigpu-memcheck.log" | grep -E "ERROR SUMMARY|test result|Error" | head -20
+    echo "exit ${PIPESTATUS[0]}"
     nvcc -O2 -o /tmp/cufft_multigpu scripts/peers/cufft_multigpu.cu -lcufft 2>&1 | tee "$out/multigpu-peer-build.log"
     if (( gpus < 2 )); then
         $tf bench --backend cuda --gpus 1 --shapes 4096x4096,256x256x256 --reps 5 2>&1 | tee "$out/multigpu.txt" || status=1
+        $tf sar --device cuda --gpus 1 --out /tmp/sar-1 2>&1 | grep -E "timings|error" | tee -a "$out/multigpu.txt" || status=1
         /tmp/cufft_multigpu 1 4096x4096 3 2>&1 | tee -a "$out/multigpu.txt"
     else
         shapes=${DIST_SHAPES:-4096x4096,8192x8192,16384x16384,32768x32768,256x256x256,512x512x512,1024x1024x1024}
