@@ -68,6 +68,10 @@
 #           multi-GPU transforms (scripts/peers/cufft_multigpu.cu, built here with nvcc),
 #           NCCL's own all-to-all through PyTorch on the same bytes per rank, and
 #           `tierfft sar --gpus N` against one GPU at 16384² and 32768²
+#   resident  L2-resident two-pass plans (issue 14): every pass of a chunk before the next,
+#           the intermediate one chunk reused (--resident-mib M), 2^18..2^24 against cuFFT
+#           (1 GiB buffers) for several M beside the default, interleaved, two rounds; ncu's
+#           L2 hit rate and DRAM bytes for 2^20; the resident test on CUDA and under memcheck
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -507,6 +511,27 @@ if want multigpu; then
             done
         done
     fi
+fi
+if want resident; then
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 resident planner_variants 2>&1 |
+        tee "$out/resident-tests.log" | grep -E "^test |test result|panicked" || status=1
+    TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-150} compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .carry/tests/gpu_accuracy --test-threads=1 --exact resident_chunks_are_correct 2>&1 |
+        tee "$out/resident-memcheck.log" | grep -E "ERROR SUMMARY|test result|Error" | head
+    for round in 1 2; do
+        for v in "" "--resident-mib 12" "--resident-mib 24" "--resident-mib 32" "--resident-mib 48"; do
+            echo "== round $round: ${v:-default}" | tee -a "$out/resident.txt"
+            $tf bench --backend cuda --compare cufft --min-log2 18 --max-log2 24 --reps ${REPS:-20} $v 2>&1 |
+                grep -E "^ +[0-9]" | tee -a "$out/resident.txt"
+        done
+    done
+    metrics=gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum
+    metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
+    for v in "" "--resident-mib 24"; do
+        echo "== ncu 2^20 ${v:-default}" | tee -a "$out/resident-ncu.txt"
+        ncu --clock-control none --metrics "$metrics" --csv --kernel-name regex:fft_pass --launch-skip 4 --launch-count 8 \
+            $tf bench --backend cuda --sizes 2^20 --points 2^27 --reps 2 --max-time 0 $v >> "$out/resident-ncu.txt" 2>&1 || status=1
+    done
 fi
 if want cache; then
     rm -rf "$TIERFFT_CACHE_DIR"

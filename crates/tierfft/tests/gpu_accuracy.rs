@@ -246,3 +246,35 @@ fn cluster_tier_for_sanitizers() {
         }
     }
 }
+
+/// Resident plans (every pass of a chunk of transforms before the next chunk; on CUDA the
+/// intermediate holds one chunk, reused so that it stays in L2): chunks of 2 transforms
+/// over a batch of 5 (a short last chunk), out of place, in place and device-resident.
+#[test]
+fn resident_chunks_are_correct() {
+    let dev = gpu();
+    let mut rng = rng();
+    for k in [15, 18, 20] {
+        let n = 1usize << k;
+        let opts = tierfft::plan::PlanOptions {
+            resident_bytes: Some(2 * 8 * n),
+            cluster_blocks: Some(1),
+            ..Default::default()
+        };
+        let spec = FftSpec::new(n).batch(5);
+        let fft = dev.plan_with_options(&spec, &opts).expect("plan");
+        let plan = fft.plan().expect("a GPU plan");
+        assert!(plan.resident && plan.passes.len() > 1, "2^{k}: {plan}");
+        let input = random(&mut rng, spec.len());
+        let mut out = poisoned(spec.len());
+        fft.process_out_of_place(&input, &mut out).expect("run");
+        assert_accurate("resident, out of place", &spec, &input, &out);
+        let mut data = input.clone();
+        fft.process(&mut data).expect("run");
+        assert_accurate("resident, in place", &spec, &input, &data);
+        let mut buffer = dev.upload(&input).expect("upload");
+        fft.process_buffer(&mut buffer).expect("run");
+        let got = buffer.download().expect("download");
+        assert_accurate("resident, device-resident", &spec, &input, &got);
+    }
+}

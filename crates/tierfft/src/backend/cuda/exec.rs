@@ -209,6 +209,7 @@ impl CudaFft {
         routing: &[(usize, usize)],
     ) -> Result<usize> {
         let stream = &self.dev.stream;
+        let result = routing.last().map_or(0, |&(_, d)| d);
         for (p, first, count) in self.plan.dispatches(transforms) {
             let pass = &self.plan.passes[p];
             let (src, dst) = routing[p];
@@ -231,15 +232,23 @@ impl CudaFft {
                 block_dim: (k.threads, 1, 1),
                 shared_mem_bytes: k.shared_bytes,
             };
-            // This dispatch's rows, of the pass's own lengths (Bluestein's differ).
-            let range = |len: usize| 2 * first * len..2 * (first + count) * len;
+            // This dispatch's rows, of the pass's own lengths (Bluestein's differ). A resident
+            // plan runs every pass of a chunk before the next chunk, so its intermediate
+            // slots hold one chunk, reused from the start: they stay in L2.
+            let range = |slot: usize, len: usize| {
+                let at = match self.plan.resident && slot != 0 && slot != result {
+                    true => 0,
+                    false => first,
+                };
+                2 * at * len..2 * (at + count) * len
+            };
             let (src_view, mut dst_view) = if src == dst {
-                (None, slots[dst].slice_mut(range(pass.dst_len)))
+                (None, slots[dst].slice_mut(range(dst, pass.dst_len)))
             } else {
                 let (s, d) = two_slots(slots, src, dst);
                 (
-                    Some(s.slice(range(pass.src_len))),
-                    d.slice_mut(range(pass.dst_len)),
+                    Some(s.slice(range(src, pass.src_len))),
+                    d.slice_mut(range(dst, pass.dst_len)),
                 )
             };
             if let Some(cluster) = k.cluster {
@@ -301,7 +310,7 @@ impl CudaFft {
             // transforms (checked by the tests and compute-sanitizer).
             unsafe { b.launch(cfg) }.map_err(gpu_err("launching a pass"))?;
         }
-        Ok(routing.last().map_or(0, |&(_, d)| d))
+        Ok(result)
     }
 
     /// Buffers for `transforms` transforms: as many as `routing` uses, less the first `have`
@@ -312,16 +321,29 @@ impl CudaFft {
         routing: &[(usize, usize)],
         have: usize,
     ) -> Result<Vec<CudaSlice<f32>>> {
+        let result = routing.last().map_or(0, |&(_, d)| d);
         // SAFETY: every slot is written (upload or kernel) before it is read.
         self.plan
             .slot_lens(routing)
             .into_iter()
+            .enumerate()
             .skip(have)
-            .map(|len| {
-                unsafe { self.dev.stream.alloc::<f32>(2 * transforms * len) }
+            .map(|(slot, len)| {
+                let count = self.slot_transforms(slot, result, transforms);
+                unsafe { self.dev.stream.alloc::<f32>(2 * count * len) }
                     .map_err(gpu_err("allocating device memory"))
             })
             .collect()
+    }
+
+    /// Transforms slot `slot` holds for a run of `transforms`: all of them, except in a
+    /// resident plan's intermediate slots (neither the input's nor the result's), which
+    /// hold one chunk.
+    fn slot_transforms(&self, slot: usize, result: usize, transforms: usize) -> usize {
+        match self.plan.resident && slot != 0 && slot != result {
+            true => self.plan.transforms_per_dispatch.min(transforms),
+            false => transforms,
+        }
     }
 
     /// Transforms chunk by chunk into `output`, reading `input`, or `output` itself when
@@ -457,13 +479,14 @@ impl Executor for CudaFft {
         // other a scratch array.
         let lens = self.plan.slot_lens(&routing);
         let mut scratch = Vec::new();
-        for (_, len) in lens
+        for (i, len) in lens
             .iter()
             .enumerate()
             .filter(|&(i, _)| i != 0 && i != result)
         {
+            let count = self.slot_transforms(i, result, transforms);
             // SAFETY: a pass writes it before any pass reads it.
-            let s = unsafe { self.dev.stream.alloc::<f32>(2 * transforms * len) }
+            let s = unsafe { self.dev.stream.alloc::<f32>(2 * count * len) }
                 .map_err(gpu_err("allocating device memory"))?;
             scratch.push(s);
         }
