@@ -183,7 +183,7 @@ pub fn run(opts: &DistOptions) -> CliResult<()> {
     }
     println!();
     println!(
-        "a2a: the all-to-alls alone (NCCL grouped send/recv on GPUs, same buffers and counts); local: \
+        "a2a: the all-to-alls alone, without their packing copies (NCCL grouped send/recv on GPUs, same buffers and counts); local: \
          the local transforms alone; (a+l)/t: their sum over the \
          whole transform (1 = no cost beyond them); a2a GB/s: bytes each rank sends its \
          peers / a2a time; scaling: one device's time / (ranks × total)."

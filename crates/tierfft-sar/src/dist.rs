@@ -16,7 +16,7 @@ use std::time::Instant;
 use num_complex::Complex32;
 use tierfft::backend::cuda::CudaDevice;
 use tierfft::dist::{
-    Exchange, LocalExchange, Moves, NcclExchange, Rows, Slabs, copy_rows, redistribute,
+    Exchange, LocalExchange, Moves, NcclExchange, Rows, Slabs, check_group, copy_rows, redistribute,
 };
 use tierfft::resample::ResampleSpec;
 use tierfft::{Device, Fft, FftSpec, PointOp, Resampler};
@@ -116,20 +116,24 @@ impl DistFocuser {
                 exchanges.len()
             )));
         }
+        check_group(&exchanges)?;
+        // Rank order: each rank's lines and range bins follow its place in the group.
+        let mut pairs: Vec<_> = devices.into_iter().zip(exchanges).collect();
+        pairs.sort_by_key(|(_, e)| e.rank());
         let (lines, samples) = (config.scene.lines, config.scene.samples);
         let rcmc = rcmc_spec(config);
         let halo = if opts.rcmc { rcmc_halo(&rcmc) } else { 0 };
-        let slabs = Slabs::with_halo(&[lines, samples], devices.len(), halo).ok_or_else(|| {
+        let slabs = Slabs::with_halo(&[lines, samples], pairs.len(), halo).ok_or_else(|| {
             SarError::Config(format!(
                 "{} ranks cannot each take lines and range bins of a {lines} × {samples} scene",
-                devices.len()
+                pairs.len()
             ))
         })?;
         let range_filter: Arc<[Complex32]> =
             range_filter(&config.radar, samples, opts.range_window).into();
         let az_filter = azimuth_filter(config, opts.azimuth_window, opts.azimuth_equalisation);
-        let mut ranks = Vec::with_capacity(devices.len());
-        for (device, exchange) in devices.into_iter().zip(exchanges) {
+        let mut ranks = Vec::with_capacity(pairs.len());
+        for (device, exchange) in pairs {
             let r = exchange.rank();
             let (block, own) = (slabs.cols(r), slabs.own_cols(r));
             let width = block.len();

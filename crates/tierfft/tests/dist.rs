@@ -193,7 +193,112 @@ fn refuses_what_it_cannot_cut() {
     let err = fft
         .process(&mut inputs, &mut short)
         .expect_err("short outputs");
-    assert!(err.to_string().contains("part of"), "{err}");
+    assert!(err.to_string().contains("parts of"), "{err}");
+}
+
+/// A rank that fails while the others wait in the exchange makes them fail too, not hang;
+/// exchanges in any order make the same transform; a group that is not one is refused.
+#[test]
+fn one_failing_rank_does_not_hang_the_others() {
+    let spec = DistSpec::new(&[8, 8]);
+    let fft = DistFft::on_cpu(&spec, 2).expect("plan");
+    let (mut inputs, mut outputs) = fft.zeros::<Complex32, Complex32>().expect("zeros");
+    let (done, results) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for (r, (i, o)) in inputs.iter_mut().zip(outputs.iter_mut()).enumerate() {
+            let (rank, done) = (&fft.ranks()[r], done.clone());
+            s.spawn(move || {
+                let mut short = tierfft::Device::Cpu.zeros(3).expect("zeros");
+                let out = if r == 0 { &mut short } else { o };
+                done.send(rank.process(i, out).is_err()).expect("send");
+            });
+        }
+        for _ in 0..2 {
+            let failed = results
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a rank hangs after another failed");
+            assert!(failed, "both ranks fail");
+        }
+    });
+    // Reversed exchanges: the same result, ranks sorted by their exchange.
+    let mut rng = rng();
+    let mut reversed: Vec<Box<dyn Exchange>> = LocalExchange::group(3)
+        .into_iter()
+        .map(|e| Box::new(e) as Box<dyn Exchange>)
+        .collect();
+    reversed.reverse();
+    let spec = DistSpec::new(&[9, 12]);
+    let fft = DistFft::new(&spec, vec![tierfft::Device::Cpu; 3], reversed).expect("plan");
+    check(&fft, &mut rng);
+    // Two of a group of three, and a rank twice.
+    let mut two = LocalExchange::group(3);
+    two.truncate(2);
+    let two: Vec<Box<dyn Exchange>> = two.into_iter().map(|e| Box::new(e) as _).collect();
+    assert!(DistFft::new(&spec, vec![tierfft::Device::Cpu; 2], two).is_err());
+    let mut twice: Vec<Box<dyn Exchange>> = Vec::new();
+    for _ in 0..2 {
+        let first = LocalExchange::group(2).into_iter().next().expect("rank 0");
+        twice.push(Box::new(first));
+    }
+    assert!(DistFft::new(&spec, vec![tierfft::Device::Cpu; 2], twice).is_err());
+}
+
+/// `DistFft::time` for every layout (the all-to-alls alone send from the array each move
+/// names) and pencils.
+#[test]
+fn timing_runs_every_layout() {
+    for spec in [
+        DistSpec::new(&[16, 12]),
+        DistSpec::new(&[16, 12]).spectrum(Spectrum::Natural),
+        DistSpec::new(&[8, 6, 10]).pencils(2, 2),
+    ] {
+        let ranks = spec.grid.map_or(3, |[a, b]| a * b);
+        let fft = DistFft::on_cpu(&spec, ranks).expect("plan");
+        let t = fft.time(3).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+        assert_eq!(
+            (t.total.len(), t.exchange.len(), t.transforms.len()),
+            (3, 3, 3)
+        );
+        assert!(t.total.iter().chain(&t.exchange).all(|&s| s >= 0.0));
+    }
+}
+
+/// Row copies refuse what does not fit their buffers, overflowing pitches included.
+#[test]
+fn row_copies_stay_inside_their_buffers() {
+    use tierfft::dist::{Rows, copy_rows};
+    let dev = tierfft::Device::Cpu;
+    let src = dev.upload(&random(&mut rng(), 64)).expect("upload");
+    let mut dst = dev.zeros(64).expect("zeros");
+    let ok = Rows {
+        rows: 4,
+        row_len: 8,
+        src: 0,
+        src_pitch: 16,
+        dst: 32,
+        dst_pitch: 8,
+    };
+    copy_rows(&src, &mut dst, &ok).expect("fits");
+    let (got, want) = (
+        dst.download().expect("download"),
+        src.download().expect("download"),
+    );
+    assert_eq!(got[32 + 8..32 + 16], want[16..24]);
+    for bad in [
+        Rows { rows: 5, ..ok },
+        Rows {
+            src_pitch: 1 << 62,
+            ..ok
+        },
+        Rows {
+            src_pitch: usize::MAX,
+            ..ok
+        },
+        Rows { dst_pitch: 4, ..ok },
+        Rows { dst: 60, ..ok },
+    ] {
+        assert!(copy_rows(&src, &mut dst, &bad).is_err(), "{bad:?}");
+    }
 }
 
 /// The GPU steps (local transforms, packing copies) with 2 and 3 ranks sharing the test

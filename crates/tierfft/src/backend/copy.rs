@@ -18,12 +18,27 @@ pub(crate) fn copy_rows(src: &Held, dst: &mut Held, c: &Rows) -> Result<()> {
     if c.is_empty() {
         return Ok(());
     }
-    let last = |start: usize, pitch: usize| start + (c.rows - 1) * pitch + c.row_len;
-    if 2 * last(c.src, c.src_pitch) > src.floats() || 2 * last(c.dst, c.dst_pitch) > dst.floats() {
+    // One past the last f32 the copy touches, if that does not overflow.
+    let end = |start: usize, pitch: usize| {
+        (c.rows - 1)
+            .checked_mul(pitch)?
+            .checked_add(start)?
+            .checked_add(c.row_len)?
+            .checked_mul(2)
+    };
+    let fits = |start, pitch, floats| end(start, pitch).is_some_and(|e| e <= floats);
+    if c.src_pitch < c.row_len
+        || c.dst_pitch < c.row_len
+        || !fits(c.src, c.src_pitch, src.floats())
+        || !fits(c.dst, c.dst_pitch, dst.floats())
+    {
         return Err(Error::InvalidSpec(format!(
-            "a copy of {} rows of {} elements runs past its buffers ({} and {} elements)",
+            "a copy of {} rows of {} elements (pitches {} and {}) does not fit its buffers \
+             ({} and {} elements)",
             c.rows,
             c.row_len,
+            c.src_pitch,
+            c.dst_pitch,
             src.floats() / 2,
             dst.floats() / 2
         )));
@@ -77,8 +92,13 @@ pub(crate) fn copy_rows(src: &Held, dst: &mut Held, c: &Rows) -> Result<()> {
                 .result()
                 .map_err(gpu_err("copying rows between device buffers"))
         }
+        (Held::Cuda { .. }, Held::Cuda { .. }) | (Held::Host(_), _) | (_, Held::Host(_)) => {
+            Err(Error::InvalidSpec(
+                "copying rows between buffers on two devices: both must be on one".into(),
+            ))
+        }
         _ => Err(Error::Unsupported {
-            what: "copying rows between these buffers".into(),
+            what: "copying rows between device buffers".into(),
             device: "wgpu".into(),
             detail: "distributed transforms run on CUDA GPUs (over NCCL) or on the CPU".into(),
         }),

@@ -4,7 +4,7 @@
 //! a GPU.
 
 use std::ops::Range;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::backend::DeviceBuffer;
 use crate::backend::buffer::Held;
@@ -30,6 +30,13 @@ pub trait Exchange: Send {
         recv: &mut DeviceBuffer,
         recvs: &[Range<usize>],
     ) -> Result<()>;
+
+    /// Called when this rank fails and will not take part in the all-to-alls the others
+    /// expect: an exchange that can (in-process ones) makes their waits return an error
+    /// instead of blocking, and every later all-to-all of the group fails. NCCL cannot be
+    /// woken this way: as in any NCCL program, peers of a rank that failed between two
+    /// collectives wait for it.
+    fn abort(&mut self) {}
 }
 
 /// The ranges of one all-to-all must name every rank and lie inside their buffers.
@@ -46,7 +53,8 @@ pub(crate) fn check_ranges(
             recvs.len()
         )));
     }
-    let outside = |ranges: &[Range<usize>], len: usize| ranges.iter().any(|r| r.end > len);
+    let outside =
+        |ranges: &[Range<usize>], len: usize| ranges.iter().any(|r| r.end > len || r.start > r.end);
     if outside(sends, send_len) || outside(recvs, recv_len) {
         return Err(Error::InvalidSpec(format!(
             "an all-to-all range lies outside its buffer ({send_len} elements to send from, \
@@ -60,7 +68,69 @@ pub(crate) fn check_ranges(
 struct Mailboxes {
     ranks: usize,
     slots: Mutex<Vec<Option<Vec<f32>>>>,
-    barrier: Barrier,
+    gate: Gate,
+}
+
+/// A barrier a failing rank can break ([`Exchange::abort`]), so that the others get an error
+/// instead of waiting for it forever.
+struct Gate {
+    ranks: usize,
+    state: Mutex<GateState>,
+    turn: Condvar,
+}
+
+struct GateState {
+    waiting: usize,
+    generation: u64,
+    broken: bool,
+}
+
+fn broken() -> Error {
+    Error::Gpu("another rank of the exchange failed; plan the transform again".into())
+}
+
+impl Gate {
+    fn new(ranks: usize) -> Gate {
+        Gate {
+            ranks,
+            state: Mutex::new(GateState {
+                waiting: 0,
+                generation: 0,
+                broken: false,
+            }),
+            turn: Condvar::new(),
+        }
+    }
+
+    /// Waits until every rank has arrived, or the gate is broken.
+    fn wait(&self) -> Result<()> {
+        let mut s = self.state.lock().map_err(|_| broken())?;
+        if s.broken {
+            return Err(broken());
+        }
+        let generation = s.generation;
+        s.waiting += 1;
+        if s.waiting == self.ranks {
+            s.waiting = 0;
+            s.generation += 1;
+            self.turn.notify_all();
+            return Ok(());
+        }
+        while s.generation == generation && !s.broken {
+            s = self.turn.wait(s).map_err(|_| broken())?;
+        }
+        match s.generation == generation {
+            true => Err(broken()),
+            false => Ok(()),
+        }
+    }
+
+    fn abort(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.broken = true;
+        }
+        self.turn.notify_all();
+    }
 }
 
 /// An all-to-all between ranks that are threads of one process, through host memory: each
@@ -79,7 +149,7 @@ impl LocalExchange {
         let shared = Arc::new(Mailboxes {
             ranks,
             slots: Mutex::new(vec![None; ranks * ranks]),
-            barrier: Barrier::new(ranks),
+            gate: Gate::new(ranks),
         });
         (0..ranks)
             .map(|rank| LocalExchange {
@@ -153,6 +223,10 @@ impl Exchange for LocalExchange {
         self.shared.ranks
     }
 
+    fn abort(&mut self) {
+        self.shared.gate.abort();
+    }
+
     fn all_to_all(
         &mut self,
         send: &DeviceBuffer,
@@ -162,7 +236,8 @@ impl Exchange for LocalExchange {
     ) -> Result<()> {
         let n = self.shared.ranks;
         // Every rank reaches both barriers even when its own part fails, so that an error
-        // on one rank is returned there instead of leaving the others waiting.
+        // on one rank is returned there instead of leaving the others waiting (a rank that
+        // fails before it gets here breaks the barriers through `abort`).
         let posted = check_ranges(n, (send.len(), sends), (recv.len(), recvs)).and_then(|()| {
             let mut blocks = vec![None; n];
             for (p, range) in sends.iter().enumerate().filter(|&(p, _)| p != self.rank) {
@@ -174,14 +249,14 @@ impl Exchange for LocalExchange {
             }
             Ok(())
         });
-        self.shared.barrier.wait();
+        self.shared.gate.wait()?;
         let taken = self.slots().map(|mut slots| {
             (0..n)
                 .map(|q| slots[q * n + self.rank].take())
                 .collect::<Vec<_>>()
         });
         // Every rank has taken its blocks before any posts the next round's.
-        self.shared.barrier.wait();
+        self.shared.gate.wait()?;
         posted?;
         let taken = taken?;
         for (q, range) in recvs.iter().enumerate().filter(|&(q, _)| q != self.rank) {

@@ -1,6 +1,7 @@
 //! A whole group of ranks in one process: one [`RankFft`] per device, run on a thread each,
 //! with the host-side cutting and joining of global arrays.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
@@ -28,9 +29,9 @@ pub type RankBuffers<T> = Vec<DeviceBuffer<T>>;
 pub struct DistTimes {
     /// The whole transform.
     pub total: Vec<f64>,
-    /// The all-to-all alone (same buffers and counts as the transform's first).
+    /// The all-to-alls alone, without their packing copies (same buffers and counts).
     pub exchange: Vec<f64>,
-    /// The local transforms alone (over axes 1.., then axis 0).
+    /// The local transforms alone.
     pub transforms: Vec<f64>,
 }
 
@@ -60,6 +61,7 @@ impl DistFft {
             )));
         }
         spec.validate(devices.len())?;
+        check_group(&exchanges)?;
         let mut ranks = devices
             .into_iter()
             .zip(exchanges)
@@ -104,13 +106,12 @@ impl DistFft {
         &self.ranks
     }
 
-    /// Runs `f(rank, input, output)` for every rank at once, one thread each, each ending by
-    /// waiting for its device; the first error is returned.
-    fn run_all<I: Element, O: Element>(
+    /// Checks every rank's buffers before any rank starts, so that a wrong one is an error on
+    /// the caller's thread rather than on one rank while the others wait for it.
+    fn check_buffers<I: Element, O: Element>(
         &self,
-        inputs: &mut [DeviceBuffer<I>],
-        outputs: &mut [DeviceBuffer<O>],
-        f: impl Fn(&RankFft, &mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> Result<()> + Sync,
+        inputs: &[DeviceBuffer<I>],
+        outputs: &[DeviceBuffer<O>],
     ) -> Result<()> {
         let n = self.ranks.len();
         if inputs.len() != n || outputs.len() != n {
@@ -120,6 +121,31 @@ impl DistFft {
                 outputs.len()
             )));
         }
+        for ((r, i), o) in self.ranks.iter().zip(inputs).zip(outputs) {
+            if (i.len(), o.len()) != (r.input_len(), r.output_len()) {
+                return Err(Error::InvalidSpec(format!(
+                    "rank {}'s buffers hold {} and {} elements; its parts of {:?} take {} and {}",
+                    r.rank(),
+                    i.len(),
+                    o.len(),
+                    self.spec.shape,
+                    r.input_len(),
+                    r.output_len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `f(rank, input, output)` for every rank at once, one thread each, each ending by
+    /// waiting for its device; the first error is returned.
+    fn run_all<I: Element, O: Element>(
+        &self,
+        inputs: &mut [DeviceBuffer<I>],
+        outputs: &mut [DeviceBuffer<O>],
+        f: impl Fn(&RankFft, &mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> Result<()> + Sync,
+    ) -> Result<()> {
+        self.check_buffers(inputs, outputs)?;
         let f = &f;
         std::thread::scope(|s| {
             let handles: Vec<_> = self
@@ -142,12 +168,12 @@ impl DistFft {
         })
     }
 
-    /// A complex transform: `inputs[i]` (overwritten) into `outputs[i]`, rank `i`'s slabs.
+    /// A complex transform: `inputs[i]` (overwritten) into `outputs[i]`, rank `i`'s parts ([`RankFft::input_box`], [`RankFft::output_box`]).
     pub fn process(&self, inputs: &mut [DeviceBuffer], outputs: &mut [DeviceBuffer]) -> Result<()> {
         self.run_all(inputs, outputs, |r, i, o| r.process(i, o))
     }
 
-    /// R2C: each rank's rows of reals into its slab of the spectrum.
+    /// R2C: each rank's part of the reals into its part of the spectrum.
     pub fn process_real_to_complex(
         &self,
         inputs: &mut [DeviceBuffer<f32>],
@@ -156,7 +182,7 @@ impl DistFft {
         self.run_all(inputs, outputs, |r, i, o| r.process_real_to_complex(i, o))
     }
 
-    /// C2R: each rank's slab of the spectrum (overwritten) into its rows of reals.
+    /// C2R: each rank's part of the spectrum (overwritten) into its part of the reals.
     pub fn process_complex_to_real(
         &self,
         inputs: &mut [DeviceBuffer],
@@ -165,7 +191,7 @@ impl DistFft {
         self.run_all(inputs, outputs, |r, i, o| r.process_complex_to_real(i, o))
     }
 
-    /// The shape of the array the input (`input`) or output slabs cut: the real one on the
+    /// The shape of the array the input (`input`) or output parts cut: the real one on the
     /// real side of a real transform, else the complex one.
     fn global_shape(&self, input: bool) -> Vec<usize> {
         let forward = self.spec.direction == crate::Direction::Forward;
@@ -190,6 +216,13 @@ impl DistFft {
     /// (row-major).
     pub fn gather<T: Element>(&self, parts: &[DeviceBuffer<T>]) -> Result<Vec<T>> {
         let shape = self.global_shape(false);
+        if parts.len() != self.ranks.len() {
+            return Err(Error::InvalidSpec(format!(
+                "{} ranks' outputs to gather, {} given",
+                self.ranks.len(),
+                parts.len()
+            )));
+        }
         let mut whole = vec![T::default(); shape.iter().product()];
         for (r, part) in self.ranks.iter().zip(parts) {
             place(&part.download()?, &mut whole, &shape, r.output_box())?;
@@ -197,7 +230,7 @@ impl DistFft {
         Ok(whole)
     }
 
-    /// Zeroed input and output slabs on each rank's device.
+    /// Zeroed input and output parts on each rank's device.
     pub fn zeros<I: Element, O: Element>(&self) -> Result<(RankBuffers<I>, RankBuffers<O>)> {
         let inputs = self
             .ranks
@@ -212,8 +245,8 @@ impl DistFft {
         Ok((inputs, outputs))
     }
 
-    /// Times `reps` runs of a complex forward transform, of its all-to-all alone and of its
-    /// local transforms alone, on zeroed slabs (values do not change the time), after one
+    /// Times `reps` runs of a complex forward transform, of its all-to-alls alone and of its
+    /// local transforms alone, on zeroed parts (values do not change the time), after one
     /// untimed run of each. Each run starts on every rank at once and ends when every device
     /// has finished (host clock).
     pub fn time(&self, reps: usize) -> Result<DistTimes> {
@@ -224,9 +257,8 @@ impl DistFft {
         }
         let (mut inputs, mut outputs) = self.zeros::<num_complex::Complex32, _>()?;
         let mut timed = |part: Part| -> Result<Vec<f64>> {
-            let n = self.ranks.len();
-            let barrier = Barrier::new(n);
-            let (barrier, reps) = (&barrier, reps.max(1));
+            let rounds = Rounds::new(self.ranks.len());
+            let (rounds, reps) = (&rounds, reps.max(1));
             std::thread::scope(|s| {
                 let handles: Vec<_> = self
                     .ranks
@@ -236,15 +268,15 @@ impl DistFft {
                         s.spawn(move || -> Result<Vec<f64>> {
                             let mut seconds = Vec::with_capacity(reps);
                             for rep in 0..=reps {
-                                barrier.wait();
+                                rounds.end(true)?;
                                 let t = Instant::now();
                                 let done = rank
                                     .run_part(part, i, o)
                                     .and_then(|()| rank.device().synchronize());
-                                // Every rank waits here even after an error, so none hangs.
-                                barrier.wait();
                                 let elapsed = t.elapsed().as_secs_f64();
+                                let everyone = rounds.end(done.is_ok());
                                 done?;
+                                everyone?;
                                 if rep > 0 {
                                     seconds.push(elapsed);
                                 }
@@ -271,6 +303,50 @@ impl DistFft {
             exchange: timed(Part::Exchange)?,
             transforms: timed(Part::Transforms)?,
         })
+    }
+}
+
+/// Checks that `exchanges` are one group: they say they are ranks 0..n, each once, of n.
+pub fn check_group(exchanges: &[Box<dyn Exchange>]) -> Result<()> {
+    let said: Vec<(usize, usize)> = exchanges.iter().map(|e| (e.rank(), e.ranks())).collect();
+    let n = said.len();
+    let mut seen = vec![false; n];
+    for &(rank, of) in &said {
+        if of != n || rank >= n || std::mem::replace(&mut seen[rank], true) {
+            return Err(Error::InvalidSpec(format!(
+                "{n} exchanges say they are ranks {said:?} (rank, of ranks): each of 0..{n} \
+                 once, of {n}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Rounds of a timing loop that every rank ends together: a rank that failed makes every
+/// rank stop at the same round's end instead of waiting at the next.
+struct Rounds {
+    barrier: Barrier,
+    failed: AtomicBool,
+}
+
+impl Rounds {
+    fn new(ranks: usize) -> Rounds {
+        Rounds {
+            barrier: Barrier::new(ranks),
+            failed: AtomicBool::new(false),
+        }
+    }
+
+    /// Ends a round (`ok`: this rank's part succeeded); an error when any rank failed.
+    fn end(&self, ok: bool) -> Result<()> {
+        if !ok {
+            self.failed.store(true, Ordering::SeqCst);
+        }
+        self.barrier.wait();
+        match self.failed.load(Ordering::SeqCst) {
+            true => Err(Error::Gpu("another rank failed".into())),
+            false => Ok(()),
+        }
     }
 }
 

@@ -32,7 +32,7 @@ mod rank;
 mod slab;
 
 pub use exchange::{Exchange, LocalExchange};
-pub use group::{DistFft, DistTimes, RankBuffers};
+pub use group::{DistFft, DistTimes, RankBuffers, check_group};
 pub use nccl::{NcclExchange, nccl_available};
 pub use play::{copy_rows, redistribute};
 pub use rank::RankFft;

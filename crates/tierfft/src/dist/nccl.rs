@@ -83,7 +83,9 @@ impl NcclExchange {
             )));
         }
         let (Held::Cuda { slice: from, .. }, Held::Cuda { slice: into, .. }) = (send, recv) else {
-            return Ok(());
+            return Err(Error::InvalidSpec(
+                "an NCCL all-to-all takes CUDA buffers".into(),
+            ));
         };
         let me = self.comm.rank();
         for (p, range) in sends.iter().enumerate() {

@@ -34,17 +34,24 @@ pub fn redistribute(
         staging,
         received,
     };
-    for (from, to, rows) in &moves.before {
-        let (src, dst) = arrays.pair(*from, *to)?;
-        copy_rows(src, dst, rows)?;
-    }
-    let (send, recv) = arrays.pair(moves.send_from, moves.recv_into)?;
-    exchange.all_to_all(send, &moves.sends, recv, &moves.recvs)?;
-    for (from, to, rows) in &moves.after {
-        let (src, dst) = arrays.pair(*from, *to)?;
-        copy_rows(src, dst, rows)?;
-    }
-    Ok(())
+    arrays.play(moves, exchange, true)
+}
+
+/// [`redistribute`] on `[natural, transposed, staging, received]`, with its copies or (for
+/// timing the all-to-all alone) without them.
+pub(crate) fn play(
+    moves: &Moves,
+    exchange: &mut dyn Exchange,
+    [natural, transposed, staging, received]: [&mut DeviceBuffer; 4],
+    copies: bool,
+) -> Result<()> {
+    let mut arrays = Arrays {
+        natural,
+        transposed,
+        staging,
+        received: Some(received),
+    };
+    arrays.play(moves, exchange, copies)
 }
 
 /// The arrays of one change of layout, lent out two at a time.
@@ -56,6 +63,20 @@ struct Arrays<'a> {
 }
 
 impl Arrays<'_> {
+    fn play(&mut self, moves: &Moves, exchange: &mut dyn Exchange, copies: bool) -> Result<()> {
+        for (from, to, rows) in moves.before.iter().filter(|_| copies) {
+            let (src, dst) = self.pair(*from, *to)?;
+            copy_rows(src, dst, rows)?;
+        }
+        let (send, recv) = self.pair(moves.send_from, moves.recv_into)?;
+        exchange.all_to_all(send, &moves.sends, recv, &moves.recvs)?;
+        for (from, to, rows) in moves.after.iter().filter(|_| copies) {
+            let (src, dst) = self.pair(*from, *to)?;
+            copy_rows(src, dst, rows)?;
+        }
+        Ok(())
+    }
+
     fn pair(&mut self, from: Array, to: Array) -> Result<(&DeviceBuffer, &mut DeviceBuffer)> {
         use Array::{Natural as N, Received as R, Staging as S, Transposed as T};
         let bad = |m: String| Err(Error::InvalidSpec(m));

@@ -5,7 +5,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use super::exchange::Exchange;
 use super::plan::{Plan, Slot, Step};
-use super::play::redistribute;
+use super::play::play;
 use super::{DistSpec, Region};
 use crate::backend::{Device, DeviceBuffer};
 use crate::error::{Error, Result};
@@ -24,7 +24,7 @@ pub struct RankFft {
 }
 
 /// Arrays kept from the first run until the transform is dropped: the plan's intermediate
-/// layouts, and the staging and receive buffers of its exchanges.
+/// layouts, and the staging and receive buffers of its exchanges (all made at once).
 #[derive(Default)]
 struct Scratch {
     arrays: Vec<DeviceBuffer>,
@@ -40,7 +40,7 @@ type Locked<'a> = (MutexGuard<'a, Box<dyn Exchange>>, MutexGuard<'a, Scratch>);
 pub(crate) enum Part {
     /// The whole transform.
     All,
-    /// The all-to-alls alone, on the same buffers and counts.
+    /// The all-to-alls alone (no packing copies), on the same buffers and counts.
     Exchange,
     /// The local transforms alone.
     Transforms,
@@ -65,6 +65,12 @@ impl RankFft {
             });
         }
         let (rank, ranks) = (exchange.rank(), exchange.ranks());
+        if rank >= ranks {
+            return Err(Error::InvalidSpec(format!(
+                "an exchange says it is rank {rank} of {ranks}"
+            )));
+        }
+        spec.validate(ranks)?;
         let plan = Plan::new(spec, rank, ranks, &device)?;
         Ok(RankFft {
             spec: spec.clone(),
@@ -200,8 +206,20 @@ impl RankFft {
         self.run(User::Complex(input, output), part)
     }
 
-    /// Runs the plan's steps (those of `part`) on the caller's buffers and the scratch.
+    /// Runs the plan's steps (those of `part`); on an error, tells the other ranks
+    /// ([`Exchange::abort`]) so that they do not wait for this one.
     fn run(&self, user: User, part: Part) -> Result<()> {
+        let result = self.run_steps(user, part);
+        if result.is_err()
+            && let Ok(mut ex) = self.exchange.lock()
+        {
+            ex.abort();
+        }
+        result
+    }
+
+    /// Runs the plan's steps (those of `part`) on the caller's buffers and the scratch.
+    fn run_steps(&self, user: User, part: Part) -> Result<()> {
         let (input_len, output_len) = match &user {
             User::Complex(i, o) => (i.len(), o.len()),
             User::RealIn(i, o) => (i.len(), o.len()),
@@ -211,16 +229,15 @@ impl RankFft {
         self.check("output", output_len, self.output_len())?;
         let (mut ex, mut scratch) = self.locks()?;
         let scratch = &mut *scratch;
-        if scratch.arrays.is_empty() {
+        if scratch.staging.is_none() {
             for &len in &self.plan.arrays {
                 scratch.arrays.push(self.device.zeros(len.max(1))?);
             }
-            scratch.staging = Some(self.device.zeros(self.plan.staging.max(1))?);
             scratch.received = Some(self.device.zeros(self.plan.received.max(1))?);
+            scratch.staging = Some(self.device.zeros(self.plan.staging.max(1))?);
         }
-        let (staging, received) = match (&mut scratch.staging, &mut scratch.received) {
-            (Some(s), Some(r)) => (s, r),
-            _ => return Err(Error::Gpu("scratch arrays were not made".into())),
+        let (Some(staging), Some(received)) = (&mut scratch.staging, &mut scratch.received) else {
+            return Err(Error::Gpu("scratch arrays were not made".into()));
         };
         let mut slots = Slots {
             user,
@@ -245,16 +262,9 @@ impl RankFft {
                     transposed,
                 } => {
                     let (n, t) = slots.two(*natural, *transposed)?;
-                    match part {
-                        Part::All => redistribute(moves, &mut **ex, n, t, staging, Some(received))?,
-                        Part::Exchange => {
-                            let (from, into) = match moves.recv_into {
-                                super::Array::Received => (&*staging, &mut *received),
-                                _ => (&*staging, t),
-                            };
-                            ex.all_to_all(from, &moves.sends, into, &moves.recvs)?;
-                        }
-                        Part::Transforms => {}
+                    let copies = part == Part::All;
+                    if part != Part::Transforms {
+                        play(moves, &mut **ex, [n, t, staging, received], copies)?;
                     }
                 }
                 _ => {}

@@ -140,9 +140,13 @@ impl Slabs {
 
     /// The same decomposition among ranks `members` (world ranks, one per rank of this
     /// decomposition) of an exchange between `world` ranks, each holding a batch of `outer`
-    /// arrays one after the other; `None` when `members` does not fit.
+    /// arrays one after the other; `None` when `members` does not fit (one distinct world
+    /// rank per rank).
     pub fn within(mut self, members: Vec<usize>, world: usize, outer: usize) -> Option<Slabs> {
-        if members.len() != self.ranks || members.iter().any(|&m| m >= world) || outer == 0 {
+        let mut sorted = members.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != self.ranks || members.iter().any(|&m| m >= world) || outer == 0 {
             return None;
         }
         (self.members, self.world, self.outer) = (members, world, outer);
