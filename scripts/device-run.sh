@@ -518,7 +518,7 @@ if want resident; then
     TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-150} compute-sanitizer --tool memcheck --error-exitcode 9 \
         .carry/tests/gpu_accuracy --test-threads=1 --exact resident_chunks_are_correct 2>&1 |
         tee "$out/resident-memcheck.log" | grep -E "ERROR SUMMARY|test result|Error" | head
-    for round in 1 2; do
+    for round in $(seq ${ROUNDS:-2}); do
         for v in "" "--resident-mib 12" "--resident-mib 24" "--resident-mib 32" "--resident-mib 48"; do
             echo "== round $round: ${v:-default}" | tee -a "$out/resident.txt"
             $tf bench --backend cuda --compare cufft --min-log2 18 --max-log2 24 --reps ${REPS:-20} $v 2>&1 |
