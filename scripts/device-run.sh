@@ -529,7 +529,9 @@ if want resident; then
     metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
     for v in "" "--resident-mib 24"; do
         echo "== ncu 2^20 ${v:-default}" | tee -a "$out/resident-ncu.txt"
-        ncu --clock-control none --metrics "$metrics" --csv --kernel-name regex:fft_pass --launch-skip 4 --launch-count 8 \
+        # Cache control off, whole-program replay: ncu's default flushes L2 before each kernel.
+        ncu --clock-control none --cache-control none --replay-mode application --metrics "$metrics" --csv \
+            --kernel-name regex:fft_pass --launch-skip 4 --launch-count 8 \
             $tf bench --backend cuda --sizes 2^20 --points 2^27 --reps 2 --max-time 0 $v >> "$out/resident-ncu.txt" 2>&1 || status=1
     done
 fi

@@ -200,11 +200,19 @@ impl Dialect for CudaC {
         format!("{name}({})", args.join(", "))
     }
 
-    fn load(&self, mem: Mem, name: &str, index: &str) -> String {
-        match mem {
+    fn load(&self, mem: Mem, name: &str, index: &str, streaming: bool) -> String {
+        match (mem, streaming) {
             // Twiddles and vectors are read-only and shared by all blocks: the read-only cache.
-            Mem::Twiddles | Mem::Aux => format!("__ldg(&{name}[{index}])"),
-            _ => format!("{name}[{index}]"),
+            (Mem::Twiddles | Mem::Aux, _) => format!("__ldg(&{name}[{index}])"),
+            (_, true) => format!("__ldcs(&{name}[{index}])"),
+            (_, false) => format!("{name}[{index}]"),
+        }
+    }
+
+    fn store(&self, name: &str, index: &str, value: &str, streaming: bool) -> String {
+        match streaming {
+            true => format!("__stcs(&{name}[{index}], {value});"),
+            false => format!("{name}[{index}] = {value};"),
         }
     }
 }

@@ -235,6 +235,10 @@ pub struct Binding {
     pub elem: Ty,
     /// Read-only or read-write.
     pub access: Access,
+    /// Each element is read or written once by the whole transform (its input, its output)
+    /// while another buffer is reused: dialects that can mark these accesses evict-first in
+    /// the cache (CUDA `__ldcs`/`__stcs`), so that they do not push the reused data out.
+    pub streaming: bool,
 }
 
 impl Binding {
@@ -244,6 +248,7 @@ impl Binding {
             mem,
             elem,
             access: Access::Read,
+            streaming: false,
         }
     }
 
@@ -253,6 +258,7 @@ impl Binding {
             mem,
             elem,
             access: Access::ReadWrite,
+            streaming: false,
         }
     }
 }

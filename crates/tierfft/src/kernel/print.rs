@@ -32,10 +32,16 @@ pub trait Dialect {
     fn select(&self, cond: &str, a: &str, b: &str) -> String;
     /// A call of a built-in function on printed arguments.
     fn call(&self, f: Func, args: &[String]) -> String;
-    /// `mem[index]` as a value (dialects may route read-only tables through a cache).
-    fn load(&self, mem: Mem, name: &str, index: &str) -> String {
-        let _ = mem;
+    /// `mem[index]` as a value (dialects may route read-only tables through a cache, and
+    /// mark `streaming` reads evict-first).
+    fn load(&self, mem: Mem, name: &str, index: &str, streaming: bool) -> String {
+        let _ = (mem, streaming);
         format!("{name}[{index}]")
+    }
+    /// `name[index] = value;` (dialects may mark `streaming` writes evict-first).
+    fn store(&self, name: &str, index: &str, value: &str, streaming: bool) -> String {
+        let _ = streaming;
+        format!("{name}[{index}] = {value};")
     }
     /// The first group index and the group stride of a persistent kernel.
     fn grid(&self) -> (&'static str, &'static str);
@@ -68,6 +74,12 @@ pub fn print(d: &impl Dialect, k: &Kernel) -> String {
     let p = Printer {
         d,
         in_place: k.in_place(),
+        streaming: k
+            .bindings
+            .iter()
+            .filter(|b| b.streaming)
+            .map(|b| b.mem)
+            .collect(),
     };
     s.push_str(&d.preamble(k));
     // Top-level parts the dialect prints as functions go before the kernel; calls replace
@@ -109,6 +121,8 @@ pub fn print(d: &impl Dialect, k: &Kernel) -> String {
 struct Printer<'a, D> {
     d: &'a D,
     in_place: bool,
+    /// The buffers whose accesses are marked streaming ([`crate::kernel::ir::Binding`]).
+    streaming: Vec<Mem>,
 }
 
 impl<D: Dialect> Printer<'_, D> {
@@ -120,9 +134,12 @@ impl<D: Dialect> Printer<'_, D> {
                 Stmt::Let(n, t, e) => self.d.let_(n, self.d.ty(*t), &self.expr(e)),
                 Stmt::Var(n, t, e) => self.d.var(n, self.d.ty(*t), &self.expr(e)),
                 Stmt::Assign(n, e) => format!("{n} = {};", self.expr(e)),
-                Stmt::Store(m, i, v) => {
-                    format!("{}[{}] = {};", self.mem(*m), self.expr(i), self.expr(v))
-                }
+                Stmt::Store(m, i, v) => self.d.store(
+                    self.mem(*m),
+                    &self.expr(i),
+                    &self.expr(v),
+                    self.streaming.contains(m),
+                ),
                 Stmt::Return => "return;".into(),
                 Stmt::Barrier => self.d.barrier().into(),
                 Stmt::CopyAsync { shared, index } => {
@@ -176,7 +193,10 @@ impl<D: Dialect> Printer<'_, D> {
             Expr::Builtin(Builtin::Lines) => self.d.lines().into(),
             Expr::Builtin(Builtin::FirstGroup) => self.d.grid().0.into(),
             Expr::Builtin(Builtin::GroupStride) => self.d.grid().1.into(),
-            Expr::Load(m, i) => self.d.load(*m, self.mem(*m), &self.expr(i)),
+            Expr::Load(m, i) => {
+                self.d
+                    .load(*m, self.mem(*m), &self.expr(i), self.streaming.contains(m))
+            }
             Expr::Bin(BinOp::Min, a, b) => format!("min({}, {})", self.expr(a), self.expr(b)),
             Expr::Bin(op, a, b) => {
                 let o = match op {

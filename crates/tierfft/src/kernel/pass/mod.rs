@@ -147,7 +147,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
         cluster: None,
         shared,
-        bindings: pass_bindings(in_place),
+        bindings: streaming(plan, index, pass_bindings(in_place)),
         persistent: pass.prefetch.then(|| Persistent {
             prologue: {
                 let mut p = g.tables_to_shared();
@@ -164,6 +164,21 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         }),
         body: g.em.stmts,
     }
+}
+
+/// `bindings` of pass `index` with a resident plan's input (first pass) and output (last
+/// pass) marked streaming, so that its intermediate is what stays in L2 between passes.
+fn streaming(plan: &Plan, index: usize, mut bindings: Vec<Binding>) -> Vec<Binding> {
+    if plan.resident {
+        for b in &mut bindings {
+            b.streaming = match b.mem {
+                Mem::Src => index == 0,
+                Mem::Dst => index + 1 == plan.passes.len(),
+                _ => false,
+            };
+        }
+    }
+    bindings
 }
 
 /// The buffers every pass kernel binds, all complex: `src` (left out in place, where the
