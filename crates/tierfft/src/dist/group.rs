@@ -146,25 +146,37 @@ impl DistFft {
         f: impl Fn(&RankFft, &mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> Result<()> + Sync,
     ) -> Result<()> {
         self.check_buffers(inputs, outputs)?;
+        self.on_threads(inputs, outputs, |rank, i, o| {
+            f(rank, i, o).and_then(|()| rank.device().synchronize())
+        })
+        .map(|_| ())
+    }
+
+    /// `f(rank, input, output)` on a thread per rank, all at once; each rank's result, or
+    /// the first error.
+    fn on_threads<I: Element, O: Element, T: Send>(
+        &self,
+        inputs: &mut [DeviceBuffer<I>],
+        outputs: &mut [DeviceBuffer<O>],
+        f: impl Fn(&RankFft, &mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
         let f = &f;
         std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .ranks
                 .iter()
                 .zip(inputs.iter_mut().zip(outputs.iter_mut()))
-                .map(|(rank, (i, o))| {
-                    s.spawn(move || f(rank, i, o).and_then(|()| rank.device().synchronize()))
-                })
+                .map(|(rank, (i, o))| s.spawn(move || f(rank, i, o)))
                 .collect();
-            handles
+            // Every thread is joined before the first error is returned.
+            let results: Vec<Result<T>> = handles
                 .into_iter()
                 .map(|h| {
                     h.join()
                         .unwrap_or_else(|_| Err(Error::Gpu("a rank's thread panicked".into())))
                 })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .collect::<Result<()>>()
+                .collect();
+            results.into_iter().collect()
         })
     }
 
@@ -258,45 +270,29 @@ impl DistFft {
         let (mut inputs, mut outputs) = self.zeros::<num_complex::Complex32, _>()?;
         let mut timed = |part: Part| -> Result<Vec<f64>> {
             let rounds = Rounds::new(self.ranks.len());
-            let (rounds, reps) = (&rounds, reps.max(1));
-            std::thread::scope(|s| {
-                let handles: Vec<_> = self
-                    .ranks
-                    .iter()
-                    .zip(inputs.iter_mut().zip(outputs.iter_mut()))
-                    .map(|(rank, (i, o))| {
-                        s.spawn(move || -> Result<Vec<f64>> {
-                            let mut seconds = Vec::with_capacity(reps);
-                            for rep in 0..=reps {
-                                rounds.end(true)?;
-                                let t = Instant::now();
-                                let done = rank
-                                    .run_part(part, i, o)
-                                    .and_then(|()| rank.device().synchronize());
-                                let elapsed = t.elapsed().as_secs_f64();
-                                let everyone = rounds.end(done.is_ok());
-                                done?;
-                                everyone?;
-                                if rep > 0 {
-                                    seconds.push(elapsed);
-                                }
-                            }
-                            Ok(seconds)
-                        })
-                    })
-                    .collect();
-                let per_rank = handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(Error::Gpu("a rank's thread panicked".into())))
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                // A run lasts until its slowest rank is done.
-                Ok((0..reps)
-                    .map(|k| per_rank.iter().map(|s| s[k]).fold(0.0, f64::max))
-                    .collect())
-            })
+            let reps = reps.max(1);
+            let per_rank = self.on_threads(&mut inputs, &mut outputs, |rank, i, o| {
+                let mut seconds = Vec::with_capacity(reps);
+                for rep in 0..=reps {
+                    rounds.end(true)?;
+                    let t = Instant::now();
+                    let done = rank
+                        .run_part(part, i, o)
+                        .and_then(|()| rank.device().synchronize());
+                    let elapsed = t.elapsed().as_secs_f64();
+                    let everyone = rounds.end(done.is_ok());
+                    done?;
+                    everyone?;
+                    if rep > 0 {
+                        seconds.push(elapsed);
+                    }
+                }
+                Ok(seconds)
+            })?;
+            // A run lasts until its slowest rank is done.
+            Ok((0..reps)
+                .map(|k| per_rank.iter().map(|s| s[k]).fold(0.0, f64::max))
+                .collect())
         };
         Ok(DistTimes {
             total: timed(Part::All)?,
