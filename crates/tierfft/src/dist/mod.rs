@@ -33,7 +33,7 @@ mod slab;
 
 pub use exchange::{Exchange, LocalExchange};
 pub use group::{DistFft, DistTimes, RankBuffers, check_group};
-pub use nccl::{NcclExchange, nccl_available};
+pub use nccl::{NcclExchange, nccl_available, nccl_unique_id};
 pub use play::{copy_rows, redistribute};
 pub use rank::RankFft;
 pub use slab::{Array, Moves, Rows, Slabs, split};

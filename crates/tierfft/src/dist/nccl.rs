@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::nccl::{Comm, group_end, group_start};
+use cudarc::nccl::{Comm, Id, group_end, group_start};
 
 use super::exchange::{Exchange, check_ranges};
 use crate::backend::DeviceBuffer;
@@ -26,6 +26,25 @@ fn nccl_err(what: &str) -> impl Fn(cudarc::nccl::result::NcclError) -> Error + '
     move |e| Error::Gpu(format!("NCCL {what}: {e:?}"))
 }
 
+fn no_nccl() -> Error {
+    Error::NoDevice(
+        "libnccl could not be loaded: install NCCL (or the nvidia-nccl-cu13 wheel) and put a \
+         directory holding libnccl.so on LD_LIBRARY_PATH"
+            .into(),
+    )
+}
+
+/// A new NCCL unique id for a group of ranks in several processes: made by one of them
+/// (rank 0, say), sent to the others by the caller's own means (MPI, a file, a socket), and
+/// given by every rank to [`NcclExchange::from_id`].
+pub fn nccl_unique_id() -> Result<[u8; 128]> {
+    if !nccl_available() {
+        return Err(no_nccl());
+    }
+    let id = Id::new().map_err(nccl_err("making a unique id"))?;
+    Ok(id.internal().map(|c| c as u8))
+}
+
 /// One GPU's end of an NCCL all-to-all.
 pub struct NcclExchange {
     comm: Comm,
@@ -41,11 +60,7 @@ impl NcclExchange {
     /// the stream that device's transforms use. The devices must be distinct GPUs.
     pub fn group(devices: &[Arc<CudaDevice>]) -> Result<Vec<NcclExchange>> {
         if !nccl_available() {
-            return Err(Error::NoDevice(
-                "libnccl could not be loaded: install NCCL (or the nvidia-nccl-cu13 wheel) \
-                 and put a directory holding libnccl.so on LD_LIBRARY_PATH"
-                    .into(),
-            ));
+            return Err(no_nccl());
         }
         let streams = devices.iter().map(|d| d.stream().clone()).collect();
         let comms = Comm::from_devices(streams).map_err(nccl_err("making the communicators"))?;
@@ -57,6 +72,34 @@ impl NcclExchange {
                 device: device.clone(),
             })
             .collect())
+    }
+
+    /// Rank `rank` of `ranks` (one per process, or per thread) on `device`, joining the
+    /// group of `id` ([`nccl_unique_id`]); returns once every rank has joined.
+    pub fn from_id(
+        device: Arc<CudaDevice>,
+        rank: usize,
+        ranks: usize,
+        id: &[u8; 128],
+    ) -> Result<NcclExchange> {
+        if !nccl_available() {
+            return Err(no_nccl());
+        }
+        if rank >= ranks || i32::try_from(ranks).is_err() {
+            return Err(Error::InvalidSpec(format!(
+                "rank {rank} of {ranks}: ranks are 0 .. ranks - 1, at most 2^31 - 1 of them"
+            )));
+        }
+        device
+            .context()
+            .bind_to_thread()
+            .map_err(crate::backend::cuda::gpu_err(
+                "binding the GPU to this thread",
+            ))?;
+        let id = Id::uninit(id.map(|b| b as std::ffi::c_char));
+        let comm = Comm::from_rank(device.stream().clone(), rank, ranks, id)
+            .map_err(nccl_err("joining the group"))?;
+        Ok(NcclExchange { comm, device })
     }
 
     /// The GPU this rank's messages leave from.
