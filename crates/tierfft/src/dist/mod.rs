@@ -1,7 +1,7 @@
-//! Transforms of arrays spread over several devices: the slab decomposition of 2-D, 3-D (and
-//! higher) C2C, R2C and C2R transforms, with the local transforms on each device and the
-//! change of layout between them as one all-to-all ([`Exchange`]: NCCL between the GPUs of
-//! one host, [`LocalExchange`] between CPU ranks in one process).
+//! Transforms of arrays spread over several devices: slab (2-D and up) and pencil (3-D)
+//! decompositions of C2C, R2C and C2R transforms, with the local transforms on each device
+//! and each change of layout between them as an all-to-all ([`Exchange`]: NCCL between GPUs,
+//! [`LocalExchange`] between ranks of one process through host memory).
 //!
 //! **Slabs** (the default). The array is cut along axis 0 ("natural": rank `r` holds the
 //! rows [`Slabs::rows`]`(r)`, the global array's `[rows, ..]`, row-major) or along axis 1
