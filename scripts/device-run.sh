@@ -503,7 +503,7 @@ if want multigpu; then
         mib=$(python3 -c "print(','.join(str(max(1, 8 * n * n // $gpus >> 20)) for n in (4096, 8192, 16384, 32768)))")
         python3 scripts/nccl_alltoall.py $gpus $mib 20 2>&1 | tee -a "$out/multigpu.txt" || status=1
         # SAR focusing spread over the GPUs against one GPU, same scene.
-        for side in 16384 32768; do
+        for side in ${SAR_SIDES:-16384 32768}; do
             for n in 1 $gpus; do
                 echo "== tierfft sar $side² on $n GPU(s)" | tee -a "$out/multigpu-sar.txt"
                 $tf sar --device cuda --gpus $n --lines $side --samples $side --out "/tmp/sar-$side-$n" 2>&1 |
