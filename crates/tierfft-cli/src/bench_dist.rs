@@ -3,9 +3,6 @@
 //! local transforms alone, beside the same transform on one device, and checked (against
 //! the f64 reference where the array is small, else against the one-device result).
 
-use std::sync::Arc;
-
-use tierfft::backend::cuda::CudaDevice;
 use tierfft::backend::median;
 use tierfft::dist::{DistFft, DistSpec, Spectrum};
 use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
@@ -57,17 +54,9 @@ fn relative_difference(a: &[Complex32], b: &[Complex32]) -> f64 {
 
 /// `tierfft bench --shapes .. --gpus N`.
 pub fn run(opts: &DistOptions) -> CliResult<()> {
-    let (devices, gpus): (Vec<Device>, Vec<Arc<CudaDevice>>) = if opts.cpu {
-        (vec![Device::Cpu], Vec::new())
-    } else {
-        let gpus = (0..opts.ranks)
-            .map(|i| {
-                CudaDevice::open(i)
-                    .map(Arc::new)
-                    .map_err(|e| format!("--gpus {}: GPU {i}: {e}", opts.ranks))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        (gpus.iter().map(|g| Device::Cuda(g.clone())).collect(), gpus)
+    let (devices, gpus) = match opts.cpu {
+        true => (vec![Device::Cpu], Vec::new()),
+        false => crate::commands::open_gpus(opts.ranks)?,
     };
     let one = &devices[0];
     println!(

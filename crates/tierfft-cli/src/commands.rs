@@ -1,9 +1,11 @@
 //! `tierfft devices`, `tierfft plan` and `tierfft fft`.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use tierfft::backend::DEVICE_ENV;
+use tierfft::backend::cuda::CudaDevice;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::nd::{NdPlan, StepOp};
 use tierfft::plan::{DeviceLimits, Plan};
@@ -18,6 +20,18 @@ pub fn open_device(name: &str) -> tierfft::Result<Device> {
     } else {
         Device::by_name(name)
     }
+}
+
+/// CUDA GPUs 0..n, for `--gpus n`: the GPUs themselves (for NCCL) and as devices.
+pub fn open_gpus(n: usize) -> CliResult<(Vec<Device>, Vec<Arc<CudaDevice>>)> {
+    let gpus = (0..n)
+        .map(|i| {
+            CudaDevice::open(i)
+                .map(Arc::new)
+                .map_err(|e| format!("--gpus {n}: GPU {i}: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((gpus.iter().map(|g| Device::Cuda(g.clone())).collect(), gpus))
 }
 
 /// `tierfft devices`: one row per wgpu adapter, a row for the CPU, and the `auto` choice.

@@ -9,14 +9,14 @@
 //! device's: every step sees the same input samples (the halo holds every neighbour RCMC
 //! reads; at the scene's edges the block ends where the scene does).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::Complex32;
 use tierfft::backend::cuda::CudaDevice;
 use tierfft::dist::{
-    Exchange, LocalExchange, Moves, NcclExchange, Rows, Slabs, check_group, copy_rows, redistribute,
+    Exchange, LocalExchange, Moves, NcclExchange, Rounds, Rows, Slabs, check_group, copy_rows,
+    redistribute,
 };
 use tierfft::resample::ResampleSpec;
 use tierfft::{Device, Fft, FftSpec, PointOp, Resampler};
@@ -231,8 +231,7 @@ impl DistFocuser {
                 data.len()
             )));
         }
-        let barrier = Barrier::new(self.ranks.len());
-        let failed = AtomicBool::new(false);
+        let rounds = Rounds::new(self.ranks.len());
         let laps = Mutex::new(Vec::new());
         let input: &[Complex32] = data;
         let parts = std::thread::scope(|s| {
@@ -241,12 +240,10 @@ impl DistFocuser {
                 .iter()
                 .enumerate()
                 .map(|(r, rank)| {
-                    let (barrier, failed, laps) = (&barrier, &failed, &laps);
+                    let (rounds, laps) = (&rounds, &laps);
                     let rows = self.slabs.rows(r);
                     let lines_in = &input[rows.start * samples..rows.end * samples];
-                    s.spawn(move || {
-                        rank.focus(r == 0, lines_in, &self.slabs, r, barrier, failed, laps)
-                    })
+                    s.spawn(move || rank.focus(r == 0, lines_in, &self.slabs, r, rounds, laps))
                 })
                 .collect();
             handles
@@ -284,41 +281,33 @@ impl DistFocuser {
 impl RankFocus {
     /// Rank `r`'s part of one focusing: its lines `lines_in` in, its range bins of the
     /// image out (`[lines][own bins]`). Every step ends with the device idle and every rank
-    /// at `barrier`; rank 0 (`timer`) appends each step's time to `laps`.
-    #[allow(clippy::too_many_arguments)]
+    /// at the end of each of `rounds`; rank 0 (`timer`) appends each step's time to `laps`.
     fn focus(
         &self,
         timer: bool,
         lines_in: &[Complex32],
         slabs: &Slabs,
         r: usize,
-        barrier: &Barrier,
-        failed: &AtomicBool,
+        rounds: &Rounds,
         laps: &Mutex<Vec<f64>>,
     ) -> Result<Vec<Complex32>, SarError> {
         let dev = &self.device;
         let mut clock = Instant::now();
         // After each step: wait for the device (if the step was queued without error), then
         // for every rank, even after an error; a failure anywhere stops every rank at the
-        // same barrier (the failing one returns its own error). Rank 0 times the step.
+        // same step's end (the failing one returns its own error). Rank 0 times the step.
         let mut step = |queued: bool| -> Result<(), SarError> {
             let done = match queued {
                 true => dev.synchronize(),
                 false => Ok(()),
             };
-            if !queued || done.is_err() {
-                failed.store(true, Ordering::SeqCst);
-            }
-            barrier.wait();
+            let everyone = rounds.end(queued && done.is_ok());
             if timer && let Ok(mut laps) = laps.lock() {
                 laps.push(clock.elapsed().as_secs_f64());
             }
             clock = Instant::now();
             done?;
-            match failed.load(Ordering::SeqCst) {
-                true => Err(SarError::Config("another rank failed".into())),
-                false => Ok(()),
-            }
+            Ok(everyone?)
         };
         let (lines, width) = (slabs.shape[0], slabs.cols(r).len());
         let buffers = (|| -> tierfft::Result<_> {

@@ -3,7 +3,6 @@
 //! checks everything first and runs the steps; [`measure`] measures, [`figures`] draws.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
@@ -282,13 +281,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             let n = n as usize;
             let (devices, gpus) = match args.device.to_ascii_lowercase().as_str() {
                 "cpu" => (vec![Device::Cpu; n], Vec::new()),
-                "auto" | "cuda" => {
-                    let gpus = (0..n)
-                        .map(|i| tierfft::backend::cuda::CudaDevice::open(i).map(Arc::new))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|e| format!("--gpus {n}: {e}"))?;
-                    (gpus.iter().map(|g| Device::Cuda(g.clone())).collect(), gpus)
-                }
+                "auto" | "cuda" => crate::commands::open_gpus(n)?,
                 other => {
                     return Err(format!(
                         "--gpus spreads the scene over CUDA GPUs (--device cuda) or CPU ranks \

@@ -318,23 +318,26 @@ pub fn check_group(exchanges: &[Box<dyn Exchange>]) -> Result<()> {
     Ok(())
 }
 
-/// Rounds of a timing loop that every rank ends together: a rank that failed makes every
-/// rank stop at the same round's end instead of waiting at the next.
-struct Rounds {
+/// Steps that every rank of a process ends together (a barrier that carries failure): a
+/// rank that failed makes every rank stop at the same step's end instead of waiting for it at
+/// the next.
+pub struct Rounds {
     barrier: Barrier,
     failed: AtomicBool,
 }
 
 impl Rounds {
-    fn new(ranks: usize) -> Rounds {
+    /// Rounds for `ranks` ranks.
+    pub fn new(ranks: usize) -> Rounds {
         Rounds {
             barrier: Barrier::new(ranks),
             failed: AtomicBool::new(false),
         }
     }
 
-    /// Ends a round (`ok`: this rank's part succeeded); an error when any rank failed.
-    fn end(&self, ok: bool) -> Result<()> {
+    /// Ends a round (`ok`: this rank's part succeeded) once every rank has; an error when
+    /// any rank failed.
+    pub fn end(&self, ok: bool) -> Result<()> {
         if !ok {
             self.failed.store(true, Ordering::SeqCst);
         }

@@ -32,7 +32,7 @@ mod rank;
 mod slab;
 
 pub use exchange::{Exchange, LocalExchange};
-pub use group::{DistFft, DistTimes, RankBuffers, check_group};
+pub use group::{DistFft, DistTimes, RankBuffers, Rounds, check_group};
 pub use nccl::{NcclExchange, nccl_available, nccl_unique_id};
 pub use play::{copy_rows, redistribute};
 pub use rank::RankFft;

@@ -94,6 +94,8 @@ impl Arrays<'_> {
             (S, N, _) => (&*staging, natural),
             (S, T, _) => (&*staging, transposed),
             (S, R, Some(r)) => (&*staging, r),
+            (N, R, Some(r)) => (&*natural, r),
+            (T, R, Some(r)) => (&*transposed, r),
             (R, N, Some(r)) => (&*r, natural),
             (R, T, Some(r)) => (&*r, transposed),
             (R, S, Some(r)) => (&*r, staging),

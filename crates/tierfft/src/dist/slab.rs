@@ -356,125 +356,40 @@ impl Slabs {
         }
     }
 
-    /// Rank `r`'s moves from the transposed layout to the natural one, the mirror of
-    /// [`Slabs::to_transposed`]: each peer's rows sent straight from the transposed array
-    /// (they are contiguous there), received into staging and unpacked into their columns.
-    /// `None` with a halo (the slabs overlap).
+    /// Rank `r`'s moves from the transposed layout to the natural one: those of
+    /// [`Slabs::to_transposed`] played backwards (every copy and message reversed), so that
+    /// peers' blocks go straight from the transposed array where they are contiguous and are
+    /// unpacked from staging into their columns. `None` with a halo (the slabs overlap).
     pub fn to_natural(&self, r: usize) -> Option<Moves> {
         if self.halo > 0 {
             return None;
         }
-        if self.outer > 1 {
-            return Some(self.to_natural_batched(r));
-        }
-        let (n_r, width, own) = (self.rows[r].len(), self.row_width(), self.col_width(r));
-        let sends = (0..self.ranks)
-            .map(|p| match p == r {
-                true => 0..0,
-                false => self.rows[p].start * own..self.rows[p].end * own,
-            })
-            .collect();
-        let mut after = Vec::new();
-        let mut recvs = Vec::new();
-        let mut staged = 0;
-        let mut before = Vec::new();
-        for q in 0..self.ranks {
-            let block = Rows {
-                rows: n_r,
-                row_len: self.col_width(q),
-                src: staged,
-                src_pitch: self.col_width(q),
-                dst: self.cols[q].start * self.inner(),
-                dst_pitch: width,
-            };
-            if q == r {
-                let here = Rows {
-                    src: self.rows[r].start * own,
-                    src_pitch: own,
-                    ..block
-                };
-                before.push((Array::Transposed, Array::Natural, here));
-                recvs.push(0..0);
-            } else {
-                after.push((Array::Staging, Array::Natural, block));
-                recvs.push(staged..staged + block.len());
-                staged += block.len();
-            }
-        }
+        let m = self.to_transposed(r);
+        let back = |copies: Vec<(Array, Array, Rows)>| -> Vec<(Array, Array, Rows)> {
+            copies
+                .into_iter()
+                .map(|(from, to, c)| {
+                    let rows = Rows {
+                        src: c.dst,
+                        src_pitch: c.dst_pitch,
+                        dst: c.src,
+                        dst_pitch: c.src_pitch,
+                        ..c
+                    };
+                    (to, from, rows)
+                })
+                .collect()
+        };
         Some(Moves {
-            before,
-            sends: self.to_world(sends),
-            recvs: self.to_world(recvs),
-            after,
-            send_from: Array::Transposed,
-            recv_into: Array::Staging,
-            staging: staged,
-            received: 0,
+            before: back(m.after),
+            sends: m.recvs,
+            recvs: m.sends,
+            after: back(m.before),
+            send_from: m.recv_into,
+            recv_into: m.send_from,
+            staging: m.staging,
+            received: m.received,
         })
-    }
-
-    /// [`Slabs::to_natural`] of a batch, the mirror of [`Slabs::to_transposed_batched`].
-    fn to_natural_batched(&self, r: usize) -> Moves {
-        let (n_r, width, own, n0) = (
-            self.rows[r].len(),
-            self.row_width(),
-            self.col_width(r),
-            self.shape[0],
-        );
-        let (mut before, mut after, mut sends, mut recvs) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut staged, mut received) = (0, 0);
-        let mut own_block = 0;
-        for p in 0..self.ranks {
-            let n_p = self.rows[p].len();
-            let pack = Rows {
-                rows: self.outer,
-                row_len: n_p * own,
-                src: self.rows[p].start * own,
-                src_pitch: n0 * own,
-                dst: staged,
-                dst_pitch: n_p * own,
-            };
-            before.push((Array::Transposed, Array::Staging, pack));
-            if p == r {
-                own_block = staged;
-                sends.push(0..0);
-            } else {
-                sends.push(staged..staged + pack.len());
-            }
-            staged += pack.len();
-        }
-        for q in 0..self.ranks {
-            let (from, src) = match q == r {
-                true => (Array::Staging, own_block),
-                false => (Array::Received, received),
-            };
-            let unpack = Rows {
-                rows: self.outer * n_r,
-                row_len: self.col_width(q),
-                src,
-                src_pitch: self.col_width(q),
-                dst: self.cols[q].start * self.inner(),
-                dst_pitch: width,
-            };
-            after.push((from, Array::Natural, unpack));
-            if q == r {
-                recvs.push(0..0);
-            } else {
-                recvs.push(received..received + unpack.len());
-                received += unpack.len();
-            }
-        }
-        Moves {
-            before,
-            sends: self.to_world(sends),
-            recvs: self.to_world(recvs),
-            after,
-            send_from: Array::Staging,
-            recv_into: Array::Received,
-            staging: staged,
-            received,
-        }
     }
 }
 

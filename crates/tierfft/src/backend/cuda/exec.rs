@@ -236,7 +236,7 @@ impl CudaFft {
             // plan runs every pass of a chunk before the next chunk, so its intermediate
             // slots hold one chunk, reused from the start: they stay in L2.
             let range = |slot: usize, len: usize| {
-                let at = match self.plan.resident && slot != 0 && slot != result {
+                let at = match self.holds_one_chunk(slot, result) {
                     true => 0,
                     false => first,
                 };
@@ -340,10 +340,16 @@ impl CudaFft {
     /// resident plan's intermediate slots (neither the input's nor the result's), which
     /// hold one chunk.
     fn slot_transforms(&self, slot: usize, result: usize, transforms: usize) -> usize {
-        match self.plan.resident && slot != 0 && slot != result {
+        match self.holds_one_chunk(slot, result) {
             true => self.plan.transforms_per_dispatch.min(transforms),
             false => transforms,
         }
+    }
+
+    /// Whether `slot` is a resident plan's intermediate (neither the input's slot 0 nor the
+    /// result's), which holds one chunk.
+    fn holds_one_chunk(&self, slot: usize, result: usize) -> bool {
+        self.plan.resident && slot != 0 && slot != result
     }
 
     /// Transforms chunk by chunk into `output`, reading `input`, or `output` itself when
