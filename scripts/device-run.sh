@@ -72,6 +72,15 @@
 #           the intermediate one chunk reused (--resident-mib M), 2^18..2^24 against cuFFT
 #           (1 GiB buffers) for several M beside the default, interleaved, two rounds; ncu's
 #           L2 hit rate and DRAM bytes for 2^20; the resident test on CUDA and under memcheck
+#   long    lengths past 2^24 (issue 14): the largest-length accuracy test on CUDA (2^23..2^27,
+#           10^8, 3·2^25) and under memcheck, 2^22..2^27 and the smooth lengths against
+#           cuFFT (1 GiB buffers) as planned and with one or two lines per workgroup
+#           (--min-lines 1/2: two passes to 2^27), two rounds
+#   small   small batches (issue 14): batches 1, 4 and 16 at 2^6..2^22 against cuFFT (time
+#           per call), then the cluster lengths 2^15..2^17 in clusters of 1 (two passes), 8
+#           and 16 at the same batches
+#   clusterbatch  where the cluster tier starts to beat two passes: 2^15..2^17 at batches 16 to
+#           4096 in the planner's cluster shape against --cluster-blocks 1 (two passes)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -533,6 +542,39 @@ if want resident; then
         ncu --clock-control none --cache-control none --replay-mode application --metrics "$metrics" --csv \
             --kernel-name regex:fft_pass --launch-skip 4 --launch-count 8 \
             $tf bench --backend cuda --sizes 2^20 --points 2^27 --reps 2 --max-time 0 $v >> "$out/resident-ncu.txt" 2>&1 || status=1
+    done
+fi
+if want long; then
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 --exact largest_lengths_are_correct \
+        --nocapture 2>&1 | tee "$out/long-tests.log" | grep -E "error|test result|panicked" || status=1
+    TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-200} compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .carry/tests/gpu_accuracy --test-threads=1 --exact largest_lengths_are_correct 2>&1 |
+        tee "$out/long-memcheck.log" | grep -E "ERROR SUMMARY|test result|Error" | head
+    for round in $(seq ${ROUNDS:-2}); do
+        for v in "" "--min-lines 1" "--min-lines 2"; do
+            echo "== round $round: ${v:-default}" | tee -a "$out/long.txt"
+            $tf bench --backend cuda --compare cufft --sizes ${LONG_SIZES:-2^22,2^23,2^24,2^25,2^26,2^27,100000000,100663296} \
+                --reps ${REPS:-20} $v 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/long.txt"
+        done
+    done
+fi
+if want small; then
+    echo "== batches 1, 4, 16" | tee -a "$out/small.txt"
+    $tf bench --backend cuda --compare cufft --min-log2 6 --max-log2 22 --batches 1,4,16 \
+        --reps ${REPS:-20} 2>&1 | grep -vE "^\s*$" | tee -a "$out/small.txt"
+    for c in 1 8 16; do
+        echo "== cluster lengths, --cluster-blocks $c" | tee -a "$out/small.txt"
+        $tf bench --backend cuda --compare cufft --sizes 2^15,2^16,2^17 --batches 1,4,16 \
+            --cluster-blocks $c --reps ${REPS:-20} 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/small.txt"
+    done
+fi
+if want clusterbatch; then
+    for nc in 2^15:4 2^16:8 2^17:8; do
+        for c in 1 ${nc#*:}; do
+            echo "== ${nc%:*}, --cluster-blocks $c" | tee -a "$out/clusterbatch.txt"
+            $tf bench --backend cuda --compare cufft --sizes ${nc%:*} --batches 16,32,64,128,256,512,1024,4096 \
+                --cluster-blocks $c --reps ${REPS:-20} 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/clusterbatch.txt"
+        done
     done
 fi
 if want cache; then

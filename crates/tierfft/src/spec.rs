@@ -8,8 +8,8 @@ use num_complex::{Complex32, Complex64};
 use crate::error::{Error, Result};
 use crate::weights::RealWeights;
 
-/// log2 of the longest transform tierfft plans (2^24 points, 128 MiB of complex f32).
-pub const MAX_LOG2_N: u32 = 24;
+/// log2 of the longest transform tierfft plans (2^27 points, 1 GiB of complex f32).
+pub const MAX_LOG2_N: u32 = 27;
 
 /// Sign of the exponent: forward is `exp(-2πi nk/N)`, inverse `exp(+2πi nk/N)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -224,7 +224,8 @@ pub(crate) fn transpose<T: Copy>(src: &[T], matrices: usize, rows: usize, cols: 
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct FftSpec {
-    /// Points per transform: 1 to 2^24 (the GPU backends take powers of two for now).
+    /// Points per transform: 1 to 2^[`MAX_LOG2_N`]; each device's planner may take less (a
+    /// GPU's binding limit: 2^24 on most wgpu adapters).
     pub n: usize,
     /// Number of transforms.
     pub batch: usize,

@@ -67,19 +67,44 @@ fn lengths_2_pow_21_and_22() {
 
 #[test]
 fn largest_lengths_are_correct() {
-    // 2^23 and 2^24 (128 MiB, lavapipe's whole binding): three passes; checked forward.
+    // 2^23..2^27 and smooth lengths past 2^24 (10^8 = 2^8·5^8, 3·2^25), forward, wherever the
+    // device binds one transform: lavapipe stops at 2^24 (its 128 MiB binding), which must be
+    // the device's clear error; the CUDA backend binds them all.
     let dev = gpu();
     let mut rng = rng();
-    for k in [23, 24] {
-        let spec = FftSpec::new(1 << k);
-        let fft = dev.plan(&spec).expect("plan");
+    let mut ran = 0;
+    for n in [
+        1 << 23,
+        1 << 24,
+        1 << 25,
+        100_000_000,
+        3 << 25,
+        1 << 26,
+        1 << 27,
+    ] {
+        let spec = FftSpec::new(n);
+        let fft = match dev.plan(&spec) {
+            Ok(fft) => fft,
+            Err(tierfft::Error::TooLarge { .. }) if n > 1 << 24 => {
+                eprintln!(
+                    "{}: {n} points: past the device's binding limit",
+                    dev.name()
+                );
+                continue;
+            }
+            Err(e) => panic!("plan {n}: {e}"),
+        };
         let input = random(&mut rng, spec.len());
         let mut out = poisoned(spec.len());
         fft.process_out_of_place(&input, &mut out).expect("run");
         let err = tierfft::reference::relative_l2_error(&out, &expected(&spec, &input));
-        // Beyond the 2^22 range the bound grows with log2 n like the rest of the table.
-        assert!(err <= BOUND * 1.2, "2^{k}: {err:e}");
+        // Past the 2^22 range the bound grows with log2 n: 1.2 × BOUND at 2^24.
+        let bound = BOUND * 1.2 * (n as f64).log2() / 24.0;
+        assert!(err <= bound, "{n}: {err:e} > {bound:e}");
+        eprintln!("{}: {n} points: relative L2 error {err:.3e}", dev.name());
+        ran += 1;
     }
+    assert!(ran >= 2, "2^23 and 2^24 fit every device the tests run on");
 }
 
 #[test]
@@ -214,17 +239,17 @@ fn planner_variants_are_correct() {
 }
 
 /// The cluster tier alone, small batches, for the sanitizers (`scripts/device-run.sh
-/// clustersan`): 2^15..2^17 as planned (clusters of 4 and 8 of half a workgroup block, 8 of
-/// whole ones), 2^15 in clusters of 2, 2^17 and 2^18 in clusters of 16 where the device
-/// allows them; elsewhere, their usual plans.
+/// clustersan`): 2^15 and 2^16 in the planner's shapes for large batches (clusters of 4 and
+/// 8 of half a workgroup block), 2^17 in 8 whole blocks, 2^15 in clusters of 2, 2^17 and
+/// 2^18 in clusters of 16 where the device allows them; elsewhere, their usual plans.
 #[test]
 fn cluster_tier_for_sanitizers() {
     let dev = gpu();
     let mut rng = rng();
     for (k, blocks) in [
-        (15, None),
-        (16, None),
-        (17, None),
+        (15, Some(4)),
+        (16, Some(8)),
+        (17, Some(8)),
         (15, Some(2)),
         (17, Some(16)),
         (18, Some(16)),

@@ -292,7 +292,7 @@ pub fn var(name: impl Into<String>) -> Expr {
 
 /// An unsigned literal.
 pub fn u(x: usize) -> Expr {
-    Expr::U32(u32::try_from(x).expect("kernel constants fit in u32 (n <= 2^24)"))
+    Expr::U32(u32::try_from(x).expect("kernel constants fit in u32 (n <= 2^27)"))
 }
 
 /// A float literal.

@@ -47,6 +47,11 @@ pub struct DeviceLimits {
     /// from the driver); 0 where the device has no clusters. Enables the cluster tier
     /// ([`crate::plan::Cluster`]).
     pub max_cluster_blocks: usize,
+    /// Compute units (CUDA streaming multiprocessors) workgroups run on; 0 where the API does
+    /// not say. A small batch is spread over at least this many workgroups where its lines
+    /// allow, rather than packed into a few (H100: batches 4 and 16 of 4096 points packed two
+    /// to a workgroup ran at 0.85 of cuFFT, one to a workgroup at parity).
+    pub compute_units: usize,
 }
 
 impl DeviceLimits {
@@ -70,6 +75,7 @@ impl DeviceLimits {
             max_chain_points: usize::MAX,
             async_copy: false,
             max_cluster_blocks: 0,
+            compute_units: 0,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -90,10 +96,11 @@ impl DeviceLimits {
                 max_buffer: 4 * gib,
                 ..base
             },
-            // NVIDIA H100 through CUDA: 227 KiB opt-in shared memory, no binding limit.
+            // NVIDIA H100 through CUDA: 227 KiB opt-in shared memory; one launch binds what
+            // 32-bit indices reach (8 GiB, as the CUDA backend sets).
             "h100-cuda" => DeviceLimits {
                 workgroup_memory: 227 << 10,
-                max_binding: 80 * gib,
+                max_binding: 8 * gib,
                 max_buffer: 80 * gib,
                 max_groups_per_dim: 65535,
                 max_points_per_thread: 16,
@@ -104,6 +111,7 @@ impl DeviceLimits {
                 // What the H100's driver reports for blocks of 1024 threads and 227 KiB,
                 // non-portable sizes allowed.
                 max_cluster_blocks: 16,
+                compute_units: 132,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

@@ -106,7 +106,8 @@ pub(super) fn single_pass(
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
     let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)
         .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines))
-        .min(most_lines);
+        .min(most_lines)
+        .min(spread_lines(spec.batch, min_lines, limits));
     // Rows of fewer than 4 threads read and write through workgroup memory so that
     // neighbouring threads touch neighbouring addresses (whole 32-byte sectors); columns are
     // read across neighbouring lines anyway.
@@ -198,7 +199,12 @@ pub(super) fn multi_pass(
                 && lines * threads_per_line <= limits.max_threads
         };
         let mut lines = min_lines.min(all_lines.next_power_of_two());
-        while fits(2 * lines) && 2 * lines * threads_per_line <= opts.target_threads {
+        let total_lines = if columns { 1 } else { spec.batch } * all_lines;
+        let spread = spread_lines(total_lines, min_lines, limits);
+        while fits(2 * lines)
+            && 2 * lines * threads_per_line <= opts.target_threads
+            && 2 * lines <= spread
+        {
             lines *= 2;
         }
         let last = i + 1 == sizes.len();
@@ -235,6 +241,16 @@ pub(super) fn multi_pass(
         stride *= size;
     }
     Some(passes)
+}
+
+/// Most lines a workgroup of a pass of `lines` lines in all packs so that the pass still
+/// has a workgroup for each of the device's compute units (at least `min_lines`, which
+/// coalescing needs; unbounded where the device does not say how many units it has).
+fn spread_lines(lines: usize, min_lines: usize, limits: &DeviceLimits) -> usize {
+    match limits.compute_units {
+        0 => usize::MAX,
+        units => (lines / units).max(min_lines).max(1),
+    }
 }
 
 /// The shape of a line of `size` points, in a pass of `all_lines` lines and a workgroup of at

@@ -143,12 +143,17 @@ fn small_transforms_are_packed() {
 #[test]
 fn bad_specs_are_errors() {
     let lp = DeviceLimits::profile("lavapipe").unwrap();
-    for n in [0, 1 << 25] {
+    for n in [0, 1 << (MAX_LOG2_N + 1)] {
         assert!(matches!(
             Plan::new(&FftSpec::new(n), &lp),
             Err(Error::UnsupportedLength { .. })
         ));
     }
+    // Within tierfft's lengths but past lavapipe's 128 MiB binding: the device's own limit.
+    assert!(matches!(
+        Plan::new(&FftSpec::new(1 << 25), &lp),
+        Err(Error::TooLarge { .. })
+    ));
     assert!(matches!(
         Plan::new(&FftSpec::new(8).batch(0), &lp),
         Err(Error::ZeroBatch)
@@ -421,13 +426,14 @@ fn wide_lines_only_where_registers_are_known() {
     // Past the register file even where it is known: two passes.
     assert_eq!(passes(28561, 64, "h100-cuda").len(), 2);
     // Powers of two keep their measured shapes: 2^15 one cluster pass (4 workgroups, two to
-    // an SM), 2^16 clusters of 8 half blocks, 2^17 of 8 whole ones, 2^18 two passes.
-    for (k, blocks, groups) in [(15, 4, Some(2)), (16, 8, Some(2)), (17, 8, None)] {
-        let cluster = passes(1 << k, 64, "h100-cuda");
+    // an SM), 2^16 clusters of 8 half blocks, 2^17 and 2^18 two passes.
+    for (k, blocks) in [(15, 4), (16, 8)] {
+        let cluster = passes(1 << k, 128, "h100-cuda");
         assert_eq!(cluster.len(), 1);
         assert_eq!(cluster[0].cluster.as_ref().map(|c| c.blocks), Some(blocks));
-        assert_eq!(cluster[0].groups_per_unit, groups);
+        assert_eq!(cluster[0].groups_per_unit, Some(2));
     }
+    assert_eq!(passes(1 << 17, 1024, "h100-cuda").len(), 2);
     assert_eq!(passes(1 << 18, 64, "h100-cuda").len(), 2);
 }
 
@@ -446,7 +452,7 @@ fn cluster_passes_where_the_device_has_clusters() {
         Plan::with_options(&FftSpec::new(n).batch(4), &h100, &opts).unwrap()
     };
     for (k, c) in [
-        (15, None),
+        (15, Some(4)),
         (15, Some(8)),
         (16, Some(4)),
         (16, Some(8)),
@@ -466,8 +472,17 @@ fn cluster_passes_where_the_device_has_clusters() {
         assert_eq!(plan.groups(head, 4), 4 * cl.blocks);
         assert!(tail.twiddled() && tail.scale.is_none() && !head.twiddled());
     }
-    // Not taken: off, too long for a cluster of 8, other devices, real halves and chains.
+    // Not taken: off, too long for a cluster of 8, other devices, real halves and chains;
+    // by default, batches of fewer points than a workgroup block per compute unit (two
+    // passes use all of them) and whole-block clusters.
     assert_eq!(with(1 << 15, Some(1)).passes.len(), 2);
+    assert_eq!(with(1 << 15, None).passes.len(), 2);
+    let h100_plan =
+        |n: usize, batch: usize| Plan::new(&FftSpec::new(n).batch(batch), &h100).unwrap();
+    assert!(h100_plan(1 << 15, 65).passes[0].cluster.is_none());
+    assert!(h100_plan(1 << 15, 66).passes[0].cluster.is_some());
+    assert!(h100_plan(1 << 16, 33).passes[0].cluster.is_some());
+    assert!(h100_plan(1 << 17, 1 << 10).passes[0].cluster.is_none());
     assert!(with(1 << 18, Some(8)).passes[0].cluster.is_none());
     // Past the portable 8 only when asked.
     assert_eq!(
@@ -495,7 +510,11 @@ fn cluster_passes_where_the_device_has_clusters() {
             .all(|p| p.cluster.is_none())
     );
     // A normalised inverse scales in the tail.
-    let inv = Plan::new(&FftSpec::new(1 << 15).inverse().normalized(), &h100).unwrap();
+    let inv = Plan::new(
+        &FftSpec::new(1 << 15).batch(66).inverse().normalized(),
+        &h100,
+    )
+    .unwrap();
     let tail = &inv.passes[0].cluster.as_ref().unwrap().tail;
     assert_eq!(tail.scale, Some(1.0 / 32768.0));
     assert_eq!(inv.passes[0].scale, None);

@@ -139,6 +139,7 @@ impl CudaDevice {
             max_chain_points: crate::plan::CUDA_MAX_CHAIN_POINTS,
             async_copy: major >= 8,
             max_cluster_blocks: 0,
+            compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
         };
         let stream = ctx.default_stream();
         let limits = DeviceLimits {
@@ -149,7 +150,7 @@ impl CudaDevice {
             ..limits
         };
         Ok(CudaDevice {
-            sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            sm_count: limits.compute_units,
             sm: occupancy::SmLimits::read(attr)?,
             l2_bytes,
             ctx,

@@ -84,6 +84,8 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         async_copy: false,
         // Nor clusters of workgroups.
         max_cluster_blocks: 0,
+        // Nor how many compute units run them.
+        compute_units: 0,
     }
 }
 

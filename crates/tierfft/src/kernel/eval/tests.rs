@@ -87,8 +87,9 @@ fn tiny_clusters() -> DeviceLimits {
 }
 
 /// The cluster tier: clusters of 2, 4, 8 and 16 workgroups (the planner's: 4 and 8 of half
-/// a block, 8 of whole blocks), forward and normalised inverse, with fused load and store
-/// operations, batches of several clusters; on the H100's limits, 2^15 and 2^16 as planned.
+/// a block; 8 of whole blocks when asked), forward and normalised inverse, with fused load
+/// and store operations, batches of several clusters; on the H100's limits, 2^15 and 2^16
+/// as planned for large batches.
 #[test]
 fn cluster_plans() {
     let tiny = tiny_clusters();
@@ -96,7 +97,7 @@ fn cluster_plans() {
     for (k, blocks) in [
         (9, None),
         (10, None),
-        (11, None),
+        (11, Some(8)),
         (9, Some(2)),
         (10, Some(4)),
         (11, Some(16)),
@@ -126,8 +127,15 @@ fn cluster_plans() {
             check_with(&spec, &tiny, &opts);
         }
     }
-    check(&FftSpec::new(1 << 15), "h100-cuda");
-    check(&FftSpec::new(1 << 16), "h100-cuda");
+    // The H100's shapes (the planner's for large batches), on one transform.
+    let h100 = DeviceLimits::profile("h100-cuda").expect("profile");
+    for (k, blocks) in [(15, 4), (16, 8)] {
+        let opts = crate::plan::PlanOptions {
+            cluster_blocks: Some(blocks),
+            ..Default::default()
+        };
+        check_with(&FftSpec::new(1 << k), &h100, &opts);
+    }
 }
 
 /// Columns, fused loads and stores, and chains (persistent prefetching kernels on CUDA).
