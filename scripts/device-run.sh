@@ -79,6 +79,10 @@
 #   small   small batches (issue 14): batches 1, 4 and 16 at 2^6..2^22 against cuFFT (time
 #           per call), then the cluster lengths 2^15..2^17 in clusters of 1 (two passes), 8
 #           and 16 at the same batches
+#   runs    longer runs per workgroup in two- and three-pass plans: 2^18..2^27 against cuFFT
+#           (1 GiB buffers) as planned, with more lines per workgroup (--threads 512/1024)
+#           and at least 8 or 16 lines (--min-lines), one round; then R2C and C2R at 2^16..2^18
+#           reals as planned and with the half in whole-block clusters (--cluster-blocks 8)
 #   clusterbatch  where the cluster tier starts to beat two passes: 2^15..2^17 at batches 16 to
 #           4096 in the planner's cluster shape against --cluster-blocks 1 (two passes)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -566,6 +570,20 @@ if want small; then
         echo "== cluster lengths, --cluster-blocks $c" | tee -a "$out/small.txt"
         $tf bench --backend cuda --compare cufft --sizes 2^15,2^16,2^17 --batches 1,4,16 \
             --cluster-blocks $c --reps ${REPS:-20} 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/small.txt"
+    done
+fi
+if want runs; then
+    for v in "" "--threads 512" "--threads 1024" "--min-lines 8" "--min-lines 16"; do
+        echo "== ${v:-default}" | tee -a "$out/runs.txt"
+        $tf bench --backend cuda --compare cufft --min-log2 18 --max-log2 27 --reps ${REPS:-20} $v 2>&1 |
+            grep -E "^ +[0-9]|rror" | tee -a "$out/runs.txt"
+    done
+    for v in "" "--cluster-blocks 8"; do
+        for dir in "" "--inverse"; do
+            echo "== real ${dir:-forward} ${v:-default}" | tee -a "$out/runs.txt"
+            $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 --dims 1 --real \
+                $dir $v --reps ${REPS:-20} 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/runs.txt"
+        done
     done
 fi
 if want clusterbatch; then

@@ -239,8 +239,8 @@ fn planner_variants_are_correct() {
 }
 
 /// The cluster tier alone, small batches, for the sanitizers (`scripts/device-run.sh
-/// clustersan`): 2^15 and 2^16 in the planner's shapes for large batches (clusters of 4 and
-/// 8 of half a workgroup block), 2^17 in 8 whole blocks, 2^15 in clusters of 2, 2^17 and
+/// clustersan`): 2^15..2^17 in the planner's shapes for large batches (clusters of 4 and 8
+/// of half a workgroup block, 8 of whole ones), 2^15 in clusters of 2, 2^17 and
 /// 2^18 in clusters of 16 where the device allows them; elsewhere, their usual plans.
 #[test]
 fn cluster_tier_for_sanitizers() {

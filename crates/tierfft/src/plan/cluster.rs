@@ -52,9 +52,10 @@ pub const MAX_CLUSTER: usize = 16;
 /// The one cluster pass for `spec` on `limits`, where the device has clusters, the transform
 /// is a power-of-two row transform without a chain or a real half (those keep their passes),
 /// larger than `block` (one workgroup's on-chip points) and at most `block` times the cluster
-/// size: [`PlanOptions::cluster_blocks`] workgroups, or by default workgroups of half a
-/// block (two to a compute unit) within the portable cluster size, for a batch of at least
-/// a block's worth of points per compute unit. `None` otherwise, or where the option is 1.
+/// size: [`PlanOptions::cluster_blocks`] workgroups, or by default as many of half a block
+/// as the cluster size allows (two to a compute unit), else of a whole block, for a batch
+/// of at least a block's worth of points per compute unit. `None` otherwise, or where the
+/// option is 1.
 pub(super) fn cluster_pass(
     spec: &FftSpec,
     limits: &DeviceLimits,
@@ -72,23 +73,25 @@ pub(super) fn cluster_pass(
     {
         return None;
     }
-    // By default workgroups of half a block each, two to a compute unit so that one's loads
-    // and stores overlap the other's exchanges, within the portable cluster size, and only
-    // where the batch gives every compute unit at least a block's worth of points. On the
-    // H100 against cuFFT (docs/BENCHMARKS.md, sessions 13 and 15): 2^15 in 4 × 8192 points
-    // 1.18 at 1 GiB (two passes 0.81), 2^16 in 8 × 8192 1.38 (1.05); below about 2^21
-    // points in all two passes win (2^16 × 32: 35.7 µs against 37.0; × 64: 66.4 against
-    // 56.5). Whole blocks, one to a unit (2^17 in 8 × 16384), lost to two passes at every
-    // batch from 1 (25.1 µs against 13.7) to 1 GiB (1.564 ms against 1.530), and clusters
-    // of 16 at every length: those run only when asked for.
+    // By default the most workgroups of half a block each, two to a compute unit so that
+    // one's loads and stores overlap the other's exchanges, within the portable cluster
+    // size; else whole blocks; and only where the batch gives every compute unit at least a
+    // block's worth of points. On the H100 against cuFFT (docs/BENCHMARKS.md, sessions 13
+    // and 15): 2^15 in 4 × 8192 points 1.18 at 1 GiB (two passes 0.81), 2^16 in 8 × 8192
+    // 1.38 (1.05); below about 2^21 points in all, two passes win (2^16 × 32: 35.7 µs
+    // against 37.0; × 64: 66.4 against 56.5; 2^17 × 1: 13.7 against 25.1). 2^17 in 8 whole
+    // blocks loses to two passes by 2–28 % as a C2C transform at every batch, but as the
+    // half of a 2^18-real R2C or C2R (256 rows) it runs at 0.93–0.95 of cuFFT against
+    // 0.61–0.76 with two passes, so it stays. Clusters of 16 lost at every length.
     let portable = most.min(MAX_PORTABLE_CLUSTER);
     let half_blocks = n / (block / 2).max(1);
     let fills_units = limits.compute_units == 0 || spec.batch * n >= limits.compute_units * block;
     let (blocks, most) = match opts.cluster_blocks {
         Some(1) => return None,
         Some(c) => (c, most),
-        None if half_blocks <= portable && fills_units => (half_blocks, portable),
-        None => return None,
+        None if !fills_units => return None,
+        None if half_blocks <= portable => (half_blocks, portable),
+        None => (n / block, portable),
     };
     let per_block = n / blocks;
     let groups_per_unit = opts

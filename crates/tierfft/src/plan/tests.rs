@@ -426,14 +426,13 @@ fn wide_lines_only_where_registers_are_known() {
     // Past the register file even where it is known: two passes.
     assert_eq!(passes(28561, 64, "h100-cuda").len(), 2);
     // Powers of two keep their measured shapes: 2^15 one cluster pass (4 workgroups, two to
-    // an SM), 2^16 clusters of 8 half blocks, 2^17 and 2^18 two passes.
-    for (k, blocks) in [(15, 4), (16, 8)] {
+    // an SM), 2^16 clusters of 8 half blocks, 2^17 of 8 whole ones, 2^18 two passes.
+    for (k, blocks, groups) in [(15, 4, Some(2)), (16, 8, Some(2)), (17, 8, None)] {
         let cluster = passes(1 << k, 128, "h100-cuda");
         assert_eq!(cluster.len(), 1);
         assert_eq!(cluster[0].cluster.as_ref().map(|c| c.blocks), Some(blocks));
-        assert_eq!(cluster[0].groups_per_unit, Some(2));
+        assert_eq!(cluster[0].groups_per_unit, groups);
     }
-    assert_eq!(passes(1 << 17, 1024, "h100-cuda").len(), 2);
     assert_eq!(passes(1 << 18, 64, "h100-cuda").len(), 2);
 }
 
@@ -474,7 +473,7 @@ fn cluster_passes_where_the_device_has_clusters() {
     }
     // Not taken: off, too long for a cluster of 8, other devices, real halves and chains;
     // by default, batches of fewer points than a workgroup block per compute unit (two
-    // passes use all of them) and whole-block clusters.
+    // passes use all of them).
     assert_eq!(with(1 << 15, Some(1)).passes.len(), 2);
     assert_eq!(with(1 << 15, None).passes.len(), 2);
     let h100_plan =
@@ -482,7 +481,8 @@ fn cluster_passes_where_the_device_has_clusters() {
     assert!(h100_plan(1 << 15, 65).passes[0].cluster.is_none());
     assert!(h100_plan(1 << 15, 66).passes[0].cluster.is_some());
     assert!(h100_plan(1 << 16, 33).passes[0].cluster.is_some());
-    assert!(h100_plan(1 << 17, 1 << 10).passes[0].cluster.is_none());
+    assert!(h100_plan(1 << 17, 16).passes[0].cluster.is_none());
+    assert!(h100_plan(1 << 17, 17).passes[0].cluster.is_some());
     assert!(with(1 << 18, Some(8)).passes[0].cluster.is_none());
     // Past the portable 8 only when asked.
     assert_eq!(
