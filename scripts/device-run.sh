@@ -83,6 +83,13 @@
 #           (1 GiB buffers) as planned, with more lines per workgroup (--threads 512/1024)
 #           and at least 8 or 16 lines (--min-lines), one round; then R2C and C2R at 2^16..2^18
 #           reals as planned and with the half in whole-block clusters (--cluster-blocks 8)
+#   profilepasses  Nsight Compute counters of the two-pass plans at 2^18, 2^20, 2^22, 2^24 and
+#           the three-pass 2^26, ours beside cuFFT's kernels, same run and 1 GiB buffers (DRAM
+#           throughput and bytes, L2 hit rate, sectors per global load request, occupancy,
+#           stalls): why 2^19..2^24 run at 0.77-0.9 of cuFFT
+#   pass8   8 points per thread in two-pass plans (registers 40..64, no spills, where 16 points
+#           need 77..96 in the twiddled last pass), with 4 and 8 lines per workgroup, against
+#           the planner, 2^18..2^24 against cuFFT (1 GiB), then ncu on 2^20 for each
 #   clusterbatch  where the cluster tier starts to beat two passes: 2^15..2^17 at batches 16 to
 #           4096 in the planner's cluster shape against --cluster-blocks 1 (two passes)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -584,6 +591,41 @@ if want runs; then
             $tf bench --backend cuda --compare cufft --shapes 1024x65536,512x131072,256x262144 --dims 1 --real \
                 $dir $v --reps ${REPS:-20} 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/runs.txt"
         done
+    done
+fi
+if want profilepasses; then
+    metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
+    metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+    metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    metrics+=,launch__block_size,launch__grid_size,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
+    metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
+    for k in 18 20 22 24 26; do
+        echo "== profile 2^$k" | tee -a "$out/profilepasses.txt"
+        # Every kernel of the untimed first call of each library (ours first, then cuFFT's).
+        timeout 120 ncu --clock-control none --metrics "$metrics" --csv --launch-count 8 \
+            $tf bench --backend cuda --compare cufft --sizes 2^$k --reps 1 --max-time 0 \
+            >> "$out/profilepasses.txt" 2>&1 || status=1
+    done
+fi
+if want pass8; then
+    for v in "" "--points-per-thread 8" "--points-per-thread 8 --min-lines 8"; do
+        echo "== ${v:-default}" | tee -a "$out/pass8.txt"
+        $tf bench --backend cuda --compare cufft --min-log2 18 --max-log2 24 --reps ${REPS:-20} $v 2>&1 |
+            grep -E "^ +[0-9]|rror" | tee -a "$out/pass8.txt"
+    done
+    metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+    for v in "" "--points-per-thread 8" "--points-per-thread 8 --min-lines 8"; do
+        echo "== ncu 2^20 ${v:-default}" | tee -a "$out/pass8-ncu.txt"
+        timeout 100 ncu --clock-control none --metrics "$metrics" --csv --launch-count 2 --kernel-name regex:fft_pass \
+            $tf bench --backend cuda --sizes 2^20 --points 2^27 --reps 1 --max-time 0 $v >> "$out/pass8-ncu.txt" 2>&1 || status=1
     done
 fi
 if want clusterbatch; then

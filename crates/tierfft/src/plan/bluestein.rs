@@ -17,7 +17,7 @@ use num_complex::{Complex32, Complex64};
 use super::{Plan, PlanOptions, shape};
 use crate::error::{Error, Result};
 use crate::plan::DeviceLimits;
-use crate::spec::{FftSpec, Layout, PointOp};
+use crate::spec::{FftSpec, Layout, MAX_LOG2_N, PointOp};
 
 /// How a plan runs Bluestein's algorithm.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,28 +46,43 @@ pub(super) fn plan(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) ->
                 "bluestein_m must be 2n − 1 = {least} to 4(2n − 1) = {most} for n = {n} (got {m})"
             )));
         }
-        return plan_with(spec, m, limits, opts);
+        return plan_with(spec, m, limits, opts, true);
     }
     // The cheapest of the smallest smooth lengths from 2n − 1 and the next power of two: by
-    // bytes moved (one fused pass beats two kernels), then length.
-    let mut best: Option<(u64, Plan)> = None;
-    for m in Bluestein::candidates(n) {
-        let Ok(plan) = plan_with(spec, m, limits, opts) else {
-            continue;
-        };
-        let cost = plan.bytes_moved();
-        if best.as_ref().is_none_or(|(c, _)| cost < *c) {
-            best = Some((cost, plan));
-        }
-    }
-    best.map(|(_, p)| p).ok_or_else(|| Error::TooLarge {
-        what: format!("Bluestein's {n}-point FFT"),
-        device: limits.name.clone(),
-        detail: format!(
-            "no convolution length from {} fits the device's buffers and workgroups",
-            2 * n - 1
-        ),
-    })
+    // bytes moved (one fused pass beats two kernels), then length. Candidates are ranked by
+    // their plans' shapes alone (placeholder chirps): the chirp spectrum is an m-point f64
+    // FFT on the host, computed for the winner only (for every candidate, n = 5·10^7 took
+    // 175 s and 11 GB to plan).
+    let mut ranked: Vec<(u64, usize)> = Bluestein::candidates(n)
+        .into_iter()
+        .filter(|&m| m <= 1 << MAX_LOG2_N)
+        .filter_map(|m| {
+            Some((
+                plan_with(spec, m, limits, opts, false).ok()?.bytes_moved(),
+                m,
+            ))
+        })
+        .collect();
+    ranked.sort_unstable();
+    ranked
+        .iter()
+        .find_map(|&(_, m)| plan_with(spec, m, limits, opts, true).ok())
+        .ok_or_else(|| Error::TooLarge {
+            what: format!("Bluestein's {n}-point FFT"),
+            device: limits.name.clone(),
+            detail: if 2 * n - 1 > 1 << MAX_LOG2_N {
+                format!(
+                    "its convolutions need at least 2n − 1 = {} points, past tierfft's longest \
+                     transform (2^{MAX_LOG2_N})",
+                    2 * n - 1
+                )
+            } else {
+                format!(
+                    "no convolution length from {} fits the device's buffers and workgroups",
+                    2 * n - 1
+                )
+            },
+        })
 }
 
 impl Bluestein {
@@ -99,8 +114,15 @@ impl Bluestein {
 /// The plan of `spec` through `m`-point convolutions: one, or for a chained spec two, the
 /// first storing `chirp · filter · chirp'` (its own output chirp, the user's filter and the
 /// second convolution's input chirp are all pointwise on the same `n` points) into `n`-point
-/// rows the second reads.
-fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
+/// rows the second reads. Unless `exact`, the chirps and the chirp spectra are placeholders
+/// (ones and zeros), which give the plan's shape at no cost.
+fn plan_with(
+    spec: &FftSpec,
+    m: usize,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    exact: bool,
+) -> Result<Plan> {
     debug_assert!(shape::is_smooth(m));
     let n = spec.n;
     let sign = spec.direction.sign();
@@ -117,7 +139,14 @@ fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions
             })
             .collect()
     };
-    let chirp_in = chirp(n, sign);
+    let chirp = |sign: f64| {
+        if exact {
+            chirp(n, sign)
+        } else {
+            vec![Complex64::new(1.0, 0.0); n]
+        }
+    };
+    let chirp_in = chirp(sign);
     let mut load = padded(&spec.load);
     load.push(PointOp::Multiply(pad(chirp_in.iter().map(|&c| to32(c)), m)));
     let user_store = padded(&spec.store);
@@ -128,25 +157,34 @@ fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions
                 m,
             ))];
             store.extend(user_store);
-            convolution(&geometry, n, &chirp_in, load, store, limits, opts)?
+            convolution(&geometry, n, &chirp_in, load, store, limits, opts, exact)?
         }
         Some(h) => {
             // The chain runs back in the opposite direction: the second convolution's chirp
             // has the opposite sign.
-            let chirp_back = chirp(n, -sign);
+            let chirp_back = chirp(-sign);
             let between = chirp_in
                 .iter()
                 .zip(h.iter())
                 .zip(&chirp_back)
                 .map(|((&c, &h), &b)| to32(c * Complex64::new(h.re.into(), h.im.into()) * b));
             let store = vec![PointOp::Multiply(pad(between, m))];
-            let mut first = convolution(&geometry, n, &chirp_in, load, store, limits, opts)?;
+            let mut first = convolution(&geometry, n, &chirp_in, load, store, limits, opts, exact)?;
             let mut store = vec![PointOp::Multiply(pad(
                 chirp_back.iter().map(|&c| to32(c * scale)),
                 m,
             ))];
             store.extend(user_store);
-            let second = convolution(&geometry, n, &chirp_back, vec![], store, limits, opts)?;
+            let second = convolution(
+                &geometry,
+                n,
+                &chirp_back,
+                vec![],
+                store,
+                limits,
+                opts,
+                exact,
+            )?;
             first.passes.extend(second.passes);
             first
         }
@@ -170,7 +208,9 @@ fn plan_with(spec: &FftSpec, m: usize, limits: &DeviceLimits, opts: &PlanOptions
 
 /// The passes of one `m`-point convolution with the chirp `chirp` (`n` values): a chained
 /// transform whose first pass reads `n`-point rows and applies `load`, whose filter is the
-/// chirp's spectrum and whose last pass applies `store` and writes `n`-point rows.
+/// chirp's spectrum (zeros unless `exact`) and whose last pass applies `store` and writes
+/// `n`-point rows.
+#[allow(clippy::too_many_arguments)]
 fn convolution(
     geometry: &FftSpec,
     n: usize,
@@ -179,10 +219,14 @@ fn convolution(
     store: Vec<PointOp>,
     limits: &DeviceLimits,
     opts: &PlanOptions,
+    exact: bool,
 ) -> Result<Plan> {
-    let mut transform = geometry
-        .clone()
-        .then_multiply_and_invert(filter(chirp, geometry.n).into());
+    let spectrum = if exact {
+        filter(chirp, geometry.n)
+    } else {
+        vec![Complex32::new(0.0, 0.0); geometry.n]
+    };
+    let mut transform = geometry.clone().then_multiply_and_invert(spectrum.into());
     transform.load = load;
     transform.store = store;
     let mut plan = Plan::smooth(&transform, limits, opts)?;

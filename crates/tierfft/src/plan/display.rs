@@ -72,6 +72,20 @@ impl fmt::Display for Plan {
                 c.blocks,
                 s.n / c.blocks
             )?;
+        } else if self.passes.len() > 1 && self.bluestein.is_none() {
+            // A cluster shape exists for a larger batch: say why it is not taken.
+            let larger = s.clone().batch(l.compute_units.max(1) * block);
+            let opts = super::PlanOptions::default();
+            if super::cluster::cluster_pass(&larger, l, &opts, block).is_some() {
+                writeln!(
+                    f,
+                    "cluster tier: not taken: {} points in all give the {} compute units fewer than \
+                     {block} each, and two passes over all of them are faster (--cluster-blocks \
+                     forces it)",
+                    s.len(),
+                    l.compute_units
+                )?;
+            }
         }
         if s.chain.is_some() && self.bluestein.is_some() {
             writeln!(

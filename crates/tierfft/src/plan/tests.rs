@@ -149,6 +149,13 @@ fn bad_specs_are_errors() {
             Err(Error::UnsupportedLength { .. })
         ));
     }
+    // A prime whose convolution would pass 2^27: refused at once, saying why.
+    let h100 = DeviceLimits::profile("h100-cuda").unwrap();
+    let e = Plan::new(&FftSpec::new(134_217_689), &h100).expect_err("past 2^27");
+    assert!(
+        matches!(e, Error::TooLarge { .. }) && e.to_string().contains("longest transform"),
+        "{e}"
+    );
     // Within tierfft's lengths but past lavapipe's 128 MiB binding: the device's own limit.
     assert!(matches!(
         Plan::new(&FftSpec::new(1 << 25), &lp),
@@ -482,6 +489,12 @@ fn cluster_passes_where_the_device_has_clusters() {
     assert!(h100_plan(1 << 15, 66).passes[0].cluster.is_some());
     assert!(h100_plan(1 << 16, 33).passes[0].cluster.is_some());
     assert!(h100_plan(1 << 17, 16).passes[0].cluster.is_none());
+    assert!(
+        h100_plan(1 << 16, 1)
+            .to_string()
+            .contains("cluster tier: not taken")
+    );
+    assert!(!h100_plan(1 << 18, 1).to_string().contains("cluster tier"));
     assert!(h100_plan(1 << 17, 17).passes[0].cluster.is_some());
     assert!(with(1 << 18, Some(8)).passes[0].cluster.is_none());
     // Past the portable 8 only when asked.
