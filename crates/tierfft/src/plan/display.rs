@@ -72,9 +72,12 @@ impl fmt::Display for Plan {
                 c.blocks,
                 s.n / c.blocks
             )?;
-        } else if self.passes.len() > 1 && self.bluestein.is_none() {
+        } else if self.passes.len() > 1
+            && self.bluestein.is_none()
+            && s.len() < l.compute_units * block
+        {
             // A cluster shape exists for a larger batch: say why it is not taken.
-            let larger = s.clone().batch(l.compute_units.max(1) * block);
+            let larger = s.clone().batch(l.compute_units * block);
             let opts = super::PlanOptions::default();
             if super::cluster::cluster_pass(&larger, l, &opts, block).is_some() {
                 writeln!(
