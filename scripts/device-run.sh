@@ -90,6 +90,11 @@
 #   pass8   8 points per thread in two-pass plans (registers 40..64, no spills, where 16 points
 #           need 77..96 in the twiddled last pass), with 4 and 8 lines per workgroup, against
 #           the planner, 2^18..2^24 against cuFFT (1 GiB), then ncu on 2^20 for each
+#   lastpass  an uneven split of two-pass plans, the last pass's lines short enough for 8 per
+#           workgroup (--last-pass 512 / 1024), 2^19..2^23 against cuFFT (1 GiB), two rounds
+#   shortlast  after the short last pass became the planner's (2^20 as 2048 × 512): the CUDA
+#           accuracy tests at 2^17..2^22, the planner variants, resident chunks and the N-D
+#           tests, then 2^18..2^22 against cuFFT (1 GiB, two rounds) and R2C/C2R at 2^21 reals
 #   clusterbatch  where the cluster tier starts to beat two passes: 2^15..2^17 at batches 16 to
 #           4096 in the planner's cluster shape against --cluster-blocks 1 (two passes)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -626,6 +631,30 @@ if want pass8; then
         echo "== ncu 2^20 ${v:-default}" | tee -a "$out/pass8-ncu.txt"
         timeout 100 ncu --clock-control none --metrics "$metrics" --csv --launch-count 2 --kernel-name regex:fft_pass \
             $tf bench --backend cuda --sizes 2^20 --points 2^27 --reps 1 --max-time 0 $v >> "$out/pass8-ncu.txt" 2>&1 || status=1
+    done
+fi
+if want lastpass; then
+    for round in 1 2; do
+        for v in "" "--last-pass 512" "--last-pass 1024"; do
+            echo "== round $round ${v:-default}" | tee -a "$out/lastpass.txt"
+            $tf bench --backend cuda --compare cufft --min-log2 19 --max-log2 23 --reps ${REPS:-20} $v 2>&1 |
+                grep -E "^ +[0-9]|rror" | tee -a "$out/lastpass.txt"
+        done
+    done
+fi
+if want shortlast; then
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 lengths_2_pow_17 lengths_2_pow_21 \
+        planner_variants resident 2>&1 | grep -E "^test |test result|panicked" | tee "$out/shortlast-tests.txt" || status=1
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/nd --test-threads=2 2>&1 | grep -E "test result|panicked" |
+        tee -a "$out/shortlast-tests.txt" || status=1
+    for round in 1 2; do
+        echo "== round $round" | tee -a "$out/shortlast.txt"
+        $tf bench --backend cuda --compare cufft --min-log2 18 --max-log2 22 --reps ${REPS:-20} 2>&1 |
+            grep -E "^ +[0-9]|rror" | tee -a "$out/shortlast.txt"
+    done
+    for dir in "" "--inverse"; do
+        $tf bench --backend cuda --compare cufft --shapes 64x2097152 --dims 1 --real $dir --reps ${REPS:-20} 2>&1 |
+            grep -E "^ +[0-9]|rror" | tee -a "$out/shortlast.txt"
     done
 fi
 if want clusterbatch; then

@@ -25,7 +25,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 20, value_name = "K")]
     max_log2: u32,
     /// These sizes instead of the powers of two from --min-log2 to --max-log2: a
-    /// comma-separated list of counts, any length from 1 to 2^24 (e.g. 1000,1920,2^12,4099);
+    /// comma-separated list of counts, any length from 1 to 2^27 (e.g. 1000,1920,2^12,4099);
     /// also with --compare.
     #[arg(long, value_delimiter = ',', value_parser = parse_count, value_name = "LIST",
           conflicts_with_all = ["min_log2", "max_log2"])]

@@ -55,8 +55,8 @@ enum Command {
     ///
     /// The input may be float32, float64, complex64, complex128, an integer type or bool
     /// (computed in complex64: float64 parts and integers beyond 2^24 are rounded to float32),
-    /// C or Fortran order, any number of axes, each transformed extent from 1 to 2^24 on every
-    /// device. An axis listed twice is transformed twice, as NumPy does, but for the one a
+    /// C or Fortran order, any number of axes, each transformed extent from 1 to 2^27 where the
+    /// device binds it (2^24 on most wgpu adapters). An axis listed twice is transformed twice, as NumPy does, but for the one a
     /// real transform halves. The output is complex64 (float32
     /// for C2R) in C order: the input's shape, with the last transformed axis holding N
     /// (`--n`, or the input's extent) points, N/2 + 1 bins after R2C and N reals after C2R,

@@ -51,6 +51,10 @@ pub struct PlannerArgs {
     /// the transform).
     #[arg(long, value_name = "C")]
     cluster_blocks: Option<usize>,
+    /// Planner variant: points per line of the last pass of a power-of-two transform of
+    /// several passes, a power of two (the earlier passes share the rest evenly).
+    #[arg(long, value_name = "P")]
+    last_pass: Option<usize>,
 }
 
 impl PlannerArgs {
@@ -68,6 +72,7 @@ impl PlannerArgs {
             measure: self.measure,
             min_lines: self.min_lines,
             cluster_blocks: self.cluster_blocks,
+            last_pass_points: self.last_pass,
         }
     }
 }

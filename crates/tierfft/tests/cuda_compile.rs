@@ -1,4 +1,4 @@
-//! Every CUDA kernel the planner can produce for n = 2^0 .. 2^24 compiles with NVRTC for
+//! Every CUDA kernel the planner can produce for n = 2^0 .. 2^27 compiles with NVRTC for
 //! Hopper (sm_90), so a code-generation error fails CI although no GPU runs there.
 //! Needs libnvrtc (CI: `pip install nvidia-cuda-nvrtc`, see scripts/test); without it the test
 //! says why it skipped, and fails when `TIERFFT_REQUIRE_NVRTC=1`.

@@ -51,6 +51,10 @@ pub const TARGET_THREADS: usize = 256;
 /// move twice the bytes at about the copy bandwidth instead.
 pub const CUDA_MAX_CHAIN_POINTS: usize = 4096;
 
+/// Points per line of the last of two passes where the first pass's workgroups stay within
+/// half a block ([`Plan::new`]).
+const SHORT_LAST_PASS: usize = 512;
+
 /// The planner's tuning knobs. The defaults are the choices docs/BENCHMARKS.md measured; the
 /// others exist so that variants can be timed side by side (`tierfft bench --radix 16`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +104,11 @@ pub struct PlanOptions {
     /// ([`DeviceLimits::max_cluster_blocks`]). `None`: the fewest that hold the transform;
     /// `Some(1)`: no cluster passes (the multi-pass plan).
     pub cluster_blocks: Option<usize>,
+    /// Points per line of the last pass of a power-of-two plan of several passes, the rest
+    /// shared evenly by the earlier passes (a power of two; a split whose lines do not fit
+    /// is an error). `None`: the planner's split (as even as the powers allow, or a short
+    /// last pass where that measured faster).
+    pub last_pass_points: Option<usize>,
 }
 
 impl PlanOptions {
@@ -135,6 +144,13 @@ impl PlanOptions {
             && !(1..=32).contains(&g)
         {
             return bad(format!("groups_per_unit must be 1 to 32 (got {g})"));
+        }
+        if let Some(p) = self.last_pass_points
+            && !(p.is_power_of_two() && p >= 2)
+        {
+            return Err(Error::InvalidOptions(format!(
+                "last_pass_points must be a power of two of at least 2 (got {p})"
+            )));
         }
         if let Some(c) = self.cluster_blocks
             && !(c.is_power_of_two() && c <= MAX_CLUSTER)
@@ -175,6 +191,7 @@ impl Default for PlanOptions {
             measure: false,
             min_lines: None,
             cluster_blocks: None,
+            last_pass_points: None,
         }
     }
 }
@@ -629,10 +646,28 @@ impl Plan {
                     Exchange::Complex
                 };
                 let block = block_for(ex);
-                let sizes: Vec<usize> = split_evenly(k, count(block))
-                    .into_iter()
-                    .map(|b| 1 << b)
-                    .collect();
+                let passes = count(block);
+                // Two passes of rows: a last pass of 512-point lines (8 to a workgroup, so the
+                // strided reads come in 64-byte runs) where the first pass's workgroups then
+                // hold at most half a block (two to a compute unit). On the H100, 2^20 as
+                // 2048 × 512 ran at 0.96 of cuFFT against 0.85 as 1024 × 1024; 2^21 as
+                // 4096 × 512 (one workgroup to an SM) lost (docs/BENCHMARKS.md, session 15).
+                let short_last = (passes == 2
+                    && spec.layout == Layout::Rows
+                    && n > SHORT_LAST_PASS * SHORT_LAST_PASS
+                    && n / SHORT_LAST_PASS * min_lines <= block / 2)
+                    .then_some(SHORT_LAST_PASS);
+                let sizes: Vec<usize> = match opts.last_pass_points.or(short_last) {
+                    Some(last) if last < n => split_evenly(k - last.ilog2(), passes - 1)
+                        .into_iter()
+                        .map(|b| 1 << b)
+                        .chain([last])
+                        .collect(),
+                    _ => split_evenly(k, passes)
+                        .into_iter()
+                        .map(|b| 1 << b)
+                        .collect(),
+                };
                 multi_pass(spec, limits, opts, ex, &sizes, min_lines).map(|p| ((block, ex), p))
             }
         } else {
