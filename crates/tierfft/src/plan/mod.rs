@@ -148,9 +148,9 @@ impl PlanOptions {
         if let Some(p) = self.last_pass_points
             && !(p.is_power_of_two() && p >= 2)
         {
-            return Err(Error::InvalidOptions(format!(
+            return bad(format!(
                 "last_pass_points must be a power of two of at least 2 (got {p})"
-            )));
+            ));
         }
         if let Some(c) = self.cluster_blocks
             && !(c.is_power_of_two() && c <= MAX_CLUSTER)

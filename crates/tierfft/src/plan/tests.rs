@@ -571,3 +571,40 @@ fn column_workgroups_hold_as_many_columns_as_one_pass_allows() {
         .is_err()
     );
 }
+
+/// Two passes of rows take a 512-point last pass where the first pass then stays within half
+/// a block (on the H100 2^19 and 2^20), else split evenly; the option sets any last length.
+#[test]
+fn short_last_pass_where_the_first_stays_small() {
+    let h100 = DeviceLimits::profile("h100-cuda").unwrap();
+    let sizes = |n: usize, last: Option<usize>| {
+        let opts = PlanOptions {
+            last_pass_points: last,
+            ..PlanOptions::default()
+        };
+        Plan::with_options(&FftSpec::new(n).batch(64), &h100, &opts)
+            .unwrap()
+            .passes
+            .iter()
+            .map(|p| p.size)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sizes(1 << 18, None), [512, 512]);
+    assert_eq!(sizes(1 << 20, None), [2048, 512]);
+    assert_eq!(sizes(1 << 21, None), [2048, 1024]);
+    assert_eq!(sizes(1 << 21, Some(512)), [4096, 512]);
+    assert_eq!(sizes(1 << 22, Some(1024)), [4096, 1024]);
+    let last = &Plan::new(&FftSpec::new(1 << 20).batch(64), &h100)
+        .unwrap()
+        .passes[1];
+    assert_eq!((last.lines_per_group, last.threads()), (8, 256));
+    // Elsewhere the even split: lavapipe's blocks are too small for the rule.
+    let lp = DeviceLimits::profile("lavapipe").unwrap();
+    let even = Plan::new(&FftSpec::new(1 << 20), &lp).unwrap();
+    assert!(even.passes.iter().all(|p| p.size == 1024));
+    let bad = PlanOptions {
+        last_pass_points: Some(3),
+        ..PlanOptions::default()
+    };
+    assert!(matches!(bad.validate(), Err(Error::InvalidOptions(_))));
+}
