@@ -95,6 +95,9 @@
 #   shortlast  after the short last pass became the planner's (2^20 as 2048 × 512): the CUDA
 #           accuracy tests at 2^17..2^22, the planner variants, resident chunks and the N-D
 #           tests, then 2^18..2^22 against cuFFT (1 GiB, two rounds) and R2C/C2R at 2^21 reals
+#   racecluster  compute-sanitizer racecheck over one cluster plan at a time (2^15 in clusters of
+#           4, 2^16 and 2^17 in clusters of 8, batch 2, forward), where the whole cluster test
+#           takes longer than a call
 #   clusterbatch  where the cluster tier starts to beat two passes: 2^15..2^17 at batches 16 to
 #           4096 in the planner's cluster shape against --cluster-blocks 1 (two passes)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
@@ -655,6 +658,16 @@ if want shortlast; then
     for dir in "" "--inverse"; do
         $tf bench --backend cuda --compare cufft --shapes 64x2097152 --dims 1 --real $dir --reps ${REPS:-20} 2>&1 |
             grep -E "^ +[0-9]|rror" | tee -a "$out/shortlast.txt"
+    done
+fi
+if want racecluster; then
+    for nc in 15:4 16:8 17:8; do
+        k=${nc%:*}
+        echo "== racecheck 2^$k in clusters of ${nc#*:}, batch 2" | tee -a "$out/racecluster.txt"
+        timeout 170 compute-sanitizer --tool racecheck --error-exitcode 9 $tf bench --backend cuda --sizes 2^$k \
+            --points $((2 << k)) --reps 1 --max-time 0 --cluster-blocks ${nc#*:} > "$out/racecluster-$k.log" 2>&1 ||
+            status=1
+        grep -E "RACECHECK SUMMARY" "$out/racecluster-$k.log" | tee -a "$out/racecluster.txt"
     done
 fi
 if want clusterbatch; then
