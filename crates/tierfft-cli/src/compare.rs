@@ -90,7 +90,7 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
         println!(
             "device:  {}  ({} SMs, {} MiB L2)",
             dev.name(),
-            dev.sm_count,
+            dev.limits().compute_units,
             dev.l2_bytes >> 20
         );
         println!("command: {}", crate::report::command_line());

@@ -657,17 +657,13 @@ impl Plan {
                     && n > SHORT_LAST_PASS * SHORT_LAST_PASS
                     && n / SHORT_LAST_PASS * min_lines <= block / 2)
                     .then_some(SHORT_LAST_PASS);
-                let sizes: Vec<usize> = match opts.last_pass_points.or(short_last) {
-                    Some(last) if last < n => split_evenly(k - last.ilog2(), passes - 1)
-                        .into_iter()
-                        .map(|b| 1 << b)
-                        .chain([last])
-                        .collect(),
-                    _ => split_evenly(k, passes)
-                        .into_iter()
-                        .map(|b| 1 << b)
-                        .collect(),
+                let (bits, last) = match opts.last_pass_points.or(short_last) {
+                    Some(last) if last < n => {
+                        (split_evenly(k - last.ilog2(), passes - 1), Some(last))
+                    }
+                    _ => (split_evenly(k, passes), None),
                 };
+                let sizes: Vec<usize> = bits.into_iter().map(|b| 1 << b).chain(last).collect();
                 multi_pass(spec, limits, opts, ex, &sizes, min_lines).map(|p| ((block, ex), p))
             }
         } else {
@@ -800,6 +796,12 @@ impl Plan {
     /// Workgroups a dispatch of `transforms` transforms needs for `pass`.
     pub fn groups(&self, pass: &Pass, transforms: usize) -> usize {
         (transforms * self.lines_per_transform(pass)).div_ceil(pass.lines_per_group)
+    }
+
+    /// The slot `routing` ([`Plan::routing`]) leaves the result in: the last pass's output,
+    /// or slot 0 where there is no pass.
+    pub fn result_slot(routing: &[(usize, usize)]) -> usize {
+        routing.last().map_or(0, |&(_, dst)| dst)
     }
 
     /// Which buffer slot each pass reads and writes. Slot 0 holds the input. With

@@ -164,7 +164,7 @@ pub fn compare(
         };
         let total = len as u32;
         let cfg = LaunchConfig {
-            grid_dim: (dev.sm_count as u32 * 8, 1, 1),
+            grid_dim: (dev.limits().compute_units as u32 * 8, 1, 1),
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };

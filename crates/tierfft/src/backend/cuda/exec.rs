@@ -142,7 +142,7 @@ impl CudaFft {
                             None,
                         )
                         .map_err(gpu_err("reading occupancy"))?;
-                    Some(per_sm.max(1) * dev.sm_count as u32)
+                    Some(per_sm.max(1) * dev.limits().compute_units as u32)
                 }
                 None => None,
             };
@@ -209,7 +209,7 @@ impl CudaFft {
         routing: &[(usize, usize)],
     ) -> Result<usize> {
         let stream = &self.dev.stream;
-        let result = routing.last().map_or(0, |&(_, d)| d);
+        let result = Plan::result_slot(routing);
         for (p, first, count) in self.plan.dispatches(transforms) {
             let pass = &self.plan.passes[p];
             let (src, dst) = routing[p];
@@ -321,7 +321,7 @@ impl CudaFft {
         routing: &[(usize, usize)],
         have: usize,
     ) -> Result<Vec<CudaSlice<f32>>> {
-        let result = routing.last().map_or(0, |&(_, d)| d);
+        let result = Plan::result_slot(routing);
         // SAFETY: every slot is written (upload or kernel) before it is read.
         self.plan
             .slot_lens(routing)
@@ -479,7 +479,7 @@ impl Executor for CudaFft {
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
         let (src, dst) = (slice_of(src, &self.dev)?, slice_of(dst, &self.dev)?);
         let routing = self.plan.routing(true);
-        let result = routing.last().map_or(0, |&(_, d)| d);
+        let result = Plan::result_slot(&routing);
         let transforms = src.len() / (2 * self.plan.passes[0].src_len);
         // Slot 0 is `src`, the result's slot `dst` (never slot 0: the input is kept), any
         // other a scratch array.

@@ -31,8 +31,6 @@ pub struct CudaDevice {
     limits: DeviceLimits,
     arch: String,
     name: String,
-    /// Streaming multiprocessors.
-    pub sm_count: usize,
     /// L2 cache, bytes.
     pub l2_bytes: usize,
     /// What one multiprocessor holds (for register trimming).
@@ -150,7 +148,6 @@ impl CudaDevice {
             ..limits
         };
         Ok(CudaDevice {
-            sm_count: limits.compute_units,
             sm: occupancy::SmLimits::read(attr)?,
             l2_bytes,
             ctx,

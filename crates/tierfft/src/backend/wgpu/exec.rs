@@ -182,7 +182,7 @@ impl WgpuFft {
     }
 
     fn result_slot(c: &Chunk) -> usize {
-        c.routing.last().map_or(0, |&(_, dst)| dst)
+        Plan::result_slot(&c.routing)
     }
 
     fn upload(&self, c: &Chunk, data: &[Complex32]) {
@@ -405,7 +405,7 @@ impl Executor for WgpuFft {
         let (src_buffer, dst_buffer) = (ours(src)?, ours(dst)?);
         let routing = self.plan.routing(true);
         // Never slot 0: the input is kept.
-        let result = routing.last().map_or(0, |&(_, d)| d);
+        let result = Plan::result_slot(&routing);
         let transforms = src.floats() / (2 * self.plan.passes[0].src_len);
         let c = self.prepare(
             transforms,

@@ -590,7 +590,7 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
         };
         run_kernel(&kernel, grid, lines, &mut bufs)?;
     }
-    let last = routing.last().map_or(0, |&(_, dst)| dst);
+    let last = Plan::result_slot(&routing);
     let mut out = buffers.swap_remove(last);
     out.truncate(transforms * dst_len);
     Ok(out)
