@@ -100,6 +100,17 @@
 #           takes longer than a call
 #   clusterbatch  where the cluster tier starts to beat two passes: 2^15..2^17 at batches 16 to
 #           4096 in the planner's cluster shape against --cluster-blocks 1 (two passes)
+#   final14  issue 14's judged command on the landed code: every length 2^1..2^27 against
+#           cuFFT (1 GiB buffers), the wgpu/Vulkan path beside them up to 2^24
+#   energy  energy per transform (issue 15): NVML's counter over loops of at least a second per
+#           library, 2^8..2^24 against cuFFT (1 GiB buffers), the chains and the SAR steps
+#   chaincb the fused chain against cuFFT's three-kernel pipeline and cuFFT with the multiply in
+#           an LTO store callback (scripts/peers/cufft_callback.cu, built here with nvcc into a
+#           library the benchmark loads: same buffers, stream and events), 2^8..2^14, with
+#           energy; the callback peer's output checked against f64 like the others
+#   vulkan  the wgpu/Vulkan path beside CUDA and cuFFT at 2^4..2^14 under planner shapes: the
+#           planner's, CUDA's wide shapes (16 points a thread, radix 16), Vulkan's narrow ones
+#           on CUDA (8 points a thread, radix 8), and 128 / 512 / 1024 threads
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -134,6 +145,29 @@ device_tests() {
 if want bench; then
     $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 30 2>&1 | tee "$out/compare.txt" || status=1
     $tf bench --backend cuda --compare cufft --small --min-log2 6 --max-log2 22 --reps 50 2>&1 | tee "$out/compare-small.txt" || status=1
+fi
+if want final14; then
+    $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 20 2>&1 | tee "$out/final14.txt" || status=1
+    # Past 2^24 without the Vulkan column: one failed wgpu plan would drop the row.
+    $tf bench --backend cuda --compare cufft --min-log2 25 --max-log2 27 --reps 20 2>&1 | tee -a "$out/final14.txt" || status=1
+fi
+if want energy; then
+    $tf bench --backend cuda --compare cufft --energy --min-log2 8 --max-log2 24 --reps 20 2>&1 | tee "$out/energy.txt" || status=1
+    $tf bench --backend cuda --compare cufft --energy --sar --min-log2 12 --max-log2 14 --reps 20 2>&1 | tee "$out/energy-sar.txt" || status=1
+fi
+if want chaincb; then
+    nvcc -O2 -shared -Xcompiler -fPIC -o /tmp/libtierfft_cufft_callback.so scripts/peers/cufft_callback.cu \
+        -lcufft -lnvrtc 2>&1 | tee "$out/chaincb-build.log"
+    $tf bench --backend cuda --compare cufft --chain --callback-peer /tmp/libtierfft_cufft_callback.so \
+        --energy --min-log2 8 --max-log2 14 --reps 30 2>&1 | tee "$out/chaincb.txt" || status=1
+fi
+if want vulkan; then
+    for v in "" "--radix 16 --points-per-thread 16" "--radix 8 --points-per-thread 8" \
+             "--threads 128" "--threads 512" "--threads 1024"; do
+        echo "== shape: ${v:-planner}" | tee -a "$out/vulkan.txt"
+        $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 4 --max-log2 14 --reps 20 $v 2>&1 |
+            grep -E "^ +[0-9]|rror" | tee -a "$out/vulkan.txt"
+    done
 fi
 if want chain; then
     $tf bench --backend cuda --compare cufft --chain --min-log2 8 --max-log2 14 --reps 30 2>&1 | tee "$out/chain.txt" || status=1

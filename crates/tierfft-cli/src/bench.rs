@@ -68,6 +68,20 @@ pub struct BenchArgs {
     /// compression) against cuFFT + multiply kernel + cuFFT, on scenes of 2^24 points.
     #[arg(long, requires = "compare")]
     chain: bool,
+    /// With --compare: energy per transform of each library from NVML's energy counter
+    /// (joules per transform, transforms per joule), each over a loop of at least
+    /// --energy-seconds; idle power and clocks are printed first.
+    #[arg(long, requires = "compare", conflicts_with = "shapes")]
+    energy: bool,
+    /// With --energy: seconds each library's loop runs at least (the counter moves every
+    /// 20–100 ms).
+    #[arg(long, requires = "energy", default_value_t = 1.0, value_name = "SECONDS",
+          value_parser = parse_energy_seconds)]
+    energy_seconds: f64,
+    /// With --chain: also time cuFFT with the multiply in an LTO store callback, from the
+    /// peer library built from scripts/peers/cufft_callback.cu (nvcc on the GPU machine).
+    #[arg(long, requires = "chain", value_name = "LIB")]
+    callback_peer: Option<std::path::PathBuf>,
     /// With --compare: the FFT steps of SAR focusing on 2^k × 2^k scenes (fused range
     /// compression, column azimuth FFT, azimuth filter fused into the column inverse FFT),
     /// each against the same step on cuFFT.
@@ -111,6 +125,16 @@ pub struct BenchArgs {
     /// median_s, gflops, gbps, rel_error, reps}]} (a failed size has an "error" and nulls).
     #[arg(long)]
     json: bool,
+}
+
+/// `--energy-seconds`: at least one second, so that the counter's steps stay small.
+fn parse_energy_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if (1.0..=600.0).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "'{s}' is not a time from 1 to 600 seconds (NVML's counter moves every 20–100 ms)"
+        )),
+    }
 }
 
 /// `--grid`: two counts joined by x, e.g. 2x2.
@@ -173,6 +197,10 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             reps: args.reps as usize,
         });
     }
+    if args.energy {
+        // Before the device, so that a machine without the NVIDIA driver hears why.
+        tierfft::backend::cuda::energy::probe()?;
+    }
     let device = crate::commands::open_device(name)?;
     let direction = if args.inverse {
         Direction::Inverse
@@ -223,6 +251,8 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             plan: args.planner.options(),
             chain: args.chain,
             sar: args.sar,
+            energy_seconds: args.energy.then_some(args.energy_seconds),
+            callback_peer: args.callback_peer.clone(),
         };
         return crate::compare::run(&device, &opts);
     }

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use tierfft::backend::cuda::compare::compare;
+use tierfft::backend::cuda::compare::{Energies, Extras, compare};
+use tierfft::backend::cuda::energy::{EnergyMeter, EnergyReading};
+use tierfft::backend::cuda::peer::CallbackPeer;
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
 use tierfft::backend::median;
 use tierfft::plan::{Plan, PlanOptions};
@@ -38,6 +40,10 @@ pub struct Options {
     /// the column inverse FFT), each against the same step on cuFFT; then RCMC (tierfft's
     /// resampler, which both pipelines share) and the four steps' total.
     pub sar: bool,
+    /// Energy per transform of each library, over loops of at least this many seconds.
+    pub energy_seconds: Option<f64>,
+    /// The cuFFT callback peer library, for chains.
+    pub callback_peer: Option<std::path::PathBuf>,
 }
 
 /// One size and batch.
@@ -65,6 +71,56 @@ struct Row {
     passes: usize,
     /// Bluestein's convolution length, for lengths with a prime factor above 13.
     bluestein_m: Option<usize>,
+    /// cuFFT with the multiply in a store callback (chains with --callback-peer).
+    callback_s: Option<f64>,
+    callback_error: Option<f64>,
+    /// Callback time / our time.
+    callback_ratio: Option<f64>,
+    /// Energy per transform (joules) and board power (watts) of each pipeline.
+    energy: Option<RowEnergy>,
+}
+
+/// Energy of one row's pipelines.
+#[derive(Serialize)]
+struct RowEnergy {
+    ours: PipelineEnergy,
+    cufft: PipelineEnergy,
+    callback: Option<PipelineEnergy>,
+}
+
+/// Energy of one pipeline, per transform.
+#[derive(Serialize)]
+struct PipelineEnergy {
+    joules_per_transform: f64,
+    transforms_per_joule: f64,
+    watts: f64,
+    seconds_per_call: f64,
+    window_seconds: f64,
+    sm_mhz: u32,
+}
+
+impl PipelineEnergy {
+    fn new(r: &EnergyReading, batch: usize) -> PipelineEnergy {
+        let joules = r.joules_per_call / batch as f64;
+        PipelineEnergy {
+            joules_per_transform: joules,
+            transforms_per_joule: 1.0 / joules,
+            watts: r.watts,
+            seconds_per_call: r.seconds_per_call,
+            window_seconds: r.window_seconds,
+            sm_mhz: r.sm_mhz,
+        }
+    }
+}
+
+impl RowEnergy {
+    fn new(e: &Energies, batch: usize) -> RowEnergy {
+        RowEnergy {
+            ours: PipelineEnergy::new(&e.ours, batch),
+            cufft: PipelineEnergy::new(&e.cufft, batch),
+            callback: e.callback.as_ref().map(|c| PipelineEnergy::new(c, batch)),
+        }
+    }
 }
 
 /// Transforms checked against the f64 reference: the first 2^22 points' worth.
@@ -80,6 +136,20 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             device.name()
         )
         .into());
+    };
+    // Opened before anything runs, so that a missing NVML or peer fails at once.
+    let meter = opts
+        .energy_seconds
+        .map(|_| EnergyMeter::open(dev))
+        .transpose()?;
+    let peer = opts
+        .callback_peer
+        .as_deref()
+        .map(CallbackPeer::load)
+        .transpose()?;
+    let extras = Extras {
+        energy: meter.as_ref().zip(opts.energy_seconds),
+        callback: peer.as_ref(),
     };
     let wgpu = if opts.with_wgpu {
         Some(Device::by_name("gpu")?)
@@ -98,6 +168,20 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             println!("wgpu:    {}", w.name());
         }
         println!("planner: {:?}", opts.plan);
+        if let (Some(m), Some(t)) = (&meter, opts.energy_seconds) {
+            let idle = m.state()?;
+            println!(
+                "energy:  NVML total-energy counter over loops of at least {t} s per library; \
+                 idle now {:.1} W, SM {} MHz, memory {} MHz, power limit {:.0} W",
+                idle.watts, idle.sm_mhz, idle.memory_mhz, idle.limit_watts
+            );
+        }
+        if peer.is_some() {
+            println!(
+                "callback: cuFFT forward with the multiply in an LTO store callback, then cuFFT \
+                 inverse (two kernels' trips), same buffers and stream"
+            );
+        }
         if opts.chain {
             println!(
                 "fused: FFT → multiply by a random filter → inverse FFT → 1/n in one kernel, against cuFFT forward, a multiply kernel and cuFFT inverse; scenes of 2^24 points"
@@ -150,7 +234,7 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             .collect();
         for (step, spec) in specs {
             let batch = spec.batch;
-            match row(dev, wgpu.as_ref(), step, spec, opts) {
+            match row(dev, wgpu.as_ref(), step, spec, opts, extras) {
                 Ok(r) => {
                     if !opts.json {
                         print_row(&r, wgpu.is_some());
@@ -250,6 +334,7 @@ fn row(
     step: String,
     spec: FftSpec,
     opts: &Options,
+    extras: Extras<'_>,
 ) -> CliResult<Row> {
     let (n, batch) = (spec.n, spec.batch);
     let plan = if opts.plan.measure {
@@ -264,7 +349,7 @@ fn row(
     };
     let fft = CudaFft::new(dev.clone(), &plan)?;
     let input = crate::bench::random_input(n * batch);
-    let c = compare(dev, &fft, &input, opts.reps)?;
+    let c = compare(dev, &fft, &input, opts.reps, extras)?;
     let count = checked(n, batch);
     let want = spec_f64(
         &first_spec(&spec, count),
@@ -301,6 +386,10 @@ fn row(
         spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
         passes: plan.passes.len(),
         bluestein_m: plan.bluestein.as_ref().map(|b| b.m),
+        callback_s: c.callback.as_ref().map(|(_, t)| median(t)),
+        callback_error: c.callback.as_ref().map(|(out, _)| error(out)),
+        callback_ratio: c.callback.as_ref().map(|(_, t)| median(t) / ours_s),
+        energy: c.energy.as_ref().map(|e| RowEnergy::new(e, batch)),
     })
 }
 
@@ -409,5 +498,38 @@ fn print_row(r: &Row, wgpu: bool) {
         .collect();
     if !notes.is_empty() {
         println!("          ^ {}", notes.join(", "));
+    }
+    if let (Some(t), Some(e), Some(q)) = (r.callback_s, r.callback_error, r.callback_ratio) {
+        println!(
+            "          ^ cuFFT + callback {} ({:.0} GB/s, error {e:.2e}): ratio {q:.3}",
+            time(t),
+            16.0 * (r.n * r.batch) as f64 / t / 1e9
+        );
+    }
+    if let Some(e) = &r.energy {
+        let one = |name: &str, p: &PipelineEnergy| {
+            format!(
+                "{name} {:.3} µJ ({:.0} W, SM {} MHz)",
+                p.joules_per_transform * 1e6,
+                p.watts,
+                p.sm_mhz
+            )
+        };
+        let mut parts = vec![one("ours", &e.ours), one("cuFFT", &e.cufft)];
+        let mut ratios = format!(
+            "transforms/J ours / cuFFT {:.3}",
+            e.ours.transforms_per_joule / e.cufft.transforms_per_joule
+        );
+        if let Some(c) = &e.callback {
+            parts.push(one("callback", c));
+            ratios += &format!(
+                ", ours / callback {:.3}",
+                e.ours.transforms_per_joule / c.transforms_per_joule
+            );
+        }
+        println!(
+            "          ^ energy per transform: {}; {ratios}",
+            parts.join(", ")
+        );
     }
 }

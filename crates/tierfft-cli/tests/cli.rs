@@ -531,6 +531,39 @@ fn bench_table_has_header_and_rows() {
     );
 }
 
+/// `bench --energy` on a machine without NVML (CI) fails with a message naming it, before
+/// any device is opened; `--energy-seconds` below one second is refused.
+#[test]
+fn bench_energy_without_nvml_says_why() {
+    if tierfft::backend::cuda::energy::probe().is_ok() {
+        eprintln!("NVML is present here; the missing-NVML message is not checked");
+        return;
+    }
+    let dir = TempDir::new("bench-energy");
+    let base = [
+        "bench",
+        "--backend",
+        "cuda",
+        "--compare",
+        "cufft",
+        "--energy",
+    ];
+    let out = dir.run(&base);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("energy needs NVML"),
+        "{}",
+        stderr(&out)
+    );
+    let out = dir.run(&[&base[..], &["--energy-seconds", "0.2"]].concat());
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("from 1 to 600 seconds"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// `--real` and `--axes`: NumPy's `rfftn` and `irfftn` over a subset of the axes of a 3-d
 /// array (the last listed halved), and `fftn` with negative axes, against the f64 reference.
 #[test]

@@ -10,7 +10,9 @@ use cudarc::cufft::{CudaFft as CuFftPlan, FftDirection, sys as cufft_sys};
 use cudarc::driver::{CudaSlice, CudaViewMut, LaunchConfig, PushKernelArg};
 use num_complex::Complex32;
 
+use super::energy::{EnergyMeter, EnergyReading};
 use super::exec::{CudaFft, KernelReport, refs, time_events};
+use super::peer::CallbackPeer;
 use super::{CudaDevice, gpu_err};
 use crate::backend::median;
 use crate::error::{Error, Result};
@@ -28,6 +30,31 @@ pub struct Comparison {
     pub copy_gbps: f64,
     /// Registers and spills of tierfft's kernels.
     pub kernels: Vec<KernelReport>,
+    /// cuFFT with the multiply in an LTO store callback (chains, when asked): output and
+    /// times on the same input buffer.
+    pub callback: Option<(Vec<Complex32>, Vec<f64>)>,
+    /// Energy per call of each pipeline, when asked.
+    pub energy: Option<Energies>,
+}
+
+/// Energy per call of each pipeline of one comparison.
+#[derive(Clone, Debug)]
+pub struct Energies {
+    /// tierfft.
+    pub ours: EnergyReading,
+    /// cuFFT (with its multiply kernel for fused specs).
+    pub cufft: EnergyReading,
+    /// cuFFT with the callback, when it ran.
+    pub callback: Option<EnergyReading>,
+}
+
+/// What a comparison measures besides tierfft's and cuFFT's times.
+#[derive(Clone, Copy, Default)]
+pub struct Extras<'a> {
+    /// Energy per call of each pipeline over loops of at least this many seconds.
+    pub energy: Option<(&'a EnergyMeter, f64)>,
+    /// cuFFT with the chain's multiply in a store callback (chained specs only).
+    pub callback: Option<&'a CallbackPeer>,
 }
 
 /// The multiply step of the unfused cuFFT pipeline: `dst[i] = src[i] · h[i mod period] · scale`
@@ -51,12 +78,14 @@ pub fn cufft_available() -> bool {
 }
 
 /// Runs `fft` and cuFFT (out of place, same input buffer) `reps` times each, interleaved,
-/// timing each call with CUDA events; then times a copy of the buffer.
+/// timing each call with CUDA events (and the callback peer beside them, if given); then
+/// times a copy of the buffer, and measures energy if asked.
 pub fn compare(
     dev: &Arc<CudaDevice>,
     fft: &CudaFft,
     input: &[Complex32],
     reps: usize,
+    extras: Extras<'_>,
 ) -> Result<Comparison> {
     if !cufft_available() {
         return Err(Error::NoDevice(
@@ -142,6 +171,29 @@ pub fn compare(
         None => None,
     };
     let scale: f32 = if spec.normalize { 1.0 / n as f32 } else { 1.0 };
+    // The callback peer runs the chain on the same input and filter into its own output.
+    let peer = match (extras.callback, &multiply) {
+        (None, _) => None,
+        (Some(peer), Some((h, _))) if !load_multiply => {
+            let chain = peer.chain(
+                dev,
+                spec.n,
+                batch,
+                h,
+                scale,
+                spec.direction == Direction::Inverse,
+            )?;
+            // SAFETY: written by the peer before it is read.
+            let out: CudaSlice<f32> =
+                unsafe { stream.alloc::<f32>(2 * len) }.map_err(gpu_err("allocating"))?;
+            Some((chain, out))
+        }
+        (Some(_), _) => {
+            return Err(Error::InvalidSpec(
+                "the cuFFT callback peer runs chains (FFT → multiply → inverse FFT) only".into(),
+            ));
+        }
+    };
     // Every step out of place, as a user would write the pipeline: a chain runs cuFFT into the
     // output, multiplies into a scratch buffer and goes back into the output; a load multiply
     // writes the scratch buffer, which cuFFT transforms into the output.
@@ -193,6 +245,10 @@ pub fn compare(
     // Warm-up runs whose outputs are checked by the caller.
     let result = fft.enqueue(&mut refs(&mut slots), batch, &routing)?;
     run_cufft(&mut slots, &mut cu_out)?;
+    let mut peer = peer;
+    if let Some((chain, out)) = peer.as_mut() {
+        chain.run(&slots[0], out)?;
+    }
     let download = |s: &CudaSlice<f32>| -> Result<Vec<Complex32>> {
         let mut out = vec![Complex32::new(f32::NAN, f32::NAN); len];
         stream
@@ -204,14 +260,22 @@ pub fn compare(
         Ok(out)
     };
     let (ours_out, cufft_out) = (download(&slots[result])?, download(&cu_out)?);
+    let peer_out = peer.as_ref().map(|(_, out)| download(out)).transpose()?;
 
-    let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    let (mut ours, mut theirs, mut called) = (
+        Vec::with_capacity(reps),
+        Vec::with_capacity(reps),
+        Vec::with_capacity(reps),
+    );
     for _ in 0..reps {
         ours.extend(time_events(dev, 1, || {
             fft.enqueue(&mut refs(&mut slots), batch, &routing)
                 .map(|_| ())
         })?);
         theirs.extend(time_events(dev, 1, || run_cufft(&mut slots, &mut cu_out))?);
+        if let Some((chain, out)) = peer.as_mut() {
+            called.extend(time_events(dev, 1, || chain.run(&slots[0], out))?);
+        }
     }
     let copies = time_events(dev, reps, || {
         stream
@@ -219,11 +283,52 @@ pub fn compare(
             .map_err(gpu_err("copying"))
     })?;
     let copy_gbps = 2.0 * 8.0 * len as f64 / median(&copies) / 1e9;
+    // Energy in the order ours, cuFFT, callback, then back again, each pipeline's two
+    // readings averaged, so that warming of the board does not favour whichever runs first.
+    let energy = match extras.energy {
+        Some((meter, seconds)) => {
+            let mut ours_e = Vec::new();
+            let mut cufft_e = Vec::new();
+            let mut callback_e = Vec::new();
+            for round in 0..2 {
+                for pipeline in 0..3 {
+                    let pipeline = if round == 0 { pipeline } else { 2 - pipeline };
+                    match pipeline {
+                        0 => ours_e.push(meter.measure(dev, seconds, median(&ours), || {
+                            fft.enqueue(&mut refs(&mut slots), batch, &routing)
+                                .map(|_| ())
+                        })?),
+                        1 => cufft_e.push(meter.measure(dev, seconds, median(&theirs), || {
+                            run_cufft(&mut slots, &mut cu_out)
+                        })?),
+                        _ => {
+                            if let Some((chain, out)) = peer.as_mut() {
+                                callback_e.push(meter.measure(
+                                    dev,
+                                    seconds,
+                                    median(&called),
+                                    || chain.run(&slots[0], out),
+                                )?);
+                            }
+                        }
+                    }
+                }
+            }
+            Some(Energies {
+                ours: EnergyReading::mean(&ours_e),
+                cufft: EnergyReading::mean(&cufft_e),
+                callback: (!callback_e.is_empty()).then(|| EnergyReading::mean(&callback_e)),
+            })
+        }
+        None => None,
+    };
     Ok(Comparison {
         ours: (ours_out, ours),
         cufft: (cufft_out, theirs),
         copy_gbps,
         kernels: fft.report()?,
+        callback: peer_out.map(|out| (out, called)),
+        energy,
     })
 }
 

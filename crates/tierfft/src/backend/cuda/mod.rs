@@ -6,10 +6,12 @@
 mod cluster;
 pub mod compare;
 pub mod compare_nd;
+pub mod energy;
 mod exec;
 pub mod nvrtc;
 mod occupancy;
 pub(crate) mod one;
+pub mod peer;
 mod resample;
 
 pub use exec::CudaFft;
