@@ -111,6 +111,9 @@
 #   vulkan  the wgpu/Vulkan path beside CUDA and cuFFT at 2^4..2^14 under planner shapes: the
 #           planner's, CUDA's wide shapes (16 points a thread, radix 16), Vulkan's narrow ones
 #           on CUDA (8 points a thread, radix 8), and 128 / 512 / 1024 threads
+#   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
+#   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
+#           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -162,11 +165,21 @@ if want chaincb; then
         --energy --min-log2 8 --max-log2 14 --reps 30 2>&1 | tee "$out/chaincb.txt" || status=1
 fi
 if want vulkan; then
-    for v in "" "--radix 16 --points-per-thread 16" "--radix 8 --points-per-thread 8" \
-             "--threads 128" "--threads 512" "--threads 1024"; do
+    # VULKAN_SHAPES: planner flags per variant, separated by ';' (an empty one is the planner's).
+    IFS=';' read -ra shapes <<< "${VULKAN_SHAPES:-;--radix 16 --points-per-thread 16;--radix 8 --points-per-thread 8;--threads 128;--threads 512;--threads 1024}"
+    for v in "${shapes[@]}"; do
         echo "== shape: ${v:-planner}" | tee -a "$out/vulkan.txt"
         $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 4 --max-log2 14 --reps 20 $v 2>&1 |
             grep -E "^ +[0-9]|rror" | tee -a "$out/vulkan.txt"
+    done
+fi
+if want vulkansweep; then
+    for t in 64 128 256; do
+        for v in "" "--radix 16 --points-per-thread 16" "--points-per-thread 16"; do
+            echo "== shape: --threads $t $v" | tee -a "$out/vulkansweep.txt"
+            $tf bench --device gpu --min-log2 4 --max-log2 14 --points 2^27 --reps 20 --max-time 0 --threads $t $v 2>&1 |
+                grep -E "^ +[0-9]|rror" | tee -a "$out/vulkansweep.txt"
+        done
     done
 fi
 if want chain; then
@@ -512,6 +525,14 @@ if want tests; then
             TIERFFT_TEST_DEVICE=$dev "$t" --test-threads=1 2>&1 | tee -a "$out/tests-$dev.log" |
                 grep -E "^test |test result|panicked|run on" || status=1
         done
+    done
+fi
+if want vulkantests; then
+    # The whole suite through wgpu/Vulkan alone (after a change to Vulkan's plans).
+    for t in .carry/tests/*; do
+        echo "== $t on H100 (Vulkan)"
+        TIERFFT_TEST_DEVICE=H100 "$t" --test-threads=1 2>&1 | tee -a "$out/tests-vulkan.log" |
+            grep -E "test result|panicked|FAILED|run on" || status=1
     done
 fi
 if want sanitize; then

@@ -12,9 +12,10 @@ pub struct PlannerArgs {
     /// Planner variant: points each thread holds (default: the radix).
     #[arg(long, value_parser = parse_points, value_name = "P")]
     points_per_thread: Option<usize>,
-    /// Planner variant: threads per workgroup to aim for when packing lines.
-    #[arg(long, default_value_t = tierfft::plan::TARGET_THREADS, value_name = "T")]
-    threads: usize,
+    /// Planner variant: threads per workgroup to aim for when packing lines (default: the
+    /// device's, 256; 64 for NVIDIA GPUs through Vulkan).
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
     /// Planner variant: L2-resident chunk size for multi-pass plans, MiB (0: off).
     #[arg(long, value_name = "MIB")]
     resident_mib: Option<usize>,
@@ -61,7 +62,7 @@ impl PlannerArgs {
     /// The planner options these arguments ask for.
     pub fn options(&self) -> PlanOptions {
         PlanOptions {
-            target_threads: self.threads.max(1),
+            target_threads: self.threads.map(|t| t as usize),
             max_radix: self.radix,
             points_per_thread: self.points_per_thread,
             resident_bytes: self.resident_mib.map(|m| m << 20),

@@ -203,7 +203,7 @@ fn persistent_prefetching_kernels() {
     // Small workgroups, so that the prefetch area fits lavapipe's 32 KiB beside the exchange.
     let opts = PlanOptions {
         prefetch: Some(true),
-        target_threads: 64,
+        target_threads: Some(64),
         ..PlanOptions::default()
     };
     for (k, batch) in [(6, 1000), (9, 777), (10, 5), (10, 600)] {

@@ -202,11 +202,11 @@ fn planner_variants_are_correct() {
             ..PlanOptions::default()
         },
         PlanOptions {
-            target_threads: 64,
+            target_threads: Some(64),
             ..PlanOptions::default()
         },
         PlanOptions {
-            target_threads: 1024,
+            target_threads: Some(1024),
             ..PlanOptions::default()
         },
         // The cluster tier (where the device has clusters) off, and in clusters of 8 with

@@ -32,6 +32,13 @@ pub const DEVICE_ENV: &str = "TIERFFT_DEVICE";
 /// transforms and downloads chunk by chunk.
 const HOST_CHUNK_BYTES: u64 = 1 << 30;
 
+/// Back-to-back untimed work before timed runs on a GPU, so that its clocks have left their
+/// idle state (an idle H100 runs its SMs at 345 MHz). Not enough for `tierfft bench --device
+/// gpu` alone on the H100 through Vulkan, whose times still scattered 1–3× run to run
+/// (docs/BENCHMARKS.md, session 16); `--compare cufft --with-wgpu`, which times right after
+/// CUDA work, is steady.
+pub(crate) const WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Transforms per host chunk for `plan` on a device whose buffers hold at most `max_buffer`
 /// bytes (at least one transform, at most the batch; the whole batch when the plan binds it
 /// at once, which the planner checked fits).

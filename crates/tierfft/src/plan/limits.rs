@@ -52,6 +52,12 @@ pub struct DeviceLimits {
     /// allow, rather than packed into a few (H100: batches 4 and 16 of 4096 points packed two
     /// to a workgroup ran at 0.85 of cuFFT, one to a workgroup at parity).
     pub compute_units: usize,
+    /// Threads per workgroup the planner packs lines up to unless
+    /// [`PlanOptions::target_threads`](super::PlanOptions::target_threads) says otherwise:
+    /// [`TARGET_THREADS`](super::TARGET_THREADS), or
+    /// [`NVIDIA_VULKAN_TARGET_THREADS`](super::NVIDIA_VULKAN_TARGET_THREADS) for NVIDIA GPUs
+    /// through Vulkan.
+    pub target_threads: usize,
 }
 
 impl DeviceLimits {
@@ -76,6 +82,7 @@ impl DeviceLimits {
             async_copy: false,
             max_cluster_blocks: 0,
             compute_units: 0,
+            target_threads: super::TARGET_THREADS,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -92,6 +99,7 @@ impl DeviceLimits {
             // NVIDIA H100 through Vulkan (PLATFORM.md).
             "h100-vulkan" => DeviceLimits {
                 workgroup_memory: 48 << 10,
+                target_threads: super::NVIDIA_VULKAN_TARGET_THREADS,
                 max_binding: 2 * gib,
                 max_buffer: 4 * gib,
                 ..base

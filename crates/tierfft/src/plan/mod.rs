@@ -45,6 +45,11 @@ use crate::twiddle::TwiddleLayout;
 pub const MAX_RADIX: usize = 8;
 /// Default threads per workgroup the planner aims for when it packs several lines together.
 pub const TARGET_THREADS: usize = 256;
+/// The same for NVIDIA GPUs through Vulkan ([`DeviceLimits::target_threads`]). Measured on the
+/// H100 through wgpu/Vulkan against cuFFT in one run (docs/BENCHMARKS.md, session 16): one-pass
+/// lengths 16..1024 ran at 0.78–0.90 of cuFFT in workgroups of 256 threads, 0.90–0.97 in 128
+/// and 0.96–0.98 in 64, where CUDA runs the same kernels at 0.97–1.01 in 256.
+pub const NVIDIA_VULKAN_TARGET_THREADS: usize = 64;
 /// [`DeviceLimits::max_chain_points`] under CUDA. Measured on the H100 against cuFFT's
 /// FFT + multiply + IFFT on 2^24-point scenes (docs/BENCHMARKS.md): one kernel 2.0× at 4096
 /// points but 1.1× at 8192 and 0.8× at 16384, where the kernel spills; two one-pass kernels
@@ -59,8 +64,9 @@ const SHORT_LAST_PASS: usize = 512;
 /// others exist so that variants can be timed side by side (`tierfft bench --radix 16`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlanOptions {
-    /// Threads per workgroup to aim for when packing several lines into one workgroup.
-    pub target_threads: usize,
+    /// Threads per workgroup to aim for when packing several lines into one workgroup;
+    /// `None`: the device's ([`DeviceLimits::target_threads`]).
+    pub target_threads: Option<usize>,
     /// Largest radix of an on-chip stage: 2, 4, 8 or 16.
     pub max_radix: usize,
     /// Points each thread holds; `None`: the largest radix, more only when the thread limit
@@ -122,7 +128,7 @@ impl PlanOptions {
     /// bad value is an error naming the option, not a wrong plan or a panic.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::InvalidOptions(m));
-        if self.target_threads == 0 {
+        if self.target_threads == Some(0) {
             return bad("target_threads must be at least 1 (got 0)".into());
         }
         if !Self::RADICES.contains(&self.max_radix) {
@@ -180,7 +186,7 @@ impl PlanOptions {
 impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions {
-            target_threads: TARGET_THREADS,
+            target_threads: None,
             max_radix: MAX_RADIX,
             points_per_thread: None,
             resident_bytes: None,

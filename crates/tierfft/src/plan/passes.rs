@@ -69,7 +69,7 @@ fn wide_lines(
 /// Whether `opts` leaves the line shape (threads, radix, points per thread) to the planner.
 fn default_shape(opts: &PlanOptions) -> bool {
     let defaults = PlanOptions::default();
-    opts.target_threads == defaults.target_threads
+    opts.target_threads.is_none()
         && opts.max_radix == defaults.max_radix
         && opts.points_per_thread.is_none()
 }
@@ -104,7 +104,8 @@ pub(super) fn single_pass(
     let ((points, radices, threads_per_line), most_lines) =
         line_shape(spec.n, spec.batch, min_lines, limits, opts)?;
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
-    let mut lines = (opts.target_threads.min(limits.max_threads) / threads_per_line)
+    let target = opts.target_threads.unwrap_or(limits.target_threads);
+    let mut lines = (target.min(limits.max_threads) / threads_per_line)
         .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines))
         .min(most_lines)
         .min(spread_lines(spec.batch, min_lines, limits));
@@ -202,7 +203,7 @@ pub(super) fn multi_pass(
         let total_lines = if columns { 1 } else { spec.batch } * all_lines;
         let spread = spread_lines(total_lines, min_lines, limits);
         while fits(2 * lines)
-            && 2 * lines * threads_per_line <= opts.target_threads
+            && 2 * lines * threads_per_line <= opts.target_threads.unwrap_or(limits.target_threads)
             && 2 * lines <= spread
         {
             lines *= 2;

@@ -129,6 +129,26 @@ fn four_million_points_on_32k_take_two_fused_passes() {
     );
 }
 
+/// NVIDIA through Vulkan packs lines into workgroups of 64 threads (measured faster there);
+/// an explicit `target_threads` still wins, and CUDA keeps 256.
+#[test]
+fn nvidia_vulkan_packs_small_workgroups() {
+    let vk = DeviceLimits::profile("h100-vulkan").unwrap();
+    let spec = FftSpec::new(256).batch(1 << 16);
+    assert_eq!(Plan::new(&spec, &vk).unwrap().passes[0].threads(), 64);
+    let opts = PlanOptions {
+        target_threads: Some(256),
+        ..PlanOptions::default()
+    };
+    let plan = Plan::with_options(&spec, &vk, &opts).unwrap();
+    assert_eq!(plan.passes[0].threads(), 256);
+    let cuda = DeviceLimits::profile("h100-cuda").unwrap();
+    assert_eq!(
+        Plan::new(&spec, &cuda).unwrap().passes[0].threads(),
+        TARGET_THREADS
+    );
+}
+
 #[test]
 fn small_transforms_are_packed() {
     let lp = DeviceLimits::profile("lavapipe").unwrap();
@@ -218,7 +238,7 @@ fn bad_options_are_errors_naming_the_option() {
         ),
         (|o| o.max_radix = 32, "(got 32)"),
         (
-            |o| o.target_threads = 0,
+            |o| o.target_threads = Some(0),
             "target_threads must be at least 1",
         ),
         (

@@ -524,6 +524,14 @@ impl Executor for CudaFft {
                 bytemuck::cast_slice_mut::<Complex32, f32>(&mut output),
             )
             .map_err(gpu_err("downloading"))?;
+        let start = std::time::Instant::now();
+        while start.elapsed() < crate::backend::WARM_UP {
+            self.enqueue(&mut refs(&mut slots), transforms, &routing)?;
+            self.dev
+                .stream
+                .synchronize()
+                .map_err(gpu_err("waiting for the GPU"))?;
+        }
         let seconds = time_events(&self.dev, reps, || {
             self.enqueue(&mut refs(&mut slots), transforms, &routing)
                 .map(|_| ())

@@ -140,6 +140,7 @@ impl CudaDevice {
             async_copy: major >= 8,
             max_cluster_blocks: 0,
             compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            target_threads: crate::plan::TARGET_THREADS,
         };
         let stream = ctx.default_stream();
         let limits = DeviceLimits {

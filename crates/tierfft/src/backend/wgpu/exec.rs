@@ -435,6 +435,15 @@ impl Executor for WgpuFft {
         self.upload(&c, input);
         let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
         self.run_and_download(&c, &mut output)?;
+        if !self.dev.is_software() {
+            let start = Instant::now();
+            while start.elapsed() < crate::backend::WARM_UP {
+                let mut enc = self.dev.device.create_command_encoder(&Default::default());
+                self.encode(&mut enc, &c, None);
+                self.dev.queue.submit([enc.finish()]);
+                self.dev.wait()?;
+            }
+        }
         let mut seconds = Vec::with_capacity(reps);
         if self.dev.timestamps {
             // Every repetition in one submission, each compute pass between two timestamps.

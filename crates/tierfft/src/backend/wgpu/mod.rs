@@ -54,6 +54,9 @@ fn adapters() -> Vec<w::Adapter> {
     pollster::block_on(instance().enumerate_adapters(w::Backends::all()))
 }
 
+/// NVIDIA's PCI vendor id, as wgpu reports it.
+const NVIDIA_VENDOR: u32 = 0x10de;
+
 fn is_software(info: &w::AdapterInfo) -> bool {
     info.device_type == w::DeviceType::Cpu
 }
@@ -86,6 +89,11 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         max_cluster_blocks: 0,
         // Nor how many compute units run them.
         compute_units: 0,
+        target_threads: if info.vendor == NVIDIA_VENDOR && info.backend == w::Backend::Vulkan {
+            crate::plan::NVIDIA_VULKAN_TARGET_THREADS
+        } else {
+            crate::plan::TARGET_THREADS
+        },
     }
 }
 
@@ -193,6 +201,11 @@ impl WgpuDevice {
             timestamps,
             error,
         })
+    }
+
+    /// Whether the adapter is a software rasteriser (lavapipe), whose clocks need no warming.
+    pub(crate) fn is_software(&self) -> bool {
+        is_software(&self.info)
     }
 
     /// Adapter name and API, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)`; accepted back
