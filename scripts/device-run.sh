@@ -110,7 +110,9 @@
 #           energy; the callback peer's output checked against f64 like the others
 #   vulkan  the wgpu/Vulkan path beside CUDA and cuFFT at 2^4..2^14 under planner shapes: the
 #           planner's, CUDA's wide shapes (16 points a thread, radix 16), Vulkan's narrow ones
-#           on CUDA (8 points a thread, radix 8), and 128 / 512 / 1024 threads
+#           on CUDA (8 points a thread, radix 8), and 128 / 512 / 1024 threads; other shapes
+#           with VULKAN_SHAPES (flags per variant, ';' between), e.g. the split exchange
+#           (half the workgroup memory): VULKAN_SHAPES=";--exchange split;--exchange split --threads 128"
 #   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)

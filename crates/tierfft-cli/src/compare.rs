@@ -147,6 +147,8 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
         .as_deref()
         .map(CallbackPeer::load)
         .transpose()?;
+    // The board before any work of this run (idle unless something else just ran).
+    let before = meter.as_ref().map(EnergyMeter::state).transpose()?;
     let extras = Extras {
         energy: meter.as_ref().zip(opts.energy_seconds),
         callback: peer.as_ref(),
@@ -168,12 +170,12 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             println!("wgpu:    {}", w.name());
         }
         println!("planner: {:?}", opts.plan);
-        if let (Some(m), Some(t)) = (&meter, opts.energy_seconds) {
-            let idle = m.state()?;
+        if let (Some(b), Some(t)) = (&before, opts.energy_seconds) {
             println!(
-                "energy:  NVML total-energy counter over loops of at least {t} s per library; \
-                 idle now {:.1} W, SM {} MHz, memory {} MHz, power limit {:.0} W",
-                idle.watts, idle.sm_mhz, idle.memory_mhz, idle.limit_watts
+                "energy:  NVML total-energy counter over loops of at least {t} s per library, \
+                 ours, cuFFT(, callback) and back again; before the run {:.1} W, SM {} MHz, \
+                 memory {} MHz, power limit {:.0} W",
+                b.watts, b.sm_mhz, b.memory_mhz, b.limit_watts
             );
         }
         if peer.is_some() {
@@ -259,9 +261,17 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
     if opts.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({ "device": dev.name(), "rows": rows, "focusing": focusing })
-            )?
+            serde_json::to_string_pretty(&serde_json::json!({
+                "device": dev.name(),
+                "rows": rows,
+                "focusing": focusing,
+                "board_before": before.map(|b| serde_json::json!({
+                    "watts": b.watts,
+                    "sm_mhz": b.sm_mhz,
+                    "memory_mhz": b.memory_mhz,
+                    "limit_watts": b.limit_watts,
+                })),
+            }))?
         );
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! The planner's tuning knobs as command-line flags, shared by `tierfft plan` and `tierfft bench`.
 
 use clap::Args;
-use tierfft::plan::PlanOptions;
+use tierfft::plan::{Exchange, PlanOptions};
 
 /// Planner variants: timed side by side with `tierfft bench`, inspected with `tierfft plan`.
 #[derive(Debug, Args)]
@@ -56,6 +56,11 @@ pub struct PlannerArgs {
     /// several passes, a power of two (the earlier passes share the rest evenly).
     #[arg(long, value_name = "P")]
     last_pass: Option<usize>,
+    /// Planner variant: how passes exchange points through workgroup memory: complex (8 bytes
+    /// a point) or split (real and imaginary parts apart, 4 bytes a point, twice the
+    /// barriers); default: complex where a line fits, else the fewest passes.
+    #[arg(long, value_name = "KIND", value_parser = ["complex", "split"])]
+    exchange: Option<String>,
 }
 
 impl PlannerArgs {
@@ -74,6 +79,10 @@ impl PlannerArgs {
             min_lines: self.min_lines,
             cluster_blocks: self.cluster_blocks,
             last_pass_points: self.last_pass,
+            exchange: self.exchange.as_deref().map(|e| match e {
+                "split" => Exchange::Split,
+                _ => Exchange::Complex,
+            }),
         }
     }
 }

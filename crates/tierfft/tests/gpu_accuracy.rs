@@ -209,6 +209,15 @@ fn planner_variants_are_correct() {
             target_threads: Some(1024),
             ..PlanOptions::default()
         },
+        // Every pass exchanging real and imaginary parts apart, and never.
+        PlanOptions {
+            exchange: Some(tierfft::plan::Exchange::Split),
+            ..PlanOptions::default()
+        },
+        PlanOptions {
+            exchange: Some(tierfft::plan::Exchange::Complex),
+            ..PlanOptions::default()
+        },
         // The cluster tier (where the device has clusters) off, and in clusters of 8 with
         // 32 points per thread.
         PlanOptions {

@@ -115,6 +115,10 @@ pub struct PlanOptions {
     /// is an error). `None`: the planner's split (as even as the powers allow, or a short
     /// last pass where that measured faster).
     pub last_pass_points: Option<usize>,
+    /// How passes exchange points through workgroup memory: `Some(Split)` halves the bytes a
+    /// workgroup needs (more workgroups resident where workgroup memory limits them) for
+    /// twice the barriers; `None`: complex wherever the line fits, else the fewest passes.
+    pub exchange: Option<Exchange>,
 }
 
 impl PlanOptions {
@@ -198,6 +202,7 @@ impl Default for PlanOptions {
             min_lines: None,
             cluster_blocks: None,
             last_pass_points: None,
+            exchange: None,
         }
     }
 }
@@ -634,22 +639,26 @@ impl Plan {
             spec.chain.is_some() && n > opts.max_chain_points.unwrap_or(limits.max_chain_points);
         let fused_chain = spec.chain.is_some() && !long_chain;
         let single = |ex: Exchange| single_pass(spec, limits, opts, ex, min_lines, fused_chain);
+        let allowed = |ex: Exchange| opts.exchange.is_none_or(|want| want == ex);
+        let complex = allowed(Exchange::Complex);
         let passes = if pow2 {
-            if n * one_pass_lines <= complex_block {
+            if complex && n * one_pass_lines <= complex_block {
                 single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
-            } else if let Some(p) = cluster::cluster_pass(spec, limits, opts, complex_block) {
+            } else if let Some(p) =
+                cluster::cluster_pass(spec, limits, opts, complex_block).filter(|_| complex)
+            {
                 // Longer than one workgroup holds, within a cluster's: one pass.
                 Some(((complex_block, Exchange::Complex), vec![p]))
-            } else if n * one_pass_lines <= split_block {
+            } else if allowed(Exchange::Split) && n * one_pass_lines <= split_block {
                 single(Exchange::Split).map(|p| ((split_block, Exchange::Split), vec![p]))
             } else {
                 // Fewest passes; on a tie the cheaper complex exchange.
                 let k = n.trailing_zeros();
                 let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
-                let ex = if count(split_block) < count(complex_block) {
-                    Exchange::Split
-                } else {
-                    Exchange::Complex
+                let ex = match opts.exchange {
+                    Some(ex) => ex,
+                    None if count(split_block) < count(complex_block) => Exchange::Split,
+                    None => Exchange::Complex,
                 };
                 let block = block_for(ex);
                 let passes = count(block);
@@ -679,6 +688,7 @@ impl Plan {
                 (complex_block, Exchange::Complex),
                 (split_block, Exchange::Split),
             ];
+            let blocks: Vec<_> = blocks.into_iter().filter(|&(_, ex)| allowed(ex)).collect();
             let one = blocks
                 .iter()
                 .filter(|(b, _)| n * one_pass_lines <= *b)

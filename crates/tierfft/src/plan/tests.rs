@@ -149,6 +149,41 @@ fn nvidia_vulkan_packs_small_workgroups() {
     );
 }
 
+/// `PlanOptions::exchange` forces the exchange: split where complex would fit (half the
+/// workgroup memory), complex where only split would fit one pass (two passes then).
+#[test]
+fn exchange_can_be_forced() {
+    let vk = DeviceLimits::profile("h100-vulkan").unwrap();
+    let with = |n: usize, ex: Exchange| {
+        let opts = PlanOptions {
+            exchange: Some(ex),
+            ..PlanOptions::default()
+        };
+        Plan::with_options(&FftSpec::new(n).batch(64), &vk, &opts).unwrap()
+    };
+    let planner = Plan::new(&FftSpec::new(4096).batch(64), &vk).unwrap();
+    assert_eq!(planner.passes[0].exchange, Exchange::Complex);
+    let split = with(4096, Exchange::Split);
+    assert_eq!(split.passes.len(), 1);
+    assert_eq!(split.passes[0].exchange, Exchange::Split);
+    assert!(2 * split.passes[0].workgroup_bytes() <= planner.passes[0].workgroup_bytes() + 2048);
+    let complex = with(8192, Exchange::Complex);
+    assert_eq!(complex.passes.len(), 2);
+    assert!(
+        complex
+            .passes
+            .iter()
+            .all(|p| p.exchange == Exchange::Complex)
+    );
+    assert_eq!(
+        Plan::new(&FftSpec::new(8192).batch(64), &vk)
+            .unwrap()
+            .passes
+            .len(),
+        1
+    );
+}
+
 #[test]
 fn small_transforms_are_packed() {
     let lp = DeviceLimits::profile("lavapipe").unwrap();

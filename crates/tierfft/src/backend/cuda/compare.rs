@@ -172,7 +172,7 @@ pub fn compare(
     };
     let scale: f32 = if spec.normalize { 1.0 / n as f32 } else { 1.0 };
     // The callback peer runs the chain on the same input and filter into its own output.
-    let peer = match (extras.callback, &multiply) {
+    let mut peer = match (extras.callback, &multiply) {
         (None, _) => None,
         (Some(peer), Some((h, _))) if !load_multiply => {
             let chain = peer.chain(
@@ -245,7 +245,6 @@ pub fn compare(
     // Warm-up runs whose outputs are checked by the caller.
     let result = fft.enqueue(&mut refs(&mut slots), batch, &routing)?;
     run_cufft(&mut slots, &mut cu_out)?;
-    let mut peer = peer;
     if let Some((chain, out)) = peer.as_mut() {
         chain.run(&slots[0], out)?;
     }
@@ -283,33 +282,30 @@ pub fn compare(
             .map_err(gpu_err("copying"))
     })?;
     let copy_gbps = 2.0 * 8.0 * len as f64 / median(&copies) / 1e9;
-    // Energy in the order ours, cuFFT, callback, then back again, each pipeline's two
+    // Energy in the order ours, cuFFT, callback and back again, each pipeline's two
     // readings averaged, so that warming of the board does not favour whichever runs first.
     let energy = match extras.energy {
         Some((meter, seconds)) => {
             let mut ours_e = Vec::new();
             let mut cufft_e = Vec::new();
             let mut callback_e = Vec::new();
-            for round in 0..2 {
-                for pipeline in 0..3 {
-                    let pipeline = if round == 0 { pipeline } else { 2 - pipeline };
-                    match pipeline {
-                        0 => ours_e.push(meter.measure(dev, seconds, median(&ours), || {
-                            fft.enqueue(&mut refs(&mut slots), batch, &routing)
-                                .map(|_| ())
-                        })?),
-                        1 => cufft_e.push(meter.measure(dev, seconds, median(&theirs), || {
-                            run_cufft(&mut slots, &mut cu_out)
-                        })?),
-                        _ => {
-                            if let Some((chain, out)) = peer.as_mut() {
-                                callback_e.push(meter.measure(
-                                    dev,
-                                    seconds,
-                                    median(&called),
-                                    || chain.run(&slots[0], out),
-                                )?);
-                            }
+            for pipeline in [0, 1, 2, 2, 1, 0] {
+                match pipeline {
+                    0 => ours_e.push(meter.measure(dev, seconds, median(&ours), || {
+                        fft.enqueue(&mut refs(&mut slots), batch, &routing)
+                            .map(|_| ())
+                    })?),
+                    1 => cufft_e.push(meter.measure(dev, seconds, median(&theirs), || {
+                        run_cufft(&mut slots, &mut cu_out)
+                    })?),
+                    _ => {
+                        if let Some((chain, out)) = peer.as_mut() {
+                            callback_e.push(meter.measure(
+                                dev,
+                                seconds,
+                                median(&called),
+                                || chain.run(&slots[0], out),
+                            )?);
                         }
                     }
                 }

@@ -233,6 +233,25 @@ impl EnergyMeter {
 
 #[cfg(test)]
 mod tests {
+    use super::EnergyReading;
+
+    #[test]
+    fn readings_average() {
+        let r = |j: f64, w: f64, mhz: u32| EnergyReading {
+            joules_per_call: j,
+            watts: w,
+            seconds_per_call: j / w,
+            window_seconds: 1.0,
+            calls: 10,
+            sm_mhz: mhz,
+        };
+        let m = EnergyReading::mean(&[r(1.0, 500.0, 1980), r(3.0, 700.0, 1950)]);
+        assert_eq!(
+            (m.joules_per_call, m.watts, m.calls, m.sm_mhz),
+            (2.0, 600.0, 20, 1950)
+        );
+    }
+
     /// On machines without the NVIDIA driver (CI) asking for energy is an error that names
     /// NVML, not a panic; where NVML loads, the probe succeeds.
     #[test]

@@ -30,11 +30,13 @@ pub struct CallbackPeer {
     lib: Library,
 }
 
-/// One planned chain of the peer: `batch` transforms of `n` points.
+/// One planned chain of the peer: `batch` transforms of `n` points. It borrows the filter,
+/// whose device address the peer's callback keeps.
 pub struct PeerChain<'a> {
     peer: &'a CallbackPeer,
     handle: *mut c_void,
     dev: &'a CudaDevice,
+    _filter: &'a CudaSlice<f32>,
     len: usize,
 }
 
@@ -81,17 +83,23 @@ impl CallbackPeer {
         Error::Gpu(format!("cuFFT callback peer: {text} (code {code})"))
     }
 
-    /// Plans the chain FFT → multiply by `filter` (n values, cycled over the batch) and
-    /// `scale` → inverse FFT on `dev`'s stream; `inverse_first` runs the inverse first.
+    /// Plans the chain FFT → multiply by `filter` (n complex values as f32 pairs, cycled over
+    /// the batch) and `scale` → inverse FFT on `dev`'s stream; `inverse_first` runs the
+    /// inverse first.
     pub fn chain<'a>(
         &'a self,
         dev: &'a CudaDevice,
         n: usize,
         batch: usize,
-        filter: &CudaSlice<f32>,
+        filter: &'a CudaSlice<f32>,
         scale: f32,
         inverse_first: bool,
     ) -> Result<PeerChain<'a>> {
+        if filter.len() < 2 * n {
+            return Err(Error::InvalidSpec(
+                "the callback peer's filter is shorter than n".into(),
+            ));
+        }
         let too_large = |_| Error::InvalidSpec("the callback peer takes 32-bit sizes".into());
         let (n32, batch32) = (
             c_int::try_from(n).map_err(too_large)?,
@@ -101,8 +109,8 @@ impl CallbackPeer {
         let (filter_ptr, _sync) = filter.device_ptr(stream);
         let create = self.symbol::<Create>(b"tierfft_peer_chain_create\0")?;
         let mut handle = std::ptr::null_mut();
-        // SAFETY: `filter` holds n complex values and outlives the call (the peer keeps its
-        // address, which the caller keeps alive while the chain runs); the stream is this
+        // SAFETY: `filter` holds n complex values (checked above) and is borrowed for the
+        // chain's life, so the address the peer keeps stays valid; the stream is this
         // device's.
         let code = unsafe {
             create(
@@ -122,6 +130,7 @@ impl CallbackPeer {
             peer: self,
             handle,
             dev,
+            _filter: filter,
             len: n * batch,
         })
     }
@@ -155,5 +164,21 @@ impl Drop for PeerChain<'_> {
             // SAFETY: the handle came from the peer's create and is destroyed once.
             unsafe { destroy(self.handle) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A missing or foreign library is an error that says how to build the peer.
+    #[test]
+    fn a_missing_peer_is_an_error() {
+        let Err(e) = super::CallbackPeer::load(std::path::Path::new("/nonexistent/libpeer.so"))
+        else {
+            panic!("loaded a library that does not exist");
+        };
+        assert!(
+            e.to_string().contains("scripts/peers/cufft_callback.cu"),
+            "{e}"
+        );
     }
 }
