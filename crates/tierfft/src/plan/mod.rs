@@ -128,6 +128,11 @@ impl PlanOptions {
     /// Points per thread a kernel can hold.
     pub const POINTS_PER_THREAD: [usize; 5] = [2, 4, 8, 16, 32];
 
+    /// Threads per workgroup to pack lines up to on `limits`: the option, else the device's.
+    pub(crate) fn threads_on(&self, limits: &DeviceLimits) -> usize {
+        self.target_threads.unwrap_or(limits.target_threads)
+    }
+
     /// Checks every option against what the planner and the kernel generator can do, so a
     /// bad value is an error naming the option, not a wrong plan or a panic.
     pub fn validate(&self) -> Result<()> {
@@ -644,8 +649,9 @@ impl Plan {
         let passes = if pow2 {
             if complex && n * one_pass_lines <= complex_block {
                 single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
-            } else if let Some(p) =
-                cluster::cluster_pass(spec, limits, opts, complex_block).filter(|_| complex)
+            } else if let Some(p) = complex
+                .then(|| cluster::cluster_pass(spec, limits, opts, complex_block))
+                .flatten()
             {
                 // Longer than one workgroup holds, within a cluster's: one pass.
                 Some(((complex_block, Exchange::Complex), vec![p]))

@@ -104,8 +104,7 @@ pub(super) fn single_pass(
     let ((points, radices, threads_per_line), most_lines) =
         line_shape(spec.n, spec.batch, min_lines, limits, opts)?;
     // Pack small transforms so a workgroup has enough threads, within workgroup memory.
-    let target = opts.target_threads.unwrap_or(limits.target_threads);
-    let mut lines = (target.min(limits.max_threads) / threads_per_line)
+    let mut lines = (opts.threads_on(limits).min(limits.max_threads) / threads_per_line)
         .clamp(min_lines, spec.batch.next_power_of_two().max(min_lines))
         .min(most_lines)
         .min(spread_lines(spec.batch, min_lines, limits));
@@ -203,7 +202,7 @@ pub(super) fn multi_pass(
         let total_lines = if columns { 1 } else { spec.batch } * all_lines;
         let spread = spread_lines(total_lines, min_lines, limits);
         while fits(2 * lines)
-            && 2 * lines * threads_per_line <= opts.target_threads.unwrap_or(limits.target_threads)
+            && 2 * lines * threads_per_line <= opts.threads_on(limits)
             && 2 * lines <= spread
         {
             lines *= 2;

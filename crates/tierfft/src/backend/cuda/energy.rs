@@ -80,6 +80,34 @@ pub struct EnergyMeter {
     bus_id: String,
 }
 
+/// The counter: millijoules since the driver loaded.
+fn energy_mj(device: &nvml_wrapper::Device<'_>) -> Result<u64> {
+    device
+        .total_energy_consumption()
+        .map_err(|e| Error::Gpu(format!("reading the GPU's energy counter: {e}")))
+}
+
+/// Reads `device`'s counter until it moves, returning the new value and when it was seen.
+fn next_update(
+    device: &nvml_wrapper::Device<'_>,
+    mut keep_busy: impl FnMut() -> Result<()>,
+) -> Result<(u64, Instant)> {
+    let first = energy_mj(device)?;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        keep_busy()?;
+        let e = energy_mj(device)?;
+        if e != first {
+            return Ok((e, Instant::now()));
+        }
+        if Instant::now() > deadline {
+            return Err(Error::Gpu(
+                "the GPU's energy counter did not move in 2 s".into(),
+            ));
+        }
+    }
+}
+
 /// Loads NVML, or says why it cannot be.
 fn load_nvml() -> Result<Nvml> {
     // The driver installs only the versioned name on most Linux systems.
@@ -116,7 +144,7 @@ impl EnergyMeter {
             attr(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
         );
         let meter = EnergyMeter { nvml, bus_id };
-        meter.energy_mj()?;
+        energy_mj(&meter.device()?)?;
         Ok(meter)
     }
 
@@ -124,12 +152,6 @@ impl EnergyMeter {
         self.nvml
             .device_by_pci_bus_id(self.bus_id.as_str())
             .map_err(|e| Error::NoDevice(format!("NVML has no GPU at {}: {e}", self.bus_id)))
-    }
-
-    fn energy_mj(&self) -> Result<u64> {
-        self.device()?
-            .total_energy_consumption()
-            .map_err(|e| Error::Gpu(format!("reading the GPU's energy counter: {e}")))
     }
 
     /// Power, clocks and power limit now.
@@ -142,24 +164,6 @@ impl EnergyMeter {
             memory_mhz: d.clock_info(Clock::Memory).map_err(nvml("memory clock"))?,
             limit_watts: f64::from(d.enforced_power_limit().map_err(nvml("power limit"))?) * 1e-3,
         })
-    }
-
-    /// Reads the counter until it moves, returning the new value and when it was seen.
-    fn next_update(&self, mut keep_busy: impl FnMut() -> Result<()>) -> Result<(u64, Instant)> {
-        let first = self.energy_mj()?;
-        let deadline = Instant::now() + Duration::from_secs(2);
-        loop {
-            keep_busy()?;
-            let e = self.energy_mj()?;
-            if e != first {
-                return Ok((e, Instant::now()));
-            }
-            if Instant::now() > deadline {
-                return Err(Error::Gpu(
-                    "the GPU's energy counter did not move in 2 s".into(),
-                ));
-            }
-        }
     }
 
     /// Energy per call of `work` (which enqueues one call on `dev`'s stream), measured over
@@ -197,17 +201,17 @@ impl EnergyMeter {
             }
             Ok(())
         };
+        let device = self.device()?;
         let warm = Instant::now();
         while warm.elapsed() < WARM_UP {
             keep_busy()?;
         }
-        let (e0, t0) = self.next_update(&mut keep_busy)?;
+        let (e0, t0) = next_update(&device, &mut keep_busy)?;
         while t0.elapsed().as_secs_f64() < min_seconds {
             keep_busy()?;
         }
-        let (e1, t1) = self.next_update(&mut keep_busy)?;
-        let sm_mhz = self
-            .device()?
+        let (e1, t1) = next_update(&device, &mut keep_busy)?;
+        let sm_mhz = device
             .clock_info(Clock::SM)
             .map_err(|e| Error::Gpu(format!("reading the SM clock: {e}")))?;
         let end = record()?;

@@ -25,9 +25,14 @@ type Run = unsafe extern "C" fn(*mut c_void, *const c_void, *mut c_void) -> c_in
 type Destroy = unsafe extern "C" fn(*mut c_void);
 type LastError = unsafe extern "C" fn() -> *const c_char;
 
-/// The loaded peer library.
+/// The loaded peer library and its entry points, resolved once (not on every timed call).
 pub struct CallbackPeer {
-    lib: Library,
+    create: Create,
+    run: Run,
+    destroy: Destroy,
+    last_error: LastError,
+    // Keeps the entry points above valid; dropped last.
+    _lib: Library,
 }
 
 /// One planned chain of the peer: `batch` transforms of `n` points. It borrows the filter,
@@ -38,6 +43,18 @@ pub struct PeerChain<'a> {
     dev: &'a CudaDevice,
     _filter: &'a CudaSlice<f32>,
     len: usize,
+}
+
+/// The entry point `name` (NUL-terminated) of the peer library.
+fn symbol<'l, T>(lib: &'l Library, name: &[u8]) -> Result<Symbol<'l, T>> {
+    // SAFETY: the types above are the C signatures the peer's source declares; the caller
+    // keeps `lib` loaded while it uses what it copies out.
+    unsafe { lib.get::<T>(name) }.map_err(|e| {
+        Error::NoDevice(format!(
+            "the callback peer has no {}: {e}",
+            String::from_utf8_lossy(&name[..name.len() - 1])
+        ))
+    })
 }
 
 impl CallbackPeer {
@@ -52,34 +69,18 @@ impl CallbackPeer {
                 path.display()
             ))
         })?;
-        let peer = CallbackPeer { lib };
-        peer.symbol::<Create>(b"tierfft_peer_chain_create\0")?;
-        peer.symbol::<Run>(b"tierfft_peer_chain_run\0")?;
-        peer.symbol::<Destroy>(b"tierfft_peer_chain_destroy\0")?;
-        peer.symbol::<LastError>(b"tierfft_peer_last_error\0")?;
-        Ok(peer)
-    }
-
-    fn symbol<T>(&self, name: &[u8]) -> Result<Symbol<'_, T>> {
-        // SAFETY: the types above are the C signatures the peer's source declares.
-        unsafe { self.lib.get::<T>(name) }.map_err(|e| {
-            Error::NoDevice(format!(
-                "the callback peer has no {}: {e}",
-                String::from_utf8_lossy(&name[..name.len() - 1])
-            ))
+        Ok(CallbackPeer {
+            create: *symbol::<Create>(&lib, b"tierfft_peer_chain_create\0")?,
+            run: *symbol::<Run>(&lib, b"tierfft_peer_chain_run\0")?,
+            destroy: *symbol::<Destroy>(&lib, b"tierfft_peer_chain_destroy\0")?,
+            last_error: *symbol::<LastError>(&lib, b"tierfft_peer_last_error\0")?,
+            _lib: lib,
         })
     }
 
     fn error(&self, code: c_int) -> Error {
-        let text = self
-            .symbol::<LastError>(b"tierfft_peer_last_error\0")
-            .map(|f| {
-                // SAFETY: the peer returns a NUL-terminated string it owns until its next call.
-                unsafe { CStr::from_ptr(f()) }
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
+        // SAFETY: the peer returns a NUL-terminated string it owns until its next call.
+        let text = unsafe { CStr::from_ptr((self.last_error)()) }.to_string_lossy();
         Error::Gpu(format!("cuFFT callback peer: {text} (code {code})"))
     }
 
@@ -107,13 +108,12 @@ impl CallbackPeer {
         );
         let stream = dev.stream();
         let (filter_ptr, _sync) = filter.device_ptr(stream);
-        let create = self.symbol::<Create>(b"tierfft_peer_chain_create\0")?;
         let mut handle = std::ptr::null_mut();
         // SAFETY: `filter` holds n complex values (checked above) and is borrowed for the
         // chain's life, so the address the peer keeps stays valid; the stream is this
         // device's.
         let code = unsafe {
-            create(
+            (self.create)(
                 n32,
                 batch32,
                 filter_ptr as *const c_void,
@@ -148,9 +148,9 @@ impl PeerChain<'_> {
         let stream = self.dev.stream();
         let (src, _s) = input.device_ptr(stream);
         let (dst, _d) = output.device_ptr_mut(stream);
-        let run = self.peer.symbol::<Run>(b"tierfft_peer_chain_run\0")?;
         // SAFETY: both buffers hold the plan's n · batch complex values (checked above).
-        let code = unsafe { run(self.handle, src as *const c_void, dst as *mut c_void) };
+        let code =
+            unsafe { (self.peer.run)(self.handle, src as *const c_void, dst as *mut c_void) };
         if code != 0 {
             return Err(self.peer.error(code));
         }
@@ -160,10 +160,8 @@ impl PeerChain<'_> {
 
 impl Drop for PeerChain<'_> {
     fn drop(&mut self) {
-        if let Ok(destroy) = self.peer.symbol::<Destroy>(b"tierfft_peer_chain_destroy\0") {
-            // SAFETY: the handle came from the peer's create and is destroyed once.
-            unsafe { destroy(self.handle) }
-        }
+        // SAFETY: the handle came from the peer's create and is destroyed once.
+        unsafe { (self.peer.destroy)(self.handle) }
     }
 }
 
