@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/tests
 cargo build --release -p tierfft-cli
 cp target/release/tierfft .carry/
+# What the Vulkan driver makes of the WGSL kernels (device-run.sh vkstats).
+cargo build --release -p tierfft --example vulkan_stats
+cp target/release/examples/vulkan_stats .carry/
 cargo test --release -p tierfft -p tierfft-sar --no-run --message-format=json 2>/dev/null |
     python3 -c '
 import json, sys, shutil
@@ -16,7 +19,7 @@ for line in sys.stdin:
 '
 # The carry limit is 64 MiB: strip, and leave out what needs no GPU.
 rm -f .carry/tests/{cuda_compile,kernels_validate,errors}
-strip .carry/tierfft .carry/tests/*
+strip .carry/tierfft .carry/vulkan_stats .carry/tests/*
 # Still over the limit with every test binary: carry them compressed (device-run.sh unpacks).
 if [ "$(du -sm .carry | cut -f1)" -gt 60 ]; then
     tar cJf .carry/tests.tar.xz -C .carry tests && rm -rf .carry/tests

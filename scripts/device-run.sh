@@ -113,6 +113,12 @@
 #           on CUDA (8 points a thread, radix 8), and 128 / 512 / 1024 threads; other shapes
 #           with VULKAN_SHAPES (flags per variant, ';' between), e.g. the split exchange
 #           (half the workgroup memory): VULKAN_SHAPES=";--exchange split;--exchange split --threads 128"
+#           (VULKAN_MIN_LOG2, VULKAN_MAX_LOG2: the lengths, 2^4..2^14 unless set)
+#   vkstats what the NVIDIA Vulkan driver makes of the WGSL kernels (registers, shared memory,
+#           spills, its assembly; .carry/vulkan_stats, VK_KHR_pipeline_executable_properties)
+#           at 2^8..2^14 under the planner's shape and the shapes in VKSTATS_SHAPES
+#           (';' between, default: the split exchange, at 64 and 128 threads) and the sizes in
+#           VKSTATS_SIZES
 #   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
@@ -171,11 +177,24 @@ if want chaincb; then
 fi
 if want vulkan; then
     # VULKAN_SHAPES: planner flags per variant, separated by ';' (an empty one is the planner's).
-    IFS=';' read -ra shapes <<< "${VULKAN_SHAPES:-;--radix 16 --points-per-thread 16;--radix 8 --points-per-thread 8;--threads 128;--threads 512;--threads 1024}"
+    IFS=';' read -ra shapes <<< "${VULKAN_SHAPES-;--radix 16 --points-per-thread 16;--radix 8 --points-per-thread 8;--threads 128;--threads 512;--threads 1024}"
+    [ ${#shapes[@]} -gt 0 ] || shapes=("")
     for v in "${shapes[@]}"; do
         echo "== shape: ${v:-planner}" | tee -a "$out/vulkan.txt"
-        $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 4 --max-log2 14 --reps 20 $v 2>&1 |
+        $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 "${VULKAN_MIN_LOG2:-4}" --max-log2 "${VULKAN_MAX_LOG2:-14}" --reps 20 $v 2>&1 |
             grep -E "^ +[0-9]|rror" | tee -a "$out/vulkan.txt"
+    done
+fi
+if want vkstats; then
+    IFS=';' read -ra shapes <<< "${VKSTATS_SHAPES:-;--exchange split;--exchange split --threads 128}"
+    k=$(mktemp)
+    for n in ${VKSTATS_SIZES:-256 1024 2048 4096 8192 16384}; do
+        for v in "${shapes[@]}"; do
+            echo "== $n ${v:-planner}" | tee -a "$out/vkstats.txt"
+            $tf plan $n --device gpu --source wgsl $v > "$k" 2>&1
+            grep -E "^ +[0-9]+ +[0-9]+ " "$k" | tee -a "$out/vkstats.txt"
+            .carry/vulkan_stats "$k" 2>&1 | grep -E "pass|Register|Shared|Local" | tee -a "$out/vkstats.txt"
+        done
     done
 fi
 if want vulkansweep; then

@@ -1,5 +1,7 @@
 //! What the planner needs to know about a device, read from the device itself.
 
+use super::Exchange;
+
 /// The device facts a plan depends on. Backends fill this from the device's own limits; a few
 /// named profiles ([`DeviceLimits::profile`]) let `tierfft plan` show plans for devices that
 /// are not attached.
@@ -58,6 +60,11 @@ pub struct DeviceLimits {
     /// [`NVIDIA_VULKAN_TARGET_THREADS`](super::NVIDIA_VULKAN_TARGET_THREADS) for NVIDIA GPUs
     /// through Vulkan.
     pub target_threads: usize,
+    /// How passes exchange points through workgroup memory unless
+    /// [`PlanOptions::exchange`](super::PlanOptions::exchange) says otherwise. `None`: complex
+    /// wherever the line fits. NVIDIA GPUs through Vulkan take
+    /// [`NVIDIA_VULKAN_EXCHANGE`](super::NVIDIA_VULKAN_EXCHANGE).
+    pub exchange: Option<Exchange>,
 }
 
 impl DeviceLimits {
@@ -83,6 +90,7 @@ impl DeviceLimits {
             max_cluster_blocks: 0,
             compute_units: 0,
             target_threads: super::TARGET_THREADS,
+            exchange: None,
         };
         Some(match name {
             // Mesa's CPU Vulkan (PLATFORM.md).
@@ -100,6 +108,8 @@ impl DeviceLimits {
             "h100-vulkan" => DeviceLimits {
                 workgroup_memory: 48 << 10,
                 target_threads: super::NVIDIA_VULKAN_TARGET_THREADS,
+                exchange: super::NVIDIA_VULKAN_EXCHANGE,
+                max_points_per_thread: super::NVIDIA_VULKAN_POINTS_PER_THREAD,
                 max_binding: 2 * gib,
                 max_buffer: 4 * gib,
                 ..base

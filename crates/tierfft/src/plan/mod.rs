@@ -50,6 +50,17 @@ pub const TARGET_THREADS: usize = 256;
 /// lengths 16..1024 ran at 0.78–0.90 of cuFFT in workgroups of 256 threads, 0.90–0.97 in 128
 /// and 0.96–0.98 in 64, where CUDA runs the same kernels at 0.97–1.01 in 256.
 pub const NVIDIA_VULKAN_TARGET_THREADS: usize = 64;
+/// How passes exchange points on NVIDIA GPUs through Vulkan ([`DeviceLimits::exchange`]): the
+/// split exchange, half the workgroup memory. The driver's own statistics show the same
+/// registers for both exchanges (47–52, CUDA's 40–57), yet on the H100 the complex exchange ran
+/// 2048 and 4096 points at 0.80 and 0.72 of cuFFT (17 and 34 KiB a workgroup), the split one at
+/// 0.97 and 0.98 (9 and 18 KiB), and 16..1024 points alike (0.94–0.97); docs/BENCHMARKS.md,
+/// session 17.
+pub const NVIDIA_VULKAN_EXCHANGE: Option<Exchange> = Some(Exchange::Split);
+/// Most points a thread holds on NVIDIA GPUs through Vulkan ([`DeviceLimits::max_points_per_thread`];
+/// other wgpu devices 8): 16, which lets the planner take the wide line shapes measured on
+/// CUDA. The driver's statistics: 78–90 registers at 16 points, 150–173 at 32.
+pub const NVIDIA_VULKAN_POINTS_PER_THREAD: usize = 16;
 /// [`DeviceLimits::max_chain_points`] under CUDA. Measured on the H100 against cuFFT's
 /// FFT + multiply + IFFT on 2^24-point scenes (docs/BENCHMARKS.md): one kernel 2.0× at 4096
 /// points but 1.1× at 8192 and 0.8× at 16384, where the kernel spills; two one-pass kernels
@@ -88,7 +99,8 @@ pub struct PlanOptions {
     /// filter kept there too ([`Pass::prefetch`]). `None`: for fused chains on devices that
     /// copy asynchronously ([`DeviceLimits::async_copy`]), where the H100 measured 4096-point
     /// chains 2.0× → 2.5× the cuFFT pipeline; plain transforms lost 0–5 % and keep the
-    /// one-shot kernels (docs/BENCHMARKS.md).
+    /// one-shot kernels (docs/BENCHMARKS.md). Prefetching needs the complex exchange:
+    /// `Some(true)` sets aside the device's [`DeviceLimits::exchange`].
     pub prefetch: Option<bool>,
     /// Length of Bluestein's convolution for lengths with a prime factor above 13 (smooth,
     /// at least `2n − 1`), overriding the planner's choice; ignored for smooth lengths.
@@ -117,7 +129,8 @@ pub struct PlanOptions {
     pub last_pass_points: Option<usize>,
     /// How passes exchange points through workgroup memory: `Some(Split)` halves the bytes a
     /// workgroup needs (more workgroups resident where workgroup memory limits them) for
-    /// twice the barriers; `None`: complex wherever the line fits, else the fewest passes.
+    /// twice the barriers; `None`: the device's ([`DeviceLimits::exchange`]), else complex
+    /// wherever the line fits and the fewest passes where it does not.
     pub exchange: Option<Exchange>,
 }
 
@@ -131,6 +144,16 @@ impl PlanOptions {
     /// Threads per workgroup to pack lines up to on `limits`: the option, else the device's.
     pub(crate) fn threads_on(&self, limits: &DeviceLimits) -> usize {
         self.target_threads.unwrap_or(limits.target_threads)
+    }
+
+    /// The exchange passes must use on `limits`, if one is set: the option, else the device's
+    /// unless prefetching was asked for (it needs the complex exchange).
+    pub(crate) fn exchange_on(&self, limits: &DeviceLimits) -> Option<Exchange> {
+        match (self.exchange, self.prefetch) {
+            (Some(ex), _) => Some(ex),
+            (None, Some(true)) => None,
+            (None, _) => limits.exchange,
+        }
     }
 
     /// Checks every option against what the planner and the kernel generator can do, so a
@@ -416,7 +439,7 @@ impl Pass {
     /// Where [`Pass::tables_in_shared`] start in workgroup memory: after the exchange and
     /// prefetch areas.
     pub fn tables_offset(&self) -> usize {
-        self.exchange_len()
+        self.prefetch_offset()
             + if self.prefetch {
                 self.size * self.lines_per_group
             } else {
@@ -424,8 +447,15 @@ impl Pass {
             }
     }
 
-    /// Workgroup-memory elements of the register exchanges (padded), where the prefetch area
-    /// starts.
+    /// Where the prefetch area starts in workgroup memory, elements: after the exchanges,
+    /// rounded up to 16 bytes for the prefetch's 16-byte copies (a padded 16-point exchange
+    /// is 17 elements, and `cp.async` faults on a misaligned address).
+    pub fn prefetch_offset(&self) -> usize {
+        self.exchange_len()
+            .next_multiple_of(16 / self.exchange.bytes())
+    }
+
+    /// Workgroup-memory elements of the register exchanges (padded).
     pub fn exchange_len(&self) -> usize {
         let len = self.size * self.lines_per_group;
         match (self.exchanges(), self.padded) {
@@ -644,7 +674,8 @@ impl Plan {
             spec.chain.is_some() && n > opts.max_chain_points.unwrap_or(limits.max_chain_points);
         let fused_chain = spec.chain.is_some() && !long_chain;
         let single = |ex: Exchange| single_pass(spec, limits, opts, ex, min_lines, fused_chain);
-        let allowed = |ex: Exchange| opts.exchange.is_none_or(|want| want == ex);
+        let exchange = opts.exchange_on(limits);
+        let allowed = |ex: Exchange| exchange.is_none_or(|want| want == ex);
         let complex = allowed(Exchange::Complex);
         let passes = if pow2 {
             if complex && n * one_pass_lines <= complex_block {
@@ -661,7 +692,7 @@ impl Plan {
                 // Fewest passes; on a tie the cheaper complex exchange.
                 let k = n.trailing_zeros();
                 let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
-                let ex = match opts.exchange {
+                let ex = match exchange {
                     Some(ex) => ex,
                     None if count(split_block) < count(complex_block) => Exchange::Split,
                     None => Exchange::Complex,

@@ -24,9 +24,14 @@ fn plans_fit_device_limits_for_every_length() {
                 let mut stride = 1;
                 for p in &plan.passes {
                     assert_eq!(p.radices.iter().product::<usize>(), p.size);
-                    assert!(p.radices.iter().all(|r| [2, 4, 8].contains(r)));
+                    assert!(p.radices.iter().all(|r| [2, 4, 8, 16].contains(r)));
                     assert!(p.radices.iter().all(|r| p.points_per_thread % r == 0));
                     assert_eq!(p.threads_per_line * p.points_per_thread, p.size);
+                    assert!(
+                        p.radices.iter().all(|&r| r <= limits.max_points_per_thread),
+                        "{}: 2^{k} {p:?}",
+                        limits.name
+                    );
                     assert!(
                         p.threads() <= limits.max_threads,
                         "{}: 2^{k} {p:?}",
@@ -150,24 +155,25 @@ fn nvidia_vulkan_packs_small_workgroups() {
 }
 
 /// `PlanOptions::exchange` forces the exchange: split where complex would fit (half the
-/// workgroup memory), complex where only split would fit one pass (two passes then).
+/// workgroup memory), complex where only split would fit one pass (two passes then). NVIDIA
+/// through Vulkan takes the split exchange unless told otherwise; other devices complex.
 #[test]
 fn exchange_can_be_forced() {
     let vk = DeviceLimits::profile("h100-vulkan").unwrap();
-    let with = |n: usize, ex: Exchange| {
+    let with = |n: usize, ex: Option<Exchange>| {
         let opts = PlanOptions {
-            exchange: Some(ex),
+            exchange: ex,
             ..PlanOptions::default()
         };
         Plan::with_options(&FftSpec::new(n).batch(64), &vk, &opts).unwrap()
     };
-    let planner = Plan::new(&FftSpec::new(4096).batch(64), &vk).unwrap();
-    assert_eq!(planner.passes[0].exchange, Exchange::Complex);
-    let split = with(4096, Exchange::Split);
+    let complex = with(4096, Some(Exchange::Complex));
+    assert_eq!(complex.passes[0].exchange, Exchange::Complex);
+    let split = with(4096, None);
     assert_eq!(split.passes.len(), 1);
     assert_eq!(split.passes[0].exchange, Exchange::Split);
-    assert!(2 * split.passes[0].workgroup_bytes() <= planner.passes[0].workgroup_bytes() + 2048);
-    let complex = with(8192, Exchange::Complex);
+    assert!(2 * split.passes[0].workgroup_bytes() <= complex.passes[0].workgroup_bytes() + 2048);
+    let complex = with(8192, Some(Exchange::Complex));
     assert_eq!(complex.passes.len(), 2);
     assert!(
         complex
@@ -175,13 +181,18 @@ fn exchange_can_be_forced() {
             .iter()
             .all(|p| p.exchange == Exchange::Complex)
     );
-    assert_eq!(
-        Plan::new(&FftSpec::new(8192).batch(64), &vk)
-            .unwrap()
-            .passes
-            .len(),
-        1
-    );
+    assert_eq!(with(8192, None).passes.len(), 1);
+    // Asking for prefetching (which needs the complex exchange) sets the device's aside.
+    let opts = PlanOptions {
+        prefetch: Some(true),
+        target_threads: Some(64),
+        ..PlanOptions::default()
+    };
+    let prefetch = Plan::with_options(&FftSpec::new(64).batch(1000), &vk, &opts).unwrap();
+    assert!(prefetch.passes[0].prefetch);
+    let m1 = DeviceLimits::profile("apple-m1").unwrap();
+    let plan = Plan::new(&FftSpec::new(1024).batch(64), &m1).unwrap();
+    assert_eq!(plan.passes[0].exchange, Exchange::Complex);
 }
 
 #[test]
@@ -459,6 +470,18 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
     assert!(p.prefetch && p.tables_in_shared > 4096 && p.points_per_thread == 32);
     assert!(p.workgroup_bytes() <= cuda.workgroup_memory);
     assert!(!Plan::new(&FftSpec::new(4096), &cuda).unwrap().passes[0].prefetch);
+    // The prefetch area takes 16-byte copies: it starts 16-byte aligned after any exchange
+    // (a padded 16-point exchange is 17 elements; CUDA faulted on the misaligned copies).
+    for k in 1..=12 {
+        let chain = FftSpec::new(1 << k)
+            .batch(2)
+            .then_multiply_and_invert(h(1 << k));
+        let p = &Plan::new(&chain, &cuda).unwrap().passes[0];
+        if p.prefetch {
+            assert_eq!(p.prefetch_offset() * p.exchange.bytes() % 16, 0, "2^{k}");
+            assert!(p.prefetch_offset() >= p.exchange_len());
+        }
+    }
     // Devices without a measured limit fuse every one-pass chain, without prefetching.
     let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
     let spec = FftSpec::new(8192).then_multiply_and_invert(h(8192));

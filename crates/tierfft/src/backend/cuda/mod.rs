@@ -141,6 +141,7 @@ impl CudaDevice {
             max_cluster_blocks: 0,
             compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             target_threads: crate::plan::TARGET_THREADS,
+            exchange: None,
         };
         let stream = ctx.default_stream();
         let limits = DeviceLimits {

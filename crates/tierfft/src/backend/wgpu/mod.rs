@@ -64,6 +64,8 @@ fn is_software(info: &w::AdapterInfo) -> bool {
 fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
     let info = adapter.get_info();
     let l = adapter.limits();
+    // Measured shapes for this driver (crate::plan::NVIDIA_VULKAN_*).
+    let nvidia_vulkan = info.vendor == NVIDIA_VENDOR && info.backend == w::Backend::Vulkan;
     DeviceLimits {
         name: info.name.clone(),
         workgroup_memory: l.max_compute_workgroup_storage_size as usize,
@@ -76,7 +78,11 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         max_groups_per_dim: l.max_compute_workgroups_per_dimension,
         binding_alignment: u64::from(l.min_storage_buffer_offset_alignment),
         transaction_bytes: 32,
-        max_points_per_thread: 8,
+        max_points_per_thread: if nvidia_vulkan {
+            crate::plan::NVIDIA_VULKAN_POINTS_PER_THREAD
+        } else {
+            8
+        },
         // WebGPU does not say.
         registers_per_workgroup: 0,
         // wgpu does not report cache sizes.
@@ -89,10 +95,15 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
         max_cluster_blocks: 0,
         // Nor how many compute units run them.
         compute_units: 0,
-        target_threads: if info.vendor == NVIDIA_VENDOR && info.backend == w::Backend::Vulkan {
+        target_threads: if nvidia_vulkan {
             crate::plan::NVIDIA_VULKAN_TARGET_THREADS
         } else {
             crate::plan::TARGET_THREADS
+        },
+        exchange: if nvidia_vulkan {
+            crate::plan::NVIDIA_VULKAN_EXCHANGE
+        } else {
+            None
         },
     }
 }

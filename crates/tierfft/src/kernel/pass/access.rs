@@ -178,7 +178,7 @@ impl PassGen<'_> {
             .map(|c| {
                 let at = Expr::Builtin(Builtin::LocalIndex) * u(2) + u(2 * threads * c);
                 Stmt::CopyAsync {
-                    shared: u(p.exchange_len()) + at.clone(),
+                    shared: u(p.prefetch_offset()) + at.clone(),
                     index: min(first.clone() + at, last.clone()),
                 }
             })
@@ -249,7 +249,7 @@ impl PassGen<'_> {
             self.em.push(Stmt::CopyWait);
             self.em.push(Stmt::Barrier);
             for m in 0..e {
-                let at = u(p.exchange_len()) + var("lc") * u(p.size) + var("tl") + u(t * m);
+                let at = u(p.prefetch_offset()) + var("lc") * u(p.size) + var("tl") + u(t * m);
                 self.em
                     .push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Shared, at)));
             }
