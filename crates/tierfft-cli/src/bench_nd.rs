@@ -124,6 +124,7 @@ pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
                 });
                 (Vec::new(), values.collect())
             }
+            other => return Err(format!("{other:?} transforms are not benchmarked").into()),
         };
         let input = if spec.kind() == Kind::RealToComplex {
             NdInput::Real(&reals)
@@ -142,6 +143,7 @@ pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
                 let data = match input {
                     NdInput::Real(x) => NdData::Real(x),
                     NdInput::Complex(x) => NdData::Complex(x),
+                    _ => return Err("cuFFT is compared on real or complex input only".into()),
                 };
                 let c = compare_nd(dev, &fft, data, opts.reps)?;
                 let (e_ours, e_cu) = match want {

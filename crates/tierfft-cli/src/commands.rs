@@ -286,6 +286,7 @@ fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
                     );
                 }
             }
+            other => println!("step {}: {other:?}", i + 1),
         }
     }
     Ok(())
@@ -533,6 +534,9 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
                 .for_each(|z| *z = Complex32::new(scale(z.re), scale(z.im)));
             npy::write_atomic(job.output, &out_shape, &data)?;
             total
+        }
+        other => {
+            return Err(format!("{other:?} transforms are not offered by `tierfft fft`").into());
         }
     };
     let direction = if job.inverse { "inverse" } else { "forward" };

@@ -44,6 +44,7 @@ pub fn timer_name(t: Timer) -> &'static str {
     match t {
         Timer::GpuTimestamps => "gpu timestamps",
         Timer::WallClock => "wall clock",
+        _ => "other",
     }
 }
 

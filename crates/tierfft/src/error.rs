@@ -2,8 +2,12 @@
 
 use thiserror::Error;
 
+/// A lower-level error kept as the source of an [`Error`].
+pub type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Everything a user or a device can get wrong, each with a message that says what to do.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The transform length is outside the lengths tierfft plans.
     #[error("unsupported FFT length {n}: tierfft transforms lengths from 1 to 2^{max_log2}")]
@@ -73,9 +77,35 @@ pub enum Error {
     /// No device matched what was asked for.
     #[error("no device found: {0}")]
     NoDevice(String),
-    /// The GPU API failed (device lost, out of memory, a validation error).
-    #[error("GPU error: {0}")]
-    Gpu(String),
+    /// The GPU API failed: a validation error, or a driver call that returned an error.
+    #[error("GPU error: {what}")]
+    Gpu {
+        /// What failed.
+        what: String,
+        /// The API's own error, where there is one.
+        #[source]
+        source: Option<Source>,
+    },
+    /// The device ran out of memory: free buffers or plans, or take smaller batches.
+    #[error("out of device memory: {what}")]
+    OutOfMemory {
+        /// What needed the memory.
+        what: String,
+        /// The API's own error, where there is one.
+        #[source]
+        source: Option<Source>,
+    },
+    /// The device can no longer be used: it was lost (driver reset, removal), or a kernel
+    /// faulted and left the CUDA context unusable (CUDA keeps such faults until the process
+    /// exits). Plans and buffers on it are dead.
+    #[error("the device was lost: {what}")]
+    DeviceLost {
+        /// What failed, and what to do.
+        what: String,
+        /// The API's own error, where there is one.
+        #[source]
+        source: Option<Source>,
+    },
     /// A generated kernel did not compile; the message carries the compiler's log.
     #[error("kernel '{kernel}' failed to compile: {log}")]
     Compile {
@@ -84,6 +114,27 @@ pub enum Error {
         /// The compiler's message.
         log: String,
     },
+}
+
+impl Error {
+    /// A GPU API failure with only a message.
+    pub(crate) fn gpu(what: impl Into<String>) -> Error {
+        Error::Gpu {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// A GPU API failure, the API's error kept as the source (and quoted in the message).
+    pub(crate) fn gpu_from(
+        what: &str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        Error::Gpu {
+            what: format!("{what}: {source}"),
+            source: Some(Box::new(source)),
+        }
+    }
 }
 
 /// Shorthand for `std::result::Result<T, tierfft::Error>`.

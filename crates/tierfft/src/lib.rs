@@ -36,7 +36,7 @@ pub mod twiddle;
 mod weights;
 
 pub use backend::{Device, DeviceBuffer, Element, Fft, Measured, Resampler, Timer};
-pub use error::{Error, Result};
+pub use error::{Error, Result, Source};
 pub use nd::{Kind, NdFft, NdSpec};
 pub use num_complex::Complex32;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};

@@ -158,6 +158,7 @@ pub fn nd_f64(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
 }
 
 /// The input of [`nd_f64`].
+#[non_exhaustive]
 pub enum NdInput<'a> {
     /// Reals, for R2C.
     Real(&'a [f32]),

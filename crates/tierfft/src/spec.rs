@@ -34,6 +34,7 @@ impl Direction {
 /// (before the transform) or stored (after it), so that windowing, matched filtering or
 /// detection cost no extra pass over device memory.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum PointOp {
     /// Multiply point `k` by `v[k]` (`v` has `n` values; the same for every transform of the
     /// batch): windows, matched filters, phase ramps.
@@ -133,6 +134,7 @@ impl PointOp {
 
 /// Where each transform's points lie in the buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Layout {
     /// Transform `b` occupies elements `b·n .. (b+1)·n`: the rows of a row-major
     /// `[batch][n]` matrix.
@@ -157,6 +159,7 @@ pub enum Layout {
 /// lengths: the full `n`-point transform of the widened reals keeps bins `0..=n/2`, and a
 /// C2R's full spectrum is extended from them by Hermitian symmetry.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum RealHalf {
     /// R2C: the forward transform's results split into rows of `n + 1` bins on store,
     /// `X[k] = ((Z[k] + Z*[n−k]) − i·W^k·(Z[k] − Z*[n−k]))·scale/2`, `W = exp(−πi/n)`.

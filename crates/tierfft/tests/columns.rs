@@ -103,6 +103,7 @@ fn layout_matrices(layout: Layout) -> usize {
     match layout {
         Layout::Rows => 1,
         Layout::Columns { matrices } => matrices,
+        other => panic!("no check written for {other:?}"),
     }
 }
 

@@ -127,6 +127,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                     tierfft::nd::StepOp::Reshape(r) => {
                         sources.insert(cuda::print(&tierfft::kernel::reshape_kernel(r)));
                     }
+                    other => panic!("no kernel known for {other:?}"),
                 }
             }
         }

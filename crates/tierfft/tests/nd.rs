@@ -65,6 +65,7 @@ fn run_on(fft: &NdFft, dev: &Device, spec: &NdSpec, rng: &mut StdRng) -> (Vec<Co
             let got = got.iter().map(|&v| Complex32::new(v, 0.0)).collect();
             (got, nd_f64(spec, &NdInput::Complex(&x)))
         }
+        other => panic!("no check written for {other:?}"),
     };
     let err = relative_l2_error(&got, &want);
     assert!(err <= BOUND, "{what}: error {err:e}");

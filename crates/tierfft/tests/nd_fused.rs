@@ -86,6 +86,7 @@ fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
             let loaded: Vec<f32> = loaded.iter().map(|z| z.re as f32).collect();
             (out, nd_f64(&plain, &NdInput::Real(&loaded)))
         }
+        other => panic!("no check written for {other:?}"),
     };
     apply(&spec.store, &mut want);
     let err = relative_l2_error(&got, &want);

@@ -48,6 +48,7 @@ fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
         Kind::ComplexToComplex => (2, 2),
         Kind::RealToComplex => (1, 2),
         Kind::ComplexToReal => (2, 1),
+        other => panic!("no check written for {other:?}"),
     };
     let layout = |shape: Vec<usize>, strides: &Option<Vec<usize>>| {
         let strides = strides.clone().unwrap_or_else(|| row_major(&shape));
@@ -113,6 +114,7 @@ fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             (output.clone(), out.download().expect("download"))
         }
+        other => panic!("no check written for {other:?}"),
     };
     let at_outputs: Vec<Complex32> = outs
         .iter()

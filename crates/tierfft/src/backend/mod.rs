@@ -86,6 +86,7 @@ pub(crate) fn aux_values(plan: &Plan) -> Vec<Complex32> {
 
 /// How the times in a [`Measured`] were taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Timer {
     /// GPU timestamps around the transform's dispatches.
     GpuTimestamps,
@@ -131,6 +132,7 @@ pub(crate) trait Executor: Send + Sync {
 
 /// A device to run transforms on.
 #[derive(Clone)]
+#[non_exhaustive]
 pub enum Device {
     /// The CPU, through rustfft.
     Cpu,

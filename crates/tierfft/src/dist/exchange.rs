@@ -86,7 +86,7 @@ struct GateState {
 }
 
 fn broken() -> Error {
-    Error::Gpu("another rank of the exchange failed; plan the transform again".into())
+    Error::gpu("another rank of the exchange failed; plan the transform again")
 }
 
 impl Gate {
@@ -163,7 +163,7 @@ impl LocalExchange {
         self.shared
             .slots
             .lock()
-            .map_err(|_| Error::Gpu("a rank panicked during an all-to-all".into()))
+            .map_err(|_| Error::gpu("a rank panicked during an all-to-all"))
     }
 }
 

@@ -173,7 +173,7 @@ impl DistFft {
                 .into_iter()
                 .map(|h| {
                     h.join()
-                        .unwrap_or_else(|_| Err(Error::Gpu("a rank's thread panicked".into())))
+                        .unwrap_or_else(|_| Err(Error::gpu("a rank's thread panicked")))
                 })
                 .collect();
             results.into_iter().collect()
@@ -343,7 +343,7 @@ impl Rounds {
         }
         self.barrier.wait();
         match self.failed.load(Ordering::SeqCst) {
-            true => Err(Error::Gpu("another rank failed".into())),
+            true => Err(Error::gpu("another rank failed")),
             false => Ok(()),
         }
     }

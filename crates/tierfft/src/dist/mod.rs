@@ -43,6 +43,7 @@ use crate::spec::Direction;
 
 /// Where a distributed transform's spectrum lies: its output (forward) or input (inverse).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Spectrum {
     /// Cut along axis 1: one all-to-all per transform (the default).
     #[default]

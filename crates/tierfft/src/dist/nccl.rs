@@ -23,7 +23,7 @@ pub fn nccl_available() -> bool {
 }
 
 fn nccl_err(what: &str) -> impl Fn(cudarc::nccl::result::NcclError) -> Error + '_ {
-    move |e| Error::Gpu(format!("NCCL {what}: {e:?}"))
+    move |e| Error::gpu(format!("NCCL {what}: {e:?}"))
 }
 
 fn no_nccl() -> Error {

@@ -159,7 +159,7 @@ impl RankFft {
     }
 
     fn locks(&self) -> Result<Locked<'_>> {
-        let poisoned = || Error::Gpu(format!("rank {} panicked during a run", self.rank));
+        let poisoned = || Error::gpu(format!("rank {} panicked during a run", self.rank));
         Ok((
             self.exchange.lock().map_err(|_| poisoned())?,
             self.scratch.lock().map_err(|_| poisoned())?,
@@ -237,7 +237,7 @@ impl RankFft {
             scratch.staging = Some(self.device.zeros(self.plan.staging.max(1))?);
         }
         let (Some(staging), Some(received)) = (&mut scratch.staging, &mut scratch.received) else {
-            return Err(Error::Gpu("scratch arrays were not made".into()));
+            return Err(Error::gpu("scratch arrays were not made"));
         };
         let mut slots = Slots {
             user,

@@ -88,6 +88,7 @@ pub struct Moves {
 
 /// The arrays a change of layout touches on one rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Array {
     /// The array in the natural layout.
     Natural,

@@ -12,6 +12,7 @@ use crate::spec::RealHalf;
 /// Where [`NdPlan::with_fusion`] fuses an even real axis' split (R2C) and merge (C2R) into
 /// its half-length transform.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FuseReal {
     /// Where the half-length transform is one pass (the default; from 2^16 reals on the H100
     /// the fused multi-pass versions were not faster, docs/BENCHMARKS.md session 11).

@@ -116,7 +116,7 @@ fn ensure<T: Element>(
         *slot = Some(make()?);
     }
     slot.as_mut()
-        .ok_or_else(|| Error::Gpu("a scratch array was not made".into()))
+        .ok_or_else(|| Error::gpu("a scratch array was not made"))
 }
 
 impl Device {
@@ -357,7 +357,7 @@ impl NdFft {
     fn scratch(&self) -> Result<MutexGuard<'_, Scratch>> {
         self.scratch
             .lock()
-            .map_err(|_| Error::Gpu("a run panicked while holding the scratch arrays".into()))
+            .map_err(|_| Error::gpu("a run panicked while holding the scratch arrays"))
     }
 
     /// Elements a buffer transformed in place holds: its input and its output layout both.

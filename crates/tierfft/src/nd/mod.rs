@@ -76,6 +76,7 @@ const MAX_ELEMENTS: usize = 1 << 31;
 
 /// What a transform's input and output hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Kind {
     /// Complex in, complex out, same shape.
     ComplexToComplex,

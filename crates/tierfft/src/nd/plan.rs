@@ -16,6 +16,7 @@ use crate::spec::{Direction, FftSpec, RealHalf};
 
 /// The arrays an N-D transform's steps read and write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Buf {
     /// The real array (R2C input, C2R output), f32.
     Real,
@@ -37,6 +38,7 @@ pub enum Buf {
 
 /// What a step does.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum StepOp {
     /// A batched 1-D transform along one axis, in place.
     Fft {

@@ -7,6 +7,7 @@ use num_complex::Complex32;
 /// A step that is not a transform: one pass moving between real and complex data, one
 /// thread per output element.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Reshape {
     /// R2C of `rows` contiguous rows of even length `n` from their `n/2`-point transforms
     /// `Z` (the reals read in pairs): `X[k] = (Z[k] + Z*[n/2−k])/2 − i·W^k·(Z[k] − Z*[n/2−k])/2`

@@ -255,6 +255,7 @@ fn column_lines(n: usize, complex_block: usize, limits: &DeviceLimits) -> usize 
 
 /// How the threads of a workgroup are laid over its lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LineOrder {
     /// Neighbouring threads work on neighbouring lines (strided passes: a line's points are far
     /// apart in memory, neighbouring lines' points are adjacent).
@@ -265,6 +266,7 @@ pub enum LineOrder {
 
 /// How registers exchange through workgroup memory between stages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Exchange {
     /// Whole complex values: 8 bytes a point, one write and one read per exchange.
     Complex,

@@ -103,16 +103,15 @@ pub fn compare(
         ([PointOp::MultiplyEach(v)], None) => (true, Some(v), whole),
         ([PointOp::Multiply(v)], None) if spec.layout == Layout::Rows => (true, Some(v), n),
         _ => None.filter(|_| spec.store.is_empty()).ok_or_else(|| {
-            Error::Gpu(
+            Error::gpu(
                 "the cuFFT comparison takes plain transforms (unnormalised), chained ones, or one \
-                 multiply on load"
-                    .into(),
+                 multiply on load",
             )
         })?,
     };
     if !spec.store.is_empty() || u32::try_from(input.len()).is_err() {
-        return Err(Error::Gpu(
-            "the cuFFT comparison takes no store operations and at most 2^32 elements".into(),
+        return Err(Error::gpu(
+            "the cuFFT comparison takes no store operations and at most 2^32 elements",
         ));
     }
     let batch = input.len() / spec.n;
@@ -147,7 +146,7 @@ pub fn compare(
             )
         }
     }
-    .map_err(|e| Error::Gpu(format!("cuFFT plan for n = {n}, batch {batch}: {e:?}")))?;
+    .map_err(|e| Error::gpu(format!("cuFFT plan for n = {n}, batch {batch}: {e:?}")))?;
     let (direction, back) = match spec.direction {
         Direction::Forward => (FftDirection::Forward, FftDirection::Inverse),
         Direction::Inverse => (FftDirection::Inverse, FftDirection::Forward),
@@ -208,7 +207,7 @@ pub fn compare(
             &mut complex_view(dst, len)?,
             dir,
         )
-        .map_err(|e| Error::Gpu(format!("cuFFT exec: {e:?}")))
+        .map_err(|e| Error::gpu(format!("cuFFT exec: {e:?}")))
     };
     let mut run_cufft = |slots: &mut [CudaSlice<f32>], out: &mut CudaSlice<f32>| -> Result<()> {
         let (Some((h, func)), Some(tmp)) = (&multiply, scratch.as_mut()) else {
@@ -331,6 +330,5 @@ pub fn compare(
 /// `s` as `len` complex values, the type cuFFT takes.
 fn complex_view(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, cufft_sys::float2>> {
     // SAFETY: every buffer here holds `len` complex values as interleaved f32 pairs.
-    unsafe { s.transmute_mut::<cufft_sys::float2>(len) }
-        .ok_or_else(|| Error::Gpu("buffer view".into()))
+    unsafe { s.transmute_mut::<cufft_sys::float2>(len) }.ok_or_else(|| Error::gpu("buffer view"))
 }

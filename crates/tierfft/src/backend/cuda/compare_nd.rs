@@ -30,6 +30,7 @@ pub struct NdComparison {
 }
 
 /// The input of [`compare_nd`]: reals for R2C, complex values otherwise.
+#[non_exhaustive]
 pub enum NdData<'a> {
     /// R2C input.
     Real(&'a [f32]),
@@ -42,8 +43,7 @@ pub enum NdData<'a> {
 fn cplx(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, cufft_sys::float2>> {
     // SAFETY: interleaved f32 pairs are valid, 8-byte-aligned `float2` values (cudarc's
     // allocations are at least 256-byte aligned); cudarc checks the length.
-    unsafe { s.transmute_mut::<cufft_sys::float2>(len) }
-        .ok_or_else(|| Error::Gpu("buffer view".into()))
+    unsafe { s.transmute_mut::<cufft_sys::float2>(len) }.ok_or_else(|| Error::gpu("buffer view"))
 }
 
 fn slice<T: crate::backend::Element>(b: &mut DeviceBuffer<T>) -> Result<&mut CudaSlice<f32>> {
@@ -95,7 +95,7 @@ pub fn compare_nd(
         batch as i32,
         stream.clone(),
     )
-    .map_err(|e| Error::Gpu(format!("cuFFT plan for {:?}: {e:?}", spec.shape)))?;
+    .map_err(|e| Error::gpu(format!("cuFFT plan for {:?}: {e:?}", spec.shape)))?;
     let (in_len, out_len) = (spec.input_len(), spec.output_len());
     let given = match input {
         NdData::Real(x) => x.len(),
@@ -107,7 +107,7 @@ pub fn compare_nd(
         )));
     }
     let complex_len = in_len.max(out_len);
-    let cufft_err = |e| Error::Gpu(format!("cuFFT exec: {e:?}"));
+    let cufft_err = |e| Error::gpu(format!("cuFFT exec: {e:?}"));
     let direction = match spec.direction {
         Direction::Forward => FftDirection::Forward,
         Direction::Inverse => FftDirection::Inverse,

@@ -84,7 +84,7 @@ pub struct EnergyMeter {
 fn energy_mj(device: &nvml_wrapper::Device<'_>) -> Result<u64> {
     device
         .total_energy_consumption()
-        .map_err(|e| Error::Gpu(format!("reading the GPU's energy counter: {e}")))
+        .map_err(|e| Error::gpu_from("reading the GPU's energy counter", e))
 }
 
 /// Reads `device`'s counter until it moves, returning the new value and when it was seen.
@@ -101,9 +101,7 @@ fn next_update(
             return Ok((e, Instant::now()));
         }
         if Instant::now() > deadline {
-            return Err(Error::Gpu(
-                "the GPU's energy counter did not move in 2 s".into(),
-            ));
+            return Err(Error::gpu("the GPU's energy counter did not move in 2 s"));
         }
     }
 }
@@ -157,7 +155,7 @@ impl EnergyMeter {
     /// Power, clocks and power limit now.
     pub fn state(&self) -> Result<BoardState> {
         let d = self.device()?;
-        let nvml = |what: &'static str| move |e| Error::Gpu(format!("reading the {what}: {e}"));
+        let nvml = |what: &'static str| move |e| Error::gpu_from(&format!("reading the {what}"), e);
         Ok(BoardState {
             watts: f64::from(d.power_usage().map_err(nvml("power draw"))?) * 1e-3,
             sm_mhz: d.clock_info(Clock::SM).map_err(nvml("SM clock"))?,
@@ -213,7 +211,7 @@ impl EnergyMeter {
         let (e1, t1) = next_update(&device, &mut keep_busy)?;
         let sm_mhz = device
             .clock_info(Clock::SM)
-            .map_err(|e| Error::Gpu(format!("reading the SM clock: {e}")))?;
+            .map_err(|e| Error::gpu_from("reading the SM clock", e))?;
         let end = record()?;
         end.synchronize().map_err(gpu_err("waiting for the GPU"))?;
         let gpu_seconds = f64::from(

@@ -406,7 +406,7 @@ pub fn refs(slots: &mut [CudaSlice<f32>]) -> Vec<&mut CudaSlice<f32>> {
 
 /// A kernel binding the launch has no buffer for (a generator bug, reported, not a panic).
 pub(super) fn unbound(binding: &Binding) -> crate::Error {
-    crate::Error::Gpu(format!(
+    crate::Error::gpu(format!(
         "the kernel binds {:?}, which this launch does not provide",
         binding.mem
     ))
@@ -422,7 +422,7 @@ fn slice_of<'a>(held: &'a mut Held, dev: &Arc<CudaDevice>) -> Result<&'a mut Cud
 
 /// A routing slot the launch has no buffer for (a planner bug, reported, not a panic).
 fn unbound_slot(i: usize) -> crate::Error {
-    crate::Error::Gpu(format!(
+    crate::Error::gpu(format!(
         "the plan routes a pass through slot {i}, which has no buffer"
     ))
 }

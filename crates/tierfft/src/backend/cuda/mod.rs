@@ -39,8 +39,35 @@ pub struct CudaDevice {
     sm: occupancy::SmLimits,
 }
 
+/// A CUDA driver error as an [`Error`], the driver's error kept as its source: out of memory,
+/// a fault that leaves the context unusable (device lost), or another failure.
 pub(crate) fn gpu_err(what: &str) -> impl Fn(DriverError) -> Error + '_ {
-    move |e| Error::Gpu(format!("{what}: {e:?}"))
+    move |e| driver_error(what, e)
+}
+
+fn driver_error(what: &str, e: DriverError) -> Error {
+    use cudarc::driver::sys::CUresult as R;
+    // The code's name, not DriverError's own text, which asks the driver library for it.
+    let what = format!("{what}: {:?}", e.0);
+    let source = Some(Box::new(e) as crate::Source);
+    match e.0 {
+        R::CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory { what, source },
+        // Sticky errors: the context stays broken until the process exits (CUDA's
+        // documentation of each), so every later call on it fails too.
+        R::CUDA_ERROR_ILLEGAL_ADDRESS
+        | R::CUDA_ERROR_MISALIGNED_ADDRESS
+        | R::CUDA_ERROR_LAUNCH_FAILED
+        | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+        | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+        | R::CUDA_ERROR_INVALID_PC
+        | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+        | R::CUDA_ERROR_ECC_UNCORRECTABLE
+        | R::CUDA_ERROR_DEVICE_UNAVAILABLE => Error::DeviceLost {
+            what: format!("{what} (the CUDA context is unusable until this process exits)"),
+            source,
+        },
+        _ => Error::Gpu { what, source },
+    }
 }
 
 /// True when the CUDA driver library can be loaded.
@@ -194,5 +221,34 @@ impl CudaDevice {
     /// The stream every transform runs on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::driver::sys::CUresult as R;
+    use std::error::Error as _;
+
+    /// Driver errors become the variant a caller can act on, the driver's error kept.
+    #[test]
+    fn driver_errors_keep_their_kind_and_source() {
+        let err = |code| gpu_err("launching")(DriverError(code));
+        assert!(matches!(
+            err(R::CUDA_ERROR_OUT_OF_MEMORY),
+            Error::OutOfMemory { .. }
+        ));
+        let lost = err(R::CUDA_ERROR_ILLEGAL_ADDRESS);
+        assert!(matches!(lost, Error::DeviceLost { .. }));
+        assert!(
+            lost.to_string().contains("until this process exits"),
+            "{lost}"
+        );
+        let other = err(R::CUDA_ERROR_INVALID_VALUE);
+        assert!(matches!(other, Error::Gpu { .. }));
+        for e in [lost, other] {
+            let source = e.source().expect("the driver's error is kept");
+            assert!(source.downcast_ref::<DriverError>().is_some());
+        }
     }
 }

@@ -46,7 +46,7 @@ pub fn version() -> Result<(i32, i32)> {
     // SAFETY: plain out-parameters.
     unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
         .result()
-        .map_err(|e| Error::Gpu(format!("nvrtcVersion: {e:?}")))?;
+        .map_err(|e| Error::gpu(format!("nvrtcVersion: {e:?}")))?;
     Ok((major, minor))
 }
 

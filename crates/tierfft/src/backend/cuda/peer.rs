@@ -81,7 +81,7 @@ impl CallbackPeer {
     fn error(&self, code: c_int) -> Error {
         // SAFETY: the peer returns a NUL-terminated string it owns until its next call.
         let text = unsafe { CStr::from_ptr((self.last_error)()) }.to_string_lossy();
-        Error::Gpu(format!("cuFFT callback peer: {text} (code {code})"))
+        Error::gpu(format!("cuFFT callback peer: {text} (code {code})"))
     }
 
     /// Plans the chain FFT → multiply by `filter` (n complex values as f32 pairs, cycled over

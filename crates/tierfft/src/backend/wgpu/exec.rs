@@ -335,7 +335,7 @@ impl WgpuDevice {
         let mut entries = Vec::with_capacity(kernel.bindings.len() + 1);
         for (i, b) in kernel.bindings.iter().enumerate() {
             let resource = resource(b.mem).ok_or_else(|| {
-                Error::Gpu(format!(
+                Error::gpu(format!(
                     "the kernel binds {:?}, which this dispatch does not provide",
                     b.mem
                 ))
@@ -478,7 +478,7 @@ impl Executor for WgpuFft {
             let period = f64::from(self.dev.queue.get_timestamp_period()) * 1e-9;
             let view = read
                 .get_mapped_range(..)
-                .map_err(|e| Error::Gpu(format!("mapping timestamps: {e}")))?;
+                .map_err(|e| Error::gpu_from("mapping timestamps", e))?;
             let ticks: &[u64] = bytemuck::cast_slice(&view);
             seconds.extend(
                 ticks

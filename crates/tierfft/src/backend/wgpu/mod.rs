@@ -39,7 +39,7 @@ pub struct WgpuDevice {
     limits: DeviceLimits,
     timestamps: bool,
     /// First error the device reported outside an error scope (lost device, validation).
-    error: Arc<Mutex<Option<String>>>,
+    error: Arc<Mutex<Option<Error>>>,
 }
 
 fn instance() -> w::Instance {
@@ -104,6 +104,27 @@ fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
             crate::plan::NVIDIA_VULKAN_EXCHANGE
         } else {
             None
+        },
+    }
+}
+
+/// A wgpu error as an [`Error`], wgpu's own kept as its source.
+fn from_wgpu(e: w::Error) -> Error {
+    match e {
+        w::Error::OutOfMemory { source } => Error::OutOfMemory {
+            what: "wgpu could not allocate".into(),
+            source: Some(source),
+        },
+        w::Error::Validation {
+            source,
+            description,
+        }
+        | w::Error::Internal {
+            source,
+            description,
+        } => Error::Gpu {
+            what: description,
+            source: Some(source),
         },
     }
 }
@@ -196,14 +217,26 @@ impl WgpuDevice {
             required_limits: adapter.limits(),
             ..Default::default()
         }))
-        .map_err(|e| Error::Gpu(format!("could not open '{}': {e}", info.name)))?;
+        .map_err(|e| Error::Gpu {
+            what: format!("could not open '{}': {e}", info.name),
+            source: Some(Box::new(e)),
+        })?;
         let error = Arc::new(Mutex::new(None));
         let sink = error.clone();
         device.on_uncaptured_error(Arc::new(move |e: w::Error| {
             if let Ok(mut slot) = sink.lock() {
-                slot.get_or_insert_with(|| e.to_string());
+                slot.get_or_insert_with(|| from_wgpu(e));
             }
         }));
+        let sink = error.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut slot) = sink.lock() {
+                slot.get_or_insert_with(|| Error::DeviceLost {
+                    what: format!("{reason:?}: {message}"),
+                    source: None,
+                });
+            }
+        });
         Ok(WgpuDevice {
             info,
             device,
@@ -234,9 +267,9 @@ impl WgpuDevice {
     fn check(&self) -> Result<()> {
         match self.error.lock().map(|mut e| e.take()) {
             Ok(None) => Ok(()),
-            Ok(Some(msg)) => Err(Error::Gpu(msg)),
-            Err(_) => Err(Error::Gpu(
-                "error state poisoned by a panic in another thread".into(),
+            Ok(Some(e)) => Err(e),
+            Err(_) => Err(Error::gpu(
+                "error state poisoned by a panic in another thread",
             )),
         }
     }
@@ -288,12 +321,12 @@ impl WgpuDevice {
         });
         self.wait()?;
         rx.recv()
-            .map_err(|_| Error::Gpu("readback callback never ran".into()))?
-            .map_err(|e| Error::Gpu(format!("reading results back: {e}")))?;
+            .map_err(|_| Error::gpu("readback callback never ran"))?
+            .map_err(|e| Error::gpu_from("reading results back", e))?;
         {
             let view = readback
                 .get_mapped_range(..)
-                .map_err(|e| Error::Gpu(format!("mapping results: {e}")))?;
+                .map_err(|e| Error::gpu_from("mapping results", e))?;
             out.copy_from_slice(bytemuck::cast_slice(&view));
         }
         readback.unmap();
@@ -304,7 +337,7 @@ impl WgpuDevice {
     pub(crate) fn wait(&self) -> Result<()> {
         self.device
             .poll(w::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
+            .map_err(|e| Error::gpu_from("waiting for the GPU", e))?;
         self.check()
     }
 }
