@@ -29,7 +29,7 @@ pub struct Fft2dArgs {
     /// image as highpass.png (mid-grey is zero).
     #[arg(long, value_name = "R", conflicts_with = "lowpass")]
     highpass: Option<f64>,
-    /// Device: auto, cpu, cuda, gpu, lavapipe, or part of an adapter's name.
+    /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name.
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
     device: String,
 }

@@ -179,7 +179,7 @@ struct FftArgs {
     /// unscaled).
     #[arg(long, value_enum, default_value_t = commands::Norm::Backward)]
     norm: commands::Norm,
-    /// Device: auto, cpu, cuda, gpu, lavapipe, or part of an adapter's name (see `tierfft
+    /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name (see `tierfft
     /// devices`).
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
     device: String,

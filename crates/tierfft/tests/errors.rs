@@ -56,9 +56,26 @@ fn unknown_adapter_lists_what_exists() {
     assert!(matches!(e, Error::NoDevice(_)));
     assert!(
         e.to_string()
-            .contains("device names: auto, cpu, cuda, gpu, lavapipe"),
+            .contains("device names: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe"),
         "{e}"
     );
+}
+
+/// Device ordinals: a bad number or one past the devices present is `NoDevice` saying so.
+#[test]
+fn device_ordinals_out_of_range_are_errors() {
+    for (name, says) in [
+        ("gpu:x", "must be a number"),
+        ("cuda:-1", "must be a number"),
+        ("gpu:1000", "adapter 1000 asked for"),
+    ] {
+        let e = Device::by_name(name).err().expect("must fail");
+        assert!(matches!(e, Error::NoDevice(_)), "{name}: {e}");
+        assert!(e.to_string().contains(says), "{name}: {e}");
+    }
+    // Without a CUDA driver the error says so; with one, that ordinal 1000 is not there.
+    let e = Device::by_name("cuda:1000").err().expect("must fail");
+    assert!(matches!(e, Error::NoDevice(_)), "{e}");
 }
 
 #[test]

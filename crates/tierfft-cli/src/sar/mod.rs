@@ -31,7 +31,7 @@ pub struct SarArgs {
     /// 4096 × 4096 scene with five targets.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Device: auto, cpu, cuda, gpu, lavapipe, or part of an adapter's name.
+    /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name.
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
     device: String,
     /// Folder for the outputs (created if missing; the files below are replaced only when the

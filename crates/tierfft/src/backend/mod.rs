@@ -163,14 +163,31 @@ impl Device {
     }
 
     /// `auto` (CUDA, a hardware GPU, else the CPU; this ignores `TIERFFT_DEVICE`), `cpu`,
-    /// `cuda` (the first NVIDIA GPU through CUDA), `gpu` (any hardware wgpu adapter),
+    /// `cuda` (the first NVIDIA GPU through CUDA), `cuda:N` (CUDA device N), `gpu` (any
+    /// hardware wgpu adapter), `gpu:N` (hardware adapter N, discrete GPUs first),
     /// `lavapipe`, or part of a wgpu adapter's name as `tierfft devices` lists it or
     /// [`Device::name`] prints it (case-insensitive).
     pub fn by_name(name: &str) -> Result<Device> {
-        match name.to_ascii_lowercase().as_str() {
+        let lower = name.to_ascii_lowercase();
+        if let Some((kind, n)) = lower.split_once(':')
+            && matches!(kind, "cuda" | "gpu")
+        {
+            let ordinal = n.trim().parse::<usize>().map_err(|_| {
+                Error::NoDevice(format!(
+                    "'{name}': the device ordinal after '{kind}:' must be a number from 0"
+                ))
+            })?;
+            return match kind {
+                "cuda" => Device::cuda(ordinal),
+                _ => Ok(Device::Wgpu(Arc::new(wgpu::WgpuDevice::hardware_nth(
+                    ordinal,
+                )?))),
+            };
+        }
+        match lower.as_str() {
             "auto" => Ok(Device::best()),
             "cpu" => Ok(Device::Cpu),
-            "cuda" => Ok(Device::Cuda(Arc::new(cuda::CudaDevice::open(0)?))),
+            "cuda" => Device::cuda(0),
             "gpu" => wgpu::WgpuDevice::hardware()
                 .map(|d| Device::Wgpu(Arc::new(d)))
                 .ok_or_else(|| {
@@ -180,6 +197,11 @@ impl Device {
                 }),
             other => Ok(Device::Wgpu(Arc::new(wgpu::WgpuDevice::named(other)?))),
         }
+    }
+
+    /// CUDA device `ordinal` (0 is the first NVIDIA GPU).
+    pub fn cuda(ordinal: usize) -> Result<Device> {
+        Ok(Device::Cuda(Arc::new(cuda::CudaDevice::open(ordinal)?)))
     }
 
     /// The device's name.

@@ -132,6 +132,12 @@ impl CudaDevice {
                     .into(),
             ));
         }
+        let count = CudaContext::device_count().map_err(gpu_err("counting CUDA devices"))?;
+        if ordinal >= count.max(0) as usize {
+            return Err(Error::NoDevice(format!(
+                "CUDA device {ordinal} asked for; this machine has {count} (ordinals from 0)"
+            )));
+        }
         let ctx = CudaContext::new(ordinal).map_err(gpu_err("opening the CUDA device"))?;
         let attr = |a: A| {
             ctx.attribute(a)

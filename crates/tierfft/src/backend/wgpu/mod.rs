@@ -54,6 +54,22 @@ fn adapters() -> Vec<w::Adapter> {
     pollster::block_on(instance().enumerate_adapters(w::Backends::all()))
 }
 
+/// The hardware adapters, best first: discrete, integrated, then virtual GPUs.
+fn hardware_adapters() -> Vec<w::Adapter> {
+    let rank = |t: w::DeviceType| match t {
+        w::DeviceType::DiscreteGpu => 0,
+        w::DeviceType::IntegratedGpu => 1,
+        w::DeviceType::VirtualGpu => 2,
+        _ => 3,
+    };
+    let mut hw: Vec<w::Adapter> = adapters()
+        .into_iter()
+        .filter(|a| !is_software(&a.get_info()))
+        .collect();
+    hw.sort_by_key(|a| rank(a.get_info().device_type));
+    hw
+}
+
 /// NVIDIA's PCI vendor id, as wgpu reports it.
 const NVIDIA_VENDOR: u32 = 0x10de;
 
@@ -152,18 +168,22 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
 impl WgpuDevice {
     /// The best hardware adapter (discrete, then integrated, then virtual), if any.
     pub fn hardware() -> Option<WgpuDevice> {
-        let rank = |t: w::DeviceType| match t {
-            w::DeviceType::DiscreteGpu => 0,
-            w::DeviceType::IntegratedGpu => 1,
-            w::DeviceType::VirtualGpu => 2,
-            _ => 3,
-        };
-        let mut hw: Vec<w::Adapter> = adapters()
+        hardware_adapters()
             .into_iter()
-            .filter(|a| !is_software(&a.get_info()))
-            .collect();
-        hw.sort_by_key(|a| rank(a.get_info().device_type));
-        hw.into_iter().find_map(|a| WgpuDevice::open(a).ok())
+            .find_map(|a| WgpuDevice::open(a).ok())
+    }
+
+    /// Hardware adapter `ordinal` in the order [`WgpuDevice::hardware`] prefers them
+    /// (discrete, then integrated, then virtual; wgpu's order within a kind).
+    pub fn hardware_nth(ordinal: usize) -> Result<WgpuDevice> {
+        let mut hw = hardware_adapters();
+        if ordinal >= hw.len() {
+            return Err(Error::NoDevice(format!(
+                "hardware GPU adapter {ordinal} asked for; wgpu found {} (ordinals from 0)",
+                hw.len()
+            )));
+        }
+        WgpuDevice::open(hw.swap_remove(ordinal))
     }
 
     /// `lavapipe` (any software adapter) or the first adapter whose name contains `name`,
@@ -196,7 +216,7 @@ impl WgpuDevice {
                 };
                 Err(Error::NoDevice(format!(
                     "no adapter matches '{name}'{hint}; {found}; device names: auto, cpu, cuda, \
-                     gpu, lavapipe, or part of an adapter's name (`tierfft devices` lists them)"
+                     cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name (`tierfft devices` lists them)"
                 )))
             }
         }
