@@ -1,6 +1,6 @@
 //! A plan compiled for a CUDA device: modules, twiddles, launches.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{
@@ -47,6 +47,11 @@ pub struct CudaFft {
     aux: CudaSlice<f32>,
     /// Transforms per host chunk.
     chunk: usize,
+    /// Device arrays kept between calls, by routing slot: a call takes the ones it needs
+    /// (making any that are missing or of another length) and puts them back when its work
+    /// is queued, so repeated calls allocate nothing, as cuFFT keeps its work area. Calls
+    /// from several threads at once find the arrays taken and make their own.
+    scratch: Mutex<Vec<Option<CudaSlice<f32>>>>,
 }
 
 /// Compiles `kernel` (or takes it from the cache) and raises its shared-memory limit to
@@ -174,6 +179,7 @@ impl CudaFft {
             twiddles,
             aux,
             chunk,
+            scratch: Mutex::default(),
         })
     }
 
@@ -330,10 +336,37 @@ impl CudaFft {
             .skip(have)
             .map(|(slot, len)| {
                 let count = self.slot_transforms(slot, result, transforms);
-                unsafe { self.dev.stream.alloc::<f32>(2 * count * len) }
-                    .map_err(gpu_err("allocating device memory"))
+                self.take_slot(slot, 2 * count * len)
             })
             .collect()
+    }
+
+    /// The kept array of `slot` if it holds `floats` f32 values, else a new one.
+    fn take_slot(&self, slot: usize, floats: usize) -> Result<CudaSlice<f32>> {
+        let kept = match self.scratch.lock() {
+            Ok(mut kept) => kept.get_mut(slot).and_then(Option::take),
+            // A call panicked while putting arrays back: make new ones.
+            Err(_) => None,
+        };
+        match kept {
+            Some(s) if s.len() == floats => Ok(s),
+            // SAFETY: every slot is written (upload or kernel) before it is read.
+            _ => unsafe { self.dev.stream.alloc::<f32>(floats) }
+                .map_err(gpu_err("allocating device memory")),
+        }
+    }
+
+    /// Keeps `slots` (routing slot, array) for the next call. Work queued on them runs
+    /// before any later call's, on the same stream.
+    fn keep(&self, slots: impl IntoIterator<Item = (usize, CudaSlice<f32>)>) {
+        if let Ok(mut kept) = self.scratch.lock() {
+            for (slot, s) in slots {
+                if kept.len() <= slot {
+                    kept.resize_with(slot + 1, || None);
+                }
+                kept[slot] = Some(s);
+            }
+        }
     }
 
     /// Transforms slot `slot` holds for a run of `transforms`: all of them, except in a
@@ -358,18 +391,17 @@ impl CudaFft {
         let n = self.plan.spec.n;
         let routing = self.plan.routing(input.is_some());
         let total = output.len() / n;
+        // Sized for a whole chunk; a shorter last chunk uses their start (launches index by
+        // dispatch, not by array length).
         let mut slots = self.alloc_slots(self.chunk.min(total), &routing, 0)?;
         for first in (0..total).step_by(self.chunk) {
             let count = self.chunk.min(total - first);
-            if 2 * count * n != slots[0].len() {
-                slots = self.alloc_slots(count, &routing, 0)?;
-            }
             let r = first * n..(first + count) * n;
             self.dev
                 .stream
                 .memcpy_htod(
                     bytemuck::cast_slice::<Complex32, f32>(&input.unwrap_or(output)[r.clone()]),
-                    &mut slots[0],
+                    &mut slots[0].slice_mut(..2 * r.len()),
                 )
                 .map_err(gpu_err("uploading"))?;
             let result = self.enqueue(&mut refs(&mut slots), count, &routing)?;
@@ -381,6 +413,7 @@ impl CudaFft {
                 )
                 .map_err(gpu_err("downloading"))?;
         }
+        self.keep(slots.into_iter().enumerate());
         self.dev
             .stream
             .synchronize()
@@ -473,6 +506,8 @@ impl Executor for CudaFft {
                 .memcpy_dtod(&rest[result - 1].slice(..len), &mut *data[0])
                 .map_err(gpu_err("copying the result back"))?;
         }
+        drop(slots);
+        self.keep((1..).zip(scratch));
         Ok(())
     }
 
@@ -491,23 +526,22 @@ impl Executor for CudaFft {
             .filter(|&(i, _)| i != 0 && i != result)
         {
             let count = self.slot_transforms(i, result, transforms);
-            // SAFETY: a pass writes it before any pass reads it.
-            let s = unsafe { self.dev.stream.alloc::<f32>(2 * count * len) }
-                .map_err(gpu_err("allocating device memory"))?;
-            scratch.push(s);
+            scratch.push((i, self.take_slot(i, 2 * count * len)?));
         }
-        let mut scratch = scratch.iter_mut();
+        let mut taken = scratch.iter_mut().map(|(_, s)| s);
         let mut dst = Some(dst);
         let mut slots = vec![src];
         for i in 1..lens.len() {
             let slot = if i == result {
                 dst.take()
             } else {
-                scratch.next()
+                taken.next()
             };
             slots.push(slot.ok_or_else(|| unbound_slot(i))?);
         }
         self.enqueue(&mut slots, transforms, &routing)?;
+        drop(slots);
+        self.keep(scratch);
         Ok(())
     }
 

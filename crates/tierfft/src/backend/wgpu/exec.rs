@@ -1,6 +1,6 @@
 //! A plan compiled for a wgpu device: pipelines, twiddles, buffers, dispatches.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use ::wgpu as w;
@@ -36,7 +36,15 @@ pub struct WgpuFft {
     aux: w::Buffer,
     /// Transforms per host chunk.
     chunk: usize,
+    /// Device buffers kept between calls, by routing slot ([`Scratch`]).
+    scratch: Mutex<Scratch>,
 }
+
+/// Buffers a plan keeps from one call to the next, by routing slot (`None`: not made yet, or
+/// the caller's own buffer there): made on first use, or again when a call needs a larger
+/// one, so repeated calls allocate nothing, as cuFFT keeps its work area. A call holds them
+/// until its work is queued, so calls on one plan from several threads take turns.
+type Scratch = Vec<Option<w::Buffer>>;
 
 /// Device buffers for one chunk and the bind groups of one routing over them.
 struct Chunk {
@@ -77,13 +85,23 @@ impl WgpuFft {
             twiddles,
             aux,
             chunk,
+            scratch: Mutex::default(),
         })
     }
 
+    /// The kept buffers, for one call at a time.
+    fn scratch(&self) -> Result<MutexGuard<'_, Scratch>> {
+        self.scratch
+            .lock()
+            .map_err(|_| Error::gpu("a call panicked while holding the plan's buffers"))
+    }
+
     /// Buffers and bind groups for `transforms` transforms following `routing`; the slots
-    /// `given` lists are those buffers (a user's device buffers), the others new buffers.
+    /// `given` lists are those buffers (a user's device buffers), the others the plan's kept
+    /// buffers from `scratch` (made or enlarged as needed).
     fn prepare(
         &self,
+        scratch: &mut Scratch,
         transforms: usize,
         routing: Routing,
         given: &[(usize, &w::Buffer)],
@@ -92,14 +110,24 @@ impl WgpuFft {
         let n = self.plan.spec.n;
         let bytes = 8 * (n * transforms) as u64;
         let lens = self.plan.slot_lens(&routing);
+        scratch.resize(scratch.len().max(lens.len()), None);
         let slots = lens
             .iter()
+            .zip(scratch.iter_mut())
             .enumerate()
-            .map(|(i, len)| match given.iter().find(|(slot, _)| *slot == i) {
-                Some((_, b)) => Ok((*b).clone()),
-                None => self
-                    .dev
-                    .storage(8 * (len * transforms) as u64, &format!("tierfft slot {i}")),
+            .map(|(i, (len, kept))| {
+                if let Some((_, b)) = given.iter().find(|(slot, _)| *slot == i) {
+                    return Ok((*b).clone());
+                }
+                let need = 8 * (len * transforms) as u64;
+                match kept {
+                    Some(b) if b.size() >= need => Ok(b.clone()),
+                    _ => {
+                        let b = self.dev.storage(need, &format!("tierfft slot {i}"))?;
+                        *kept = Some(b.clone());
+                        Ok(b)
+                    }
+                }
             })
             .collect::<Result<Vec<w::Buffer>>>()?;
         let max_x = self.plan.limits.max_groups_per_dim;
@@ -211,6 +239,7 @@ impl WgpuFft {
         mut io: impl FnMut(&Self, &Chunk, std::ops::Range<usize>) -> Result<()>,
     ) -> Result<()> {
         let n = self.plan.spec.n;
+        let mut scratch = self.scratch()?;
         let mut prepared: Option<Chunk> = None;
         for first in (0..len / n).step_by(self.chunk) {
             let count = self.chunk.min(len / n - first);
@@ -218,7 +247,7 @@ impl WgpuFft {
                 .as_ref()
                 .is_none_or(|c| c.bytes != 8 * (count * n) as u64)
             {
-                prepared = Some(self.prepare(count, routing.clone(), &[])?);
+                prepared = Some(self.prepare(&mut scratch, count, routing.clone(), &[])?);
             }
             let c = prepared.as_ref().expect("prepared above");
             io(self, c, first * n..(first + count) * n)?;
@@ -382,7 +411,9 @@ impl Executor for WgpuFft {
         if !Arc::ptr_eq(dev, &self.dev) {
             return Err(foreign(data, &self.dev.name()));
         }
+        let mut scratch = self.scratch()?;
         let c = self.prepare(
+            &mut scratch,
             len / self.plan.spec.n,
             self.plan.routing(false),
             &[(0, buffer)],
@@ -407,7 +438,9 @@ impl Executor for WgpuFft {
         // Never slot 0: the input is kept.
         let result = Plan::result_slot(&routing);
         let transforms = src.floats() / (2 * self.plan.passes[0].src_len);
+        let mut scratch = self.scratch()?;
         let c = self.prepare(
+            &mut scratch,
             transforms,
             routing,
             &[(0, &src_buffer), (result, &dst_buffer)],
@@ -431,7 +464,8 @@ impl Executor for WgpuFft {
                 ),
             });
         }
-        let c = self.prepare(transforms, self.plan.routing(true), &[])?;
+        let mut scratch = self.scratch()?;
+        let c = self.prepare(&mut scratch, transforms, self.plan.routing(true), &[])?;
         self.upload(&c, input);
         let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
         self.run_and_download(&c, &mut output)?;
@@ -505,5 +539,44 @@ impl Executor for WgpuFft {
             seconds,
             timer,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+    use crate::FftSpec;
+
+    /// A plan keeps its buffers: the second call of each kind makes none (lavapipe, a
+    /// two-pass length whose second slot is scratch).
+    #[test]
+    fn repeated_calls_make_no_buffers() {
+        let dev = Arc::new(WgpuDevice::named("lavapipe").expect("lavapipe for the GPU tests"));
+        let spec = FftSpec::new(1 << 16).batch(2);
+        let plan = Plan::new(&spec, dev.limits()).expect("plan");
+        assert!(plan.passes.len() > 1, "a plan with scratch");
+        let fft = WgpuFft::new(dev.clone(), &plan).expect("compile");
+        let input: Vec<Complex32> = (0..spec.n * spec.batch)
+            .map(|i| Complex32::new((i % 7) as f32, (i % 3) as f32))
+            .collect();
+        let made = || dev.made.load(Ordering::Relaxed);
+        let mut out = vec![Complex32::default(); input.len()];
+        fft.process_out_of_place(&input, &mut out)
+            .expect("first call");
+        let first = out.clone();
+        let before = made();
+        fft.process_out_of_place(&input, &mut out)
+            .expect("second call");
+        assert_eq!(made(), before, "the second call made buffers");
+        assert_eq!(out, first);
+        let mut data = input.clone();
+        fft.process(&mut data).expect("in place");
+        let before = made();
+        let mut data = input.clone();
+        fft.process(&mut data).expect("in place again");
+        assert_eq!(made(), before);
+        assert_eq!(data, first);
     }
 }

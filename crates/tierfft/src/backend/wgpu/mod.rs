@@ -40,6 +40,8 @@ pub struct WgpuDevice {
     timestamps: bool,
     /// First error the device reported outside an error scope (lost device, validation).
     error: Arc<Mutex<Option<Error>>>,
+    /// Storage buffers made so far (tests check that plans keep theirs).
+    made: std::sync::atomic::AtomicUsize,
 }
 
 fn instance() -> w::Instance {
@@ -264,6 +266,7 @@ impl WgpuDevice {
             limits,
             timestamps,
             error,
+            made: Default::default(),
         })
     }
 
@@ -303,6 +306,7 @@ impl WgpuDevice {
                 detail: format!("buffers hold at most {} bytes", self.limits.max_buffer),
             });
         }
+        self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(self.device.create_buffer(&w::BufferDescriptor {
             label: Some(label),
             size: bytes,
