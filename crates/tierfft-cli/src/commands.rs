@@ -140,6 +140,15 @@ pub enum Dialect {
     Wgsl,
 }
 
+impl From<Dialect> for tierfft::source::Dialect {
+    fn from(d: Dialect) -> Self {
+        match d {
+            Dialect::Cuda => tierfft::source::Dialect::Cuda,
+            Dialect::Wgsl => tierfft::source::Dialect::Wgsl,
+        }
+    }
+}
+
 /// An N-D or real transform for `tierfft plan --shape`.
 pub struct NdJob<'a> {
     /// The array's shape.
@@ -227,20 +236,12 @@ fn plan_limits(device: &str) -> CliResult<DeviceLimits> {
 fn print_sources(plan: &Plan, dialect: Option<Dialect>) {
     let Some(dialect) = dialect else { return };
     for (pass, in_place) in plan.kernels() {
-        let kernel = tierfft::kernel::pass_kernel(plan, pass, in_place);
         let place = if in_place { "in place" } else { "out of place" };
         println!(
             "// ---- pass {} ({place}) ----\n{}",
             pass + 1,
-            print_kernel(&kernel, dialect)
+            plan.source(pass, in_place, dialect.into())
         );
-    }
-}
-
-fn print_kernel(kernel: &tierfft::kernel::ir::Kernel, dialect: Dialect) -> String {
-    match dialect {
-        Dialect::Cuda => tierfft::kernel::cuda::print(kernel),
-        Dialect::Wgsl => tierfft::kernel::wgsl::print(kernel),
     }
 }
 
@@ -278,12 +279,7 @@ fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
             }
             StepOp::Reshape(r) => {
                 if let Some(dialect) = job.source {
-                    let kernel = tierfft::kernel::reshape_kernel(r);
-                    println!(
-                        "// ---- step {} ----\n{}",
-                        i + 1,
-                        print_kernel(&kernel, dialect)
-                    );
+                    println!("// ---- step {} ----\n{}", i + 1, r.source(dialect.into()));
                 }
             }
             other => println!("step {}: {other:?}", i + 1),

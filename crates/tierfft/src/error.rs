@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-/// A lower-level error kept as the source of an [`Error`].
+/// A lower-level error kept as the source of an [`enum@Error`].
 pub type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Everything a user or a device can get wrong, each with a message that says what to do.

@@ -6,8 +6,8 @@
 //! the twiddles between passes fused into the loads.
 //!
 //! Data flows one way: [`FftSpec`] (what you ask for) → [`plan::Plan`] (passes, radices,
-//! threads; pure data) → [`kernel`] (source in the device's language) → [`Device`] (compiles
-//! and launches).
+//! threads; pure data) → kernel source in the device's language (readable through
+//! [`source`]) → [`Device`] (compiles and launches).
 //!
 //! ```
 //! use num_complex::Complex32;
@@ -26,11 +26,12 @@
 pub mod backend;
 pub mod dist;
 mod error;
-pub mod kernel;
+pub(crate) mod kernel;
 pub mod nd;
 pub mod plan;
 pub mod reference;
 pub mod resample;
+pub mod source;
 mod spec;
 pub mod twiddle;
 mod weights;

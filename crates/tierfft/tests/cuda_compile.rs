@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use tierfft::FftSpec;
 use tierfft::backend::cuda::nvrtc;
-use tierfft::kernel::{cuda, pass_kernel, resample_kernel};
 use tierfft::plan::{DeviceLimits, Plan};
+use tierfft::source::{Dialect, resample_source};
 
 #[test]
 fn every_cuda_kernel_compiles_with_nvrtc() {
@@ -28,9 +28,9 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             ] {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for pass in 0..plan.passes.len() {
-                    sources.insert(cuda::print(&pass_kernel(&plan, pass, false)));
+                    sources.insert(plan.source(pass, false, Dialect::Cuda));
                     if plan.passes.len() == 1 {
-                        sources.insert(cuda::print(&pass_kernel(&plan, pass, true)));
+                        sources.insert(plan.source(pass, true, Dialect::Cuda));
                     }
                 }
             }
@@ -50,7 +50,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             .on_store(tierfft::PointOp::MagnitudeDb);
         let plan = Plan::new(&spec, &limits).expect("plan");
         for (pass, in_place) in plan.kernels() {
-            sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+            sources.insert(plan.source(pass, in_place, Dialect::Cuda));
         }
     }
     // Column transforms (one and two passes, batches that fill workgroups and one that
@@ -70,7 +70,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
         ] {
             let plan = Plan::new(&spec, &limits).expect("plan");
             for (pass, in_place) in plan.kernels() {
-                sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+                sources.insert(plan.source(pass, in_place, Dialect::Cuda));
             }
         }
     }
@@ -90,7 +90,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             let plan = Plan::with_options(&spec, &limits, &prefetch).expect("plan");
             assert!(plan.passes[0].prefetch, "n = {n}");
             for (pass, in_place) in plan.kernels() {
-                sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+                sources.insert(plan.source(pass, in_place, Dialect::Cuda));
             }
         }
     }
@@ -121,11 +121,11 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                     tierfft::nd::StepOp::Fft { spec, .. } => {
                         let plan = Plan::new(spec, &limits).expect("plan");
                         for (pass, in_place) in plan.kernels() {
-                            sources.insert(cuda::print(&pass_kernel(&plan, pass, in_place)));
+                            sources.insert(plan.source(pass, in_place, Dialect::Cuda));
                         }
                     }
                     tierfft::nd::StepOp::Reshape(r) => {
-                        sources.insert(cuda::print(&tierfft::kernel::reshape_kernel(r)));
+                        sources.insert(r.source(Dialect::Cuda));
                     }
                     other => panic!("no kernel known for {other:?}"),
                 }
@@ -134,7 +134,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     }
     // The resampling kernel, rows shorter than a workgroup and longer.
     for n in [1, 100, 4096, 16384] {
-        sources.insert(cuda::print(&resample_kernel(n)));
+        sources.insert(resample_source(n, Dialect::Cuda));
     }
     let (major, minor) = nvrtc::version().expect("version");
     let sources: Vec<String> = sources.into_iter().collect();

@@ -4,8 +4,8 @@
 use naga::back::{hlsl, msl, spv};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use tierfft::FftSpec;
-use tierfft::kernel::{pass_kernel, wgsl};
 use tierfft::plan::{DeviceLimits, Plan};
+use tierfft::source::Dialect;
 
 fn translate(source: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
@@ -54,7 +54,7 @@ fn every_kernel_validates_and_translates() {
                             &[false]
                         };
                         for &in_place in places {
-                            let source = wgsl::print(&pass_kernel(&plan, pass, in_place));
+                            let source = plan.source(pass, in_place, Dialect::Wgsl);
                             if let Err(e) = translate(&source) {
                                 panic!(
                                     "{profile} 2^{k} batch {batch} pass {pass} in_place {in_place}:\n{e}\n{source}"
@@ -94,7 +94,7 @@ fn fused_kernels_validate_and_translate() {
             for spec in specs {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for (pass, in_place) in plan.kernels() {
-                    let source = wgsl::print(&pass_kernel(&plan, pass, in_place));
+                    let source = plan.source(pass, in_place, Dialect::Wgsl);
                     if let Err(e) = translate(&source) {
                         panic!("{profile} 2^{k} fused pass {pass}:\n{e}\n{source}");
                     }
@@ -127,7 +127,7 @@ fn fused_real_kernels_validate_and_translate() {
                     };
                     let plan = Plan::new(spec, &limits).expect("plan");
                     for (pass, in_place) in plan.kernels() {
-                        let source = wgsl::print(&pass_kernel(&plan, pass, in_place));
+                        let source = plan.source(pass, in_place, Dialect::Wgsl);
                         if let Err(e) = translate(&source) {
                             panic!("{profile} real {n} pass {pass}:\n{e}\n{source}");
                         }
@@ -145,7 +145,7 @@ fn generated_source_is_readable() {
         &DeviceLimits::profile("apple-m1").unwrap(),
     )
     .unwrap();
-    let source = wgsl::print(&pass_kernel(&plan, 1, false));
+    let source = plan.source(1, false, Dialect::Wgsl);
     assert!(source.starts_with("// tierfft pass 2/2 of a 4194304-point forward FFT"));
     for step in [
         "// load",

@@ -15,5 +15,5 @@ mod resample;
 pub mod wgsl;
 
 pub use pass::pass_kernel;
-pub use real::{RESHAPE_THREADS, reshape_grid, reshape_kernel};
-pub use resample::{RESAMPLE_THREADS, resample_grid, resample_kernel};
+pub use real::{reshape_grid, reshape_kernel};
+pub use resample::{resample_grid, resample_kernel};

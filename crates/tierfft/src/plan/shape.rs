@@ -5,7 +5,7 @@
 use super::PlanOptions;
 use super::limits::RegisterBudget;
 
-/// The primes a smooth length may contain: the codelets' ([`crate::kernel`]).
+/// The primes a smooth length may contain: those the kernel generator has codelets for.
 pub const SMOOTH_PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
 
 /// Most passes over device memory the planner considers.

@@ -1,0 +1,45 @@
+//! Kernel source as text, for reading and debugging: what the backends compile, printed in
+//! either dialect whatever the device (`tierfft plan --source`).
+
+use crate::kernel::{self, cuda, ir::Kernel, wgsl};
+use crate::nd::Reshape;
+use crate::plan::Plan;
+
+/// A language tierfft prints kernels in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// CUDA C, as NVRTC compiles it.
+    Cuda,
+    /// WGSL, as wgpu compiles it.
+    Wgsl,
+}
+
+impl Dialect {
+    fn print(self, kernel: &Kernel) -> String {
+        match self {
+            Dialect::Cuda => cuda::print(kernel),
+            Dialect::Wgsl => wgsl::print(kernel),
+        }
+    }
+}
+
+impl Plan {
+    /// The source of pass `pass`'s kernel (0-based), in place (one buffer) or out of place.
+    pub fn source(&self, pass: usize, in_place: bool, dialect: Dialect) -> String {
+        dialect.print(&kernel::pass_kernel(self, pass, in_place))
+    }
+}
+
+impl Reshape {
+    /// The source of this step's kernel.
+    pub fn source(&self, dialect: Dialect) -> String {
+        dialect.print(&kernel::reshape_kernel(self))
+    }
+}
+
+/// The source of the row resampler's kernel for rows of `n` output samples
+/// ([`crate::Resampler`]).
+pub fn resample_source(n: usize, dialect: Dialect) -> String {
+    dialect.print(&kernel::resample_kernel(n))
+}
