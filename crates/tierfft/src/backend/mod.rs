@@ -328,6 +328,11 @@ fn compile(
 const MEASURE_REPS: usize = 5;
 
 /// A transform planned and compiled for one device. Reusable; `Send + Sync`.
+///
+/// On a GPU the plan keeps the device buffers its calls need (the data being transformed,
+/// at most one host chunk of 1 GiB per buffer, and a multi-pass plan's intermediates) from
+/// the first call until it is dropped, so repeated calls allocate nothing; drop plans you
+/// no longer use to give that memory back.
 pub struct Fft {
     spec: FftSpec,
     plan: Option<Plan>,

@@ -38,8 +38,10 @@ pub struct WgpuDevice {
     queue: w::Queue,
     limits: DeviceLimits,
     timestamps: bool,
-    /// First error the device reported outside an error scope (lost device, validation).
+    /// First error the device reported outside an error scope (validation, out of memory).
     error: Arc<Mutex<Option<Error>>>,
+    /// Why the device was lost, once it has been: every later check reports it.
+    lost: Arc<Mutex<Option<String>>>,
     /// Storage buffers made so far (tests check that plans keep theirs).
     made: std::sync::atomic::AtomicUsize,
 }
@@ -250,13 +252,11 @@ impl WgpuDevice {
                 slot.get_or_insert_with(|| from_wgpu(e));
             }
         }));
-        let sink = error.clone();
+        let lost = Arc::new(Mutex::new(None));
+        let sink = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
             if let Ok(mut slot) = sink.lock() {
-                slot.get_or_insert_with(|| Error::DeviceLost {
-                    what: format!("{reason:?}: {message}"),
-                    source: None,
-                });
+                slot.get_or_insert_with(|| format!("{reason:?}: {message}"));
             }
         });
         Ok(WgpuDevice {
@@ -266,6 +266,7 @@ impl WgpuDevice {
             limits,
             timestamps,
             error,
+            lost,
             made: Default::default(),
         })
     }
@@ -288,6 +289,14 @@ impl WgpuDevice {
 
     /// Turns an error the device reported since the last check into an [`Error`].
     fn check(&self) -> Result<()> {
+        if let Ok(lost) = self.lost.lock()
+            && let Some(why) = lost.as_ref()
+        {
+            return Err(Error::DeviceLost {
+                what: format!("{}: {why}; open it again and plan again", self.name()),
+                source: None,
+            });
+        }
         match self.error.lock().map(|mut e| e.take()) {
             Ok(None) => Ok(()),
             Ok(Some(e)) => Err(e),
