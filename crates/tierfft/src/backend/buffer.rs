@@ -68,21 +68,7 @@ impl Held {
 impl Device {
     /// Copies `data` (complex or real f32) to the device.
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        let held = match self {
-            Device::Cpu => Held::Host(bytemuck::cast_slice(data).to_vec()),
-            Device::Wgpu(d) => Held::Wgpu {
-                dev: d.clone(),
-                buffer: d.upload(bytemuck::cast_slice(data))?,
-                floats: T::FLOATS * data.len(),
-            },
-            Device::Cuda(d) => Held::Cuda {
-                dev: d.clone(),
-                slice: d
-                    .stream()
-                    .clone_htod(bytemuck::cast_slice::<T, f32>(data))
-                    .map_err(gpu_err("uploading"))?,
-            },
-        };
+        let held = self.backend().upload(bytemuck::cast_slice(data))?;
         Ok(DeviceBuffer::new(held))
     }
 
@@ -93,36 +79,14 @@ impl Device {
 
     /// A buffer of `len` zeros of any element type on the device.
     pub fn zeros_of<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        let held = match self {
-            Device::Cpu => Held::Host(vec![0.0; T::FLOATS * len]),
-            Device::Wgpu(d) => Held::Wgpu {
-                dev: d.clone(),
-                // wgpu zero-initialises new buffers.
-                buffer: d.storage((4 * T::FLOATS * len).max(4) as u64, "tierfft data")?,
-                floats: T::FLOATS * len,
-            },
-            Device::Cuda(d) => Held::Cuda {
-                dev: d.clone(),
-                slice: d
-                    .stream()
-                    .alloc_zeros::<f32>(T::FLOATS * len)
-                    .map_err(gpu_err("allocating device memory"))?,
-            },
-        };
+        let held = self.backend().zeros(T::FLOATS * len)?;
         Ok(DeviceBuffer::new(held))
     }
 
     /// Waits until the device has finished all work submitted so far (for wall-clock timing
     /// of steps on device-resident data).
     pub fn synchronize(&self) -> Result<()> {
-        match self {
-            Device::Cpu => Ok(()),
-            Device::Wgpu(d) => d.wait(),
-            Device::Cuda(d) => d
-                .stream()
-                .synchronize()
-                .map_err(gpu_err("waiting for the GPU")),
-        }
+        self.backend_ref().synchronize()
     }
 }
 

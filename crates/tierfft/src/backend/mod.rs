@@ -4,6 +4,7 @@
 //! cudarc). Backends compile and launch what the planner and generator decided; they never
 //! choose radices.
 
+mod api;
 pub(crate) mod buffer;
 pub(crate) mod copy;
 pub mod cpu;
@@ -204,31 +205,38 @@ impl Device {
         Ok(Device::Cuda(Arc::new(cuda::CudaDevice::open(ordinal)?)))
     }
 
+    /// The backend behind this device, shared (for objects that keep it).
+    fn backend(&self) -> Arc<dyn api::Backend> {
+        match self {
+            Device::Cpu => Arc::new(api::Cpu),
+            Device::Wgpu(d) => d.clone(),
+            Device::Cuda(d) => d.clone(),
+        }
+    }
+
+    /// The backend behind this device, borrowed.
+    fn backend_ref(&self) -> &dyn api::Backend {
+        match self {
+            Device::Cpu => &api::Cpu,
+            Device::Wgpu(d) => &**d,
+            Device::Cuda(d) => &**d,
+        }
+    }
+
     /// The device's name.
     pub fn name(&self) -> String {
-        match self {
-            Device::Cpu => "cpu (rustfft)".into(),
-            Device::Wgpu(d) => d.name(),
-            Device::Cuda(d) => d.name(),
-        }
+        self.backend_ref().name()
     }
 
     /// The limits the planner uses; `None` on the CPU, which runs rustfft's own plans.
     pub fn limits(&self) -> Option<&DeviceLimits> {
-        match self {
-            Device::Cpu => None,
-            Device::Wgpu(d) => Some(d.limits()),
-            Device::Cuda(d) => Some(d.limits()),
-        }
+        self.backend_ref().limits()
     }
 
     /// Device memory free now, bytes, where the device can say: CUDA does; wgpu has no such
     /// query (`None`), and the CPU's memory is the host's (`None`).
     pub fn free_memory(&self) -> Result<Option<u64>> {
-        match self {
-            Device::Cuda(d) => d.free_memory().map(Some),
-            Device::Cpu | Device::Wgpu(_) => Ok(None),
-        }
+        self.backend_ref().free_memory()
     }
 
     /// Plans `spec` on this device and compiles its kernels.
@@ -240,31 +248,10 @@ impl Device {
     pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
         opts.validate()?;
-        let (plan, exec) = match self {
-            Device::Cpu if spec.real.is_some() => {
-                return Err(Error::Unsupported {
-                    what: "a real transform's split or merge fused into its FFT".into(),
-                    device: self.name(),
-                    detail: "the CPU runs them as steps of their own (NdPlan::new)".into(),
-                });
-            }
-            Device::Cpu => {
-                return Ok(Fft {
-                    spec: spec.clone(),
-                    plan: None,
-                    exec: Box::new(cpu::CpuFft::new(spec)),
-                });
-            }
-            Device::Wgpu(d) => compile(spec, d.limits(), opts, |p| {
-                Ok(Box::new(wgpu::WgpuFft::new(d.clone(), p)?))
-            })?,
-            Device::Cuda(d) => compile(spec, d.limits(), opts, |p| {
-                Ok(Box::new(cuda::CudaFft::new(d.clone(), p)?))
-            })?,
-        };
+        let (plan, exec) = self.backend().fft(spec, opts)?;
         Ok(Fft {
             spec: spec.clone(),
-            plan: Some(plan),
+            plan,
             exec,
         })
     }
@@ -273,7 +260,7 @@ impl Device {
 /// Plans `spec` for `limits` and compiles the plan with `build`; with
 /// [`PlanOptions::measure`], compiles every candidate plan, times each on the spec's batch
 /// (as much of it as one device buffer holds) and keeps the fastest.
-fn compile(
+pub(crate) fn compile(
     spec: &FftSpec,
     limits: &DeviceLimits,
     opts: &PlanOptions,

@@ -5,7 +5,7 @@ use std::time::Instant;
 use num_complex::Complex32;
 
 use super::buffer::{DeviceBuffer, Held, check_ours, foreign};
-use super::{Device, Measured, Timer, cuda, wgpu};
+use super::{Device, Measured, Timer, cuda};
 use crate::error::{Error, Result};
 use crate::resample::{FixedRow, ResampleSpec, TAPS, resample_row, weight_table};
 
@@ -26,16 +26,7 @@ impl Device {
     /// Plans `spec` on this device: checks the positions fit the kernels' fixed point,
     /// compiles the kernel and uploads the weight table and row positions.
     pub fn plan_resample(&self, spec: &ResampleSpec) -> Result<Resampler> {
-        let rows = spec.fixed_rows()?;
-        let exec: Box<dyn ResampleExec> = match self {
-            Device::Cpu => Box::new(CpuResampler {
-                n: spec.n,
-                rows,
-                table: weight_table(),
-            }),
-            Device::Wgpu(d) => Box::new(wgpu::WgpuResampler::new(d.clone(), spec.n, &rows)?),
-            Device::Cuda(d) => Box::new(cuda::CudaResampler::new(d.clone(), spec.n, &rows)?),
-        };
+        let exec = self.backend().resampler(spec.n, spec.fixed_rows()?)?;
         Ok(Resampler {
             spec: spec.clone(),
             device: self.clone(),
@@ -115,10 +106,20 @@ impl Resampler {
 }
 
 /// The CPU reference, rows spread over the machine's cores.
-struct CpuResampler {
+pub(crate) struct CpuResampler {
     n: usize,
     rows: Vec<FixedRow>,
     table: Vec<[f32; TAPS]>,
+}
+
+impl CpuResampler {
+    pub(crate) fn new(n: usize, rows: Vec<FixedRow>) -> CpuResampler {
+        CpuResampler {
+            n,
+            rows,
+            table: weight_table(),
+        }
+    }
 }
 
 impl ResampleExec for CpuResampler {

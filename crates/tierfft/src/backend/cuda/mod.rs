@@ -3,6 +3,7 @@
 //! run time, so the crate builds and runs on machines without CUDA (opening a device is then
 //! an error, not a crash).
 
+mod backend;
 mod cluster;
 pub mod compare;
 pub mod compare_nd;

@@ -1,5 +1,6 @@
 //! The wgpu backend: adapters (Vulkan, Metal, DX12), their limits, and the device.
 
+mod backend;
 mod exec;
 pub(crate) mod one;
 mod resample;

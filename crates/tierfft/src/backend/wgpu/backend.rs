@@ -1,0 +1,59 @@
+//! The wgpu device as a [`Backend`].
+
+use std::sync::Arc;
+
+use super::{WgpuDevice, WgpuFft, WgpuResampler};
+use crate::backend::api::Backend;
+use crate::backend::buffer::Held;
+use crate::backend::resampler::ResampleExec;
+use crate::backend::{Executor, compile};
+use crate::error::Result;
+use crate::plan::{DeviceLimits, Plan, PlanOptions};
+use crate::resample::FixedRow;
+use crate::spec::FftSpec;
+
+impl Backend for WgpuDevice {
+    fn name(&self) -> String {
+        WgpuDevice::name(self)
+    }
+
+    fn limits(&self) -> Option<&DeviceLimits> {
+        Some(WgpuDevice::limits(self))
+    }
+
+    fn fft(
+        self: Arc<Self>,
+        spec: &FftSpec,
+        opts: &PlanOptions,
+    ) -> Result<(Option<Plan>, Box<dyn Executor>)> {
+        let (plan, exec) = compile(spec, &self.limits, opts, |p| {
+            Ok(Box::new(WgpuFft::new(self.clone(), p)?))
+        })?;
+        Ok((Some(plan), exec))
+    }
+
+    fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
+        Ok(Held::Wgpu {
+            buffer: WgpuDevice::upload(&self, floats)?,
+            floats: floats.len(),
+            dev: self,
+        })
+    }
+
+    fn zeros(self: Arc<Self>, floats: usize) -> Result<Held> {
+        Ok(Held::Wgpu {
+            // wgpu zero-initialises new buffers.
+            buffer: self.storage((4 * floats).max(4) as u64, "tierfft data")?,
+            floats,
+            dev: self,
+        })
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.wait()
+    }
+
+    fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>> {
+        Ok(Box::new(WgpuResampler::new(self, n, &rows)?))
+    }
+}
