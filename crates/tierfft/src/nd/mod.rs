@@ -6,6 +6,8 @@
 //! so no axis is transposed), and the steps that move between real and complex data
 //! ([`Reshape`]). [`crate::Device::plan_nd`] compiles them into an [`NdFft`].
 
+#[cfg(feature = "ndarray")]
+mod array;
 mod device;
 mod exec;
 mod host;
