@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/tests
 cargo build --release -p tierfft-cli
 cp target/release/tierfft .carry/
-# What the Vulkan driver makes of the WGSL kernels (device-run.sh vkstats).
-cargo build --release -p tierfft --example vulkan_stats
-cp target/release/examples/vulkan_stats .carry/
+# What the Vulkan driver makes of the WGSL kernels (device-run.sh vkstats), and the cudarc
+# interop example (device-run.sh interop).
+cargo build --release -p tierfft --example vulkan_stats --example cudarc_stream
+cp target/release/examples/{vulkan_stats,cudarc_stream} .carry/
 cargo test --release -p tierfft -p tierfft-sar --no-run --message-format=json 2>/dev/null |
     python3 -c '
 import json, sys, shutil
@@ -19,7 +20,7 @@ for line in sys.stdin:
 '
 # The carry limit is 64 MiB: strip, and leave out what needs no GPU.
 rm -f .carry/tests/{cuda_compile,kernels_validate,errors}
-strip .carry/tierfft .carry/vulkan_stats .carry/tests/*
+strip .carry/tierfft .carry/vulkan_stats .carry/cudarc_stream .carry/tests/*
 # Still over the limit with every test binary: carry them compressed (device-run.sh unpacks).
 if [ "$(du -sm .carry | cut -f1)" -gt 60 ]; then
     tar cJf .carry/tests.tar.xz -C .carry tests && rm -rf .carry/tests

@@ -119,6 +119,8 @@
 #           at 2^8..2^14 under the planner's shape and the shapes in VKSTATS_SHAPES
 #           (';' between, default: the split exchange, at 64 and 128 threads) and the sizes in
 #           VKSTATS_SIZES
+#   interop the cudarc interop (a caller's stream and arrays): its test on CUDA and
+#           examples/cudarc_stream
 #   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
@@ -196,6 +198,11 @@ if want vkstats; then
             .carry/vulkan_stats "$k" 2>&1 | grep -E "pass|Register|Shared|Local" | tee -a "$out/vkstats.txt"
         done
     done
+fi
+if want interop; then
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/device_resident --test-threads=1 2>&1 | tee "$out/interop.log" |
+        grep -E "^test |test result|panicked|SKIPPED" || status=1
+    .carry/cudarc_stream 2>&1 | tee -a "$out/interop.log" || status=1
 fi
 if want vulkansweep; then
     for t in 64 128 256; do

@@ -197,3 +197,52 @@ fn resampling_checks_its_buffers() {
         Err(Error::InvalidSpec(_))
     ));
 }
+
+/// A caller's cudarc stream and array (TIERFFT_TEST_DEVICE=cuda; other devices skip): the
+/// plan runs on the array in place, queued on the caller's stream, and gives back the same
+/// device memory; an array of another context is refused.
+#[test]
+fn cudarc_arrays_on_the_callers_stream() {
+    use cudarc::driver::{CudaContext, DevicePtr};
+    if !matches!(gpu(), Device::Cuda(_)) {
+        eprintln!("SKIPPED: cudarc interop needs TIERFFT_TEST_DEVICE=cuda");
+        return;
+    }
+    let mut rng = rng();
+    let ctx = CudaContext::new(0).expect("context");
+    let stream = ctx.new_stream().expect("stream");
+    let device = Device::cuda_on_stream(stream.clone()).expect("device");
+    for spec in [FftSpec::new(4096).batch(8), FftSpec::new(1 << 20).batch(2)] {
+        let fft = device.plan(&spec).expect("plan");
+        let input = random(&mut rng, spec.len());
+        let slice = stream
+            .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&input))
+            .expect("upload");
+        let before = slice.device_ptr(&stream).0;
+        let mut buffer =
+            tierfft::DeviceBuffer::<Complex32>::from_cuda_slice(&device, slice).expect("wrap");
+        fft.process_buffer(&mut buffer).expect("run");
+        let slice = buffer.into_cuda_slice().expect("unwrap");
+        assert_eq!(
+            slice.device_ptr(&stream).0,
+            before,
+            "the same device memory"
+        );
+        let out: Vec<f32> = stream.clone_dtoh(&slice).expect("download");
+        let want = tierfft::reference::spec_f64(&spec, &input);
+        let err = relative_l2_error(bytemuck::cast_slice(&out), &want);
+        assert!(err < BOUND, "n = {}: {err:e}", spec.n);
+    }
+    // Arrays of another device's context, or for a device that is not CUDA, are refused.
+    let other = Device::cuda(0).expect("device");
+    let slice = stream.alloc_zeros::<f32>(8).expect("alloc");
+    let e = tierfft::DeviceBuffer::<Complex32>::from_cuda_slice(&other, slice)
+        .err()
+        .expect("another context");
+    assert!(matches!(e, Error::InvalidSpec(_)), "{e}");
+    let slice = stream.alloc_zeros::<f32>(8).expect("alloc");
+    let e = tierfft::DeviceBuffer::<Complex32>::from_cuda_slice(&Device::Cpu, slice)
+        .err()
+        .expect("not CUDA");
+    assert!(e.to_string().contains("not a CUDA device"), "{e}");
+}

@@ -91,6 +91,49 @@ impl Device {
 }
 
 impl<T: Element> DeviceBuffer<T> {
+    /// A caller's cudarc array as a buffer of `device`, without a copy: `T`'s values as
+    /// interleaved f32 (complex values as pairs). The array must belong to `device`'s CUDA
+    /// context; [`DeviceBuffer::into_cuda_slice`] gives it back.
+    pub fn from_cuda_slice(device: &Device, slice: CudaSlice<f32>) -> Result<Self> {
+        let Device::Cuda(dev) = device else {
+            return Err(Error::InvalidSpec(format!(
+                "a CUDA array was given for '{}', which is not a CUDA device",
+                device.name()
+            )));
+        };
+        if !Arc::ptr_eq(slice.context(), dev.context()) {
+            return Err(Error::InvalidSpec(
+                "the CUDA array belongs to another context than the device's (open the \
+                 device with Device::cuda_on_stream on a stream of the array's context)"
+                    .into(),
+            ));
+        }
+        if !slice.len().is_multiple_of(T::FLOATS) {
+            return Err(Error::InvalidSpec(format!(
+                "a CUDA array of {} floats does not hold whole elements of {} floats",
+                slice.len(),
+                T::FLOATS
+            )));
+        }
+        Ok(DeviceBuffer::new(Held::Cuda {
+            dev: dev.clone(),
+            slice,
+        }))
+    }
+
+    /// The cudarc array behind a CUDA buffer, without a copy (work queued on it stays
+    /// ordered on the device's stream); an error for buffers of other devices.
+    pub fn into_cuda_slice(self) -> Result<CudaSlice<f32>> {
+        match self.held {
+            Held::Cuda { slice, .. } => Ok(slice),
+            _ => Err(Error::InvalidSpec(
+                "this buffer is not on a CUDA device".into(),
+            )),
+        }
+    }
+}
+
+impl<T: Element> DeviceBuffer<T> {
     pub(crate) fn new(held: Held) -> Self {
         DeviceBuffer {
             held,

@@ -205,6 +205,14 @@ impl Device {
         Ok(Device::Cuda(Arc::new(cuda::CudaDevice::open(ordinal)?)))
     }
 
+    /// The CUDA device of a caller's `stream` (from cudarc), with all of tierfft's work on
+    /// it queued on that stream, so it orders with the caller's own work and nothing waits
+    /// unless asked ([`Device::synchronize`]). With [`DeviceBuffer::from_cuda_slice`],
+    /// plans run on the caller's arrays without copies.
+    pub fn cuda_on_stream(stream: Arc<cudarc::driver::CudaStream>) -> Result<Device> {
+        Ok(Device::Cuda(Arc::new(cuda::CudaDevice::on_stream(stream)?)))
+    }
+
     /// The backend behind this device, shared (for objects that keep it).
     fn backend(&self) -> Arc<dyn api::Backend> {
         match self {

@@ -140,6 +140,20 @@ impl CudaDevice {
             )));
         }
         let ctx = CudaContext::new(ordinal).map_err(gpu_err("opening the CUDA device"))?;
+        CudaDevice::on_stream(ctx.default_stream())
+    }
+
+    /// The device of `stream`'s context, with every transform, copy and allocation queued
+    /// on `stream`: a caller's own stream, so that tierfft's work orders with theirs without
+    /// synchronising.
+    pub fn on_stream(stream: Arc<CudaStream>) -> Result<CudaDevice> {
+        if !nvrtc::available() {
+            return Err(Error::NoDevice(
+                "the CUDA driver is present but libnvrtc is not; install the CUDA toolkit's NVRTC"
+                    .into(),
+            ));
+        }
+        let ctx = stream.context().clone();
         let attr = |a: A| {
             ctx.attribute(a)
                 .map(|v| v.max(0) as usize)
@@ -177,7 +191,6 @@ impl CudaDevice {
             target_threads: crate::plan::TARGET_THREADS,
             exchange: None,
         };
-        let stream = ctx.default_stream();
         let limits = DeviceLimits {
             max_cluster_blocks: match attr(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)? {
                 0 => 0,
