@@ -420,5 +420,11 @@ fn users_echoes_of_the_wrong_shape_are_named() {
     assert!(!dir.path("out").exists());
     // An unknown device lists every name a user can give.
     let o = dir.run(&["sar", "--device", "no-such-gpu", "--out", out]);
-    fails_with(&o, &["no-such-gpu", "auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe"]);
+    fails_with(
+        &o,
+        &[
+            "no-such-gpu",
+            "auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe",
+        ],
+    );
 }

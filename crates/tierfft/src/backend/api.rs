@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::buffer::Held;
 use super::resampler::{CpuResampler, ResampleExec};
-use super::{Executor, cpu};
+use super::{Executor, compile, cpu};
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::resample::FixedRow;
@@ -28,13 +28,24 @@ pub(crate) trait Backend: Send + Sync {
         Ok(None)
     }
 
+    /// `plan` compiled for this device.
+    fn executor(self: Arc<Self>, plan: &Plan) -> Result<Box<dyn Executor>>;
+
     /// `spec` planned with `opts` and compiled: the plan (`None` where the backend runs
-    /// its own) and what runs it.
+    /// its own) and what runs it. Backends with limits plan for them (and with
+    /// [`PlanOptions::measure`], time the candidates).
     fn fft(
         self: Arc<Self>,
         spec: &FftSpec,
         opts: &PlanOptions,
-    ) -> Result<(Option<Plan>, Box<dyn Executor>)>;
+    ) -> Result<(Option<Plan>, Box<dyn Executor>)> {
+        let limits = self
+            .limits()
+            .cloned()
+            .ok_or_else(|| Error::gpu(format!("{} plans nothing itself", self.name())))?;
+        let (plan, exec) = compile(spec, &limits, opts, |p| self.clone().executor(p))?;
+        Ok((Some(plan), exec))
+    }
 
     /// `floats` copied into new device memory.
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held>;
@@ -59,6 +70,11 @@ impl Backend for Cpu {
 
     fn limits(&self) -> Option<&DeviceLimits> {
         None
+    }
+
+    fn executor(self: Arc<Self>, plan: &Plan) -> Result<Box<dyn Executor>> {
+        self.fft(&plan.spec, &PlanOptions::default())
+            .map(|(_, exec)| exec)
     }
 
     fn fft(

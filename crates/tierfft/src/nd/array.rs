@@ -37,15 +37,7 @@ impl NdFft {
         self.check_array("input", input.shape(), &self.spec().input_shape())?;
         self.check_array("output", output.shape(), &self.spec().output_shape())?;
         let x = row_major(input);
-        match output.as_slice_mut() {
-            Some(out) => self.process_real_to_complex(&x, out),
-            None => {
-                let mut out = vec![Complex32::default(); output.len()];
-                self.process_real_to_complex(&x, &mut out)?;
-                output.iter_mut().zip(out).for_each(|(o, y)| *o = y);
-                Ok(())
-            }
-        }
+        into(output, |out| self.process_real_to_complex(&x, out))
     }
 
     /// C2R from `input` (the spec's input shape: the real axis `n / 2 + 1` long) into
@@ -58,15 +50,7 @@ impl NdFft {
         self.check_array("input", input.shape(), &self.spec().input_shape())?;
         self.check_array("output", output.shape(), &self.spec().output_shape())?;
         let x = row_major(input);
-        match output.as_slice_mut() {
-            Some(out) => self.process_complex_to_real(&x, out),
-            None => {
-                let mut out = vec![0.0; output.len()];
-                self.process_complex_to_real(&x, &mut out)?;
-                output.iter_mut().zip(out).for_each(|(o, y)| *o = y);
-                Ok(())
-            }
-        }
+        into(output, |out| self.process_complex_to_real(&x, out))
     }
 
     /// An array's shape against the spec's; a spec with strides describes a buffer's
@@ -85,6 +69,21 @@ impl NdFft {
         }
         Ok(())
     }
+}
+
+/// Runs `fill` on `output`'s memory where it is row-major, else on a row-major copy that
+/// is then written back.
+fn into<T: Copy + Default, D: Dimension>(
+    output: &mut ArrayViewMut<'_, T, D>,
+    fill: impl FnOnce(&mut [T]) -> Result<()>,
+) -> Result<()> {
+    if let Some(out) = output.as_slice_mut() {
+        return fill(out);
+    }
+    let mut out = vec![T::default(); output.len()];
+    fill(&mut out)?;
+    output.iter_mut().zip(out).for_each(|(o, y)| *o = y);
+    Ok(())
 }
 
 /// `array`'s elements in row-major order: borrowed where they already are, else copied.

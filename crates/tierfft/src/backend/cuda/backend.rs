@@ -3,14 +3,13 @@
 use std::sync::Arc;
 
 use super::{CudaDevice, CudaFft, CudaResampler, gpu_err};
+use crate::backend::Executor;
 use crate::backend::api::Backend;
 use crate::backend::buffer::Held;
 use crate::backend::resampler::ResampleExec;
-use crate::backend::{Executor, compile};
 use crate::error::Result;
-use crate::plan::{DeviceLimits, Plan, PlanOptions};
+use crate::plan::{DeviceLimits, Plan};
 use crate::resample::FixedRow;
-use crate::spec::FftSpec;
 
 impl Backend for CudaDevice {
     fn name(&self) -> String {
@@ -25,15 +24,8 @@ impl Backend for CudaDevice {
         CudaDevice::free_memory(self).map(Some)
     }
 
-    fn fft(
-        self: Arc<Self>,
-        spec: &FftSpec,
-        opts: &PlanOptions,
-    ) -> Result<(Option<Plan>, Box<dyn Executor>)> {
-        let (plan, exec) = compile(spec, &self.limits, opts, |p| {
-            Ok(Box::new(CudaFft::new(self.clone(), p)?))
-        })?;
-        Ok((Some(plan), exec))
+    fn executor(self: Arc<Self>, plan: &Plan) -> Result<Box<dyn Executor>> {
+        Ok(Box::new(CudaFft::new(self, plan)?))
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {

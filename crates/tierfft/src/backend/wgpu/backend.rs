@@ -3,14 +3,13 @@
 use std::sync::Arc;
 
 use super::{WgpuDevice, WgpuFft, WgpuResampler};
+use crate::backend::Executor;
 use crate::backend::api::Backend;
 use crate::backend::buffer::Held;
 use crate::backend::resampler::ResampleExec;
-use crate::backend::{Executor, compile};
 use crate::error::Result;
-use crate::plan::{DeviceLimits, Plan, PlanOptions};
+use crate::plan::{DeviceLimits, Plan};
 use crate::resample::FixedRow;
-use crate::spec::FftSpec;
 
 impl Backend for WgpuDevice {
     fn name(&self) -> String {
@@ -21,15 +20,8 @@ impl Backend for WgpuDevice {
         Some(WgpuDevice::limits(self))
     }
 
-    fn fft(
-        self: Arc<Self>,
-        spec: &FftSpec,
-        opts: &PlanOptions,
-    ) -> Result<(Option<Plan>, Box<dyn Executor>)> {
-        let (plan, exec) = compile(spec, &self.limits, opts, |p| {
-            Ok(Box::new(WgpuFft::new(self.clone(), p)?))
-        })?;
-        Ok((Some(plan), exec))
+    fn executor(self: Arc<Self>, plan: &Plan) -> Result<Box<dyn Executor>> {
+        Ok(Box::new(WgpuFft::new(self, plan)?))
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
