@@ -246,3 +246,80 @@ fn cudarc_arrays_on_the_callers_stream() {
         .expect("not CUDA");
     assert!(e.to_string().contains("not a CUDA device"), "{e}");
 }
+
+/// A caller's wgpu device, buffer and command encoder (the test device when it is a wgpu
+/// adapter: lavapipe in CI): the transform is recorded among the caller's own commands, runs
+/// when the caller submits, and leaves the result in the caller's buffer.
+#[test]
+fn wgpu_buffers_and_encoders_of_the_caller() {
+    use wgpu::BufferUsages as U;
+    if !matches!(gpu(), Device::Wgpu(_)) {
+        eprintln!("SKIPPED: wgpu interop needs a wgpu test device");
+        return;
+    }
+    let mut rng = rng();
+    // The caller's own instance, adapter (the test device's), device and queue.
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+        .into_iter()
+        .find(|a| gpu().name().starts_with(&a.get_info().name))
+        .expect("the test device's adapter");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .expect("device");
+    let dev = Device::from_wgpu(&adapter, device.clone(), queue.clone());
+    // Two passes on lavapipe: the result comes back to the caller's buffer from scratch.
+    let spec = FftSpec::new(1 << 16).batch(2);
+    let fft = dev.plan(&spec).expect("plan");
+    let input = random(&mut rng, spec.len());
+    let bytes = 8 * input.len() as u64;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("caller's data"),
+        size: bytes,
+        usage: U::STORAGE | U::COPY_SRC | U::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&input));
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("caller's readback"),
+        size: bytes,
+        usage: U::MAP_READ | U::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut data = tierfft::DeviceBuffer::from_wgpu_buffer(&dev, buffer.clone()).expect("wrap");
+    let mut encoder = device.create_command_encoder(&Default::default());
+    fft.record(&mut encoder, &mut data).expect("record");
+    encoder.copy_buffer_to_buffer(&buffer, 0, &readback, 0, bytes);
+    queue.submit([encoder.finish()]);
+    readback.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("wait");
+    let got: Vec<Complex32> =
+        bytemuck::cast_slice(&readback.get_mapped_range(..).expect("mapped")).to_vec();
+    let err = relative_l2_error(&got, &tierfft::reference::spec_f64(&spec, &input));
+    assert!(err < BOUND, "{err:e}");
+    // A buffer transforms cannot use is refused, naming the usage it lacks.
+    let read_only = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: U::STORAGE | U::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let e = tierfft::DeviceBuffer::<Complex32>::from_wgpu_buffer(&dev, read_only)
+        .err()
+        .expect("must fail");
+    assert!(e.to_string().contains("COPY_SRC"), "{e}");
+    // A plan of another backend cannot record.
+    let cpu = Device::Cpu.plan(&spec).expect("plan");
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let e = cpu
+        .record(&mut encoder, &mut data)
+        .err()
+        .expect("must fail");
+    assert!(e.to_string().contains("wgpu device"), "{e}");
+}

@@ -121,6 +121,49 @@ impl<T: Element> DeviceBuffer<T> {
         }))
     }
 
+    /// A caller's wgpu buffer as a buffer of `device` (made by [`Device::from_wgpu`] from
+    /// the device that made the buffer), without a copy: `T`'s values as f32 (complex values
+    /// as pairs). Transforms need `STORAGE`, `COPY_SRC` and `COPY_DST` usage.
+    /// [`DeviceBuffer::wgpu_buffer`] gives it back.
+    pub fn from_wgpu_buffer(device: &Device, buffer: ::wgpu::Buffer) -> Result<Self> {
+        use ::wgpu::BufferUsages as U;
+        let Device::Wgpu(dev) = device else {
+            return Err(Error::InvalidSpec(format!(
+                "a wgpu buffer was given for '{}', which is not a wgpu device",
+                device.name()
+            )));
+        };
+        let need = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+        if !buffer.usage().contains(need) {
+            return Err(Error::InvalidSpec(format!(
+                "the wgpu buffer's usage {:?} lacks {:?}, which transforms need",
+                buffer.usage(),
+                need - buffer.usage()
+            )));
+        }
+        let floats = (buffer.size() / 4) as usize;
+        if !floats.is_multiple_of(T::FLOATS) || !buffer.size().is_multiple_of(4) {
+            return Err(Error::InvalidSpec(format!(
+                "a wgpu buffer of {} bytes does not hold whole elements of {} floats",
+                buffer.size(),
+                T::FLOATS
+            )));
+        }
+        Ok(DeviceBuffer::new(Held::Wgpu {
+            dev: dev.clone(),
+            buffer,
+            floats,
+        }))
+    }
+
+    /// The wgpu buffer behind a wgpu device's buffer (a handle to the same memory).
+    pub fn wgpu_buffer(&self) -> Option<&::wgpu::Buffer> {
+        match &self.held {
+            Held::Wgpu { buffer, .. } => Some(buffer),
+            _ => None,
+        }
+    }
+
     /// The cudarc array behind a CUDA buffer, without a copy (work queued on it stays
     /// ordered on the device's stream); an error for buffers of other devices.
     pub fn into_cuda_slice(self) -> Result<CudaSlice<f32>> {

@@ -125,6 +125,14 @@ pub(crate) trait Executor: Send + Sync {
     fn process(&self, data: &mut [Complex32]) -> Result<()>;
     fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()>;
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()>;
+    /// Records the transform of `data` into a caller's wgpu encoder (wgpu backends only).
+    fn record(&self, _encoder: &mut ::wgpu::CommandEncoder, data: &mut DeviceBuffer) -> Result<()> {
+        Err(Error::InvalidSpec(format!(
+            "recording into a wgpu command encoder needs a plan made on a wgpu device; this \
+             buffer lives on '{}'",
+            data.device_name()
+        )))
+    }
     /// Transforms device-resident `src` (the rows the first pass reads) into `dst` (the rows
     /// the last pass writes; the lengths differ for a real transform's half), `src` intact.
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()>;
@@ -198,6 +206,19 @@ impl Device {
                 }),
             other => Ok(Device::Wgpu(Arc::new(wgpu::WgpuDevice::named(other)?))),
         }
+    }
+
+    /// A caller's wgpu device and queue (opened from `adapter`): plans made on it run on
+    /// the caller's buffers ([`DeviceBuffer::from_wgpu_buffer`]) and record into the
+    /// caller's command encoders ([`Fft::record`]). See [`wgpu::WgpuDevice::from_parts`].
+    pub fn from_wgpu(
+        adapter: &::wgpu::Adapter,
+        device: ::wgpu::Device,
+        queue: ::wgpu::Queue,
+    ) -> Device {
+        Device::Wgpu(Arc::new(wgpu::WgpuDevice::from_parts(
+            adapter, device, queue,
+        )))
     }
 
     /// CUDA device `ordinal` (0 is the first NVIDIA GPU).
@@ -371,6 +392,20 @@ impl Fft {
         self.same_rows()?;
         self.spec.check_len(data.len())?;
         self.exec.process_buffer(data)
+    }
+
+    /// Records the in-place transform of `data` (a buffer of this plan's wgpu device, e.g.
+    /// a caller's own through [`DeviceBuffer::from_wgpu_buffer`]) into the caller's
+    /// `encoder`, among the caller's own commands; it runs when the caller submits. An error
+    /// on other devices.
+    pub fn record(
+        &self,
+        encoder: &mut ::wgpu::CommandEncoder,
+        data: &mut DeviceBuffer,
+    ) -> Result<()> {
+        self.same_rows()?;
+        self.spec.check_len(data.len())?;
+        self.exec.record(encoder, data)
     }
 
     /// Runs the transform on `input` once for its output, then `reps` more times for timing

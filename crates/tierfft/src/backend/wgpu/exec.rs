@@ -404,6 +404,13 @@ impl Executor for WgpuFft {
     }
 
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+        let mut enc = self.dev.device.create_command_encoder(&Default::default());
+        self.record(&mut enc, data)?;
+        self.dev.queue.submit([enc.finish()]);
+        self.dev.check()
+    }
+
+    fn record(&self, enc: &mut w::CommandEncoder, data: &mut DeviceBuffer) -> Result<()> {
         let len = data.len();
         let Held::Wgpu { dev, buffer, .. } = &data.held else {
             return Err(foreign(data, &self.dev.name()));
@@ -418,14 +425,12 @@ impl Executor for WgpuFft {
             self.plan.routing(false),
             &[(0, buffer)],
         )?;
-        let mut enc = self.dev.device.create_command_encoder(&Default::default());
-        self.encode(&mut enc, &c, None);
+        self.encode(enc, &c, None);
         let result = Self::result_slot(&c);
         if result != 0 {
             enc.copy_buffer_to_buffer(&c.slots[result], 0, &c.slots[0], 0, c.bytes);
         }
-        self.dev.queue.submit([enc.finish()]);
-        self.dev.check()
+        Ok(())
     }
 
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {

@@ -83,8 +83,11 @@ fn is_software(info: &w::AdapterInfo) -> bool {
 }
 
 fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
-    let info = adapter.get_info();
-    let l = adapter.limits();
+    limits_from(&adapter.get_info(), &adapter.limits())
+}
+
+/// The planner's limits for a device of `info` opened with limits `l`.
+fn limits_from(info: &w::AdapterInfo, l: &w::Limits) -> DeviceLimits {
     // Measured shapes for this driver (crate::plan::NVIDIA_VULKAN_*).
     let nvidia_vulkan = info.vendor == NVIDIA_VENDOR && info.backend == w::Backend::Vulkan;
     DeviceLimits {
@@ -224,6 +227,24 @@ impl WgpuDevice {
                      cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name (`tierfft devices` lists them)"
                 )))
             }
+        }
+    }
+
+    /// A caller's wgpu `device` and `queue`, opened from `adapter`, for plans that run on
+    /// the caller's buffers and record into the caller's command encoders. tierfft installs
+    /// no error handler on it: wgpu's errors go to the caller's handler (wgpu's default
+    /// panics), and plans use the limits the device was opened with.
+    pub fn from_parts(adapter: &w::Adapter, device: w::Device, queue: w::Queue) -> WgpuDevice {
+        let info = adapter.get_info();
+        WgpuDevice {
+            limits: limits_from(&info, &device.limits()),
+            timestamps: device.features().contains(w::Features::TIMESTAMP_QUERY),
+            info,
+            device,
+            queue,
+            error: Default::default(),
+            lost: Default::default(),
+            made: Default::default(),
         }
     }
 
