@@ -317,9 +317,6 @@ fn wgpu_buffers_and_encoders_of_the_caller() {
     // A plan of another backend cannot record.
     let cpu = Device::Cpu.plan(&spec).expect("plan");
     let mut encoder = device.create_command_encoder(&Default::default());
-    let e = cpu
-        .record(&mut encoder, &mut data)
-        .err()
-        .expect("must fail");
+    let e = cpu.record(&mut encoder, &mut data).expect_err("must fail");
     assert!(e.to_string().contains("wgpu device"), "{e}");
 }
