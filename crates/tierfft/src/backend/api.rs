@@ -73,8 +73,7 @@ impl Backend for Cpu {
     }
 
     fn executor(self: Arc<Self>, plan: &Plan) -> Result<Box<dyn Executor>> {
-        self.fft(&plan.spec, &PlanOptions::default())
-            .map(|(_, exec)| exec)
+        Ok(Box::new(cpu::CpuFft::new(&plan.spec)))
     }
 
     fn fft(

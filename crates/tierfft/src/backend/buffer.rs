@@ -108,13 +108,7 @@ impl<T: Element> DeviceBuffer<T> {
                     .into(),
             ));
         }
-        if !slice.len().is_multiple_of(T::FLOATS) {
-            return Err(Error::InvalidSpec(format!(
-                "a CUDA array of {} floats does not hold whole elements of {} floats",
-                slice.len(),
-                T::FLOATS
-            )));
-        }
+        whole_elements::<T>(4 * slice.len() as u64, "CUDA array")?;
         Ok(DeviceBuffer::new(Held::Cuda {
             dev: dev.clone(),
             slice,
@@ -141,18 +135,11 @@ impl<T: Element> DeviceBuffer<T> {
                 need - buffer.usage()
             )));
         }
-        let floats = (buffer.size() / 4) as usize;
-        if !floats.is_multiple_of(T::FLOATS) || !buffer.size().is_multiple_of(4) {
-            return Err(Error::InvalidSpec(format!(
-                "a wgpu buffer of {} bytes does not hold whole elements of {} floats",
-                buffer.size(),
-                T::FLOATS
-            )));
-        }
+        whole_elements::<T>(buffer.size(), "wgpu buffer")?;
         Ok(DeviceBuffer::new(Held::Wgpu {
             dev: dev.clone(),
+            floats: (buffer.size() / 4) as usize,
             buffer,
-            floats,
         }))
     }
 
@@ -268,6 +255,17 @@ pub(crate) fn check_ours<T: Element>(
 }
 
 /// The error for a buffer handed to work planned on another device.
+/// A caller's memory of `bytes` (`what`: its kind) holds whole elements of `T`.
+fn whole_elements<T: Element>(bytes: u64, what: &str) -> Result<()> {
+    let element = 4 * T::FLOATS as u64;
+    if bytes.is_multiple_of(element) {
+        return Ok(());
+    }
+    Err(Error::InvalidSpec(format!(
+        "a {what} of {bytes} bytes does not hold whole elements of {element} bytes"
+    )))
+}
+
 pub(crate) fn foreign<T: Element>(buffer: &DeviceBuffer<T>, device: &str) -> Error {
     Error::InvalidSpec(format!(
         "the buffer lives on '{}' but the work was planned for '{device}': upload it with the \

@@ -127,12 +127,6 @@ impl CudaDevice {
                 "no CUDA driver (libcuda) on this machine".into(),
             ));
         }
-        if !nvrtc::available() {
-            return Err(Error::NoDevice(
-                "the CUDA driver is present but libnvrtc is not; install the CUDA toolkit's NVRTC"
-                    .into(),
-            ));
-        }
         let count = CudaContext::device_count().map_err(gpu_err("counting CUDA devices"))?;
         if ordinal >= count.max(0) as usize {
             return Err(Error::NoDevice(format!(

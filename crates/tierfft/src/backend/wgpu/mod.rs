@@ -248,11 +248,10 @@ impl WgpuDevice {
         }
     }
 
+    /// Opens `adapter` with all its limits (and timestamps where it has them), and keeps the
+    /// errors and loss wgpu reports for [`WgpuDevice::check`].
     fn open(adapter: w::Adapter) -> Result<WgpuDevice> {
-        let info = adapter.get_info();
-        let limits = limits_of(&adapter);
-        let timestamps = adapter.features().contains(w::Features::TIMESTAMP_QUERY);
-        let features = if timestamps {
+        let features = if adapter.features().contains(w::Features::TIMESTAMP_QUERY) {
             w::Features::TIMESTAMP_QUERY
         } else {
             w::Features::empty()
@@ -264,33 +263,23 @@ impl WgpuDevice {
             ..Default::default()
         }))
         .map_err(|e| Error::Gpu {
-            what: format!("could not open '{}': {e}", info.name),
+            what: format!("could not open '{}': {e}", adapter.get_info().name),
             source: Some(Box::new(e)),
         })?;
-        let error = Arc::new(Mutex::new(None));
-        let sink = error.clone();
-        device.on_uncaptured_error(Arc::new(move |e: w::Error| {
+        let dev = WgpuDevice::from_parts(&adapter, device, queue);
+        let sink = dev.error.clone();
+        dev.device.on_uncaptured_error(Arc::new(move |e: w::Error| {
             if let Ok(mut slot) = sink.lock() {
                 slot.get_or_insert_with(|| from_wgpu(e));
             }
         }));
-        let lost = Arc::new(Mutex::new(None));
-        let sink = lost.clone();
-        device.set_device_lost_callback(move |reason, message| {
+        let sink = dev.lost.clone();
+        dev.device.set_device_lost_callback(move |reason, message| {
             if let Ok(mut slot) = sink.lock() {
                 slot.get_or_insert_with(|| format!("{reason:?}: {message}"));
             }
         });
-        Ok(WgpuDevice {
-            info,
-            device,
-            queue,
-            limits,
-            timestamps,
-            error,
-            lost,
-            made: Default::default(),
-        })
+        Ok(dev)
     }
 
     /// Whether the adapter is a software rasteriser (lavapipe), whose clocks need no warming.
