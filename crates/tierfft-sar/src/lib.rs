@@ -14,6 +14,7 @@
 pub mod azimuth;
 pub mod dist;
 pub mod focus;
+pub mod measure;
 pub mod metrics;
 pub mod neighbours;
 pub mod params;

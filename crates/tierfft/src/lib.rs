@@ -38,8 +38,8 @@ mod weights;
 
 pub use backend::{Device, DeviceBuffer, Element, Fft, Measured, Resampler, Timer};
 pub use error::{Error, Result, Source};
-pub use nd::{Kind, NdFft, NdSpec};
-pub use num_complex::Complex32;
+pub use nd::{Kind, NdFft, NdFft64, NdSpec};
+pub use num_complex::{Complex32, Complex64};
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};
 pub use weights::RealWeights;
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use tierfft_sar::metrics::PointMetrics;
 use tierfft_sar::params::Config;
 
-use super::measure::{TargetReport, Theories};
+use tierfft_sar::measure::{TargetReport, Theories};
 use crate::CliResult;
 use crate::plot::{self, Focused, Geometry, TargetFigure};
 

@@ -19,7 +19,7 @@ use crate::npy::{self, Expect};
 use crate::outdir::Staged;
 use crate::plot;
 use crate::{CliResult, parse_count};
-use measure::{Theories, measure_targets};
+use tierfft_sar::measure::{Theories, measure_targets};
 
 mod figures;
 mod measure;
@@ -348,6 +348,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
 
     let theory = Theories::new(&config, args.azimuth_window, args.window);
     let targets = measure_targets(&data, &config, (args.azimuth_window, args.window), &theory);
+    measure::print_tables(&targets);
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
         "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",

@@ -9,12 +9,14 @@
 #[cfg(feature = "ndarray")]
 mod array;
 mod device;
+mod double;
 mod exec;
 mod host;
 pub(crate) mod layout;
 pub(crate) mod plan;
 mod reshape;
 
+pub use double::NdFft64;
 pub use exec::NdFft;
 pub(crate) use host::reshape as reshape_on_host;
 

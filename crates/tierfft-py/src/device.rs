@@ -1,0 +1,64 @@
+//! `tierfft._core.Device`: a device opened by the names the command line takes.
+
+use pyo3::prelude::*;
+use tierfft::Device;
+
+use crate::errors::IntoPy;
+
+/// A device transforms run on, opened by name: `auto` (CUDA, else a hardware GPU, else the
+/// CPU), `cpu`, `cuda`, `cuda:N`, `gpu`, `gpu:N`, `lavapipe`, or part of an adapter's name.
+#[pyclass(frozen, name = "Device", module = "tierfft._core")]
+pub struct PyDevice {
+    pub(crate) device: Device,
+}
+
+#[pymethods]
+impl PyDevice {
+    /// Opens the device `name` (the GIL is released while a GPU is opened).
+    #[new]
+    fn new(py: Python<'_>, name: &str) -> PyResult<Self> {
+        let name = name.to_owned();
+        let device = py.detach(move || Device::by_name(&name)).py_err()?;
+        Ok(PyDevice { device })
+    }
+
+    /// The device's name, as `tierfft devices` prints it.
+    #[getter]
+    fn name(&self) -> String {
+        self.device.name()
+    }
+
+    /// The backend: `"cpu"`, `"wgpu"` or `"cuda"`.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        match self.device {
+            Device::Cpu => "cpu",
+            Device::Wgpu(_) => "wgpu",
+            Device::Cuda(_) => "cuda",
+            _ => "other",
+        }
+    }
+
+    /// The CUDA device ordinal (`None` off CUDA).
+    #[getter]
+    fn cuda_ordinal(&self) -> Option<usize> {
+        match &self.device {
+            Device::Cuda(d) => Some(d.stream().context().ordinal()),
+            _ => None,
+        }
+    }
+
+    /// The handle of the CUDA stream tierfft queues its work on (`None` off CUDA): arrays
+    /// handed over through DLPack are made ready on it.
+    #[getter]
+    fn cuda_stream(&self) -> Option<usize> {
+        match &self.device {
+            Device::Cuda(d) => Some(d.stream().cu_stream() as usize),
+            _ => None,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("tierfft.Device({:?})", self.device.name())
+    }
+}

@@ -1,0 +1,39 @@
+//! tierfft's errors as Python exceptions: what the caller asked wrongly as `ValueError`,
+//! out of memory as `MemoryError`, and what the device did as `tierfft.DeviceError`.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::PyErr;
+
+create_exception!(
+    tierfft,
+    DeviceError,
+    PyRuntimeError,
+    "A device could not be opened or failed: no such device, a GPU API error, a lost device \
+     or a kernel that did not compile."
+);
+
+/// The Python exception for `e`, its message tierfft's own.
+pub fn to_py(e: tierfft::Error) -> PyErr {
+    use tierfft::Error as E;
+    let message = e.to_string();
+    match e {
+        E::OutOfMemory { .. } => PyMemoryError::new_err(message),
+        E::NoDevice(_) | E::Gpu { .. } | E::DeviceLost { .. } | E::Compile { .. } => {
+            DeviceError::new_err(message)
+        }
+        _ => PyValueError::new_err(message),
+    }
+}
+
+/// `Result<T, tierfft::Error>` into `PyResult<T>`.
+pub trait IntoPy<T> {
+    /// The result with its error as a Python exception.
+    fn py_err(self) -> pyo3::PyResult<T>;
+}
+
+impl<T> IntoPy<T> for tierfft::Result<T> {
+    fn py_err(self) -> pyo3::PyResult<T> {
+        self.map_err(to_py)
+    }
+}

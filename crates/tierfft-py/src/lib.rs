@@ -1,0 +1,23 @@
+//! The native part of the Python package `tierfft` (`tierfft._core`): devices, planned
+//! transforms run on NumPy arrays (host memory) or on CUDA arrays handed over through
+//! DLPack, and SAR focusing. The NumPy-style functions (`tierfft.fft`, ...) are Python, in
+//! `python/tierfft`, on top of these.
+
+mod device;
+mod dlpack;
+mod errors;
+mod sar;
+mod transform;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("DeviceError", m.py().get_type::<errors::DeviceError>())?;
+    m.add_class::<device::PyDevice>()?;
+    m.add_class::<transform::Transform>()?;
+    m.add_function(wrap_pyfunction!(sar::focus, m)?)?;
+    m.add_function(wrap_pyfunction!(sar::simulate, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

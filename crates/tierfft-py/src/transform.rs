@@ -1,0 +1,400 @@
+//! `tierfft._core.Transform`: an N-D or real transform planned once for a device and run on
+//! NumPy arrays (through host memory) or on CUDA arrays in place (DLPack), with the GIL
+//! released while it runs.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream};
+use num_complex::{Complex32, Complex64};
+use numpy::{Element as NpElement, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use tierfft::{Device, DeviceBuffer, Element, Kind, NdFft, NdFft64, NdSpec, PointOp};
+
+use crate::device::PyDevice;
+use crate::dlpack::{self, CudaArray};
+use crate::errors::IntoPy;
+
+/// The planned transform, in the precision of the data it takes.
+enum Engine {
+    /// complex64 / float32 data, on any device.
+    Single(NdFft),
+    /// complex128 / float64 data, on the CPU. The scale (1 where there is none) is applied
+    /// here in f64, so that `norm="ortho"` keeps double precision.
+    Double(NdFft64, f64),
+}
+
+/// An N-D or real transform over chosen axes of C-contiguous arrays of one shape, planned
+/// and compiled once (reusable from several threads).
+#[pyclass(frozen, name = "Transform", module = "tierfft._core")]
+pub struct Transform {
+    engine: Engine,
+    device: Device,
+    kind: Kind,
+    input_shape: Vec<usize>,
+    output_shape: Vec<usize>,
+}
+
+/// A NumPy array `obj` of `T`s in `shape`, C-contiguous; a clear error otherwise.
+fn array<'py, T: NpElement>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    dtype: &str,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyArrayDyn<T>>> {
+    let array = obj.cast::<PyArrayDyn<T>>().map_err(|_| {
+        let got = obj
+            .getattr("dtype")
+            .map_or_else(|_| obj.get_type().to_string(), |d| d.to_string());
+        PyTypeError::new_err(format!(
+            "the {what} must be a NumPy array of {dtype} (got {got})"
+        ))
+    })?;
+    if array.shape() != shape {
+        return Err(PyValueError::new_err(format!(
+            "the {what} has shape {:?}, but the transform needs {shape:?}",
+            array.shape()
+        )));
+    }
+    if !array.is_c_contiguous() {
+        return Err(PyValueError::new_err(format!(
+            "the {what} is not C-contiguous; make it so first (numpy.ascontiguousarray)"
+        )));
+    }
+    Ok(array.clone())
+}
+
+fn not_writeable(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr + '_ {
+    move |e| PyValueError::new_err(format!("the {what} cannot be written: {e}"))
+}
+
+impl Transform {
+    /// Runs in place (C2C) or from `input` into `output`, on host arrays of `C` (complex)
+    /// and `R` (real) elements, through `c2c`, `r2c` and `c2r`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_host<C, R>(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        output: &Bound<'_, PyAny>,
+        names: (&str, &str),
+        c2c: impl Fn(&mut [C]) -> tierfft::Result<()> + Send + Sync,
+        r2c: impl Fn(&[R], &mut [C]) -> tierfft::Result<()> + Send + Sync,
+        c2r: impl Fn(&[C], &mut [R]) -> tierfft::Result<()> + Send + Sync,
+    ) -> PyResult<()>
+    where
+        C: NpElement + Copy + Send + Sync,
+        R: NpElement + Copy + Send + Sync,
+    {
+        let (complex, real) = names;
+        let (ins, outs) = (&self.input_shape[..], &self.output_shape[..]);
+        match self.kind {
+            Kind::ComplexToComplex if input.is(output) => {
+                let data = array::<C>(output, "array", complex, outs)?;
+                let mut data = data.try_readwrite().map_err(not_writeable("array"))?;
+                let data = data.as_slice_mut()?;
+                py.detach(|| c2c(data)).py_err()
+            }
+            Kind::ComplexToComplex => {
+                let src = array::<C>(input, "input", complex, ins)?;
+                let dst = array::<C>(output, "output", complex, outs)?;
+                let src = src.readonly();
+                let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
+                let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
+                py.detach(|| {
+                    dst.copy_from_slice(src);
+                    c2c(dst)
+                })
+                .py_err()
+            }
+            Kind::RealToComplex => {
+                let src = array::<R>(input, "input", real, ins)?;
+                let dst = array::<C>(output, "output", complex, outs)?;
+                let src = src.readonly();
+                let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
+                let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
+                py.detach(|| r2c(src, dst)).py_err()
+            }
+            Kind::ComplexToReal => {
+                let src = array::<C>(input, "input", complex, ins)?;
+                let dst = array::<R>(output, "output", real, outs)?;
+                let src = src.readonly();
+                let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
+                let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
+                py.detach(|| c2r(src, dst)).py_err()
+            }
+            _ => Err(PyValueError::new_err("unknown transform kind")),
+        }
+    }
+}
+
+/// Multiplies every value by `scale` (a no-op at 1).
+fn scaled<T: std::ops::MulAssign<f64>>(data: &mut [T], scale: f64) {
+    if scale != 1.0 {
+        data.iter_mut().for_each(|z| *z *= scale);
+    }
+}
+
+#[pymethods]
+impl Transform {
+    /// Plans the transform of arrays of `shape` over `axes` (in order; NumPy's `fftn` axes)
+    /// on `device`. `kind`: `"c2c"`, `"r2c"` (forward, real in) or `"c2r"` (inverse, real
+    /// out; `shape` is the real array's). `inverse` applies to `"c2c"`. The result is
+    /// multiplied by `scale`; `double` plans it for complex128/float64 data (CPU only).
+    /// The GIL is released while it is planned and compiled.
+    #[new]
+    #[pyo3(signature = (device, shape, axes, kind, inverse=false, scale=1.0, double=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        device: &PyDevice,
+        shape: Vec<usize>,
+        axes: Vec<usize>,
+        kind: &str,
+        inverse: bool,
+        scale: f64,
+        double: bool,
+    ) -> PyResult<Self> {
+        let spec = NdSpec::new(&shape).axes(&axes);
+        let spec = match kind {
+            "c2c" if inverse => spec.inverse(),
+            "c2c" => spec,
+            "r2c" => spec.real(),
+            "c2r" => spec.real().inverse(),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "kind must be 'c2c', 'r2c' or 'c2r' (got {other:?})"
+                )));
+            }
+        };
+        if !scale.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "scale must be finite (got {scale})"
+            )));
+        }
+        let dev = device.device.clone();
+        let (input_shape, output_shape) = (spec.input_shape(), spec.output_shape());
+        let kind = spec.kind();
+        let engine = py
+            .detach(move || match double {
+                true => dev.plan_nd_f64(&spec).map(|f| Engine::Double(f, scale)),
+                false if scale != 1.0 => dev
+                    .plan_nd(&spec.on_store(PointOp::Scale(scale as f32)))
+                    .map(Engine::Single),
+                false => dev.plan_nd(&spec).map(Engine::Single),
+            })
+            .py_err()?;
+        Ok(Transform {
+            engine,
+            device: device.device.clone(),
+            kind,
+            input_shape,
+            output_shape,
+        })
+    }
+
+    /// The input array's shape.
+    #[getter]
+    fn input_shape(&self) -> Vec<usize> {
+        self.input_shape.clone()
+    }
+
+    /// The output array's shape.
+    #[getter]
+    fn output_shape(&self) -> Vec<usize> {
+        self.output_shape.clone()
+    }
+
+    /// Whether it takes complex128/float64 data (else complex64/float32).
+    #[getter]
+    fn double(&self) -> bool {
+        matches!(self.engine, Engine::Double(..))
+    }
+
+    /// The device's name.
+    #[getter]
+    fn device(&self) -> String {
+        self.device.name()
+    }
+
+    /// Runs on NumPy arrays: `input` into `output` (both C-contiguous, of the plan's shapes
+    /// and element types; for C2C `output` may be `input` itself, transformed in place).
+    /// The input is left unchanged otherwise. The GIL is released while it runs.
+    fn execute(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        output: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        match &self.engine {
+            Engine::Single(fft) => self.run_host::<Complex32, f32>(
+                py,
+                input,
+                output,
+                ("complex64", "float32"),
+                |d| fft.process(d),
+                |i, o| fft.process_real_to_complex(i, o),
+                |i, o| fft.process_complex_to_real(i, o),
+            ),
+            Engine::Double(fft, s) => self.run_host::<Complex64, f64>(
+                py,
+                input,
+                output,
+                ("complex128", "float64"),
+                |d| fft.process(d).map(|()| scaled(d, *s)),
+                |i, o| fft.process_real_to_complex(i, o).map(|()| scaled(o, *s)),
+                |i, o| fft.process_complex_to_real(i, o).map(|()| scaled(o, *s)),
+            ),
+        }
+    }
+
+    /// Runs on CUDA arrays without copying them to the host: `input` and `output` are
+    /// DLPack capsules (`x.__dlpack__(stream=device.cuda_stream)`) of C-contiguous arrays
+    /// on this plan's CUDA device, of its shapes and element types (complex64/float32). For
+    /// C2C the output may be the input's own memory (in place). The input is left
+    /// unchanged otherwise (real transforms work on a device copy of it). Returns once the
+    /// device has finished, so the result is ready on every stream.
+    fn execute_dlpack(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        output: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let Device::Cuda(cuda) = &self.device else {
+            return Err(PyValueError::new_err(format!(
+                "CUDA arrays need a plan on a CUDA device; this one is on '{}'",
+                self.device.name()
+            )));
+        };
+        let Engine::Single(fft) = &self.engine else {
+            return Err(PyTypeError::new_err(
+                "CUDA arrays are transformed in complex64/float32 (f64 is CPU-only for now)",
+            ));
+        };
+        use dlpack::Element::{Complex, Real};
+        let (ie, oe) = match self.kind {
+            Kind::RealToComplex => (Real, Complex),
+            Kind::ComplexToReal => (Complex, Real),
+            _ => (Complex, Complex),
+        };
+        let a = dlpack::cuda_array(input, "input", ie, &self.input_shape)?;
+        let b = dlpack::cuda_array(output, "output", oe, &self.output_shape)?;
+        let stream = cuda.stream().clone();
+        let ordinal = stream.context().ordinal();
+        if let Some(other) = [&a, &b].iter().find(|x| x.ordinal != ordinal) {
+            return Err(PyValueError::new_err(format!(
+                "an array is on CUDA device {}, but the plan is on CUDA device {ordinal}",
+                other.ordinal
+            )));
+        }
+        let floats = |x: &CudaArray, e| x.len * if e == Complex { 2 } else { 1 };
+        let (af, bf) = (floats(&a, ie), floats(&b, oe));
+        let in_place = a.pointer == b.pointer;
+        if !in_place && a.pointer < b.pointer + 4 * bf as u64 && b.pointer < a.pointer + 4 * af as u64
+        {
+            return Err(PyValueError::new_err(
+                "the input and output overlap without being the same array",
+            ));
+        }
+        let device = &self.device;
+        py.detach(|| -> tierfft::Result<()> {
+            // SAFETY: the pointers and lengths come from DLPack tensors the caller keeps
+            // alive for this call; `Lent` never frees them.
+            let output = unsafe { Lent::new(&stream, b.pointer, bf) };
+            match self.kind {
+                Kind::ComplexToComplex => {
+                    if !in_place {
+                        let input = unsafe { Lent::new(&stream, a.pointer, af) };
+                        let mut output = output;
+                        stream
+                            .memcpy_dtod(input.slice(), output.slice_mut())
+                            .map_err(|e| tierfft::Error::Gpu {
+                                what: format!("copying the input: {e}"),
+                                source: None,
+                            })?;
+                        return output.with_buffer(device, |o| fft.process_buffer(o));
+                    }
+                    output.with_buffer(device, |o| fft.process_buffer(o))
+                }
+                kind => {
+                    // Real transforms may use their input as scratch: work on a copy.
+                    let input = unsafe { Lent::new(&stream, a.pointer, af) };
+                    let copy = stream.clone_dtod(input.slice()).map_err(|e| {
+                        tierfft::Error::OutOfMemory {
+                            what: format!("a copy of the input ({} bytes): {e}", 4 * af),
+                            source: None,
+                        }
+                    })?;
+                    match kind {
+                        Kind::RealToComplex => {
+                            let mut copy = DeviceBuffer::<f32>::from_cuda_slice(device, copy)?;
+                            output.with_buffer(device, |o| {
+                                fft.process_buffer_real_to_complex(&mut copy, o)
+                            })
+                        }
+                        _ => {
+                            let mut copy = DeviceBuffer::from_cuda_slice(device, copy)?;
+                            output.with_buffer(device, |o: &mut DeviceBuffer<f32>| {
+                                fft.process_buffer_complex_to_real(&mut copy, o)
+                            })
+                        }
+                    }
+                }
+            }?;
+            device.synchronize()
+        })
+        .py_err()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "tierfft.Transform({} {:?} -> {:?} on {:?})",
+            self.kind.abbreviation(),
+            self.input_shape,
+            self.output_shape,
+            self.device.name()
+        )
+    }
+}
+
+/// A caller's CUDA memory as a cudarc slice that is given back, never freed, when dropped.
+struct Lent(Option<CudaSlice<f32>>);
+
+impl Lent {
+    /// # Safety
+    /// `pointer` must address `floats` f32 values of the stream's context, alive while this
+    /// lives.
+    unsafe fn new(stream: &Arc<CudaStream>, pointer: u64, floats: usize) -> Lent {
+        Lent(Some(unsafe { stream.upgrade_device_ptr(pointer, floats) }))
+    }
+
+    fn slice(&self) -> &CudaSlice<f32> {
+        self.0.as_ref().expect("a lent slice is present until dropped")
+    }
+
+    fn slice_mut(&mut self) -> &mut CudaSlice<f32> {
+        self.0.as_mut().expect("a lent slice is present until dropped")
+    }
+
+    /// Runs `f` on the memory as a buffer of `device` (the CUDA device of its stream), then
+    /// takes the memory back.
+    fn with_buffer<T: Element>(
+        mut self,
+        device: &Device,
+        f: impl FnOnce(&mut DeviceBuffer<T>) -> tierfft::Result<()>,
+    ) -> tierfft::Result<()> {
+        let slice = self.0.take().expect("a lent slice is present until dropped");
+        let mut buffer = DeviceBuffer::<T>::from_cuda_slice(device, slice)?;
+        let result = f(&mut buffer);
+        self.0 = Some(buffer.into_cuda_slice()?);
+        result
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if let Some(slice) = self.0.take() {
+            slice.leak();
+        }
+    }
+}

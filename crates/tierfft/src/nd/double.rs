@@ -1,0 +1,352 @@
+//! N-D and real transforms in double precision on the CPU backend (rustfft in f64): NumPy's
+//! `fftn`, `rfftn` and `irfftn` for float64 and complex128 data.
+//!
+//! The GPU backends transform in f32 (their kernels, twiddle tables and buffers are
+//! single precision), so only [`crate::Device::Cpu`] plans these; elsewhere planning is
+//! refused with [`Error::Unsupported`].
+
+use std::sync::Arc;
+
+use num_complex::Complex64;
+use rustfft::{Fft, FftPlanner};
+
+use super::plan::around;
+use super::{Kind, NdSpec};
+use crate::backend::Device;
+use crate::error::{Error, Result};
+use crate::spec::{Direction, PointOp};
+
+/// Columns of a non-last axis gathered into contiguous lines at a time: enough that each
+/// gather reads runs of neighbouring elements, few enough that the lines stay in cache.
+const TILE: usize = 16;
+
+/// An N-D or real transform in f64 on the host, planned once and reusable (`Send + Sync`).
+///
+/// ```
+/// use num_complex::Complex64;
+/// use tierfft::{Device, NdSpec};
+///
+/// # fn main() -> tierfft::Result<()> {
+/// let fft = Device::Cpu.plan_nd_f64(&NdSpec::new(&[3, 8]).real())?;
+/// let signal: Vec<f64> = (0..24).map(|i| (i % 8) as f64).collect();
+/// let mut bins = vec![Complex64::new(0.0, 0.0); 3 * 5];
+/// fft.process_real_to_complex(&signal, &mut bins)?;
+/// assert!((bins[0].re - 3.0 * 28.0).abs() < 1e-12); // the sum of every element
+/// # Ok(())
+/// # }
+/// ```
+pub struct NdFft64 {
+    spec: NdSpec,
+    /// One transform per entry of `spec.axes`, in order, with the axis it runs along.
+    ffts: Vec<(usize, Arc<dyn Fft<f64>>)>,
+    /// The product of the spec's scales (normalisation and `PointOp::Scale`s).
+    scale: f64,
+}
+
+impl Device {
+    /// Plans `spec` in double precision. Only the CPU backend has f64 transforms for now;
+    /// the spec must be contiguous (no strides) and may carry `PointOp::Scale` operations
+    /// only.
+    pub fn plan_nd_f64(&self, spec: &NdSpec) -> Result<NdFft64> {
+        if !matches!(self, Device::Cpu) {
+            return Err(Error::Unsupported {
+                what: "an f64 transform".into(),
+                device: self.name(),
+                detail: "GPU backends transform in f32 (complex64) for now; plan it on the \
+                         CPU device, or convert the data to f32"
+                    .into(),
+            });
+        }
+        spec.validate()?;
+        if spec.input_strides.is_some() || spec.output_strides.is_some() {
+            return Err(Error::InvalidSpec(
+                "f64 transforms take contiguous row-major arrays (no strides)".into(),
+            ));
+        }
+        let mut scale = 1.0;
+        for op in spec.load.iter().chain(&spec.store) {
+            match op {
+                PointOp::Scale(s) => scale *= f64::from(*s),
+                other => {
+                    return Err(Error::InvalidSpec(format!(
+                        "f64 transforms take PointOp::Scale only, not {}",
+                        other.name()
+                    )));
+                }
+            }
+        }
+        if spec.normalize {
+            scale /= spec
+                .axes
+                .iter()
+                .map(|&a| spec.shape[a] as f64)
+                .product::<f64>();
+        }
+        let mut planner = FftPlanner::<f64>::new();
+        let ffts = spec
+            .axes
+            .iter()
+            .map(|&a| {
+                let n = spec.shape[a];
+                let fft = match spec.direction {
+                    Direction::Forward => planner.plan_fft_forward(n),
+                    Direction::Inverse => planner.plan_fft_inverse(n),
+                };
+                (a, fft)
+            })
+            .collect();
+        Ok(NdFft64 {
+            spec: spec.clone(),
+            ffts,
+            scale,
+        })
+    }
+}
+
+impl NdFft64 {
+    /// What this transform computes.
+    pub fn spec(&self) -> &NdSpec {
+        &self.spec
+    }
+
+    /// A complex transform of `data` (the spec's shape, row-major) in place.
+    pub fn process(&self, data: &mut [Complex64]) -> Result<()> {
+        self.expect(Kind::ComplexToComplex)?;
+        check_len("array", data.len(), self.spec.input_len())?;
+        for (axis, fft) in &self.ffts {
+            along(data, &self.spec.shape, *axis, fft.as_ref());
+        }
+        self.scale_all(data);
+        Ok(())
+    }
+
+    /// R2C: `input` ([`NdSpec::input_len`] reals) into `output` ([`NdSpec::output_len`]
+    /// complex values; the last transformed axis holds `n/2 + 1` bins).
+    pub fn process_real_to_complex(&self, input: &[f64], output: &mut [Complex64]) -> Result<()> {
+        self.expect(Kind::RealToComplex)?;
+        check_len("input", input.len(), self.spec.input_len())?;
+        check_len("output", output.len(), self.spec.output_len())?;
+        let (real_axis, real_fft) = self.real_fft()?;
+        // The real axis first (a complex transform of the widened reals, cut to n/2 + 1
+        // bins), then the others on the half-size array: transforms along different axes
+        // commute.
+        let mut full: Vec<Complex64> = input.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+        along(&mut full, &self.spec.shape, real_axis, real_fft);
+        let (outer, n, inner) = around(&self.spec.shape, real_axis);
+        let h = n / 2 + 1;
+        for o in 0..outer {
+            output[o * h * inner..][..h * inner]
+                .copy_from_slice(&full[o * n * inner..][..h * inner]);
+        }
+        let half = self.spec.complex_shape();
+        for (axis, fft) in &self.ffts[..self.ffts.len() - 1] {
+            along(output, &half, *axis, fft.as_ref());
+        }
+        self.scale_all(output);
+        Ok(())
+    }
+
+    /// C2R: `input` ([`NdSpec::input_len`] complex values, the last transformed axis holding
+    /// `n/2 + 1` bins; left unchanged) into `output` ([`NdSpec::output_len`] reals). The
+    /// imaginary parts of bin 0 and, for even n, bin n/2 along that axis are ignored, as
+    /// NumPy's `irfftn` ignores them.
+    pub fn process_complex_to_real(&self, input: &[Complex64], output: &mut [f64]) -> Result<()> {
+        self.expect(Kind::ComplexToReal)?;
+        check_len("input", input.len(), self.spec.input_len())?;
+        check_len("output", output.len(), self.spec.output_len())?;
+        let (real_axis, real_fft) = self.real_fft()?;
+        let mut half = input.to_vec();
+        let half_shape = self.spec.complex_shape();
+        for (axis, fft) in &self.ffts[..self.ffts.len() - 1] {
+            along(&mut half, &half_shape, *axis, fft.as_ref());
+        }
+        // Extend the real axis by Hermitian symmetry, transform it, keep the real parts.
+        let (outer, n, inner) = around(&self.spec.shape, real_axis);
+        let h = n / 2 + 1;
+        let mut full = Vec::with_capacity(outer * n * inner);
+        for o in 0..outer {
+            let from = |k: usize, c: usize| half[(o * h + k) * inner + c];
+            for k in 0..n {
+                full.extend((0..inner).map(|c| match k < h {
+                    true => from(k, c),
+                    false => from(n - k, c).conj(),
+                }));
+            }
+        }
+        along(&mut full, &self.spec.shape, real_axis, real_fft);
+        for (out, z) in output.iter_mut().zip(&full) {
+            *out = z.re * self.scale;
+        }
+        Ok(())
+    }
+
+    fn expect(&self, kind: Kind) -> Result<()> {
+        match self.spec.kind() {
+            k if k == kind => Ok(()),
+            k => Err(Error::InvalidSpec(format!(
+                "this transform is {}, not {}",
+                k.abbreviation(),
+                kind.abbreviation()
+            ))),
+        }
+    }
+
+    /// The halved axis of a real transform and its transform (the last planned).
+    fn real_fft(&self) -> Result<(usize, &dyn Fft<f64>)> {
+        self.ffts
+            .last()
+            .map(|(axis, fft)| (*axis, fft.as_ref()))
+            .ok_or_else(|| Error::InvalidSpec("no axes to transform".into()))
+    }
+
+    fn scale_all(&self, data: &mut [Complex64]) {
+        if self.scale != 1.0 {
+            data.iter_mut().for_each(|z| *z *= self.scale);
+        }
+    }
+}
+
+fn check_len(what: &str, got: usize, expected: usize) -> Result<()> {
+    match got == expected {
+        true => Ok(()),
+        false => Err(Error::InvalidSpec(format!(
+            "the {what} holds {got} elements, but the transform needs {expected}"
+        ))),
+    }
+}
+
+/// Transforms every line along `axis` of `data` (row-major, of `shape`) in place: the rows
+/// of the last axis directly, the columns of another through contiguous tiles of lines.
+fn along(data: &mut [Complex64], shape: &[usize], axis: usize, fft: &dyn Fft<f64>) {
+    let (outer, n, inner) = around(shape, axis);
+    let mut scratch = vec![Complex64::default(); fft.get_inplace_scratch_len()];
+    if inner == 1 {
+        fft.process_with_scratch(data, &mut scratch);
+        return;
+    }
+    let mut lines = vec![Complex64::default(); TILE.min(inner) * n];
+    for o in 0..outer {
+        let block = &mut data[o * n * inner..][..n * inner];
+        for c0 in (0..inner).step_by(TILE) {
+            let t = TILE.min(inner - c0);
+            let lines = &mut lines[..t * n];
+            for k in 0..n {
+                for j in 0..t {
+                    lines[j * n + k] = block[k * inner + c0 + j];
+                }
+            }
+            fft.process_with_scratch(lines, &mut scratch);
+            for k in 0..n {
+                for j in 0..t {
+                    block[k * inner + c0 + j] = lines[j * n + k];
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::fftn_f64;
+
+    /// A deterministic pseudo-random sequence in [-1, 1).
+    fn values(len: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+            })
+            .collect()
+    }
+
+    fn worst(a: &[Complex64], b: &[Complex64]) -> f64 {
+        let peak = b.iter().map(|z| z.norm()).fold(0.0, f64::max);
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).norm())
+            .fold(0.0, f64::max)
+            / peak
+    }
+
+    #[test]
+    fn complex_matches_the_reference_along_every_axis_choice() {
+        let shape = [3, 20, 7];
+        for (seed, axes) in [vec![0], vec![1], vec![2], vec![2, 0], vec![0, 1, 2, 0]]
+            .into_iter()
+            .enumerate()
+        {
+            let len = 3 * 20 * 7;
+            let (re, im) = (values(len, seed as u64), values(len, 99));
+            let input: Vec<Complex64> = re
+                .iter()
+                .zip(&im)
+                .map(|(&a, &b)| Complex64::new(a, b))
+                .collect();
+            for direction in [Direction::Forward, Direction::Inverse] {
+                let spec = NdSpec::new(&shape).axes(&axes).direction(direction);
+                let fft = Device::Cpu.plan_nd_f64(&spec).expect("plans");
+                let mut got = vec![Complex64::new(f64::NAN, f64::NAN); len];
+                got.copy_from_slice(&input);
+                fft.process(&mut got).expect("runs");
+                let mut want = input.clone();
+                fftn_f64(&mut want, &shape, &axes, direction);
+                assert!(worst(&got, &want) < 1e-14, "axes {axes:?} {direction:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn real_round_trip_is_exact_to_double_precision() {
+        let shape = [5, 6, 9];
+        let input = values(5 * 6 * 9, 7);
+        let forward = Device::Cpu
+            .plan_nd_f64(&NdSpec::new(&shape).axes(&[0, 2]).real())
+            .expect("plans");
+        let inverse = Device::Cpu
+            .plan_nd_f64(
+                &NdSpec::new(&shape)
+                    .axes(&[0, 2])
+                    .real()
+                    .inverse()
+                    .normalized(),
+            )
+            .expect("plans");
+        let mut bins = vec![Complex64::new(f64::NAN, 0.0); 5 * 6 * 5];
+        forward
+            .process_real_to_complex(&input, &mut bins)
+            .expect("runs");
+        // The bins against the complex reference cut to n/2 + 1 along axis 2.
+        let mut full: Vec<Complex64> = input.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+        fftn_f64(&mut full, &shape, &[0, 2], Direction::Forward);
+        let want: Vec<Complex64> = full.chunks(9).flat_map(|row| row[..5].to_vec()).collect();
+        assert!(worst(&bins, &want) < 1e-14);
+        let mut back = vec![f64::NAN; input.len()];
+        inverse
+            .process_complex_to_real(&bins, &mut back)
+            .expect("runs");
+        let err = back
+            .iter()
+            .zip(&input)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(err < 1e-14, "round trip error {err:e}");
+    }
+
+    #[test]
+    fn refused_off_the_cpu_and_with_strides() {
+        let spec = NdSpec::new(&[4, 4]).input_strides(&[8, 1]);
+        assert!(matches!(
+            Device::Cpu.plan_nd_f64(&spec),
+            Err(Error::InvalidSpec(_))
+        ));
+        let fft = Device::Cpu
+            .plan_nd_f64(&NdSpec::new(&[4, 4]))
+            .expect("plans");
+        let mut short = vec![Complex64::default(); 15];
+        assert!(fft.process(&mut short).is_err());
+    }
+}
