@@ -51,11 +51,12 @@ pub fn simulate<'py>(
 }
 
 /// Focuses `raw` (complex64 `[azimuth lines, range samples]`, C-contiguous) on `device`
-/// and measures the targets `config` lists. Returns the complex image and the metrics as
+/// and, when `measure` is set, measures the config's targets (the seeds' five where it
+/// lists none, as [`simulate`] places them). Returns the complex image and the metrics as
 /// JSON text (device, timings in seconds, theory, and per target its IRW in bins, PSLR and
 /// ISLR in dB and SNR in dB, as imaged and alone). The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true))]
+#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn focus<'py>(
     py: Python<'py>,
@@ -66,10 +67,12 @@ pub fn focus<'py>(
     azimuth_window: &str,
     rcmc: bool,
     azimuth_equalisation: bool,
+    measure: bool,
 ) -> PyResult<(Bound<'py, PyArray2<Complex32>>, String)> {
-    // Echoes given with a config measure only the targets it lists; without one, the seeds'
-    // scene (what `simulate()` makes) and its five targets.
-    let mut config = self::config(config, DefaultTargets::Drop)?;
+    let mut config = self::config(config, DefaultTargets::Keep)?;
+    if !measure {
+        config.scene.targets.clear();
+    }
     let [lines, samples] = [raw.shape()[0], raw.shape()[1]];
     config.scene.lines = lines;
     config.scene.samples = samples;

@@ -128,6 +128,24 @@ impl Transform {
     }
 }
 
+/// Plans `spec` in f32 with its result multiplied by `scale`: as the normalisation where
+/// it is 1/N, else fused into the last transform's stores or, where a real step follows
+/// that transform, into the first one's loads.
+fn single(device: &Device, spec: NdSpec, scale: f64) -> tierfft::Result<Engine> {
+    let points: f64 = spec.axes.iter().map(|&a| spec.shape[a] as f64).product();
+    if scale == 1.0 {
+        return device.plan_nd(&spec).map(Engine::Single);
+    }
+    if (scale * points - 1.0).abs() < 1e-12 {
+        return device.plan_nd(&spec.normalized()).map(Engine::Single);
+    }
+    let op = PointOp::Scale(scale as f32);
+    match device.plan_nd(&spec.clone().on_store(op.clone())) {
+        Err(tierfft::Error::InvalidSpec(_)) => device.plan_nd(&spec.on_load(op)).map(Engine::Single),
+        other => other.map(Engine::Single),
+    }
+}
+
 /// Multiplies every value by `scale` (a no-op at 1).
 fn scaled<T: std::ops::MulAssign<f64>>(data: &mut [T], scale: f64) {
     if scale != 1.0 {
@@ -172,16 +190,14 @@ impl Transform {
                 "scale must be finite (got {scale})"
             )));
         }
+        spec.validate().py_err()?;
         let dev = device.device.clone();
         let (input_shape, output_shape) = (spec.input_shape(), spec.output_shape());
         let kind = spec.kind();
         let engine = py
             .detach(move || match double {
                 true => dev.plan_nd_f64(&spec).map(|f| Engine::Double(f, scale)),
-                false if scale != 1.0 => dev
-                    .plan_nd(&spec.on_store(PointOp::Scale(scale as f32)))
-                    .map(Engine::Single),
-                false => dev.plan_nd(&spec).map(Engine::Single),
+                false => single(&dev, spec, scale),
             })
             .py_err()?;
         Ok(Transform {

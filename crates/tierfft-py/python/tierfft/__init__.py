@@ -1,0 +1,76 @@
+"""tierfft: numpy.fft's transforms on GPUs (CUDA, Vulkan, Metal, DX12) and the CPU.
+
+The functions take numpy.fft's arguments and return what it returns::
+
+    import numpy as np
+    import tierfft
+
+    x = np.random.default_rng(0).standard_normal((64, 1000)).astype(np.float32)
+    spectrum = tierfft.rfft(x)                  # on the best device present
+    back = tierfft.irfft(spectrum, n=1000, device="lavapipe")
+
+Precision follows the input as in NumPy 2: complex64 results for float16, float32 and
+complex64 input (transformed in f32 on any device), complex128 otherwise (transformed in
+f64, on the CPU for now). CuPy and PyTorch CUDA arrays are transformed where they lie.
+For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the
+last 32 plans they made). The GIL is released while a transform runs.
+
+:mod:`tierfft.sar` focuses synthetic-aperture-radar echoes; ``python -m tierfft.bench``
+times the transforms against NumPy, SciPy, pyFFTW and CuPy where installed.
+"""
+
+import os as _os
+
+# Mesa's Vulkan device-selection layer probes for a display while adapters are listed and
+# complains without one; tierfft chooses devices itself.
+_os.environ.setdefault("NODEVICE_SELECT", "1")
+
+from ._core import Device, DeviceError, Transform, __version__  # noqa: E402
+from ._fft import (  # noqa: E402
+    fft,
+    fft2,
+    fftn,
+    hfft,
+    ifft,
+    ifft2,
+    ifftn,
+    ihfft,
+    irfft,
+    irfft2,
+    irfftn,
+    rfft,
+    rfft2,
+    rfftn,
+)
+from ._plan import Plan, open_device  # noqa: E402
+from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq  # noqa: E402
+
+from . import sar  # noqa: E402
+
+__all__ = [
+    "Device",
+    "DeviceError",
+    "Plan",
+    "Transform",
+    "__version__",
+    "fft",
+    "fft2",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifft2",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfft2",
+    "irfftn",
+    "open_device",
+    "rfft",
+    "rfft2",
+    "rfftfreq",
+    "rfftn",
+    "sar",
+]

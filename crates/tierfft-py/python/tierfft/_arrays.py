@@ -1,0 +1,86 @@
+"""CUDA arrays of CuPy and PyTorch: recognising them, and the few operations a plan needs
+from their own library (new arrays, element type conversion, contiguity). The transform
+itself reads and writes their memory through DLPack, without copies."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+#: DLPack's device type of CUDA memory.
+_KDL_CUDA = 2
+
+
+def cuda_library(a: Any) -> Optional[str]:
+    """``"cupy"`` or ``"torch"`` for a CUDA array of those libraries, ``None`` for anything
+    on the host; a clear error for CUDA arrays of other libraries."""
+    if type(a).__module__.startswith("numpy"):
+        return None
+    dlpack_device = getattr(a, "__dlpack_device__", None)
+    if dlpack_device is None:
+        return None
+    try:
+        device_type, _ = dlpack_device()
+    except Exception:  # an object that has the method but cannot answer: not an array
+        return None
+    if int(device_type) != _KDL_CUDA:
+        return None
+    module = type(a).__module__.split(".")[0]
+    if module in ("cupy", "torch"):
+        return module
+    raise TypeError(
+        f"tierfft takes CUDA arrays from CuPy and PyTorch (got {type(a).__module__}."
+        f"{type(a).__name__}); convert it with cupy.from_dlpack(a) or torch.from_dlpack(a)"
+    )
+
+
+class CudaArrays:
+    """The operations of one CUDA array library (``"cupy"`` or ``"torch"``)."""
+
+    def __init__(self, library: str) -> None:
+        self.library = library
+        if library == "cupy":
+            import cupy
+
+            self.module = cupy
+        else:
+            import torch
+
+            self.module = torch
+
+    def _torch_dtype(self, name: str):
+        return getattr(self.module, name)
+
+    def ordinal(self, a: Any) -> int:
+        return int(a.__dlpack_device__()[1])
+
+    def shape(self, a: Any) -> Tuple[int, ...]:
+        return tuple(int(n) for n in a.shape)
+
+    def dtype_name(self, a: Any) -> str:
+        if self.library == "cupy":
+            return a.dtype.name
+        return str(a.dtype).replace("torch.", "")
+
+    def astype(self, a: Any, dtype: str) -> Any:
+        if self.dtype_name(a) == dtype:
+            return a
+        if self.library == "cupy":
+            return a.astype(dtype)
+        return a.to(self._torch_dtype(dtype))
+
+    def contiguous(self, a: Any) -> Any:
+        if self.library == "cupy":
+            return self.module.ascontiguousarray(a)
+        return a.contiguous()
+
+    def zeros(self, shape: Tuple[int, ...], dtype: str, like: Any) -> Any:
+        if self.library == "cupy":
+            with self.module.cuda.Device(self.ordinal(like)):
+                return self.module.zeros(shape, dtype)
+        return self.module.zeros(shape, dtype=self._torch_dtype(dtype), device=like.device)
+
+    def empty(self, shape: Tuple[int, ...], dtype: str, like: Any) -> Any:
+        if self.library == "cupy":
+            with self.module.cuda.Device(self.ordinal(like)):
+                return self.module.empty(shape, dtype)
+        return self.module.empty(shape, dtype=self._torch_dtype(dtype), device=like.device)

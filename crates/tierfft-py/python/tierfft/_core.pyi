@@ -1,0 +1,75 @@
+"""Type stubs of the native module ``tierfft._core`` (Rust, PyO3)."""
+
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+__version__: str
+
+class DeviceError(RuntimeError):
+    """A device could not be opened or failed: no such device, a GPU API error, a lost
+    device or a kernel that did not compile."""
+
+class Device:
+    """A device transforms run on, opened by name: ``auto``, ``cpu``, ``cuda``, ``cuda:N``,
+    ``gpu``, ``gpu:N``, ``lavapipe``, or part of an adapter's name."""
+
+    def __init__(self, name: str) -> None: ...
+    @property
+    def name(self) -> str:
+        """The device's name."""
+    @property
+    def backend(self) -> str:
+        """``"cpu"``, ``"wgpu"`` or ``"cuda"``."""
+    @property
+    def cuda_ordinal(self) -> Optional[int]:
+        """The CUDA device ordinal (``None`` off CUDA)."""
+    @property
+    def cuda_stream(self) -> Optional[int]:
+        """The handle of the CUDA stream tierfft queues its work on (``None`` off CUDA)."""
+
+class Transform:
+    """An N-D or real transform over ``axes`` of C-contiguous arrays of ``shape``, planned
+    and compiled once on ``device``. ``kind``: ``"c2c"``, ``"r2c"`` or ``"c2r"`` (``shape``
+    is the real array's); the result is multiplied by ``scale``; ``double`` takes
+    complex128/float64 data (CPU only)."""
+
+    def __init__(
+        self,
+        device: Device,
+        shape: List[int],
+        axes: List[int],
+        kind: str,
+        inverse: bool = False,
+        scale: float = 1.0,
+        double: bool = False,
+    ) -> None: ...
+    @property
+    def input_shape(self) -> List[int]: ...
+    @property
+    def output_shape(self) -> List[int]: ...
+    @property
+    def double(self) -> bool: ...
+    @property
+    def device(self) -> str: ...
+    def execute(self, input: np.ndarray, output: np.ndarray) -> None:
+        """Runs on NumPy arrays, ``input`` into ``output`` (C2C: ``output`` may be
+        ``input``, in place). The GIL is released while it runs."""
+    def execute_dlpack(self, input: Any, output: Any) -> None:
+        """Runs on CUDA arrays given as DLPack capsules, without copies to the host;
+        returns when the device has finished."""
+
+def simulate(config: Optional[str] = None) -> np.ndarray:
+    """Simulated raw echoes (complex64 ``[lines, samples]``) of the TOML ``config``."""
+
+def focus(
+    raw: np.ndarray,
+    device: Device,
+    config: Optional[str] = None,
+    range_window: str = "none",
+    azimuth_window: str = "none",
+    rcmc: bool = True,
+    azimuth_equalisation: bool = True,
+    measure: bool = True,
+) -> Tuple[np.ndarray, str]:
+    """Focuses ``raw`` and returns the image and the metrics as JSON text."""

@@ -1,0 +1,199 @@
+"""numpy.fft's transforms with its signatures, and a ``device=`` keyword on each.
+
+Every function takes what its numpy.fft namesake takes (``n``/``axis`` or ``s``/``axes``,
+``norm``, ``out``) and returns what it returns, in the same element type: complex64 for
+float16, float32 and complex64 input, complex128 otherwise (float32/float64 for the real
+inverses). CuPy and PyTorch CUDA arrays are transformed on their GPU and returned in
+their own library.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ._arrays import cuda_library
+from ._plan import cached_plan
+
+__all__ = [
+    "fft",
+    "ifft",
+    "rfft",
+    "irfft",
+    "hfft",
+    "ihfft",
+    "fft2",
+    "ifft2",
+    "rfft2",
+    "irfft2",
+    "fftn",
+    "ifftn",
+    "rfftn",
+    "irfftn",
+]
+
+_DEVICE_DOC = """
+    device : str, optional
+        Where to transform: ``"auto"`` (the default, or the ``TIERFFT_DEVICE`` environment
+        variable: CUDA, else a hardware GPU, else the CPU; double-precision data on the
+        CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"gpu"``, ``"gpu:N"``, ``"lavapipe"``,
+        or part of an adapter's name. A CuPy or PyTorch CUDA array is transformed on its own
+        GPU.
+"""
+
+
+def _array_shape_dtype(a: Any):
+    """``a`` as the functions take it (a CUDA array as it is, anything else as a NumPy
+    array), with its shape and element type."""
+    library = cuda_library(a)
+    if library is None:
+        a = np.asarray(a)
+        return a, a.shape, a.dtype
+    dtype = str(a.dtype).replace("torch.", "")
+    return a, tuple(int(m) for m in a.shape), np.dtype(dtype)
+
+
+def _device_for(a: Any, device: Optional[str]) -> Optional[str]:
+    """A CUDA array's own GPU unless a device was named."""
+    if device is None and cuda_library(a) is not None:
+        return f"cuda:{int(a.__dlpack_device__()[1])}"
+    return device
+
+
+def _one_axis(func: str, a: Any, n, axis, norm, out, device) -> Any:
+    a, shape, dtype = _array_shape_dtype(a)
+    plan = cached_plan(func, shape, dtype, _device_for(a, device), n=n, axis=axis, norm=norm)
+    return plan(a, out=out)
+
+
+def _axes(func: str, a: Any, s, axes, norm, out, device) -> Any:
+    a, shape, dtype = _array_shape_dtype(a)
+    plan = cached_plan(
+        func,
+        shape,
+        dtype,
+        _device_for(a, device),
+        s=None if s is None else tuple(s),
+        axes=None if axes is None else tuple(axes),
+        norm=norm,
+    )
+    return plan(a, out=out)
+
+
+def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
+        out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The one-dimensional discrete Fourier transform, as ``numpy.fft.fft``."""
+    return _one_axis("fft", a, n, axis, norm, out, device)
+
+
+def ifft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
+         out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The one-dimensional inverse discrete Fourier transform, as ``numpy.fft.ifft``."""
+    return _one_axis("ifft", a, n, axis, norm, out, device)
+
+
+def rfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
+         out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The one-dimensional transform of real input (``n//2 + 1`` bins), as
+    ``numpy.fft.rfft``."""
+    return _one_axis("rfft", a, n, axis, norm, out, device)
+
+
+def irfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
+          out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The inverse of ``rfft`` (``n`` real points; default ``2 * (m - 1)``), as
+    ``numpy.fft.irfft``."""
+    return _one_axis("irfft", a, n, axis, norm, out, device)
+
+
+_SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def hfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
+         out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The transform of a Hermitian-symmetric signal given by its first half (real
+    output), as ``numpy.fft.hfft``."""
+    _check_swappable(norm)
+    a, _, _ = _array_shape_dtype(a)
+    # PyTorch conjugates lazily, which DLPack cannot carry: resolve it.
+    a = a.conj().resolve_conj() if hasattr(a, "resolve_conj") else a.conj()
+    return irfft(a, n, axis, _SWAP[norm], out, device=device)
+
+
+def ihfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
+          out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The inverse of ``hfft`` (real input, ``n//2 + 1`` bins), as ``numpy.fft.ihfft``."""
+    _check_swappable(norm)
+    result = rfft(a, n, axis, _SWAP[norm], out, device=device)
+    if out is None:
+        conj = result.conj()
+        return conj.resolve_conj() if hasattr(conj, "resolve_conj") else conj
+    return _conj_into(result)
+
+
+def _check_swappable(norm: Optional[str]) -> None:
+    if norm not in _SWAP:
+        raise ValueError(
+            f'Invalid norm value {norm}; should be "backward","ortho" or "forward".'
+        )
+
+
+def _conj_into(result: Any) -> Any:
+    if isinstance(result, np.ndarray):
+        return np.conjugate(result, out=result)
+    return result.conj_() if hasattr(result, "conj_") else result.conj(out=result)
+
+
+def fft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+         norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The two-dimensional transform, as ``numpy.fft.fft2``."""
+    return _axes("fft2", a, s, axes, norm, out, device)
+
+
+def ifft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The two-dimensional inverse transform, as ``numpy.fft.ifft2``."""
+    return _axes("ifft2", a, s, axes, norm, out, device)
+
+
+def rfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The two-dimensional transform of real input, as ``numpy.fft.rfft2``."""
+    return _axes("rfft2", a, s, axes, norm, out, device)
+
+
+def irfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+           norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The inverse of ``rfft2``, as ``numpy.fft.irfft2``."""
+    return _axes("irfft2", a, s, axes, norm, out, device)
+
+
+def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
+         norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The N-dimensional transform, as ``numpy.fft.fftn``."""
+    return _axes("fftn", a, s, axes, norm, out, device)
+
+
+def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
+          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The N-dimensional inverse transform, as ``numpy.fft.ifftn``."""
+    return _axes("ifftn", a, s, axes, norm, out, device)
+
+
+def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
+          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The N-dimensional transform of real input, as ``numpy.fft.rfftn``."""
+    return _axes("rfftn", a, s, axes, norm, out, device)
+
+
+def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
+           norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+    """The inverse of ``rfftn``, as ``numpy.fft.irfftn``."""
+    return _axes("irfftn", a, s, axes, norm, out, device)
+
+
+for _f in (fft, ifft, rfft, irfft, hfft, ihfft, fft2, ifft2, rfft2, irfft2, fftn, ifftn,
+           rfftn, irfftn):
+    _f.__doc__ = (_f.__doc__ or "") + "\n\n    Parameters as numpy.fft's, and\n" + _DEVICE_DOC
+del _f

@@ -1,0 +1,439 @@
+"""Plans: one of numpy.fft's transforms with its arguments fixed, for arrays of one shape
+and element type, planned and compiled once. The functions in ``tierfft`` (``fft``,
+``rfftn``, ...) are plans made on demand and kept in a cache."""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+import threading
+from collections import OrderedDict
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from ._arrays import CudaArrays, cuda_library
+
+try:  # NumPy 2
+    from numpy.lib.array_utils import normalize_axis_index
+except ImportError:  # NumPy 1
+    from numpy.core.multiarray import normalize_axis_index  # type: ignore
+
+__all__ = ["Plan", "open_device"]
+
+#: What each function computes: (kind, inverse, arguments: "1d" takes n/axis, "2d" and "nd"
+#: take s/axes, "2d" defaulting to the last two axes).
+FUNCTIONS = {
+    "fft": ("c2c", False, "1d"),
+    "ifft": ("c2c", True, "1d"),
+    "rfft": ("r2c", False, "1d"),
+    "irfft": ("c2r", True, "1d"),
+    "fft2": ("c2c", False, "2d"),
+    "ifft2": ("c2c", True, "2d"),
+    "rfft2": ("r2c", False, "2d"),
+    "irfft2": ("c2r", True, "2d"),
+    "fftn": ("c2c", False, "nd"),
+    "ifftn": ("c2c", True, "nd"),
+    "rfftn": ("r2c", False, "nd"),
+    "irfftn": ("c2r", True, "nd"),
+}
+
+_NORMS = (None, "backward", "ortho", "forward")
+
+_devices: dict = {}
+_devices_lock = threading.Lock()
+
+
+def open_device(name: Optional[str] = None) -> _core.Device:
+    """The device called ``name`` (``None``: the ``TIERFFT_DEVICE`` environment variable,
+    else ``"auto"``), opened once and kept: ``auto`` (CUDA, else a hardware GPU, else the
+    CPU), ``cpu``, ``cuda``, ``cuda:N``, ``gpu``, ``gpu:N``, ``lavapipe``, or part of an
+    adapter's name as ``tierfft devices`` lists it."""
+    if name is None:
+        name = os.environ.get("TIERFFT_DEVICE") or "auto"
+    if not isinstance(name, str):
+        raise TypeError(f"device must be a name such as 'cpu' or 'cuda' (got {name!r})")
+    key = name.strip().lower()
+    with _devices_lock:
+        if key not in _devices:
+            _devices[key] = _core.Device(key)
+        return _devices[key]
+
+
+def _is_auto(name: Optional[str]) -> bool:
+    if name is None:
+        name = os.environ.get("TIERFFT_DEVICE") or "auto"
+    return isinstance(name, str) and name.strip().lower() == "auto"
+
+
+def _check_norm(norm: Optional[str]) -> None:
+    if norm not in _NORMS:
+        raise ValueError(
+            f'Invalid norm value {norm}; should be "backward","ortho" or "forward".'
+        )
+
+
+def _scale(norm: Optional[str], inverse: bool, points: int) -> float:
+    """The factor NumPy's ``norm`` puts on a transform of ``points`` points in all."""
+    if norm == "ortho":
+        return 1.0 / math.sqrt(points)
+    if (norm == "forward") != inverse:
+        return 1.0 / points
+    return 1.0
+
+
+def _cook(shape: Tuple[int, ...], s, axes, kind: str, args: str):
+    """NumPy's rules for ``n``/``s`` and ``axis``/``axes``: the transformed lengths and the
+    axes (non-negative), checked as NumPy checks them."""
+    ndim = len(shape)
+    if args == "1d":
+        n, axis = s, axes
+        axes = [normalize_axis_index(operator.index(axis), ndim)]
+        s = None if n is None else [n]
+    else:
+        if axes is None and args == "2d":
+            axes = (-2, -1)
+        if s is not None:
+            s = list(s) if np.iterable(s) else [s]
+            if axes is None:
+                axes = range(-len(s), 0)
+        elif axes is None:
+            axes = range(ndim)
+        axes = [normalize_axis_index(operator.index(a), ndim) for a in axes]
+        if s is not None and len(s) != len(axes):
+            raise ValueError("Shape and axes have different lengths.")
+    if not axes:
+        raise ValueError("no axes to transform")
+    if s is None:
+        s = [shape[a] for a in axes]
+        if kind == "c2r":
+            s[-1] = 2 * (shape[axes[-1]] - 1)
+    else:
+        s = list(s)
+        for i, (n, a) in enumerate(zip(s, axes)):
+            if n is None or n == -1:
+                s[i] = shape[a] if (kind != "c2r" or i < len(s) - 1) else 2 * (shape[a] - 1)
+            else:
+                s[i] = operator.index(n)
+    for n in s:
+        if n < 1:
+            raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+    return s, axes
+
+
+def _dtypes(dtype: np.dtype, kind: str, func: str):
+    """(complex dtype, real dtype, dtype of the result, double precision) for input of
+    ``dtype``, as NumPy 2 chooses them: single precision for float16/float32/complex64,
+    double for the rest (long double is transformed in double precision)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "biufc":
+        raise TypeError(f"{func} takes numeric arrays (got dtype {dtype})")
+    if kind == "r2c" and dtype.kind == "c":
+        raise TypeError(
+            f"{func} takes real input (got {dtype}); use fft for complex data"
+        )
+    single = dtype in (np.float16, np.float32, np.complex64)
+    complex_t, real_t = (np.complex64, np.float32) if single else (np.complex128, np.float64)
+    if kind == "c2r":
+        result = real_t
+        if dtype == np.float16:
+            result = np.float16
+        elif dtype in (np.longdouble, np.clongdouble) and np.longdouble != np.float64:
+            result = np.longdouble
+    else:
+        result = complex_t
+        if dtype in (np.longdouble, np.clongdouble) and np.longdouble != np.float64:
+            result = np.clongdouble
+    return np.dtype(complex_t), np.dtype(real_t), np.dtype(result), not single
+
+
+def _resized(a, axes: Sequence[int], lengths: Sequence[int], zeros):
+    """``a`` cut or zero-padded along each of ``axes`` to ``lengths`` (NumPy's n/s)."""
+    shape = list(a.shape)
+    if all(shape[ax] == n for ax, n in zip(axes, lengths)):
+        return a
+    for ax, n in zip(axes, lengths):
+        shape[ax] = n
+    out = zeros(tuple(shape))
+    common = tuple(slice(0, min(m, n)) for m, n in zip(a.shape, shape))
+    out[common] = a[common]
+    return out
+
+
+class Plan:
+    """One of numpy.fft's transforms (``func``: ``"fft"``, ``"rfftn"``, ...) with its
+    arguments fixed, for arrays of ``shape`` and ``dtype``, planned and compiled once on
+    ``device`` (a name, as for the functions). Calling it transforms an array as
+    ``numpy.fft.<func>(a, ...)`` would::
+
+        plan = tierfft.Plan("rfft2", (1024, 1024), np.float32, device="lavapipe")
+        spectrum = plan(image)          # NumPy in, NumPy out
+        plan(image, out=spectrum)       # into an array of the result's shape and type
+
+    ``n``/``axis`` (one-axis functions) or ``s``/``axes`` (the others) and ``norm`` are
+    numpy.fft's. A plan on a CUDA device also takes CuPy and PyTorch CUDA arrays, transformed
+    where they lie (DLPack, no copies to the host) and returned in the same library.
+    Plans may be called from several threads at once; the GIL is released while the
+    device works.
+    """
+
+    def __init__(
+        self,
+        func: str,
+        shape: Sequence[int],
+        dtype: Any = np.complex64,
+        *,
+        n: Optional[int] = None,
+        axis: int = -1,
+        s: Optional[Sequence[int]] = None,
+        axes: Optional[Sequence[int]] = None,
+        norm: Optional[str] = None,
+        device: Optional[str] = None,
+    ) -> None:
+        if func not in FUNCTIONS:
+            raise ValueError(
+                f"func must be one of {', '.join(FUNCTIONS)} (got {func!r})"
+            )
+        kind, inverse, args = FUNCTIONS[func]
+        if args == "1d":
+            if s is not None or axes is not None:
+                raise TypeError(f"{func} takes n and axis, not s and axes")
+            s, axes = n, axis
+        elif n is not None:
+            raise TypeError(f"{func} takes s and axes, not n")
+        _check_norm(norm)
+        self.func = func
+        self.shape = tuple(operator.index(m) for m in shape)
+        self.dtype = np.dtype(dtype)
+        self.norm = norm
+        self.kind = kind
+        self.inverse = inverse
+        complex_t, real_t, self.result_dtype, double = _dtypes(self.dtype, kind, func)
+        self.lengths, self.axes = _cook(self.shape, s, axes, kind, args)
+        # The input as the transform takes it: its element type, and its extents along the
+        # axes cut or padded to the lengths (a real inverse's last axis to n/2 + 1 bins).
+        self.input_dtype = real_t if kind == "r2c" else complex_t
+        self.output_dtype = real_t if kind == "c2r" else complex_t
+        sizes = list(self.lengths)
+        if kind == "c2r":
+            sizes[-1] = sizes[-1] // 2 + 1
+        self._sizes = sizes
+        resized = list(self.shape)
+        for ax, m in zip(self.axes, sizes):
+            resized[ax] = m
+        self._resized_shape = tuple(resized)
+        out_shape = list(self.shape)
+        for ax, m in zip(self.axes, self.lengths):
+            out_shape[ax] = m
+        if kind == "r2c":
+            out_shape[self.axes[-1]] = self.lengths[-1] // 2 + 1
+        self.output_shape = tuple(out_shape)
+        # An explicit GPU with double-precision data is refused by the device; "auto" takes
+        # the CPU for it, the one backend with f64 transforms for now.
+        if double and _is_auto(device):
+            device = "cpu"
+        self.device = open_device(device)
+        self._empty = 0 in self._resized_shape
+        # A repeated axis is transformed again, as NumPy does: one axis at a time then.
+        self._steps: list = []
+        if self._empty:
+            self._transform = None
+        elif len(set(self.axes)) < len(self.axes):
+            self._transform = None
+            self._steps = self._one_axis_steps(func, args)
+        else:
+            # The transform is planned on the real array's shape for a real inverse.
+            real_shape = self.output_shape if kind == "c2r" else self._resized_shape
+            self._transform = _core.Transform(
+                self.device,
+                list(real_shape),
+                self.axes,
+                kind,
+                inverse,
+                _scale(norm, inverse, math.prod(self.lengths)),
+                double,
+            )
+
+    def _one_axis_steps(self, func: str, args: str) -> list:
+        """NumPy's order for repeated axes: a real forward transform's halved axis first,
+        then the others from the last; a real inverse's other axes first, halved last."""
+        one = {"c2c": "ifft" if self.inverse else "fft", "r2c": "fft", "c2r": "ifft"}[self.kind]
+        order = list(range(len(self.axes)))
+        steps = []
+        shape, dtype = self.shape, self.dtype
+        if self.kind == "r2c":
+            first = len(order) - 1
+            order = [first] + order[-2::-1]
+        elif self.kind == "c2r":
+            order = order[:-1][::-1] + [len(order) - 1]
+        else:
+            order = order[::-1]
+        for i in order:
+            f = one
+            if self.kind == "r2c" and i == len(self.axes) - 1:
+                f = "rfft"
+            if self.kind == "c2r" and i == len(self.axes) - 1:
+                f = "irfft"
+            plan = Plan(
+                f,
+                shape,
+                dtype,
+                n=self.lengths[i],
+                axis=self.axes[i],
+                norm=self.norm,
+                device=_device_name(self.device),
+            )
+            steps.append(plan)
+            shape, dtype = plan.output_shape, plan.result_dtype
+        return steps
+
+    def __repr__(self) -> str:
+        return (
+            f"tierfft.Plan({self.func!r}, {self.shape}, {self.dtype}, lengths={self.lengths}, "
+            f"axes={self.axes}, norm={self.norm!r}, device={self.device.name!r})"
+        )
+
+    def __call__(self, a: Any, out: Any = None) -> Any:
+        """``a`` transformed: a NumPy array (or anything ``numpy.asarray`` takes) of the
+        plan's shape, or on a CUDA device a CuPy or PyTorch CUDA array. ``out``, if given,
+        receives the result and is returned (of the result's shape; for CUDA arrays also of
+        its element type and C-contiguous)."""
+        library = cuda_library(a)
+        if library is not None:
+            return self._call_cuda(CudaArrays(library), a, out)
+        a = np.asarray(a)
+        self._check_input(a.shape, a.dtype)
+        if self._steps:
+            for step in self._steps[:-1]:
+                a = step(a)
+            return self._steps[-1](a, out=out)
+        if self._empty:
+            return self._deliver(np.zeros(self.output_shape, self.result_dtype), out)
+        original = a
+        a = a.astype(self.input_dtype, copy=False)
+        a = _resized(a, self.axes, self._sizes, lambda shape: np.zeros(shape, self.input_dtype))
+        a = np.ascontiguousarray(a)
+        ours = a is not original and not np.may_share_memory(a, original)
+        if self.kind == "c2c" and ours:
+            result = a  # a copy of the caller's data already: transform it in place
+        elif (
+            out is not None
+            and isinstance(out, np.ndarray)
+            and out.dtype == self.output_dtype
+            and out.shape == self.output_shape
+            and out.flags.c_contiguous
+            and out.flags.writeable
+            and not np.may_share_memory(out, a)
+        ):
+            self._transform.execute(a, out)
+            return out
+        else:
+            result = np.empty(self.output_shape, self.output_dtype)
+        self._transform.execute(a, result)
+        return self._deliver(result, out)
+
+    def _check_input(self, shape, dtype) -> None:
+        if tuple(shape) != self.shape:
+            raise ValueError(
+                f"this plan takes arrays of shape {self.shape} (got {tuple(shape)})"
+            )
+        dtype = np.dtype(dtype)
+        if dtype.kind == "c" and self.kind == "r2c":
+            raise TypeError(f"{self.func} takes real input (got {dtype}); use fft for complex data")
+        if dtype.kind not in "biufc":
+            raise TypeError(f"{self.func} takes numeric arrays (got dtype {dtype})")
+        if _dtypes(dtype, self.kind, self.func)[3] != _dtypes(self.dtype, self.kind, self.func)[3]:
+            raise TypeError(
+                f"this plan was made for {self.dtype} data and transforms in "
+                f"{'double' if self._double else 'single'} precision (got {dtype}); make a "
+                f"plan for {dtype}"
+            )
+
+    @property
+    def _double(self) -> bool:
+        return _dtypes(self.dtype, self.kind, self.func)[3]
+
+    def _deliver(self, result: np.ndarray, out: Any) -> Any:
+        if result.dtype != self.result_dtype:
+            result = result.astype(self.result_dtype)
+        if out is None:
+            return result
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a NumPy array here (got {type(out).__name__})")
+        if out.shape != self.output_shape:
+            raise ValueError(
+                f"out has shape {out.shape}, but the result has shape {self.output_shape}"
+            )
+        np.copyto(out, result, casting="same_kind")
+        return out
+
+    def _call_cuda(self, xp: CudaArrays, a: Any, out: Any) -> Any:
+        dev = self.device
+        if dev.backend != "cuda":
+            raise ValueError(
+                f"a CUDA array was given to a plan on '{dev.name}'; use device='cuda' (or "
+                f"copy the array to the host, e.g. cupy.asnumpy(a) or a.cpu().numpy())"
+            )
+        ordinal = xp.ordinal(a)
+        if ordinal != dev.cuda_ordinal:
+            raise ValueError(
+                f"the array is on CUDA device {ordinal}, but the plan is on CUDA device "
+                f"{dev.cuda_ordinal} ('{dev.name}')"
+            )
+        if self._double:
+            raise TypeError(
+                f"{xp.dtype_name(a)} CUDA arrays: GPUs transform complex64/float32 data for "
+                f"now (f64 runs on the CPU); cast it, e.g. a.astype(cupy.complex64)"
+            )
+        self._check_input(xp.shape(a), np.dtype(xp.dtype_name(a)))
+        if self._steps:
+            for step in self._steps[:-1]:
+                a = step(a)
+            return self._steps[-1](a, out=out)
+        if self._empty:
+            return xp.zeros(self.output_shape, np.dtype(self.result_dtype).name, a)
+        a = xp.astype(a, self.input_dtype.name)
+        a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, self.input_dtype.name, a))
+        a = xp.contiguous(a)
+        if out is None:
+            out = xp.empty(self.output_shape, self.output_dtype.name, a)
+        stream = dev.cuda_stream
+        self._transform.execute_dlpack(
+            a.__dlpack__(stream=stream), out.__dlpack__(stream=stream)
+        )
+        return out
+
+
+def _device_name(dev: _core.Device) -> str:
+    """A name that opens ``dev`` again through the cache (for plans a plan makes)."""
+    for key, value in list(_devices.items()):
+        if value is dev:
+            return key
+    return dev.name
+
+
+_cache: "OrderedDict[tuple, Plan]" = OrderedDict()
+_cache_lock = threading.Lock()
+#: Plans the functions keep (least recently used dropped first).
+CACHE_SIZE = 32
+
+
+def cached_plan(func: str, shape, dtype, device: Optional[str], **kwargs) -> Plan:
+    """The plan for these arguments, from the cache or made and kept."""
+    if device is None:
+        device = os.environ.get("TIERFFT_DEVICE") or "auto"
+    frozen = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}
+    key = (func, tuple(shape), np.dtype(dtype).str, device, tuple(sorted(frozen.items())))
+    with _cache_lock:
+        plan = _cache.get(key)
+        if plan is not None:
+            _cache.move_to_end(key)
+            return plan
+    plan = Plan(func, shape, dtype, device=device, **kwargs)
+    with _cache_lock:
+        _cache[key] = plan
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return plan

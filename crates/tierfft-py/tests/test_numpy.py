@@ -1,0 +1,155 @@
+"""Every function against numpy.fft: random shapes, axes, lengths (odd and prime too),
+norms and element types, on each test device. Single-precision data are compared with
+NumPy's transform of the same values in double precision."""
+
+import numpy as np
+import pytest
+
+import tierfft
+from conftest import relative_error, tolerance
+
+NORMS = [None, "backward", "ortho", "forward"]
+ONE_AXIS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+MANY_AXES = ["fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn"]
+REAL_INPUT = {"rfft", "ihfft", "rfft2", "rfftn"}
+
+
+def data(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype.kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(-50, 50, shape).astype(dtype)
+
+
+def reference(name, a, **kwargs):
+    """NumPy's result in double precision (and the dtype NumPy gives for ``a``)."""
+    wide = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    return getattr(np.fft, name)(wide, **kwargs), getattr(np.fft, name)(a, **kwargs).dtype
+
+
+def check(name, a, device, **kwargs):
+    if a.dtype not in (np.float16, np.float32, np.complex64):
+        # Double precision is transformed on the CPU ("auto" picks it); GPUs refuse it.
+        device = None
+    got = getattr(tierfft, name)(a, device=device, **kwargs)
+    want, want_dtype = reference(name, a, **kwargs)
+    assert got.shape == want.shape, (name, kwargs)
+    assert got.dtype == want_dtype, (name, a.dtype, got.dtype, want_dtype)
+    err = relative_error(got, want)
+    assert err < tolerance(got.dtype), (name, a.shape, a.dtype, kwargs, err)
+
+
+@pytest.mark.parametrize("name", ONE_AXIS)
+@pytest.mark.parametrize("dtype", [np.complex64, np.float32, np.float64, np.complex128])
+def test_one_axis_functions(name, dtype, device, rng):
+    if name in REAL_INPUT and np.dtype(dtype).kind == "c":
+        dtype = np.float32 if dtype == np.complex64 else np.float64
+    for _ in range(6):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(n) for n in rng.integers(1, 24, ndim))
+        axis = int(rng.integers(-ndim, ndim))
+        shape = list(shape)
+        shape[axis] = int(rng.choice([2, 7, 13, 16, 30, 97, 128, 250]))
+        a = data(rng, tuple(shape), dtype)
+        n = rng.choice([None, None, shape[axis] // 2 + 1, shape[axis] + 5, 64, 101])
+        n = None if n is None else int(n)
+        if name in ("irfft", "hfft") and n is None and shape[axis] < 2:
+            continue
+        norm = NORMS[int(rng.integers(0, 4))]
+        check(name, a, device, n=n, axis=axis, norm=norm)
+
+
+@pytest.mark.parametrize("name", MANY_AXES)
+@pytest.mark.parametrize("dtype", [np.complex64, np.float64])
+def test_many_axes_functions(name, dtype, device, rng):
+    for _ in range(5):
+        ndim = int(rng.integers(2, 5))
+        shape = tuple(int(rng.choice([1, 3, 4, 8, 11, 17, 32, 45])) for _ in range(ndim))
+        if name in REAL_INPUT:
+            dtype = np.float32 if np.dtype(dtype) == np.complex64 else dtype
+        a = data(rng, shape, dtype)
+        norm = NORMS[int(rng.integers(0, 4))]
+        kwargs = {"norm": norm}
+        if name.endswith("n"):
+            count = int(rng.integers(1, ndim + 1))
+            axes = [int(x) for x in rng.permutation(ndim)[:count]]
+            kwargs["axes"] = axes
+            if rng.random() < 0.5:
+                kwargs["s"] = [int(rng.choice([2, 5, 8, 19])) for _ in axes]
+        elif rng.random() < 0.5:
+            kwargs["s"] = [int(rng.choice([2, 6, 9, 16])) for _ in range(2)]
+        if name.startswith("irfft") and "s" not in kwargs:
+            last = kwargs.get("axes", list(range(ndim))[-2:])[-1]
+            if shape[last] < 2:
+                continue
+        check(name, a, device, **kwargs)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 17, 127, 257, 1000, 1009, 4096, 65536])
+def test_lengths_including_primes(n, device, rng):
+    a = data(rng, (3, n), np.complex64)
+    check("fft", a, device)
+    check("ifft", a, device, norm="ortho")
+    r = data(rng, (2, n), np.float32)
+    check("rfft", r, device)
+    if n > 1:
+        check("irfft", tierfft.rfft(r, device=device), device, n=n)
+
+
+def test_integer_and_bool_input_is_double(device, rng):
+    a = data(rng, (5, 12), np.int32)
+    check("fft", a, "cpu")
+    check("rfftn", a, "cpu")
+    b = rng.random(16) < 0.5
+    check("fft", b, "cpu")
+
+
+def test_lists_and_noncontiguous_views(device, rng):
+    a = data(rng, (20, 30), np.complex64)
+    check("fft", a[::2, 1::3], device)
+    check("fft2", a.T, device)
+    check("rfft", a.real[:, ::-1], device)
+    got = tierfft.fft([1.0, 2.0, 3.0, 4.0])  # a list of floats: float64, on the CPU
+    assert got.dtype == np.complex128
+    assert np.allclose(got, np.fft.fft([1.0, 2.0, 3.0, 4.0]), rtol=1e-14, atol=1e-14)
+
+
+def test_repeated_axes_as_numpy(device, rng):
+    a = data(rng, (6, 10), np.complex64)
+    check("fftn", a, device, axes=[1, 0, 1])
+    check("ifftn", a, device, axes=[0, 0], s=[8, 12])
+    r = data(rng, (6, 10), np.float32)
+    check("rfftn", r, device, axes=[0, 1, 0])
+
+
+def test_empty_arrays(device):
+    a = np.zeros((0, 8), np.complex64)
+    assert tierfft.fft(a, device=device).shape == (0, 8)
+    assert tierfft.rfft(np.zeros((3, 0, 8)), axis=-1, device=device).shape == (3, 0, 5)
+
+
+def test_out_argument(device, rng):
+    a = data(rng, (4, 16), np.complex64)
+    out = np.full((4, 16), np.nan + 0j, np.complex64)
+    got = tierfft.fft(a, out=out, device=device)
+    assert got is out
+    assert relative_error(out, np.fft.fft(a.astype(np.complex128))) < 2e-6
+    wide = np.full((4, 16), np.nan, np.complex128)  # another dtype: cast into it
+    tierfft.fft(a, out=wide, device=device)
+    assert relative_error(wide, np.fft.fft(a.astype(np.complex128))) < 2e-6
+    with pytest.raises(ValueError, match="shape"):
+        tierfft.fft(a, out=np.zeros((4, 8), np.complex64), device=device)
+
+
+def test_long_double_as_numpy_dtype():
+    a = np.arange(8, dtype=np.longdouble)
+    got = tierfft.fft(a)
+    assert got.dtype == np.fft.fft(a).dtype
+    assert relative_error(got, np.fft.fft(a.astype(np.float64))) < 1e-13
+
+
+def test_fftfreq_and_shifts_are_numpys():
+    assert tierfft.fftfreq is np.fft.fftfreq
+    assert tierfft.fftshift is np.fft.fftshift

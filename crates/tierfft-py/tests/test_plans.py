@@ -1,0 +1,118 @@
+"""Plan objects, the plan cache, threads, and errors: every bad input gives a Python
+exception with a clear message."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import tierfft
+from conftest import relative_error
+
+
+def test_plan_reused_and_into_out(device, rng):
+    plan = tierfft.Plan("rfft2", (16, 30), np.float32, device=device)
+    out = np.full(plan.output_shape, np.nan, np.complex64)
+    for _ in range(3):
+        x = rng.standard_normal((16, 30)).astype(np.float32)
+        assert plan(x, out=out) is out
+        assert relative_error(out, np.fft.rfft2(x.astype(np.float64))) < 2e-6
+    assert plan.output_shape == (16, 16)
+    assert "rfft2" in repr(plan)
+
+
+def test_plan_checks_its_input(device):
+    plan = tierfft.Plan("fft", (8,), np.complex64, device=device)
+    with pytest.raises(ValueError, match=r"shape \(8,\)"):
+        plan(np.zeros(9, np.complex64))
+    with pytest.raises(TypeError, match="single precision"):
+        plan(np.zeros(8, np.complex128))
+    with pytest.raises(TypeError, match="numeric"):
+        plan(np.array(["a"] * 8))
+    with pytest.raises(ValueError, match="func must be one of"):
+        tierfft.Plan("dct", (8,))
+    with pytest.raises(TypeError, match="n and axis"):
+        tierfft.Plan("fft", (8, 8), axes=(0,))
+
+
+def test_threads_share_a_plan(device, rng):
+    plan = tierfft.Plan("fft", (64, 256), np.complex64, device=device)
+    inputs = [(rng.standard_normal((64, 256)) + 1j).astype(np.complex64) for _ in range(4)]
+    results = [None] * 4
+
+    def work(i):
+        for _ in range(3):
+            results[i] = plan(inputs[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for x, y in zip(inputs, results):
+        assert relative_error(y, np.fft.fft(x.astype(np.complex128))) < 2e-6
+
+
+def test_bad_arguments_raise_numpys_errors(device):
+    x = np.ones(8)
+    with pytest.raises(ValueError, match="Invalid number of FFT data points"):
+        tierfft.fft(x, n=0, device=device)
+    with pytest.raises(ValueError, match="Invalid norm value"):
+        tierfft.fft(x, norm="sideways", device=device)
+    with pytest.raises(np.exceptions.AxisError if hasattr(np, "exceptions") else ValueError):
+        tierfft.fft(x, axis=1, device=device)
+    with pytest.raises(ValueError, match="different lengths"):
+        tierfft.fftn(np.ones((4, 4)), s=[4], axes=[0, 1], device=device)
+    with pytest.raises(TypeError, match="real input"):
+        tierfft.rfft(np.ones(8, np.complex64), device=device)
+    with pytest.raises(TypeError, match="numeric"):
+        tierfft.fft(np.array(["a", "b"]), device=device)
+    with pytest.raises(ValueError, match="Invalid number of FFT data points"):
+        tierfft.irfft(np.ones(1), device=device)
+
+
+def test_devices_by_name():
+    with pytest.raises(tierfft.DeviceError, match="no device"):
+        tierfft.fft(np.ones(4), device="no-such-gpu")
+    with pytest.raises(TypeError, match="device must be a name"):
+        tierfft.fft(np.ones(4), device=3)
+    assert tierfft.open_device("cpu").backend == "cpu"
+
+
+def test_double_precision_on_a_gpu_is_refused_by_name(device):
+    if tierfft.open_device(device).backend == "cpu":
+        pytest.skip("the CPU has f64 transforms")
+    with pytest.raises(ValueError, match="f64"):
+        tierfft.fft(np.ones(8, np.complex128), device=device)
+    # "auto" takes the CPU for double-precision data.
+    assert tierfft.Plan("fft", (8,), np.complex128).device.backend == "cpu"
+
+
+def test_transform_checks_arrays(device):
+    t = tierfft.Transform(tierfft.open_device(device), [4, 6], [1], "c2c")
+    a = np.zeros((4, 6), np.complex64)
+    with pytest.raises(TypeError, match="complex64"):
+        t.execute(np.zeros((4, 6), np.complex128), a)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        t.execute(np.zeros((6, 4), np.complex64).T, a)
+    with pytest.raises(ValueError, match="shape"):
+        t.execute(np.zeros((4, 5), np.complex64), a)
+    with pytest.raises(ValueError, match="written"):
+        ro = np.zeros((4, 6), np.complex64)
+        ro.flags.writeable = False
+        t.execute(a, ro)
+    with pytest.raises(ValueError, match="kind"):
+        tierfft.Transform(tierfft.open_device(device), [4], [0], "dct")
+    with pytest.raises(ValueError, match="axis 3 is out of range"):
+        tierfft.Transform(tierfft.open_device(device), [4], [3], "c2c")
+    with pytest.raises(ValueError, match="CUDA"):
+        t.execute_dlpack(a.__dlpack__(), a.__dlpack__())
+
+
+def test_cuda_array_of_another_library_is_refused():
+    class Foreign:
+        def __dlpack_device__(self):
+            return (2, 0)
+
+    with pytest.raises(TypeError, match="CuPy and PyTorch"):
+        tierfft.fft(Foreign())
