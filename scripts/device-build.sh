@@ -10,6 +10,10 @@ cp target/release/tierfft .carry/
 # interop example (device-run.sh interop).
 cargo build --release -p tierfft --example vulkan_stats --example cudarc_stream
 cp target/release/examples/{vulkan_stats,cudarc_stream} .carry/
+# The Python package as a wheel (stable ABI: the machine's python3 is 3.12) for
+# device-run.sh python.
+rm -rf target/wheels && python3 -m maturin build --release -q -o target/wheels 2>&1 | tail -2
+cp target/wheels/tierfft-*.whl .carry/
 cargo test --release -p tierfft -p tierfft-sar --no-run --message-format=json 2>/dev/null |
     python3 -c '
 import json, sys, shutil

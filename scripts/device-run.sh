@@ -121,6 +121,10 @@
 #           VKSTATS_SIZES
 #   interop the cudarc interop (a caller's stream and arrays): its test on CUDA and
 #           examples/cudarc_stream
+#   python  the Python package (.carry/*.whl, built by device-build.sh) under the machine's
+#           python3 with its NumPy, CuPy and PyTorch: the pytest suite on the CPU, CUDA and
+#           the H100 through Vulkan (TIERFFT_PY_DEVICES), the CuPy/PyTorch tests, and
+#           `python -m tierfft.bench` against numpy.fft, scipy.fft and cupy.fft
 #   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
@@ -203,6 +207,15 @@ if want interop; then
     TIERFFT_TEST_DEVICE=cuda .carry/tests/device_resident --test-threads=1 2>&1 | tee "$out/interop.log" |
         grep -E "^test |test result|panicked|SKIPPED" || status=1
     .carry/cudarc_stream 2>&1 | tee -a "$out/interop.log" || status=1
+fi
+if want python; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .carry/tierfft-*.whl &&
+        export PYTHONPATH=/tmp/site || status=1
+    python3 -c 'import numpy, cupy, torch; print("numpy", numpy.__version__, "cupy", cupy.__version__, "torch", torch.__version__)'
+    TIERFFT_PY_DEVICES=${TIERFFT_PY_DEVICES:-cpu,cuda,H100} python3 -m pytest -q -p no:cacheprovider \
+        crates/tierfft-py/tests 2>&1 | tee "$out/pytest.log" | tail -25 || status=1
+    PYTHONUNBUFFERED=1 python3 -m tierfft.bench --device cuda --reps ${BENCH_REPS:-20} --json "$out/pybench.json" 2>&1 |
+        tee "$out/pybench.txt" || status=1
 fi
 if want vulkansweep; then
     for t in 64 128 256; do

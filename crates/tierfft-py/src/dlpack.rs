@@ -82,9 +82,9 @@ pub fn cuda_array(
     shape: &[usize],
 ) -> PyResult<CudaArray> {
     const NAME: &CStr = c"dltensor";
-    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
-        PyTypeError::new_err(format!("the {what} is not a DLPack capsule"))
-    })?;
+    let capsule = capsule
+        .cast::<PyCapsule>()
+        .map_err(|_| PyTypeError::new_err(format!("the {what} is not a DLPack capsule")))?;
     let pointer = capsule.pointer_checked(Some(NAME)).map_err(|_| {
         PyValueError::new_err(format!(
             "the {what}'s DLPack capsule was already used, or is not a 'dltensor' capsule"

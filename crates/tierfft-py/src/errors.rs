@@ -1,9 +1,9 @@
 //! tierfft's errors as Python exceptions: what the caller asked wrongly as `ValueError`,
 //! out of memory as `MemoryError`, and what the device did as `tierfft.DeviceError`.
 
+use pyo3::PyErr;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
-use pyo3::PyErr;
 
 create_exception!(
     tierfft,

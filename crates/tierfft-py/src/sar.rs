@@ -84,11 +84,13 @@ pub fn focus<'py>(
         azimuth_equalisation,
         fused: true,
     };
-    let raw = raw.as_slice().map_err(|_| {
-        PyValueError::new_err("raw must be C-contiguous (numpy.ascontiguousarray)")
-    })?;
+    let raw = raw
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("raw must be C-contiguous (numpy.ascontiguousarray)"))?;
     let image = PyArray2::<Complex32>::zeros(py, [lines, samples], false);
-    let mut view = image.try_readwrite().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut view = image
+        .try_readwrite()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let data = view.as_slice_mut()?;
     data.copy_from_slice(raw);
     let dev = &device.device;

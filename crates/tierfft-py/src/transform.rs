@@ -2,7 +2,7 @@
 //! NumPy arrays (through host memory) or on CUDA arrays in place (DLPack), with the GIL
 //! released while it runs.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaSlice, CudaStream};
 use num_complex::{Complex32, Complex64};
@@ -33,6 +33,8 @@ pub struct Transform {
     kind: Kind,
     input_shape: Vec<usize>,
     output_shape: Vec<usize>,
+    /// The device copy of a real transform's input (CUDA arrays), kept between calls.
+    scratch: Mutex<Option<CudaSlice<f32>>>,
 }
 
 /// A NumPy array `obj` of `T`s in `shape`, C-contiguous; a clear error otherwise.
@@ -141,7 +143,9 @@ fn single(device: &Device, spec: NdSpec, scale: f64) -> tierfft::Result<Engine> 
     }
     let op = PointOp::Scale(scale as f32);
     match device.plan_nd(&spec.clone().on_store(op.clone())) {
-        Err(tierfft::Error::InvalidSpec(_)) => device.plan_nd(&spec.on_load(op)).map(Engine::Single),
+        Err(tierfft::Error::InvalidSpec(_)) => {
+            device.plan_nd(&spec.on_load(op)).map(Engine::Single)
+        }
         other => other.map(Engine::Single),
     }
 }
@@ -206,6 +210,7 @@ impl Transform {
             kind,
             input_shape,
             output_shape,
+            scratch: Mutex::default(),
         })
     }
 
@@ -306,7 +311,9 @@ impl Transform {
         let floats = |x: &CudaArray, e| x.len * if e == Complex { 2 } else { 1 };
         let (af, bf) = (floats(&a, ie), floats(&b, oe));
         let in_place = a.pointer == b.pointer;
-        if !in_place && a.pointer < b.pointer + 4 * bf as u64 && b.pointer < a.pointer + 4 * af as u64
+        if !in_place
+            && a.pointer < b.pointer + 4 * bf as u64
+            && b.pointer < a.pointer + 4 * af as u64
         {
             return Err(PyValueError::new_err(
                 "the input and output overlap without being the same array",
@@ -318,43 +325,57 @@ impl Transform {
             // alive for this call; `Lent` never frees them.
             let output = unsafe { Lent::new(&stream, b.pointer, bf) };
             match self.kind {
-                Kind::ComplexToComplex => {
-                    if !in_place {
-                        let input = unsafe { Lent::new(&stream, a.pointer, af) };
-                        let mut output = output;
-                        stream
-                            .memcpy_dtod(input.slice(), output.slice_mut())
-                            .map_err(|e| tierfft::Error::Gpu {
-                                what: format!("copying the input: {e}"),
-                                source: None,
-                            })?;
-                        return output.with_buffer(device, |o| fft.process_buffer(o));
-                    }
+                Kind::ComplexToComplex if in_place => {
                     output.with_buffer(device, |o| fft.process_buffer(o))
                 }
-                kind => {
-                    // Real transforms may use their input as scratch: work on a copy.
+                Kind::ComplexToComplex => {
                     let input = unsafe { Lent::new(&stream, a.pointer, af) };
-                    let copy = stream.clone_dtod(input.slice()).map_err(|e| {
-                        tierfft::Error::OutOfMemory {
-                            what: format!("a copy of the input ({} bytes): {e}", 4 * af),
-                            source: None,
+                    input.with_buffer(device, |i| {
+                        output.with_buffer(device, |o| fft.process_buffer_out_of_place(i, o))
+                    })
+                }
+                kind => {
+                    // Real transforms may use their input as scratch: they work on a copy,
+                    // in an array the plan keeps between calls.
+                    let input = unsafe { Lent::new(&stream, a.pointer, af) };
+                    let mut kept = self.scratch.lock().map_err(|_| tierfft::Error::Gpu {
+                        what: "a run panicked while holding the scratch array".into(),
+                        source: None,
+                    })?;
+                    let mut copy = match kept.take() {
+                        Some(s) if s.len() == af => s,
+                        _ => stream.alloc_zeros::<f32>(af).map_err(|e| {
+                            tierfft::Error::OutOfMemory {
+                                what: format!("a copy of the input ({} bytes): {e}", 4 * af),
+                                source: Some(Box::new(e)),
+                            }
+                        })?,
+                    };
+                    stream.memcpy_dtod(input.slice(), &mut copy).map_err(|e| {
+                        tierfft::Error::Gpu {
+                            what: format!("copying the input: {e}"),
+                            source: Some(Box::new(e)),
                         }
                     })?;
-                    match kind {
+                    let result = match kind {
                         Kind::RealToComplex => {
                             let mut copy = DeviceBuffer::<f32>::from_cuda_slice(device, copy)?;
-                            output.with_buffer(device, |o| {
+                            let r = output.with_buffer(device, |o| {
                                 fft.process_buffer_real_to_complex(&mut copy, o)
-                            })
+                            });
+                            *kept = Some(copy.into_cuda_slice()?);
+                            r
                         }
                         _ => {
                             let mut copy = DeviceBuffer::from_cuda_slice(device, copy)?;
-                            output.with_buffer(device, |o: &mut DeviceBuffer<f32>| {
+                            let r = output.with_buffer(device, |o: &mut DeviceBuffer<f32>| {
                                 fft.process_buffer_complex_to_real(&mut copy, o)
-                            })
+                            });
+                            *kept = Some(copy.into_cuda_slice()?);
+                            r
                         }
-                    }
+                    };
+                    result
                 }
             }?;
             device.synchronize()
@@ -385,11 +406,9 @@ impl Lent {
     }
 
     fn slice(&self) -> &CudaSlice<f32> {
-        self.0.as_ref().expect("a lent slice is present until dropped")
-    }
-
-    fn slice_mut(&mut self) -> &mut CudaSlice<f32> {
-        self.0.as_mut().expect("a lent slice is present until dropped")
+        self.0
+            .as_ref()
+            .expect("a lent slice is present until dropped")
     }
 
     /// Runs `f` on the memory as a buffer of `device` (the CUDA device of its stream), then
@@ -399,7 +418,10 @@ impl Lent {
         device: &Device,
         f: impl FnOnce(&mut DeviceBuffer<T>) -> tierfft::Result<()>,
     ) -> tierfft::Result<()> {
-        let slice = self.0.take().expect("a lent slice is present until dropped");
+        let slice = self
+            .0
+            .take()
+            .expect("a lent slice is present until dropped");
         let mut buffer = DeviceBuffer::<T>::from_cuda_slice(device, slice)?;
         let result = f(&mut buffer);
         self.0 = Some(buffer.into_cuda_slice()?);

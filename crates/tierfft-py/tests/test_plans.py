@@ -53,6 +53,20 @@ def test_threads_share_a_plan(device, rng):
         assert relative_error(y, np.fft.fft(x.astype(np.complex128))) < 2e-6
 
 
+def test_the_gil_is_released_while_a_transform_runs(device):
+    plan = tierfft.Plan("fft", (16, 1 << 18), np.complex64, device=device)
+    x = np.ones((16, 1 << 18), np.complex64)
+    plan(x)  # compiled and warm
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (plan(x), plan(x), done.set()))
+    ticks = 0
+    worker.start()
+    while not done.is_set():
+        ticks += 1  # runs only while the worker does not hold the GIL
+    worker.join()
+    assert ticks > 1000, f"the main thread ran {ticks} times during two transforms"
+
+
 def test_bad_arguments_raise_numpys_errors(device):
     x = np.ones(8)
     with pytest.raises(ValueError, match="Invalid number of FFT data points"):

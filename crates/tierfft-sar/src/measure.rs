@@ -2,13 +2,13 @@
 //! alone (the other targets' modelled responses taken out), as `tierfft sar` and the Python
 //! package's `tierfft.sar.focus` report them.
 
-use serde::Serialize;
-use tierfft::Complex32;
 use crate::metrics::{CutOptions, PointMetrics, analyze_point};
 use crate::neighbours::{AxisResponse, IdealResponse, SceneModel};
 use crate::params::Config;
 use crate::range::Window;
 use crate::window::Theory;
+use serde::Serialize;
+use tierfft::Complex32;
 
 /// The windows' theory: what every measurement is compared with.
 pub struct Theories {

@@ -6,9 +6,9 @@ use std::path::Path;
 use tierfft_sar::metrics::PointMetrics;
 use tierfft_sar::params::Config;
 
-use tierfft_sar::measure::{TargetReport, Theories};
 use crate::CliResult;
 use crate::plot::{self, Focused, Geometry, TargetFigure};
+use tierfft_sar::measure::{TargetReport, Theories};
 
 /// Draws `overview.png` and every target's figures of the focused `image` into `dir`.
 pub fn draw(

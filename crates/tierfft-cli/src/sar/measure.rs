@@ -65,4 +65,3 @@ fn print_table(
         );
     }
 }
-

@@ -50,8 +50,13 @@ def _array_shape_dtype(a: Any):
     if library is None:
         a = np.asarray(a)
         return a, a.shape, a.dtype
-    dtype = str(a.dtype).replace("torch.", "")
-    return a, tuple(int(m) for m in a.shape), np.dtype(dtype)
+    dtype = np.dtype(str(a.dtype).replace("torch.", ""))
+    if dtype not in (np.float32, np.complex64):
+        raise TypeError(
+            f"{dtype} CUDA arrays: GPUs transform complex64/float32 data for now (f64 runs "
+            f"on the CPU); cast it, e.g. a.astype(cupy.complex64) or a.to(torch.complex64)"
+        )
+    return a, tuple(int(m) for m in a.shape), dtype
 
 
 def _device_for(a: Any, device: Optional[str]) -> Optional[str]:

@@ -399,7 +399,8 @@ class Plan:
         a = xp.contiguous(a)
         if out is None:
             out = xp.empty(self.output_shape, self.output_dtype.name, a)
-        stream = dev.cuda_stream
+        # DLPack reserves 0; tierfft's work on CUDA's legacy default stream is stream 1 there.
+        stream = dev.cuda_stream or 1
         self._transform.execute_dlpack(
             a.__dlpack__(stream=stream), out.__dlpack__(stream=stream)
         )

@@ -132,12 +132,18 @@ impl Executor for CpuFft {
         }
     }
 
-    fn process_between(&self, _src: &mut Held, _dst: &mut Held) -> Result<()> {
-        Err(crate::Error::Unsupported {
-            what: "a transform between two buffers".into(),
-            device: "cpu (rustfft)".into(),
-            detail: "the CPU backend plans no fused real transforms".into(),
-        })
+    /// A complex transform from one host buffer into another of the same length (the CPU
+    /// backend plans no fused real transforms, whose halves differ in length).
+    fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
+        match (src, dst) {
+            (Held::Host(from), Held::Host(into)) if from.len() == into.len() => self
+                .process_out_of_place(bytemuck::cast_slice(from), bytemuck::cast_slice_mut(into)),
+            _ => Err(crate::Error::Unsupported {
+                what: "a transform between buffers of two lengths or devices".into(),
+                device: "cpu (rustfft)".into(),
+                detail: "the CPU backend plans no fused real transforms".into(),
+            }),
+        }
     }
 
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {

@@ -419,6 +419,63 @@ impl NdFft {
         self.run(User::Complex(data), &mut *self.scratch()?)
     }
 
+    /// A complex transform of device-resident `input` into `output` (both contiguous, the
+    /// spec's shape; queued, not waited for), `input` left intact: the first transform
+    /// reads one and writes the other, so no copy is made.
+    pub fn process_buffer_out_of_place(
+        &self,
+        input: &mut DeviceBuffer,
+        output: &mut DeviceBuffer,
+    ) -> Result<()> {
+        self.expect(Kind::ComplexToComplex)?;
+        if self.strided() != (false, false) {
+            return Err(Error::InvalidSpec(
+                "out-of-place transforms of device buffers take contiguous arrays (no strides)"
+                    .into(),
+            ));
+        }
+        let len = self.in_place_len();
+        Self::check_len::<Complex32>("input", input.len(), len, false)?;
+        Self::check_len::<Complex32>("output", output.len(), len, false)?;
+        let mut scratch = self.scratch()?;
+        if self.plan.uses(Buf::Full) {
+            let (full_len, _) = self.dense_lens();
+            ensure(&mut scratch.full, || self.device.zeros(full_len))?;
+        }
+        let mut steps = self.plan.steps.iter().zip(&self.steps);
+        // The first transform reads the input in place of the array the plan runs in, and
+        // writes where the plan has it write (the output, or the scratch array of a
+        // transform over several axes, which goes on into the output).
+        match steps.next() {
+            Some((step, Compiled::Fft(fft))) if step.src == Buf::Spectrum => match step.dst {
+                Buf::Spectrum => fft.process_between(input, output)?,
+                Buf::Full => {
+                    let full = scratch.full.as_mut().ok_or_else(|| missing(Buf::Full))?;
+                    fft.process_between(input, full)?
+                }
+                other => return Err(missing(other)),
+            },
+            _ => {
+                return Err(Error::InvalidSpec(
+                    "this plan does not start with a transform of the whole array".into(),
+                ));
+            }
+        }
+        let mut arrays = Arrays {
+            real: None,
+            spectrum: output,
+            full: &mut scratch.full,
+            caller: Caller::Apart {
+                input: None,
+                output: None,
+            },
+        };
+        for (step, compiled) in steps {
+            self.run_step(step, compiled, &mut arrays)?;
+        }
+        Ok(())
+    }
+
     /// R2C on device-resident arrays (queued, not waited for). A contiguous `input` may be
     /// used as scratch and overwritten, as cuFFT's out-of-place real transforms may do.
     pub fn process_buffer_real_to_complex(

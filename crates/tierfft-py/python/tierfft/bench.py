@@ -1,0 +1,170 @@
+"""``python -m tierfft.bench``: tierfft's transforms against numpy.fft, scipy.fft (with
+every core), pyFFTW and cupy.fft where they are installed, on the same arrays.
+
+Each library transforms the same input; the time is the median wall clock of ``--reps``
+calls after a warm-up call (plans made beforehand where the library has plans), with the
+GPU synchronised after each call. Host (NumPy) arrays include tierfft's copies to and from
+the device; CuPy arrays stay on the GPU for both tierfft and cupy.fft. Each result's
+relative L2 error against NumPy in double precision is printed beside its time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+import tierfft
+
+#: (function, shape, dtype) of each case: batches of 1-D complex transforms of several
+#: lengths (one not a power of two), real transforms, 2-D images, and double precision.
+CASES = [
+    ("fft", (4096, 256), "complex64"),
+    ("fft", (1024, 4096), "complex64"),
+    ("fft", (64, 65536), "complex64"),
+    ("fft", (4, 1 << 20), "complex64"),
+    ("fft", (1024, 1000), "complex64"),
+    ("rfft", (1024, 4096), "float32"),
+    ("fft2", (2048, 2048), "complex64"),
+    ("rfft2", (2048, 2048), "float32"),
+    ("fft", (1024, 4096), "complex128"),
+    ("rfftn", (128, 128, 128), "float64"),
+]
+
+
+def _median_seconds(call: Callable[[], object], reps: int, sync: Callable[[], None]) -> float:
+    call()
+    sync()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _error(got, want) -> float:
+    got = np.asarray(got, dtype=np.complex128)
+    return float(np.linalg.norm((got - want).ravel()) / np.linalg.norm(want.ravel()))
+
+
+def _competitors(func: str, x: np.ndarray) -> Dict[str, Callable[[], object]]:
+    """Host libraries' calls of ``func`` on ``x``, those installed."""
+    calls: Dict[str, Callable[[], object]] = {"numpy.fft": lambda: getattr(np.fft, func)(x)}
+    try:
+        import scipy.fft
+
+        workers = os.cpu_count() or 1
+        calls[f"scipy.fft (workers={workers})"] = lambda: getattr(scipy.fft, func)(
+            x, workers=workers
+        )
+    except ImportError:
+        pass
+    try:
+        import pyfftw.builders
+
+        threads = os.cpu_count() or 1
+        built = getattr(pyfftw.builders, func)(x.copy(), threads=threads)
+        calls[f"pyfftw ({threads} threads)"] = lambda: built(x)
+    except ImportError:
+        pass
+    return calls
+
+
+def _cupy():
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+        return cupy
+    except Exception:
+        return None
+
+
+def run(device: Optional[str], reps: int, cases=CASES) -> List[dict]:
+    """Times every case; returns one row per (case, library)."""
+    rng = np.random.default_rng(1)
+    rows = []
+    cupy = _cupy()
+    for func, shape, dtype in cases:
+        dtype = np.dtype(dtype)
+        x = rng.standard_normal(shape).astype(dtype)
+        if dtype.kind == "c":
+            x = x + 1j * rng.standard_normal(shape).astype(dtype)
+        x = np.ascontiguousarray(x)
+        want = getattr(np.fft, func)(x.astype(np.complex128 if dtype.kind == "c" else np.float64))
+        label = f"{func} {'x'.join(map(str, shape))} {dtype.name}"
+        calls = _competitors(func, x)
+        single = dtype in (np.complex64, np.float32)
+        # Double precision runs on the CPU ("auto"), the one backend that has it for now.
+        plan = tierfft.Plan(func, shape, dtype, device=device if single else None)
+        calls[f"tierfft ({plan.device.name}, host arrays)"] = lambda: plan(x)
+        syncs = {name: (lambda: None) for name in calls}
+        if cupy is not None and single:
+            xg = cupy.asarray(x)
+            sync = cupy.cuda.get_current_stream().synchronize
+            calls["cupy.fft (GPU arrays)"] = lambda: getattr(cupy.fft, func)(xg)
+            syncs["cupy.fft (GPU arrays)"] = sync
+            gpu_plan = tierfft.Plan(func, shape, dtype, device="cuda")
+            calls["tierfft (cuda, GPU arrays)"] = lambda: gpu_plan(xg)
+            syncs["tierfft (cuda, GPU arrays)"] = sync
+        for name, call in calls.items():
+            got = call()
+            got = cupy.asnumpy(got) if cupy is not None and not isinstance(got, np.ndarray) else got
+            rows.append(
+                {
+                    "case": label,
+                    "library": name,
+                    "seconds": _median_seconds(call, reps, syncs[name]),
+                    "relative_error": _error(got, want),
+                }
+            )
+        numpy_s = next(r["seconds"] for r in rows if r["case"] == label and r["library"] == "numpy.fft")
+        for r in rows:
+            if r["case"] == label:
+                r["speedup_vs_numpy"] = numpy_s / r["seconds"]
+        _print_case(label, [r for r in rows if r["case"] == label])
+    return rows
+
+
+def _print_case(label: str, rows: List[dict]) -> None:
+    print(f"\n{label}")
+    print(f"  {'library':<44} {'median ms':>10} {'x numpy':>8} {'rel. error':>11}")
+    for r in rows:
+        print(
+            f"  {r['library']:<44} {r['seconds'] * 1e3:>10.3f} {r['speedup_vs_numpy']:>8.2f} "
+            f"{r['relative_error']:>11.1e}"
+        )
+    sys.stdout.flush()
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tierfft.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default=None, help="tierfft's device for host arrays (default: auto)")
+    parser.add_argument("--reps", type=int, default=20, help="timed calls per case (median)")
+    parser.add_argument("--quick", action="store_true", help="only the first two cases, 3 calls each")
+    parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = parser.parse_args(argv)
+    cases = CASES[:2] if args.quick else CASES
+    reps = 3 if args.quick else args.reps
+    print(
+        f"tierfft {tierfft.__version__} on {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores; numpy {np.__version__}; median of {reps} calls"
+    )
+    rows = run(args.device, reps, cases)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

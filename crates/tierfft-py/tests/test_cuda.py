@@ -1,0 +1,83 @@
+"""CuPy and PyTorch CUDA arrays on the CUDA backend: transformed where they lie (the
+result is the very memory handed in as ``out``: same device pointer), agreeing with
+cupy.fft and torch.fft. Skipped where there is no CUDA GPU or neither library."""
+
+import numpy as np
+import pytest
+
+import tierfft
+from conftest import relative_error
+
+
+def _cuda_device():
+    try:
+        return tierfft.open_device("cuda")
+    except tierfft.DeviceError:
+        return None
+
+
+pytestmark = pytest.mark.skipif(_cuda_device() is None, reason="no CUDA GPU")
+
+
+@pytest.fixture
+def cupy():
+    return pytest.importorskip("cupy")
+
+
+@pytest.fixture
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+def test_cupy_in_and_out_without_copies(cupy, rng):
+    x = cupy.asarray((rng.standard_normal((64, 1000)) + 1j * rng.standard_normal((64, 1000))).astype(np.complex64))
+    want = cupy.fft.fft(x)
+    y = tierfft.fft(x)
+    assert isinstance(y, cupy.ndarray) and y.dtype == cupy.complex64
+    assert relative_error(cupy.asnumpy(y), cupy.asnumpy(want)) < 2e-6
+    out = cupy.full_like(x, cupy.nan)
+    got = tierfft.fft(x, out=out)
+    assert got.data.ptr == out.data.ptr  # written where it lies
+    assert relative_error(cupy.asnumpy(out), cupy.asnumpy(want)) < 2e-6
+    # In place through a plan: the input's own memory holds the result.
+    plan = tierfft.Plan("fft", x.shape, np.complex64, device="cuda")
+    before = x.data.ptr
+    assert plan(x, out=x).data.ptr == before
+    assert relative_error(cupy.asnumpy(x), cupy.asnumpy(want)) < 2e-6
+
+
+def test_cupy_real_and_2d(cupy, rng):
+    r = cupy.asarray(rng.standard_normal((256, 512)).astype(np.float32))
+    keep = r.copy()
+    spectrum = tierfft.rfft2(r)
+    assert relative_error(cupy.asnumpy(spectrum), cupy.asnumpy(cupy.fft.rfft2(r))) < 2e-6
+    assert bool((r == keep).all())  # the input is left as it was
+    back = tierfft.irfft2(spectrum, s=r.shape)
+    assert relative_error(cupy.asnumpy(back), cupy.asnumpy(r)) < 2e-6
+    odd = cupy.asarray(rng.standard_normal((8, 1009)).astype(np.complex64))
+    assert relative_error(cupy.asnumpy(tierfft.ifft(odd, norm="ortho")), cupy.asnumpy(cupy.fft.ifft(odd, norm="ortho"))) < 2e-6
+
+
+def test_torch_in_and_out_without_copies(torch, rng):
+    x = torch.randn(32, 4096, dtype=torch.complex64, device="cuda")
+    want = torch.fft.fft(x)
+    out = torch.empty_like(x)
+    got = tierfft.fft(x, out=out)
+    assert isinstance(got, torch.Tensor) and got.data_ptr() == out.data_ptr()
+    assert relative_error(out.cpu().numpy(), want.cpu().numpy()) < 2e-6
+    r = torch.randn(16, 1000, device="cuda")
+    assert relative_error(tierfft.rfft(r).cpu().numpy(), torch.fft.rfft(r).cpu().numpy()) < 2e-6
+
+
+def test_wrong_device_and_precision_are_errors(cupy):
+    x = cupy.zeros(16, cupy.complex64)
+    with pytest.raises(ValueError, match="CUDA array was given to a plan on"):
+        tierfft.fft(x, device="cpu")
+    with pytest.raises(TypeError, match="complex64/float32"):
+        tierfft.fft(cupy.zeros(16, cupy.complex128))
+    with pytest.raises(ValueError, match="C-contiguous|shape"):
+        plan = tierfft.Plan("fft", (16,), np.complex64, device="cuda")
+        plan(x, out=cupy.zeros(32, cupy.complex64)[::2])
