@@ -125,6 +125,10 @@
 #           python3 with its NumPy, CuPy and PyTorch: the pytest suite on the CPU, CUDA and
 #           the H100 through Vulkan (TIERFFT_PY_DEVICES), the CuPy/PyTorch tests, and
 #           `python -m tierfft.bench` against numpy.fft, scipy.fft and cupy.fft
+#   transfers  host-device copies: `bench --transfers` (tierfft's staged copies against the
+#           driver's pageable copies and pinned DMA alone, 1 MiB..1 GiB), then `tierfft sar
+#           --device cuda` end to end at 4096² and 16384² with this build and, when carried,
+#           .carry/tierfft-before (a build from before staging), in the same run
 #   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
@@ -216,6 +220,17 @@ if want python; then
         crates/tierfft-py/tests 2>&1 | tee "$out/pytest.log" | tail -25 || status=1
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --device cuda --reps ${BENCH_REPS:-20} --json "$out/pybench.json" 2>&1 |
         tee "$out/pybench.txt" || status=1
+fi
+if want transfers; then
+    $tf bench --device cuda --transfers --reps 10 2>&1 | tee "$out/transfers.txt" || status=1
+    for side in 4096 16384; do
+        for bin in $tf .carry/tierfft-before; do
+            [ -x "$bin" ] || continue
+            echo "== $bin sar --device cuda, $side x $side" | tee -a "$out/transfers-sar.txt"
+            env -u XDG_RUNTIME_DIR "$bin" sar --device cuda --lines $side --samples $side --out /tmp/transfers-sar 2>&1 |
+                grep -E "^timings|rror" | tee -a "$out/transfers-sar.txt" || status=1
+        done
+    done
 fi
 if want vulkansweep; then
     for t in 64 128 256; do

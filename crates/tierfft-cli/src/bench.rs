@@ -118,6 +118,11 @@ pub struct BenchArgs {
     /// transform: one-pass (the default), any-passes, or never.
     #[arg(long, requires = "real", value_enum, default_value = "one-pass")]
     fuse_real: FuseRealArg,
+    /// Host-device copies instead of transforms (CUDA): tierfft's staged copies from and
+    /// into ordinary host memory against the driver's own pageable copies and pinned DMA
+    /// alone, 1 MiB to 1 GiB, GB/s.
+    #[arg(long, conflicts_with_all = ["compare", "shapes", "chain", "sar", "energy"])]
+    transfers: bool,
     /// Planner variants.
     #[command(flatten)]
     pub planner: PlannerArgs,
@@ -202,6 +207,9 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         tierfft::backend::cuda::energy::probe()?;
     }
     let device = crate::commands::open_device(name)?;
+    if args.transfers {
+        return transfers(&device, args.reps as usize);
+    }
     let direction = if args.inverse {
         Direction::Inverse
     } else {
@@ -407,6 +415,39 @@ fn median(mut s: Vec<f64>) -> f64 {
         len if len % 2 == 1 => s[len / 2],
         len => 0.5 * (s[len / 2 - 1] + s[len / 2]),
     }
+}
+
+/// `--transfers`: host-device copy speeds on a CUDA device, one row per size.
+fn transfers(device: &tierfft::Device, reps: usize) -> CliResult<()> {
+    let tierfft::Device::Cuda(dev) = device else {
+        return Err(format!(
+            "--transfers measures CUDA copies; '{}' is not a CUDA device (--device cuda)",
+            device.name()
+        )
+        .into());
+    };
+    println!("device: {}", device.name());
+    println!(
+        "host-device copies, GB/s (median of {reps}; up = host to device, down = device to host)"
+    );
+    println!(
+        "{:>10} {:>10} {:>10} {:>12} {:>12} {:>10} {:>10}",
+        "bytes", "staged up", "staged dn", "pageable up", "pageable dn", "pinned up", "pinned dn"
+    );
+    for log2 in [20, 24, 26, 28, 30] {
+        let s = tierfft::backend::cuda::transfer_speeds(dev, (1 << log2) / 4, reps)?;
+        println!(
+            "{:>10} {:>10.1} {:>10.1} {:>12.1} {:>12.1} {:>10.1} {:>10.1}",
+            format!("2^{log2}"),
+            s.staged_up_gbps,
+            s.staged_down_gbps,
+            s.pageable_up_gbps,
+            s.pageable_down_gbps,
+            s.pinned_up_gbps,
+            s.pinned_down_gbps
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::errors::IntoPy;
 /// The planned transform, in the precision of the data it takes.
 enum Engine {
     /// complex64 / float32 data, on any device.
-    Single(NdFft),
+    Single(Box<NdFft>),
     /// complex128 / float64 data, on the CPU. The scale (1 where there is none) is applied
     /// here in f64, so that `norm="ortho"` keeps double precision.
     Double(NdFft64, f64),
@@ -136,17 +136,19 @@ impl Transform {
 fn single(device: &Device, spec: NdSpec, scale: f64) -> tierfft::Result<Engine> {
     let points: f64 = spec.axes.iter().map(|&a| spec.shape[a] as f64).product();
     if scale == 1.0 {
-        return device.plan_nd(&spec).map(Engine::Single);
+        return device.plan_nd(&spec).map(|f| Engine::Single(Box::new(f)));
     }
     if (scale * points - 1.0).abs() < 1e-12 {
-        return device.plan_nd(&spec.normalized()).map(Engine::Single);
+        return device
+            .plan_nd(&spec.normalized())
+            .map(|f| Engine::Single(Box::new(f)));
     }
     let op = PointOp::Scale(scale as f32);
     match device.plan_nd(&spec.clone().on_store(op.clone())) {
-        Err(tierfft::Error::InvalidSpec(_)) => {
-            device.plan_nd(&spec.on_load(op)).map(Engine::Single)
-        }
-        other => other.map(Engine::Single),
+        Err(tierfft::Error::InvalidSpec(_)) => device
+            .plan_nd(&spec.on_load(op))
+            .map(|f| Engine::Single(Box::new(f))),
+        other => other.map(|f| Engine::Single(Box::new(f))),
     }
 }
 
@@ -357,7 +359,7 @@ impl Transform {
                             source: Some(Box::new(e)),
                         }
                     })?;
-                    let result = match kind {
+                    match kind {
                         Kind::RealToComplex => {
                             let mut copy = DeviceBuffer::<f32>::from_cuda_slice(device, copy)?;
                             let r = output.with_buffer(device, |o| {
@@ -374,8 +376,7 @@ impl Transform {
                             *kept = Some(copy.into_cuda_slice()?);
                             r
                         }
-                    };
-                    result
+                    }
                 }
             }?;
             device.synchronize()

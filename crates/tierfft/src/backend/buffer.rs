@@ -7,7 +7,6 @@ use std::sync::Arc;
 use cudarc::driver::CudaSlice;
 use num_complex::Complex32;
 
-use super::cuda::gpu_err;
 use super::{Device, cuda, wgpu};
 use crate::error::{Error, Result};
 
@@ -204,10 +203,7 @@ impl<T: Element> DeviceBuffer<T> {
             Held::Host(v) => out.copy_from_slice(bytemuck::cast_slice(v)),
             Held::Wgpu { dev, buffer, .. } => dev.read(buffer, bytemuck::cast_slice_mut(out))?,
             Held::Cuda { dev, slice } => {
-                dev.stream()
-                    .memcpy_dtoh(slice, bytemuck::cast_slice_mut::<T, f32>(out))
-                    .map_err(gpu_err("downloading"))?;
-                dev.stream().synchronize().map_err(gpu_err("downloading"))?;
+                dev.read_to_host(slice, bytemuck::cast_slice_mut::<T, f32>(out))?
             }
         }
         Ok(())

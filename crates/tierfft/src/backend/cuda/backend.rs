@@ -29,10 +29,10 @@ impl Backend for CudaDevice {
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
-        let slice = self
-            .stream
-            .clone_htod(floats)
-            .map_err(gpu_err("uploading"))?;
+        // SAFETY: every value is written by the copy before anything reads it.
+        let mut slice = unsafe { self.stream.alloc::<f32>(floats.len()) }
+            .map_err(gpu_err("allocating device memory"))?;
+        self.write_from_host(floats, &mut slice)?;
         Ok(Held::Cuda { dev: self, slice })
     }
 

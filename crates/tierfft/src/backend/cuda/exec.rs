@@ -397,21 +397,15 @@ impl CudaFft {
         for first in (0..total).step_by(self.chunk) {
             let count = self.chunk.min(total - first);
             let r = first * n..(first + count) * n;
-            self.dev
-                .stream
-                .memcpy_htod(
-                    bytemuck::cast_slice::<Complex32, f32>(&input.unwrap_or(output)[r.clone()]),
-                    &mut slots[0].slice_mut(..2 * r.len()),
-                )
-                .map_err(gpu_err("uploading"))?;
+            self.dev.write_from_host(
+                bytemuck::cast_slice::<Complex32, f32>(&input.unwrap_or(output)[r.clone()]),
+                &mut slots[0],
+            )?;
             let result = self.enqueue(&mut refs(&mut slots), count, &routing)?;
-            self.dev
-                .stream
-                .memcpy_dtoh(
-                    &slots[result].slice(..2 * r.len()),
-                    bytemuck::cast_slice_mut::<Complex32, f32>(&mut output[r]),
-                )
-                .map_err(gpu_err("downloading"))?;
+            self.dev.read_to_host(
+                &slots[result],
+                bytemuck::cast_slice_mut::<Complex32, f32>(&mut output[r]),
+            )?;
         }
         self.keep(slots.into_iter().enumerate());
         self.dev

@@ -14,6 +14,9 @@ mod occupancy;
 pub(crate) mod one;
 pub mod peer;
 mod resample;
+mod transfer;
+
+pub use transfer::{TransferSpeeds, transfer_speeds};
 
 pub use exec::CudaFft;
 pub(crate) use exec::time_events;
@@ -38,6 +41,8 @@ pub struct CudaDevice {
     pub l2_bytes: usize,
     /// What one multiprocessor holds (for register trimming).
     sm: occupancy::SmLimits,
+    /// Pinned buffers that host copies are staged through, made on first use.
+    staging: transfer::StagingSlot,
 }
 
 /// A CUDA driver error as an [`Error`], the driver's error kept as its source: out of memory,
@@ -200,6 +205,7 @@ impl CudaDevice {
             limits,
             arch: format!("sm_{major}{minor}"),
             name,
+            staging: transfer::StagingSlot::default(),
         })
     }
 

@@ -1,0 +1,283 @@
+//! Copies between the host's ordinary (pageable) memory and the GPU through pinned staging
+//! buffers: the GPU's DMA engine reads and writes only page-locked memory, so a copy from
+//! pageable memory is staged by the driver, one small buffer at a time, at a few GB/s. Here
+//! two large pinned buffers take turns: while the DMA engine moves one, several threads copy
+//! the next part of the caller's array into (or out of) the other.
+
+use std::sync::{Mutex, MutexGuard};
+
+use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, PinnedHostSlice, result};
+
+use super::{CudaDevice, gpu_err};
+use crate::error::{Error, Result};
+
+/// f32 values per staging buffer (16 MiB): large enough that a copy's fixed cost is small,
+/// small enough that the first part starts moving soon.
+const STAGE_FLOATS: usize = 4 << 20;
+/// Copies below this many f32 values (1 MiB) go directly: staging would not pay.
+const DIRECT_FLOATS: usize = 1 << 18;
+/// At most this many threads copy between the caller's memory and a staging buffer.
+const MAX_COPY_THREADS: usize = 8;
+/// Each copying thread takes at least this many f32 values (1 MiB).
+const MIN_FLOATS_PER_THREAD: usize = 1 << 18;
+
+/// The two pinned buffers and, per buffer, the event recorded after the last DMA copy that
+/// used it.
+pub(crate) struct Staging {
+    buffers: [PinnedHostSlice<f32>; 2],
+    done: [CudaEvent; 2],
+}
+
+/// A device's staging buffers, made on first use.
+#[derive(Default)]
+pub(crate) struct StagingSlot(Mutex<Option<Staging>>);
+
+impl StagingSlot {
+    fn get(&self, dev: &CudaDevice) -> Result<MutexGuard<'_, Option<Staging>>> {
+        let mut slot = self
+            .0
+            .lock()
+            .map_err(|_| Error::gpu("a copy panicked while holding the staging buffers"))?;
+        if slot.is_none() {
+            let ctx = dev.context();
+            let pinned = || {
+                // SAFETY: the buffers are only read after a copy has filled them, and the
+                // portable (not write-combined) kind is read back quickly by the CPU.
+                unsafe { ctx.alloc_pinned_with_flags::<f32>(STAGE_FLOATS, 0) }
+                    .map_err(gpu_err("allocating pinned staging memory"))
+            };
+            let event = || {
+                ctx.new_event(None)
+                    .map_err(gpu_err("creating a staging event"))
+            };
+            *slot = Some(Staging {
+                buffers: [pinned()?, pinned()?],
+                done: [event()?, event()?],
+            });
+        }
+        Ok(slot)
+    }
+}
+
+/// Copies `src` into `dst` with up to [`MAX_COPY_THREADS`] threads.
+fn parallel_copy(src: &[f32], dst: &mut [f32]) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_COPY_THREADS)
+        .min(src.len().div_ceil(MIN_FLOATS_PER_THREAD))
+        .max(1);
+    if threads == 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let per = src.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        for (from, into) in src.chunks(per).zip(dst.chunks_mut(per)) {
+            s.spawn(move || into.copy_from_slice(from));
+        }
+    });
+}
+
+impl CudaDevice {
+    /// Copies host `src` into the start of `dst`, queued on the device's stream: returns
+    /// once `src` may be changed (the last part may still be on its way to the GPU; work
+    /// queued later on the stream sees it).
+    pub(crate) fn write_from_host(&self, src: &[f32], dst: &mut CudaSlice<f32>) -> Result<()> {
+        if src.len() > dst.len() {
+            return Err(Error::InvalidSpec(format!(
+                "copying {} values into a device array of {}",
+                src.len(),
+                dst.len()
+            )));
+        }
+        if src.len() < DIRECT_FLOATS {
+            return self
+                .stream
+                .memcpy_htod(src, &mut dst.slice_mut(..src.len()))
+                .map_err(gpu_err("uploading"));
+        }
+        let mut slot = self.staging.get(self)?;
+        let staging = slot
+            .as_mut()
+            .ok_or_else(|| Error::gpu("the staging buffers were not made"))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(gpu_err("binding the GPU to this thread"))?;
+        let (base, _written) = dst.device_ptr_mut(&self.stream);
+        for (k, part) in src.chunks(STAGE_FLOATS).enumerate() {
+            let i = k % 2;
+            // The buffer's previous copy to the GPU has finished with it.
+            staging.done[i]
+                .synchronize()
+                .map_err(gpu_err("waiting for a staging buffer"))?;
+            let buffer = &mut staging.buffers[i]
+                .as_mut_slice()
+                .map_err(gpu_err("staging"))?[..part.len()];
+            parallel_copy(part, buffer);
+            // SAFETY: `buffer` is pinned and stays untouched until `done[i]` has passed;
+            // the destination range lies inside `dst`, which the guard keeps alive.
+            unsafe {
+                result::memcpy_htod_async(
+                    base + (4 * k * STAGE_FLOATS) as u64,
+                    buffer,
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(gpu_err("uploading"))?;
+            staging.done[i]
+                .record(&self.stream)
+                .map_err(gpu_err("recording a staging event"))?;
+        }
+        Ok(())
+    }
+
+    /// Copies the start of `src` into host `dst` after the work queued on the device's stream
+    /// so far; returns when `dst` holds it.
+    pub(crate) fn read_to_host(&self, src: &CudaSlice<f32>, dst: &mut [f32]) -> Result<()> {
+        if dst.len() > src.len() {
+            return Err(Error::InvalidSpec(format!(
+                "reading {} values from a device array of {}",
+                dst.len(),
+                src.len()
+            )));
+        }
+        if dst.len() < DIRECT_FLOATS {
+            self.stream
+                .memcpy_dtoh(&src.slice(..dst.len()), dst)
+                .map_err(gpu_err("downloading"))?;
+            return self.stream.synchronize().map_err(gpu_err("downloading"));
+        }
+        let mut slot = self.staging.get(self)?;
+        let staging = slot
+            .as_mut()
+            .ok_or_else(|| Error::gpu("the staging buffers were not made"))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(gpu_err("binding the GPU to this thread"))?;
+        let (base, _read) = src.device_ptr(&self.stream);
+        let total = dst.len();
+        let parts = total.div_ceil(STAGE_FLOATS);
+        let len = |k: usize| STAGE_FLOATS.min(total - k * STAGE_FLOATS);
+        // Part k goes into buffer k % 2: two parts in flight, the CPU copying out one while
+        // the DMA engine fills the other.
+        let fetch = |staging: &mut Staging, k: usize| -> Result<()> {
+            let i = k % 2;
+            let buffer = &mut staging.buffers[i]
+                .as_mut_slice()
+                .map_err(gpu_err("staging"))?[..len(k)];
+            // SAFETY: pinned `buffer` is read only after `done[i]` has passed; the source
+            // range lies inside `src`, which the guard keeps alive.
+            unsafe {
+                result::memcpy_dtoh_async(
+                    buffer,
+                    base + (4 * k * STAGE_FLOATS) as u64,
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(gpu_err("downloading"))?;
+            staging.done[i]
+                .record(&self.stream)
+                .map_err(gpu_err("recording a staging event"))
+        };
+        for k in 0..parts.min(2) {
+            fetch(staging, k)?;
+        }
+        for (k, part) in dst.chunks_mut(STAGE_FLOATS).enumerate() {
+            let i = k % 2;
+            staging.done[i]
+                .synchronize()
+                .map_err(gpu_err("downloading"))?;
+            parallel_copy(
+                &staging.buffers[i].as_slice().map_err(gpu_err("staging"))?[..part.len()],
+                part,
+            );
+            if k + 2 < parts {
+                fetch(staging, k + 2)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Host-device copy speeds measured on one device, GB/s (bytes moved over the median wall
+/// clock of the repetitions, each waited for).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TransferSpeeds {
+    /// Bytes per copy.
+    pub bytes: usize,
+    /// tierfft's staged copies from and into ordinary (pageable) host memory.
+    pub staged_up_gbps: f64,
+    /// See `staged_up_gbps`.
+    pub staged_down_gbps: f64,
+    /// The driver's own copies from and into the same pageable memory (tierfft's copies
+    /// before staging).
+    pub pageable_up_gbps: f64,
+    /// See `pageable_up_gbps`.
+    pub pageable_down_gbps: f64,
+    /// DMA alone, from and into pinned memory: the link's ceiling.
+    pub pinned_up_gbps: f64,
+    /// See `pinned_up_gbps`.
+    pub pinned_down_gbps: f64,
+}
+
+/// Measures [`TransferSpeeds`] for copies of `floats` f32 values, `reps` times each.
+pub fn transfer_speeds(dev: &CudaDevice, floats: usize, reps: usize) -> Result<TransferSpeeds> {
+    use std::time::Instant;
+    let stream = &dev.stream;
+    let sync = || stream.synchronize().map_err(gpu_err("waiting for a copy"));
+    let mut host: Vec<f32> = (0..floats).map(|i| i as f32).collect();
+    // SAFETY: written by the first upload before it is read.
+    let mut device =
+        unsafe { stream.alloc::<f32>(floats) }.map_err(gpu_err("allocating device memory"))?;
+    let gbps = |mut copy: Box<dyn FnMut() -> Result<()> + '_>| -> Result<f64> {
+        copy()?;
+        let mut times = Vec::with_capacity(reps);
+        for _ in 0..reps.max(1) {
+            let t = Instant::now();
+            copy()?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+        Ok(4.0 * floats as f64 / crate::backend::median(&times) / 1e9)
+    };
+    let staged_up_gbps = gbps(Box::new(|| {
+        dev.write_from_host(&host, &mut device)?;
+        sync()
+    }))?;
+    let staged_down_gbps = gbps(Box::new(|| dev.read_to_host(&device, &mut host)))?;
+    let pageable_up_gbps = gbps(Box::new(|| {
+        stream
+            .memcpy_htod(&host, &mut device)
+            .map_err(gpu_err("uploading"))?;
+        sync()
+    }))?;
+    let pageable_down_gbps = gbps(Box::new(|| {
+        stream
+            .memcpy_dtoh(&device, &mut host)
+            .map_err(gpu_err("downloading"))?;
+        sync()
+    }))?;
+    // SAFETY: written by the first download before it is read.
+    let mut pinned = unsafe { dev.ctx.alloc_pinned_with_flags::<f32>(floats, 0) }
+        .map_err(gpu_err("allocating pinned memory"))?;
+    let pinned_up_gbps = gbps(Box::new(|| {
+        stream
+            .memcpy_htod(&pinned, &mut device)
+            .map_err(gpu_err("uploading"))?;
+        sync()
+    }))?;
+    let pinned_down_gbps = gbps(Box::new(|| {
+        stream
+            .memcpy_dtoh(&device, &mut pinned)
+            .map_err(gpu_err("downloading"))?;
+        sync()
+    }))?;
+    Ok(TransferSpeeds {
+        bytes: 4 * floats,
+        staged_up_gbps,
+        staged_down_gbps,
+        pageable_up_gbps,
+        pageable_down_gbps,
+        pinned_up_gbps,
+        pinned_down_gbps,
+    })
+}
