@@ -218,12 +218,14 @@ if want python; then
     python3 -c 'import numpy, cupy, torch; print("numpy", numpy.__version__, "cupy", cupy.__version__, "torch", torch.__version__)'
     TIERFFT_PY_DEVICES=${TIERFFT_PY_DEVICES:-cpu,cuda,H100} python3 -m pytest -q -p no:cacheprovider \
         crates/tierfft-py/tests 2>&1 | tee "$out/pytest.log" | tail -25 || status=1
+    python3 scripts/py-cuda-overhead.py 2>&1 | tee "$out/py-overhead.txt"
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --device cuda --reps ${BENCH_REPS:-20} --json "$out/pybench.json" 2>&1 |
         tee "$out/pybench.txt" || status=1
 fi
 if want transfers; then
+    python3 scripts/memcpy-scaling.py 2>&1 | tee "$out/memcpy-scaling.txt"
     $tf bench --device cuda --transfers --reps 10 2>&1 | tee "$out/transfers.txt" || status=1
-    for side in 4096 16384; do
+    for side in ${SAR_SIDES-4096 16384}; do
         for bin in $tf .carry/tierfft-before; do
             [ -x "$bin" ] || continue
             echo "== $bin sar --device cuda, $side x $side" | tee -a "$out/transfers-sar.txt"

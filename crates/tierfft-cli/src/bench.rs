@@ -434,8 +434,11 @@ fn transfers(device: &tierfft::Device, reps: usize) -> CliResult<()> {
         "{:>10} {:>10} {:>10} {:>12} {:>12} {:>10} {:>10}",
         "bytes", "staged up", "staged dn", "pageable up", "pageable dn", "pinned up", "pinned dn"
     );
-    for log2 in [20, 24, 26, 28, 30] {
+    for (i, log2) in [20, 24, 26, 28, 30].into_iter().enumerate() {
         let s = tierfft::backend::cuda::transfer_speeds(dev, (1 << log2) / 4, reps)?;
+        if i == 0 {
+            println!("(staged copies use {} host threads)", s.copy_threads);
+        }
         println!(
             "{:>10} {:>10.1} {:>10.1} {:>12.1} {:>12.1} {:>10.1} {:>10.1}",
             format!("2^{log2}"),

@@ -10,11 +10,22 @@ from typing import Any, Optional, Tuple
 _KDL_CUDA = 2
 
 
+#: Array types whose objects are always on the host (NumPy's) or always CUDA arrays
+#: (CuPy's), learnt as they are seen: the check costs a dictionary lookup after the first.
+_KNOWN: dict = {}
+
+
 def cuda_library(a: Any) -> Optional[str]:
     """``"cupy"`` or ``"torch"`` for a CUDA array of those libraries, ``None`` for anything
     on the host; a clear error for CUDA arrays of other libraries."""
-    if type(a).__module__.startswith("numpy"):
+    kind = type(a)
+    if kind in _KNOWN:
+        return _KNOWN[kind]
+    if kind.__module__.startswith("numpy"):
+        _KNOWN[kind] = None
         return None
+    if kind.__module__.startswith("torch"):
+        return "torch" if getattr(a, "is_cuda", False) else None
     dlpack_device = getattr(a, "__dlpack_device__", None)
     if dlpack_device is None:
         return None
@@ -24,13 +35,21 @@ def cuda_library(a: Any) -> Optional[str]:
         return None
     if int(device_type) != _KDL_CUDA:
         return None
-    module = type(a).__module__.split(".")[0]
-    if module in ("cupy", "torch"):
+    module = kind.__module__.split(".")[0]
+    if module == "cupy":
+        _KNOWN[kind] = module
         return module
     raise TypeError(
         f"tierfft takes CUDA arrays from CuPy and PyTorch (got {type(a).__module__}."
         f"{type(a).__name__}); convert it with cupy.from_dlpack(a) or torch.from_dlpack(a)"
     )
+
+
+def arrays_of(library: str) -> "CudaArrays":
+    """The operations of ``library``, made once."""
+    if library not in _LIBRARIES:
+        _LIBRARIES[library] = CudaArrays(library)
+    return _LIBRARIES[library]
 
 
 class CudaArrays:
@@ -81,6 +100,12 @@ class CudaArrays:
 
     def empty(self, shape: Tuple[int, ...], dtype: str, like: Any) -> Any:
         if self.library == "cupy":
-            with self.module.cuda.Device(self.ordinal(like)):
+            ordinal = self.ordinal(like)
+            if self.module.cuda.runtime.getDevice() == ordinal:
+                return self.module.empty(shape, dtype)
+            with self.module.cuda.Device(ordinal):
                 return self.module.empty(shape, dtype)
         return self.module.empty(shape, dtype=self._torch_dtype(dtype), device=like.device)
+
+
+_LIBRARIES: dict = {}

@@ -45,45 +45,45 @@ _DEVICE_DOC = """
 
 def _array_shape_dtype(a: Any):
     """``a`` as the functions take it (a CUDA array as it is, anything else as a NumPy
-    array), with its shape and element type."""
+    array), with its shape, element type and library (``None`` for NumPy)."""
     library = cuda_library(a)
     if library is None:
         a = np.asarray(a)
-        return a, a.shape, a.dtype
-    dtype = np.dtype(str(a.dtype).replace("torch.", ""))
+        return a, a.shape, a.dtype, None
+    dtype = a.dtype if library == "cupy" else np.dtype(str(a.dtype).replace("torch.", ""))
     if dtype not in (np.float32, np.complex64):
         raise TypeError(
             f"{dtype} CUDA arrays: GPUs transform complex64/float32 data for now (f64 runs "
             f"on the CPU); cast it, e.g. a.astype(cupy.complex64) or a.to(torch.complex64)"
         )
-    return a, tuple(int(m) for m in a.shape), dtype
+    return a, tuple(a.shape), dtype, library
 
 
-def _device_for(a: Any, device: Optional[str]) -> Optional[str]:
+def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Optional[str]:
     """A CUDA array's own GPU unless a device was named."""
-    if device is None and cuda_library(a) is not None:
+    if device is None and library is not None:
         return f"cuda:{int(a.__dlpack_device__()[1])}"
     return device
 
 
 def _one_axis(func: str, a: Any, n, axis, norm, out, device) -> Any:
-    a, shape, dtype = _array_shape_dtype(a)
-    plan = cached_plan(func, shape, dtype, _device_for(a, device), n=n, axis=axis, norm=norm)
-    return plan(a, out=out)
+    a, shape, dtype, library = _array_shape_dtype(a)
+    plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis, norm=norm)
+    return plan(a, out)
 
 
 def _axes(func: str, a: Any, s, axes, norm, out, device) -> Any:
-    a, shape, dtype = _array_shape_dtype(a)
+    a, shape, dtype, library = _array_shape_dtype(a)
     plan = cached_plan(
         func,
         shape,
         dtype,
-        _device_for(a, device),
+        _device_for(a, library, device),
         s=None if s is None else tuple(s),
         axes=None if axes is None else tuple(axes),
         norm=norm,
     )
-    return plan(a, out=out)
+    return plan(a, out)
 
 
 def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
@@ -120,7 +120,7 @@ def hfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = 
     """The transform of a Hermitian-symmetric signal given by its first half (real
     output), as ``numpy.fft.hfft``."""
     _check_swappable(norm)
-    a, _, _ = _array_shape_dtype(a)
+    a, _, _, _ = _array_shape_dtype(a)
     # PyTorch conjugates lazily, which DLPack cannot carry: resolve it.
     a = a.conj().resolve_conj() if hasattr(a, "resolve_conj") else a.conj()
     return irfft(a, n, axis, _SWAP[norm], out, device=device)

@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._arrays import CudaArrays, cuda_library
+from ._arrays import CudaArrays, arrays_of, cuda_library
 
 try:  # NumPy 2
     from numpy.lib.array_utils import normalize_axis_index
@@ -211,6 +211,7 @@ class Plan:
         self.kind = kind
         self.inverse = inverse
         complex_t, real_t, self.result_dtype, double = _dtypes(self.dtype, kind, func)
+        self._double = double
         self.lengths, self.axes = _cook(self.shape, s, axes, kind, args)
         # The input as the transform takes it: its element type, and its extents along the
         # axes cut or padded to the lengths (a real inverse's last axis to n/2 + 1 bins).
@@ -235,6 +236,9 @@ class Plan:
         if double and _is_auto(device):
             device = "cpu"
         self.device = open_device(device)
+        # DLPack reserves stream 0; CUDA's legacy default stream, which tierfft's work is on
+        # unless it was given a stream, is 1 there.
+        self._cuda = (self.device.cuda_ordinal, self.device.cuda_stream or 1)
         self._empty = 0 in self._resized_shape
         # A repeated axis is transformed again, as NumPy does: one axis at a time then.
         self._steps: list = []
@@ -302,7 +306,7 @@ class Plan:
         its element type and C-contiguous)."""
         library = cuda_library(a)
         if library is not None:
-            return self._call_cuda(CudaArrays(library), a, out)
+            return self._call_cuda(arrays_of(library), a, out)
         a = np.asarray(a)
         self._check_input(a.shape, a.dtype)
         if self._steps:
@@ -335,6 +339,8 @@ class Plan:
         return self._deliver(result, out)
 
     def _check_input(self, shape, dtype) -> None:
+        if dtype == self.dtype and tuple(shape) == self.shape:
+            return
         if tuple(shape) != self.shape:
             raise ValueError(
                 f"this plan takes arrays of shape {self.shape} (got {tuple(shape)})"
@@ -344,16 +350,12 @@ class Plan:
             raise TypeError(f"{self.func} takes real input (got {dtype}); use fft for complex data")
         if dtype.kind not in "biufc":
             raise TypeError(f"{self.func} takes numeric arrays (got dtype {dtype})")
-        if _dtypes(dtype, self.kind, self.func)[3] != _dtypes(self.dtype, self.kind, self.func)[3]:
+        if _dtypes(dtype, self.kind, self.func)[3] != self._double:
             raise TypeError(
                 f"this plan was made for {self.dtype} data and transforms in "
                 f"{'double' if self._double else 'single'} precision (got {dtype}); make a "
                 f"plan for {dtype}"
             )
-
-    @property
-    def _double(self) -> bool:
-        return _dtypes(self.dtype, self.kind, self.func)[3]
 
     def _deliver(self, result: np.ndarray, out: Any) -> Any:
         if result.dtype != self.result_dtype:
@@ -371,16 +373,16 @@ class Plan:
 
     def _call_cuda(self, xp: CudaArrays, a: Any, out: Any) -> Any:
         dev = self.device
-        if dev.backend != "cuda":
+        ordinal, stream = self._cuda
+        if ordinal is None:
             raise ValueError(
                 f"a CUDA array was given to a plan on '{dev.name}'; use device='cuda' (or "
                 f"copy the array to the host, e.g. cupy.asnumpy(a) or a.cpu().numpy())"
             )
-        ordinal = xp.ordinal(a)
-        if ordinal != dev.cuda_ordinal:
+        if xp.ordinal(a) != ordinal:
             raise ValueError(
-                f"the array is on CUDA device {ordinal}, but the plan is on CUDA device "
-                f"{dev.cuda_ordinal} ('{dev.name}')"
+                f"the array is on CUDA device {xp.ordinal(a)}, but the plan is on CUDA "
+                f"device {ordinal} ('{dev.name}')"
             )
         if self._double:
             raise TypeError(
@@ -399,8 +401,6 @@ class Plan:
         a = xp.contiguous(a)
         if out is None:
             out = xp.empty(self.output_shape, self.output_dtype.name, a)
-        # DLPack reserves 0; tierfft's work on CUDA's legacy default stream is stream 1 there.
-        stream = dev.cuda_stream or 1
         self._transform.execute_dlpack(
             a.__dlpack__(stream=stream), out.__dlpack__(stream=stream)
         )
@@ -422,11 +422,11 @@ CACHE_SIZE = 32
 
 
 def cached_plan(func: str, shape, dtype, device: Optional[str], **kwargs) -> Plan:
-    """The plan for these arguments, from the cache or made and kept."""
+    """The plan for these arguments, from the cache or made and kept (the keyword
+    arguments hashable: tuples, not lists)."""
     if device is None:
         device = os.environ.get("TIERFFT_DEVICE") or "auto"
-    frozen = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}
-    key = (func, tuple(shape), np.dtype(dtype).str, device, tuple(sorted(frozen.items())))
+    key = (func, shape, dtype, device, *kwargs.values())
     with _cache_lock:
         plan = _cache.get(key)
         if plan is not None:
