@@ -15,11 +15,11 @@
 //! FFT, filter multiply on the CPU, inverse FFT; the azimuth FFTs run over rows between two
 //! transposes. RCMC is tierfft's resampler on the focusing device in both.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
-use tierfft::{Device, Fft, FftSpec, PointOp, Resampler};
+use tierfft::{Device, DeviceBuffer, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;
@@ -151,6 +151,15 @@ struct Fused {
     range: Fft,
     azimuth: Fft,
     azimuth_inverse: Fft,
+    /// The scene on the device and, with RCMC, the array it is resampled into: made when
+    /// the steps are planned and kept, so that focusing copies and computes only.
+    buffers: Mutex<SceneBuffers>,
+}
+
+/// A fused focuser's device arrays.
+struct SceneBuffers {
+    scene: DeviceBuffer,
+    moved: Option<DeviceBuffer>,
 }
 
 /// Separate steps through the host.
@@ -180,6 +189,14 @@ impl Focuser {
             // Lines longer than one on-chip pass chain over passes of their own.
             let range = device.plan(&chained)?;
             let columns = FftSpec::new(lines).batch(samples).columns();
+            let buffers = SceneBuffers {
+                scene: device.zeros(lines * samples)?,
+                moved: match opts.rcmc {
+                    true => Some(device.zeros(lines * samples)?),
+                    false => None,
+                },
+            };
+            device.prepare_transfers()?;
             Steps::Fused(Fused {
                 range,
                 azimuth: device.plan(&columns)?,
@@ -189,6 +206,7 @@ impl Focuser {
                         .normalized()
                         .on_load(PointOp::MultiplyEach(az_filter.into())),
                 )?,
+                buffers: Mutex::new(buffers),
             })
         } else {
             let rows = FftSpec::new(lines).batch(samples);
@@ -238,6 +256,7 @@ impl Focuser {
             range,
             azimuth,
             azimuth_inverse,
+            buffers,
         } = match &self.steps {
             Steps::Fused(steps) => steps,
             Steps::Unfused(steps) => {
@@ -246,29 +265,29 @@ impl Focuser {
             }
         };
         let sync = || self.device.synchronize();
+        let mut buffers = buffers.lock().map_err(|_| {
+            SarError::Config("an earlier focusing run panicked while holding the scene".into())
+        })?;
+        let SceneBuffers { scene, moved } = &mut *buffers;
         on_step("upload");
-        let mut scene = self.device.upload(data)?;
-        let mut moved = match &self.rcmc {
-            Some(_) => Some(self.device.zeros(data.len())?),
-            None => None,
-        };
+        scene.write(data)?;
         sync()?;
         t.transfer_s = lap();
         on_step("range compression");
-        range.process_buffer(&mut scene)?;
+        range.process_buffer(scene)?;
         sync()?;
         t.range_compression_s = lap();
         on_step("azimuth FFT");
-        azimuth.process_buffer(&mut scene)?;
+        azimuth.process_buffer(scene)?;
         sync()?;
         t.azimuth_fft_s = lap();
         on_step("RCMC");
         let focused = match (&self.rcmc, moved.as_mut()) {
             (Some(rcmc), Some(moved)) => {
-                rcmc.process_buffer(&scene, moved)?;
+                rcmc.process_buffer(scene, moved)?;
                 moved
             }
-            _ => &mut scene,
+            _ => scene,
         };
         sync()?;
         t.rcmc_s = lap();

@@ -263,6 +263,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     };
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     // Plans every step first: a scene too large for the devices fails here, before any work.
+    let planning = Instant::now();
     let (focuser, device_name) = match args.gpus {
         None => {
             let device = crate::commands::open_device(&args.device)?;
@@ -303,6 +304,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             (Focusing::Spread(spread), name)
         }
     };
+    let plan_s = planning.elapsed().as_secs_f64();
     eprintln!("tierfft sar: {lines} × {samples} on {device_name}");
     let out = Staged::begin(&args.out)?;
 
@@ -351,7 +353,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     measure::print_tables(&targets);
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
-        "timings (wall clock): simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        "timings (wall clock): plan {plan_s:.3} s (device arrays included); simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
         focus_s * 1e3,
         steps.transfer_s * 1e3,
         steps.range_compression_s * 1e3,
@@ -373,6 +375,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "rcmc": !args.no_rcmc,
         "azimuth_equalisation": !args.no_azimuth_equalisation,
         "timings_s": {
+            "plan": plan_s,
             "simulate": simulate_s,
             "focus": focus_s,
             "steps": steps,

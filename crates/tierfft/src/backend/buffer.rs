@@ -82,6 +82,15 @@ impl Device {
         Ok(DeviceBuffer::new(held))
     }
 
+    /// Makes ahead of time what host copies use (on CUDA the pinned staging buffers, made on
+    /// the first copy otherwise), so that the first copy is as fast as the next.
+    pub fn prepare_transfers(&self) -> Result<()> {
+        match self {
+            Device::Cuda(dev) => dev.prepare_transfers(),
+            _ => Ok(()),
+        }
+    }
+
     /// Waits until the device has finished all work submitted so far (for wall-clock timing
     /// of steps on device-resident data).
     pub fn synchronize(&self) -> Result<()> {
@@ -205,6 +214,26 @@ impl<T: Element> DeviceBuffer<T> {
             Held::Cuda { dev, slice } => {
                 dev.read_to_host(slice, bytemuck::cast_slice_mut::<T, f32>(out))?
             }
+        }
+        Ok(())
+    }
+
+    /// Copies `data` (as many elements as the buffer holds) into the buffer, ordered after
+    /// the work queued on it so far: a device buffer reused for new data instead of a new
+    /// upload. On CUDA through pinned staging buffers, as uploads.
+    pub fn write(&mut self, data: &[T]) -> Result<()> {
+        if data.len() != self.len() {
+            return Err(Error::InvalidSpec(format!(
+                "writing {} elements into a buffer of {}",
+                data.len(),
+                self.len()
+            )));
+        }
+        let floats: &[f32] = bytemuck::cast_slice(data);
+        match &mut self.held {
+            Held::Host(v) => v.copy_from_slice(floats),
+            Held::Wgpu { dev, buffer, .. } => dev.write(buffer, floats)?,
+            Held::Cuda { dev, slice } => dev.write_from_host(floats, slice)?,
         }
         Ok(())
     }

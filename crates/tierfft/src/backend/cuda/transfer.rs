@@ -1,7 +1,7 @@
 //! Copies between the host's ordinary (pageable) memory and the GPU through pinned staging
 //! buffers: the GPU's DMA engine reads and writes only page-locked memory, so a copy from
 //! pageable memory is staged by the driver, one small buffer at a time, at a few GB/s. Here
-//! two 32 MiB pinned buffers take turns: while the DMA engine moves one, several threads copy
+//! two 16 MiB pinned buffers take turns: while the DMA engine moves one, several threads copy
 //! the next part of the caller's array into (or out of) the other.
 
 use std::sync::{Mutex, MutexGuard};
@@ -11,16 +11,17 @@ use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, PinnedHostSl
 use super::{CudaDevice, gpu_err};
 use crate::error::{Error, Result};
 
-/// f32 values per staging buffer (32 MiB): large enough that starting the copying threads
-/// and the DMA costs little, small enough that the first part starts moving soon.
-const STAGE_FLOATS: usize = 8 << 20;
-/// Copies below this many f32 values (1 MiB) go directly: staging would not pay.
-const DIRECT_FLOATS: usize = 1 << 18;
-/// At most this many threads copy between the caller's memory and a staging buffer (on the
-/// H100 machine, 16 threads copy at 41 GB/s, 8 at 34: scripts/memcpy-scaling.py).
-const MAX_COPY_THREADS: usize = 16;
-/// Each copying thread takes at least this many f32 values (1 MiB).
-const MIN_FLOATS_PER_THREAD: usize = 1 << 18;
+/// f32 values per staging buffer (16 MiB): large enough that a part's fixed costs are small
+/// against its copy, small enough that pinning the two buffers on first use is quick.
+const STAGE_FLOATS: usize = 4 << 20;
+/// Copies below this many f32 values (4 MiB) go directly: the driver's own staging is as
+/// fast there (`bench --transfers`).
+const DIRECT_FLOATS: usize = 1 << 20;
+/// Parts are at least this many f32 values (1 MiB), and a copy of fewer than four whole
+/// buffers is cut into four parts, so that copying and DMA overlap.
+const MIN_PART_FLOATS: usize = 1 << 18;
+/// Each copying task takes at least this many f32 values (256 KiB).
+const MIN_FLOATS_PER_TASK: usize = 1 << 16;
 
 /// The two pinned buffers and, per buffer, the event recorded after the last DMA copy that
 /// used it.
@@ -60,32 +61,33 @@ impl StagingSlot {
     }
 }
 
-/// Threads that copy between the caller's memory and a staging buffer: the CPUs this
-/// process may use, at most [`MAX_COPY_THREADS`].
+/// Threads that copy between the caller's memory and a staging buffer: rayon's pool, one
+/// per CPU this process may use (on the H100 machine 16 threads copy at 41–46 GB/s, 8 at
+/// 33–34: scripts/memcpy-scaling.py).
 pub(crate) fn copy_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(MAX_COPY_THREADS)
+    rayon::current_num_threads()
 }
 
-/// Copies `src` into `dst` with up to [`copy_threads`] threads.
+/// Copies `src` into `dst` on rayon's pool, a task per thread.
 fn parallel_copy(src: &[f32], dst: &mut [f32]) {
-    let threads = copy_threads()
-        .min(src.len().div_ceil(MIN_FLOATS_PER_THREAD))
-        .max(1);
-    if threads == 1 {
-        dst.copy_from_slice(src);
-        return;
-    }
-    let per = src.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        for (from, into) in src.chunks(per).zip(dst.chunks_mut(per)) {
-            s.spawn(move || into.copy_from_slice(from));
-        }
-    });
+    use rayon::prelude::*;
+    let per = src.len().div_ceil(copy_threads()).max(MIN_FLOATS_PER_TASK);
+    dst.par_chunks_mut(per)
+        .zip(src.par_chunks(per))
+        .for_each(|(into, from)| into.copy_from_slice(from));
+}
+
+/// f32 values per part of a staged copy of `len` values.
+fn part_floats(len: usize) -> usize {
+    (len / 4).clamp(MIN_PART_FLOATS, STAGE_FLOATS)
 }
 
 impl CudaDevice {
+    /// Makes the staging buffers now (the first copy makes them otherwise).
+    pub(crate) fn prepare_transfers(&self) -> Result<()> {
+        self.staging.get(self).map(drop)
+    }
+
     /// Copies host `src` into the start of `dst`, queued on the device's stream: returns
     /// once `src` may be changed (the last part may still be on its way to the GPU; work
     /// queued later on the stream sees it).
@@ -111,7 +113,8 @@ impl CudaDevice {
             .bind_to_thread()
             .map_err(gpu_err("binding the GPU to this thread"))?;
         let (base, _written) = dst.device_ptr_mut(&self.stream);
-        for (k, part) in src.chunks(STAGE_FLOATS).enumerate() {
+        let per = part_floats(src.len());
+        for (k, part) in src.chunks(per).enumerate() {
             let i = k % 2;
             // The buffer's previous copy to the GPU has finished with it.
             staging.done[i]
@@ -125,7 +128,7 @@ impl CudaDevice {
             // the destination range lies inside `dst`, which the guard keeps alive.
             unsafe {
                 result::memcpy_htod_async(
-                    base + (4 * k * STAGE_FLOATS) as u64,
+                    base + (4 * k * per) as u64,
                     buffer,
                     self.stream.cu_stream(),
                 )
@@ -163,8 +166,9 @@ impl CudaDevice {
             .map_err(gpu_err("binding the GPU to this thread"))?;
         let (base, _read) = src.device_ptr(&self.stream);
         let total = dst.len();
-        let parts = total.div_ceil(STAGE_FLOATS);
-        let len = |k: usize| STAGE_FLOATS.min(total - k * STAGE_FLOATS);
+        let per = part_floats(total);
+        let parts = total.div_ceil(per);
+        let len = |k: usize| per.min(total - k * per);
         // Part k goes into buffer k % 2: two parts in flight, the CPU copying out one while
         // the DMA engine fills the other.
         let fetch = |staging: &mut Staging, k: usize| -> Result<()> {
@@ -177,7 +181,7 @@ impl CudaDevice {
             unsafe {
                 result::memcpy_dtoh_async(
                     buffer,
-                    base + (4 * k * STAGE_FLOATS) as u64,
+                    base + (4 * k * per) as u64,
                     self.stream.cu_stream(),
                 )
             }
@@ -189,7 +193,7 @@ impl CudaDevice {
         for k in 0..parts.min(2) {
             fetch(staging, k)?;
         }
-        for (k, part) in dst.chunks_mut(STAGE_FLOATS).enumerate() {
+        for (k, part) in dst.chunks_mut(per).enumerate() {
             let i = k % 2;
             staging.done[i]
                 .synchronize()

@@ -344,6 +344,15 @@ impl WgpuDevice {
         Ok(buffer)
     }
 
+    /// Copies `data` into the start of `buffer`, ordered after the work submitted so far.
+    pub(crate) fn write(&self, buffer: &w::Buffer, data: &[f32]) -> Result<()> {
+        if !data.is_empty() {
+            self.queue
+                .write_buffer(buffer, 0, bytemuck::cast_slice(data));
+        }
+        self.check()
+    }
+
     /// Copies the start of `buffer` into `out`, after the work submitted so far.
     pub(crate) fn read(&self, buffer: &w::Buffer, out: &mut [f32]) -> Result<()> {
         let bytes = 4 * out.len() as u64;
