@@ -35,6 +35,31 @@ pub struct Transform {
     output_shape: Vec<usize>,
     /// The device copy of a real transform's input (CUDA arrays), kept between calls.
     scratch: Mutex<Option<CudaSlice<f32>>>,
+    /// The device arrays host arrays are copied through, kept between calls.
+    arrays: Mutex<HostArrays>,
+}
+
+/// The device arrays of [`Transform::execute`] in single precision.
+#[derive(Default)]
+struct HostArrays {
+    complex: Option<DeviceBuffer>,
+    real: Option<DeviceBuffer<f32>>,
+}
+
+/// `slot`'s array of `len` elements on `device`, made (or remade for another length) if
+/// need be.
+fn kept<'a, T: Element>(
+    slot: &'a mut Option<DeviceBuffer<T>>,
+    device: &Device,
+    len: usize,
+) -> tierfft::Result<&'a mut DeviceBuffer<T>> {
+    if slot.as_ref().is_none_or(|b| b.len() != len) {
+        *slot = Some(device.zeros_of(len)?);
+    }
+    slot.as_mut().ok_or_else(|| tierfft::Error::Gpu {
+        what: "a device array was not made".into(),
+        source: None,
+    })
 }
 
 /// A NumPy array `obj` of `T`s in `shape`, C-contiguous; a clear error otherwise.
@@ -80,7 +105,7 @@ impl Transform {
         input: &Bound<'_, PyAny>,
         output: &Bound<'_, PyAny>,
         names: (&str, &str),
-        c2c: impl Fn(&mut [C]) -> tierfft::Result<()> + Send + Sync,
+        c2c: impl Fn(Option<&[C]>, &mut [C]) -> tierfft::Result<()> + Send + Sync,
         r2c: impl Fn(&[R], &mut [C]) -> tierfft::Result<()> + Send + Sync,
         c2r: impl Fn(&[C], &mut [R]) -> tierfft::Result<()> + Send + Sync,
     ) -> PyResult<()>
@@ -95,7 +120,7 @@ impl Transform {
                 let data = array::<C>(output, "array", complex, outs)?;
                 let mut data = data.try_readwrite().map_err(not_writeable("array"))?;
                 let data = data.as_slice_mut()?;
-                py.detach(|| c2c(data)).py_err()
+                py.detach(|| c2c(None, data)).py_err()
             }
             Kind::ComplexToComplex => {
                 let src = array::<C>(input, "input", complex, ins)?;
@@ -103,11 +128,7 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| {
-                    dst.copy_from_slice(src);
-                    c2c(dst)
-                })
-                .py_err()
+                py.detach(|| c2c(Some(src), dst)).py_err()
             }
             Kind::RealToComplex => {
                 let src = array::<R>(input, "input", real, ins)?;
@@ -213,6 +234,7 @@ impl Transform {
             input_shape,
             output_shape,
             scratch: Mutex::default(),
+            arrays: Mutex::default(),
         })
     }
 
@@ -250,21 +272,59 @@ impl Transform {
         output: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         match &self.engine {
-            Engine::Single(fft) => self.run_host::<Complex32, f32>(
-                py,
-                input,
-                output,
-                ("complex64", "float32"),
-                |d| fft.process(d),
-                |i, o| fft.process_real_to_complex(i, o),
-                |i, o| fft.process_complex_to_real(i, o),
-            ),
+            Engine::Single(fft) => {
+                // Through device arrays kept between calls: written from the input, read
+                // into the output, nothing allocated after the first call.
+                let arrays = || {
+                    self.arrays.lock().map_err(|_| tierfft::Error::Gpu {
+                        what: "a run panicked while holding the device arrays".into(),
+                        source: None,
+                    })
+                };
+                let device = &self.device;
+                self.run_host::<Complex32, f32>(
+                    py,
+                    input,
+                    output,
+                    ("complex64", "float32"),
+                    |src, dst| {
+                        let mut arrays = arrays()?;
+                        let buffer = kept(&mut arrays.complex, device, dst.len())?;
+                        buffer.write(src.unwrap_or(dst))?;
+                        fft.process_buffer(buffer)?;
+                        buffer.read_into(dst)
+                    },
+                    |i, o| {
+                        let mut arrays = arrays()?;
+                        let HostArrays { complex, real } = &mut *arrays;
+                        let real = kept(real, device, i.len())?;
+                        let complex = kept(complex, device, o.len())?;
+                        real.write(i)?;
+                        fft.process_buffer_real_to_complex(real, complex)?;
+                        complex.read_into(o)
+                    },
+                    |i, o| {
+                        let mut arrays = arrays()?;
+                        let HostArrays { complex, real } = &mut *arrays;
+                        let complex = kept(complex, device, i.len())?;
+                        let real = kept(real, device, o.len())?;
+                        complex.write(i)?;
+                        fft.process_buffer_complex_to_real(complex, real)?;
+                        real.read_into(o)
+                    },
+                )
+            }
             Engine::Double(fft, s) => self.run_host::<Complex64, f64>(
                 py,
                 input,
                 output,
                 ("complex128", "float64"),
-                |d| fft.process(d).map(|()| scaled(d, *s)),
+                |src, d| {
+                    if let Some(src) = src {
+                        d.copy_from_slice(src);
+                    }
+                    fft.process(d).map(|()| scaled(d, *s))
+                },
                 |i, o| fft.process_real_to_complex(i, o).map(|()| scaled(o, *s)),
                 |i, o| fft.process_complex_to_real(i, o).map(|()| scaled(o, *s)),
             ),
