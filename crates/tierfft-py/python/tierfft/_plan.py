@@ -9,7 +9,7 @@ import operator
 import os
 import threading
 from collections import OrderedDict
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -246,7 +246,7 @@ class Plan:
             self._transform = None
         elif len(set(self.axes)) < len(self.axes):
             self._transform = None
-            self._steps = self._one_axis_steps(func, args)
+            self._steps = self._one_axis_steps()
         else:
             # The transform is planned on the real array's shape for a real inverse.
             real_shape = self.output_shape if kind == "c2r" else self._resized_shape
@@ -260,7 +260,7 @@ class Plan:
                 double,
             )
 
-    def _one_axis_steps(self, func: str, args: str) -> list:
+    def _one_axis_steps(self) -> list:
         """NumPy's order for repeated axes: a real forward transform's halved axis first,
         then the others from the last; a real inverse's other axes first, halved last."""
         one = {"c2c": "ifft" if self.inverse else "fft", "r2c": "fft", "c2r": "ifft"}[self.kind]
