@@ -93,13 +93,22 @@ def test_devices_by_name():
     assert tierfft.open_device("cpu").backend == "cpu"
 
 
-def test_double_precision_on_a_gpu_is_refused_by_name(device):
+def test_double_precision_on_a_named_gpu_warns_and_keeps_the_type(device, rng):
     if tierfft.open_device(device).backend == "cpu":
         pytest.skip("the CPU has f64 transforms")
-    with pytest.raises(ValueError, match="f64"):
-        tierfft.fft(np.ones(8, np.complex128), device=device)
-    # "auto" takes the CPU for double-precision data.
+    x = rng.standard_normal((4, 100)) + 1j * rng.standard_normal((4, 100))
+    with pytest.warns(tierfft.PrecisionWarning, match="single precision"):
+        got = tierfft.ifft(x, device=device, norm="ortho")
+    assert got.dtype == np.complex128
+    assert relative_error(got, np.fft.ifft(x, norm="ortho")) < 2e-6
+    with pytest.warns(tierfft.PrecisionWarning):
+        back = tierfft.irfft(np.fft.rfft(x.real), n=100, device=device)
+    assert back.dtype == np.float64 and relative_error(back, x.real) < 2e-6
+    # "auto" takes the CPU for double-precision data, in f64.
     assert tierfft.Plan("fft", (8,), np.complex128).device.backend == "cpu"
+    # The native transform refuses f64 outright on a GPU.
+    with pytest.raises(ValueError, match="f64"):
+        tierfft.Transform(tierfft.open_device(device), [8], [0], "c2c", double=True)
 
 
 def test_transform_checks_arrays(device):

@@ -11,7 +11,8 @@ The functions take numpy.fft's arguments and return what it returns::
 
 Precision follows the input as in NumPy 2: complex64 results for float16, float32 and
 complex64 input (transformed in f32 on any device), complex128 otherwise (transformed in
-f64, on the CPU for now). CuPy and PyTorch CUDA arrays are transformed where they lie.
+f64 on the CPU, which ``auto`` picks for them; a GPU named for them transforms in f32 for
+now and warns with :class:`PrecisionWarning`). CuPy and PyTorch CUDA arrays are transformed where they lie.
 For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the
 last 32 plans they made). The GIL is released while a transform runs.
 
@@ -42,7 +43,7 @@ from ._fft import (  # noqa: E402
     rfft2,
     rfftn,
 )
-from ._plan import Plan, open_device  # noqa: E402
+from ._plan import Plan, PrecisionWarning, open_device  # noqa: E402
 from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq  # noqa: E402
 
 from . import sar  # noqa: E402
@@ -51,6 +52,7 @@ __all__ = [
     "Device",
     "DeviceError",
     "Plan",
+    "PrecisionWarning",
     "Transform",
     "__version__",
     "fft",

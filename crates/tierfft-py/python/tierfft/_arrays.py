@@ -92,6 +92,13 @@ class CudaArrays:
             return self.module.ascontiguousarray(a)
         return a.contiguous()
 
+    def copy_into(self, dst: Any, src: Any) -> None:
+        """``src`` copied into ``dst`` of the same shape, converted to its element type."""
+        if self.library == "cupy":
+            dst[...] = src
+        else:
+            dst.copy_(src)
+
     def zeros(self, shape: Tuple[int, ...], dtype: str, like: Any) -> Any:
         if self.library == "cupy":
             with self.module.cuda.Device(self.ordinal(like)):

@@ -3,8 +3,9 @@
 Every function takes what its numpy.fft namesake takes (``n``/``axis`` or ``s``/``axes``,
 ``norm``, ``out``) and returns what it returns, in the same element type: complex64 for
 float16, float32 and complex64 input, complex128 otherwise (float32/float64 for the real
-inverses). CuPy and PyTorch CUDA arrays are transformed on their GPU and returned in
-their own library.
+inverses). Double-precision data are transformed in f64 on the CPU (``auto``), in f32 with
+a ``PrecisionWarning`` on a GPU named for them. CuPy and PyTorch CUDA arrays are
+transformed on their GPU and returned in their own library.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ _DEVICE_DOC = """
     device : str, optional
         Where to transform: ``"auto"`` (the default, or the ``TIERFFT_DEVICE`` environment
         variable: CUDA, else a hardware GPU, else the CPU; double-precision data on the
-        CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"gpu"``, ``"gpu:N"``, ``"lavapipe"``,
+        CPU, in f64), ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"gpu"``, ``"gpu:N"``, ``"lavapipe"``,
         or part of an adapter's name. A CuPy or PyTorch CUDA array is transformed on its own
         GPU.
 """
@@ -51,11 +52,6 @@ def _array_shape_dtype(a: Any):
         a = np.asarray(a)
         return a, a.shape, a.dtype, None
     dtype = a.dtype if library == "cupy" else np.dtype(str(a.dtype).replace("torch.", ""))
-    if dtype not in (np.float32, np.complex64):
-        raise TypeError(
-            f"{dtype} CUDA arrays: GPUs transform complex64/float32 data for now (f64 runs "
-            f"on the CPU); cast it, e.g. a.astype(cupy.complex64) or a.to(torch.complex64)"
-        )
     return a, tuple(a.shape), dtype, library
 
 

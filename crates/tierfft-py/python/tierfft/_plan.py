@@ -8,6 +8,7 @@ import math
 import operator
 import os
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Any, Optional, Sequence, Tuple
 
@@ -21,7 +22,14 @@ try:  # NumPy 2
 except ImportError:  # NumPy 1
     from numpy.core.multiarray import normalize_axis_index  # type: ignore
 
-__all__ = ["Plan", "open_device"]
+__all__ = ["Plan", "PrecisionWarning", "open_device"]
+
+
+class PrecisionWarning(UserWarning):
+    """Double-precision data transformed in single precision: on a GPU named explicitly,
+    whose backend transforms in f32 for now. The result has NumPy's element type (complex128
+    or float64) and f32's accuracy (relative error about 1e-7); ``device="cpu"`` (or
+    ``"auto"``) transforms in f64."""
 
 #: What each function computes: (kind, inverse, arguments: "1d" takes n/axis, "2d" and "nd"
 #: take s/axes, "2d" defaulting to the last two axes).
@@ -211,8 +219,25 @@ class Plan:
         self.kind = kind
         self.inverse = inverse
         complex_t, real_t, self.result_dtype, double = _dtypes(self.dtype, kind, func)
+        # The precision of the data the plan takes (that of its arithmetic may be lower).
         self._double = double
         self.lengths, self.axes = _cook(self.shape, s, axes, kind, args)
+        # "auto" takes the CPU for double-precision data, the one backend with f64
+        # transforms for now; a GPU named for them transforms in f32, and says so.
+        if double and _is_auto(device):
+            device = "cpu"
+        self.device = open_device(device)
+        if double and self.device.backend != "cpu":
+            warnings.warn(
+                PrecisionWarning(
+                    f"{self.dtype} data are transformed in single precision on "
+                    f"'{self.device.name}' (GPUs transform in f32 for now); the result is "
+                    f"{self.result_dtype} with f32's accuracy. device='cpu' transforms in f64."
+                ),
+                stacklevel=2,
+            )
+            double = False
+            complex_t, real_t = np.dtype(np.complex64), np.dtype(np.float32)
         # The input as the transform takes it: its element type, and its extents along the
         # axes cut or padded to the lengths (a real inverse's last axis to n/2 + 1 bins).
         self.input_dtype = real_t if kind == "r2c" else complex_t
@@ -231,11 +256,6 @@ class Plan:
         if kind == "r2c":
             out_shape[self.axes[-1]] = self.lengths[-1] // 2 + 1
         self.output_shape = tuple(out_shape)
-        # An explicit GPU with double-precision data is refused by the device; "auto" takes
-        # the CPU for it, the one backend with f64 transforms for now.
-        if double and _is_auto(device):
-            device = "cpu"
-        self.device = open_device(device)
         # DLPack reserves stream 0; CUDA's legacy default stream, which tierfft's work is on
         # unless it was given a stream, is 1 there.
         self._cuda = (self.device.cuda_ordinal, self.device.cuda_stream or 1)
@@ -384,11 +404,6 @@ class Plan:
                 f"the array is on CUDA device {xp.ordinal(a)}, but the plan is on CUDA "
                 f"device {ordinal} ('{dev.name}')"
             )
-        if self._double:
-            raise TypeError(
-                f"{xp.dtype_name(a)} CUDA arrays: GPUs transform complex64/float32 data for "
-                f"now (f64 runs on the CPU); cast it, e.g. a.astype(cupy.complex64)"
-            )
         self._check_input(xp.shape(a), np.dtype(xp.dtype_name(a)))
         if self._steps:
             for step in self._steps[:-1]:
@@ -399,11 +414,16 @@ class Plan:
         a = xp.astype(a, self.input_dtype.name)
         a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, self.input_dtype.name, a))
         a = xp.contiguous(a)
-        if out is None:
-            out = xp.empty(self.output_shape, self.output_dtype.name, a)
+        result = out
+        if out is None or xp.dtype_name(out) != self.output_dtype.name:
+            result = xp.empty(self.output_shape, self.output_dtype.name, a)
         self._transform.execute_dlpack(
-            a.__dlpack__(stream=stream), out.__dlpack__(stream=stream)
+            a.__dlpack__(stream=stream), result.__dlpack__(stream=stream)
         )
+        if out is None:
+            return xp.astype(result, np.dtype(self.result_dtype).name)
+        if result is not out:
+            xp.copy_into(out, result)
         return out
 
 
