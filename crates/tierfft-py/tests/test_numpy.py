@@ -151,6 +151,13 @@ def test_long_double_as_numpy_dtype():
     assert relative_error(got, np.fft.fft(a.astype(np.float64))) < 1e-13
 
 
+def test_no_axes_is_the_input_as_numpy_has_it():
+    x = np.arange(6.0).reshape(2, 3)
+    assert np.array_equal(tierfft.fftn(x, axes=()), np.fft.fftn(x, axes=()))
+    with pytest.raises(IndexError):  # NumPy's AxisError is an IndexError too
+        tierfft.fft(x, axis=2)
+
+
 def test_fftfreq_and_shifts_are_numpys():
     assert tierfft.fftfreq is np.fft.fftfreq
     assert tierfft.fftshift is np.fft.fftshift

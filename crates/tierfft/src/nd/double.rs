@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use num_complex::Complex64;
+use rayon::prelude::*;
 use rustfft::{Fft, FftPlanner};
 
 use super::plan::around;
@@ -19,6 +20,8 @@ use crate::spec::{Direction, PointOp};
 /// Columns of a non-last axis gathered into contiguous lines at a time: enough that each
 /// gather reads runs of neighbouring elements, few enough that the lines stay in cache.
 const TILE: usize = 16;
+/// Points a task transforms at least (rows of the last axis are grouped up to this).
+const MIN_TASK_POINTS: usize = 1 << 14;
 
 /// An N-D or real transform in f64 on the host, planned once and reusable (`Send + Sync`).
 ///
@@ -215,32 +218,72 @@ fn check_len(what: &str, got: usize, expected: usize) -> Result<()> {
     }
 }
 
-/// Transforms every line along `axis` of `data` (row-major, of `shape`) in place: the rows
-/// of the last axis directly, the columns of another through contiguous tiles of lines.
+/// Transforms every line along `axis` of `data` (row-major, of `shape`) in place, on
+/// rayon's pool: the rows of the last axis in groups, the columns of another through
+/// contiguous tiles of lines (whole blocks per task where there are many blocks, else the
+/// tiles of one block in parallel).
 fn along(data: &mut [Complex64], shape: &[usize], axis: usize, fft: &dyn Fft<f64>) {
     let (outer, n, inner) = around(shape, axis);
-    let mut scratch = vec![Complex64::default(); fft.get_inplace_scratch_len()];
+    let scratch = || vec![Complex64::default(); fft.get_inplace_scratch_len()];
     if inner == 1 {
-        fft.process_with_scratch(data, &mut scratch);
+        let rows = (MIN_TASK_POINTS / n).max(1);
+        data.par_chunks_mut(rows * n)
+            .for_each_init(scratch, |s, chunk| fft.process_with_scratch(chunk, s));
         return;
     }
-    let mut lines = vec![Complex64::default(); TILE.min(inner) * n];
-    for o in 0..outer {
-        let block = &mut data[o * n * inner..][..n * inner];
-        for c0 in (0..inner).step_by(TILE) {
-            let t = TILE.min(inner - c0);
-            let lines = &mut lines[..t * n];
-            for k in 0..n {
-                for j in 0..t {
-                    lines[j * n + k] = block[k * inner + c0 + j];
+    if outer >= rayon::current_num_threads() {
+        data.par_chunks_mut(n * inner)
+            .for_each_init(scratch, |s, block| {
+                let mut lines = vec![Complex64::default(); TILE.min(inner) * n];
+                for c0 in (0..inner).step_by(TILE) {
+                    let t = TILE.min(inner - c0);
+                    let lines = &mut lines[..t * n];
+                    gather(block, inner, c0, t, lines);
+                    fft.process_with_scratch(lines, s);
+                    for k in 0..n {
+                        block[k * inner + c0..][..t]
+                            .iter_mut()
+                            .enumerate()
+                            .for_each(|(j, z)| *z = lines[j * n + k]);
+                    }
                 }
-            }
-            fft.process_with_scratch(lines, &mut scratch);
-            for k in 0..n {
-                for j in 0..t {
-                    block[k * inner + c0 + j] = lines[j * n + k];
+            });
+        return;
+    }
+    for block in data.chunks_mut(n * inner) {
+        // Each tile's lines transformed apart, then written back row by row.
+        let tiles: Vec<Vec<Complex64>> = (0..inner)
+            .into_par_iter()
+            .step_by(TILE)
+            .map_init(scratch, |s, c0| {
+                let t = TILE.min(inner - c0);
+                let mut lines = vec![Complex64::default(); t * n];
+                gather(block, inner, c0, t, &mut lines);
+                fft.process_with_scratch(&mut lines, s);
+                lines
+            })
+            .collect();
+        block
+            .par_chunks_mut(inner)
+            .enumerate()
+            .for_each(|(k, row)| {
+                for (tile, lines) in tiles.iter().enumerate() {
+                    let t = lines.len() / n;
+                    row[tile * TILE..][..t]
+                        .iter_mut()
+                        .enumerate()
+                        .for_each(|(j, z)| *z = lines[j * n + k]);
                 }
-            }
+            });
+    }
+}
+
+/// Columns `c0 .. c0 + t` of `block` (rows of `inner` elements) as `t` contiguous lines.
+fn gather(block: &[Complex64], inner: usize, c0: usize, t: usize, lines: &mut [Complex64]) {
+    let n = lines.len() / t;
+    for k in 0..n {
+        for j in 0..t {
+            lines[j * n + k] = block[k * inner + c0 + j];
         }
     }
 }
