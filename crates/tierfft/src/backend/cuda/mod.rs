@@ -5,17 +5,22 @@
 
 mod backend;
 mod cluster;
+#[cfg(feature = "bench")]
 pub mod compare;
+#[cfg(feature = "bench")]
 pub mod compare_nd;
+#[cfg(feature = "bench")]
 pub mod energy;
 mod exec;
 pub mod nvrtc;
 mod occupancy;
 pub(crate) mod one;
+#[cfg(feature = "bench")]
 pub mod peer;
 mod resample;
 mod transfer;
 
+#[cfg(feature = "bench")]
 pub use transfer::{TransferSpeeds, transfer_speeds};
 
 pub use exec::CudaFft;

@@ -210,6 +210,7 @@ impl CudaDevice {
     }
 }
 
+#[cfg(feature = "bench")]
 /// Host-device copy speeds measured on one device, GB/s (bytes moved over the median wall
 /// clock of the repetitions, each waited for).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -234,6 +235,7 @@ pub struct TransferSpeeds {
 }
 
 /// Measures [`TransferSpeeds`] for copies of `floats` f32 values, `reps` times each.
+#[cfg(feature = "bench")]
 pub fn transfer_speeds(dev: &CudaDevice, floats: usize, reps: usize) -> Result<TransferSpeeds> {
     use std::time::Instant;
     let stream = &dev.stream;
