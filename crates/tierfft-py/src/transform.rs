@@ -21,7 +21,7 @@ enum Engine {
     Single(Box<NdFft>),
     /// complex128 / float64 data, on the CPU. The scale (1 where there is none) is applied
     /// here in f64, so that `norm="ortho"` keeps double precision.
-    Double(NdFft64, f64),
+    Double(Box<NdFft64>, f64),
 }
 
 /// An N-D or real transform over chosen axes of C-contiguous arrays of one shape, planned
@@ -223,7 +223,9 @@ impl Transform {
         let kind = spec.kind();
         let engine = py
             .detach(move || match double {
-                true => dev.plan_nd_f64(&spec).map(|f| Engine::Double(f, scale)),
+                true => dev
+                    .plan_nd_f64(&spec)
+                    .map(|f| Engine::Double(Box::new(f), scale)),
                 false => single(&dev, spec, scale),
             })
             .py_err()?;

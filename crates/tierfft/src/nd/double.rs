@@ -1,4 +1,5 @@
-//! N-D and real transforms in double precision on the CPU backend (rustfft in f64): NumPy's
+//! N-D and real transforms in double precision on the CPU backend (rustfft and realfft in
+//! f64): NumPy's
 //! `fftn`, `rfftn` and `irfftn` for float64 and complex128 data.
 //!
 //! The GPU backends transform in f32 (their kernels, twiddle tables and buffers are
@@ -9,6 +10,7 @@ use std::sync::Arc;
 
 use num_complex::Complex64;
 use rayon::prelude::*;
+use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::{Fft, FftPlanner};
 
 use super::plan::around;
@@ -16,6 +18,13 @@ use super::{Kind, NdSpec};
 use crate::backend::Device;
 use crate::error::{Error, Result};
 use crate::spec::{Direction, PointOp};
+
+/// The real-data transform of a real transform's halved axis (realfft: half the work of a
+/// complex transform of the widened reals).
+enum RealLines {
+    Forward(Arc<dyn RealToComplex<f64>>),
+    Inverse(Arc<dyn ComplexToReal<f64>>),
+}
 
 /// Columns of a non-last axis gathered into contiguous lines at a time: enough that each
 /// gather reads runs of neighbouring elements, few enough that the lines stay in cache.
@@ -40,8 +49,11 @@ const MIN_TASK_POINTS: usize = 1 << 14;
 /// ```
 pub struct NdFft64 {
     spec: NdSpec,
-    /// One transform per entry of `spec.axes`, in order, with the axis it runs along.
+    /// One transform per entry of `spec.axes`, in order, with the axis it runs along (for
+    /// a real transform, the complex ones of the other axes; its halved axis is `real`).
     ffts: Vec<(usize, Arc<dyn Fft<f64>>)>,
+    /// A real transform's halved axis and its real-data transform.
+    real: Option<(usize, RealLines)>,
     /// The product of the spec's scales (normalisation and `PointOp::Scale`s).
     scale: f64,
 }
@@ -86,8 +98,20 @@ impl Device {
                 .product::<f64>();
         }
         let mut planner = FftPlanner::<f64>::new();
-        let ffts = spec
-            .axes
+        let real = spec.real_axis().map(|a| {
+            let n = spec.shape[a];
+            let mut planner = RealFftPlanner::<f64>::new();
+            let lines = match spec.direction {
+                Direction::Forward => RealLines::Forward(planner.plan_fft_forward(n)),
+                Direction::Inverse => RealLines::Inverse(planner.plan_fft_inverse(n)),
+            };
+            (a, lines)
+        });
+        let complex_axes = match real {
+            Some(_) => &spec.axes[..spec.axes.len() - 1],
+            None => &spec.axes[..],
+        };
+        let ffts = complex_axes
             .iter()
             .map(|&a| {
                 let n = spec.shape[a];
@@ -101,6 +125,7 @@ impl Device {
         Ok(NdFft64 {
             spec: spec.clone(),
             ffts,
+            real,
             scale,
         })
     }
@@ -129,20 +154,26 @@ impl NdFft64 {
         self.expect(Kind::RealToComplex)?;
         check_len("input", input.len(), self.spec.input_len())?;
         check_len("output", output.len(), self.spec.output_len())?;
-        let (real_axis, real_fft) = self.real_fft()?;
-        // The real axis first (a complex transform of the widened reals, cut to n/2 + 1
-        // bins), then the others on the half-size array: transforms along different axes
-        // commute.
-        let mut full: Vec<Complex64> = input.iter().map(|&x| Complex64::new(x, 0.0)).collect();
-        along(&mut full, &self.spec.shape, real_axis, real_fft);
-        let (outer, n, inner) = around(&self.spec.shape, real_axis);
-        let h = n / 2 + 1;
-        for o in 0..outer {
-            output[o * h * inner..][..h * inner]
-                .copy_from_slice(&full[o * n * inner..][..h * inner]);
-        }
+        let (axis, RealLines::Forward(fft)) = self.real_lines()? else {
+            return Err(Error::InvalidSpec("this transform is not R2C".into()));
+        };
+        // The real axis first (n reals to n/2 + 1 bins per line), then the others on the
+        // half-size array: transforms along different axes commute.
+        let (outer, n, inner) = around(&self.spec.shape, axis);
+        let scratch = || vec![Complex64::default(); fft.get_scratch_len()];
+        lines_between(
+            input,
+            output,
+            (outer, inner),
+            (n, n / 2 + 1),
+            scratch,
+            |s, x, y| {
+                // Lengths match by construction; realfft checks them again.
+                let _ = fft.process_with_scratch(x, y, s);
+            },
+        );
         let half = self.spec.complex_shape();
-        for (axis, fft) in &self.ffts[..self.ffts.len() - 1] {
+        for (axis, fft) in &self.ffts {
             along(output, &half, *axis, fft.as_ref());
         }
         self.scale_all(output);
@@ -157,28 +188,34 @@ impl NdFft64 {
         self.expect(Kind::ComplexToReal)?;
         check_len("input", input.len(), self.spec.input_len())?;
         check_len("output", output.len(), self.spec.output_len())?;
-        let (real_axis, real_fft) = self.real_fft()?;
+        let (axis, RealLines::Inverse(fft)) = self.real_lines()? else {
+            return Err(Error::InvalidSpec("this transform is not C2R".into()));
+        };
         let mut half = input.to_vec();
         let half_shape = self.spec.complex_shape();
-        for (axis, fft) in &self.ffts[..self.ffts.len() - 1] {
+        for (axis, fft) in &self.ffts {
             along(&mut half, &half_shape, *axis, fft.as_ref());
         }
-        // Extend the real axis by Hermitian symmetry, transform it, keep the real parts.
-        let (outer, n, inner) = around(&self.spec.shape, real_axis);
-        let h = n / 2 + 1;
-        let mut full = Vec::with_capacity(outer * n * inner);
-        for o in 0..outer {
-            let from = |k: usize, c: usize| half[(o * h + k) * inner + c];
-            for k in 0..n {
-                full.extend((0..inner).map(|c| match k < h {
-                    true => from(k, c),
-                    false => from(n - k, c).conj(),
-                }));
-            }
-        }
-        along(&mut full, &self.spec.shape, real_axis, real_fft);
-        for (out, z) in output.iter_mut().zip(&full) {
-            *out = z.re * self.scale;
+        // Then the real axis, n/2 + 1 bins to n reals per line; the imaginary parts a real
+        // signal's spectrum cannot have are set aside first, as NumPy ignores them.
+        let (outer, n, inner) = around(&self.spec.shape, axis);
+        let scratch = || vec![Complex64::default(); fft.get_scratch_len()];
+        lines_between(
+            &half,
+            output,
+            (outer, inner),
+            (n / 2 + 1, n),
+            scratch,
+            |s, x, y| {
+                x[0].im = 0.0;
+                if n % 2 == 0 {
+                    x[n / 2].im = 0.0;
+                }
+                let _ = fft.process_with_scratch(x, y, s);
+            },
+        );
+        if self.scale != 1.0 {
+            output.iter_mut().for_each(|x| *x *= self.scale);
         }
         Ok(())
     }
@@ -194,12 +231,12 @@ impl NdFft64 {
         }
     }
 
-    /// The halved axis of a real transform and its transform (the last planned).
-    fn real_fft(&self) -> Result<(usize, &dyn Fft<f64>)> {
-        self.ffts
-            .last()
-            .map(|(axis, fft)| (*axis, fft.as_ref()))
-            .ok_or_else(|| Error::InvalidSpec("no axes to transform".into()))
+    /// The halved axis of a real transform and its real-data transform.
+    fn real_lines(&self) -> Result<(usize, &RealLines)> {
+        self.real
+            .as_ref()
+            .map(|(axis, lines)| (*axis, lines))
+            .ok_or_else(|| Error::InvalidSpec("this transform has no real axis".into()))
     }
 
     fn scale_all(&self, data: &mut [Complex64]) {
@@ -275,6 +312,72 @@ fn along(data: &mut [Complex64], shape: &[usize], axis: usize, fft: &dyn Fft<f64
                         .for_each(|(j, z)| *z = lines[j * n + k]);
                 }
             });
+    }
+}
+
+/// Runs `line` over every line along an axis of `src` into the same line of `dst`, on
+/// rayon's pool: `src` holds `outer` blocks of `lens.0` rows of `inner` elements, `dst` the
+/// same blocks of `lens.1` rows. `line` gets a task's state (made by `init`), a copy of the
+/// source line (which it may overwrite) and the destination line.
+fn lines_between<S, D, St>(
+    src: &[S],
+    dst: &mut [D],
+    (outer, inner): (usize, usize),
+    (m, n): (usize, usize),
+    init: impl Fn() -> St + Sync + Send,
+    line: impl Fn(&mut St, &mut [S], &mut [D]) + Sync + Send,
+) where
+    S: Copy + Default + Send + Sync,
+    D: Copy + Default + Send + Sync,
+{
+    if inner == 1 {
+        let rows = (MIN_TASK_POINTS / m.max(n)).max(1);
+        dst.par_chunks_mut(rows * n)
+            .zip(src.par_chunks(rows * m))
+            .for_each_init(
+                || (init(), vec![S::default(); m]),
+                |(state, x), (into, from)| {
+                    for (y, row) in into.chunks_mut(n).zip(from.chunks(m)) {
+                        x.copy_from_slice(row);
+                        line(state, x, y);
+                    }
+                },
+            );
+        return;
+    }
+    // Columns `c0 .. c0 + t` of one block: gathered, transformed, as `t` output lines.
+    let tile = |state: &mut St, block: &[S], c0: usize| -> Vec<D> {
+        let t = TILE.min(inner - c0);
+        let mut x = vec![S::default(); m];
+        let mut lines = vec![D::default(); t * n];
+        for (j, y) in lines.chunks_mut(n).enumerate() {
+            x.iter_mut()
+                .enumerate()
+                .for_each(|(k, v)| *v = block[k * inner + c0 + j]);
+            line(state, &mut x, y);
+        }
+        lines
+    };
+    let scatter = |into: &mut [D], tiles: &[Vec<D>]| {
+        into.par_chunks_mut(inner).enumerate().for_each(|(k, row)| {
+            for (i, lines) in tiles.iter().enumerate() {
+                for (j, y) in lines.chunks(n).enumerate() {
+                    row[i * TILE + j] = y[k];
+                }
+            }
+        });
+    };
+    for (from, into) in src
+        .chunks(m * inner)
+        .zip(dst.chunks_mut(n * inner))
+        .take(outer)
+    {
+        let tiles: Vec<Vec<D>> = (0..inner)
+            .into_par_iter()
+            .step_by(TILE)
+            .map_init(&init, |state, c0| tile(state, from, c0))
+            .collect();
+        scatter(into, &tiles);
     }
 }
 
