@@ -227,6 +227,8 @@ class Plan:
         if double and _is_auto(device):
             device = "cpu"
         self.device = open_device(device)
+        # The name the device was asked for, which plans this plan makes open it by.
+        self._device_arg = device
         if double and self.device.backend != "cpu":
             warnings.warn(
                 PrecisionWarning(
@@ -307,7 +309,7 @@ class Plan:
                 n=self.lengths[i],
                 axis=self.axes[i],
                 norm=self.norm,
-                device=_device_name(self.device),
+                device=self._device_arg,
             )
             steps.append(plan)
             shape, dtype = plan.output_shape, plan.result_dtype
@@ -425,14 +427,6 @@ class Plan:
         if result is not out:
             xp.copy_into(out, result)
         return out
-
-
-def _device_name(dev: _core.Device) -> str:
-    """A name that opens ``dev`` again through the cache (for plans a plan makes)."""
-    for key, value in list(_devices.items()):
-        if value is dev:
-            return key
-    return dev.name
 
 
 _cache: "OrderedDict[tuple, Plan]" = OrderedDict()

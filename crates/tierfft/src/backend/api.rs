@@ -56,6 +56,11 @@ pub(crate) trait Backend: Send + Sync {
     /// Waits until the work submitted so far has finished.
     fn synchronize(&self) -> Result<()>;
 
+    /// Makes ahead of time what host copies use (nothing, unless the backend stages them).
+    fn prepare_transfers(&self) -> Result<()> {
+        Ok(())
+    }
+
     /// A resampler for rows of `n` output samples at the fixed-point positions `rows`.
     fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>>;
 }

@@ -85,10 +85,7 @@ impl Device {
     /// Makes ahead of time what host copies use (on CUDA the pinned staging buffers, made on
     /// the first copy otherwise), so that the first copy is as fast as the next.
     pub fn prepare_transfers(&self) -> Result<()> {
-        match self {
-            Device::Cuda(dev) => dev.prepare_transfers(),
-            _ => Ok(()),
-        }
+        self.backend_ref().prepare_transfers()
     }
 
     /// Waits until the device has finished all work submitted so far (for wall-clock timing

@@ -44,6 +44,10 @@ impl Backend for CudaDevice {
         Ok(Held::Cuda { dev: self, slice })
     }
 
+    fn prepare_transfers(&self) -> Result<()> {
+        CudaDevice::prepare_transfers(self)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.stream
             .synchronize()
