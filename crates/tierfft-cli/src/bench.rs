@@ -419,7 +419,7 @@ fn median(mut s: Vec<f64>) -> f64 {
 
 /// `--transfers`: host-device copy speeds on a CUDA device, one row per size.
 fn transfers(device: &tierfft::Device, reps: usize) -> CliResult<()> {
-    let tierfft::Device::Cuda(dev) = device else {
+    let Some(dev) = &device.cuda_device() else {
         return Err(format!(
             "--transfers measures CUDA copies; '{}' is not a CUDA device (--device cuda)",
             device.name()

@@ -55,7 +55,7 @@ fn relative_difference(a: &[Complex32], b: &[Complex32]) -> f64 {
 /// `tierfft bench --shapes .. --gpus N`.
 pub fn run(opts: &DistOptions) -> CliResult<()> {
     let (devices, gpus) = match opts.cpu {
-        true => (vec![Device::Cpu], Vec::new()),
+        true => (vec![Device::cpu()], Vec::new()),
         false => crate::commands::open_gpus(opts.ranks)?,
     };
     let one = &devices[0];

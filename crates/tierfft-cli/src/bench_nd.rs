@@ -82,9 +82,9 @@ fn real_spectrum(
 
 /// `tierfft bench --shapes ...`.
 pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
-    let cuda = match (opts.cufft, device) {
-        (true, Device::Cuda(d)) => Some(d.clone()),
-        (true, _) => return Err("--compare cufft needs --backend cuda".into()),
+    let cuda = match (opts.cufft, device.cuda_device()) {
+        (true, Some(d)) => Some(d),
+        (true, None) => return Err("--compare cufft needs --backend cuda".into()),
         (false, _) => None,
     };
     println!("device: {}", device.name());

@@ -31,7 +31,7 @@ pub fn open_gpus(n: usize) -> CliResult<(Vec<Device>, Vec<Arc<CudaDevice>>)> {
                 .map_err(|e| format!("--gpus {n}: GPU {i}: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((gpus.iter().map(|g| Device::Cuda(g.clone())).collect(), gpus))
+    Ok((gpus.iter().map(|g| Device::from(g.clone())).collect(), gpus))
 }
 
 /// `tierfft devices`: one row per wgpu adapter, a row for the CPU, and the `auto` choice.
@@ -68,7 +68,7 @@ pub fn devices() -> CliResult<()> {
         .collect();
     let adapters = rows.len();
     let mut cpu = vec!["-".to_string(); header.len()];
-    cpu[0] = Device::Cpu.name();
+    cpu[0] = Device::cpu().name();
     cpu[2] = "Cpu".into();
     cpu[3] = "rustfft".into();
     cpu[9] = "no".into();

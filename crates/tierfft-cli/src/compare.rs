@@ -130,7 +130,7 @@ fn checked(n: usize, batch: usize) -> usize {
 
 /// Runs the comparison on `device`, which must be CUDA.
 pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
-    let Device::Cuda(dev) = device else {
+    let Some(dev) = &device.cuda_device() else {
         return Err(format!(
             "--compare cufft needs the CUDA backend (--backend cuda), not {}",
             device.name()
@@ -351,7 +351,7 @@ fn row(
     let (n, batch) = (spec.n, spec.batch);
     let plan = if opts.plan.measure {
         // The plan the device's measurement picks, compiled again (from the cache) here.
-        let measured = Device::Cuda(dev.clone()).plan_with_options(&spec, &opts.plan)?;
+        let measured = Device::from(dev.clone()).plan_with_options(&spec, &opts.plan)?;
         measured
             .plan()
             .cloned()
@@ -430,7 +430,12 @@ fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliRe
     let spec = tierfft_sar::rcmc::rcmc_spec(&config);
     let input = crate::bench::random_input(spec.len());
     let m = device.plan_resample(&spec)?.measure(&input, reps)?;
-    let cpu = widen(&Device::Cpu.plan_resample(&spec)?.measure(&input, 1)?.output);
+    let cpu = widen(
+        &Device::cpu()
+            .plan_resample(&spec)?
+            .measure(&input, 1)?
+            .output,
+    );
     let rcmc_s = m.median_seconds();
     let steps: Vec<&Row> = rows
         .iter()

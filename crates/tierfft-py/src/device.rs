@@ -1,7 +1,7 @@
 //! `tierfft._core.Device`: a device opened by the names the command line takes.
 
 use pyo3::prelude::*;
-use tierfft::Device;
+use tierfft::{Device, DeviceKind};
 
 use crate::errors::IntoPy;
 
@@ -31,10 +31,10 @@ impl PyDevice {
     /// The backend: `"cpu"`, `"wgpu"` or `"cuda"`.
     #[getter]
     fn backend(&self) -> &'static str {
-        match self.device {
-            Device::Cpu => "cpu",
-            Device::Wgpu(_) => "wgpu",
-            Device::Cuda(_) => "cuda",
+        match self.device.kind() {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Wgpu => "wgpu",
+            DeviceKind::Cuda => "cuda",
             _ => "other",
         }
     }
@@ -42,20 +42,18 @@ impl PyDevice {
     /// The CUDA device ordinal (`None` off CUDA).
     #[getter]
     fn cuda_ordinal(&self) -> Option<usize> {
-        match &self.device {
-            Device::Cuda(d) => Some(d.stream().context().ordinal()),
-            _ => None,
-        }
+        self.device
+            .cuda_device()
+            .map(|d| d.stream().context().ordinal())
     }
 
     /// The handle of the CUDA stream tierfft queues its work on (`None` off CUDA): arrays
     /// handed over through DLPack are made ready on it.
     #[getter]
     fn cuda_stream(&self) -> Option<usize> {
-        match &self.device {
-            Device::Cuda(d) => Some(d.stream().cu_stream() as usize),
-            _ => None,
-        }
+        self.device
+            .cuda_device()
+            .map(|d| d.stream().cu_stream() as usize)
     }
 
     fn __repr__(&self) -> String {

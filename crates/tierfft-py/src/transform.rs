@@ -345,7 +345,7 @@ impl Transform {
         input: &Bound<'_, PyAny>,
         output: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let Device::Cuda(cuda) = &self.device else {
+        let Some(cuda) = self.device.cuda_device() else {
             return Err(PyValueError::new_err(format!(
                 "CUDA arrays need a plan on a CUDA device; this one is on '{}'",
                 self.device.name()

@@ -19,7 +19,7 @@ use tierfft::dist::{
     redistribute,
 };
 use tierfft::resample::ResampleSpec;
-use tierfft::{Device, Fft, FftSpec, PointOp, Resampler};
+use tierfft::{Device, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;
@@ -62,8 +62,8 @@ pub fn memory_needs(config: &Config, device: &Device, ranks: usize) -> Option<Me
     let scene = config.scene_bytes()?;
     Some(MemoryNeeds {
         host: scene.checked_mul(4)?,
-        device: match device {
-            Device::Cuda(_) => scene.checked_mul(6)? / ranks.max(1) as u64,
+        device: match device.kind() {
+            DeviceKind::Cuda => scene.checked_mul(6)? / ranks.max(1) as u64,
             _ => 0,
         },
     })
@@ -200,7 +200,7 @@ impl DistFocuser {
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Exchange>)
             .collect();
-        DistFocuser::new(config, opts, vec![Device::Cpu; ranks], exchanges)
+        DistFocuser::new(config, opts, vec![Device::cpu(); ranks], exchanges)
     }
 
     /// One rank per GPU, exchanging through NCCL.
@@ -213,7 +213,7 @@ impl DistFocuser {
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Exchange>)
             .collect();
-        let devices = gpus.iter().map(|g| Device::Cuda(g.clone())).collect();
+        let devices = gpus.iter().map(|g| Device::from(g.clone())).collect();
         DistFocuser::new(config, opts, devices, exchanges)
     }
 

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
-use tierfft::{Device, DeviceBuffer, Fft, FftSpec, PointOp, Resampler};
+use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;
@@ -116,8 +116,8 @@ const DEVICE_SCENES: u64 = 3;
 /// `None` when the scene's size overflows the address space.
 pub fn memory_needs(config: &Config, device: &Device) -> Option<MemoryNeeds> {
     let scene = config.scene_bytes()?;
-    let (host, on_device) = match device {
-        Device::Cuda(_) => (HOST_SCENES_DISCRETE, DEVICE_SCENES),
+    let (host, on_device) = match device.kind() {
+        DeviceKind::Cuda => (HOST_SCENES_DISCRETE, DEVICE_SCENES),
         _ => (HOST_SCENES_SHARED, 0),
     };
     Some(MemoryNeeds {

@@ -36,7 +36,7 @@ fn focus_and_measure(
     opts: FocusOptions,
 ) -> Result<tierfft_sar::metrics::PointMetrics, tierfft_sar::metrics::MetricsError> {
     let mut data = raw.to_vec();
-    Focuser::new(&Device::Cpu, c, opts)
+    Focuser::new(&Device::cpu(), c, opts)
         .expect("plan")
         .focus(&mut data, |_| {})
         .expect("focus");
@@ -52,7 +52,7 @@ fn focus_and_measure(
 fn a_point_target_focuses_to_theory() {
     let c = scene();
     let mut data = simulate(&c);
-    focus(&Device::Cpu, &c, &mut data, Window::None).expect("focus");
+    focus(&Device::cpu(), &c, &mut data, Window::None).expect("focus");
     let opts = CutOptions {
         half: 64,
         half_azimuth: 64,
@@ -114,7 +114,7 @@ fn fused_unfused_and_cpu_agree() {
             .expect("focus");
         data
     };
-    let cpu = run(&Device::Cpu, true);
+    let cpu = run(&Device::cpu(), true);
     let want = tierfft::reference::widen(&cpu);
     let snr = |image: &[num_complex::Complex32]| {
         let opts = CutOptions {
@@ -245,7 +245,7 @@ fn the_seeds_pair_measured_alone_meets_theory() {
         ..first
     });
     let mut data = simulate(&c);
-    focus(&Device::Cpu, &c, &mut data, Window::None).expect("focus");
+    focus(&Device::cpu(), &c, &mut data, Window::None).expect("focus");
     let per_unit = c.radar.prf_hz / c.radar.doppler_bandwidth_hz();
     let response = IdealResponse {
         azimuth: AxisResponse {

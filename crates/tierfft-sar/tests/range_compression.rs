@@ -88,7 +88,7 @@ fn oversampling() -> f64 {
 
 #[test]
 fn unweighted_range_response_matches_theory() {
-    for device in [Device::Cpu, gpu()] {
+    for device in [Device::cpu(), gpu()] {
         let image = compressed(&device, Window::None);
         let r = &range_cut(&image, &format!("{} none", device.name()));
         // fs/B = 1.2: 0.886 × 1.2 = 1.063 bins.
@@ -161,7 +161,7 @@ fn check_against_theory(device: &Device, window: Window) -> Vec<String> {
 fn every_window_matches_its_theory_on_the_cpu() {
     let off: Vec<String> = WINDOWS
         .iter()
-        .flat_map(|&w| check_against_theory(&Device::Cpu, w))
+        .flat_map(|&w| check_against_theory(&Device::cpu(), w))
         .collect();
     assert!(off.is_empty(), "{off:#?}");
 }
@@ -181,7 +181,7 @@ fn weighted_range_responses_match_theory_on_the_gpu() {
 fn fused_gpu_matches_the_cpu_reference() {
     let gpu = gpu();
     for window in [Window::None, WINDOWS[2]] {
-        let (on_gpu, on_cpu) = (compressed(&gpu, window), compressed(&Device::Cpu, window));
+        let (on_gpu, on_cpu) = (compressed(&gpu, window), compressed(&Device::cpu(), window));
         let want = tierfft::reference::widen(&on_cpu);
         let err = tierfft::reference::relative_l2_error(&on_gpu, &want);
         assert!(err <= 1e-5, "{window}: fused vs CPU: {err:e}");

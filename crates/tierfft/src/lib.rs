@@ -14,7 +14,7 @@
 //! use tierfft::{Device, FftSpec};
 //!
 //! # fn main() -> tierfft::Result<()> {
-//! let device = Device::Cpu; // or Device::auto()? for a GPU when there is one
+//! let device = Device::cpu(); // or Device::auto()? for a GPU when there is one
 //! let fft = device.plan(&FftSpec::new(1024).batch(4))?;
 //! let mut data = vec![Complex32::new(1.0, 0.0); 1024 * 4];
 //! fft.process(&mut data)?;
@@ -36,7 +36,7 @@ mod spec;
 pub mod twiddle;
 mod weights;
 
-pub use backend::{Device, DeviceBuffer, Element, Fft, Measured, Resampler, Timer};
+pub use backend::{Device, DeviceBuffer, DeviceKind, Element, Fft, Measured, Resampler, Timer};
 pub use error::{Error, Result, Source};
 pub use nd::{Kind, NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex32, Complex64};

@@ -63,7 +63,7 @@ fn error(spec: &FftSpec, got: &[Complex32], want: &[Complex64]) -> f64 {
 /// On both backends (the GPU runs lengths with a prime factor above 13 by Bluestein's
 /// algorithm, chains as two convolutions).
 fn check(spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
-    check_on(&Device::Cpu, spec, rng);
+    check_on(&Device::cpu(), spec, rng);
     check_on(gpu(), spec, rng);
 }
 
@@ -71,9 +71,9 @@ fn check(spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
 fn every_length_to_300_on_the_cpu() {
     let mut rng = rng();
     for n in 1..=300 {
-        check_on(&Device::Cpu, &FftSpec::new(n).batch(3), &mut rng);
+        check_on(&Device::cpu(), &FftSpec::new(n).batch(3), &mut rng);
         let inverse = FftSpec::new(n).batch(2).inverse().normalized();
-        check_on(&Device::Cpu, &inverse, &mut rng);
+        check_on(&Device::cpu(), &inverse, &mut rng);
     }
 }
 

@@ -37,7 +37,7 @@ fn check(dev: &Device, spec: &FftSpec, input: &[Complex32]) {
 #[test]
 fn columns_match_f64() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         // One pass on lavapipe up to 2048 points (4 columns of 8 bytes per transaction in
         // 32 KiB, split exchange at 2048); 2^12 and up take two passes.
         for (k, batches) in [
@@ -112,7 +112,7 @@ fn layout_matrices(layout: Layout) -> usize {
 #[test]
 fn stacked_columns_match_f64() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for (n, matrices, width) in [
             (1, 3, 5),
             (6, 4, 3),
@@ -143,7 +143,7 @@ fn stacked_columns_match_f64() {
 #[test]
 fn per_element_multiplies_in_both_layouts() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for (n, batch) in [(8usize, 5usize), (256, 12), (2048, 4), (1 << 13, 3)] {
             for layout in [
                 Layout::Rows,
@@ -171,7 +171,7 @@ fn per_element_multiplies_in_both_layouts() {
 fn chained_columns() {
     // Fast convolution down the columns in one kernel, with a per-element window first.
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for (n, batch) in [(64, 9), (512, 8)] {
             let spec = FftSpec::new(n)
                 .batch(batch)
@@ -188,7 +188,7 @@ fn chained_columns() {
 fn per_element_vectors_must_match_the_data() {
     let v = Arc::from(vec![Complex32::new(1.0, 0.0); 64]);
     let spec = FftSpec::new(64).batch(2).on_load(PointOp::MultiplyEach(v));
-    match Device::Cpu.plan(&spec) {
+    match Device::cpu().plan(&spec) {
         Err(
             e @ Error::OperandLength {
                 got: 64,

@@ -188,7 +188,7 @@ fn refuses_what_it_cannot_cut() {
     let fft = DistFft::on_cpu(&DistSpec::new(&[8, 8]), 2).expect("plan");
     let (mut inputs, _) = fft.zeros::<Complex32, Complex32>().expect("zeros");
     let mut short: Vec<_> = (0..2)
-        .map(|_| tierfft::Device::Cpu.zeros(3).expect("zeros"))
+        .map(|_| tierfft::Device::cpu().zeros(3).expect("zeros"))
         .collect();
     let err = fft
         .process(&mut inputs, &mut short)
@@ -208,7 +208,7 @@ fn one_failing_rank_does_not_hang_the_others() {
         for (r, (i, o)) in inputs.iter_mut().zip(outputs.iter_mut()).enumerate() {
             let (rank, done) = (&fft.ranks()[r], done.clone());
             s.spawn(move || {
-                let mut short = tierfft::Device::Cpu.zeros(3).expect("zeros");
+                let mut short = tierfft::Device::cpu().zeros(3).expect("zeros");
                 let out = if r == 0 { &mut short } else { o };
                 done.send(rank.process(i, out).is_err()).expect("send");
             });
@@ -228,19 +228,19 @@ fn one_failing_rank_does_not_hang_the_others() {
         .collect();
     reversed.reverse();
     let spec = DistSpec::new(&[9, 12]);
-    let fft = DistFft::new(&spec, vec![tierfft::Device::Cpu; 3], reversed).expect("plan");
+    let fft = DistFft::new(&spec, vec![tierfft::Device::cpu(); 3], reversed).expect("plan");
     check(&fft, &mut rng);
     // Two of a group of three, and a rank twice.
     let mut two = LocalExchange::group(3);
     two.truncate(2);
     let two: Vec<Box<dyn Exchange>> = two.into_iter().map(|e| Box::new(e) as _).collect();
-    assert!(DistFft::new(&spec, vec![tierfft::Device::Cpu; 2], two).is_err());
+    assert!(DistFft::new(&spec, vec![tierfft::Device::cpu(); 2], two).is_err());
     let mut twice: Vec<Box<dyn Exchange>> = Vec::new();
     for _ in 0..2 {
         let first = LocalExchange::group(2).into_iter().next().expect("rank 0");
         twice.push(Box::new(first));
     }
-    assert!(DistFft::new(&spec, vec![tierfft::Device::Cpu; 2], twice).is_err());
+    assert!(DistFft::new(&spec, vec![tierfft::Device::cpu(); 2], twice).is_err());
 }
 
 /// `DistFft::time` for every layout (the all-to-alls alone send from the array each move
@@ -267,7 +267,7 @@ fn timing_runs_every_layout() {
 #[test]
 fn row_copies_stay_inside_their_buffers() {
     use tierfft::dist::{Rows, copy_rows};
-    let dev = tierfft::Device::Cpu;
+    let dev = tierfft::Device::cpu();
     let src = dev.upload(&random(&mut rng(), 64)).expect("upload");
     let mut dst = dev.zeros(64).expect("zeros");
     let ok = Rows {
@@ -313,7 +313,7 @@ fn gpu_ranks_through_host_memory() {
             .collect();
         DistFft::new(spec, vec![dev.clone(); ranks], exchanges)
     };
-    if !matches!(dev, tierfft::Device::Cuda(_)) {
+    if dev.kind() != tierfft::DeviceKind::Cuda {
         let err = plan(&DistSpec::new(&[16, 16]), 2)
             .err()
             .expect("wgpu refused");

@@ -8,9 +8,9 @@ use tierfft::{Device, Error, FftSpec};
 
 #[test]
 fn unsupported_lengths_and_zero_batch() {
-    for dev in [Device::Cpu, gpu().clone()] {
+    for dev in [Device::cpu(), gpu().clone()] {
         for n in [0, 1 << (tierfft::MAX_LOG2_N + 1)] {
-            let e = dev.plan(&FftSpec::new(n)).err().expect("must fail");
+            let e = dev.plan(&FftSpec::new(n)).expect_err("must fail");
             assert!(matches!(e, Error::UnsupportedLength { .. }), "{e}");
             assert!(e.to_string().contains("from 1 to 2^27"), "{e}");
         }
@@ -22,17 +22,14 @@ fn unsupported_lengths_and_zero_batch() {
                 dev.name()
             );
         }
-        let e = dev
-            .plan(&FftSpec::new(64).batch(0))
-            .err()
-            .expect("must fail");
+        let e = dev.plan(&FftSpec::new(64).batch(0)).expect_err("must fail");
         assert!(matches!(e, Error::ZeroBatch), "{e}");
     }
 }
 
 #[test]
 fn wrong_buffer_lengths() {
-    for dev in [Device::Cpu, gpu().clone()] {
+    for dev in [Device::cpu(), gpu().clone()] {
         let fft = dev.plan(&FftSpec::new(64).batch(2)).expect("plan");
         let mut short = vec![Complex32::new(0.0, 0.0); 100];
         let e = fft.process(&mut short).expect_err("must fail");
@@ -50,9 +47,7 @@ fn wrong_buffer_lengths() {
 
 #[test]
 fn unknown_adapter_lists_what_exists() {
-    let e = Device::by_name("no-such-gpu-anywhere")
-        .err()
-        .expect("must fail");
+    let e = Device::by_name("no-such-gpu-anywhere").expect_err("must fail");
     assert!(matches!(e, Error::NoDevice(_)));
     assert!(
         e.to_string()
@@ -69,12 +64,12 @@ fn device_ordinals_out_of_range_are_errors() {
         ("cuda:-1", "must be a number"),
         ("gpu:1000", "adapter 1000 asked for"),
     ] {
-        let e = Device::by_name(name).err().expect("must fail");
+        let e = Device::by_name(name).expect_err("must fail");
         assert!(matches!(e, Error::NoDevice(_)), "{name}: {e}");
         assert!(e.to_string().contains(says), "{name}: {e}");
     }
     // Without a CUDA driver the error says so; with one, that ordinal 1000 is not there.
-    let e = Device::by_name("cuda:1000").err().expect("must fail");
+    let e = Device::by_name("cuda:1000").expect_err("must fail");
     assert!(matches!(e, Error::NoDevice(_)), "{e}");
 }
 

@@ -42,7 +42,7 @@ fn check(dev: &Device, spec: &FftSpec, input: &[Complex32], bound: f64) {
 #[test]
 fn load_and_store_operations() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for k in [3, 6, 10, 12, 14, 17] {
             let n = 1usize << k;
             for dir in [Direction::Forward, Direction::Inverse] {
@@ -65,7 +65,7 @@ fn load_and_store_operations() {
 #[test]
 fn chained_fft_multiply_inverse() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         // One-pass lengths on lavapipe, up to its split-exchange block (8192).
         for k in [1, 3, 5, 8, 11, 12, 13] {
             let n = 1usize << k;
@@ -121,7 +121,7 @@ fn chain_split_into_two_kernels() {
 #[test]
 fn magnitude_and_decibels_on_store() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for k in [4, 12] {
             let n = 1usize << k;
             let input = random(&mut rng, 2 * n);
@@ -167,11 +167,10 @@ fn fusion_errors() {
     fft.process_out_of_place(&input, &mut out).expect("run");
     assert_accurate("4-pass chain", &spec, &input, &out);
     // Vectors must hold n values.
-    for d in [dev.clone(), Device::Cpu] {
+    for d in [dev.clone(), Device::cpu()] {
         let e = d
             .plan(&FftSpec::new(64).on_load(PointOp::Multiply(vector(&mut rng, 63))))
-            .err()
-            .expect("must fail");
+            .expect_err("must fail");
         assert!(
             matches!(
                 e,

@@ -170,7 +170,7 @@ fn cpu_backend_matches_the_reference() {
         for (dir, norm) in directions() {
             let mut spec = FftSpec::new(1 << k).batch(5).direction(dir);
             spec.normalize = norm;
-            let fft = tierfft::Device::Cpu.plan(&spec).expect("plan");
+            let fft = tierfft::Device::cpu().plan(&spec).expect("plan");
             let input = random(&mut rng, spec.len());
             let mut out = poisoned(spec.len());
             fft.process_out_of_place(&input, &mut out).expect("run");

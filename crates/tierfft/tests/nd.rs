@@ -78,8 +78,8 @@ fn rfft_and_irfft_of_every_length_to_1024_on_the_cpu() {
     let mut rng = rng();
     for n in 1..=1024 {
         let spec = NdSpec::new(&[2, n]).axes(&[1]).real();
-        run(&Device::Cpu, &spec, &mut rng);
-        run(&Device::Cpu, &spec.inverse().normalized(), &mut rng);
+        run(&Device::cpu(), &spec, &mut rng);
+        run(&Device::cpu(), &spec.inverse().normalized(), &mut rng);
     }
 }
 
@@ -141,7 +141,7 @@ fn n_dimensional_transforms_match_f64() {
         (&[6, 9, 10], &[0, 2, 0, 1]),
         (&[5, 8], &[0, 0, 1]),
     ];
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for (shape, axes) in cases {
             let spec = NdSpec::new(shape).axes(axes);
             for spec in [
@@ -169,7 +169,7 @@ fn out_of_place_device_transforms_keep_the_input() {
         (&[3, 1 << 15], &[0, 1]),
         (&[5, 8], &[0, 0, 1]),
     ];
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for (shape, axes) in cases {
             for spec in [
                 NdSpec::new(shape).axes(axes),
@@ -271,7 +271,7 @@ fn real_spectra_are_hermitian_and_keep_energy() {
 
 #[test]
 fn wrong_calls_are_errors() {
-    let r2c = Device::Cpu
+    let r2c = Device::cpu()
         .plan_nd(&NdSpec::new(&[4, 6]).real())
         .expect("plan");
     let mut c = vec![Complex32::new(0.0, 0.0); 24];
@@ -284,7 +284,7 @@ fn wrong_calls_are_errors() {
         .expect_err("short output");
     assert!(err.to_string().contains("holds 15 complex values"), "{err}");
     assert!(
-        Device::Cpu
+        Device::cpu()
             .plan_nd(&NdSpec::new(&[4, 6]).axes(&[3]))
             .is_err()
     );

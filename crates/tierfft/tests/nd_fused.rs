@@ -188,7 +188,7 @@ fn specs(rng: &mut StdRng) -> Vec<NdSpec> {
 fn fused_operations_on_the_cpu() {
     let mut rng = rng();
     for spec in specs(&mut rng) {
-        check(&Device::Cpu, &spec, &mut rng);
+        check(&Device::cpu(), &spec, &mut rng);
     }
 }
 
@@ -219,7 +219,7 @@ fn two_d_convolution_as_r2c_multiply_c2r() {
     ] {
         kernel[dr * cols + dc] = w;
     }
-    for dev in [&Device::Cpu, gpu()] {
+    for dev in [&Device::cpu(), gpu()] {
         let r2c = dev
             .plan_nd(&NdSpec::new(&[rows, cols]).real())
             .expect("plan");
@@ -262,7 +262,7 @@ fn two_d_convolution_as_r2c_multiply_c2r() {
 #[test]
 fn specs_that_cannot_take_operations_say_why() {
     let v = |n: usize| -> Arc<[Complex32]> { vec![Complex32::new(1.0, 0.0); n].into() };
-    let msg = |s: NdSpec| match Device::Cpu.plan_nd(&s) {
+    let msg = |s: NdSpec| match Device::cpu().plan_nd(&s) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("{s:?} planned"),
     };
@@ -281,7 +281,7 @@ fn specs_that_cannot_take_operations_say_why() {
     let per_point = msg(NdSpec::new(&[4, 4]).on_load(PointOp::Multiply(v(4))));
     assert!(per_point.contains("MultiplyEach"), "{per_point}");
     assert!(matches!(
-        Device::Cpu.plan_nd(
+        Device::cpu().plan_nd(
             &NdSpec::new(&[4, 6])
                 .real()
                 .on_store(PointOp::MultiplyEach(v(24)))

@@ -16,7 +16,7 @@ use tierfft::{Device, Error, NdSpec};
 #[test]
 fn complex_arrays_in_any_layout() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         for axes in [vec![0], vec![1], vec![0, 2], vec![0, 1, 2]] {
             // Standard layout, a transposed view and a view with a step along an axis; each
             // has the shape (6, 10, 7) the plan is made for.
@@ -61,7 +61,7 @@ fn complex_arrays_in_any_layout() {
 #[test]
 fn real_arrays_round_trip() {
     let mut rng = rng();
-    for dev in [gpu().clone(), Device::Cpu] {
+    for dev in [gpu().clone(), Device::cpu()] {
         let shape = [9, 16];
         let x: Vec<f32> = (0..144).map(|_| rng.random_range(-1.0..1.0)).collect();
         let input = Array::from_shape_vec(shape, x.clone()).unwrap();
@@ -91,12 +91,12 @@ fn real_arrays_round_trip() {
 /// A wrong shape or a spec with strides is an error naming the problem.
 #[test]
 fn wrong_arrays_are_errors() {
-    let fft = Device::Cpu.plan_nd(&NdSpec::new(&[4, 8])).expect("plan");
+    let fft = Device::cpu().plan_nd(&NdSpec::new(&[4, 8])).expect("plan");
     let mut a = Array::from_elem((8, 4), Complex32::default());
     let e = fft.process_array(&mut a.view_mut()).expect_err("must fail");
     assert!(matches!(e, Error::InvalidSpec(_)), "{e}");
     assert!(e.to_string().contains("[8, 4]"), "{e}");
-    let strided = Device::Cpu
+    let strided = Device::cpu()
         .plan_nd(
             &NdSpec::new(&[4, 8])
                 .input_strides(&[16, 2])

@@ -183,7 +183,7 @@ fn cases() -> Vec<NdSpec> {
 fn strided_layouts_on_the_cpu() {
     let mut rng = rng();
     for spec in cases() {
-        check(&Device::Cpu, &spec, &mut rng);
+        check(&Device::cpu(), &spec, &mut rng);
     }
 }
 

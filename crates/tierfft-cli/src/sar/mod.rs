@@ -281,7 +281,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         Some(n) => {
             let n = n as usize;
             let (devices, gpus) = match args.device.to_ascii_lowercase().as_str() {
-                "cpu" => (vec![Device::Cpu; n], Vec::new()),
+                "cpu" => (vec![Device::cpu(); n], Vec::new()),
                 "auto" | "cuda" => crate::commands::open_gpus(n)?,
                 other => {
                     return Err(format!(

@@ -4,21 +4,29 @@
 //! implementing [`Backend`] (and its device memory, [`Held`]), not adding an arm to every
 //! method of `Device`.
 
+use std::any::Any;
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::buffer::Held;
+use super::cpu::HostMemory;
 use super::resampler::{CpuResampler, ResampleExec};
-use super::{Executor, compile, cpu};
+use super::reshape::ReshapeExec;
+use super::{DeviceKind, Executor, Timer, compile, cpu};
 use crate::error::{Error, Result};
+use crate::kernel::ir::Kernel;
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::resample::FixedRow;
 use crate::spec::FftSpec;
 
 /// One kind of device. Methods that hand out objects holding the device take it as an
 /// `Arc`, which those objects keep.
-pub(crate) trait Backend: Send + Sync {
+pub(crate) trait Backend: Any + Send + Sync {
     /// The device's name, as `tierfft devices` lists it.
     fn name(&self) -> String;
+
+    /// Which backend this is.
+    fn kind(&self) -> DeviceKind;
 
     /// The limits the planner uses; `None` for a backend that runs its own plans (the CPU).
     fn limits(&self) -> Option<&DeviceLimits>;
@@ -63,14 +71,62 @@ pub(crate) trait Backend: Send + Sync {
 
     /// A resampler for rows of `n` output samples at the fixed-point positions `rows`.
     fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>>;
+
+    /// `kernel` compiled to run once over a source and a destination of `floats` (read,
+    /// written) f32 values, with `table` (its `aux` binding) uploaded, `lines` outputs and
+    /// `grid` workgroups: an N-D plan's reshape steps.
+    fn one_kernel(
+        self: Arc<Self>,
+        _kernel: &Kernel,
+        _table: Option<&[u8]>,
+        _lines: u32,
+        _grid: (u32, u32),
+        _floats: (usize, usize),
+    ) -> Result<Box<dyn ReshapeExec>> {
+        Err(Error::gpu(format!("{} compiles no kernels", self.name())))
+    }
+
+    /// Times `reps` runs of `work` on data already on the device: device timestamps where
+    /// the backend has them, else the host clock around each run and a wait for it.
+    fn time_runs(
+        &self,
+        reps: usize,
+        work: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<(Vec<f64>, Timer)> {
+        let mut seconds = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let t = Instant::now();
+            work()?;
+            self.synchronize()?;
+            seconds.push(t.elapsed().as_secs_f64());
+        }
+        Ok((seconds, Timer::WallClock))
+    }
+
+    /// Whether distributed transforms may put ranks on this device (their exchanges read
+    /// and write its memory in ranges: [`super::buffer::Memory::read_range`]).
+    fn distributes(&self) -> bool {
+        false
+    }
 }
 
 /// The CPU: rustfft's own plans on host memory.
 pub(crate) struct Cpu;
 
+/// The CPU's name, as [`Device::name`](super::Device::name) gives it.
+pub(crate) const CPU_NAME: &str = "cpu (rustfft)";
+
 impl Backend for Cpu {
     fn name(&self) -> String {
-        "cpu (rustfft)".into()
+        CPU_NAME.into()
+    }
+
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Cpu
+    }
+
+    fn distributes(&self) -> bool {
+        true
     }
 
     fn limits(&self) -> Option<&DeviceLimits> {
@@ -97,11 +153,11 @@ impl Backend for Cpu {
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
-        Ok(Held::Host(floats.to_vec()))
+        Ok(Held::new(HostMemory(floats.to_vec())))
     }
 
     fn zeros(self: Arc<Self>, floats: usize) -> Result<Held> {
-        Ok(Held::Host(vec![0.0; floats]))
+        Ok(Held::new(HostMemory(vec![0.0; floats])))
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -1,13 +1,19 @@
 //! Data kept on a device between steps: upload once, run transforms and resamplers on it,
 //! download once.
 
+use std::any::Any;
 use std::marker::PhantomData;
+use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::driver::CudaSlice;
 use num_complex::Complex32;
 
-use super::{Device, cuda, wgpu};
+use super::Device;
+use super::cpu::HostMemory;
+use super::cuda::CudaMemory;
+use super::wgpu::WgpuMemory;
+use crate::dist::Rows;
 use crate::error::{Error, Result};
 
 /// An element type device buffers hold: real f32 or complex f32 (interleaved pairs).
@@ -30,7 +36,7 @@ mod sealed {
     impl Sealed for num_complex::Complex32 {}
 }
 
-/// Data held by one [`Device`] (host memory for [`Device::Cpu`]), typed by element: complex
+/// Data held by one [`Device`] (host memory for [`Device::cpu`]), typed by element: complex
 /// f32 (the default) or real f32. Made by [`Device::upload`]; transformed in place by
 /// [`crate::Fft::process_buffer`], or from one buffer into another by [`crate::NdFft`].
 pub struct DeviceBuffer<T: Element = Complex32> {
@@ -38,29 +44,84 @@ pub struct DeviceBuffer<T: Element = Complex32> {
     element: PhantomData<T>,
 }
 
-/// Where the data are: their f32 values in order (complex values as interleaved pairs), so
-/// that one memory can be seen as real or complex elements.
-pub(crate) enum Held {
-    Host(Vec<f32>),
-    Wgpu {
-        dev: Arc<wgpu::WgpuDevice>,
-        buffer: ::wgpu::Buffer,
-        floats: usize,
-    },
-    Cuda {
-        dev: Arc<cuda::CudaDevice>,
-        slice: CudaSlice<f32>,
-    },
+/// One backend's memory: f32 values in order (complex values as interleaved pairs), so
+/// that one memory can be seen as real or complex elements. Each backend has its own type,
+/// which its kernels find again by downcasting ([`Held::get`]).
+pub(crate) trait Memory: Any + Send + Sync {
+    /// f32 values held.
+    fn floats(&self) -> usize;
+
+    /// The name of the device holding the data.
+    fn device_name(&self) -> String;
+
+    /// Copies all the values to `out` (as long as the memory), waiting for the work on them.
+    fn read(&self, out: &mut [f32]) -> Result<()>;
+
+    /// Copies `data` (as long as the memory) in, ordered after the work queued so far.
+    fn write(&mut self, data: &[f32]) -> Result<()>;
+
+    /// The values `floats`, on the host (waiting for the device): a distributed transform's
+    /// blocks.
+    fn read_range(&self, _floats: Range<usize>) -> Result<Vec<f32>> {
+        Err(not_distributed(&self.device_name()))
+    }
+
+    /// Writes `values` over the values `floats`.
+    fn write_range(&mut self, _floats: Range<usize>, _values: &[f32]) -> Result<()> {
+        Err(not_distributed(&self.device_name()))
+    }
+
+    /// Copies the rows `c` describes (complex elements, checked to lie inside both) into
+    /// `dst`, which must be memory of the same device; queued where the device queues.
+    fn copy_rows(&self, _dst: &mut Held, _c: &Rows) -> Result<()> {
+        Err(not_distributed(&self.device_name()))
+    }
 }
 
+/// The error for distributed-transform work on a backend that does not do it.
+fn not_distributed(device: &str) -> Error {
+    Error::Unsupported {
+        what: "a distributed transform".into(),
+        device: device.into(),
+        detail: "distributed transforms run on CUDA GPUs (over NCCL) or on the CPU".into(),
+    }
+}
+
+/// Where a buffer's data are: one backend's [`Memory`].
+pub(crate) struct Held(Box<dyn Memory>);
+
 impl Held {
+    pub(crate) fn new(memory: impl Memory) -> Held {
+        Held(Box::new(memory))
+    }
+
+    /// The memory as backend type `M`, if it is one.
+    pub(crate) fn get<M: Memory>(&self) -> Option<&M> {
+        (&*self.0 as &dyn Any).downcast_ref()
+    }
+
+    /// The memory as backend type `M`, mutable, if it is one.
+    pub(crate) fn get_mut<M: Memory>(&mut self) -> Option<&mut M> {
+        (&mut *self.0 as &mut dyn Any).downcast_mut()
+    }
+
+    /// The memory as backend type `M`, if it is one (else it is dropped).
+    pub(crate) fn into_inner<M: Memory>(self) -> Option<M> {
+        let any: Box<dyn Any> = self.0;
+        any.downcast().ok().map(|m| *m)
+    }
+
     /// f32 values held.
     pub(crate) fn floats(&self) -> usize {
-        match self {
-            Held::Host(v) => v.len(),
-            Held::Wgpu { floats, .. } => *floats,
-            Held::Cuda { slice, .. } => slice.len(),
-        }
+        self.0.floats()
+    }
+
+    pub(crate) fn memory(&self) -> &dyn Memory {
+        &*self.0
+    }
+
+    pub(crate) fn memory_mut(&mut self) -> &mut dyn Memory {
+        &mut *self.0
     }
 }
 
@@ -100,7 +161,7 @@ impl<T: Element> DeviceBuffer<T> {
     /// interleaved f32 (complex values as pairs). The array must belong to `device`'s CUDA
     /// context; [`DeviceBuffer::into_cuda_slice`] gives it back.
     pub fn from_cuda_slice(device: &Device, slice: CudaSlice<f32>) -> Result<Self> {
-        let Device::Cuda(dev) = device else {
+        let Some(dev) = device.cuda_device() else {
             return Err(Error::InvalidSpec(format!(
                 "a CUDA array was given for '{}', which is not a CUDA device",
                 device.name()
@@ -114,10 +175,10 @@ impl<T: Element> DeviceBuffer<T> {
             ));
         }
         whole_elements::<T>(4 * slice.len() as u64, "CUDA array")?;
-        Ok(DeviceBuffer::new(Held::Cuda {
+        Ok(DeviceBuffer::new(Held::new(CudaMemory {
             dev: dev.clone(),
             slice,
-        }))
+        })))
     }
 
     /// A caller's wgpu buffer as a buffer of `device` (made by [`Device::from_wgpu`] from
@@ -126,7 +187,7 @@ impl<T: Element> DeviceBuffer<T> {
     /// [`DeviceBuffer::wgpu_buffer`] gives it back.
     pub fn from_wgpu_buffer(device: &Device, buffer: ::wgpu::Buffer) -> Result<Self> {
         use ::wgpu::BufferUsages as U;
-        let Device::Wgpu(dev) = device else {
+        let Some(dev) = device.wgpu_device() else {
             return Err(Error::InvalidSpec(format!(
                 "a wgpu buffer was given for '{}', which is not a wgpu device",
                 device.name()
@@ -141,30 +202,34 @@ impl<T: Element> DeviceBuffer<T> {
             )));
         }
         whole_elements::<T>(buffer.size(), "wgpu buffer")?;
-        Ok(DeviceBuffer::new(Held::Wgpu {
+        Ok(DeviceBuffer::new(Held::new(WgpuMemory {
             dev: dev.clone(),
             floats: (buffer.size() / 4) as usize,
             buffer,
-        }))
+        })))
     }
 
     /// The wgpu buffer behind a wgpu device's buffer (a handle to the same memory).
     pub fn wgpu_buffer(&self) -> Option<&::wgpu::Buffer> {
-        match &self.held {
-            Held::Wgpu { buffer, .. } => Some(buffer),
-            _ => None,
-        }
+        self.held.get::<WgpuMemory>().map(|m| &m.buffer)
     }
 
     /// The cudarc array behind a CUDA buffer, without a copy (work queued on it stays
     /// ordered on the device's stream); an error for buffers of other devices.
     pub fn into_cuda_slice(self) -> Result<CudaSlice<f32>> {
-        match self.held {
-            Held::Cuda { slice, .. } => Ok(slice),
-            _ => Err(Error::InvalidSpec(
-                "this buffer is not on a CUDA device".into(),
-            )),
-        }
+        self.held
+            .into_inner::<CudaMemory>()
+            .map(|m| m.slice)
+            .ok_or_else(|| Error::InvalidSpec("this buffer is not on a CUDA device".into()))
+    }
+}
+
+impl<T: Element> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("len", &self.len())
+            .field("device", &self.device_name())
+            .finish()
     }
 }
 
@@ -188,11 +253,7 @@ impl<T: Element> DeviceBuffer<T> {
 
     /// The name of the device holding the data.
     pub fn device_name(&self) -> String {
-        match &self.held {
-            Held::Host(_) => Device::Cpu.name(),
-            Held::Wgpu { dev, .. } => dev.name(),
-            Held::Cuda { dev, .. } => dev.name(),
-        }
+        self.held.memory().device_name()
     }
 
     /// Copies the data to `out` (waiting for the work on them), which must hold
@@ -205,14 +266,7 @@ impl<T: Element> DeviceBuffer<T> {
                 out.len()
             )));
         }
-        match &self.held {
-            Held::Host(v) => out.copy_from_slice(bytemuck::cast_slice(v)),
-            Held::Wgpu { dev, buffer, .. } => dev.read(buffer, bytemuck::cast_slice_mut(out))?,
-            Held::Cuda { dev, slice } => {
-                dev.read_to_host(slice, bytemuck::cast_slice_mut::<T, f32>(out))?
-            }
-        }
-        Ok(())
+        self.held.memory().read(bytemuck::cast_slice_mut(out))
     }
 
     /// Copies `data` (as many elements as the buffer holds) into the buffer, ordered after
@@ -226,13 +280,7 @@ impl<T: Element> DeviceBuffer<T> {
                 self.len()
             )));
         }
-        let floats: &[f32] = bytemuck::cast_slice(data);
-        match &mut self.held {
-            Held::Host(v) => v.copy_from_slice(floats),
-            Held::Wgpu { dev, buffer, .. } => dev.write(buffer, floats)?,
-            Held::Cuda { dev, slice } => dev.write_from_host(floats, slice)?,
-        }
-        Ok(())
+        self.held.memory_mut().write(bytemuck::cast_slice(data))
     }
 
     /// The data, copied to the host.
@@ -255,8 +303,10 @@ impl<T: Element> DeviceBuffer<T> {
                 U::FLOATS
             )));
         }
-        let mut view =
-            DeviceBuffer::<U>::new(std::mem::replace(&mut self.held, Held::Host(Vec::new())));
+        let mut view = DeviceBuffer::<U>::new(std::mem::replace(
+            &mut self.held,
+            Held::new(HostMemory(Vec::new())),
+        ));
         let result = f(&mut view);
         self.held = view.held;
         result

@@ -6,10 +6,75 @@ use std::time::Instant;
 use num_complex::{Complex32, Complex64};
 use rustfft::{Fft, FftPlanner};
 
-use super::buffer::{DeviceBuffer, Held, foreign};
+use std::ops::Range;
+
+use super::api::CPU_NAME;
+use super::buffer::{DeviceBuffer, Held, Memory, foreign};
 use super::{Executor, Measured, Timer};
-use crate::error::Result;
+use crate::dist::Rows;
+use crate::error::{Error, Result};
 use crate::spec::{Direction, FftSpec, PointOp, transpose};
+
+/// The CPU's memory: f32 values on the host.
+pub(crate) struct HostMemory(pub(crate) Vec<f32>);
+
+impl HostMemory {
+    /// `held`'s values, when they are on the host.
+    pub(crate) fn of(held: &Held) -> Option<&[f32]> {
+        held.get::<HostMemory>().map(|m| m.0.as_slice())
+    }
+
+    /// `held`'s values, mutable, when they are on the host.
+    pub(crate) fn of_mut(held: &mut Held) -> Option<&mut [f32]> {
+        held.get_mut::<HostMemory>().map(|m| m.0.as_mut_slice())
+    }
+}
+
+impl Memory for HostMemory {
+    fn floats(&self) -> usize {
+        self.0.len()
+    }
+
+    fn device_name(&self) -> String {
+        CPU_NAME.into()
+    }
+
+    fn read(&self, out: &mut [f32]) -> Result<()> {
+        out.copy_from_slice(&self.0);
+        Ok(())
+    }
+
+    fn write(&mut self, data: &[f32]) -> Result<()> {
+        self.0.copy_from_slice(data);
+        Ok(())
+    }
+
+    fn read_range(&self, floats: Range<usize>) -> Result<Vec<f32>> {
+        Ok(self.0[floats].to_vec())
+    }
+
+    fn write_range(&mut self, floats: Range<usize>, values: &[f32]) -> Result<()> {
+        self.0[floats].copy_from_slice(values);
+        Ok(())
+    }
+
+    fn copy_rows(&self, dst: &mut Held, c: &Rows) -> Result<()> {
+        let Some(into) = HostMemory::of_mut(dst) else {
+            return Err(Error::InvalidSpec(
+                "copying rows between buffers on two devices: both must be on one".into(),
+            ));
+        };
+        let len = 2 * c.row_len;
+        for row in 0..c.rows {
+            let (a, b) = (
+                2 * (c.src + row * c.src_pitch),
+                2 * (c.dst + row * c.dst_pitch),
+            );
+            into[b..b + len].copy_from_slice(&self.0[a..a + len]);
+        }
+        Ok(())
+    }
+}
 
 /// A planned transform on the CPU. Fused operations run unfused here: pointwise loops around
 /// rustfft, the reference the GPU kernels' fusion is tested against. Column layouts are
@@ -126,21 +191,21 @@ impl Executor for CpuFft {
     }
 
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
-        match &mut data.held {
-            Held::Host(v) => self.process(bytemuck::cast_slice_mut(v)),
-            _ => Err(foreign(data, "cpu (rustfft)")),
+        match HostMemory::of_mut(&mut data.held) {
+            Some(v) => self.process(bytemuck::cast_slice_mut(v)),
+            None => Err(foreign(data, CPU_NAME)),
         }
     }
 
     /// A complex transform from one host buffer into another of the same length (the CPU
     /// backend plans no fused real transforms, whose halves differ in length).
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
-        match (src, dst) {
-            (Held::Host(from), Held::Host(into)) if from.len() == into.len() => self
+        match (HostMemory::of(src), HostMemory::of_mut(dst)) {
+            (Some(from), Some(into)) if from.len() == into.len() => self
                 .process_out_of_place(bytemuck::cast_slice(from), bytemuck::cast_slice_mut(into)),
-            _ => Err(crate::Error::Unsupported {
+            _ => Err(Error::Unsupported {
                 what: "a transform between buffers of two lengths or devices".into(),
-                device: "cpu (rustfft)".into(),
+                device: CPU_NAME.into(),
                 detail: "the CPU backend plans no fused real transforms".into(),
             }),
         }

@@ -139,19 +139,35 @@ pub(crate) trait Executor: Send + Sync {
     fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured>;
 }
 
-/// A device to run transforms on.
-#[derive(Clone)]
+/// Which backend a [`Device`] runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Device {
+pub enum DeviceKind {
     /// The CPU, through rustfft.
     Cpu,
-    /// A GPU (or lavapipe) through wgpu.
-    Wgpu(Arc<wgpu::WgpuDevice>),
+    /// A GPU (or lavapipe) through wgpu: Vulkan, Metal or DX12.
+    Wgpu,
     /// An NVIDIA GPU through CUDA.
-    Cuda(Arc<cuda::CudaDevice>),
+    Cuda,
+}
+
+/// A device to run transforms on: the CPU, a GPU through wgpu, or an NVIDIA GPU through
+/// CUDA. Cheap to clone (clones share the device).
+#[derive(Clone)]
+pub struct Device(Arc<dyn api::Backend>);
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Device").field(&self.name()).finish()
+    }
 }
 
 impl Device {
+    /// The CPU, through rustfft (always available).
+    pub fn cpu() -> Device {
+        Device(Arc::new(api::Cpu))
+    }
+
     /// The device named by `TIERFFT_DEVICE` if set; otherwise CUDA if there is an NVIDIA GPU
     /// with its driver and NVRTC, then a hardware GPU through wgpu, else the CPU. A software adapter (lavapipe) is used only when asked for by name.
     pub fn auto() -> Result<Device> {
@@ -166,9 +182,9 @@ impl Device {
     /// CUDA, else a hardware GPU through wgpu, else the CPU.
     fn best() -> Device {
         if let Ok(d) = cuda::CudaDevice::open(0) {
-            return Device::Cuda(Arc::new(d));
+            return Device::from(Arc::new(d));
         }
-        wgpu::WgpuDevice::hardware().map_or(Device::Cpu, |d| Device::Wgpu(Arc::new(d)))
+        wgpu::WgpuDevice::hardware().map_or_else(Device::cpu, |d| Device::from(Arc::new(d)))
     }
 
     /// `auto` (CUDA, a hardware GPU, else the CPU; this ignores `TIERFFT_DEVICE`), `cpu`,
@@ -188,23 +204,23 @@ impl Device {
             })?;
             return match kind {
                 "cuda" => Device::cuda(ordinal),
-                _ => Ok(Device::Wgpu(Arc::new(wgpu::WgpuDevice::hardware_nth(
+                _ => Ok(Device::from(Arc::new(wgpu::WgpuDevice::hardware_nth(
                     ordinal,
                 )?))),
             };
         }
         match lower.as_str() {
             "auto" => Ok(Device::best()),
-            "cpu" => Ok(Device::Cpu),
+            "cpu" => Ok(Device::cpu()),
             "cuda" => Device::cuda(0),
             "gpu" => wgpu::WgpuDevice::hardware()
-                .map(|d| Device::Wgpu(Arc::new(d)))
+                .map(|d| Device::from(Arc::new(d)))
                 .ok_or_else(|| {
                     Error::NoDevice(
                         "no hardware GPU adapter (Vulkan, Metal or DX12) was found".into(),
                     )
                 }),
-            other => Ok(Device::Wgpu(Arc::new(wgpu::WgpuDevice::named(other)?))),
+            other => Ok(Device::from(Arc::new(wgpu::WgpuDevice::named(other)?))),
         }
     }
 
@@ -216,14 +232,14 @@ impl Device {
         device: ::wgpu::Device,
         queue: ::wgpu::Queue,
     ) -> Device {
-        Device::Wgpu(Arc::new(wgpu::WgpuDevice::from_parts(
+        Device::from(Arc::new(wgpu::WgpuDevice::from_parts(
             adapter, device, queue,
         )))
     }
 
     /// CUDA device `ordinal` (0 is the first NVIDIA GPU).
     pub fn cuda(ordinal: usize) -> Result<Device> {
-        Ok(Device::Cuda(Arc::new(cuda::CudaDevice::open(ordinal)?)))
+        Ok(Device::from(Arc::new(cuda::CudaDevice::open(ordinal)?)))
     }
 
     /// The CUDA device of a caller's `stream` (from cudarc), with all of tierfft's work on
@@ -231,25 +247,67 @@ impl Device {
     /// unless asked ([`Device::synchronize`]). With [`DeviceBuffer::from_cuda_slice`],
     /// plans run on the caller's arrays without copies.
     pub fn cuda_on_stream(stream: Arc<cudarc::driver::CudaStream>) -> Result<Device> {
-        Ok(Device::Cuda(Arc::new(cuda::CudaDevice::on_stream(stream)?)))
+        Ok(Device::from(Arc::new(cuda::CudaDevice::on_stream(stream)?)))
+    }
+
+    /// Which backend this device runs on.
+    pub fn kind(&self) -> DeviceKind {
+        self.0.kind()
+    }
+
+    /// The CUDA device behind this one, if it is one (for its stream and limits).
+    pub fn cuda_device(&self) -> Option<Arc<cuda::CudaDevice>> {
+        self.downcast()
+    }
+
+    /// The wgpu device behind this one, if it is one (for its queue and limits).
+    pub fn wgpu_device(&self) -> Option<Arc<wgpu::WgpuDevice>> {
+        self.downcast()
+    }
+
+    /// The backend behind this device as its own type `B`, if it is one.
+    fn downcast<B: api::Backend>(&self) -> Option<Arc<B>> {
+        let any: Arc<dyn std::any::Any + Send + Sync> = self.0.clone();
+        any.downcast().ok()
+    }
+
+    /// Times `reps` runs of `work` on device-resident data (device timestamps where the
+    /// backend has them, else the host clock around each run and a wait).
+    pub(crate) fn time_runs(
+        &self,
+        reps: usize,
+        work: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<(Vec<f64>, Timer)> {
+        self.0.time_runs(reps, work)
+    }
+
+    /// `kernel` compiled to run once over a source and a destination (see
+    /// [`api::Backend::one_kernel`]).
+    pub(crate) fn one_kernel(
+        &self,
+        kernel: &crate::kernel::ir::Kernel,
+        table: Option<&[u8]>,
+        lines: u32,
+        grid: (u32, u32),
+        floats: (usize, usize),
+    ) -> Result<Box<dyn reshape::ReshapeExec>> {
+        self.backend()
+            .one_kernel(kernel, table, lines, grid, floats)
+    }
+
+    /// Whether distributed transforms may put ranks on this device.
+    pub(crate) fn distributes(&self) -> bool {
+        self.0.distributes()
     }
 
     /// The backend behind this device, shared (for objects that keep it).
     fn backend(&self) -> Arc<dyn api::Backend> {
-        match self {
-            Device::Cpu => Arc::new(api::Cpu),
-            Device::Wgpu(d) => d.clone(),
-            Device::Cuda(d) => d.clone(),
-        }
+        self.0.clone()
     }
 
     /// The backend behind this device, borrowed.
     fn backend_ref(&self) -> &dyn api::Backend {
-        match self {
-            Device::Cpu => &api::Cpu,
-            Device::Wgpu(d) => &**d,
-            Device::Cuda(d) => &**d,
-        }
+        &*self.0
     }
 
     /// The device's name.
@@ -353,6 +411,15 @@ pub struct Fft {
     spec: FftSpec,
     plan: Option<Plan>,
     exec: Box<dyn Executor>,
+}
+
+impl std::fmt::Debug for Fft {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fft")
+            .field("spec", &self.spec)
+            .field("plan", &self.plan)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Fft {

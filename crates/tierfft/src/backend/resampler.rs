@@ -1,11 +1,11 @@
 //! Planned resampling ([`crate::resample`]) on a device: [`Device::plan_resample`].
 
-use std::time::Instant;
-
 use num_complex::Complex32;
 
-use super::buffer::{DeviceBuffer, Held, check_ours, foreign};
-use super::{Device, Measured, Timer, cuda};
+use super::api::CPU_NAME;
+use super::buffer::{DeviceBuffer, check_ours, foreign};
+use super::cpu::HostMemory;
+use super::{Device, Measured};
 use crate::error::{Error, Result};
 use crate::resample::{FixedRow, ResampleSpec, TAPS, resample_row, weight_table};
 
@@ -20,6 +20,15 @@ pub struct Resampler {
     spec: ResampleSpec,
     device: Device,
     exec: Box<dyn ResampleExec>,
+}
+
+impl std::fmt::Debug for Resampler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resampler")
+            .field("spec", &self.spec)
+            .field("device", &self.device)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Device {
@@ -81,22 +90,9 @@ impl Resampler {
         self.exec.run(&src, &mut dst)?;
         let output = dst.download()?;
         let reps = reps.max(1);
-        let (seconds, timer) = match &self.device {
-            Device::Cuda(d) => (
-                cuda::time_events(d, reps, || self.exec.run(&src, &mut dst))?,
-                Timer::GpuTimestamps,
-            ),
-            _ => {
-                let mut seconds = Vec::with_capacity(reps);
-                for _ in 0..reps {
-                    let t = Instant::now();
-                    self.exec.run(&src, &mut dst)?;
-                    self.device.synchronize()?;
-                    seconds.push(t.elapsed().as_secs_f64());
-                }
-                (seconds, Timer::WallClock)
-            }
-        };
+        let (seconds, timer) = self
+            .device
+            .time_runs(reps, &mut || self.exec.run(&src, &mut dst))?;
         Ok(Measured {
             output,
             seconds,
@@ -124,13 +120,12 @@ impl CpuResampler {
 
 impl ResampleExec for CpuResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
-        check_ours(
-            &[input, output],
-            |h| matches!(h, Held::Host(_)),
-            &Device::Cpu.name(),
-        )?;
-        let (Held::Host(src), Held::Host(dst)) = (&input.held, &mut output.held) else {
-            return Err(foreign(input, &Device::Cpu.name()));
+        check_ours(&[input, output], |h| HostMemory::of(h).is_some(), CPU_NAME)?;
+        let (Some(src), Some(dst)) = (
+            HostMemory::of(&input.held),
+            HostMemory::of_mut(&mut output.held),
+        ) else {
+            return Err(foreign(input, CPU_NAME));
         };
         let (src, dst): (&[Complex32], &mut [Complex32]) =
             (bytemuck::cast_slice(src), bytemuck::cast_slice_mut(dst));

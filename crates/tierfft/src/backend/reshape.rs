@@ -1,8 +1,10 @@
 //! [`Reshape`] steps compiled for a device: the moves between real and complex data of
 //! N-D and real plans ([`crate::nd`]).
 
+use super::Device;
+use super::api::CPU_NAME;
 use super::buffer::Held;
-use super::{Device, cuda, wgpu};
+use super::cpu::HostMemory;
 use crate::error::{Error, Result};
 use crate::kernel::{reshape_grid, reshape_kernel};
 use crate::nd::Reshape;
@@ -27,37 +29,7 @@ pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn Reshape
     let lines = outputs(step, &device.name())?;
     let grid = reshape_grid(step.outputs(), limits.max_groups_per_dim);
     let floats = step.floats();
-    Ok(match device {
-        Device::Cpu => Box::new(CpuReshape(step.clone())),
-        Device::Wgpu(d) => Box::new(wgpu::one::OneDispatch::new(
-            d.clone(),
-            &kernel,
-            table,
-            lines,
-            grid,
-            floats,
-        )?),
-        Device::Cuda(d) => Box::new(cuda::one::OneLaunch::new(
-            d.clone(),
-            &kernel,
-            table,
-            lines,
-            grid,
-            floats,
-        )?),
-    })
-}
-
-impl ReshapeExec for wgpu::one::OneDispatch {
-    fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
-        wgpu::one::OneDispatch::run(self, src, dst)
-    }
-}
-
-impl ReshapeExec for cuda::one::OneLaunch {
-    fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
-        cuda::one::OneLaunch::run(self, src, dst)
-    }
+    device.one_kernel(&kernel, table, lines, grid, floats)
 }
 
 /// The step's output count as the kernels' `lines` parameter.
@@ -110,8 +82,8 @@ struct CpuReshape(Reshape);
 impl ReshapeExec for CpuReshape {
     fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
         check_floats(src, dst, self.0.floats())?;
-        let (Held::Host(src), Held::Host(dst)) = (src, dst) else {
-            return Err(elsewhere(&Device::Cpu.name()));
+        let (Some(src), Some(dst)) = (HostMemory::of(src), HostMemory::of_mut(dst)) else {
+            return Err(elsewhere(CPU_NAME));
         };
         crate::nd::reshape_on_host(&self.0, src, dst);
         Ok(())

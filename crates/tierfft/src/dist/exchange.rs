@@ -8,7 +8,6 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::backend::DeviceBuffer;
 use crate::backend::buffer::Held;
-use crate::backend::cuda::gpu_err;
 use crate::error::{Error, Result};
 
 /// One rank's end of an all-to-all between the ranks of a distributed transform: what
@@ -169,49 +168,13 @@ impl LocalExchange {
 
 /// Complex elements `range` of `held`, as f32 pairs on the host (waiting for the device).
 fn read_range(held: &Held, range: &Range<usize>) -> Result<Vec<f32>> {
-    let floats = 2 * range.start..2 * range.end;
-    match held {
-        Held::Host(v) => Ok(v[floats].to_vec()),
-        Held::Cuda { dev, slice } => {
-            let stream = dev.stream();
-            let values = stream
-                .clone_dtoh(&slice.slice(floats))
-                .map_err(gpu_err("reading a block to exchange"))?;
-            stream
-                .synchronize()
-                .map_err(gpu_err("reading a block to exchange"))?;
-            Ok(values)
-        }
-        Held::Wgpu { .. } => Err(not_here()),
-    }
+    held.memory().read_range(2 * range.start..2 * range.end)
 }
 
 /// Writes f32 pairs `values` into complex elements `range` of `held`.
 fn write_range(held: &mut Held, range: &Range<usize>, values: &[f32]) -> Result<()> {
-    let floats = 2 * range.start..2 * range.end;
-    match held {
-        Held::Host(v) => v[floats].copy_from_slice(values),
-        Held::Cuda { dev, slice } => {
-            let stream = dev.stream();
-            stream
-                .memcpy_htod(values, &mut slice.slice_mut(floats))
-                .map_err(gpu_err("writing an exchanged block"))?;
-            // The host values are dropped on return.
-            stream
-                .synchronize()
-                .map_err(gpu_err("writing an exchanged block"))?;
-        }
-        Held::Wgpu { .. } => return Err(not_here()),
-    }
-    Ok(())
-}
-
-fn not_here() -> Error {
-    Error::Unsupported {
-        what: "a distributed transform".into(),
-        device: "wgpu".into(),
-        detail: "distributed transforms run on CUDA GPUs or on the CPU".into(),
-    }
+    held.memory_mut()
+        .write_range(2 * range.start..2 * range.end, values)
 }
 
 impl Exchange for LocalExchange {

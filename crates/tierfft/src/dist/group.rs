@@ -82,7 +82,7 @@ impl DistFft {
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Exchange>)
             .collect();
-        DistFft::new(spec, vec![Device::Cpu; ranks], exchanges)
+        DistFft::new(spec, vec![Device::cpu(); ranks], exchanges)
     }
 
     /// One rank per GPU, exchanging through NCCL.
@@ -92,7 +92,7 @@ impl DistFft {
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Exchange>)
             .collect();
-        let devices = gpus.iter().map(|g| Device::Cuda(g.clone())).collect();
+        let devices = gpus.iter().map(|g| Device::from(g.clone())).collect();
         DistFft::new(spec, devices, exchanges)
     }
 

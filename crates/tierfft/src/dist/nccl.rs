@@ -11,7 +11,7 @@ use cudarc::nccl::{Comm, Id, group_end, group_start};
 use super::exchange::{Exchange, check_ranges};
 use crate::backend::DeviceBuffer;
 use crate::backend::buffer::Held;
-use crate::backend::cuda::CudaDevice;
+use crate::backend::cuda::{CudaDevice, CudaMemory};
 use crate::error::{Error, Result};
 
 /// True when libnccl can be loaded (cudarc looks for `libnccl.so` and versioned names; the
@@ -115,20 +115,14 @@ impl NcclExchange {
         recv: &mut Held,
         recvs: &[Range<usize>],
     ) -> Result<()> {
-        let mine = |held: &Held| match held {
-            Held::Cuda { dev, .. } => Arc::ptr_eq(dev, &self.device),
-            _ => false,
-        };
-        if !mine(send) || !mine(&*recv) {
+        let (Some(from), Some(into)) = (
+            CudaMemory::of(send, &self.device),
+            CudaMemory::of_mut(recv, &self.device),
+        ) else {
             return Err(Error::InvalidSpec(format!(
                 "an NCCL all-to-all on '{}' takes buffers on that GPU",
                 self.device.name()
             )));
-        }
-        let (Held::Cuda { slice: from, .. }, Held::Cuda { slice: into, .. }) = (send, recv) else {
-            return Err(Error::InvalidSpec(
-                "an NCCL all-to-all takes CUDA buffers".into(),
-            ));
         };
         let me = self.comm.rank();
         for (p, range) in sends.iter().enumerate() {

@@ -57,7 +57,7 @@ impl RankFft {
     /// Rank `exchange.rank()` of `spec` over `exchange.ranks()` ranks, on `device` (which
     /// must hold the buffers `exchange` moves).
     pub fn new(spec: &DistSpec, device: Device, exchange: Box<dyn Exchange>) -> Result<RankFft> {
-        if let Device::Wgpu(_) = device {
+        if !device.distributes() {
             return Err(Error::Unsupported {
                 what: "a distributed transform".into(),
                 device: device.name(),

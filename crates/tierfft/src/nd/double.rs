@@ -3,7 +3,7 @@
 //! `fftn`, `rfftn` and `irfftn` for float64 and complex128 data.
 //!
 //! The GPU backends transform in f32 (their kernels, twiddle tables and buffers are
-//! single precision), so only [`crate::Device::Cpu`] plans these; elsewhere planning is
+//! single precision), so only [`crate::Device::cpu()`] plans these; elsewhere planning is
 //! refused with [`Error::Unsupported`].
 
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use rustfft::{Fft, FftPlanner};
 
 use super::plan::around;
 use super::{Kind, NdSpec};
-use crate::backend::Device;
+use crate::backend::{Device, DeviceKind};
 use crate::error::{Error, Result};
 use crate::spec::{Direction, PointOp};
 
@@ -39,7 +39,7 @@ const MIN_TASK_POINTS: usize = 1 << 14;
 /// use tierfft::{Device, NdSpec};
 ///
 /// # fn main() -> tierfft::Result<()> {
-/// let fft = Device::Cpu.plan_nd_f64(&NdSpec::new(&[3, 8]).real())?;
+/// let fft = Device::cpu().plan_nd_f64(&NdSpec::new(&[3, 8]).real())?;
 /// let signal: Vec<f64> = (0..24).map(|i| (i % 8) as f64).collect();
 /// let mut bins = vec![Complex64::new(0.0, 0.0); 3 * 5];
 /// fft.process_real_to_complex(&signal, &mut bins)?;
@@ -63,7 +63,7 @@ impl Device {
     /// the spec must be contiguous (no strides) and may carry `PointOp::Scale` operations
     /// only.
     pub fn plan_nd_f64(&self, spec: &NdSpec) -> Result<NdFft64> {
-        if !matches!(self, Device::Cpu) {
+        if self.kind() != DeviceKind::Cpu {
             return Err(Error::Unsupported {
                 what: "an f64 transform".into(),
                 device: self.name(),
@@ -128,6 +128,14 @@ impl Device {
             real,
             scale,
         })
+    }
+}
+
+impl std::fmt::Debug for NdFft64 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NdFft64")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
     }
 }
 
@@ -434,7 +442,7 @@ mod tests {
                 .collect();
             for direction in [Direction::Forward, Direction::Inverse] {
                 let spec = NdSpec::new(&shape).axes(&axes).direction(direction);
-                let fft = Device::Cpu.plan_nd_f64(&spec).expect("plans");
+                let fft = Device::cpu().plan_nd_f64(&spec).expect("plans");
                 let mut got = vec![Complex64::new(f64::NAN, f64::NAN); len];
                 got.copy_from_slice(&input);
                 fft.process(&mut got).expect("runs");
@@ -449,10 +457,10 @@ mod tests {
     fn real_round_trip_is_exact_to_double_precision() {
         let shape = [5, 6, 9];
         let input = values(5 * 6 * 9, 7);
-        let forward = Device::Cpu
+        let forward = Device::cpu()
             .plan_nd_f64(&NdSpec::new(&shape).axes(&[0, 2]).real())
             .expect("plans");
-        let inverse = Device::Cpu
+        let inverse = Device::cpu()
             .plan_nd_f64(
                 &NdSpec::new(&shape)
                     .axes(&[0, 2])
@@ -486,10 +494,10 @@ mod tests {
     fn refused_off_the_cpu_and_with_strides() {
         let spec = NdSpec::new(&[4, 4]).input_strides(&[8, 1]);
         assert!(matches!(
-            Device::Cpu.plan_nd_f64(&spec),
+            Device::cpu().plan_nd_f64(&spec),
             Err(Error::InvalidSpec(_))
         ));
-        let fft = Device::Cpu
+        let fft = Device::cpu()
             .plan_nd_f64(&NdSpec::new(&[4, 4]))
             .expect("plans");
         let mut short = vec![Complex64::default(); 15];

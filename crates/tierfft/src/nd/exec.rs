@@ -2,14 +2,13 @@
 //! [`Fft`], each [`Reshape`] as its kernel, run in order over device-resident arrays.
 
 use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
 
 use num_complex::Complex32;
 
 use super::{Buf, FuseReal, Kind, NdPlan, NdSpec, StepOp};
 use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
-use crate::backend::{Device, DeviceBuffer, Element, Fft, Timer, cuda};
+use crate::backend::{Device, DeviceBuffer, Element, Fft, Timer};
 use crate::error::{Error, Result};
 use crate::plan::PlanOptions;
 
@@ -153,6 +152,15 @@ fn missing(buf: Buf) -> Error {
     Error::InvalidSpec(format!(
         "the plan uses the {buf:?} array, which this run lacks"
     ))
+}
+
+impl std::fmt::Debug for NdFft {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NdFft")
+            .field("plan", &self.plan)
+            .field("device", &self.device)
+            .finish_non_exhaustive()
+    }
 }
 
 impl NdFft {
@@ -541,17 +549,7 @@ impl NdFft {
         // The first run makes the scratch arrays and compiles nothing more.
         once(&mut scratch)?;
         self.device.synchronize()?;
-        if let Device::Cuda(d) = &self.device {
-            let seconds = cuda::time_events(d, reps.max(1), || once(&mut scratch))?;
-            return Ok((seconds, Timer::GpuTimestamps));
-        }
-        let mut seconds = Vec::with_capacity(reps.max(1));
-        for _ in 0..reps.max(1) {
-            let t = Instant::now();
-            once(&mut scratch)?;
-            self.device.synchronize()?;
-            seconds.push(t.elapsed().as_secs_f64());
-        }
-        Ok((seconds, Timer::WallClock))
+        self.device
+            .time_runs(reps.max(1), &mut || once(&mut scratch))
     }
 }

@@ -2,22 +2,152 @@
 
 use std::sync::Arc;
 
-use super::{CudaDevice, CudaFft, CudaResampler, gpu_err};
-use crate::backend::Executor;
+use std::ops::Range;
+
+use cudarc::driver::sys::{CUDA_MEMCPY2D, CUmemorytype, cuMemcpy2DAsync_v2};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+use super::one::OneLaunch;
+use super::{CudaDevice, CudaFft, CudaResampler, gpu_err, time_events};
 use crate::backend::api::Backend;
-use crate::backend::buffer::Held;
+use crate::backend::buffer::{Held, Memory};
 use crate::backend::resampler::ResampleExec;
-use crate::error::Result;
+use crate::backend::reshape::ReshapeExec;
+use crate::backend::{Device, DeviceKind, Executor, Timer};
+use crate::dist::Rows;
+use crate::error::{Error, Result};
+use crate::kernel::ir::Kernel;
 use crate::plan::{DeviceLimits, Plan};
 use crate::resample::FixedRow;
+
+/// Bytes of a complex f32 element.
+const COMPLEX: usize = 8;
+
+/// Memory of a CUDA device: f32 values.
+pub(crate) struct CudaMemory {
+    pub(crate) dev: Arc<CudaDevice>,
+    pub(crate) slice: CudaSlice<f32>,
+}
+
+impl CudaMemory {
+    /// `held`'s memory, when it is memory of `dev`.
+    pub(crate) fn of<'a>(held: &'a Held, dev: &Arc<CudaDevice>) -> Option<&'a CudaSlice<f32>> {
+        held.get::<CudaMemory>()
+            .filter(|m| Arc::ptr_eq(&m.dev, dev))
+            .map(|m| &m.slice)
+    }
+
+    /// `held`'s memory, mutable, when it is memory of `dev`.
+    pub(crate) fn of_mut<'a>(
+        held: &'a mut Held,
+        dev: &Arc<CudaDevice>,
+    ) -> Option<&'a mut CudaSlice<f32>> {
+        held.get_mut::<CudaMemory>()
+            .filter(|m| Arc::ptr_eq(&m.dev, dev))
+            .map(|m| &mut m.slice)
+    }
+}
+
+impl Memory for CudaMemory {
+    fn floats(&self) -> usize {
+        self.slice.len()
+    }
+
+    fn device_name(&self) -> String {
+        self.dev.name()
+    }
+
+    fn read(&self, out: &mut [f32]) -> Result<()> {
+        self.dev.read_to_host(&self.slice, out)
+    }
+
+    fn write(&mut self, data: &[f32]) -> Result<()> {
+        self.dev.write_from_host(data, &mut self.slice)
+    }
+
+    fn read_range(&self, floats: Range<usize>) -> Result<Vec<f32>> {
+        let stream = self.dev.stream();
+        let values = stream
+            .clone_dtoh(&self.slice.slice(floats))
+            .map_err(gpu_err("reading a block to exchange"))?;
+        stream
+            .synchronize()
+            .map_err(gpu_err("reading a block to exchange"))?;
+        Ok(values)
+    }
+
+    fn write_range(&mut self, floats: Range<usize>, values: &[f32]) -> Result<()> {
+        let stream = self.dev.stream();
+        stream
+            .memcpy_htod(values, &mut self.slice.slice_mut(floats))
+            .map_err(gpu_err("writing an exchanged block"))?;
+        // The host values are dropped on return.
+        stream
+            .synchronize()
+            .map_err(gpu_err("writing an exchanged block"))
+    }
+
+    fn copy_rows(&self, dst: &mut Held, c: &Rows) -> Result<()> {
+        let Some(into) = CudaMemory::of_mut(dst, &self.dev) else {
+            return Err(Error::InvalidSpec(
+                "copying rows between buffers on two devices: both must be on one".into(),
+            ));
+        };
+        let stream = self.dev.stream();
+        self.dev
+            .context()
+            .bind_to_thread()
+            .map_err(gpu_err("binding the GPU to this thread"))?;
+        let (src_ptr, _read) = self.slice.device_ptr(stream);
+        let (dst_ptr, _written) = into.device_ptr_mut(stream);
+        let copy = CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: src_ptr + (COMPLEX * c.src) as u64,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: COMPLEX * c.src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: dst_ptr + (COMPLEX * c.dst) as u64,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: COMPLEX * c.dst_pitch,
+            WidthInBytes: COMPLEX * c.row_len,
+            Height: c.rows,
+        };
+        // SAFETY: the caller (`copy::copy_rows`) checked that both ranges lie inside their
+        // allocations, the pointers stay valid while the guards live, and the copy is
+        // ordered on the stream every use of these buffers is queued on.
+        unsafe { cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) }
+            .result()
+            .map_err(gpu_err("copying rows between device buffers"))
+    }
+}
+
+impl From<Arc<CudaDevice>> for Device {
+    fn from(device: Arc<CudaDevice>) -> Device {
+        Device(device)
+    }
+}
 
 impl Backend for CudaDevice {
     fn name(&self) -> String {
         CudaDevice::name(self)
     }
 
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Cuda
+    }
+
     fn limits(&self) -> Option<&DeviceLimits> {
         Some(CudaDevice::limits(self))
+    }
+
+    fn distributes(&self) -> bool {
+        true
     }
 
     fn free_memory(&self) -> Result<Option<u64>> {
@@ -33,7 +163,7 @@ impl Backend for CudaDevice {
         let mut slice = unsafe { self.stream.alloc::<f32>(floats.len()) }
             .map_err(gpu_err("allocating device memory"))?;
         self.write_from_host(floats, &mut slice)?;
-        Ok(Held::Cuda { dev: self, slice })
+        Ok(Held::new(CudaMemory { dev: self, slice }))
     }
 
     fn zeros(self: Arc<Self>, floats: usize) -> Result<Held> {
@@ -41,7 +171,7 @@ impl Backend for CudaDevice {
             .stream
             .alloc_zeros::<f32>(floats)
             .map_err(gpu_err("allocating device memory"))?;
-        Ok(Held::Cuda { dev: self, slice })
+        Ok(Held::new(CudaMemory { dev: self, slice }))
     }
 
     fn prepare_transfers(&self) -> Result<()> {
@@ -56,5 +186,26 @@ impl Backend for CudaDevice {
 
     fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>> {
         Ok(Box::new(CudaResampler::new(self, n, &rows)?))
+    }
+
+    fn one_kernel(
+        self: Arc<Self>,
+        kernel: &Kernel,
+        table: Option<&[u8]>,
+        lines: u32,
+        grid: (u32, u32),
+        floats: (usize, usize),
+    ) -> Result<Box<dyn ReshapeExec>> {
+        Ok(Box::new(OneLaunch::new(
+            self, kernel, table, lines, grid, floats,
+        )?))
+    }
+
+    fn time_runs(
+        &self,
+        reps: usize,
+        work: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<(Vec<f64>, Timer)> {
+        Ok((time_events(self, reps, work)?, Timer::GpuTimestamps))
     }
 }

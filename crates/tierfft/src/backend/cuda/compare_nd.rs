@@ -9,8 +9,7 @@ use cudarc::driver::{CudaSlice, CudaViewMut};
 use num_complex::Complex32;
 
 use super::exec::time_events;
-use super::{CudaDevice, gpu_err};
-use crate::backend::buffer::Held;
+use super::{CudaDevice, CudaMemory, gpu_err};
 use crate::backend::{Device, DeviceBuffer, median};
 use crate::error::{Error, Result};
 use crate::nd::{Kind, NdFft};
@@ -47,12 +46,10 @@ fn cplx(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, cufft_sys:
 }
 
 fn slice<T: crate::backend::Element>(b: &mut DeviceBuffer<T>) -> Result<&mut CudaSlice<f32>> {
-    match &mut b.held {
-        Held::Cuda { slice, .. } => Ok(slice),
-        _ => Err(Error::InvalidSpec(
-            "the comparison runs on CUDA buffers".into(),
-        )),
-    }
+    b.held
+        .get_mut::<CudaMemory>()
+        .map(|m| &mut m.slice)
+        .ok_or_else(|| Error::InvalidSpec("the comparison runs on CUDA buffers".into()))
 }
 
 /// Runs `fft` and cuFFT on `input` (the first, checked run of each on its own copy of it:
@@ -74,7 +71,7 @@ pub fn compare_nd(
             "the cuFFT comparison takes up to three trailing axes in order, unnormalised".into(),
         ));
     }
-    let device = Device::Cuda(dev.clone());
+    let device = Device::from(dev.clone());
     let stream = dev.stream();
     let dims: Vec<i32> = spec.shape[rank - k..].iter().map(|&d| d as i32).collect();
     let batch: usize = spec.shape[..rank - k].iter().product();

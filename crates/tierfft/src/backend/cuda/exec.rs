@@ -10,7 +10,7 @@ use cudarc::nvrtc::Ptx;
 use num_complex::Complex32;
 
 use super::cluster::ClusterLaunch;
-use super::{CudaDevice, gpu_err, nvrtc, occupancy};
+use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy};
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
@@ -441,10 +441,7 @@ pub(super) fn unbound(binding: &Binding) -> crate::Error {
 
 /// `held`'s device memory, when it lives on `dev`.
 fn slice_of<'a>(held: &'a mut Held, dev: &Arc<CudaDevice>) -> Result<&'a mut CudaSlice<f32>> {
-    match held {
-        Held::Cuda { dev: d, slice } if Arc::ptr_eq(d, dev) => Ok(slice),
-        _ => Err(elsewhere(&dev.name())),
-    }
+    CudaMemory::of_mut(held, dev).ok_or_else(|| elsewhere(&dev.name()))
 }
 
 /// A routing slot the launch has no buffer for (a planner bug, reported, not a panic).
@@ -480,12 +477,10 @@ impl Executor for CudaFft {
     }
 
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
-        let Held::Cuda { dev, slice } = &mut data.held else {
-            return Err(foreign(data, &self.dev.name()));
+        let name = self.dev.name();
+        let Some(slice) = CudaMemory::of_mut(&mut data.held, &self.dev) else {
+            return Err(foreign(data, &name));
         };
-        if !Arc::ptr_eq(dev, &self.dev) {
-            return Err(foreign(data, &self.dev.name()));
-        }
         let routing = self.plan.routing(false);
         let transforms = slice.len() / (2 * self.plan.spec.n);
         let mut scratch = self.alloc_slots(transforms, &routing, 1)?;

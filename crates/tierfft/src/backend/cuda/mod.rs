@@ -23,6 +23,7 @@ mod transfer;
 #[cfg(feature = "bench")]
 pub use transfer::{TransferSpeeds, transfer_speeds};
 
+pub(crate) use backend::CudaMemory;
 pub use exec::CudaFft;
 pub(crate) use exec::time_events;
 pub use resample::CudaResampler;

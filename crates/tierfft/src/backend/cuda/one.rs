@@ -7,9 +7,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 
 use super::exec::unbound;
-use super::{CudaDevice, gpu_err, nvrtc};
+use super::{CudaDevice, CudaMemory, gpu_err, nvrtc};
 use crate::backend::buffer::Held;
-use crate::backend::reshape::{check_floats, elsewhere};
+use crate::backend::reshape::{ReshapeExec, check_floats, elsewhere};
 use crate::error::Result;
 use crate::kernel::cuda;
 use crate::kernel::ir::{Binding, Kernel, Mem};
@@ -71,13 +71,12 @@ impl OneLaunch {
     /// buffers of this device, of the sizes the kernel was built for.
     pub(crate) fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
         check_floats(src, dst, self.floats)?;
-        let (Held::Cuda { dev: a, slice: src }, Held::Cuda { dev: b, slice: dst }) = (src, dst)
-        else {
+        let (Some(src), Some(dst)) = (
+            CudaMemory::of(src, &self.dev),
+            CudaMemory::of_mut(dst, &self.dev),
+        ) else {
             return Err(elsewhere(&self.dev.name()));
         };
-        if !Arc::ptr_eq(a, &self.dev) || !Arc::ptr_eq(b, &self.dev) {
-            return Err(elsewhere(&self.dev.name()));
-        }
         let cfg = LaunchConfig {
             grid_dim: (self.grid.0, self.grid.1, 1),
             block_dim: (self.threads, 1, 1),
@@ -101,5 +100,11 @@ impl OneLaunch {
         // with poisoned outputs).
         unsafe { launch.launch(cfg) }.map_err(gpu_err("launching a kernel"))?;
         Ok(())
+    }
+}
+
+impl ReshapeExec for OneLaunch {
+    fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
+        OneLaunch::run(self, src, dst)
     }
 }

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use super::CudaDevice;
 use super::one::OneLaunch;
-use crate::backend::buffer::{DeviceBuffer, Held, check_ours};
+use super::{CudaDevice, CudaMemory};
+use crate::backend::buffer::{DeviceBuffer, check_ours};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
 use crate::kernel::{resample_grid, resample_kernel};
@@ -36,7 +36,7 @@ impl ResampleExec for CudaResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
         check_ours(
             &[input, output],
-            |h| matches!(h, Held::Cuda { dev, .. } if Arc::ptr_eq(dev, &self.dev)),
+            |h| CudaMemory::of(h, &self.dev).is_some(),
             &self.dev.name(),
         )?;
         self.kernel.run(&input.held, &mut output.held)

@@ -2,18 +2,66 @@
 
 use std::sync::Arc;
 
+use super::one::OneDispatch;
 use super::{WgpuDevice, WgpuFft, WgpuResampler};
-use crate::backend::Executor;
 use crate::backend::api::Backend;
-use crate::backend::buffer::Held;
+use crate::backend::buffer::{Held, Memory};
 use crate::backend::resampler::ResampleExec;
+use crate::backend::reshape::ReshapeExec;
+use crate::backend::{Device, DeviceKind, Executor};
 use crate::error::Result;
+use crate::kernel::ir::Kernel;
 use crate::plan::{DeviceLimits, Plan};
 use crate::resample::FixedRow;
+
+/// Memory of a wgpu device: a storage buffer of `floats` f32 values (at least 4 bytes long:
+/// wgpu binds no empty buffer).
+pub(crate) struct WgpuMemory {
+    pub(crate) dev: Arc<WgpuDevice>,
+    pub(crate) buffer: ::wgpu::Buffer,
+    pub(crate) floats: usize,
+}
+
+impl WgpuMemory {
+    /// `held`'s buffer, when it is memory of `dev`.
+    pub(crate) fn of<'a>(held: &'a Held, dev: &Arc<WgpuDevice>) -> Option<&'a ::wgpu::Buffer> {
+        held.get::<WgpuMemory>()
+            .filter(|m| Arc::ptr_eq(&m.dev, dev))
+            .map(|m| &m.buffer)
+    }
+}
+
+impl Memory for WgpuMemory {
+    fn floats(&self) -> usize {
+        self.floats
+    }
+
+    fn device_name(&self) -> String {
+        self.dev.name()
+    }
+
+    fn read(&self, out: &mut [f32]) -> Result<()> {
+        self.dev.read(&self.buffer, out)
+    }
+
+    fn write(&mut self, data: &[f32]) -> Result<()> {
+        self.dev.write(&self.buffer, data)
+    }
+}
+
+impl From<Arc<WgpuDevice>> for Device {
+    fn from(device: Arc<WgpuDevice>) -> Device {
+        Device(device)
+    }
+}
 
 impl Backend for WgpuDevice {
     fn name(&self) -> String {
         WgpuDevice::name(self)
+    }
+
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Wgpu
     }
 
     fn limits(&self) -> Option<&DeviceLimits> {
@@ -25,20 +73,20 @@ impl Backend for WgpuDevice {
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
-        Ok(Held::Wgpu {
+        Ok(Held::new(WgpuMemory {
             buffer: WgpuDevice::upload(&self, floats)?,
             floats: floats.len(),
             dev: self,
-        })
+        }))
     }
 
     fn zeros(self: Arc<Self>, floats: usize) -> Result<Held> {
-        Ok(Held::Wgpu {
+        Ok(Held::new(WgpuMemory {
             // wgpu zero-initialises new buffers.
             buffer: self.storage((4 * floats).max(4) as u64, "tierfft data")?,
             floats,
             dev: self,
-        })
+        }))
     }
 
     fn synchronize(&self) -> Result<()> {
@@ -47,5 +95,18 @@ impl Backend for WgpuDevice {
 
     fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>> {
         Ok(Box::new(WgpuResampler::new(self, n, &rows)?))
+    }
+
+    fn one_kernel(
+        self: Arc<Self>,
+        kernel: &Kernel,
+        table: Option<&[u8]>,
+        lines: u32,
+        grid: (u32, u32),
+        floats: (usize, usize),
+    ) -> Result<Box<dyn ReshapeExec>> {
+        Ok(Box::new(OneDispatch::new(
+            self, kernel, table, lines, grid, floats,
+        )?))
     }
 }

@@ -7,7 +7,7 @@ use ::wgpu as w;
 use num_complex::Complex32;
 use w::util::DeviceExt;
 
-use super::WgpuDevice;
+use super::{WgpuDevice, WgpuMemory};
 use crate::backend::buffer::{DeviceBuffer, Held, foreign};
 use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
@@ -412,12 +412,9 @@ impl Executor for WgpuFft {
 
     fn record(&self, enc: &mut w::CommandEncoder, data: &mut DeviceBuffer) -> Result<()> {
         let len = data.len();
-        let Held::Wgpu { dev, buffer, .. } = &data.held else {
+        let Some(buffer) = WgpuMemory::of(&data.held, &self.dev) else {
             return Err(foreign(data, &self.dev.name()));
         };
-        if !Arc::ptr_eq(dev, &self.dev) {
-            return Err(foreign(data, &self.dev.name()));
-        }
         let mut scratch = self.scratch()?;
         let c = self.prepare(
             &mut scratch,
@@ -434,9 +431,10 @@ impl Executor for WgpuFft {
     }
 
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
-        let ours = |held: &Held| match held {
-            Held::Wgpu { dev, buffer, .. } if Arc::ptr_eq(dev, &self.dev) => Ok(buffer.clone()),
-            _ => Err(elsewhere(&self.dev.name())),
+        let ours = |held: &Held| {
+            WgpuMemory::of(held, &self.dev)
+                .cloned()
+                .ok_or_else(|| elsewhere(&self.dev.name()))
         };
         let (src_buffer, dst_buffer) = (ours(src)?, ours(dst)?);
         let routing = self.plan.routing(true);

@@ -5,6 +5,7 @@ mod exec;
 pub(crate) mod one;
 mod resample;
 
+pub(crate) use backend::WgpuMemory;
 pub use exec::WgpuFft;
 pub use resample::WgpuResampler;
 

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use ::wgpu as w;
 use w::util::DeviceExt;
 
-use super::WgpuDevice;
 use super::exec::Compiled;
+use super::{WgpuDevice, WgpuMemory};
 use crate::backend::buffer::Held;
-use crate::backend::reshape::{check_floats, elsewhere};
+use crate::backend::reshape::{ReshapeExec, check_floats, elsewhere};
 use crate::error::Result;
 use crate::kernel::ir::{Kernel, Mem};
 
@@ -66,10 +66,7 @@ impl OneDispatch {
     /// of this device, at least as long as the kernel reads and writes.
     pub(crate) fn run(&self, src: &Held, dst: &Held) -> Result<()> {
         check_floats(src, dst, self.floats)?;
-        let ours = |h: &Held| match h {
-            Held::Wgpu { dev, buffer, .. } if Arc::ptr_eq(dev, &self.dev) => Some(buffer.clone()),
-            _ => None,
-        };
+        let ours = |h: &Held| WgpuMemory::of(h, &self.dev).cloned();
         let (Some(src), Some(dst)) = (ours(src), ours(dst)) else {
             return Err(elsewhere(&self.dev.name()));
         };
@@ -91,5 +88,11 @@ impl OneDispatch {
         }
         self.dev.queue.submit([enc.finish()]);
         self.dev.check()
+    }
+}
+
+impl ReshapeExec for OneDispatch {
+    fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
+        OneDispatch::run(self, src, dst)
     }
 }

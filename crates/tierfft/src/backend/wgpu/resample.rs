@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use super::WgpuDevice;
 use super::one::OneDispatch;
-use crate::backend::buffer::{DeviceBuffer, Held, check_ours};
+use super::{WgpuDevice, WgpuMemory};
+use crate::backend::buffer::{DeviceBuffer, check_ours};
 use crate::backend::resampler::ResampleExec;
 use crate::error::Result;
 use crate::kernel::{resample_grid, resample_kernel};
@@ -36,7 +36,7 @@ impl ResampleExec for WgpuResampler {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
         check_ours(
             &[input, output],
-            |h| matches!(h, Held::Wgpu { dev, .. } if Arc::ptr_eq(dev, &self.dev)),
+            |h| WgpuMemory::of(h, &self.dev).is_some(),
             &self.dev.name(),
         )?;
         self.kernel.run(&input.held, &output.held)
