@@ -126,6 +126,7 @@ impl Error {
     }
 
     /// A GPU API failure, the API's error kept as the source (and quoted in the message).
+    #[cfg(feature = "wgpu")]
     pub(crate) fn gpu_from(
         what: &str,
         source: impl std::error::Error + Send + Sync + 'static,

@@ -2,6 +2,7 @@
 //! Hopper (sm_90), so a code-generation error fails CI although no GPU runs there.
 //! Needs libnvrtc (CI: `pip install nvidia-cuda-nvrtc`, see scripts/test); without it the test
 //! says why it skipped, and fails when `TIERFFT_REQUIRE_NVRTC=1`.
+#![cfg(feature = "cuda")]
 
 use std::collections::BTreeSet;
 

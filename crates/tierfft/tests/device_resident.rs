@@ -11,7 +11,7 @@ use num_complex::{Complex32, Complex64};
 use rand::RngExt;
 use tierfft::reference::{relative_l2_error, widen};
 use tierfft::resample::{FRACTION_BITS, PHASES, ResampleSpec, RowPositions, TAPS};
-use tierfft::{Device, DeviceKind, Error, FftSpec};
+use tierfft::{Device, Error, FftSpec};
 
 #[test]
 fn transforms_run_on_uploaded_buffers() {
@@ -201,10 +201,11 @@ fn resampling_checks_its_buffers() {
 /// A caller's cudarc stream and array (TIERFFT_TEST_DEVICE=cuda; other devices skip): the
 /// plan runs on the array in place, queued on the caller's stream, and gives back the same
 /// device memory; an array of another context is refused.
+#[cfg(feature = "cuda")]
 #[test]
 fn cudarc_arrays_on_the_callers_stream() {
     use cudarc::driver::{CudaContext, DevicePtr};
-    if gpu().kind() != DeviceKind::Cuda {
+    if gpu().kind() != tierfft::DeviceKind::Cuda {
         eprintln!("SKIPPED: cudarc interop needs TIERFFT_TEST_DEVICE=cuda");
         return;
     }
@@ -248,10 +249,11 @@ fn cudarc_arrays_on_the_callers_stream() {
 /// A caller's wgpu device, buffer and command encoder (the test device when it is a wgpu
 /// adapter: lavapipe in CI): the transform is recorded among the caller's own commands, runs
 /// when the caller submits, and leaves the result in the caller's buffer.
+#[cfg(feature = "wgpu")]
 #[test]
 fn wgpu_buffers_and_encoders_of_the_caller() {
     use wgpu::BufferUsages as U;
-    if gpu().kind() != DeviceKind::Wgpu {
+    if gpu().kind() != tierfft::DeviceKind::Wgpu {
         eprintln!("SKIPPED: wgpu interop needs a wgpu test device");
         return;
     }

@@ -337,6 +337,7 @@ fn gpu_ranks_through_host_memory() {
 
 /// The NCCL path on `TIERFFT_TEST_GPUS` CUDA GPUs (one GPU runs one rank: NCCL is loaded
 /// and the plan runs, but nothing is sent; skipped when unset).
+#[cfg(feature = "cuda")]
 #[test]
 fn nccl_ranks_match_the_reference() {
     let gpus: usize = std::env::var("TIERFFT_TEST_GPUS")

@@ -4,14 +4,18 @@
 use std::any::Any;
 use std::marker::PhantomData;
 use std::ops::Range;
+#[cfg(feature = "cuda")]
 use std::sync::Arc;
 
+#[cfg(feature = "cuda")]
 use cudarc::driver::CudaSlice;
 use num_complex::Complex32;
 
 use super::Device;
 use super::cpu::HostMemory;
+#[cfg(feature = "cuda")]
 use super::cuda::CudaMemory;
+#[cfg(feature = "wgpu")]
 use super::wgpu::WgpuMemory;
 use crate::dist::Rows;
 use crate::error::{Error, Result};
@@ -106,6 +110,7 @@ impl Held {
     }
 
     /// The memory as backend type `M`, if it is one (else it is dropped).
+    #[cfg(feature = "cuda")]
     pub(crate) fn into_inner<M: Memory>(self) -> Option<M> {
         let any: Box<dyn Any> = self.0;
         any.downcast().ok().map(|m| *m)
@@ -160,6 +165,7 @@ impl<T: Element> DeviceBuffer<T> {
     /// A caller's cudarc array as a buffer of `device`, without a copy: `T`'s values as
     /// interleaved f32 (complex values as pairs). The array must belong to `device`'s CUDA
     /// context; [`DeviceBuffer::into_cuda_slice`] gives it back.
+    #[cfg(feature = "cuda")]
     pub fn from_cuda_slice(device: &Device, slice: CudaSlice<f32>) -> Result<Self> {
         let Some(dev) = device.cuda_device() else {
             return Err(Error::InvalidSpec(format!(
@@ -185,6 +191,7 @@ impl<T: Element> DeviceBuffer<T> {
     /// the device that made the buffer), without a copy: `T`'s values as f32 (complex values
     /// as pairs). Transforms need `STORAGE`, `COPY_SRC` and `COPY_DST` usage.
     /// [`DeviceBuffer::wgpu_buffer`] gives it back.
+    #[cfg(feature = "wgpu")]
     pub fn from_wgpu_buffer(device: &Device, buffer: ::wgpu::Buffer) -> Result<Self> {
         use ::wgpu::BufferUsages as U;
         let Some(dev) = device.wgpu_device() else {
@@ -210,12 +217,14 @@ impl<T: Element> DeviceBuffer<T> {
     }
 
     /// The wgpu buffer behind a wgpu device's buffer (a handle to the same memory).
+    #[cfg(feature = "wgpu")]
     pub fn wgpu_buffer(&self) -> Option<&::wgpu::Buffer> {
         self.held.get::<WgpuMemory>().map(|m| &m.buffer)
     }
 
     /// The cudarc array behind a CUDA buffer, without a copy (work queued on it stays
     /// ordered on the device's stream); an error for buffers of other devices.
+    #[cfg(feature = "cuda")]
     pub fn into_cuda_slice(self) -> Result<CudaSlice<f32>> {
         self.held
             .into_inner::<CudaMemory>()
@@ -328,6 +337,7 @@ pub(crate) fn check_ours<T: Element>(
 
 /// The error for a buffer handed to work planned on another device.
 /// A caller's memory of `bytes` (`what`: its kind) holds whole elements of `T`.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
 fn whole_elements<T: Element>(bytes: u64, what: &str) -> Result<()> {
     let element = 4 * T::FLOATS as u64;
     if bytes.is_multiple_of(element) {

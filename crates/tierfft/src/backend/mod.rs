@@ -8,9 +8,11 @@ mod api;
 pub(crate) mod buffer;
 pub(crate) mod copy;
 pub mod cpu;
+#[cfg(feature = "cuda")]
 pub mod cuda;
 mod resampler;
 pub(crate) mod reshape;
+#[cfg(feature = "wgpu")]
 pub mod wgpu;
 
 use std::sync::Arc;
@@ -38,6 +40,7 @@ const HOST_CHUNK_BYTES: u64 = 1 << 30;
 /// gpu` alone on the H100 through Vulkan, whose times still scattered 1–3× run to run
 /// (docs/BENCHMARKS.md, session 16); `--compare cufft --with-wgpu`, which times right after
 /// CUDA work, is steady.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub(crate) const WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Transforms per host chunk for `plan` on a device whose buffers hold at most `max_buffer`
@@ -55,6 +58,7 @@ fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
 
 /// Builds every kernel of `plan` with `build(pass, in_place)`: the out-of-place kernel of each
 /// pass, and the in-place one of a one-pass plan.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
 fn build_kernels<K>(
     plan: &Plan,
     mut build: impl FnMut(usize, bool) -> Result<K>,
@@ -73,6 +77,7 @@ fn build_kernels<K>(
 
 /// The plan's device vectors ([`Plan::vectors`]) laid end to end, in the order kernels index them (one zero when
 /// there are none: bindings cannot be empty).
+#[cfg(any(feature = "cuda", feature = "wgpu", test))]
 pub(crate) fn aux_values(plan: &Plan) -> Vec<Complex32> {
     let mut values: Vec<Complex32> = plan
         .vectors()
@@ -83,6 +88,15 @@ pub(crate) fn aux_values(plan: &Plan) -> Vec<Complex32> {
         values.push(Complex32::new(0.0, 0.0));
     }
     values
+}
+
+/// The error for a device of a backend this build of tierfft left out.
+#[cfg(not(all(feature = "cuda", feature = "wgpu")))]
+fn not_built(name: &str, feature: &str) -> Error {
+    Error::NoDevice(format!(
+        "'{name}' needs tierfft's `{feature}` backend, which this build leaves out (cargo \
+         feature `{feature}`)"
+    ))
 }
 
 /// How the times in a [`Measured`] were taken.
@@ -126,6 +140,7 @@ pub(crate) trait Executor: Send + Sync {
     fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()>;
     fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()>;
     /// Records the transform of `data` into a caller's wgpu encoder (wgpu backends only).
+    #[cfg(feature = "wgpu")]
     fn record(&self, _encoder: &mut ::wgpu::CommandEncoder, data: &mut DeviceBuffer) -> Result<()> {
         Err(Error::InvalidSpec(format!(
             "recording into a wgpu command encoder needs a plan made on a wgpu device; this \
@@ -179,12 +194,17 @@ impl Device {
         }
     }
 
-    /// CUDA, else a hardware GPU through wgpu, else the CPU.
+    /// CUDA, else a hardware GPU through wgpu, else the CPU (of the backends built).
     fn best() -> Device {
+        #[cfg(feature = "cuda")]
         if let Ok(d) = cuda::CudaDevice::open(0) {
             return Device::from(Arc::new(d));
         }
-        wgpu::WgpuDevice::hardware().map_or_else(Device::cpu, |d| Device::from(Arc::new(d)))
+        #[cfg(feature = "wgpu")]
+        if let Some(d) = wgpu::WgpuDevice::hardware() {
+            return Device::from(Arc::new(d));
+        }
+        Device::cpu()
     }
 
     /// `auto` (CUDA, a hardware GPU, else the CPU; this ignores `TIERFFT_DEVICE`), `cpu`,
@@ -204,29 +224,50 @@ impl Device {
             })?;
             return match kind {
                 "cuda" => Device::cuda(ordinal),
-                _ => Ok(Device::from(Arc::new(wgpu::WgpuDevice::hardware_nth(
-                    ordinal,
-                )?))),
+                _ => Device::wgpu_nth(Some(ordinal)),
             };
         }
         match lower.as_str() {
             "auto" => Ok(Device::best()),
             "cpu" => Ok(Device::cpu()),
             "cuda" => Device::cuda(0),
-            "gpu" => wgpu::WgpuDevice::hardware()
-                .map(|d| Device::from(Arc::new(d)))
-                .ok_or_else(|| {
-                    Error::NoDevice(
-                        "no hardware GPU adapter (Vulkan, Metal or DX12) was found".into(),
-                    )
-                }),
-            other => Ok(Device::from(Arc::new(wgpu::WgpuDevice::named(other)?))),
+            "gpu" => Device::wgpu_nth(None),
+            other => Device::wgpu_named(other),
         }
+    }
+
+    /// Hardware wgpu adapter `ordinal` (discrete GPUs first), or any for `None`.
+    #[cfg(feature = "wgpu")]
+    fn wgpu_nth(ordinal: Option<usize>) -> Result<Device> {
+        let device = match ordinal {
+            Some(n) => wgpu::WgpuDevice::hardware_nth(n)?,
+            None => wgpu::WgpuDevice::hardware().ok_or_else(|| {
+                Error::NoDevice("no hardware GPU adapter (Vulkan, Metal or DX12) was found".into())
+            })?,
+        };
+        Ok(Device::from(Arc::new(device)))
+    }
+
+    /// The wgpu adapter whose name contains `name` (or `lavapipe`).
+    #[cfg(feature = "wgpu")]
+    fn wgpu_named(name: &str) -> Result<Device> {
+        Ok(Device::from(Arc::new(wgpu::WgpuDevice::named(name)?)))
+    }
+
+    #[cfg(not(feature = "wgpu"))]
+    fn wgpu_nth(_ordinal: Option<usize>) -> Result<Device> {
+        Err(not_built("gpu", "wgpu"))
+    }
+
+    #[cfg(not(feature = "wgpu"))]
+    fn wgpu_named(name: &str) -> Result<Device> {
+        Err(not_built(name, "wgpu"))
     }
 
     /// A caller's wgpu device and queue (opened from `adapter`): plans made on it run on
     /// the caller's buffers ([`DeviceBuffer::from_wgpu_buffer`]) and record into the
     /// caller's command encoders ([`Fft::record`]). See [`wgpu::WgpuDevice::from_parts`].
+    #[cfg(feature = "wgpu")]
     pub fn from_wgpu(
         adapter: &::wgpu::Adapter,
         device: ::wgpu::Device,
@@ -237,15 +278,20 @@ impl Device {
         )))
     }
 
-    /// CUDA device `ordinal` (0 is the first NVIDIA GPU).
+    /// CUDA device `ordinal` (0 is the first NVIDIA GPU); an error when there is none, or
+    /// when tierfft was built without its `cuda` feature.
     pub fn cuda(ordinal: usize) -> Result<Device> {
-        Ok(Device::from(Arc::new(cuda::CudaDevice::open(ordinal)?)))
+        #[cfg(feature = "cuda")]
+        return Ok(Device::from(Arc::new(cuda::CudaDevice::open(ordinal)?)));
+        #[cfg(not(feature = "cuda"))]
+        Err(not_built(&format!("cuda:{ordinal}"), "cuda"))
     }
 
     /// The CUDA device of a caller's `stream` (from cudarc), with all of tierfft's work on
     /// it queued on that stream, so it orders with the caller's own work and nothing waits
     /// unless asked ([`Device::synchronize`]). With [`DeviceBuffer::from_cuda_slice`],
     /// plans run on the caller's arrays without copies.
+    #[cfg(feature = "cuda")]
     pub fn cuda_on_stream(stream: Arc<cudarc::driver::CudaStream>) -> Result<Device> {
         Ok(Device::from(Arc::new(cuda::CudaDevice::on_stream(stream)?)))
     }
@@ -256,16 +302,19 @@ impl Device {
     }
 
     /// The CUDA device behind this one, if it is one (for its stream and limits).
+    #[cfg(feature = "cuda")]
     pub fn cuda_device(&self) -> Option<Arc<cuda::CudaDevice>> {
         self.downcast()
     }
 
     /// The wgpu device behind this one, if it is one (for its queue and limits).
+    #[cfg(feature = "wgpu")]
     pub fn wgpu_device(&self) -> Option<Arc<wgpu::WgpuDevice>> {
         self.downcast()
     }
 
     /// The backend behind this device as its own type `B`, if it is one.
+    #[cfg(any(feature = "cuda", feature = "wgpu"))]
     fn downcast<B: api::Backend>(&self) -> Option<Arc<B>> {
         let any: Arc<dyn std::any::Any + Send + Sync> = self.0.clone();
         any.downcast().ok()
@@ -465,6 +514,7 @@ impl Fft {
     /// a caller's own through [`DeviceBuffer::from_wgpu_buffer`]) into the caller's
     /// `encoder`, among the caller's own commands; it runs when the caller submits. An error
     /// on other devices.
+    #[cfg(feature = "wgpu")]
     pub fn record(
         &self,
         encoder: &mut ::wgpu::CommandEncoder,

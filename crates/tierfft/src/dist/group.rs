@@ -1,14 +1,18 @@
 //! A whole group of ranks in one process: one [`RankFft`] per device, run on a thread each,
 //! with the host-side cutting and joining of global arrays.
 
+#[cfg(feature = "cuda")]
+use std::sync::Arc;
+use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
 use super::exchange::{Exchange, LocalExchange};
+#[cfg(feature = "cuda")]
 use super::nccl::NcclExchange;
 use super::rank::{Part, RankFft};
 use super::{DistSpec, Region};
+#[cfg(feature = "cuda")]
 use crate::backend::cuda::CudaDevice;
 use crate::backend::{Device, DeviceBuffer, Element, median};
 use crate::error::{Error, Result};
@@ -86,6 +90,7 @@ impl DistFft {
     }
 
     /// One rank per GPU, exchanging through NCCL.
+    #[cfg(feature = "cuda")]
     pub fn on_cuda(spec: &DistSpec, gpus: &[Arc<CudaDevice>]) -> Result<DistFft> {
         spec.validate(gpus.len())?;
         let exchanges = NcclExchange::group(gpus)?

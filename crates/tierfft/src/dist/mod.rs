@@ -25,6 +25,7 @@
 
 mod exchange;
 mod group;
+#[cfg(feature = "cuda")]
 mod nccl;
 mod plan;
 mod play;
@@ -33,6 +34,7 @@ mod slab;
 
 pub use exchange::{Exchange, LocalExchange};
 pub use group::{DistFft, DistTimes, RankBuffers, Rounds, check_group};
+#[cfg(feature = "cuda")]
 pub use nccl::{NcclExchange, nccl_available, nccl_unique_id};
 pub use play::{copy_rows, redistribute};
 pub use rank::RankFft;

@@ -16,4 +16,7 @@ pub mod wgsl;
 
 pub use pass::pass_kernel;
 pub use real::{reshape_grid, reshape_kernel};
-pub use resample::{resample_grid, resample_kernel};
+// The GPU backends launch resampling kernels over this grid.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+pub use resample::resample_grid;
+pub use resample::resample_kernel;
