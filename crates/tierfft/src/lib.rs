@@ -36,7 +36,10 @@ mod spec;
 pub mod twiddle;
 mod weights;
 
-pub use backend::{Device, DeviceBuffer, DeviceKind, Element, Fft, Measured, Resampler, Timer};
+pub use backend::{
+    AsDeviceBuffer, BufferView, Device, DeviceBuffer, DeviceKind, Element, Fft, Measured,
+    Resampler, Timer,
+};
 pub use error::{Error, Result, Source};
 pub use nd::{Kind, NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex32, Complex64};

@@ -153,11 +153,11 @@ impl Backend for Cpu {
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
-        Ok(Held::new(HostMemory(floats.to_vec())))
+        Ok(Held::new(HostMemory::Owned(floats.to_vec())))
     }
 
     fn zeros(self: Arc<Self>, floats: usize) -> Result<Held> {
-        Ok(Held::new(HostMemory(vec![0.0; floats])))
+        Ok(Held::new(HostMemory::Owned(vec![0.0; floats])))
     }
 
     fn synchronize(&self) -> Result<()> {

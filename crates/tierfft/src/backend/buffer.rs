@@ -64,6 +64,11 @@ pub(crate) trait Memory: Any + Send + Sync {
     /// Copies `data` (as long as the memory) in, ordered after the work queued so far.
     fn write(&mut self, data: &[f32]) -> Result<()>;
 
+    /// The values `floats` (inside the memory) as memory of their own, borrowed: it frees
+    /// nothing, and the caller ([`DeviceBuffer::view_mut`]) keeps this memory borrowed
+    /// while it lives.
+    fn view(&mut self, floats: Range<usize>) -> Result<Held>;
+
     /// The values `floats`, on the host (waiting for the device): a distributed transform's
     /// blocks.
     fn read_range(&self, _floats: Range<usize>) -> Result<Vec<f32>> {
@@ -211,6 +216,7 @@ impl<T: Element> DeviceBuffer<T> {
         whole_elements::<T>(buffer.size(), "wgpu buffer")?;
         Ok(DeviceBuffer::new(Held::new(WgpuMemory {
             dev: dev.clone(),
+            offset: 0,
             floats: (buffer.size() / 4) as usize,
             buffer,
         })))
@@ -314,7 +320,7 @@ impl<T: Element> DeviceBuffer<T> {
         }
         let mut view = DeviceBuffer::<U>::new(std::mem::replace(
             &mut self.held,
-            Held::new(HostMemory(Vec::new())),
+            Held::new(HostMemory::Owned(Vec::new())),
         ));
         let result = f(&mut view);
         self.held = view.held;

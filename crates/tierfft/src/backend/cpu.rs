@@ -7,6 +7,7 @@ use num_complex::{Complex32, Complex64};
 use rustfft::{Fft, FftPlanner};
 
 use std::ops::Range;
+use std::ptr::NonNull;
 
 use super::api::CPU_NAME;
 use super::buffer::{DeviceBuffer, Held, Memory, foreign};
@@ -15,24 +16,60 @@ use crate::dist::Rows;
 use crate::error::{Error, Result};
 use crate::spec::{Direction, FftSpec, PointOp, transpose};
 
-/// The CPU's memory: f32 values on the host.
-pub(crate) struct HostMemory(pub(crate) Vec<f32>);
+/// The CPU's memory: f32 values on the host, owned, or borrowed from another host memory
+/// for a [`super::BufferView`].
+pub(crate) enum HostMemory {
+    Owned(Vec<f32>),
+    /// `len` values from `ptr`, part of an owned memory that the view borrowing them keeps
+    /// mutably borrowed (and so unused otherwise, and alive) while this lives.
+    Borrowed {
+        ptr: NonNull<f32>,
+        len: usize,
+    },
+}
+
+// SAFETY: borrowed values are reached only through this memory while it lives (see
+// `HostMemory::Borrowed`), as through the `&mut [f32]` it stands for, which is Send + Sync.
+unsafe impl Send for HostMemory {}
+// SAFETY: as above; `&HostMemory` hands out only shared access.
+unsafe impl Sync for HostMemory {}
 
 impl HostMemory {
     /// `held`'s values, when they are on the host.
     pub(crate) fn of(held: &Held) -> Option<&[f32]> {
-        held.get::<HostMemory>().map(|m| m.0.as_slice())
+        held.get::<HostMemory>().map(HostMemory::values)
     }
 
     /// `held`'s values, mutable, when they are on the host.
     pub(crate) fn of_mut(held: &mut Held) -> Option<&mut [f32]> {
-        held.get_mut::<HostMemory>().map(|m| m.0.as_mut_slice())
+        held.get_mut::<HostMemory>().map(HostMemory::values_mut)
+    }
+
+    fn values(&self) -> &[f32] {
+        match self {
+            HostMemory::Owned(v) => v,
+            // SAFETY: `len` values from `ptr` lie inside a live allocation that nothing else
+            // reaches while this memory lives (see `HostMemory::Borrowed`).
+            HostMemory::Borrowed { ptr, len } => unsafe {
+                std::slice::from_raw_parts(ptr.as_ptr(), *len)
+            },
+        }
+    }
+
+    fn values_mut(&mut self) -> &mut [f32] {
+        match self {
+            HostMemory::Owned(v) => v,
+            // SAFETY: as in `values`, and `&mut self` makes this the only access.
+            HostMemory::Borrowed { ptr, len } => unsafe {
+                std::slice::from_raw_parts_mut(ptr.as_ptr(), *len)
+            },
+        }
     }
 }
 
 impl Memory for HostMemory {
     fn floats(&self) -> usize {
-        self.0.len()
+        self.values().len()
     }
 
     fn device_name(&self) -> String {
@@ -40,21 +77,29 @@ impl Memory for HostMemory {
     }
 
     fn read(&self, out: &mut [f32]) -> Result<()> {
-        out.copy_from_slice(&self.0);
+        out.copy_from_slice(self.values());
         Ok(())
     }
 
     fn write(&mut self, data: &[f32]) -> Result<()> {
-        self.0.copy_from_slice(data);
+        self.values_mut().copy_from_slice(data);
         Ok(())
     }
 
+    fn view(&mut self, floats: Range<usize>) -> Result<Held> {
+        let part = &mut self.values_mut()[floats];
+        Ok(Held::new(HostMemory::Borrowed {
+            len: part.len(),
+            ptr: NonNull::from(part).cast(),
+        }))
+    }
+
     fn read_range(&self, floats: Range<usize>) -> Result<Vec<f32>> {
-        Ok(self.0[floats].to_vec())
+        Ok(self.values()[floats].to_vec())
     }
 
     fn write_range(&mut self, floats: Range<usize>, values: &[f32]) -> Result<()> {
-        self.0[floats].copy_from_slice(values);
+        self.values_mut()[floats].copy_from_slice(values);
         Ok(())
     }
 
@@ -70,7 +115,7 @@ impl Memory for HostMemory {
                 2 * (c.src + row * c.src_pitch),
                 2 * (c.dst + row * c.dst_pitch),
             );
-            into[b..b + len].copy_from_slice(&self.0[a..a + len]);
+            into[b..b + len].copy_from_slice(&self.values()[a..a + len]);
         }
         Ok(())
     }

@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod cuda;
 mod resampler;
 pub(crate) mod reshape;
+pub(crate) mod view;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 
@@ -23,9 +24,11 @@ use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::spec::FftSpec;
 use buffer::Held;
+use view::sealed::TOKEN;
 
 pub use buffer::{DeviceBuffer, Element};
 pub use resampler::Resampler;
+pub use view::{AsDeviceBuffer, BufferView};
 
 /// Environment variable naming the device [`Device::auto`] should use (same names as
 /// [`Device::by_name`]), e.g. `TIERFFT_DEVICE=lavapipe`.
@@ -504,7 +507,8 @@ impl Fft {
     /// Transforms the device-resident `data` (`n × batch` elements, uploaded with
     /// [`Device::upload`] to the device this transform was planned on) in place. The work is
     /// queued, not waited for: download the buffer, or [`Device::synchronize`], to wait.
-    pub fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+    pub fn process_buffer(&self, data: &mut impl AsDeviceBuffer) -> Result<()> {
+        let data = data.buffer_mut(TOKEN);
         self.same_rows()?;
         self.spec.check_len(data.len())?;
         self.exec.process_buffer(data)
@@ -518,8 +522,9 @@ impl Fft {
     pub fn record(
         &self,
         encoder: &mut ::wgpu::CommandEncoder,
-        data: &mut DeviceBuffer,
+        data: &mut impl AsDeviceBuffer,
     ) -> Result<()> {
+        let data = data.buffer_mut(TOKEN);
         self.same_rows()?;
         self.spec.check_len(data.len())?;
         self.exec.record(encoder, data)

@@ -5,7 +5,8 @@ use num_complex::Complex32;
 use super::api::CPU_NAME;
 use super::buffer::{DeviceBuffer, check_ours, foreign};
 use super::cpu::HostMemory;
-use super::{Device, Measured};
+use super::view::sealed::TOKEN;
+use super::{AsDeviceBuffer, Device, Measured};
 use crate::error::{Error, Result};
 use crate::resample::{FixedRow, ResampleSpec, TAPS, resample_row, weight_table};
 
@@ -64,7 +65,12 @@ impl Resampler {
 
     /// Resamples device-resident `input` into `output` (both uploaded to the device this
     /// was planned on; `n × rows` elements each). Queued, not waited for.
-    pub fn process_buffer(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
+    pub fn process_buffer(
+        &self,
+        input: &impl AsDeviceBuffer,
+        output: &mut impl AsDeviceBuffer,
+    ) -> Result<()> {
+        let (input, output) = (input.buffer(TOKEN), output.buffer_mut(TOKEN));
         self.check(input.len())?;
         self.check(output.len())?;
         self.exec.run(input, output)

@@ -8,7 +8,8 @@ use num_complex::Complex32;
 use super::{Buf, FuseReal, Kind, NdPlan, NdSpec, StepOp};
 use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
-use crate::backend::{Device, DeviceBuffer, Element, Fft, Timer};
+use crate::backend::view::sealed::TOKEN;
+use crate::backend::{AsDeviceBuffer, Device, DeviceBuffer, Element, Fft, Timer};
 use crate::error::{Error, Result};
 use crate::plan::PlanOptions;
 
@@ -420,7 +421,8 @@ impl NdFft {
 
     /// A complex transform of device-resident `data` in place (queued, not waited for); see
     /// [`NdFft::process`] for its length.
-    pub fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+    pub fn process_buffer(&self, data: &mut impl AsDeviceBuffer) -> Result<()> {
+        let data = data.buffer_mut(TOKEN);
         self.expect(Kind::ComplexToComplex)?;
         let strided = self.strided() != (false, false);
         Self::check_len::<Complex32>("buffer", data.len(), self.in_place_len(), strided)?;
@@ -432,9 +434,10 @@ impl NdFft {
     /// reads one and writes the other, so no copy is made.
     pub fn process_buffer_out_of_place(
         &self,
-        input: &mut DeviceBuffer,
-        output: &mut DeviceBuffer,
+        input: &mut impl AsDeviceBuffer,
+        output: &mut impl AsDeviceBuffer,
     ) -> Result<()> {
+        let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
         self.expect(Kind::ComplexToComplex)?;
         if self.strided() != (false, false) {
             return Err(Error::InvalidSpec(
@@ -488,9 +491,10 @@ impl NdFft {
     /// used as scratch and overwritten, as cuFFT's out-of-place real transforms may do.
     pub fn process_buffer_real_to_complex(
         &self,
-        input: &mut DeviceBuffer<f32>,
-        output: &mut DeviceBuffer,
+        input: &mut impl AsDeviceBuffer<f32>,
+        output: &mut impl AsDeviceBuffer,
     ) -> Result<()> {
+        let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
         self.expect(Kind::RealToComplex)?;
         let (gather, scatter) = self.strided();
         Self::check_len::<f32>("input", input.len(), self.spec().input_len(), gather)?;
@@ -502,9 +506,10 @@ impl NdFft {
     /// used as scratch and overwritten, as cuFFT's C2R does.
     pub fn process_buffer_complex_to_real(
         &self,
-        input: &mut DeviceBuffer,
-        output: &mut DeviceBuffer<f32>,
+        input: &mut impl AsDeviceBuffer,
+        output: &mut impl AsDeviceBuffer<f32>,
     ) -> Result<()> {
+        let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
         self.expect(Kind::ComplexToReal)?;
         let (gather, scatter) = self.strided();
         Self::check_len::<Complex32>("input", input.len(), self.spec().input_len(), gather)?;

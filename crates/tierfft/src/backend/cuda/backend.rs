@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use std::mem::ManuallyDrop;
 use std::ops::Range;
 
 use cudarc::driver::sys::{CUDA_MEMCPY2D, CUmemorytype, cuMemcpy2DAsync_v2};
@@ -13,6 +14,7 @@ use crate::backend::api::Backend;
 use crate::backend::buffer::{Held, Memory};
 use crate::backend::resampler::ResampleExec;
 use crate::backend::reshape::ReshapeExec;
+use crate::backend::view::check_view_start;
 use crate::backend::{Device, DeviceKind, Executor, Timer};
 use crate::dist::Rows;
 use crate::error::{Error, Result};
@@ -29,20 +31,43 @@ pub(crate) struct CudaMemory {
     pub(crate) slice: CudaSlice<f32>,
 }
 
+/// Part of another CUDA memory, for a [`crate::BufferView`]: its array is a cudarc handle
+/// to memory it does not own, given up (not freed) when this is dropped.
+pub(crate) struct CudaBorrowed(ManuallyDrop<CudaMemory>);
+
+impl Drop for CudaBorrowed {
+    fn drop(&mut self) {
+        // SAFETY: the memory is taken once, here, and never used again.
+        let memory = unsafe { ManuallyDrop::take(&mut self.0) };
+        memory.slice.leak();
+    }
+}
+
 impl CudaMemory {
-    /// `held`'s memory, when it is memory of `dev`.
-    pub(crate) fn of<'a>(held: &'a Held, dev: &Arc<CudaDevice>) -> Option<&'a CudaSlice<f32>> {
+    /// `held`'s memory (owned or a view's), when it is memory of `dev`.
+    fn any_of(held: &Held) -> Option<&CudaMemory> {
         held.get::<CudaMemory>()
+            .or_else(|| held.get::<CudaBorrowed>().map(|b| &*b.0))
+    }
+
+    /// `held`'s array, when it is memory of `dev`.
+    pub(crate) fn of<'a>(held: &'a Held, dev: &Arc<CudaDevice>) -> Option<&'a CudaSlice<f32>> {
+        CudaMemory::any_of(held)
             .filter(|m| Arc::ptr_eq(&m.dev, dev))
             .map(|m| &m.slice)
     }
 
-    /// `held`'s memory, mutable, when it is memory of `dev`.
+    /// `held`'s array, mutable, when it is memory of `dev`.
     pub(crate) fn of_mut<'a>(
         held: &'a mut Held,
         dev: &Arc<CudaDevice>,
     ) -> Option<&'a mut CudaSlice<f32>> {
-        held.get_mut::<CudaMemory>()
+        let memory = if held.get::<CudaMemory>().is_some() {
+            held.get_mut::<CudaMemory>()
+        } else {
+            held.get_mut::<CudaBorrowed>().map(|b| &mut *b.0)
+        };
+        memory
             .filter(|m| Arc::ptr_eq(&m.dev, dev))
             .map(|m| &mut m.slice)
     }
@@ -63,6 +88,20 @@ impl Memory for CudaMemory {
 
     fn write(&mut self, data: &[f32]) -> Result<()> {
         self.dev.write_from_host(data, &mut self.slice)
+    }
+
+    fn view(&mut self, floats: Range<usize>) -> Result<Held> {
+        let start = 4 * floats.start as u64;
+        check_view_start(start, self.dev.limits().binding_alignment, &self.dev.name())?;
+        let stream = self.dev.stream();
+        let (base, _written) = self.slice.device_ptr_mut(stream);
+        // SAFETY: the range lies inside this allocation (checked by the caller), which the
+        // view's borrow keeps alive; the handle frees nothing (`CudaBorrowed` gives it up).
+        let slice = unsafe { stream.upgrade_device_ptr::<f32>(base + start, floats.len()) };
+        Ok(Held::new(CudaBorrowed(ManuallyDrop::new(CudaMemory {
+            dev: self.dev.clone(),
+            slice,
+        }))))
     }
 
     fn read_range(&self, floats: Range<usize>) -> Result<Vec<f32>> {
@@ -124,6 +163,41 @@ impl Memory for CudaMemory {
         unsafe { cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) }
             .result()
             .map_err(gpu_err("copying rows between device buffers"))
+    }
+}
+
+/// A view is its part of the memory, as the memory it is part of.
+impl Memory for CudaBorrowed {
+    fn floats(&self) -> usize {
+        self.0.floats()
+    }
+
+    fn device_name(&self) -> String {
+        self.0.device_name()
+    }
+
+    fn read(&self, out: &mut [f32]) -> Result<()> {
+        self.0.read(out)
+    }
+
+    fn write(&mut self, data: &[f32]) -> Result<()> {
+        self.0.write(data)
+    }
+
+    fn view(&mut self, floats: Range<usize>) -> Result<Held> {
+        self.0.view(floats)
+    }
+
+    fn read_range(&self, floats: Range<usize>) -> Result<Vec<f32>> {
+        self.0.read_range(floats)
+    }
+
+    fn write_range(&mut self, floats: Range<usize>, values: &[f32]) -> Result<()> {
+        self.0.write_range(floats, values)
+    }
+
+    fn copy_rows(&self, dst: &mut Held, c: &Rows) -> Result<()> {
+        self.0.copy_rows(dst, c)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The wgpu device as a [`Backend`].
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::one::OneDispatch;
@@ -8,26 +9,37 @@ use crate::backend::api::Backend;
 use crate::backend::buffer::{Held, Memory};
 use crate::backend::resampler::ResampleExec;
 use crate::backend::reshape::ReshapeExec;
+use crate::backend::view::check_view_start;
 use crate::backend::{Device, DeviceKind, Executor};
 use crate::error::Result;
 use crate::kernel::ir::Kernel;
 use crate::plan::{DeviceLimits, Plan};
 use crate::resample::FixedRow;
 
-/// Memory of a wgpu device: a storage buffer of `floats` f32 values (at least 4 bytes long:
-/// wgpu binds no empty buffer).
+/// Memory of a wgpu device: `floats` f32 values from byte `offset` of a storage buffer (the
+/// whole buffer but for a view's memory; the buffer is at least 4 bytes long: wgpu binds no
+/// empty buffer). wgpu buffers are shared handles, so a view's memory is a handle too.
 pub(crate) struct WgpuMemory {
     pub(crate) dev: Arc<WgpuDevice>,
     pub(crate) buffer: ::wgpu::Buffer,
+    pub(crate) offset: u64,
     pub(crate) floats: usize,
 }
 
 impl WgpuMemory {
-    /// `held`'s buffer, when it is memory of `dev`.
-    pub(crate) fn of<'a>(held: &'a Held, dev: &Arc<WgpuDevice>) -> Option<&'a ::wgpu::Buffer> {
+    /// `held`'s memory, when it is memory of `dev`.
+    pub(crate) fn of<'a>(held: &'a Held, dev: &Arc<WgpuDevice>) -> Option<&'a WgpuMemory> {
         held.get::<WgpuMemory>()
             .filter(|m| Arc::ptr_eq(&m.dev, dev))
-            .map(|m| &m.buffer)
+    }
+
+    /// The memory as one binding.
+    pub(crate) fn binding(&self) -> ::wgpu::BindingResource<'_> {
+        ::wgpu::BindingResource::Buffer(::wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset: self.offset,
+            size: ::wgpu::BufferSize::new(4 * self.floats as u64),
+        })
     }
 }
 
@@ -41,11 +53,26 @@ impl Memory for WgpuMemory {
     }
 
     fn read(&self, out: &mut [f32]) -> Result<()> {
-        self.dev.read(&self.buffer, out)
+        self.dev.read(&self.buffer, self.offset, out)
     }
 
     fn write(&mut self, data: &[f32]) -> Result<()> {
-        self.dev.write(&self.buffer, data)
+        self.dev.write(&self.buffer, self.offset, data)
+    }
+
+    fn view(&mut self, floats: Range<usize>) -> Result<Held> {
+        let offset = self.offset + 4 * floats.start as u64;
+        check_view_start(
+            offset,
+            self.dev.limits().binding_alignment,
+            &self.dev.name(),
+        )?;
+        Ok(Held::new(WgpuMemory {
+            dev: self.dev.clone(),
+            buffer: self.buffer.clone(),
+            offset,
+            floats: floats.len(),
+        }))
     }
 }
 
@@ -75,6 +102,7 @@ impl Backend for WgpuDevice {
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
         Ok(Held::new(WgpuMemory {
             buffer: WgpuDevice::upload(&self, floats)?,
+            offset: 0,
             floats: floats.len(),
             dev: self,
         }))
@@ -84,6 +112,7 @@ impl Backend for WgpuDevice {
         Ok(Held::new(WgpuMemory {
             // wgpu zero-initialises new buffers.
             buffer: self.storage((4 * floats).max(4) as u64, "tierfft data")?,
+            offset: 0,
             floats,
             dev: self,
         }))

@@ -48,7 +48,8 @@ type Scratch = Vec<Option<w::Buffer>>;
 
 /// Device buffers for one chunk and the bind groups of one routing over them.
 struct Chunk {
-    slots: Vec<w::Buffer>,
+    /// Each routing slot's buffer and the byte it starts at.
+    slots: Vec<(w::Buffer, u64)>,
     /// Each dispatch in order: pass, bind group and workgroup grid.
     dispatches: Vec<(usize, w::BindGroup, u32, u32)>,
     routing: Routing,
@@ -104,7 +105,7 @@ impl WgpuFft {
         scratch: &mut Scratch,
         transforms: usize,
         routing: Routing,
-        given: &[(usize, &w::Buffer)],
+        given: &[(usize, &WgpuMemory)],
     ) -> Result<Chunk> {
         let d = &self.dev.device;
         let n = self.plan.spec.n;
@@ -116,20 +117,20 @@ impl WgpuFft {
             .zip(scratch.iter_mut())
             .enumerate()
             .map(|(i, (len, kept))| {
-                if let Some((_, b)) = given.iter().find(|(slot, _)| *slot == i) {
-                    return Ok((*b).clone());
+                if let Some((_, m)) = given.iter().find(|(slot, _)| *slot == i) {
+                    return Ok((m.buffer.clone(), m.offset));
                 }
                 let need = 8 * (len * transforms) as u64;
                 match kept {
-                    Some(b) if b.size() >= need => Ok(b.clone()),
+                    Some(b) if b.size() >= need => Ok((b.clone(), 0)),
                     _ => {
                         let b = self.dev.storage(need, &format!("tierfft slot {i}"))?;
                         *kept = Some(b.clone());
-                        Ok(b)
+                        Ok((b, 0))
                     }
                 }
             })
-            .collect::<Result<Vec<w::Buffer>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         let max_x = self.plan.limits.max_groups_per_dim;
         let mut dispatches = Vec::new();
         for (p, first, count) in self.plan.dispatches(transforms) {
@@ -144,8 +145,8 @@ impl WgpuFft {
             // Each binding cut to this dispatch's rows (of the pass's own length).
             let range = |slot: usize, len: usize| {
                 w::BindingResource::Buffer(w::BufferBinding {
-                    buffer: &slots[slot],
-                    offset: 8 * (first * len) as u64,
+                    buffer: &slots[slot].0,
+                    offset: slots[slot].1 + 8 * (first * len) as u64,
                     size: w::BufferSize::new(8 * (count * len) as u64),
                 })
             };
@@ -216,7 +217,7 @@ impl WgpuFft {
     fn upload(&self, c: &Chunk, data: &[Complex32]) {
         self.dev
             .queue
-            .write_buffer(&c.slots[0], 0, bytemuck::cast_slice(data));
+            .write_buffer(&c.slots[0].0, c.slots[0].1, bytemuck::cast_slice(data));
     }
 
     /// Runs the transform on the uploaded chunk and reads the result into `out`.
@@ -224,10 +225,9 @@ impl WgpuFft {
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         self.encode(&mut enc, c, None);
         self.dev.queue.submit([enc.finish()]);
-        self.dev.read(
-            &c.slots[Self::result_slot(c)],
-            bytemuck::cast_slice_mut(out),
-        )
+        let (buffer, offset) = &c.slots[Self::result_slot(c)];
+        self.dev
+            .read(buffer, *offset, bytemuck::cast_slice_mut(out))
     }
 
     /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s
@@ -412,7 +412,7 @@ impl Executor for WgpuFft {
 
     fn record(&self, enc: &mut w::CommandEncoder, data: &mut DeviceBuffer) -> Result<()> {
         let len = data.len();
-        let Some(buffer) = WgpuMemory::of(&data.held, &self.dev) else {
+        let Some(memory) = WgpuMemory::of(&data.held, &self.dev) else {
             return Err(foreign(data, &self.dev.name()));
         };
         let mut scratch = self.scratch()?;
@@ -420,23 +420,21 @@ impl Executor for WgpuFft {
             &mut scratch,
             len / self.plan.spec.n,
             self.plan.routing(false),
-            &[(0, buffer)],
+            &[(0, memory)],
         )?;
         self.encode(enc, &c, None);
         let result = Self::result_slot(&c);
         if result != 0 {
-            enc.copy_buffer_to_buffer(&c.slots[result], 0, &c.slots[0], 0, c.bytes);
+            let ((from, at), (into, to)) = (&c.slots[result], &c.slots[0]);
+            enc.copy_buffer_to_buffer(from, *at, into, *to, c.bytes);
         }
         Ok(())
     }
 
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
-        let ours = |held: &Held| {
-            WgpuMemory::of(held, &self.dev)
-                .cloned()
-                .ok_or_else(|| elsewhere(&self.dev.name()))
-        };
-        let (src_buffer, dst_buffer) = (ours(src)?, ours(dst)?);
+        let ours =
+            |held| WgpuMemory::of(held, &self.dev).ok_or_else(|| elsewhere(&self.dev.name()));
+        let (src_memory, dst_memory) = (ours(src)?, ours(dst)?);
         let routing = self.plan.routing(true);
         // Never slot 0: the input is kept.
         let result = Plan::result_slot(&routing);
@@ -446,7 +444,7 @@ impl Executor for WgpuFft {
             &mut scratch,
             transforms,
             routing,
-            &[(0, &src_buffer), (result, &dst_buffer)],
+            &[(0, src_memory), (result, dst_memory)],
         )?;
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         self.encode(&mut enc, &c, None);

@@ -345,17 +345,18 @@ impl WgpuDevice {
         Ok(buffer)
     }
 
-    /// Copies `data` into the start of `buffer`, ordered after the work submitted so far.
-    pub(crate) fn write(&self, buffer: &w::Buffer, data: &[f32]) -> Result<()> {
+    /// Copies `data` into `buffer` from byte `offset`, ordered after the work submitted so
+    /// far.
+    pub(crate) fn write(&self, buffer: &w::Buffer, offset: u64, data: &[f32]) -> Result<()> {
         if !data.is_empty() {
             self.queue
-                .write_buffer(buffer, 0, bytemuck::cast_slice(data));
+                .write_buffer(buffer, offset, bytemuck::cast_slice(data));
         }
         self.check()
     }
 
-    /// Copies the start of `buffer` into `out`, after the work submitted so far.
-    pub(crate) fn read(&self, buffer: &w::Buffer, out: &mut [f32]) -> Result<()> {
+    /// Copies `buffer` from byte `offset` into `out`, after the work submitted so far.
+    pub(crate) fn read(&self, buffer: &w::Buffer, offset: u64, out: &mut [f32]) -> Result<()> {
         let bytes = 4 * out.len() as u64;
         if bytes == 0 {
             return Ok(());
@@ -367,7 +368,7 @@ impl WgpuDevice {
             mapped_at_creation: false,
         });
         let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buffer, 0, &readback, 0, bytes);
+        enc.copy_buffer_to_buffer(buffer, offset, &readback, 0, bytes);
         self.queue.submit([enc.finish()]);
         let (tx, rx) = std::sync::mpsc::channel();
         readback.map_async(w::MapMode::Read, .., move |r| {

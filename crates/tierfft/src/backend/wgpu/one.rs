@@ -66,13 +66,13 @@ impl OneDispatch {
     /// of this device, at least as long as the kernel reads and writes.
     pub(crate) fn run(&self, src: &Held, dst: &Held) -> Result<()> {
         check_floats(src, dst, self.floats)?;
-        let ours = |h: &Held| WgpuMemory::of(h, &self.dev).cloned();
+        let ours = |h| WgpuMemory::of(h, &self.dev);
         let (Some(src), Some(dst)) = (ours(src), ours(dst)) else {
             return Err(elsewhere(&self.dev.name()));
         };
         let group = self.dev.bind(&self.kernel, &self.params, |mem| match mem {
-            Mem::Src => Some(src.as_entire_binding()),
-            Mem::Dst => Some(dst.as_entire_binding()),
+            Mem::Src => Some(src.binding()),
+            Mem::Dst => Some(dst.binding()),
             Mem::Aux => self.table.as_ref().map(|t| t.as_entire_binding()),
             Mem::Twiddles | Mem::Shared => None,
         })?;
