@@ -339,12 +339,15 @@ impl Transform {
     /// C2C the output may be the input's own memory (in place). The input is left
     /// unchanged otherwise (real transforms work on a device copy of it). Returns once the
     /// device has finished, so the result is ready on every stream.
+    #[pyo3(signature = (input, output, stream=None))]
     fn execute_dlpack(
         &self,
         py: Python<'_>,
         input: &Bound<'_, PyAny>,
         output: &Bound<'_, PyAny>,
+        stream: Option<usize>,
     ) -> PyResult<()> {
+        let stream_handle = stream;
         let Some(cuda) = self.device.cuda_device() else {
             return Err(PyValueError::new_err(format!(
                 "CUDA arrays need a plan on a CUDA device; this one is on '{}'",
@@ -441,7 +444,10 @@ impl Transform {
                     }
                 }
             }?;
-            device.synchronize()
+            match stream_handle {
+                Some(theirs) => hand_over(&stream, theirs),
+                None => device.synchronize(),
+            }
         })
         .py_err()
     }
@@ -455,6 +461,27 @@ impl Transform {
             self.device.name()
         )
     }
+}
+
+/// Orders the caller's CUDA stream `theirs` (a raw `CUstream`; 0 is the legacy default
+/// stream) after the work queued on `ours` so far, without waiting on the host.
+fn hand_over(ours: &Arc<CudaStream>, theirs: usize) -> tierfft::Result<()> {
+    use cudarc::driver::sys::{CUevent_flags, cuStreamWaitEvent};
+    if ours.cu_stream() as usize == theirs {
+        return Ok(());
+    }
+    let gpu = |what: &str, e: cudarc::driver::DriverError| tierfft::Error::Gpu {
+        what: format!("{what}: {e}"),
+        source: Some(Box::new(e)),
+    };
+    let done = ours
+        .record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+        .map_err(|e| gpu("recording the end of a transform", e))?;
+    // SAFETY: `theirs` is a stream of this context that the caller's library gave as its
+    // current one; the event is valid until dropped, and CUDA keeps what a wait needs.
+    unsafe { cuStreamWaitEvent(theirs as _, done.cu_event(), 0) }
+        .result()
+        .map_err(|e| gpu("ordering the caller's stream after the transform", e))
 }
 
 /// A caller's CUDA memory as a cudarc slice that is given back, never freed, when dropped.

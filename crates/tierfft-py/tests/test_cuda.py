@@ -90,3 +90,25 @@ def test_wrong_device_is_an_error(cupy):
     with pytest.raises(ValueError, match="C-contiguous|shape"):
         plan = tierfft.Plan("fft", (16,), np.complex64, device="cuda")
         plan(x, out=cupy.zeros(32, cupy.complex64)[::2])
+
+
+def test_calls_order_the_callers_stream(cupy, torch, rng):
+    """The call returns without waiting: the caller's current stream (here non-blocking ones
+    of CuPy and PyTorch, which the default stream does not order) is made to wait for the
+    transform, so work queued on it next sees the result."""
+    n = 1 << 20
+    host = (rng.standard_normal((16, n)) + 1j * rng.standard_normal((16, n))).astype(np.complex64)
+    want = np.fft.fft(host)
+    for _ in range(3):
+        with cupy.cuda.Stream(non_blocking=True) as s:
+            x = cupy.asarray(host)
+            y = tierfft.fft(x)
+            got = cupy.asnumpy(y * 1)  # queued on the stream right after the call
+            s.synchronize()
+        assert relative_error(got, want) < 2e-6
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            t = torch.from_numpy(host).cuda()
+            u = tierfft.fft(t) * 1
+            got = u.cpu().numpy()
+        assert relative_error(got, want) < 2e-6

@@ -72,6 +72,13 @@ class CudaArrays:
     def ordinal(self, a: Any) -> int:
         return int(a.__dlpack_device__()[1])
 
+    def current_stream(self, a: Any) -> int:
+        """The handle of the stream the library queues its work on now, on ``a``'s GPU (0:
+        CUDA's legacy default stream)."""
+        if self.library == "cupy":
+            return int(self.module.cuda.get_current_stream().ptr)
+        return int(self.module.cuda.current_stream(a.device).cuda_stream)
+
     def shape(self, a: Any) -> Tuple[int, ...]:
         return tuple(int(n) for n in a.shape)
 

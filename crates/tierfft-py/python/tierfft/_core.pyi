@@ -55,9 +55,11 @@ class Transform:
     def execute(self, input: np.ndarray, output: np.ndarray) -> None:
         """Runs on NumPy arrays, ``input`` into ``output`` (C2C: ``output`` may be
         ``input``, in place). The GIL is released while it runs."""
-    def execute_dlpack(self, input: Any, output: Any) -> None:
-        """Runs on CUDA arrays given as DLPack capsules, without copies to the host;
-        returns when the device has finished."""
+    def execute_dlpack(self, input: Any, output: Any, stream: Optional[int] = None) -> None:
+        """Runs on CUDA arrays given as DLPack capsules, without copies to the host. With
+        ``stream`` (a ``CUstream`` handle of the arrays' context, 0 for the legacy default
+        stream) that stream is ordered after the transform and the call returns at once;
+        without, it returns when the device has finished."""
 
 def simulate(config: Optional[str] = None) -> np.ndarray:
     """Simulated raw echoes (complex64 ``[lines, samples]``) of the TOML ``config``."""

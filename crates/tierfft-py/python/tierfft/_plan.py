@@ -419,8 +419,10 @@ class Plan:
         result = out
         if out is None or xp.dtype_name(out) != self.output_dtype.name:
             result = xp.empty(self.output_shape, self.output_dtype.name, a)
+        # Asynchronous, as the library's own calls: its current stream is ordered after the
+        # transform, nothing waits on the host.
         self._transform.execute_dlpack(
-            a.__dlpack__(stream=stream), result.__dlpack__(stream=stream)
+            a.__dlpack__(stream=stream), result.__dlpack__(stream=stream), xp.current_stream(a)
         )
         if out is None:
             return xp.astype(result, np.dtype(self.result_dtype).name)
