@@ -121,6 +121,8 @@
 #           VKSTATS_SIZES
 #   interop the cudarc interop (a caller's stream and arrays): its test on CUDA and
 #           examples/cudarc_stream
+#   pyoverhead  where the host's time goes in a Python call on CuPy arrays (the python step
+#           runs it too)
 #   python  the Python package (.carry/*.whl, built by device-build.sh) under the machine's
 #           python3 with its NumPy, CuPy and PyTorch: the pytest suite on the CPU, CUDA and
 #           the H100 through Vulkan (TIERFFT_PY_DEVICES), the CuPy/PyTorch tests, and
@@ -212,9 +214,14 @@ if want interop; then
         grep -E "^test |test result|panicked|SKIPPED" || status=1
     .carry/cudarc_stream 2>&1 | tee -a "$out/interop.log" || status=1
 fi
-if want python; then
+if want python || want pyoverhead; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .carry/tierfft-*.whl &&
         export PYTHONPATH=/tmp/site || status=1
+fi
+if want pyoverhead; then
+    python3 scripts/py-cuda-overhead.py 2>&1 | tee "$out/py-overhead.txt"
+fi
+if want python; then
     python3 -c 'import numpy, cupy, torch; print("numpy", numpy.__version__, "cupy", cupy.__version__, "torch", torch.__version__)'
     TIERFFT_PY_DEVICES=${TIERFFT_PY_DEVICES:-cpu,cuda,H100} python3 -m pytest -q -p no:cacheprovider \
         crates/tierfft-py/tests 2>&1 | tee "$out/pytest.log" | tail -25 || status=1

@@ -80,12 +80,17 @@ class CudaArrays:
         return int(self.module.cuda.current_stream(a.device).cuda_stream)
 
     def shape(self, a: Any) -> Tuple[int, ...]:
-        return tuple(int(n) for n in a.shape)
+        return tuple(a.shape)
 
     def dtype_name(self, a: Any) -> str:
-        if self.library == "cupy":
-            return a.dtype.name
-        return str(a.dtype).replace("torch.", "")
+        # NumPy computes `dtype.name` in Python each time (several microseconds): looked up
+        # once per element type.
+        dtype = a.dtype
+        name = _DTYPE_NAMES.get(dtype)
+        if name is None:
+            name = dtype.name if self.library == "cupy" else str(dtype).replace("torch.", "")
+            _DTYPE_NAMES[dtype] = name
+        return name
 
     def astype(self, a: Any, dtype: str) -> Any:
         if self.dtype_name(a) == dtype:
@@ -123,3 +128,5 @@ class CudaArrays:
 
 
 _LIBRARIES: dict = {}
+#: Element types' names, by the libraries' dtype objects.
+_DTYPE_NAMES: dict = {}

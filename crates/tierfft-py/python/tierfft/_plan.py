@@ -244,6 +244,11 @@ class Plan:
         # axes cut or padded to the lengths (a real inverse's last axis to n/2 + 1 bins).
         self.input_dtype = real_t if kind == "r2c" else complex_t
         self.output_dtype = real_t if kind == "c2r" else complex_t
+        # The names CUDA array libraries take: the plan's type, the transform's input and
+        # output, the result.
+        self._names = tuple(
+            np.dtype(t).name for t in (self.dtype, self.input_dtype, self.output_dtype, self.result_dtype)
+        )
         sizes = list(self.lengths)
         if kind == "c2r":
             sizes[-1] = sizes[-1] // 2 + 1
@@ -406,26 +411,28 @@ class Plan:
                 f"the array is on CUDA device {xp.ordinal(a)}, but the plan is on CUDA "
                 f"device {ordinal} ('{dev.name}')"
             )
-        self._check_input(xp.shape(a), np.dtype(xp.dtype_name(a)))
+        name, shape = xp.dtype_name(a), xp.shape(a)
+        if name != self._names[0] or shape != self.shape:
+            self._check_input(shape, np.dtype(name))
         if self._steps:
             for step in self._steps[:-1]:
                 a = step(a)
             return self._steps[-1](a, out=out)
         if self._empty:
-            return xp.zeros(self.output_shape, np.dtype(self.result_dtype).name, a)
-        a = xp.astype(a, self.input_dtype.name)
-        a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, self.input_dtype.name, a))
+            return xp.zeros(self.output_shape, self._names[3], a)
+        a = xp.astype(a, self._names[1])
+        a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, self._names[1], a))
         a = xp.contiguous(a)
         result = out
-        if out is None or xp.dtype_name(out) != self.output_dtype.name:
-            result = xp.empty(self.output_shape, self.output_dtype.name, a)
+        if out is None or xp.dtype_name(out) != self._names[2]:
+            result = xp.empty(self.output_shape, self._names[2], a)
         # Asynchronous, as the library's own calls: its current stream is ordered after the
         # transform, nothing waits on the host.
         self._transform.execute_dlpack(
             a.__dlpack__(stream=stream), result.__dlpack__(stream=stream), xp.current_stream(a)
         )
         if out is None:
-            return xp.astype(result, np.dtype(self.result_dtype).name)
+            return xp.astype(result, self._names[3])
         if result is not out:
             xp.copy_into(out, result)
         return out
