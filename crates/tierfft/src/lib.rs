@@ -33,7 +33,7 @@ pub mod reference;
 pub mod resample;
 pub mod source;
 mod spec;
-pub mod twiddle;
+pub(crate) mod twiddle;
 mod weights;
 
 pub use backend::{

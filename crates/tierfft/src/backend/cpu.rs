@@ -124,7 +124,7 @@ impl Memory for HostMemory {
 /// A planned transform on the CPU. Fused operations run unfused here: pointwise loops around
 /// rustfft, the reference the GPU kernels' fusion is tested against. Column layouts are
 /// transposed into rows and back.
-pub struct CpuFft {
+pub(crate) struct CpuFft {
     /// The spec in rows layout ([`FftSpec::as_rows`]).
     spec: FftSpec,
     /// Column layouts: the matrices and their width.
@@ -136,7 +136,7 @@ pub struct CpuFft {
 
 impl CpuFft {
     /// Plans `spec` with rustfft.
-    pub fn new(spec: &FftSpec) -> Self {
+    pub(crate) fn new(spec: &FftSpec) -> Self {
         let mut planner = FftPlanner::<f32>::new();
         let (fft, back) = match spec.direction {
             Direction::Forward => (

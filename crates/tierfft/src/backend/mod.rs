@@ -1,13 +1,13 @@
 //! Devices and planned transforms: the [`Device`] a user picks, and the [`Fft`] it plans.
 //!
-//! Backends: [`cpu`] (rustfft), [`wgpu`] (Vulkan, Metal, DX12) and [`cuda`] (NVRTC +
+//! Backends: `cpu` (rustfft, always built), [`wgpu`] (Vulkan, Metal, DX12) and [`cuda`] (NVRTC +
 //! cudarc). Backends compile and launch what the planner and generator decided; they never
 //! choose radices.
 
 mod api;
 pub(crate) mod buffer;
 pub(crate) mod copy;
-pub mod cpu;
+pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod resampler;

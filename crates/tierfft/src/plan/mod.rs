@@ -22,7 +22,7 @@ mod display;
 mod limits;
 mod passes;
 mod real;
-pub mod shape;
+pub(crate) mod shape;
 
 pub use bluestein::Bluestein;
 pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};

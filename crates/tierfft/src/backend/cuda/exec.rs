@@ -76,6 +76,7 @@ fn compile(dev: &CudaDevice, kernel: &Kernel, shared_bytes: u32) -> Result<CudaF
 }
 
 /// Registers and occupancy of one compiled pass, as the driver reports them.
+#[cfg(feature = "bench")]
 #[derive(Clone, Debug)]
 pub struct KernelReport {
     /// Registers per thread.
@@ -184,6 +185,7 @@ impl CudaFft {
     }
 
     /// Registers, spills and shared memory of each pass's out-of-place kernel.
+    #[cfg(feature = "bench")]
     pub fn report(&self) -> Result<Vec<KernelReport>> {
         self.out_of_place
             .iter()
@@ -202,6 +204,7 @@ impl CudaFft {
     }
 
     /// The plan this transform runs.
+    #[cfg(feature = "bench")]
     pub fn plan(&self) -> &Plan {
         &self.plan
     }

@@ -24,9 +24,13 @@ mod transfer;
 pub use transfer::{TransferSpeeds, transfer_speeds};
 
 pub(crate) use backend::CudaMemory;
+// The command's cuFFT comparison builds our executor itself.
+#[cfg(feature = "bench")]
 pub use exec::CudaFft;
+#[cfg(not(feature = "bench"))]
+pub(crate) use exec::CudaFft;
 pub(crate) use exec::time_events;
-pub use resample::CudaResampler;
+pub(crate) use resample::CudaResampler;
 
 use std::sync::Arc;
 

@@ -6,8 +6,8 @@ pub(crate) mod one;
 mod resample;
 
 pub(crate) use backend::WgpuMemory;
-pub use exec::WgpuFft;
-pub use resample::WgpuResampler;
+pub(crate) use exec::WgpuFft;
+pub(crate) use resample::WgpuResampler;
 
 use std::sync::{Arc, Mutex};
 
