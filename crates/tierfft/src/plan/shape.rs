@@ -27,7 +27,7 @@ pub fn smooth_factors(mut n: usize) -> Option<Vec<usize>> {
     (n == 1).then_some(f)
 }
 
-/// Whether `n`'s prime factors are all in [`SMOOTH_PRIMES`] (1 is smooth).
+/// Whether `n`'s prime factors are all 13 or less, the radices the kernels have (1 is smooth).
 pub fn is_smooth(n: usize) -> bool {
     smooth_factors(n).is_some()
 }
