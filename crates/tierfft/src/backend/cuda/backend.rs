@@ -44,7 +44,7 @@ impl Drop for CudaBorrowed {
 }
 
 impl CudaMemory {
-    /// `held`'s memory (owned or a view's), when it is memory of `dev`.
+    /// `held`'s CUDA memory, owned or a view's.
     fn any_of(held: &Held) -> Option<&CudaMemory> {
         held.get::<CudaMemory>()
             .or_else(|| held.get::<CudaBorrowed>().map(|b| &*b.0))
