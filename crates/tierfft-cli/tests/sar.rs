@@ -201,11 +201,11 @@ fn bad_configurations_are_refused_before_any_work() {
             "{toml}: nothing is written on error"
         );
     }
-    // Sizes on the command line: 2^k is a count, and a size that is not a power of two is
+    // Sizes on the command line: 2^k is a count, any size from 16, and a smaller one is
     // clap's usage error (exit 2) naming the flag.
-    let o = sar(&dir, &["--lines", "1000", "--out", out]);
+    let o = sar(&dir, &["--lines", "8", "--out", out]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--lines") && stderr(&o).contains("power of two"));
+    assert!(stderr(&o).contains("--lines") && stderr(&o).contains("fewer than 16"));
 }
 
 #[test]

@@ -83,6 +83,7 @@ pub fn focus<'py>(
         rcmc,
         azimuth_equalisation,
         fused: true,
+        margins: true,
     };
     let raw = raw
         .as_slice()
@@ -100,11 +101,15 @@ pub fn focus<'py>(
             let steps = focuser.focus(data, |_| {})?;
             let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);
             let windows = (opts.azimuth_window, opts.range_window);
-            let targets = measure_targets(data, &config, windows, &theory);
+            let extent = focuser.extent();
+            let noise = extent.noise_region();
+            let targets = measure_targets(data, &config, windows, &theory, noise);
             Ok(serde_json::json!({
                 "device": dev.name(),
                 "lines": lines,
                 "samples": samples,
+                "processed": {"lines": extent.padded_lines, "samples": extent.padded_samples},
+                "fully_focused": {"lines": extent.full_lines, "samples": extent.full_samples},
                 "range_window": opts.range_window.to_string(),
                 "azimuth_window": opts.azimuth_window.to_string(),
                 "timings_s": steps,

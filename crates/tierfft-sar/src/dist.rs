@@ -23,6 +23,7 @@ use tierfft::{Device, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;
+use crate::extent::Extent;
 use crate::focus::{FocusOptions, MemoryNeeds, StepTimings};
 use crate::params::Config;
 use crate::range::range_filter;
@@ -30,7 +31,10 @@ use crate::rcmc::{RCMC_TAPS, rcmc_spec};
 
 /// Focusing steps planned for the devices of one process, rank `i` on device `i`.
 pub struct DistFocuser {
+    /// The scene as processed (with margins, unless asked without).
     config: Config,
+    /// The recorded scene within it.
+    extent: Extent,
     slabs: Slabs,
     ranks: Vec<RankFocus>,
 }
@@ -57,11 +61,21 @@ impl DistTimings {
 /// host, the echoes, the image as the ranks return it and the azimuth filter with its blocks;
 /// on each device with its own memory (CUDA), its lines, staging, its block of range bins
 /// twice (RCMC's output) with their azimuth filter, and its part of the image: about 6 / ranks
-/// scenes. `None` when the scene's size overflows the address space.
-pub fn memory_needs(config: &Config, device: &Device, ranks: usize) -> Option<MemoryNeeds> {
-    let scene = config.scene_bytes()?;
+/// scenes, of the `extent` processed (with margins, the echoes are also padded on the host
+/// once). `None` when the scene's size overflows the address space.
+pub fn memory_needs(
+    config: &Config,
+    device: &Device,
+    ranks: usize,
+    extent: &Extent,
+) -> Option<MemoryNeeds> {
+    let scene = extent.processing_config(config).scene_bytes()?;
+    let padded_copy = match extent.is_recorded_size() {
+        true => 0,
+        false => scene,
+    };
     Some(MemoryNeeds {
-        host: scene.checked_mul(4)?,
+        host: scene.checked_mul(4)?.checked_add(padded_copy)?,
         device: match device.kind() {
             DeviceKind::Cuda => scene.checked_mul(6)? / ranks.max(1) as u64,
             _ => 0,
@@ -98,12 +112,14 @@ fn rcmc_halo(spec: &ResampleSpec) -> usize {
 impl DistFocuser {
     /// Plans `config`'s scene over `devices`, rank `i` being `exchanges[i].rank()`.
     pub fn new(
-        config: &Config,
+        recorded: &Config,
         opts: FocusOptions,
         devices: Vec<Device>,
         exchanges: Vec<Box<dyn Exchange>>,
     ) -> Result<DistFocuser, SarError> {
-        config.validate()?;
+        recorded.validate()?;
+        let extent = Extent::of(recorded, opts.margins);
+        let config = &extent.processing_config(recorded);
         if !opts.fused {
             return Err(SarError::Config(
                 "distributed focusing runs the fused steps on each device".into(),
@@ -185,6 +201,7 @@ impl DistFocuser {
         }
         Ok(DistFocuser {
             config: config.clone(),
+            extent,
             slabs,
             ranks,
         })
@@ -224,13 +241,33 @@ impl DistFocuser {
 
     /// Focuses raw echoes `[lines][samples]` into the complex image, in place.
     pub fn focus(&self, data: &mut [Complex32]) -> Result<DistTimings, SarError> {
-        let (lines, samples) = (self.config.scene.lines, self.config.scene.samples);
-        if data.len() != lines * samples {
+        let e = &self.extent;
+        if data.len() != e.lines * e.samples {
             return Err(SarError::Config(format!(
-                "the data hold {} samples, the scene {lines} × {samples}",
-                data.len()
+                "the data hold {} samples, the scene {} × {}",
+                data.len(),
+                e.lines,
+                e.samples
             )));
         }
+        if e.is_recorded_size() {
+            return self.focus_at(data);
+        }
+        // Padded on the host, which scatters the lines to the ranks anyway.
+        let mut padded = e.pad(data);
+        let t = self.focus_at(&mut padded)?;
+        e.crop(&padded, data);
+        Ok(t)
+    }
+
+    /// The extent the scene is processed at.
+    pub fn extent(&self) -> Extent {
+        self.extent
+    }
+
+    /// [`DistFocuser::focus`] on a scene of the processed extent.
+    fn focus_at(&self, data: &mut [Complex32]) -> Result<DistTimings, SarError> {
+        let samples = self.config.scene.samples;
         let rounds = Rounds::new(self.ranks.len());
         let laps = Mutex::new(Vec::new());
         let input: &[Complex32] = data;

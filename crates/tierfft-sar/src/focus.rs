@@ -23,6 +23,7 @@ use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp, Resampler
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;
+use crate::extent::Extent;
 use crate::params::Config;
 use crate::range::{Window, range_filter};
 pub use crate::rcmc::RCMC_TAPS;
@@ -42,6 +43,10 @@ pub struct FocusOptions {
     pub azimuth_equalisation: bool,
     /// Fused GPU steps (see the module docs); `false` runs every step separately.
     pub fused: bool,
+    /// Process with margins of zeros at efficient FFT lengths, the image cropped to the
+    /// recorded scene ([`crate::extent`]); `false` processes at the recorded size, the
+    /// convolutions wrapping around its edges.
+    pub margins: bool,
 }
 
 impl Default for FocusOptions {
@@ -52,6 +57,7 @@ impl Default for FocusOptions {
             rcmc: true,
             azimuth_equalisation: true,
             fused: true,
+            margins: true,
         }
     }
 }
@@ -112,16 +118,19 @@ const HOST_SCENES_DISCRETE: u64 = 3;
 /// filter.
 const DEVICE_SCENES: u64 = 3;
 
-/// The memory focusing `config`'s scene on `device` needs, before anything is allocated;
-/// `None` when the scene's size overflows the address space.
-pub fn memory_needs(config: &Config, device: &Device) -> Option<MemoryNeeds> {
-    let scene = config.scene_bytes()?;
+/// The memory focusing `config`'s scene on `device` needs, before anything is allocated,
+/// at the `extent` it is processed at; `None` when the scene's size overflows the address
+/// space.
+pub fn memory_needs(config: &Config, device: &Device, extent: &Extent) -> Option<MemoryNeeds> {
+    let recorded = config.scene_bytes()?;
+    let scene = extent.processing_config(config).scene_bytes()?;
     let (host, on_device) = match device.kind() {
         DeviceKind::Cuda => (HOST_SCENES_DISCRETE, DEVICE_SCENES),
         _ => (HOST_SCENES_SHARED, 0),
     };
+    // The caller's echoes are recorded-size; the rest is processed-size.
     Some(MemoryNeeds {
-        host: scene.checked_mul(host)?,
+        host: scene.checked_mul(host - 1)?.checked_add(recorded)?,
         device: scene.checked_mul(on_device)?,
     })
 }
@@ -129,7 +138,10 @@ pub fn memory_needs(config: &Config, device: &Device) -> Option<MemoryNeeds> {
 /// The focusing steps of one scene size, planned (and compiled) for one device. Building it
 /// checks that the scene fits the device, before any work.
 pub struct Focuser {
+    /// The scene as recorded.
     config: Config,
+    /// What it is processed at.
+    extent: Extent,
     device: Device,
     steps: Steps,
     /// `None` when RCMC is switched off.
@@ -174,8 +186,14 @@ struct Unfused {
 
 impl Focuser {
     /// Plans every step of `config`'s scene on `device`.
-    pub fn new(device: &Device, config: &Config, opts: FocusOptions) -> Result<Focuser, SarError> {
-        config.validate()?;
+    pub fn new(
+        device: &Device,
+        recorded: &Config,
+        opts: FocusOptions,
+    ) -> Result<Focuser, SarError> {
+        recorded.validate()?;
+        let extent = Extent::of(recorded, opts.margins);
+        let config = &extent.processing_config(recorded);
         let (lines, samples) = (config.scene.lines, config.scene.samples);
         let filter = range_filter(&config.radar, samples, opts.range_window);
         let az_filter = azimuth_filter(config, opts.azimuth_window, opts.azimuth_equalisation);
@@ -224,11 +242,17 @@ impl Focuser {
             false => None,
         };
         Ok(Focuser {
-            config: config.clone(),
+            config: recorded.clone(),
+            extent,
             device: device.clone(),
             steps,
             rcmc,
         })
+    }
+
+    /// The extent the scene is processed at.
+    pub fn extent(&self) -> Extent {
+        self.extent
     }
 
     /// Focuses raw echoes `[lines][samples]` into a complex image of the same shape, in
@@ -270,7 +294,7 @@ impl Focuser {
         })?;
         let SceneBuffers { scene, moved } = &mut *buffers;
         on_step("upload");
-        scene.write(data)?;
+        self.upload(data, scene)?;
         sync()?;
         t.transfer_s = lap();
         on_step("range compression");
@@ -296,13 +320,82 @@ impl Focuser {
         sync()?;
         t.azimuth_compression_s = lap();
         on_step("download");
-        focused.read_into(data)?;
+        self.download(focused, data)?;
         t.transfer_s += lap();
         Ok(t)
     }
 
+    /// Copies the recorded echoes into the device's scene, each line followed by the range
+    /// margin's zeros and the lines by the azimuth margin's, a block of lines at a time.
+    fn upload(&self, data: &[Complex32], scene: &mut DeviceBuffer) -> Result<(), SarError> {
+        let e = &self.extent;
+        if e.is_recorded_size() {
+            return Ok(scene.write(data)?);
+        }
+        let zero = Complex32::new(0.0, 0.0);
+        let block = block_lines(e.padded_samples);
+        let mut staged = vec![zero; block * e.padded_samples];
+        for first in (0..e.padded_lines).step_by(block) {
+            let count = block.min(e.padded_lines - first);
+            let staged = &mut staged[..count * e.padded_samples];
+            for (i, line) in staged.chunks_mut(e.padded_samples).enumerate() {
+                let j = first + i;
+                let recorded = match j < e.lines {
+                    true => &data[j * e.samples..(j + 1) * e.samples],
+                    false => &[][..],
+                };
+                line[..recorded.len()].copy_from_slice(recorded);
+                line[recorded.len()..].fill(zero);
+            }
+            let span = first * e.padded_samples..(first + count) * e.padded_samples;
+            scene.view_mut(span)?.write(staged)?;
+        }
+        Ok(())
+    }
+
+    /// Copies the recorded part of the focused image from the device into `data`.
+    fn download(&self, image: &mut DeviceBuffer, data: &mut [Complex32]) -> Result<(), SarError> {
+        let e = &self.extent;
+        if e.is_recorded_size() {
+            return Ok(image.read_into(data)?);
+        }
+        let block = block_lines(e.padded_samples);
+        let mut staged = vec![Complex32::new(0.0, 0.0); block * e.padded_samples];
+        for first in (0..e.lines).step_by(block) {
+            let count = block.min(e.lines - first);
+            let staged = &mut staged[..count * e.padded_samples];
+            let span = first * e.padded_samples..(first + count) * e.padded_samples;
+            image.view_mut(span)?.read_into(staged)?;
+            for (i, line) in staged.chunks(e.padded_samples).enumerate() {
+                let j = first + i;
+                data[j * e.samples..(j + 1) * e.samples].copy_from_slice(&line[..e.samples]);
+            }
+        }
+        Ok(())
+    }
+
     /// The unfused steps, each through the host.
     fn focus_unfused(
+        &self,
+        steps: &Unfused,
+        data: &mut [Complex32],
+        on_step: impl FnMut(&str),
+        lap: &mut impl FnMut() -> f64,
+        t: &mut StepTimings,
+    ) -> Result<(), SarError> {
+        let e = self.extent;
+        if !e.is_recorded_size() {
+            // The whole scene padded on the host (this path is the fused one's reference).
+            let mut padded = e.pad(data);
+            self.focus_unfused_at(steps, &mut padded, on_step, lap, t)?;
+            e.crop(&padded, data);
+            return Ok(());
+        }
+        self.focus_unfused_at(steps, data, on_step, lap, t)
+    }
+
+    /// The unfused steps on a scene of the processed extent.
+    fn focus_unfused_at(
         &self,
         steps: &Unfused,
         data: &mut [Complex32],
@@ -318,7 +411,7 @@ impl Focuser {
             azimuth_inverse,
             azimuth_filter,
         } = steps;
-        let (lines, samples) = (self.config.scene.lines, self.config.scene.samples);
+        let (lines, samples) = (self.extent.padded_lines, self.extent.padded_samples);
         on_step("range compression");
         range.process(data)?;
         multiply_rows(data, range_filter);
@@ -356,6 +449,13 @@ pub fn focus(
         ..FocusOptions::default()
     };
     Focuser::new(device, config, opts)?.focus(data, |_| {})
+}
+
+/// Lines per block of a padded upload or download: about 32 MiB (large enough for staged
+/// copies at full speed), a multiple of 32 lines so that every block starts on the GPU's
+/// 256-byte view alignment.
+fn block_lines(samples: usize) -> usize {
+    ((32usize << 20) / (8 * samples.max(1)) / 32).max(1) * 32
 }
 
 /// Multiplies every row of `data` by `filter` (one row's worth).

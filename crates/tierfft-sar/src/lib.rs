@@ -1,7 +1,8 @@
 //! # tierfft-sar
 //!
 //! Synthetic-aperture-radar focusing on tierfft: scene and radar parameters ([`params`]),
-//! raw-echo simulation ([`simulate`]), Range-Doppler focusing ([`range`]: fused range
+//! raw-echo simulation ([`simulate`]), scenes of any size processed with margins
+//! ([`extent`]), Range-Doppler focusing ([`range`]: fused range
 //! compression; [`focus`]: azimuth FFT, 16-tap sinc RCMC, azimuth compression) and
 //! point-target quality analysis ([`metrics`]; [`neighbours`] for targets in each other's
 //! sidelobes).
@@ -13,6 +14,7 @@
 
 pub mod azimuth;
 pub mod dist;
+pub mod extent;
 pub mod focus;
 pub mod measure;
 pub mod metrics;

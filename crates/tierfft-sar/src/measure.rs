@@ -8,6 +8,7 @@ use crate::params::Config;
 use crate::range::Window;
 use crate::window::Theory;
 use serde::Serialize;
+use std::ops::Range;
 use tierfft::Complex32;
 
 /// The windows' theory: what every measurement is compared with.
@@ -78,21 +79,23 @@ pub struct TargetReport {
 
 /// Measures every configured target in the focused `image`, as imaged and alone (the other
 /// targets' modelled responses taken out). `windows`: the (azimuth,
-/// range) weighting the image was focused with. A target that cannot be measured (lost in
-/// noise, at an edge) is reported with its error; the others are still measured.
+/// range) weighting the image was focused with; `noise`: the (lines, samples) the SNR's noise
+/// is measured over ([`crate::extent::Extent::noise_region`]: recorded data focused from a
+/// whole aperture). A target that cannot be measured (lost in noise, at an edge) is reported
+/// with its error; the others are still measured.
 pub fn measure_targets(
     image: &[Complex32],
     config: &Config,
     windows: (Window, Window),
     theory: &Theories,
+    noise: (Range<usize>, Range<usize>),
 ) -> Vec<TargetReport> {
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let r = &config.radar;
     if config.scene.targets.is_empty() {
         return Vec::new();
     }
-    // Noise for the SNR: the first eighth of lines and samples, away from the scene centre.
-    let noise = Some((0..lines / 8, 0..samples / 8));
+    let noise = Some(noise);
     let response = IdealResponse {
         azimuth: AxisResponse {
             window: windows.0,

@@ -105,9 +105,10 @@ fn one() -> f64 {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Scene {
-    /// Azimuth lines (pulses); a power of two.
+    /// Azimuth lines (pulses), any number from 16 (processed with margins at an efficient
+    /// FFT length: [`crate::extent`]).
     pub lines: usize,
-    /// Range samples per line; a power of two.
+    /// Range samples per line, any number from 16.
     pub samples: usize,
     /// Signal-to-noise ratio of one echo sample of a unit target, dB (`None`: no noise).
     pub snr_db: Option<f64>,
@@ -264,10 +265,8 @@ impl Config {
         }
         let s = &self.scene;
         for (name, v) in [("lines", s.lines), ("samples", s.samples)] {
-            if !v.is_power_of_two() || v < 16 {
-                return bad(format!(
-                    "scene.{name} must be a power of two of at least 16 (got {v})"
-                ));
+            if v < 16 {
+                return bad(format!("scene.{name} must be at least 16 (got {v})"));
             }
             if v > 1 << tierfft::MAX_LOG2_N {
                 return bad(format!(
@@ -289,13 +288,13 @@ impl Config {
         let mid_m = self.near_range_m() + s.samples as f64 / 2.0 * r.range_bin_m();
         let aperture_lines = 2.0 * mid_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
         if aperture_lines > s.lines as f64 {
-            // The next power of two, in f64: a huge aperture must not overflow usize.
-            let enough = 2f64.powf(aperture_lines.log2().ceil());
             return bad(format!(
                 "scene.lines = {} is shorter than the synthetic aperture at mid-swath ({:.0} m), \
-                 {aperture_lines:.0} lines: use at least {enough:.0} lines, or a longer \
+                 {aperture_lines:.0} lines: use at least {:.0} lines, or a longer \
                  radar.antenna_m (shorter aperture, coarser azimuth resolution)",
-                s.lines, mid_m,
+                s.lines,
+                mid_m,
+                aperture_lines.ceil(),
             ));
         }
         let pulse_samples = r.pulse_s * r.sample_rate_hz;
@@ -425,7 +424,7 @@ mod tests {
                 "[radar]\nprf_hz = 50.0",
                 "radar.prf_hz = 50 Hz is below the Doppler bandwidth",
             ),
-            ("[scene]\nlines = 1000", "power of two"),
+            ("[scene]\nlines = 8", "scene.lines must be at least 16"),
             (
                 "[scene]\nlines = 256",
                 "scene.lines = 256 is shorter than the synthetic aperture",
@@ -439,7 +438,7 @@ mod tests {
             ("[radar]\nantenna_m = 1e-9", "beam narrower than 90°"),
             (
                 "[radar]\nantenna_m = 0.03\nprf_hz = 1e6",
-                "189630089 lines: use at least 268435456 lines",
+                "189630089 lines: use at least 189630089 lines",
             ),
             ("[radar]\nbandwith_hz = 1.0", "unknown field"),
             (

@@ -23,10 +23,11 @@ pub use crate::window::Window;
 /// equalised exactly.
 const EQUALISATION_FLOOR: f64 = 1e-2;
 
-/// Bin `b` of a `samples`-point FFT sampled at `fs` Hz as a frequency in Hz (negative above
-/// `samples/2`): range frequencies, and Doppler with `fs` the PRF.
+/// Bin `b` of a `samples`-point FFT sampled at `fs` Hz as a frequency in Hz (negative from
+/// `samples/2` on, as NumPy's `fftfreq`: for odd lengths the middle bin is positive): range
+/// frequencies, and Doppler with `fs` the PRF.
 pub(crate) fn bin_hz(b: usize, samples: usize, fs: f64) -> f64 {
-    let bin = if b < samples / 2 {
+    let bin = if 2 * b < samples {
         b as f64
     } else {
         b as f64 - samples as f64

@@ -9,6 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Device;
 use tierfft_sar::dist::{self, DistFocuser};
+use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
@@ -44,10 +45,10 @@ pub struct SarArgs {
     /// in dB with the measured IRW, PSLR and ISLR).
     #[arg(long, default_value = "sar-out", value_name = "DIR")]
     out: PathBuf,
-    /// Azimuth lines, a power of two of at least 16: 4096 or 2^12 (overrides the config).
+    /// Azimuth lines, any number from 16: 4096, 3000 or 2^12 (overrides the config).
     #[arg(long, value_parser = parse_scene_size)]
     lines: Option<usize>,
-    /// Range samples per line, a power of two of at least 16 (overrides the config).
+    /// Range samples per line, any number from 16 (overrides the config).
     #[arg(long, value_parser = parse_scene_size)]
     samples: Option<usize>,
     /// Range weighting: none, hamming, taylor (n̄ 4, -35 dB), taylor:NBAR:SLL_DB (e.g.
@@ -78,6 +79,12 @@ pub struct SarArgs {
     /// over rows between transposes) instead of the fused kernels.
     #[arg(long)]
     unfused: bool,
+    /// Process at the recorded size, without margins of zeros: the convolutions then wrap
+    /// around the scene's edges (targets near an edge defocus and leak into the other), but
+    /// the transforms are shorter. By default the scene is processed with margins at
+    /// efficient FFT lengths and the image cropped to the recorded scene.
+    #[arg(long)]
+    circular: bool,
     /// Spread the scene over this many GPUs (CUDA GPUs 0..N, exchanging through NCCL; with
     /// --device cpu, N CPU ranks): lines for range compression, range bins for the azimuth
     /// steps, one all-to-all between them.
@@ -115,12 +122,10 @@ fn owned(name: &str) -> bool {
 /// `--lines` and `--samples`: a count ([`parse_count`]) that is a power of two of at least 16.
 fn parse_scene_size(s: &str) -> Result<usize, String> {
     let v = parse_count(s)?;
-    if v.is_power_of_two() && v >= 16 {
+    if v >= 16 {
         Ok(v)
     } else {
-        Err(format!(
-            "{v} is not a power of two of at least 16 (scenes are power-of-two sized for now)"
-        ))
+        Err(format!("{v} is fewer than 16"))
     }
 }
 
@@ -260,7 +265,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         rcmc: !args.no_rcmc,
         azimuth_equalisation: !args.no_azimuth_equalisation,
         fused: !args.unfused,
+        margins: !args.circular,
     };
+    let extent = Extent::of(&config, focus_opts.margins);
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     // Plans every step first: a scene too large for the devices fails here, before any work.
     let planning = Instant::now();
@@ -270,7 +277,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             check_memory(
                 &config,
                 std::slice::from_ref(&device),
-                memory_needs(&config, &device),
+                memory_needs(&config, &device, &extent),
             )?;
             let name = device.name();
             (
@@ -294,7 +301,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             check_memory(
                 &config,
                 &devices,
-                dist::memory_needs(&config, &devices[0], n),
+                dist::memory_needs(&config, &devices[0], n, &extent),
             )?;
             let name = format!("{n} × {}", devices[0].name());
             let spread = match gpus.is_empty() {
@@ -305,7 +312,14 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         }
     };
     let plan_s = planning.elapsed().as_secs_f64();
-    eprintln!("tierfft sar: {lines} × {samples} on {device_name}");
+    let processed = match extent.is_recorded_size() {
+        true => String::new(),
+        false => format!(
+            " (processed at {} × {} with margins)",
+            extent.padded_lines, extent.padded_samples
+        ),
+    };
+    eprintln!("tierfft sar: {lines} × {samples}{processed} on {device_name}");
     let out = Staged::begin(&args.out)?;
 
     let t = Instant::now();
@@ -349,7 +363,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     npy::write_atomic(&out.path("focused.npy"), &shape, &data)?;
 
     let theory = Theories::new(&config, args.azimuth_window, args.window);
-    let targets = measure_targets(&data, &config, (args.azimuth_window, args.window), &theory);
+    let targets = measure_targets(
+        &data,
+        &config,
+        (args.azimuth_window, args.window),
+        &theory,
+        extent.noise_region(),
+    );
     measure::print_tables(&targets);
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
@@ -372,6 +392,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "azimuth_window": args.azimuth_window.to_string(),
         "theory": theory.json(),
         "fused": !args.unfused,
+        "processed": {"lines": extent.padded_lines, "samples": extent.padded_samples},
+        // Image lines and samples focused from a whole aperture and pulse ([first, end)).
+        "fully_focused": {"lines": extent.full_lines, "samples": extent.full_samples},
         "rcmc": !args.no_rcmc,
         "azimuth_equalisation": !args.no_azimuth_equalisation,
         "timings_s": {

@@ -1,0 +1,172 @@
+//! The extent a scene is processed at: the recorded lines and samples, plus margins of zeros
+//! wide enough that the focusing's circular convolutions (range compression, RCMC, azimuth
+//! compression) never wrap one edge's signal into the other, rounded up to FFT lengths that
+//! factor into 2, 3, 5 and 7 (fast on every backend). The image is cropped back to the
+//! recorded scene.
+//!
+//! Range: the matched filter spans the pulse centred on each output sample, RCMC reads up
+//! to the largest migration further out, and its interpolator half its taps around; so
+//! half a pulse, the migration at the far edge and the taps. Azimuth: the azimuth filter
+//! spans a target's synthetic aperture centred on its line; so half the aperture at the far
+//! edge. Zeros past the recorded end are then read in place of the other edge.
+
+use num_complex::Complex32;
+
+use crate::params::Config;
+use crate::rcmc::RCMC_TAPS;
+
+/// Lines and samples a scene is processed at, and the recorded ones inside them (from line
+/// 0 and sample 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Extent {
+    /// Azimuth lines recorded.
+    pub lines: usize,
+    /// Range samples recorded per line.
+    pub samples: usize,
+    /// Azimuth lines processed (`lines` and the margin).
+    pub padded_lines: usize,
+    /// Range samples processed per line (`samples` and the margin).
+    pub padded_samples: usize,
+    /// Lines of the image whose whole synthetic aperture (at the far range) was recorded,
+    /// `[first, end)`; the lines outside were focused from part of it (lower gain and
+    /// resolution, noise included).
+    pub full_lines: (usize, usize),
+    /// Samples of the image whose whole pulse was recorded, `[first, end)`.
+    pub full_samples: (usize, usize),
+}
+
+impl Extent {
+    /// `config`'s scene with margins (`margins`), or as recorded (without: the convolutions
+    /// wrap around the scene's edges, as the processor did before margins; for scenes whose
+    /// edges hold no signal, and for timing at a given FFT length).
+    pub fn of(config: &Config, margins: bool) -> Extent {
+        let (lines, samples) = (config.scene.lines, config.scene.samples);
+        let r = &config.radar;
+        let far_m = config.near_range_m() + samples as f64 * r.range_bin_m();
+        let half_pulse = (r.pulse_s * r.sample_rate_hz / 2.0).ceil() as usize;
+        let aperture_lines = 2.0 * far_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
+        let half_aperture = (aperture_lines / 2.0).ceil() as usize;
+        let inside = |n: usize, half: usize| (half.min(n / 2), n.saturating_sub(half).max(n / 2));
+        let (full_lines, full_samples) =
+            (inside(lines, half_aperture), inside(samples, half_pulse));
+        if !margins {
+            return Extent {
+                lines,
+                samples,
+                padded_lines: lines,
+                padded_samples: samples,
+                full_lines,
+                full_samples,
+            };
+        }
+        // The largest migration, at the Doppler band's edge (PRF/2) and the far range.
+        let doppler = r.wavelength_m() * r.prf_hz / 2.0 / (2.0 * r.speed_mps);
+        let stretch = 1.0 / (1.0 - doppler * doppler).max(1e-6).sqrt() - 1.0;
+        let range_margin =
+            half_pulse + (far_m * stretch / r.range_bin_m()).ceil() as usize + RCMC_TAPS;
+        Extent {
+            lines,
+            samples,
+            padded_lines: fft_length(lines + half_aperture + 1),
+            padded_samples: fft_length(samples + range_margin),
+            full_lines,
+            full_samples,
+        }
+    }
+
+    /// Where to measure the image's noise: the first eighth of the lines and samples that
+    /// were focused from a whole aperture and pulse (away from the scene centre, where
+    /// targets usually are), `(lines, samples)`.
+    pub fn noise_region(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let eighth = |(a, b): (usize, usize)| a..a + ((b - a) / 8).max(1);
+        (eighth(self.full_lines), eighth(self.full_samples))
+    }
+
+    /// The recorded `data` (`lines × samples`) in a processed-size scene of zeros.
+    pub fn pad(&self, data: &[Complex32]) -> Vec<Complex32> {
+        let mut padded = vec![Complex32::new(0.0, 0.0); self.padded_lines * self.padded_samples];
+        for (from, into) in data
+            .chunks(self.samples)
+            .zip(padded.chunks_mut(self.padded_samples))
+        {
+            into[..self.samples].copy_from_slice(from);
+        }
+        padded
+    }
+
+    /// The recorded part of a processed-size `padded` scene, into `data`.
+    pub fn crop(&self, padded: &[Complex32], data: &mut [Complex32]) {
+        for (into, from) in data
+            .chunks_mut(self.samples)
+            .zip(padded.chunks(self.padded_samples))
+        {
+            into.copy_from_slice(&from[..self.samples]);
+        }
+    }
+
+    /// Whether the scene is processed at its recorded size.
+    pub fn is_recorded_size(&self) -> bool {
+        (self.padded_lines, self.padded_samples) == (self.lines, self.samples)
+    }
+
+    /// `config` as the focusing steps see it: the processed lines and samples, the first
+    /// sample still at the recorded near range.
+    pub fn processing_config(&self, config: &Config) -> Config {
+        let mut c = config.clone();
+        c.radar.near_range_m = Some(config.near_range_m());
+        c.scene.lines = self.padded_lines;
+        c.scene.samples = self.padded_samples;
+        c
+    }
+}
+
+/// The smallest length of at least `n` whose prime factors are 2, 3, 5 and 7 only.
+pub fn fft_length(n: usize) -> usize {
+    (n.max(1)..)
+        .find(|&m| {
+            let mut m = m;
+            for p in [2, 3, 5, 7] {
+                while m % p == 0 {
+                    m /= p;
+                }
+            }
+            m == 1
+        })
+        .unwrap_or(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fft_lengths_are_7_smooth_and_the_smallest() {
+        assert_eq!(fft_length(4096), 4096);
+        assert_eq!(fft_length(4097), 4116); // 2^2 · 3 · 7^3
+        assert_eq!(fft_length(2501), 2520);
+        assert_eq!(fft_length(11), 12);
+        for n in [1000, 1001, 3001, 65537] {
+            let m = fft_length(n);
+            assert!(m >= n);
+            assert!((n..m).all(|k| fft_length(k) == m));
+        }
+    }
+
+    #[test]
+    fn margins_cover_half_a_pulse_and_half_an_aperture() {
+        let config = Config::default();
+        let e = Extent::of(&config, true);
+        let r = &config.radar;
+        let half_pulse = r.pulse_s * r.sample_rate_hz / 2.0;
+        assert!(e.padded_samples as f64 >= e.samples as f64 + half_pulse + RCMC_TAPS as f64);
+        // About 1350 lines: half the aperture at 20 km.
+        assert!(e.padded_lines >= e.lines + 1300, "{e:?}");
+        assert!(Extent::of(&config, false).is_recorded_size());
+        let p = e.processing_config(&config);
+        assert_eq!(p.near_range_m(), config.near_range_m());
+        assert_eq!(
+            (p.scene.lines, p.scene.samples),
+            (e.padded_lines, e.padded_samples)
+        );
+    }
+}
