@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
+use tierfft::dist::{Rows, copy_rows};
 use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
@@ -171,6 +172,8 @@ struct Fused {
 /// A fused focuser's device arrays.
 struct SceneBuffers {
     scene: DeviceBuffer,
+    /// RCMC's output; with margins also where the recorded lines are staged on their way in
+    /// and out.
     moved: Option<DeviceBuffer>,
 }
 
@@ -209,7 +212,8 @@ impl Focuser {
             let columns = FftSpec::new(lines).batch(samples).columns();
             let buffers = SceneBuffers {
                 scene: device.zeros(lines * samples)?,
-                moved: match opts.rcmc {
+                // RCMC's output, which also stages the recorded lines with margins.
+                moved: match opts.rcmc || !extent.is_recorded_size() {
                     true => Some(device.zeros(lines * samples)?),
                     false => None,
                 },
@@ -294,7 +298,7 @@ impl Focuser {
         })?;
         let SceneBuffers { scene, moved } = &mut *buffers;
         on_step("upload");
-        self.upload(data, scene)?;
+        self.upload(data, scene, moved.as_mut())?;
         sync()?;
         t.transfer_s = lap();
         on_step("range compression");
@@ -320,58 +324,65 @@ impl Focuser {
         sync()?;
         t.azimuth_compression_s = lap();
         on_step("download");
-        self.download(focused, data)?;
+        // The image is where RCMC wrote it; the other array stages the recorded part.
+        match (self.rcmc.is_some(), moved.as_mut()) {
+            (true, Some(moved)) => self.download(moved, Some(scene), data)?,
+            (_, moved) => self.download(scene, moved, data)?,
+        }
         t.transfer_s += lap();
         Ok(t)
     }
 
-    /// Copies the recorded echoes into the device's scene, each line followed by the range
-    /// margin's zeros and the lines by the azimuth margin's, a block of lines at a time.
-    fn upload(&self, data: &[Complex32], scene: &mut DeviceBuffer) -> Result<(), SarError> {
-        let e = &self.extent;
-        if e.is_recorded_size() {
-            return Ok(scene.write(data)?);
-        }
-        let zero = Complex32::new(0.0, 0.0);
-        let block = block_lines(e.padded_samples);
-        let mut staged = vec![zero; block * e.padded_samples];
-        for first in (0..e.padded_lines).step_by(block) {
-            let count = block.min(e.padded_lines - first);
-            let staged = &mut staged[..count * e.padded_samples];
-            for (i, line) in staged.chunks_mut(e.padded_samples).enumerate() {
-                let j = first + i;
-                let recorded = match j < e.lines {
-                    true => &data[j * e.samples..(j + 1) * e.samples],
-                    false => &[][..],
-                };
-                line[..recorded.len()].copy_from_slice(recorded);
-                line[recorded.len()..].fill(zero);
-            }
-            let span = first * e.padded_samples..(first + count) * e.padded_samples;
-            scene.view_mut(span)?.write(staged)?;
-        }
-        Ok(())
+    /// Copies the recorded echoes into the device's scene: as recorded into the start of
+    /// `staging` (at full copy speed), then on the device into the scene's lines, whose
+    /// margins are zeroed first.
+    fn upload(
+        &self,
+        data: &[Complex32],
+        scene: &mut DeviceBuffer,
+        staging: Option<&mut DeviceBuffer>,
+    ) -> Result<(), SarError> {
+        let staging = match staging {
+            Some(staging) if !self.extent.is_recorded_size() => staging,
+            _ => return Ok(scene.write(data)?),
+        };
+        staging.view_mut(0..data.len())?.write(data)?;
+        scene.fill_zeros()?;
+        Ok(copy_rows(staging, scene, &self.lines(false))?)
     }
 
-    /// Copies the recorded part of the focused image from the device into `data`.
-    fn download(&self, image: &mut DeviceBuffer, data: &mut [Complex32]) -> Result<(), SarError> {
+    /// Copies the recorded part of the focused `image` into `data`: on the device into the
+    /// start of `staging`, then to the host.
+    fn download(
+        &self,
+        image: &DeviceBuffer,
+        staging: Option<&mut DeviceBuffer>,
+        data: &mut [Complex32],
+    ) -> Result<(), SarError> {
+        let staging = match staging {
+            Some(staging) if !self.extent.is_recorded_size() => staging,
+            _ => return Ok(image.read_into(data)?),
+        };
+        copy_rows(image, staging, &self.lines(true))?;
+        Ok(staging.view_mut(0..data.len())?.read_into(data)?)
+    }
+
+    /// The recorded lines between a contiguous array and the processed scene's layout: out
+    /// of the scene (`from_scene`), or into it.
+    fn lines(&self, from_scene: bool) -> Rows {
         let e = &self.extent;
-        if e.is_recorded_size() {
-            return Ok(image.read_into(data)?);
+        let (src_pitch, dst_pitch) = match from_scene {
+            true => (e.padded_samples, e.samples),
+            false => (e.samples, e.padded_samples),
+        };
+        Rows {
+            rows: e.lines,
+            row_len: e.samples,
+            src: 0,
+            src_pitch,
+            dst: 0,
+            dst_pitch,
         }
-        let block = block_lines(e.padded_samples);
-        let mut staged = vec![Complex32::new(0.0, 0.0); block * e.padded_samples];
-        for first in (0..e.lines).step_by(block) {
-            let count = block.min(e.lines - first);
-            let staged = &mut staged[..count * e.padded_samples];
-            let span = first * e.padded_samples..(first + count) * e.padded_samples;
-            image.view_mut(span)?.read_into(staged)?;
-            for (i, line) in staged.chunks(e.padded_samples).enumerate() {
-                let j = first + i;
-                data[j * e.samples..(j + 1) * e.samples].copy_from_slice(&line[..e.samples]);
-            }
-        }
-        Ok(())
     }
 
     /// The unfused steps, each through the host.
@@ -449,13 +460,6 @@ pub fn focus(
         ..FocusOptions::default()
     };
     Focuser::new(device, config, opts)?.focus(data, |_| {})
-}
-
-/// Lines per block of a padded upload or download: about 32 MiB (large enough for staged
-/// copies at full speed), a multiple of 32 lines so that every block starts on the GPU's
-/// 256-byte view alignment.
-fn block_lines(samples: usize) -> usize {
-    ((32usize << 20) / (8 * samples.max(1)) / 32).max(1) * 32
 }
 
 /// Multiplies every row of `data` by `filter` (one row's worth).

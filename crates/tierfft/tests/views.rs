@@ -1,7 +1,8 @@
 //! Views of device buffers ([`DeviceBuffer::view_mut`]): transforms, N-D real transforms,
-//! resampling, reads and writes on part of a buffer, the rest left as it was; views that start
-//! off the device's binding alignment or reach outside the buffer are refused. On the test
-//! GPU (lavapipe unless TIERFFT_TEST_DEVICE says otherwise) and the CPU.
+//! resampling, reads and writes on part of a buffer, the rest left as it was (and zeroing a
+//! whole buffer); views that start off the device's binding alignment or reach outside the
+//! buffer are refused. On the test GPU (lavapipe unless TIERFFT_TEST_DEVICE says otherwise)
+//! and the CPU.
 
 mod common;
 
@@ -145,6 +146,16 @@ fn views_read_and_write_their_part() {
             buffer.download().expect("read"),
             replaced(&whole, part, &new),
             "{}",
+            dev.name()
+        );
+        buffer.fill_zeros().expect("zero");
+        assert!(
+            buffer
+                .download()
+                .expect("read")
+                .iter()
+                .all(|z| z.re == 0.0 && z.im == 0.0),
+            "{}: fill_zeros",
             dev.name()
         );
     }

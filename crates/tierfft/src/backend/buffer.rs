@@ -64,6 +64,9 @@ pub(crate) trait Memory: Any + Send + Sync {
     /// Copies `data` (as long as the memory) in, ordered after the work queued so far.
     fn write(&mut self, data: &[f32]) -> Result<()>;
 
+    /// Sets every value to zero, ordered after the work queued so far.
+    fn fill_zeros(&mut self) -> Result<()>;
+
     /// The values `floats` (inside the memory) as memory of their own, borrowed: it frees
     /// nothing, and the caller ([`DeviceBuffer::view_mut`]) keeps this memory borrowed
     /// while it lives.
@@ -82,9 +85,7 @@ pub(crate) trait Memory: Any + Send + Sync {
 
     /// Copies the rows `c` describes (complex elements, checked to lie inside both) into
     /// `dst`, which must be memory of the same device; queued where the device queues.
-    fn copy_rows(&self, _dst: &mut Held, _c: &Rows) -> Result<()> {
-        Err(not_distributed(&self.device_name()))
-    }
+    fn copy_rows(&self, dst: &mut Held, c: &Rows) -> Result<()>;
 }
 
 /// The error for distributed-transform work on a backend that does not do it.
@@ -296,6 +297,12 @@ impl<T: Element> DeviceBuffer<T> {
             )));
         }
         self.held.memory_mut().write(bytemuck::cast_slice(data))
+    }
+
+    /// Sets every element to zero, ordered after the work queued on the buffer so far (on a
+    /// GPU without a copy from the host): a buffer reused for new data.
+    pub fn fill_zeros(&mut self) -> Result<()> {
+        self.held.memory_mut().fill_zeros()
     }
 
     /// The data, copied to the host.

@@ -86,6 +86,11 @@ impl Memory for HostMemory {
         Ok(())
     }
 
+    fn fill_zeros(&mut self) -> Result<()> {
+        self.values_mut().fill(0.0);
+        Ok(())
+    }
+
     fn view(&mut self, floats: Range<usize>) -> Result<Held> {
         let part = &mut self.values_mut()[floats];
         Ok(Held::new(HostMemory::Borrowed {

@@ -90,6 +90,13 @@ impl Memory for CudaMemory {
         self.dev.write_from_host(data, &mut self.slice)
     }
 
+    fn fill_zeros(&mut self) -> Result<()> {
+        self.dev
+            .stream()
+            .memset_zeros(&mut self.slice)
+            .map_err(gpu_err("zeroing device memory"))
+    }
+
     fn view(&mut self, floats: Range<usize>) -> Result<Held> {
         let start = 4 * floats.start as u64;
         check_view_start(start, self.dev.limits().binding_alignment, &self.dev.name())?;
@@ -182,6 +189,10 @@ impl Memory for CudaBorrowed {
 
     fn write(&mut self, data: &[f32]) -> Result<()> {
         self.0.write(data)
+    }
+
+    fn fill_zeros(&mut self) -> Result<()> {
+        self.0.fill_zeros()
     }
 
     fn view(&mut self, floats: Range<usize>) -> Result<Held> {

@@ -11,7 +11,8 @@ use crate::backend::resampler::ResampleExec;
 use crate::backend::reshape::ReshapeExec;
 use crate::backend::view::check_view_start;
 use crate::backend::{Device, DeviceKind, Executor};
-use crate::error::Result;
+use crate::dist::Rows;
+use crate::error::{Error, Result};
 use crate::kernel::ir::Kernel;
 use crate::plan::{DeviceLimits, Plan};
 use crate::resample::FixedRow;
@@ -58,6 +59,35 @@ impl Memory for WgpuMemory {
 
     fn write(&mut self, data: &[f32]) -> Result<()> {
         self.dev.write(&self.buffer, self.offset, data)
+    }
+
+    fn fill_zeros(&mut self) -> Result<()> {
+        let mut enc = self.dev.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.buffer, self.offset, Some(4 * self.floats as u64));
+        self.dev.queue.submit([enc.finish()]);
+        self.dev.check()
+    }
+
+    /// One buffer copy per row, in one submission.
+    fn copy_rows(&self, dst: &mut Held, c: &Rows) -> Result<()> {
+        let Some(into) = WgpuMemory::of(dst, &self.dev) else {
+            return Err(Error::InvalidSpec(
+                "copying rows between buffers on two devices: both must be on one".into(),
+            ));
+        };
+        let at = |first: usize, pitch: usize, row: usize| 8 * (first + row * pitch) as u64;
+        let mut enc = self.dev.device.create_command_encoder(&Default::default());
+        for row in 0..c.rows {
+            enc.copy_buffer_to_buffer(
+                &self.buffer,
+                self.offset + at(c.src, c.src_pitch, row),
+                &into.buffer,
+                into.offset + at(c.dst, c.dst_pitch, row),
+                8 * c.row_len as u64,
+            );
+        }
+        self.dev.queue.submit([enc.finish()]);
+        self.dev.check()
     }
 
     fn view(&mut self, floats: Range<usize>) -> Result<Held> {
