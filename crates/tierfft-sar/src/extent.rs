@@ -4,9 +4,10 @@
 //! factor into 2, 3, 5 and 7 (fast on every backend). The image is cropped back to the
 //! recorded scene.
 //!
-//! Range: the matched filter spans the pulse centred on each output sample, RCMC reads up
-//! to the largest migration further out, and its interpolator half its taps around; so
-//! half a pulse, the migration at the far edge and the taps. Azimuth: the azimuth filter
+//! Range: the matched filter spans the pulse around each output sample (centred on it, or
+//! after it when delays point at the pulse's start), RCMC reads up to the largest migration
+//! further out, and its interpolator half its taps around; so the pulse's longer side, the
+//! migration at the far edge and the taps. Azimuth: the azimuth filter
 //! spans a target's synthetic aperture centred on its line; so half the aperture at the far
 //! edge. Zeros past the recorded end are then read in place of the other edge.
 
@@ -43,12 +44,15 @@ impl Extent {
         let (lines, samples) = (config.scene.lines, config.scene.samples);
         let r = &config.radar;
         let far_m = config.near_range_m() + samples as f64 * r.range_bin_m();
-        let half_pulse = (r.pulse_s * r.sample_rate_hz / 2.0).ceil() as usize;
+        // Samples the pulse spans before and after an echo's delay.
+        let pulse = |s: f64| ((r.pulse_s / 2.0 + s * r.pulse_centre_s()) * r.sample_rate_hz).ceil();
+        let (before, after) = (pulse(-1.0) as usize, pulse(1.0) as usize);
         let aperture_lines = 2.0 * far_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
         let half_aperture = (aperture_lines / 2.0).ceil() as usize;
-        let inside = |n: usize, half: usize| (half.min(n / 2), n.saturating_sub(half).max(n / 2));
-        let (full_lines, full_samples) =
-            (inside(lines, half_aperture), inside(samples, half_pulse));
+        let inside =
+            |n: usize, (a, b): (usize, usize)| (a.min(n / 2), n.saturating_sub(b).max(n / 2));
+        let full_lines = inside(lines, (half_aperture, half_aperture));
+        let full_samples = inside(samples, (before, after));
         if !margins {
             return Extent {
                 lines,
@@ -62,8 +66,9 @@ impl Extent {
         // The largest migration, at the Doppler band's edge (PRF/2) and the far range.
         let doppler = r.wavelength_m() * r.prf_hz / 2.0 / (2.0 * r.speed_mps);
         let stretch = 1.0 / (1.0 - doppler * doppler).max(1e-6).sqrt() - 1.0;
+        // Reads before the first sample wrap to the end: the margin covers both sides.
         let range_margin =
-            half_pulse + (far_m * stretch / r.range_bin_m()).ceil() as usize + RCMC_TAPS;
+            before.max(after) + (far_m * stretch / r.range_bin_m()).ceil() as usize + RCMC_TAPS;
         Extent {
             lines,
             samples,

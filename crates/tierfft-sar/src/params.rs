@@ -3,7 +3,8 @@
 //!
 //! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
 //! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
-//! `near_range_m`; `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
+//! `near_range_m`, `chirp` (`"up"`, `"down"`), `pulse_reference` (`"centre"`, `"start"`);
+//! `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
 //! with `range_m`, `azimuth_m`, `amplitude`.
 
 use serde::Deserialize;
@@ -35,6 +36,34 @@ pub struct Radar {
     /// Slant range of the first range sample's delay, m; `None`: centre the scene's range
     /// window on 20 km.
     pub near_range_m: Option<f64>,
+    /// Whether the transmitted frequency rises (`"up"`) or falls (`"down"`) over the pulse.
+    pub chirp: Chirp,
+    /// Where in its pulse an echo's delay points: `"centre"` (the pulse centred on the
+    /// target's two-way delay) or `"start"` (the pulse starting there, the usual instrument
+    /// convention).
+    pub pulse_reference: PulseReference,
+}
+
+/// The direction of the chirp's frequency sweep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Chirp {
+    /// Rising frequency.
+    #[default]
+    Up,
+    /// Falling frequency.
+    Down,
+}
+
+/// Which instant of the pulse a delay refers to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PulseReference {
+    /// The pulse's centre.
+    #[default]
+    Centre,
+    /// The pulse's start.
+    Start,
 }
 
 impl Default for Radar {
@@ -48,6 +77,8 @@ impl Default for Radar {
             speed_mps: 100.0,
             antenna_m: 2.0,
             near_range_m: None,
+            chirp: Chirp::Up,
+            pulse_reference: PulseReference::Centre,
         }
     }
 }
@@ -58,9 +89,26 @@ impl Radar {
         C / self.carrier_hz
     }
 
-    /// Chirp rate, Hz/s.
+    /// Chirp rate, Hz/s (its magnitude; see [`Radar::signed_chirp_rate`]).
     pub fn chirp_rate(&self) -> f64 {
         self.bandwidth_hz / self.pulse_s
+    }
+
+    /// Chirp rate with the sweep's sign, Hz/s: negative for a down-chirp.
+    pub fn signed_chirp_rate(&self) -> f64 {
+        match self.chirp {
+            Chirp::Up => self.chirp_rate(),
+            Chirp::Down => -self.chirp_rate(),
+        }
+    }
+
+    /// Time from an echo's delay to its pulse's centre, s: 0, or half the pulse when delays
+    /// point at the pulse's start.
+    pub fn pulse_centre_s(&self) -> f64 {
+        match self.pulse_reference {
+            PulseReference::Centre => 0.0,
+            PulseReference::Start => self.pulse_s / 2.0,
+        }
     }
 
     /// Slant-range spacing of range samples, m.

@@ -35,15 +35,19 @@ pub(crate) fn bin_hz(b: usize, samples: usize, fs: f64) -> f64 {
     bin * fs / samples as f64
 }
 
-/// Spectrum (f64) of the transmitted chirp's replica centred on sample 0, over `samples` bins.
+/// Spectrum (f64) of the transmitted chirp's replica over `samples` bins, placed as an echo
+/// of delay 0 (centred on sample 0, or starting there: [`Radar::pulse_reference`]), so that a
+/// target's compressed peak lands on its delay's sample.
 fn replica_spectrum(radar: &Radar, samples: usize) -> Vec<Complex64> {
     let fs = radar.sample_rate_hz;
-    let half = (radar.pulse_s * fs / 2.0).floor() as i64;
+    let (centre, half) = (radar.pulse_centre_s(), radar.pulse_s / 2.0);
+    let first = ((centre - half) * fs).ceil() as i64;
+    let last = ((centre + half) * fs).floor() as i64;
     let mut replica = vec![Complex64::new(0.0, 0.0); samples];
-    for k in -half..=half {
-        let t = k as f64 / fs;
+    for k in first..=last {
+        let t = k as f64 / fs - centre;
         replica[k.rem_euclid(samples as i64) as usize] =
-            Complex64::from_polar(1.0, PI * radar.chirp_rate() * t * t);
+            Complex64::from_polar(1.0, PI * radar.signed_chirp_rate() * t * t);
     }
     FftPlanner::<f64>::new()
         .plan_fft_forward(samples)

@@ -49,7 +49,7 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32]) {
     let eta = (j as f64 - s.lines as f64 / 2.0) / r.prf_hz;
     let x = r.speed_mps * eta;
     let tau0 = 2.0 * config.near_range_m() / C;
-    let (fs, k_rate, half_pulse) = (r.sample_rate_hz, r.chirp_rate(), r.pulse_s / 2.0);
+    let (fs, k_rate, half_pulse) = (r.sample_rate_hz, r.signed_chirp_rate(), r.pulse_s / 2.0);
     let half_beam = r.beamwidth_rad() / 2.0;
     for t in &s.targets {
         let dx = x - t.azimuth_m;
@@ -58,7 +58,8 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32]) {
             continue;
         }
         let range = (t.range_m * t.range_m + dx * dx).sqrt();
-        let delay = 2.0 * range / C;
+        // The pulse's centre.
+        let delay = 2.0 * range / C + r.pulse_centre_s();
         let carrier = -4.0 * PI * range / r.wavelength_m();
         // Samples within the pulse, clipped to the line.
         let first = ((delay - half_pulse - tau0) * fs).ceil().max(0.0) as usize;

@@ -8,6 +8,7 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Device;
+use tierfft_sar::SarError;
 use tierfft_sar::dist::{self, DistFocuser};
 use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
@@ -259,7 +260,7 @@ fn check_memory(config: &Config, devices: &[Device], needs: Option<MemoryNeeds>)
 /// `tierfft sar`.
 pub fn run(args: &SarArgs) -> CliResult<()> {
     let (config, raw) = prepare(args)?;
-    let focus_opts = FocusOptions {
+    let mut focus_opts = FocusOptions {
         range_window: args.window,
         azimuth_window: args.azimuth_window,
         rcmc: !args.no_rcmc,
@@ -267,7 +268,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         fused: !args.unfused,
         margins: !args.circular,
     };
-    let extent = Extent::of(&config, focus_opts.margins);
+    let mut extent = Extent::of(&config, focus_opts.margins);
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     // Plans every step first: a scene too large for the devices fails here, before any work.
     let planning = Instant::now();
@@ -280,10 +281,25 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
                 memory_needs(&config, &device, &extent),
             )?;
             let name = device.name();
-            (
-                Focusing::One(Focuser::new(&device, &config, focus_opts)?),
-                name,
-            )
+            let focuser = match Focuser::new(&device, &config, focus_opts) {
+                // A device whose bindings hold the scene but not its margins (lavapipe and
+                // other 128 MiB devices at 4096²) focuses it circularly, and says so.
+                Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. }))
+                    if focus_opts.margins =>
+                {
+                    eprintln!(
+                        "warning: with margins the scene is {} × {}, more than '{name}' binds \
+                         at once ({detail}): processing it at the recorded size instead, as \
+                         --circular does (targets near an edge wrap into the opposite one)",
+                        extent.padded_lines, extent.padded_samples
+                    );
+                    focus_opts.margins = false;
+                    extent = Extent::of(&config, false);
+                    Focuser::new(&device, &config, focus_opts)?
+                }
+                focuser => focuser?,
+            };
+            (Focusing::One(focuser), name)
         }
         Some(n) => {
             let n = n as usize;
