@@ -139,9 +139,7 @@ pub fn memory_needs(config: &Config, device: &Device, extent: &Extent) -> Option
 /// The focusing steps of one scene size, planned (and compiled) for one device. Building it
 /// checks that the scene fits the device, before any work.
 pub struct Focuser {
-    /// The scene as recorded.
-    config: Config,
-    /// What it is processed at.
+    /// The scene as recorded, and what it is processed at.
     extent: Extent,
     device: Device,
     steps: Steps,
@@ -246,7 +244,6 @@ impl Focuser {
             false => None,
         };
         Ok(Focuser {
-            config: recorded.clone(),
             extent,
             device: device.clone(),
             steps,
@@ -266,7 +263,7 @@ impl Focuser {
         data: &mut [Complex32],
         mut on_step: impl FnMut(&str),
     ) -> Result<StepTimings, SarError> {
-        let (lines, samples) = (self.config.scene.lines, self.config.scene.samples);
+        let (lines, samples) = (self.extent.lines, self.extent.samples);
         if data.len() != lines * samples {
             return Err(SarError::Config(format!(
                 "the data hold {} samples, the scene {lines} × {samples}",

@@ -237,55 +237,23 @@ pub struct TransferSpeeds {
 /// Measures [`TransferSpeeds`] for copies of `floats` f32 values, `reps` times each.
 #[cfg(feature = "bench")]
 pub fn transfer_speeds(dev: &CudaDevice, floats: usize, reps: usize) -> Result<TransferSpeeds> {
-    use std::time::Instant;
     let stream = &dev.stream;
+    let gbps = |copy: &mut dyn FnMut() -> Result<()>| timed_gbps(floats, reps, copy);
     let sync = || stream.synchronize().map_err(gpu_err("waiting for a copy"));
     let mut host: Vec<f32> = (0..floats).map(|i| i as f32).collect();
     // SAFETY: written by the first upload before it is read.
     let mut device =
         unsafe { stream.alloc::<f32>(floats) }.map_err(gpu_err("allocating device memory"))?;
-    let gbps = |mut copy: Box<dyn FnMut() -> Result<()> + '_>| -> Result<f64> {
-        copy()?;
-        let mut times = Vec::with_capacity(reps);
-        for _ in 0..reps.max(1) {
-            let t = Instant::now();
-            copy()?;
-            times.push(t.elapsed().as_secs_f64());
-        }
-        Ok(4.0 * floats as f64 / crate::backend::median(&times) / 1e9)
-    };
-    let staged_up_gbps = gbps(Box::new(|| {
+    let staged_up_gbps = gbps(&mut || {
         dev.write_from_host(&host, &mut device)?;
         sync()
-    }))?;
-    let staged_down_gbps = gbps(Box::new(|| dev.read_to_host(&device, &mut host)))?;
-    let pageable_up_gbps = gbps(Box::new(|| {
-        stream
-            .memcpy_htod(&host, &mut device)
-            .map_err(gpu_err("uploading"))?;
-        sync()
-    }))?;
-    let pageable_down_gbps = gbps(Box::new(|| {
-        stream
-            .memcpy_dtoh(&device, &mut host)
-            .map_err(gpu_err("downloading"))?;
-        sync()
-    }))?;
+    })?;
+    let staged_down_gbps = gbps(&mut || dev.read_to_host(&device, &mut host))?;
+    let (pageable_up_gbps, pageable_down_gbps) = driver_speeds(dev, &mut host, &mut device, reps)?;
     // SAFETY: written by the first download before it is read.
     let mut pinned = unsafe { dev.ctx.alloc_pinned_with_flags::<f32>(floats, 0) }
         .map_err(gpu_err("allocating pinned memory"))?;
-    let pinned_up_gbps = gbps(Box::new(|| {
-        stream
-            .memcpy_htod(&pinned, &mut device)
-            .map_err(gpu_err("uploading"))?;
-        sync()
-    }))?;
-    let pinned_down_gbps = gbps(Box::new(|| {
-        stream
-            .memcpy_dtoh(&device, &mut pinned)
-            .map_err(gpu_err("downloading"))?;
-        sync()
-    }))?;
+    let (pinned_up_gbps, pinned_down_gbps) = driver_speeds(dev, &mut pinned, &mut device, reps)?;
     Ok(TransferSpeeds {
         bytes: 4 * floats,
         copy_threads: copy_threads(),
@@ -296,4 +264,46 @@ pub fn transfer_speeds(dev: &CudaDevice, floats: usize, reps: usize) -> Result<T
         pinned_up_gbps,
         pinned_down_gbps,
     })
+}
+
+/// GB/s of `floats` f32 values moved by `copy` (each waited for): the median of `reps` runs
+/// after one untimed.
+#[cfg(feature = "bench")]
+fn timed_gbps(floats: usize, reps: usize, copy: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    copy()?;
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps.max(1) {
+        let t = std::time::Instant::now();
+        copy()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok(4.0 * floats as f64 / crate::backend::median(&times) / 1e9)
+}
+
+/// The driver's own copies up and down between `host` (pageable or pinned) and `device`,
+/// GB/s each, `reps` timed runs each.
+#[cfg(feature = "bench")]
+fn driver_speeds<H: cudarc::driver::HostSlice<f32> + ?Sized>(
+    dev: &CudaDevice,
+    host: &mut H,
+    device: &mut CudaSlice<f32>,
+    reps: usize,
+) -> Result<(f64, f64)> {
+    let stream = &dev.stream;
+    let floats = device.len();
+    let gbps = |copy: &mut dyn FnMut() -> Result<()>| timed_gbps(floats, reps, copy);
+    let sync = || stream.synchronize().map_err(gpu_err("waiting for a copy"));
+    let up = gbps(&mut || {
+        stream
+            .memcpy_htod(&*host, device)
+            .map_err(gpu_err("uploading"))?;
+        sync()
+    })?;
+    let down = gbps(&mut || {
+        stream
+            .memcpy_dtoh(&*device, host)
+            .map_err(gpu_err("downloading"))?;
+        sync()
+    })?;
+    Ok((up, down))
 }
