@@ -84,6 +84,7 @@ pub fn focus<'py>(
         azimuth_equalisation,
         fused: true,
         margins: true,
+        src: None,
     };
     let raw = raw
         .as_slice()

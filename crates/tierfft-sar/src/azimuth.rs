@@ -14,55 +14,70 @@ use std::f64::consts::PI;
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
+use crate::doppler::{doppler_hz, migration};
 use crate::focus::{par_rows, to32};
-use crate::params::Config;
-use crate::range::{Window, bin_hz, equaliser};
+use crate::params::{Config, Radar};
+use crate::range::{Window, equaliser};
 
 /// Range bins that share one numerical reference. The residual's ripple follows the
 /// time-bandwidth product, which grows in proportion to range: across 32 bins of the default
 /// scene (40 m at 20 km) it changes by 0.2 %.
 const REFERENCE_BLOCK: usize = 32;
 
-/// The migration factor D(f) = sqrt(1 − (λf / 2v)²) of Doppler bin `b`.
-pub(crate) fn migration(config: &Config, b: usize) -> f64 {
-    let r = &config.radar;
-    let f = bin_hz(b, config.scene.lines, r.prf_hz);
-    (1.0 - (r.wavelength_m() * f / (2.0 * r.speed_mps)).powi(2))
-        .max(1e-6)
-        .sqrt()
+/// The analytic azimuth phase 4πR0·(D(f) − 1)/λ at Doppler `f_hz` and range `r0` (m), which
+/// the filter applies (the spectrum carries its negative).
+fn phase(radar: &Radar, f_hz: f64, r0: f64) -> f64 {
+    4.0 * PI * r0 * (migration(radar, f_hz) - 1.0) / radar.wavelength_m()
 }
 
-/// The analytic azimuth phase 4πR0·(D(f) − 1)/λ of Doppler bin `b` at range `r0` (m), which
-/// the filter applies (the spectrum carries its negative).
-fn phase(config: &Config, b: usize, r0: f64) -> f64 {
-    4.0 * PI * r0 * (migration(config, b) - 1.0) / config.radar.wavelength_m()
+/// Where a range's Doppler band lies: its centroid (which alias of a bin the beam saw), the
+/// band's middle and its width, Hz.
+#[derive(Clone, Copy)]
+struct Band {
+    centroid: f64,
+    middle: f64,
+    width: f64,
+}
+
+impl Band {
+    fn at(config: &Config, r0: f64) -> Band {
+        let (low, high) = config.doppler_band_hz(r0);
+        Band {
+            centroid: config.centroid_hz(r0),
+            middle: (low + high) / 2.0,
+            width: high - low,
+        }
+    }
+
+    /// Doppler bin `b` of `lines` as the frequency the beam saw, Hz.
+    fn doppler(&self, b: usize, lines: usize, prf_hz: f64) -> f64 {
+        doppler_hz(b, lines, prf_hz, self.centroid)
+    }
+
+    fn contains(&self, f: f64) -> bool {
+        (f - self.middle).abs() <= self.width / 2.0
+    }
 }
 
 /// The ripple the analytic phase leaves, per Doppler bin: the spectrum of a unit point target
 /// at range `r0` and azimuth 0 (line 0, wrapping), lit uniformly within the two-way 3 dB beam
-/// as `simulate` lights it, with the carrier and the analytic phase taken out.
+/// as `simulate` lights it (squinted), with the carrier and the analytic phase taken out.
 fn residual(config: &Config, r0: f64, fft: &dyn rustfft::Fft<f64>) -> Vec<Complex64> {
     let r = &config.radar;
     let lines = config.scene.lines;
-    let reach = r0 * (r.beamwidth_rad() / 2.0).tan();
-    let mut s: Vec<Complex64> = (0..lines)
-        .map(|j| {
-            let line = if j < lines / 2 {
-                j as f64
-            } else {
-                j as f64 - lines as f64
-            };
-            let x = r.speed_mps * line / r.prf_hz;
-            if x.abs() > reach {
-                return Complex64::new(0.0, 0.0);
-            }
-            let range = (r0 * r0 + x * x).sqrt();
-            Complex64::from_polar(1.0, -4.0 * PI * (range - r0) / r.wavelength_m())
-        })
-        .collect();
+    let (first, last) = config.aperture_m(r0);
+    let step = r.azimuth_bin_m();
+    let mut s = vec![Complex64::new(0.0, 0.0); lines];
+    for line in (first / step).ceil() as i64..=(last / step).floor() as i64 {
+        let x = line as f64 * step;
+        let range = (r0 * r0 + x * x).sqrt();
+        s[line.rem_euclid(lines as i64) as usize] +=
+            Complex64::from_polar(1.0, -4.0 * PI * (range - r0) / r.wavelength_m());
+    }
     fft.process(&mut s);
+    let band = Band::at(config, r0);
     for (b, z) in s.iter_mut().enumerate() {
-        *z *= Complex64::from_polar(1.0, phase(config, b, r0));
+        *z *= Complex64::from_polar(1.0, phase(r, band.doppler(b, lines, r.prf_hz), r0));
     }
     s
 }
@@ -78,8 +93,9 @@ fn edge_share(f: f64, band: f64, bin: f64) -> f64 {
 }
 
 /// The azimuth filter, laid out like the range-Doppler data (`[Doppler bin][range bin]`):
-/// `w(f) · exp(iφ(f, R0)) · conj(ρ(f)) / |ρ(f)|² · g` over the Doppler bandwidth, 0 outside,
-/// with `φ` the analytic phase 4πR0·(D(f) − 1)/λ of each range bin, `ρ` the `residual` of
+/// `w(f) · exp(iφ(f, R0)) · conj(ρ(f)) / |ρ(f)|² · g` over each range's Doppler band (around
+/// its centroid: [`crate::doppler`]), 0 outside, with `φ` the analytic phase
+/// 4πR0·(D(f) − 1)/λ of each range bin at the Doppler f the beam saw, `ρ` the `residual` of
 /// the range block's centre and `g` its mean in-band power (so the peak stays that of the
 /// phase-only filter). With `equalise` false, `ρ = 1`: the phase-only filter, for data whose
 /// beam is not the simulator's uniformly lit one. The carrier phase −4πR0/λ stays in the
@@ -88,9 +104,8 @@ pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Co
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let (near, bin) = (config.near_range_m(), r.range_bin_m());
-    let band = r.doppler_bandwidth_hz();
-    let in_band: Vec<bool> = (0..lines)
-        .map(|b| bin_hz(b, lines, r.prf_hz).abs() <= band / 2.0)
+    let bands: Vec<Band> = (0..samples)
+        .map(|k| Band::at(config, near + k as f64 * bin))
         .collect();
     // One equaliser per range block: conj(ρ)/|ρ|²·g, per Doppler bin.
     let blocks = samples.div_ceil(REFERENCE_BLOCK);
@@ -99,19 +114,30 @@ pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Co
     if equalise {
         par_rows(&mut equalisers, lines, |block, eq| {
             let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
-            let rho = residual(config, near + centre * bin, fft.as_ref());
+            let r0 = near + centre * bin;
+            let band = Band::at(config, r0);
+            let in_band: Vec<bool> = (0..lines)
+                .map(|b| band.contains(band.doppler(b, lines, r.prf_hz)))
+                .collect();
+            let rho = residual(config, r0, fft.as_ref());
             for (e, z) in eq.iter_mut().zip(equaliser(&rho, &in_band)) {
                 *e = to32(z);
             }
         });
     }
+    let doppler_bin = r.prf_hz / lines as f64;
     let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
     par_rows(&mut h, samples, |b, row| {
-        let f = bin_hz(b, lines, r.prf_hz);
-        let w = window.weight(f, band) * edge_share(f, band, r.prf_hz / lines as f64);
         for (k, z) in row.iter_mut().enumerate() {
+            let band = &bands[k];
+            let f = band.doppler(b, lines, r.prf_hz);
+            let offset = f - band.middle;
+            let w = window.weight(offset, band.width) * edge_share(offset, band.width, doppler_bin);
+            if w == 0.0 {
+                continue;
+            }
             let e = equalisers[(k / REFERENCE_BLOCK) * lines + b];
-            let analytic = Complex64::from_polar(w, phase(config, b, near + k as f64 * bin));
+            let analytic = Complex64::from_polar(w, phase(r, f, near + k as f64 * bin));
             *z = to32(analytic) * e;
         }
     });

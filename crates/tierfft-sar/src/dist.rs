@@ -137,7 +137,14 @@ impl DistFocuser {
         let mut pairs: Vec<_> = devices.into_iter().zip(exchanges).collect();
         pairs.sort_by_key(|(_, e)| e.rank());
         let (lines, samples) = (config.scene.lines, config.scene.samples);
-        let rcmc = rcmc_spec(config);
+        if opts.src == Some(true) {
+            return Err(SarError::Config(
+                "distributed focusing has no secondary range compression yet (its range \
+                 transforms run before the exchange, on whole lines)"
+                    .into(),
+            ));
+        }
+        let rcmc = rcmc_spec(config, 0.0);
         let halo = if opts.rcmc { rcmc_halo(&rcmc) } else { 0 };
         let slabs = Slabs::with_halo(&[lines, samples], pairs.len(), halo).ok_or_else(|| {
             SarError::Config(format!(
@@ -307,6 +314,7 @@ impl DistFocuser {
                 transfer_s: lap(0) + lap(6),
                 range_compression_s: lap(1),
                 azimuth_fft_s: lap(3),
+                src_s: 0.0,
                 rcmc_s: lap(4),
                 azimuth_compression_s: lap(5),
             },

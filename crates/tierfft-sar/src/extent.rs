@@ -8,11 +8,13 @@
 //! after it when delays point at the pulse's start), RCMC reads up to the largest migration
 //! further out, and its interpolator half its taps around; so the pulse's longer side, the
 //! migration at the far edge and the taps. Azimuth: the azimuth filter
-//! spans a target's synthetic aperture centred on its line; so half the aperture at the far
-//! edge. Zeros past the recorded end are then read in place of the other edge.
+//! spans a target's synthetic aperture, centred on its line when broadside and ahead of it
+//! when squinted; so the aperture's farther end from the line, at the near or far edge.
+//! Zeros past the recorded end are then read in place of the other edge.
 
 use num_complex::Complex32;
 
+use crate::doppler::migration;
 use crate::params::Config;
 use crate::rcmc::RCMC_TAPS;
 
@@ -47,11 +49,16 @@ impl Extent {
         // Samples the pulse spans before and after an echo's delay.
         let pulse = |s: f64| ((r.pulse_s / 2.0 + s * r.pulse_centre_s()) * r.sample_rate_hz).ceil();
         let (before, after) = (pulse(-1.0) as usize, pulse(1.0) as usize);
-        let aperture_lines = 2.0 * far_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
-        let half_aperture = (aperture_lines / 2.0).ceil() as usize;
+        // The along-track offsets, in lines, over which the (squinted) beam lights a target:
+        // an image line reads the echoes from `ahead` lines before it to `behind` after.
+        let near_m = config.near_range_m();
+        let step = r.azimuth_bin_m();
+        let ((a0, b0), (a1, b1)) = (config.aperture_m(near_m), config.aperture_m(far_m));
+        let ahead = (-a0.min(a1) / step).ceil().max(0.0) as usize;
+        let behind = (b0.max(b1) / step).ceil().max(0.0) as usize;
         let inside =
             |n: usize, (a, b): (usize, usize)| (a.min(n / 2), n.saturating_sub(b).max(n / 2));
-        let full_lines = inside(lines, (half_aperture, half_aperture));
+        let full_lines = inside(lines, (ahead, behind));
         let full_samples = inside(samples, (before, after));
         if !margins {
             return Extent {
@@ -63,16 +70,23 @@ impl Extent {
                 full_samples,
             };
         }
-        // The largest migration, at the Doppler band's edge (PRF/2) and the far range.
-        let doppler = r.wavelength_m() * r.prf_hz / 2.0 / (2.0 * r.speed_mps);
-        let stretch = 1.0 / (1.0 - doppler * doppler).max(1e-6).sqrt() - 1.0;
+        // The largest migration, half a PRF from the centroid (the Doppler rows RCMC moves)
+        // and at the far range; at most at 90 % of the platform's Doppler 2v/λ.
+        let centroid = config
+            .centroid_hz(near_m)
+            .abs()
+            .max(config.centroid_hz(far_m).abs());
+        let limit = 0.9 * 2.0 * r.speed_mps / r.wavelength_m();
+        let doppler = (centroid + r.prf_hz / 2.0).min(limit);
+        let stretch = 1.0 / migration(r, doppler) - 1.0;
         // Reads before the first sample wrap to the end: the margin covers both sides.
         let range_margin =
             before.max(after) + (far_m * stretch / r.range_bin_m()).ceil() as usize + RCMC_TAPS;
         Extent {
             lines,
             samples,
-            padded_lines: fft_length(lines + half_aperture + 1),
+            // Zeros past the last line serve the reads past both ends.
+            padded_lines: fft_length(lines + ahead.max(behind) + 1),
             padded_samples: fft_length(samples + range_margin),
             full_lines,
             full_samples,

@@ -24,6 +24,7 @@ use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp, Resampler
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;
+use crate::coupling;
 use crate::extent::Extent;
 use crate::params::Config;
 use crate::range::{Window, range_filter};
@@ -48,6 +49,18 @@ pub struct FocusOptions {
     /// recorded scene ([`crate::extent`]); `false` processes at the recorded size, the
     /// convolutions wrapping around its edges.
     pub margins: bool,
+    /// Secondary range compression with the bulk migration at mid-swath, in the 2-D
+    /// frequency domain ([`crate::coupling`]): `None` when the scene needs it
+    /// ([`crate::coupling::needed`]: a squinted beam's range walk, or a long aperture at a low
+    /// carrier), `Some` to force it on or off. Not with distributed focusing.
+    pub src: Option<bool>,
+}
+
+impl FocusOptions {
+    /// Whether focusing `config`'s scene with these options runs SRC.
+    pub fn src_for(&self, config: &Config) -> bool {
+        self.src.unwrap_or_else(|| coupling::needed(config))
+    }
 }
 
 impl Default for FocusOptions {
@@ -59,6 +72,7 @@ impl Default for FocusOptions {
             azimuth_equalisation: true,
             fused: true,
             margins: true,
+            src: None,
         }
     }
 }
@@ -74,6 +88,9 @@ pub struct StepTimings {
     pub range_compression_s: f64,
     /// Azimuth FFT (with the transposes when unfused).
     pub azimuth_fft_s: f64,
+    /// Secondary range compression and the bulk migration (range FFT, filter, inverse FFT);
+    /// 0 when off.
+    pub src_s: f64,
     /// Range cell migration correction.
     pub rcmc_s: f64,
     /// Azimuth filter and inverse azimuth FFT (with the transposes when unfused).
@@ -86,6 +103,7 @@ impl StepTimings {
         self.transfer_s
             + self.range_compression_s
             + self.azimuth_fft_s
+            + self.src_s
             + self.rcmc_s
             + self.azimuth_compression_s
     }
@@ -120,14 +138,25 @@ const HOST_SCENES_DISCRETE: u64 = 3;
 const DEVICE_SCENES: u64 = 3;
 
 /// The memory focusing `config`'s scene on `device` needs, before anything is allocated,
-/// at the `extent` it is processed at; `None` when the scene's size overflows the address
+/// at the `extent` it is processed at, with SRC (`src`: one more scene-sized filter, on the
+/// device and its host copy) or without; `None` when the scene's size overflows the address
 /// space.
-pub fn memory_needs(config: &Config, device: &Device, extent: &Extent) -> Option<MemoryNeeds> {
+pub fn memory_needs(
+    config: &Config,
+    device: &Device,
+    extent: &Extent,
+    src: bool,
+) -> Option<MemoryNeeds> {
     let recorded = config.scene_bytes()?;
     let scene = extent.processing_config(config).scene_bytes()?;
     let (host, on_device) = match device.kind() {
         DeviceKind::Cuda => (HOST_SCENES_DISCRETE, DEVICE_SCENES),
         _ => (HOST_SCENES_SHARED, 0),
+    };
+    let (host, on_device) = match (src, on_device) {
+        (false, _) => (host, on_device),
+        (true, 0) => (host + 1, 0),
+        (true, n) => (host + 1, n + 1),
     };
     // The caller's echoes are recorded-size; the rest is processed-size.
     Some(MemoryNeeds {
@@ -161,6 +190,9 @@ struct Fused {
     /// the forward passes then the inverse's, the filter fused into the first one's load.
     range: Fft,
     azimuth: Fft,
+    /// SRC: the range FFT of the range-Doppler scene, and the inverse with the filter fused
+    /// into its load.
+    src: Option<(Fft, Fft)>,
     azimuth_inverse: Fft,
     /// The scene on the device and, with RCMC, the array it is resampled into: made when
     /// the steps are planned and kept, so that focusing copies and computes only.
@@ -181,6 +213,8 @@ struct Unfused {
     range_inverse: Fft,
     range_filter: Vec<Complex32>,
     azimuth: Fft,
+    /// SRC: the range FFTs of the range-Doppler scene and the filter between them.
+    src: Option<(Fft, Fft, Vec<Complex32>)>,
     azimuth_inverse: Fft,
     azimuth_filter: Vec<Complex32>,
 }
@@ -199,6 +233,13 @@ impl Focuser {
         let filter = range_filter(&config.radar, samples, opts.range_window);
         let az_filter = azimuth_filter(config, opts.azimuth_window, opts.azimuth_equalisation);
         let range_rows = FftSpec::new(samples).batch(lines);
+        // SRC at the recorded swath's middle; RCMC then moves what is left of the migration.
+        let reference_m =
+            config.near_range_m() + extent.samples as f64 / 2.0 * config.radar.range_bin_m();
+        let src = opts
+            .src_for(config)
+            .then(|| coupling::filter(config, reference_m, opts.rcmc));
+        let bulk_m = if src.is_some() { reference_m } else { 0.0 };
         let steps = if opts.fused {
             let filter: Arc<[Complex32]> = filter.into();
             let chained = range_rows
@@ -217,9 +258,22 @@ impl Focuser {
                 },
             };
             device.prepare_transfers()?;
+            let src = match src {
+                Some(h) => Some((
+                    device.plan(&range_rows)?,
+                    device.plan(
+                        &range_rows
+                            .inverse()
+                            .normalized()
+                            .on_load(PointOp::MultiplyEach(h.into())),
+                    )?,
+                )),
+                None => None,
+            };
             Steps::Fused(Fused {
                 range,
                 azimuth: device.plan(&columns)?,
+                src,
                 azimuth_inverse: device.plan(
                     &columns
                         .inverse()
@@ -230,17 +284,23 @@ impl Focuser {
             })
         } else {
             let rows = FftSpec::new(lines).batch(samples);
+            let inverse = range_rows.clone().inverse().normalized();
+            let src = match src {
+                Some(h) => Some((device.plan(&range_rows)?, device.plan(&inverse)?, h)),
+                None => None,
+            };
             Steps::Unfused(Unfused {
                 range: device.plan(&range_rows)?,
-                range_inverse: device.plan(&range_rows.inverse().normalized())?,
+                range_inverse: device.plan(&inverse)?,
                 range_filter: filter,
                 azimuth: device.plan(&rows)?,
+                src,
                 azimuth_inverse: device.plan(&rows.inverse().normalized())?,
                 azimuth_filter: az_filter,
             })
         };
         let rcmc = match opts.rcmc {
-            true => Some(device.plan_resample(&rcmc_spec(config))?),
+            true => Some(device.plan_resample(&rcmc_spec(config, bulk_m))?),
             false => None,
         };
         Ok(Focuser {
@@ -280,6 +340,7 @@ impl Focuser {
         let Fused {
             range,
             azimuth,
+            src,
             azimuth_inverse,
             buffers,
         } = match &self.steps {
@@ -306,6 +367,13 @@ impl Focuser {
         azimuth.process_buffer(scene)?;
         sync()?;
         t.azimuth_fft_s = lap();
+        if let Some((forward, inverse)) = src {
+            on_step("SRC");
+            forward.process_buffer(scene)?;
+            inverse.process_buffer(scene)?;
+            sync()?;
+            t.src_s = lap();
+        }
         on_step("RCMC");
         let focused = match (&self.rcmc, moved.as_mut()) {
             (Some(rcmc), Some(moved)) => {
@@ -416,6 +484,7 @@ impl Focuser {
             range_inverse,
             range_filter,
             azimuth,
+            src,
             azimuth_inverse,
             azimuth_filter,
         } = steps;
@@ -428,6 +497,13 @@ impl Focuser {
         on_step("azimuth FFT");
         over_columns(azimuth, data, lines, samples)?;
         t.azimuth_fft_s = lap();
+        if let Some((forward, inverse, h)) = src {
+            on_step("SRC");
+            forward.process(data)?;
+            data.iter_mut().zip(h).for_each(|(z, h)| *z *= h);
+            inverse.process(data)?;
+            t.src_s = lap();
+        }
         on_step("RCMC");
         if let Some(rcmc) = &self.rcmc {
             let input = data.to_vec();

@@ -13,7 +13,10 @@
 //! docs/SAR.md has the configuration keys, the formulas and the measured quality and timings.
 
 pub mod azimuth;
+pub mod centroid;
+pub mod coupling;
 pub mod dist;
+pub mod doppler;
 pub mod extent;
 pub mod focus;
 pub mod measure;

@@ -25,6 +25,7 @@
 //!   are rectangle-rule integrals on the uniform upsampled grid, the sidelobe
 //!   sum covers the whole cut (so a short cut underestimates the far tails).
 
+use std::f64::consts::PI;
 use std::ops::Range;
 
 use num_complex::{Complex32, Complex64};
@@ -367,15 +368,57 @@ pub(crate) fn analyze_point_less(
         m.peak_position += c0 as f64;
         Ok::<_, MetricsError>(m)
     };
+    // Through the brightest sample first, then through the peak between samples: a
+    // squinted target's response is not separable (its Doppler band shifts with range
+    // frequency), and a cut a third of a sample off its peak shows azimuth sidelobes up to
+    // 0.4 dB higher than the one through it.
     let range = cut(pr, opts.half, samples, &|r| at(pa, r))?;
     let azimuth = cut(pa, opts.half_azimuth, lines, &|a| at(a, pr))?;
-    let peak_amp = azimuth.peak_value * range.peak_value / at(pa, pr).norm();
+    let (da, dr) = (
+        azimuth.peak_position - pa as f64,
+        range.peak_position - pr as f64,
+    );
+    let range = cut(pr, opts.half, samples, &|r| {
+        between(&|a| at(a, r), pa, da, lines)
+    })?;
+    let azimuth = cut(pa, opts.half_azimuth, lines, &|a| {
+        between(&|r| at(a, r), pr, dr, samples)
+    })?;
+    let peak_amp = azimuth.peak_value.max(range.peak_value);
     let peak_snr_db = noise_pow.map(|n| 10.0 * (peak_amp * peak_amp / n).log10());
     Ok(PointMetrics {
         azimuth,
         range,
         peak_snr_db,
     })
+}
+
+/// Samples each side of a point that [`between`] interpolates from.
+const BETWEEN_HALF: usize = 32;
+
+/// `read` (a row or column of the image, `len` long) at `p + offset` (|offset| ≤ 1): the
+/// trigonometric interpolation of the `2·BETWEEN_HALF + 1` samples around `p` (fewer at the
+/// image's edges), exact for a signal band-limited to the sampling rate and periodic over
+/// them; point targets have decayed to their far sidelobes there.
+fn between(read: &dyn Fn(usize) -> Complex64, p: usize, offset: f64, len: usize) -> Complex64 {
+    if offset == 0.0 {
+        return read(p);
+    }
+    let (first, end) = span(p, BETWEEN_HALF, len);
+    // An odd count, so that the periodic sinc is sin(πt) / (n·sin(πt/n)).
+    let end = if (end - first) % 2 == 0 { end - 1 } else { end };
+    let n = (end - first) as f64;
+    let at = p as f64 + offset;
+    (first..end)
+        .map(|k| {
+            let t = at - k as f64;
+            let weight = match t.abs() < 1e-12 {
+                true => 1.0,
+                false => (PI * t).sin() / (n * (PI * t / n).sin()),
+            };
+            read(k) * weight
+        })
+        .sum()
 }
 
 fn check_image(image: &[Complex32], lines: usize, samples: usize) -> Result<(), MetricsError> {
@@ -591,7 +634,8 @@ mod tests {
         eprintln!("point 2: {p:?}");
         close("azimuth", p.azimuth.peak_position, 20.2, 0.02);
         close("range", p.range.peak_position, 110.4, 0.02);
-        close("peak", p.range.peak_value, 0.5 * sinc(0.2 / Q), 2e-3);
+        // The range cut runs through the peak, 0.2 lines from the brightest line.
+        close("peak", p.range.peak_value, 0.5, 2e-3);
         assert_eq!(p.peak_snr_db, None);
     }
 

@@ -3,13 +3,15 @@
 //!
 //! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
 //! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
-//! `near_range_m`, `chirp` (`"up"`, `"down"`), `pulse_reference` (`"centre"`, `"start"`);
+//! `near_range_m`, `chirp` (`"up"`, `"down"`), `pulse_reference` (`"centre"`, `"start"`),
+//! `doppler_centroid_hz` (a number, or `[[range_m, hz], ...]`: [`Centroid`]);
 //! `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
 //! with `range_m`, `azimuth_m`, `amplitude`.
 
 use serde::Deserialize;
 
 use crate::SarError;
+pub use crate::doppler::Centroid;
 
 /// Speed of light, m/s.
 pub const C: f64 = 299_792_458.0;
@@ -42,6 +44,11 @@ pub struct Radar {
     /// target's two-way delay) or `"start"` (the pulse starting there, the usual instrument
     /// convention).
     pub pulse_reference: PulseReference,
+    /// The Doppler centroid, Hz, constant or varying with range ([`Centroid`]): where the
+    /// beam looks (squint), for simulation and focusing. `None`: 0 Hz (broadside) when
+    /// simulating; `tierfft sar` and the Python `focus` estimate it from the echoes
+    /// ([`crate::centroid`]).
+    pub doppler_centroid_hz: Option<Centroid>,
 }
 
 /// The direction of the chirp's frequency sweep.
@@ -79,6 +86,7 @@ impl Default for Radar {
             near_range_m: None,
             chirp: Chirp::Up,
             pulse_reference: PulseReference::Centre,
+            doppler_centroid_hz: None,
         }
     }
 }
@@ -300,6 +308,10 @@ impl Config {
                 r.carrier_hz
             ));
         }
+        if let Some(centroid) = &r.doppler_centroid_hz {
+            centroid.validate().map_err(SarError::Config)?;
+            self.check_squint(centroid)?;
+        }
         if r.prf_hz < r.doppler_bandwidth_hz() {
             return bad(format!(
                 "radar.prf_hz = {} Hz is below the Doppler bandwidth {:.1} Hz (radar.speed_mps \
@@ -361,6 +373,29 @@ impl Config {
 }
 
 impl Config {
+    /// Checks that every squint the centroid asks for keeps the beam ahead of 90°.
+    fn check_squint(&self, centroid: &Centroid) -> Result<(), SarError> {
+        let r = &self.radar;
+        let largest = match centroid {
+            Centroid::Constant(f) => f.abs(),
+            Centroid::Table(t) => t.iter().map(|p| p[1].abs()).fold(0.0, f64::max),
+        };
+        let sin = largest * r.wavelength_m() / (2.0 * r.speed_mps);
+        if sin.asin() + r.beamwidth_rad() / 2.0 < std::f64::consts::FRAC_PI_2 * 0.99 {
+            return Ok(());
+        }
+        Err(SarError::Config(format!(
+            "radar.doppler_centroid_hz reaches {largest} Hz, a squint of {} at radar.speed_mps \
+             = {} m/s and radar.carrier_hz = {} Hz; the beam must stay within 89° of broadside",
+            match sin < 1.0 {
+                true => format!("{:.1}°", sin.asin().to_degrees()),
+                false => "past 90°".to_string(),
+            },
+            r.speed_mps,
+            r.carrier_hz
+        )))
+    }
+
     /// Checks that target `i` (0-based; `scene.targets[i]`) is a target of this scene: finite
     /// values, a positive range, and a position inside the scene's lines and samples.
     fn check_target(&self, i: usize, t: &Target) -> Result<(), SarError> {

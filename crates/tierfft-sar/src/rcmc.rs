@@ -2,10 +2,16 @@
 //! range R0, energy at Doppler f sits at R0/D(f) (`migration`); each output sample at R0 is
 //! interpolated from there along range, with tierfft's windowed-sinc resampler
 //! ([`tierfft::resample`], 16 taps) on the focusing device.
+//!
+//! Each Doppler bin stands for the alias within a PRF of the centroid at mid-swath
+//! ([`Config::mid_centroid_hz`]); the resampler moves a whole row by one affine map, so a
+//! centroid that varies with range is followed by the azimuth filter but not here. That is
+//! exact while the centroid stays within (PRF − Doppler bandwidth)/2 of its mid-swath value
+//! across the swath, so that no range's band reaches a bin aliased the other way.
 
 use tierfft::resample::{ResampleSpec, RowPositions};
 
-use crate::azimuth::migration;
+use crate::doppler::{doppler_hz, migration};
 use crate::params::Config;
 
 /// Taps of the interpolator (Hann-windowed sinc). 16, not 8: with the chirp filling 83 % of
@@ -15,14 +21,19 @@ pub const RCMC_TAPS: usize = tierfft::resample::TAPS;
 
 /// The resampling that is RCMC of a `[Doppler bin][range bin]` scene: output bin k (range
 /// r0 = near + k·bin) reads r0 / D in Doppler row b, i.e. position
-/// `k + (near + k·bin)·(1/D − 1)/bin`: offset `near·s/bin`, slope `s` with s = 1/D − 1.
-pub fn rcmc_spec(config: &Config) -> ResampleSpec {
-    let (near, bin) = (config.near_range_m(), config.radar.range_bin_m());
-    let rows = (0..config.scene.lines)
+/// `k + (near + k·bin)·(1/D − 1)/bin`: offset `near·s/bin`, slope `s` with s = 1/D − 1. When
+/// SRC has already moved every row by the migration `bulk_m·(1/D − 1)` of a reference range
+/// ([`crate::coupling`]), what is left: offset `(near − bulk_m)·s/bin` (`bulk_m` 0: all of it).
+pub fn rcmc_spec(config: &Config, bulk_m: f64) -> ResampleSpec {
+    let r = &config.radar;
+    let (near, bin) = (config.near_range_m(), r.range_bin_m());
+    let (lines, centroid) = (config.scene.lines, config.mid_centroid_hz());
+    let rows = (0..lines)
         .map(|b| {
-            let stretch = 1.0 / migration(config, b) - 1.0;
+            let f = doppler_hz(b, lines, r.prf_hz, centroid);
+            let stretch = 1.0 / migration(r, f) - 1.0;
             RowPositions {
-                offset: near * stretch / bin,
+                offset: (near - bulk_m) * stretch / bin,
                 slope: stretch,
             }
         })
@@ -37,7 +48,7 @@ mod tests {
     #[test]
     fn positions_follow_the_migration() {
         let config = Config::default();
-        let spec = rcmc_spec(&config);
+        let spec = rcmc_spec(&config, 0.0);
         let (near, bin) = (config.near_range_m(), config.radar.range_bin_m());
         // Zero Doppler does not move; the band edge moves by R0·(1/D − 1).
         assert_eq!(spec.rows[0].offset, 0.0);
@@ -45,7 +56,8 @@ mod tests {
         let k = 1000.0;
         let p = spec.rows[edge];
         let r0 = near + k * bin;
-        let moved = r0 / migration(&config, edge) - r0;
+        let f = -config.radar.prf_hz / 2.0;
+        let moved = r0 / crate::doppler::migration(&config.radar, f) - r0;
         assert!((p.offset + p.slope * k - moved / bin).abs() < 1e-9);
         assert!(
             moved / bin > 10.0,

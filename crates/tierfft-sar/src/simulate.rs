@@ -1,5 +1,6 @@
 //! Raw echoes of point targets: a linear chirp delayed by the two-way range, with the
-//! carrier phase of that range, seen only while the target is inside the antenna beam, plus
+//! carrier phase of that range, seen only while the target is inside the antenna beam
+//! (squinted to the Doppler centroid: [`crate::doppler`]), plus
 //! seeded complex Gaussian noise. Lines are simulated in parallel on the CPU; each line's noise
 //! comes from its own seeded generator, so the result does not depend on the thread count.
 
@@ -50,11 +51,12 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32]) {
     let x = r.speed_mps * eta;
     let tau0 = 2.0 * config.near_range_m() / C;
     let (fs, k_rate, half_pulse) = (r.sample_rate_hz, r.signed_chirp_rate(), r.pulse_s / 2.0);
-    let half_beam = r.beamwidth_rad() / 2.0;
     for t in &s.targets {
         let dx = x - t.azimuth_m;
-        // Inside the two-way 3 dB beam only: each target lives in its synthetic aperture.
-        if dx.abs() > t.range_m * half_beam.tan() {
+        // Inside the (squinted) two-way 3 dB beam only: each target lives in its synthetic
+        // aperture.
+        let (first, last) = config.aperture_m(t.range_m);
+        if !(first..=last).contains(&dx) {
             continue;
         }
         let range = (t.range_m * t.range_m + dx * dx).sqrt();

@@ -1,0 +1,258 @@
+//! Doppler centroid estimation from raw echoes, for recordings that do not say where the beam
+//! looked.
+//!
+//! - **Fractional part, per range block: the average cross-correlation coefficient (ACCC).**
+//!   The product of each echo sample with the conjugate of the one a pulse earlier, summed,
+//!   has the phase 2π·fdc/PRF (the power-weighted mean Doppler, modulo the PRF): white noise
+//!   adds no bias. Blocks across the swath give the centroid against range, fitted with a line
+//!   weighted by each block's correlation (blocks of noise barely count); with the signal in a
+//!   narrow band of ranges (a few point targets) the line is flat.
+//! - **Ambiguity (how many PRFs): multi-look cross-correlation (MLCC).** The Doppler of a
+//!   target scales with the transmitted frequency, fdc·(f0 + fτ)/f0, so the ACCC phases of the
+//!   upper and lower halves of the range band differ by 2π·fdc·(B/2)/(f0·PRF): an unambiguous
+//!   but coarse estimate of the absolute centroid, which picks the multiple of the PRF to add.
+//!   It needs the range spectrum of each line: at most [`MLCC_SAMPLES`] echo samples are
+//!   transformed (runs of consecutive lines spread over the scene).
+
+use std::f64::consts::PI;
+use std::sync::Arc;
+
+use num_complex::{Complex32, Complex64};
+use rustfft::FftPlanner;
+use serde::Serialize;
+
+use crate::SarError;
+use crate::doppler::Centroid;
+use crate::params::Config;
+use crate::range::bin_hz;
+
+/// Range blocks of at least this many samples carry one ACCC each (at most [`MAX_BLOCKS`]).
+const BLOCK_SAMPLES: usize = 128;
+/// The most range blocks the centroid is estimated in.
+const MAX_BLOCKS: usize = 64;
+/// The most echo samples the multi-look estimate transforms (16 Mi: the whole default scene;
+/// about 0.1 s on 2 cores).
+pub const MLCC_SAMPLES: usize = 1 << 24;
+/// Consecutive lines in each run of the multi-look estimate when it samples the scene.
+const RUN_LINES: usize = 16;
+
+/// A Doppler centroid estimated from echoes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The centroid to focus with: one value, or a line over the swath (as a two-row table
+    /// at its near and far range).
+    pub centroid: Centroid,
+    /// The ACCC's centroid at mid-swath, within ±PRF/2 (before the ambiguity), Hz.
+    pub fractional_hz: f64,
+    /// The multi-look estimate of the absolute centroid, Hz: coarse (its error is a sizeable
+    /// fraction of the PRF at X band), used only to pick the ambiguity.
+    pub multilook_hz: f64,
+    /// The PRFs added to the fractional centroid.
+    pub ambiguity: i64,
+}
+
+/// Estimates the Doppler centroid of `raw` echoes (`[lines][samples]`, as `config`'s scene
+/// describes them; its `doppler_centroid_hz` is ignored).
+pub fn estimate(config: &Config, raw: &[Complex32]) -> Result<Estimate, SarError> {
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    if raw.len() != lines * samples || lines < 2 {
+        return Err(SarError::Config(format!(
+            "the echoes hold {} samples, the scene {lines} × {samples}",
+            raw.len()
+        )));
+    }
+    let r = &config.radar;
+    let blocks = (samples / BLOCK_SAMPLES).clamp(1, MAX_BLOCKS);
+    let sums = block_correlations(raw, lines, samples, blocks);
+    let total: Complex64 = sums.iter().sum();
+    if total.norm() == 0.0 {
+        return Err(SarError::Config(
+            "the echoes are all zero: no Doppler centroid can be estimated".into(),
+        ));
+    }
+    // Each block's phase unwrapped around the whole scene's, as Hz.
+    let (near, bin) = (config.near_range_m(), r.range_bin_m());
+    let points: Vec<(f64, f64, f64)> = sums
+        .iter()
+        .enumerate()
+        .map(|(b, c)| {
+            let middle = (b as f64 + 0.5) * samples as f64 / blocks as f64;
+            let phase = total.arg() + (c * total.conj()).arg();
+            (near + middle * bin, r.prf_hz * phase / (2.0 * PI), c.norm())
+        })
+        .collect();
+    let far = near + samples as f64 * bin;
+    let line = fit_line(&points, far - near);
+    let mid = (near + far) / 2.0;
+    let fractional_hz = line(mid);
+    let multilook_hz = multilook(config, raw)?;
+    let ambiguity = ((multilook_hz - fractional_hz) / r.prf_hz).round() as i64;
+    let shift = ambiguity as f64 * r.prf_hz;
+    let (at_near, at_far) = (line(near) + shift, line(far) + shift);
+    let centroid = match at_near == at_far {
+        true => Centroid::Constant(at_near),
+        false => Centroid::Table(vec![[near, at_near], [far, at_far]]),
+    };
+    Ok(Estimate {
+        centroid,
+        fractional_hz,
+        multilook_hz,
+        ambiguity,
+    })
+}
+
+/// Σ s[j+1][k]·conj(s[j][k]) over all lines, per range block (`blocks` equal parts of the
+/// samples), summed over threads.
+fn block_correlations(
+    raw: &[Complex32],
+    lines: usize,
+    samples: usize,
+    blocks: usize,
+) -> Vec<Complex64> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per = (lines - 1).div_ceil(threads).max(1);
+    let bounds: Vec<usize> = (0..=blocks).map(|b| b * samples / blocks).collect();
+    let parts: Vec<Vec<Complex64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..lines - 1)
+            .step_by(per)
+            .map(|first| {
+                let bounds = &bounds;
+                s.spawn(move || {
+                    let mut sums = vec![Complex64::new(0.0, 0.0); blocks];
+                    for j in first..(first + per).min(lines - 1) {
+                        let (a, b) = (&raw[j * samples..], &raw[(j + 1) * samples..]);
+                        for (sum, w) in sums.iter_mut().zip(bounds.windows(2)) {
+                            let c: Complex32 = (w[0]..w[1]).map(|k| b[k] * a[k].conj()).sum();
+                            *sum += Complex64::new(c.re.into(), c.im.into());
+                        }
+                    }
+                    sums
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut sums = vec![Complex64::new(0.0, 0.0); blocks];
+    for part in parts {
+        sums.iter_mut().zip(part).for_each(|(s, p)| *s += p);
+    }
+    sums
+}
+
+/// The weighted least-squares line through `(range m, Hz, weight)` points, as a function of
+/// range; flat (the weighted mean) when the weight sits within a sixteenth of the `swath`
+/// (m) either side of its mean range, where a slope would be mostly noise.
+fn fit_line(points: &[(f64, f64, f64)], swath: f64) -> impl Fn(f64) -> f64 {
+    let weight: f64 = points.iter().map(|p| p.2).sum();
+    let mean = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
+        points.iter().map(|p| p.2 * f(p)).sum::<f64>() / weight
+    };
+    let (r_mean, f_mean) = (mean(&|p| p.0), mean(&|p| p.1));
+    let spread = mean(&|p| (p.0 - r_mean).powi(2));
+    let slope = match spread.sqrt() > swath / 16.0 {
+        true => mean(&|p| (p.0 - r_mean) * (p.1 - f_mean)) / spread,
+        false => 0.0,
+    };
+    move |range| f_mean + slope * (range - r_mean)
+}
+
+/// The multi-look (MLCC) estimate of the absolute centroid, Hz: the ACCC phases of the
+/// range band's upper and lower halves, from the range spectra of runs of lines.
+fn multilook(config: &Config, raw: &[Complex32]) -> Result<f64, SarError> {
+    let r = &config.radar;
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    // Runs of consecutive lines: all of them, or RUN_LINES-line runs spread evenly.
+    let runs: Vec<(usize, usize)> = match lines * samples <= MLCC_SAMPLES {
+        true => (0..lines)
+            .step_by(64)
+            .map(|j| (j, 64.min(lines - j)))
+            .collect(),
+        false => {
+            let count = (MLCC_SAMPLES / (RUN_LINES * samples)).max(1);
+            let len = RUN_LINES.min(lines);
+            let start = |i: usize| match count {
+                1 => 0,
+                _ => i * (lines - len) / (count - 1),
+            };
+            (0..count).map(|i| (start(i), len)).collect()
+        }
+    };
+    let fft = FftPlanner::<f32>::new().plan_fft_forward(samples);
+    // +1 for the upper half of the band, -1 for the lower, 0 outside.
+    let looks: Arc<[i8]> = (0..samples)
+        .map(|k| {
+            let f = bin_hz(k, samples, r.sample_rate_hz);
+            match f.abs() <= r.bandwidth_hz / 2.0 && f != 0.0 {
+                true => f.signum() as i8,
+                false => 0,
+            }
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per = runs.len().div_ceil(threads).max(1);
+    let parts: Vec<[Complex64; 2]> = std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .chunks(per)
+            .map(|chunk| {
+                let (fft, looks) = (fft.clone(), looks.clone());
+                s.spawn(move || {
+                    let mut sums = [Complex64::new(0.0, 0.0); 2];
+                    let mut scratch = vec![Complex32::new(0.0, 0.0); fft.get_inplace_scratch_len()];
+                    for &(first, len) in chunk {
+                        let mut previous: Option<Vec<Complex32>> = None;
+                        for j in first..first + len {
+                            let mut line = raw[j * samples..(j + 1) * samples].to_vec();
+                            fft.process_with_scratch(&mut line, &mut scratch);
+                            if let Some(prev) = &previous {
+                                for ((x, p), look) in line.iter().zip(prev).zip(looks.iter()) {
+                                    if *look != 0 {
+                                        let c = x * p.conj();
+                                        sums[usize::from(*look > 0)] +=
+                                            Complex64::new(c.re.into(), c.im.into());
+                                    }
+                                }
+                            }
+                            previous = Some(line);
+                        }
+                    }
+                    sums
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let (mut lower, mut upper) = (Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0));
+    for [l, u] in parts {
+        lower += l;
+        upper += u;
+    }
+    if lower.norm() == 0.0 || upper.norm() == 0.0 {
+        return Err(SarError::Config(
+            "the echoes hold no power in the range band: no Doppler centroid can be estimated"
+                .into(),
+        ));
+    }
+    // The looks' centres are B/2 apart.
+    let difference = (upper * lower.conj()).arg();
+    Ok(difference / (2.0 * PI) * r.prf_hz * r.carrier_hz / (r.bandwidth_hz / 2.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flat_fit_where_the_signal_is_narrow() {
+        let swath = 1000.0;
+        let narrow = fit_line(&[(500.0, 10.0, 1.0), (510.0, 20.0, 1.0)], swath);
+        assert_eq!(narrow(0.0), 15.0);
+        let wide = fit_line(&[(0.0, 10.0, 1.0), (1000.0, 20.0, 1.0)], swath);
+        assert!((wide(500.0) - 15.0).abs() < 1e-12 && (wide(1000.0) - 20.0).abs() < 1e-12);
+    }
+}
