@@ -427,7 +427,7 @@ fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliRe
     let mut config = tierfft_sar::params::Config::default();
     config.scene.lines = n;
     config.scene.samples = n;
-    let spec = tierfft_sar::rcmc::rcmc_spec(&config);
+    let spec = tierfft_sar::rcmc::rcmc_spec(&config, 0.0);
     let input = crate::bench::random_input(spec.len());
     let m = device.plan_resample(&spec)?.measure(&input, reps)?;
     let cpu = widen(

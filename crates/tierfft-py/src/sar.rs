@@ -6,6 +6,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArray
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tierfft_sar::SarError;
+use tierfft_sar::centroid::estimate;
 use tierfft_sar::focus::{FocusOptions, Focuser};
 use tierfft_sar::measure::{Theories, measure_targets};
 use tierfft_sar::params::{Config, DefaultTargets};
@@ -54,9 +55,12 @@ pub fn simulate<'py>(
 /// and, when `measure` is set, measures the config's targets (the seeds' five where it
 /// lists none, as [`simulate`] places them). Returns the complex image and the metrics as
 /// JSON text (device, timings in seconds, theory, and per target its IRW in bins, PSLR and
-/// ISLR in dB and SNR in dB, as imaged and alone). The GIL is released while it runs.
+/// ISLR in dB and SNR in dB, as imaged and alone). The Doppler centroid is the config's
+/// `radar.doppler_centroid_hz`, or estimated from `raw` when it gives none (reported under
+/// `doppler_centroid`); `src` forces secondary range compression on or off (`None`: when
+/// the scene needs it). The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true))]
+#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true, src=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn focus<'py>(
     py: Python<'py>,
@@ -68,6 +72,7 @@ pub fn focus<'py>(
     rcmc: bool,
     azimuth_equalisation: bool,
     measure: bool,
+    src: Option<bool>,
 ) -> PyResult<(Bound<'py, PyArray2<Complex32>>, String)> {
     let mut config = self::config(config, DefaultTargets::Keep)?;
     if !measure {
@@ -84,7 +89,7 @@ pub fn focus<'py>(
         azimuth_equalisation,
         fused: true,
         margins: true,
-        src: None,
+        src,
     };
     let raw = raw
         .as_slice()
@@ -98,6 +103,23 @@ pub fn focus<'py>(
     let dev = &device.device;
     let metrics = py
         .detach(|| -> Result<serde_json::Value, SarError> {
+            let mut config = config;
+            let centroid = match &config.radar.doppler_centroid_hz {
+                Some(given) => serde_json::json!({"source": "config", "hz": given}),
+                None => {
+                    let e = estimate(&config, data)?;
+                    config.radar.doppler_centroid_hz = Some(e.centroid.clone());
+                    config.validate()?;
+                    serde_json::json!({
+                        "source": "estimated",
+                        "hz": e.centroid,
+                        "mid_swath_hz": config.mid_centroid_hz(),
+                        "accc_hz": e.fractional_hz,
+                        "multilook_hz": e.multilook_hz,
+                        "ambiguity": e.ambiguity,
+                    })
+                }
+            };
             let focuser = Focuser::new(dev, &config, opts)?;
             let steps = focuser.focus(data, |_| {})?;
             let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);
@@ -114,6 +136,8 @@ pub fn focus<'py>(
                 "range_window": opts.range_window.to_string(),
                 "azimuth_window": opts.azimuth_window.to_string(),
                 "timings_s": steps,
+                "src": focuser.src(),
+                "doppler_centroid": centroid,
                 "theory": theory.json(),
                 "targets": targets,
             }))

@@ -50,3 +50,27 @@ def test_focus_errors():
         tierfft.sar.focus(np.zeros((8, 1024), np.complex64), SMALL, device="cpu")
     with pytest.raises(TypeError, match="config"):
         tierfft.sar.simulate(3)
+
+
+def test_a_squinted_scene_is_focused_with_its_centroid_estimated():
+    # 100 Hz at 200 m/s: the beam looks 150 m (750 lines) ahead of each target.
+    radar = {"antenna_m": 4.0, "pulse_s": 2e-6, "speed_mps": 200.0}
+    targets = [{"range_m": 20000.0, "azimuth_m": 0.0}, {"range_m": 20100.0, "azimuth_m": 20.0}]
+    scene = {"lines": 3072, "samples": 1024, "targets": targets}
+    raw = tierfft.sar.simulate({"radar": {**radar, "doppler_centroid_hz": 100.0}, "scene": scene})
+    image, metrics = tierfft.sar.focus(raw, {"radar": radar, "scene": scene}, device="cpu")
+    centroid = metrics["doppler_centroid"]
+    assert centroid["source"] == "estimated" and abs(centroid["mid_swath_hz"] - 100.0) < 2.0
+    theory = metrics["theory"]
+    assert len(metrics["targets"]) == 2
+    for target in metrics["targets"]:
+        for axis in ("range", "azimuth"):
+            cut = target["metrics"][axis]
+            assert abs(cut["irw_bins"] / theory[f"{axis}_irw_bins"] - 1) < 0.03, target
+            assert abs(cut["pslr_db"] - theory[f"{axis}_pslr_db"]) < 0.3, target
+    # A table given as a list of [range m, Hz] pairs is used as it is.
+    table = [[19000.0, 100.0], [21000.0, 100.0]]
+    _, metrics = tierfft.sar.focus(
+        raw, {"radar": {**radar, "doppler_centroid_hz": table}, "scene": scene}, device="cpu"
+    )
+    assert metrics["doppler_centroid"] == {"source": "config", "hz": table}

@@ -311,6 +311,14 @@ impl Focuser {
         })
     }
 
+    /// Whether the steps include secondary range compression.
+    pub fn src(&self) -> bool {
+        match &self.steps {
+            Steps::Fused(f) => f.src.is_some(),
+            Steps::Unfused(u) => u.src.is_some(),
+        }
+    }
+
     /// The extent the scene is processed at.
     pub fn extent(&self) -> Extent {
         self.extent

@@ -19,6 +19,7 @@ pub mod dist;
 pub mod doppler;
 pub mod extent;
 pub mod focus;
+pub mod layout;
 pub mod measure;
 pub mod metrics;
 pub mod neighbours;

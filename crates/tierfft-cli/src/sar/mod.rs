@@ -3,18 +3,22 @@
 //! checks everything first and runs the steps; [`measure`] measures, [`figures`] draws.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use tierfft::Complex32;
 use tierfft::Device;
-use tierfft_sar::SarError;
+use tierfft::backend::cuda::CudaDevice;
+use tierfft_sar::centroid::estimate;
 use tierfft_sar::dist::{self, DistFocuser};
 use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate_with_progress;
+use tierfft_sar::{SarError, coupling, layout};
 
 use crate::memory::{available, format_bytes};
 use crate::npy::{self, Expect};
@@ -86,6 +90,11 @@ pub struct SarArgs {
     /// efficient FFT lengths and the image cropped to the recorded scene.
     #[arg(long)]
     circular: bool,
+    /// Secondary range compression, with the bulk range migration at mid-swath, in the 2-D
+    /// frequency domain: auto (when the scene's range walk or range–azimuth coupling needs
+    /// it: squinted beams, long apertures at low carriers), on or off.
+    #[arg(long, value_enum, default_value_t = When::Auto)]
+    src: When,
     /// Spread the scene over this many GPUs (CUDA GPUs 0..N, exchanging through NCCL; with
     /// --device cpu, N CPU ranks): lines for range compression, range bins for the azimuth
     /// steps, one all-to-all between them.
@@ -120,7 +129,26 @@ fn owned(name: &str) -> bool {
     FILES.contains(&name) || target_figure
 }
 
-/// `--lines` and `--samples`: a count ([`parse_count`]) that is a power of two of at least 16.
+/// A step that runs when the scene needs it, always or never.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum When {
+    Auto,
+    On,
+    Off,
+}
+
+impl When {
+    /// `None` for auto.
+    fn forced(self) -> Option<bool> {
+        match self {
+            When::Auto => None,
+            When::On => Some(true),
+            When::Off => Some(false),
+        }
+    }
+}
+
+/// `--lines` and `--samples`: a count ([`parse_count`]) of at least 16.
 fn parse_scene_size(s: &str) -> Result<usize, String> {
     let v = parse_count(s)?;
     if v >= 16 {
@@ -155,29 +183,6 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
             }
             let input = npy::open(path, Expect::Scene)?;
             let (lines, samples) = (input.header.batch, input.header.n);
-            let shape = format!("'{}' has shape {:?}", path.display(), input.header.shape);
-            for (v, what, axis, pad) in [
-                (lines, "azimuth lines", 0, "((0, P), (0, 0))"),
-                (samples, "range samples", 1, "((0, 0), (0, P))"),
-            ] {
-                let max = 1usize << tierfft::MAX_LOG2_N;
-                if v.is_power_of_two() && (16..=max).contains(&v) {
-                    continue;
-                }
-                let advice = match v.checked_next_power_of_two().map(|to| to.max(16)) {
-                    Some(to) if to <= max => format!(
-                        "; zero-pad them to {to} (np.pad(x, {}))",
-                        pad.replace('P', &(to - v).to_string())
-                    ),
-                    _ => String::new(),
-                };
-                return Err(format!(
-                    "{shape}: its {v} {what} (axis {axis}) must be a power of two from 16 to \
-                     2^{} for now{advice}",
-                    tierfft::MAX_LOG2_N
-                )
-                .into());
-            }
             config.scene.lines = lines;
             config.scene.samples = samples;
             let origin = format!(
@@ -257,9 +262,123 @@ fn check_memory(config: &Config, devices: &[Device], needs: Option<MemoryNeeds>)
     Ok(())
 }
 
+/// The devices a run focuses on: one, or the ranks of `--gpus` (with the CUDA GPUs behind
+/// them for NCCL; none for CPU ranks).
+struct Devices {
+    devices: Vec<Device>,
+    gpus: Vec<Arc<CudaDevice>>,
+    name: String,
+}
+
+fn open_devices(args: &SarArgs) -> CliResult<Devices> {
+    let Some(n) = args.gpus else {
+        let device = crate::commands::open_device(&args.device)?;
+        let name = device.name();
+        return Ok(Devices {
+            devices: vec![device],
+            gpus: Vec::new(),
+            name,
+        });
+    };
+    let n = n as usize;
+    let (devices, gpus) = match args.device.to_ascii_lowercase().as_str() {
+        "cpu" => (vec![Device::cpu(); n], Vec::new()),
+        "auto" | "cuda" => crate::commands::open_gpus(n)?,
+        other => {
+            return Err(format!(
+                "--gpus spreads the scene over CUDA GPUs (--device cuda) or CPU ranks \
+                 (--device cpu), not '{other}'"
+            )
+            .into());
+        }
+    };
+    let name = format!("{n} × {}", devices[0].name());
+    Ok(Devices {
+        devices,
+        gpus,
+        name,
+    })
+}
+
+/// [`check_memory`] for `config`'s scene focused with `opts` on `on`.
+fn check_scene(config: &Config, on: &Devices, opts: FocusOptions) -> CliResult<()> {
+    let extent = Extent::of(config, opts.margins);
+    let needs = match on.devices.len() {
+        1 => memory_needs(config, &on.devices[0], &extent, opts.src_for(config)),
+        n => dist::memory_needs(config, &on.devices[0], n, &extent),
+    };
+    check_memory(config, &on.devices, needs)
+}
+
+/// Plans every step of `config`'s scene. A single device whose bindings hold the scene but
+/// not its margins (lavapipe and other 128 MiB devices at 4096²) focuses it circularly, and
+/// says so: `opts.margins` is then cleared.
+fn plan(config: &Config, on: &Devices, opts: &mut FocusOptions) -> CliResult<Focusing> {
+    if on.devices.len() > 1 {
+        if opts.src.is_none() && coupling::needed(config) {
+            eprintln!(
+                "warning: this scene needs secondary range compression (a squinted beam's \
+                 range walk, or a long aperture at a low carrier), which focusing over several \
+                 devices does not have yet: its range sidelobes will be higher than theory"
+            );
+        }
+        let n = on.devices.len();
+        return Ok(Focusing::Spread(match on.gpus.is_empty() {
+            true => DistFocuser::on_cpu(config, *opts, n)?,
+            false => DistFocuser::on_cuda(config, *opts, &on.gpus)?,
+        }));
+    }
+    let device = &on.devices[0];
+    match Focuser::new(device, config, *opts) {
+        Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. })) if opts.margins => {
+            let e = Extent::of(config, true);
+            eprintln!(
+                "warning: with margins the scene is {} × {}, more than '{}' binds at once \
+                 ({detail}): processing it at the recorded size instead, as --circular does \
+                 (targets near an edge wrap into the opposite one)",
+                e.padded_lines, e.padded_samples, on.name
+            );
+            opts.margins = false;
+            Ok(Focusing::One(Focuser::new(device, config, *opts)?))
+        }
+        focuser => Ok(Focusing::One(focuser?)),
+    }
+}
+
+/// The Doppler centroid to focus with: the config's, or (absent) estimated from the echoes
+/// and put into `config`; what was used, for metrics.json.
+fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<serde_json::Value> {
+    if let Some(given) = &config.radar.doppler_centroid_hz {
+        return Ok(serde_json::json!({"source": "config", "hz": given}));
+    }
+    let e = estimate(config, data)?;
+    config.radar.doppler_centroid_hz = Some(e.centroid.clone());
+    let mid = config.mid_centroid_hz();
+    config.validate().map_err(|err| {
+        format!(
+            "the Doppler centroid estimated from the echoes, {mid:.0} Hz at mid-swath, does not \
+             fit this radar ({err}); check the echoes' layout and radar, or give \
+             radar.doppler_centroid_hz"
+        )
+    })?;
+    eprintln!(
+        "Doppler centroid: {mid:.2} Hz at mid-swath, estimated (ACCC {:.2} Hz within the PRF, \
+         multi-look {:.0} Hz: ambiguity {}); give radar.doppler_centroid_hz to fix it",
+        e.fractional_hz, e.multilook_hz, e.ambiguity
+    );
+    Ok(serde_json::json!({
+        "source": "estimated",
+        "hz": e.centroid,
+        "mid_swath_hz": mid,
+        "accc_hz": e.fractional_hz,
+        "multilook_hz": e.multilook_hz,
+        "ambiguity": e.ambiguity,
+    }))
+}
+
 /// `tierfft sar`.
 pub fn run(args: &SarArgs) -> CliResult<()> {
-    let (config, raw) = prepare(args)?;
+    let (mut config, raw) = prepare(args)?;
     let mut focus_opts = FocusOptions {
         range_window: args.window,
         azimuth_window: args.azimuth_window,
@@ -267,75 +386,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         azimuth_equalisation: !args.no_azimuth_equalisation,
         fused: !args.unfused,
         margins: !args.circular,
+        src: args.src.forced(),
     };
-    let mut extent = Extent::of(&config, focus_opts.margins);
     let (lines, samples) = (config.scene.lines, config.scene.samples);
-    // Plans every step first: a scene too large for the devices fails here, before any work.
-    let planning = Instant::now();
-    let (focuser, device_name) = match args.gpus {
-        None => {
-            let device = crate::commands::open_device(&args.device)?;
-            check_memory(
-                &config,
-                std::slice::from_ref(&device),
-                memory_needs(&config, &device, &extent),
-            )?;
-            let name = device.name();
-            let focuser = match Focuser::new(&device, &config, focus_opts) {
-                // A device whose bindings hold the scene but not its margins (lavapipe and
-                // other 128 MiB devices at 4096²) focuses it circularly, and says so.
-                Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. }))
-                    if focus_opts.margins =>
-                {
-                    eprintln!(
-                        "warning: with margins the scene is {} × {}, more than '{name}' binds \
-                         at once ({detail}): processing it at the recorded size instead, as \
-                         --circular does (targets near an edge wrap into the opposite one)",
-                        extent.padded_lines, extent.padded_samples
-                    );
-                    focus_opts.margins = false;
-                    extent = Extent::of(&config, false);
-                    Focuser::new(&device, &config, focus_opts)?
-                }
-                focuser => focuser?,
-            };
-            (Focusing::One(focuser), name)
-        }
-        Some(n) => {
-            let n = n as usize;
-            let (devices, gpus) = match args.device.to_ascii_lowercase().as_str() {
-                "cpu" => (vec![Device::cpu(); n], Vec::new()),
-                "auto" | "cuda" => crate::commands::open_gpus(n)?,
-                other => {
-                    return Err(format!(
-                        "--gpus spreads the scene over CUDA GPUs (--device cuda) or CPU ranks \
-                         (--device cpu), not '{other}'"
-                    )
-                    .into());
-                }
-            };
-            check_memory(
-                &config,
-                &devices,
-                dist::memory_needs(&config, &devices[0], n, &extent),
-            )?;
-            let name = format!("{n} × {}", devices[0].name());
-            let spread = match gpus.is_empty() {
-                true => DistFocuser::on_cpu(&config, focus_opts, n)?,
-                false => DistFocuser::on_cuda(&config, focus_opts, &gpus)?,
-            };
-            (Focusing::Spread(spread), name)
-        }
-    };
-    let plan_s = planning.elapsed().as_secs_f64();
-    let processed = match extent.is_recorded_size() {
-        true => String::new(),
-        false => format!(
-            " (processed at {} × {} with margins)",
-            extent.padded_lines, extent.padded_samples
-        ),
-    };
-    eprintln!("tierfft sar: {lines} × {samples}{processed} on {device_name}");
+    let on = open_devices(args)?;
+    // Sizes before any work (an estimated centroid may widen a squinted scene's margins:
+    // checked again once it is known).
+    check_scene(&config, &on, focus_opts)?;
     let out = Staged::begin(&args.out)?;
 
     let t = Instant::now();
@@ -357,6 +414,33 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         npy::write_atomic(&out.path("raw.npy"), &shape, &data)?;
     }
     plot::write_power_png(&out.path("raw.png"), &data, lines, samples, plot::RAW_SIDE)?;
+    if let Some(warning) = layout::transposed(&config, &data) {
+        eprintln!("warning: {warning}");
+    }
+    let t = Instant::now();
+    let centroid = resolve_centroid(&mut config, &data)?;
+    let centroid_s = t.elapsed().as_secs_f64();
+    check_scene(&config, &on, focus_opts)?;
+    let planning = Instant::now();
+    let focuser = plan(&config, &on, &mut focus_opts)?;
+    let plan_s = planning.elapsed().as_secs_f64();
+    let extent = Extent::of(&config, focus_opts.margins);
+    let src = match &focuser {
+        Focusing::One(f) => f.src(),
+        Focusing::Spread(_) => false,
+    };
+    let processed = match extent.is_recorded_size() {
+        true => String::new(),
+        false => format!(
+            " (processed at {} × {} with margins)",
+            extent.padded_lines, extent.padded_samples
+        ),
+    };
+    let device_name = &on.name;
+    eprintln!(
+        "tierfft sar: {lines} × {samples}{processed} on {device_name}{}",
+        if src { ", with SRC" } else { "" }
+    );
     let spinner = ProgressBar::new_spinner();
     spinner.enable_steady_tick(std::time::Duration::from_millis(100));
     let (steps, exchange_s) = match &focuser {
@@ -389,12 +473,16 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     measure::print_tables(&targets);
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
-        "timings (wall clock): plan {plan_s:.3} s (device arrays included); simulate {simulate_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        "timings (wall clock): plan {plan_s:.3} s (device arrays included); simulate {simulate_s:.3} s; Doppler centroid {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
         focus_s * 1e3,
         steps.transfer_s * 1e3,
         steps.range_compression_s * 1e3,
         exchange_s.map_or(String::new(), |s| format!(" + all-to-all {:.1}", s * 1e3)),
         steps.azimuth_fft_s * 1e3,
+        match src {
+            true => format!(" + SRC {:.1}", steps.src_s * 1e3),
+            false => String::new(),
+        },
         steps.rcmc_s * 1e3,
         steps.azimuth_compression_s * 1e3,
         if args.unfused { "unfused" } else { "fused" }
@@ -412,10 +500,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         // Image lines and samples focused from a whole aperture and pulse ([first, end)).
         "fully_focused": {"lines": extent.full_lines, "samples": extent.full_samples},
         "rcmc": !args.no_rcmc,
+        "src": src,
+        "doppler_centroid": centroid,
         "azimuth_equalisation": !args.no_azimuth_equalisation,
         "timings_s": {
             "plan": plan_s,
             "simulate": simulate_s,
+            "centroid": centroid_s,
             "focus": focus_s,
             "steps": steps,
             "exchange": exchange_s,

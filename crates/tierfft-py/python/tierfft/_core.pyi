@@ -73,5 +73,6 @@ def focus(
     rcmc: bool = True,
     azimuth_equalisation: bool = True,
     measure: bool = True,
+    src: Optional[bool] = None,
 ) -> Tuple[np.ndarray, str]:
     """Focuses ``raw`` and returns the image and the metrics as JSON text."""

@@ -51,7 +51,12 @@ def _value(v: Any) -> str:
         return repr(float(v)) if isinstance(v, float) else str(v)
     if isinstance(v, str):
         return json.dumps(v)
-    raise TypeError(f"config values must be numbers, booleans or strings (got {v!r})")
+    if isinstance(v, (list, tuple)):
+        # Arrays, such as radar.doppler_centroid_hz = [[range_m, hz], ...].
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError(
+        f"config values must be numbers, booleans, strings or lists of them (got {v!r})"
+    )
 
 
 def _dict_to_toml(config: Dict[str, Any]) -> str:
@@ -90,14 +95,20 @@ def focus(
     rcmc: bool = True,
     azimuth_equalisation: bool = True,
     measure: bool = True,
+    src: Optional[bool] = None,
 ) -> Tuple[np.ndarray, Dict[str, Any]]:
-    """Focuses ``raw`` echoes (complex ``[azimuth lines, range samples]``; power-of-two
-    sizes for now) with the Range-Doppler algorithm on ``device`` and, unless ``measure`` is
-    false, measures the config's point targets (where it lists none, the seeds' five, as
-    :func:`simulate` places them; ``targets = []`` under ``[scene]`` lists none). The
-    config's ``radar.near_range_m`` (or its default) is the range of the first sample.
+    """Focuses ``raw`` echoes (complex ``[azimuth lines, range samples]``, any size from 16,
+    processed with margins and cropped back) with the Range-Doppler algorithm on ``device``
+    and, unless ``measure`` is false, measures the config's point targets (where it lists
+    none, the seeds' five, as :func:`simulate` places them; ``targets = []`` under
+    ``[scene]`` lists none). The config's ``radar.near_range_m`` (or its default) is the
+    range of the first sample. The Doppler centroid is the config's
+    ``radar.doppler_centroid_hz`` (Hz, or ``[[range_m, hz], ...]``), or estimated from the
+    echoes when it gives none (``metrics["doppler_centroid"]`` says which). ``src`` forces
+    secondary range compression on or off (``None``: when the scene needs it).
 
-    Returns the focused complex64 image and a dict of metrics: ``device``, ``timings_s``
+    Returns the focused complex64 image and a dict of metrics: ``device``, ``src``,
+    ``doppler_centroid``, ``timings_s``
     (seconds per step), ``theory`` (IRW in bins, PSLR and ISLR in dB) and per target
     ``metrics`` (as imaged) and ``alone`` (the other targets' modelled responses taken out),
     each with ``range`` and ``azimuth`` cuts (``irw_bins``, ``pslr_db``, ``islr_db``,
@@ -122,5 +133,6 @@ def focus(
         rcmc,
         azimuth_equalisation,
         measure,
+        src,
     )
     return image, json.loads(metrics)
