@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArray
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tierfft_sar::SarError;
-use tierfft_sar::centroid::estimate;
+use tierfft_sar::centroid::resolve;
 use tierfft_sar::focus::{FocusOptions, Focuser};
 use tierfft_sar::measure::{Theories, measure_targets};
 use tierfft_sar::params::{Config, DefaultTargets};
@@ -104,22 +104,7 @@ pub fn focus<'py>(
     let metrics = py
         .detach(|| -> Result<serde_json::Value, SarError> {
             let mut config = config;
-            let centroid = match &config.radar.doppler_centroid_hz {
-                Some(given) => serde_json::json!({"source": "config", "hz": given}),
-                None => {
-                    let e = estimate(&config, data)?;
-                    config.radar.doppler_centroid_hz = Some(e.centroid.clone());
-                    config.validate()?;
-                    serde_json::json!({
-                        "source": "estimated",
-                        "hz": e.centroid,
-                        "mid_swath_hz": config.mid_centroid_hz(),
-                        "accc_hz": e.fractional_hz,
-                        "multilook_hz": e.multilook_hz,
-                        "ambiguity": e.ambiguity,
-                    })
-                }
-            };
+            let centroid = resolve(&mut config, data)?;
             let focuser = Focuser::new(dev, &config, opts)?;
             let steps = focuser.focus(data, |_| {})?;
             let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);

@@ -73,4 +73,5 @@ def test_a_squinted_scene_is_focused_with_its_centroid_estimated():
     _, metrics = tierfft.sar.focus(
         raw, {"radar": {**radar, "doppler_centroid_hz": table}, "scene": scene}, device="cpu"
     )
-    assert metrics["doppler_centroid"] == {"source": "config", "hz": table}
+    used = metrics["doppler_centroid"]
+    assert (used["source"], used["hz"], used["mid_swath_hz"]) == ("config", table, 100.0)

@@ -35,6 +35,10 @@ const MAX_BLOCKS: usize = 64;
 pub const MLCC_SAMPLES: usize = 1 << 24;
 /// Consecutive lines in each run of the multi-look estimate when it samples the scene.
 const RUN_LINES: usize = 16;
+/// The least lag-1 coherence along azimuth (|Σ s[j+1]·conj(s[j])| / Σ|s|²) an estimate is
+/// made from: white noise has about 1/sqrt(samples), a scene 0.3 or more (its Doppler band
+/// fills little of the PRF), lowered by its noise.
+const MIN_COHERENCE: f64 = 0.05;
 
 /// A Doppler centroid estimated from echoes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -51,6 +55,66 @@ pub struct Estimate {
     pub ambiguity: i64,
 }
 
+/// The centroid a focusing run uses, and where it came from, for its report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Used {
+    /// `"config"`, `"estimated"`, or `"broadside"` when it could not be estimated.
+    pub source: &'static str,
+    /// The centroid, Hz (a number or `[range m, Hz]` pairs).
+    pub hz: Centroid,
+    /// The centroid at mid-swath, Hz.
+    pub mid_swath_hz: f64,
+    /// The estimate's details, when estimated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
+    /// Why it could not be estimated, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// Puts the centroid to focus `raw` with into `config`: its own, or (absent) estimated from
+/// the echoes, or 0 Hz (broadside) with a warning when the echoes hold nothing to estimate it
+/// from. Fails when an estimate does not fit the radar (a squint past 89°: most likely
+/// echoes laid out wrong).
+pub fn resolve(config: &mut Config, raw: &[Complex32]) -> Result<Used, SarError> {
+    let (source, estimate, warning) = match &config.radar.doppler_centroid_hz {
+        Some(_) => ("config", None, None),
+        None => match estimate(config, raw) {
+            Ok(e) => {
+                config.radar.doppler_centroid_hz = Some(e.centroid.clone());
+                ("estimated", Some(e), None)
+            }
+            Err(e) => {
+                config.radar.doppler_centroid_hz = Some(Centroid::Constant(0.0));
+                let why = format!("{e}; focusing broadside (0 Hz)");
+                ("broadside", None, Some(why))
+            }
+        },
+    };
+    let used = Used {
+        source,
+        hz: config
+            .radar
+            .doppler_centroid_hz
+            .clone()
+            .unwrap_or(Centroid::Constant(0.0)),
+        mid_swath_hz: config.mid_centroid_hz(),
+        estimate,
+        warning,
+    };
+    if used.estimate.is_some()
+        && let Err(e) = config.validate()
+    {
+        return Err(SarError::Config(format!(
+            "the Doppler centroid estimated from the echoes, {:.0} Hz at mid-swath, does not \
+             fit this radar ({e}); check the echoes' layout and the radar, or give \
+             radar.doppler_centroid_hz",
+            used.mid_swath_hz
+        )));
+    }
+    Ok(used)
+}
+
 /// Estimates the Doppler centroid of `raw` echoes (`[lines][samples]`, as `config`'s scene
 /// describes them; its `doppler_centroid_hz` is ignored).
 pub fn estimate(config: &Config, raw: &[Complex32]) -> Result<Estimate, SarError> {
@@ -63,12 +127,14 @@ pub fn estimate(config: &Config, raw: &[Complex32]) -> Result<Estimate, SarError
     }
     let r = &config.radar;
     let blocks = (samples / BLOCK_SAMPLES).clamp(1, MAX_BLOCKS);
-    let sums = block_correlations(raw, lines, samples, blocks);
+    let (sums, power) = block_correlations(raw, lines, samples, blocks);
     let total: Complex64 = sums.iter().sum();
-    if total.norm() == 0.0 {
-        return Err(SarError::Config(
-            "the echoes are all zero: no Doppler centroid can be estimated".into(),
-        ));
+    let coherence = total.norm() / power;
+    if !(coherence >= MIN_COHERENCE) {
+        return Err(SarError::Config(format!(
+            "the echoes are not coherent from pulse to pulse (lag-1 coherence {coherence:.3}, \
+             below {MIN_COHERENCE}): no Doppler centroid can be estimated from them"
+        )));
     }
     // Each block's phase unwrapped around the whole scene's, as Hz.
     let (near, bin) = (config.near_range_m(), r.range_bin_m());
@@ -102,31 +168,36 @@ pub fn estimate(config: &Config, raw: &[Complex32]) -> Result<Estimate, SarError
 }
 
 /// Σ s[j+1][k]·conj(s[j][k]) over all lines, per range block (`blocks` equal parts of the
-/// samples), summed over threads.
+/// samples), and the power Σ|s[j][k]|² of the lines it reads.
 fn block_correlations(
     raw: &[Complex32],
     lines: usize,
     samples: usize,
     blocks: usize,
-) -> Vec<Complex64> {
+) -> (Vec<Complex64>, f64) {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let per = (lines - 1).div_ceil(threads).max(1);
     let bounds: Vec<usize> = (0..=blocks).map(|b| b * samples / blocks).collect();
-    let parts: Vec<Vec<Complex64>> = std::thread::scope(|s| {
+    let parts: Vec<(Vec<Complex64>, f64)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..lines - 1)
             .step_by(per)
             .map(|first| {
                 let bounds = &bounds;
                 s.spawn(move || {
                     let mut sums = vec![Complex64::new(0.0, 0.0); blocks];
+                    let mut power = 0.0;
                     for j in first..(first + per).min(lines - 1) {
                         let (a, b) = (&raw[j * samples..], &raw[(j + 1) * samples..]);
                         for (sum, w) in sums.iter_mut().zip(bounds.windows(2)) {
                             let c: Complex32 = (w[0]..w[1]).map(|k| b[k] * a[k].conj()).sum();
                             *sum += Complex64::new(c.re.into(), c.im.into());
                         }
+                        power += a[..samples]
+                            .iter()
+                            .map(|z| f64::from(z.norm_sqr()))
+                            .sum::<f64>();
                     }
-                    sums
+                    (sums, power)
                 })
             })
             .collect();
@@ -136,10 +207,12 @@ fn block_correlations(
             .collect()
     });
     let mut sums = vec![Complex64::new(0.0, 0.0); blocks];
-    for part in parts {
+    let mut power = 0.0;
+    for (part, p) in parts {
         sums.iter_mut().zip(part).for_each(|(s, p)| *s += p);
+        power += p;
     }
-    sums
+    (sums, power)
 }
 
 /// The weighted least-squares line through `(range m, Hz, weight)` points, as a function of

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Complex32;
 use tierfft::Device;
 use tierfft::backend::cuda::CudaDevice;
-use tierfft_sar::centroid::estimate;
+use tierfft_sar::centroid::Used;
 use tierfft_sar::dist::{self, DistFocuser};
 use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
@@ -345,35 +345,20 @@ fn plan(config: &Config, on: &Devices, opts: &mut FocusOptions) -> CliResult<Foc
     }
 }
 
-/// The Doppler centroid to focus with: the config's, or (absent) estimated from the echoes
-/// and put into `config`; what was used, for metrics.json.
-fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<serde_json::Value> {
-    if let Some(given) = &config.radar.doppler_centroid_hz {
-        return Ok(serde_json::json!({"source": "config", "hz": given}));
+/// The Doppler centroid to focus with ([`tierfft_sar::centroid::resolve`]), said on the
+/// terminal when it was not given.
+fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<Used> {
+    let used = tierfft_sar::centroid::resolve(config, data)?;
+    match (&used.estimate, &used.warning) {
+        (Some(e), _) => eprintln!(
+            "Doppler centroid: {:.2} Hz at mid-swath, estimated (ACCC {:.2} Hz within the \
+             PRF, multi-look {:.0} Hz: ambiguity {}); give radar.doppler_centroid_hz to fix it",
+            used.mid_swath_hz, e.fractional_hz, e.multilook_hz, e.ambiguity
+        ),
+        (None, Some(why)) => eprintln!("warning: Doppler centroid: {why}"),
+        (None, None) => {}
     }
-    let e = estimate(config, data)?;
-    config.radar.doppler_centroid_hz = Some(e.centroid.clone());
-    let mid = config.mid_centroid_hz();
-    config.validate().map_err(|err| {
-        format!(
-            "the Doppler centroid estimated from the echoes, {mid:.0} Hz at mid-swath, does not \
-             fit this radar ({err}); check the echoes' layout and radar, or give \
-             radar.doppler_centroid_hz"
-        )
-    })?;
-    eprintln!(
-        "Doppler centroid: {mid:.2} Hz at mid-swath, estimated (ACCC {:.2} Hz within the PRF, \
-         multi-look {:.0} Hz: ambiguity {}); give radar.doppler_centroid_hz to fix it",
-        e.fractional_hz, e.multilook_hz, e.ambiguity
-    );
-    Ok(serde_json::json!({
-        "source": "estimated",
-        "hz": e.centroid,
-        "mid_swath_hz": mid,
-        "accc_hz": e.fractional_hz,
-        "multilook_hz": e.multilook_hz,
-        "ambiguity": e.ambiguity,
-    }))
+    Ok(used)
 }
 
 /// `tierfft sar`.
