@@ -2,7 +2,7 @@
 //!
 //! Neighbouring pulses of a scene are nearly alike (the Doppler band fills a small part of the
 //! PRF), neighbouring range samples of a chirp much less so (its band fills most of the
-//! sampling rate): the lag-1 coherence |Σ s[n+1]·conj(s[n])| / Σ|s|² along each axis of a
+//! sampling rate): the lag-1 coherence `|Σ s[n+1]·conj(s[n])|` / Σ|s|² along each axis of a
 //! spectrum that fills a fraction w of its sampling rate is about |sinc(w)|, scaled alike on
 //! both axes by noise. Data whose range axis is the more coherent one, where the radar predicts
 //! clearly the opposite, are most likely transposed.

@@ -313,7 +313,9 @@ pub struct PointMetrics {
 /// Finds the largest finite |z| within ±`opts.search` bins of the guess
 /// (window clamped to the image), takes the range cut (the peak's row) and the
 /// azimuth cut (the peak's column), `opts.half` samples (`opts.half_azimuth`
-/// lines) on each side of the peak, both clamped at the image edges, and analyses each as
+/// lines) on each side of the peak, both clamped at the image edges, then takes both again
+/// through the peak between samples that they found (each sample interpolated across the
+/// other axis from the 65 samples around it, trigonometrically), and analyses each as
 /// [`analyze_cut`] does, but upsampled together with `opts.context` more samples on each
 /// side (clamped too) and measured over the cut only; peak positions are returned in image
 /// coordinates. A target
@@ -322,9 +324,8 @@ pub struct PointMetrics {
 /// both sides (≈ 1/B from the peak, ~1.2 samples at fs/B = 1.2, ~2.4 with a
 /// Hamming window); PSLR/ISLR are only comparable with theory when the full
 /// ±`half` fits in the image. `noise = (lines, samples)` ranges of a
-/// rectangle for the SNR (validated before the search); the 2-D peak power is
-/// estimated, assuming a separable response, as `(A_az · A_rg / |z_peak|)²`
-/// with `z_peak` the brightest image sample.
+/// rectangle for the SNR (validated before the search); the 2-D peak power is the
+/// larger of the two cuts' peaks, squared.
 pub fn analyze_point(
     image: &[Complex32],
     lines: usize,
