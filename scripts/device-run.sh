@@ -134,6 +134,10 @@
 #   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
+#   squint  issue 17's field-data tests (squint, L-band SRC, chirp conventions, any size) on
+#           CUDA and on wgpu/Vulkan, the SAR steps with SRC against cuFFT (4096²..16384²), and
+#           `tierfft sar --device cuda` on a 150 Hz squinted scene at 4096², 8192² and 16384²
+#           with SRC (auto: on) and with --src off, and with the centroid estimated at 4096²
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -325,6 +329,27 @@ sys.exit(r)' "$@"; }
 fi
 if want sartests; then
     device_tests sartests device_resident columns fusion focus range_compression
+fi
+if want squint; then
+    device_tests squint squint lband chirps any_size
+    $tf bench --backend cuda --compare cufft --sar --min-log2 12 --max-log2 14 --reps 30 2>&1 | tee "$out/squint-steps.txt" || status=1
+    printf '[radar]\nspeed_mps = 200.0\nantenna_m = 4.0\n' >/tmp/squint-estimated.toml
+    { cat /tmp/squint-estimated.toml; printf 'doppler_centroid_hz = 150.0\n'; } >/tmp/squint.toml
+    for side in 4096 8192 16384; do
+        for src in auto off; do
+            echo "== tierfft sar, 150 Hz squint, $side x $side, --src $src" | tee -a "$out/squint-sar.txt"
+            $tf sar --device cuda --config /tmp/squint.toml --lines $side --samples $side --src $src \
+                --out /tmp/squint-$side-$src 2>&1 | tee -a "$out/squint-sar.txt" || status=1
+        done
+    done
+    echo "== tierfft sar, 150 Hz squint estimated, 4096 x 4096" | tee -a "$out/squint-sar.txt"
+    $tf sar --device cuda --config /tmp/squint.toml --lines 4096 --samples 4096 --write-raw \
+        --out /tmp/squint-raw >/dev/null 2>&1 || status=1
+    printf 'near_range_m = %s\n' "$(python3 -c 'print(20e3 - 2048 * 299792458 / 240e6)')" >>/tmp/squint-estimated.toml
+    $tf sar --device cuda --config /tmp/squint-estimated.toml --raw /tmp/squint-raw/raw.npy \
+        --out /tmp/squint-est 2>&1 | tee -a "$out/squint-sar.txt" || status=1
+    cp /tmp/squint-est/metrics.json "$out/squint-estimated.json"
+    cp /tmp/squint-4096-auto/metrics.json "$out/squint-4096.json"
 fi
 if want anylen; then
     lens=2187,3125,46656,16807,1000,1920,4000,5616,10000,100000,1000000,4099,10007,65521,1000003

@@ -287,12 +287,23 @@ fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
         return vec![
             (
                 "range compression (FFT, filter, IFFT)".into(),
-                plain.then_multiply_and_invert(random(n)).normalized(),
+                plain
+                    .clone()
+                    .then_multiply_and_invert(random(n))
+                    .normalized(),
             ),
             ("azimuth FFT (columns)".into(), columns.clone()),
             (
                 "azimuth compression (filter, column IFFT)".into(),
                 columns
+                    .inverse()
+                    .normalized()
+                    .on_load(PointOp::MultiplyEach(random(n * batch))),
+            ),
+            (format!("{SRC_STEP}: range FFT (rows)"), plain.clone()),
+            (
+                format!("{SRC_STEP}: filter, range IFFT (rows)"),
+                plain
                     .inverse()
                     .normalized()
                     .on_load(PointOp::MultiplyEach(random(n * batch))),
@@ -418,7 +429,14 @@ struct Focusing {
     ours_s: f64,
     /// The same three steps on cuFFT plus the same RCMC, seconds.
     cufft_s: f64,
+    /// With secondary range compression's two steps too, seconds.
+    ours_src_s: f64,
+    /// The same on cuFFT, seconds.
+    cufft_src_s: f64,
 }
+
+/// The name of SAR steps that only secondary range compression runs start with.
+const SRC_STEP: &str = "SRC";
 
 /// Times RCMC of an `n` × `n` scene of the default radar (its real migration positions) and
 /// adds it to the FFT steps of that size in `rows`. cuFFT has no interpolation, so both
@@ -441,13 +459,23 @@ fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliRe
         .iter()
         .filter(|r| r.n == n && r.step != "fft")
         .collect();
+    let sum = |src: bool, time: fn(&Row) -> f64| {
+        steps
+            .iter()
+            .filter(|r| src || !r.step.starts_with(SRC_STEP))
+            .map(|r| time(r))
+            .sum::<f64>()
+            + rcmc_s
+    };
     Ok(Focusing {
         n,
         rcmc_s,
         rcmc_gbps: 16.0 * spec.len() as f64 / rcmc_s / 1e9,
         rcmc_error: relative_l2_error(&m.output, &cpu),
-        ours_s: steps.iter().map(|r| r.ours_s).sum::<f64>() + rcmc_s,
-        cufft_s: steps.iter().map(|r| r.cufft_s).sum::<f64>() + rcmc_s,
+        ours_s: sum(false, |r| r.ours_s),
+        cufft_s: sum(false, |r| r.cufft_s),
+        ours_src_s: sum(true, |r| r.ours_s),
+        cufft_src_s: sum(true, |r| r.cufft_s),
     })
 }
 
@@ -464,11 +492,18 @@ fn print_focusing(f: &Focusing) {
     println!("          ^ RCMC (16-tap windowed-sinc resampler)");
     println!(
         "  whole focusing {n} × {n} (range compression + azimuth FFT + RCMC + azimuth compression): \
-         tierfft {}, cuFFT steps + the same RCMC {}: ratio {:.2}\n",
+         tierfft {}, cuFFT steps + the same RCMC {}: ratio {:.2}",
         time(f.ours_s),
         time(f.cufft_s),
         f.cufft_s / f.ours_s,
         n = f.n
+    );
+    println!(
+        "  with SRC (+ range FFT, filter and range IFFT of the range-Doppler rows): tierfft {}, \
+         cuFFT steps + the same RCMC {}: ratio {:.2}\n",
+        time(f.ours_src_s),
+        time(f.cufft_src_s),
+        f.cufft_src_s / f.ours_src_s,
     );
 }
 

@@ -130,7 +130,8 @@ pub fn estimate(config: &Config, raw: &[Complex32]) -> Result<Estimate, SarError
     let (sums, power) = block_correlations(raw, lines, samples, blocks);
     let total: Complex64 = sums.iter().sum();
     let coherence = total.norm() / power;
-    if !(coherence >= MIN_COHERENCE) {
+    // NaN when the echoes are all zero (or hold non-finite values).
+    if coherence.is_nan() || coherence < MIN_COHERENCE {
         return Err(SarError::Config(format!(
             "the echoes are not coherent from pulse to pulse (lag-1 coherence {coherence:.3}, \
              below {MIN_COHERENCE}): no Doppler centroid can be estimated from them"

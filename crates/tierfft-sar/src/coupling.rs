@@ -16,10 +16,10 @@
 
 use std::f64::consts::PI;
 
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex32;
 
 use crate::doppler::{doppler_hz, migration};
-use crate::focus::{par_rows, to32};
+use crate::focus::par_rows;
 use crate::params::{C, Config};
 use crate::range::bin_hz;
 
@@ -62,22 +62,27 @@ pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let centroid = config.mid_centroid_hz();
+    let (f0, scale) = (r.carrier_hz, 4.0 * PI * reference_m / C);
+    // Per range-frequency bin: fτ and (f0 + fτ)², so that each element costs one square
+    // root and one sine and cosine (a 16384² scene holds 2^28 of them).
+    let bins: Vec<(f64, f64)> = (0..samples)
+        .map(|k| {
+            let ft = bin_hz(k, samples, r.sample_rate_hz);
+            (ft, (f0 + ft).powi(2))
+        })
+        .collect();
     let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
     par_rows(&mut h, samples, |b, row| {
         let fd = doppler_hz(b, lines, r.prf_hz, centroid);
         let d = migration(r, fd);
-        for (k, z) in row.iter_mut().enumerate() {
-            let ft = bin_hz(k, samples, r.sample_rate_hz);
-            // The coupling, and the bulk shift by Rref·(1/D − 1): together the whole phase
-            // past f0·D + fτ.
-            let shift = match bulk {
-                true => 4.0 * PI * reference_m / C * ft * (1.0 / d - 1.0),
-                false => 0.0,
-            };
-            *z = to32(Complex64::from_polar(
-                1.0,
-                coupling(config, reference_m, ft, fd) + shift,
-            ));
+        let doppler_term = (C * fd / (2.0 * r.speed_mps)).powi(2);
+        // The coupling past f0·D + fτ/D, and the bulk shift by Rref·(1/D − 1): together
+        // the whole phase past f0·D + fτ.
+        let slope = if bulk { 1.0 } else { 1.0 / d };
+        for (z, &(ft, squared)) in row.iter_mut().zip(&bins) {
+            let root = (squared - doppler_term).max(0.0).sqrt();
+            let (sin, cos) = (scale * (root - f0 * d - ft * slope)).sin_cos();
+            *z = Complex32::new(cos as f32, sin as f32);
         }
     });
     h
@@ -86,6 +91,7 @@ pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_complex::Complex64;
 
     #[test]
     fn zero_doppler_is_left_alone_and_the_default_scene_needs_nothing() {
@@ -98,5 +104,31 @@ mod tests {
         l_band.radar.prf_hz = 320.0;
         l_band.radar.speed_mps = 200.0;
         assert!(needed(&l_band));
+    }
+
+    #[test]
+    fn the_filter_is_the_coupling_and_the_bulk_shift() {
+        let mut c = Config::default();
+        c.radar.carrier_hz = 1.27e9;
+        (c.scene.lines, c.scene.samples) = (64, 48);
+        let r = &c.radar;
+        let reference = 20e3;
+        for bulk in [false, true] {
+            let h = filter(&c, reference, bulk);
+            for (b, k) in [(0, 5), (7, 0), (40, 30), (63, 47)] {
+                let fd = doppler_hz(b, 64, r.prf_hz, 0.0);
+                let ft = bin_hz(k, 48, r.sample_rate_hz);
+                let d = migration(r, fd);
+                let shift = if bulk {
+                    4.0 * PI * reference / C * ft * (1.0 / d - 1.0)
+                } else {
+                    0.0
+                };
+                let want = Complex64::from_polar(1.0, coupling(&c, reference, ft, fd) + shift);
+                let got = h[b * 48 + k];
+                let err = (Complex64::new(got.re.into(), got.im.into()) - want).norm();
+                assert!(err < 1e-5, "bulk {bulk}, ({b}, {k}): {got} against {want}");
+            }
+        }
     }
 }

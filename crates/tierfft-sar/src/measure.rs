@@ -100,10 +100,12 @@ pub fn measure_targets(
         azimuth: AxisResponse {
             window: windows.0,
             samples_per_unit: r.prf_hz / r.doppler_bandwidth_hz(),
+            carrier: config.mid_centroid_hz() / r.prf_hz,
         },
         range: AxisResponse {
             window: windows.1,
             samples_per_unit: r.sample_rate_hz / r.bandwidth_hz,
+            carrier: 0.0,
         },
     };
     let irw = theory.irw_bins;

@@ -25,11 +25,12 @@
 //!   are rectangle-rule integrals on the uniform upsampled grid, the sidelobe
 //!   sum covers the whole cut (so a short cut underestimates the far tails).
 
-use std::f64::consts::PI;
 use std::ops::Range;
 
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
+
+use crate::window::{bessel_i0, sinc};
 
 /// Minimum number of samples in a cut.
 const MIN_CUT: usize = 8;
@@ -315,7 +316,7 @@ pub struct PointMetrics {
 /// azimuth cut (the peak's column), `opts.half` samples (`opts.half_azimuth`
 /// lines) on each side of the peak, both clamped at the image edges, then takes both again
 /// through the peak between samples that they found (each sample interpolated across the
-/// other axis from the 65 samples around it, trigonometrically), and analyses each as
+/// other axis from the 65 samples around it, Kaiser-windowed sinc), and analyses each as
 /// [`analyze_cut`] does, but upsampled together with `opts.context` more samples on each
 /// side (clamped too) and measured over the cut only; peak positions are returned in image
 /// coordinates. A target
@@ -397,27 +398,27 @@ pub(crate) fn analyze_point_less(
 /// Samples each side of a point that [`between`] interpolates from.
 const BETWEEN_HALF: usize = 32;
 
-/// `read` (a row or column of the image, `len` long) at `p + offset` (|offset| ≤ 1): the
-/// trigonometric interpolation of the `2·BETWEEN_HALF + 1` samples around `p` (fewer at the
-/// image's edges), exact for a signal band-limited to the sampling rate and periodic over
-/// them; point targets have decayed to their far sidelobes there.
+/// Kaiser β of [`between`]'s interpolator: sidelobes near −70 dB, flat to 1e-4 over 85 % of
+/// the sampling rate with 65 taps (the range band fills 83 %).
+const BETWEEN_BETA: f64 = 10.0;
+
+/// `read` (a row or column of the image, `len` long) at `p + offset` (|offset| ≤ 1): a
+/// Kaiser-windowed sinc over the `2·BETWEEN_HALF + 1` samples around `p` (fewer at the
+/// image's edges). Unlike a periodic (trigonometric) interpolation it does not join the
+/// window's two ends, which differ where a squinted response turns at fdc/PRF cycles a line.
 fn between(read: &dyn Fn(usize) -> Complex64, p: usize, offset: f64, len: usize) -> Complex64 {
     if offset == 0.0 {
         return read(p);
     }
     let (first, end) = span(p, BETWEEN_HALF, len);
-    // An odd count, so that the periodic sinc is sin(πt) / (n·sin(πt/n)).
-    let end = if (end - first) % 2 == 0 { end - 1 } else { end };
-    let n = (end - first) as f64;
     let at = p as f64 + offset;
+    let half = BETWEEN_HALF as f64 + 1.0;
+    let norm = bessel_i0(BETWEEN_BETA);
     (first..end)
         .map(|k| {
             let t = at - k as f64;
-            let weight = match t.abs() < 1e-12 {
-                true => 1.0,
-                false => (PI * t).sin() / (n * (PI * t / n).sin()),
-            };
-            read(k) * weight
+            let taper = (1.0 - (t / half).powi(2)).max(0.0).sqrt();
+            read(k) * (sinc(t) * bessel_i0(BETWEEN_BETA * taper) / norm)
         })
         .sum()
 }

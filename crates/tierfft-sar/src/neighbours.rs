@@ -8,8 +8,9 @@
 //!
 //! `z(a, r) ≈ Σ_k c_k · h_az((a − a_k)/q_az) · h_rg((r − r_k)/q_rg)`,
 //!
-//! with `h` the windows' continuous responses ([`Window::response`]), `q` the samples per 1/B
-//! (PRF/B_D lines in azimuth, fs/B samples in range) and `(a_k, r_k)` where target `k` was
+//! with `h` the windows' continuous responses ([`Window::response`]) turning at the band's
+//! centre (a squinted target's azimuth response at fdc/PRF cycles per line), `q` the samples
+//! per 1/B (PRF/B_D lines in azimuth, fs/B samples in range) and `(a_k, r_k)` where target `k` was
 //! placed (line, sample). The complex amplitudes `c_k` are fitted by least squares to the
 //! 3 × 3 samples around each placed position, all targets together: each `c_k` is fitted to
 //! the image minus the other targets' current models, in turn, until no amplitude changes
@@ -40,6 +41,9 @@ pub struct AxisResponse {
     pub window: Window,
     /// Image samples per 1/B: fs/B in range (samples), PRF/B_D in azimuth (lines).
     pub samples_per_unit: f64,
+    /// Where the band is centred, in cycles per image sample: 0 in range, the Doppler
+    /// centroid over the PRF in azimuth (a squinted target's response turns at that rate).
+    pub carrier: f64,
 }
 
 /// The ideal, separable response of a focused point target: azimuth times range.
@@ -64,6 +68,7 @@ pub struct ModelledTarget {
 pub struct SceneModel {
     shapes: (Shape, Shape),
     per_unit: (f64, f64),
+    carriers: (f64, f64),
     targets: Vec<ModelledTarget>,
 }
 
@@ -92,6 +97,7 @@ impl SceneModel {
                 response.azimuth.samples_per_unit,
                 response.range.samples_per_unit,
             ),
+            carriers: (response.azimuth.carrier, response.range.carrier),
             targets: Vec::with_capacity(positions.len()),
         };
         // The 3 × 3 samples nearest each placed position: the mainlobe's top.
@@ -127,8 +133,8 @@ impl SceneModel {
                 let (mut num, mut den) = (Complex64::new(0.0, 0.0), 0.0);
                 for &(a, r, z) in patch {
                     let h = model.shape_at(k, a, r);
-                    num += (z - model.others(k, a, r)) * h;
-                    den += h * h;
+                    num += (z - model.others(k, a, r)) * h.conj();
+                    den += h.norm_sqr();
                 }
                 let c = num / den;
                 change = change.max((c - model.targets[k].amplitude).norm());
@@ -170,10 +176,15 @@ impl SceneModel {
     }
 
     /// Target `k`'s ideal response at (line `a`, sample `r`), 1 at its placed position.
-    fn shape_at(&self, k: usize, a: usize, r: usize) -> f64 {
+    fn shape_at(&self, k: usize, a: usize, r: usize) -> Complex64 {
         let (pa, pr) = self.targets[k].position;
-        self.shapes.0.response((a as f64 - pa) / self.per_unit.0)
-            * self.shapes.1.response((r as f64 - pr) / self.per_unit.1)
+        let (da, dr) = (a as f64 - pa, r as f64 - pr);
+        let turn = 2.0 * std::f64::consts::PI * (self.carriers.0 * da + self.carriers.1 * dr);
+        Complex64::from_polar(
+            self.shapes.0.response(da / self.per_unit.0)
+                * self.shapes.1.response(dr / self.per_unit.1),
+            turn,
+        )
     }
 
     /// Sum of every target's model but `k`'s at (line `a`, sample `r`).
@@ -196,10 +207,12 @@ mod tests {
             azimuth: AxisResponse {
                 window: azimuth,
                 samples_per_unit: 11.3,
+                carrier: 0.0,
             },
             range: AxisResponse {
                 window: Window::None,
                 samples_per_unit: 1.2,
+                carrier: 0.0,
             },
         }
     }

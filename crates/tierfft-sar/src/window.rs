@@ -376,7 +376,7 @@ fn taylor_coefficients(nbar: u32, sll_db: f64) -> Vec<f64> {
 /// Modified Bessel function of the first kind, order 0, by its power series
 /// `I0(x) = Σ_k ((x/2)^k / k!)²` (all terms positive, so no cancellation); summed until a
 /// term no longer changes the sum (about x + 20 terms).
-fn bessel_i0(x: f64) -> f64 {
+pub(crate) fn bessel_i0(x: f64) -> f64 {
     let q = x * x / 4.0;
     let (mut sum, mut term) = (1.0, 1.0);
     for k in 1..2000 {
@@ -391,7 +391,7 @@ fn bessel_i0(x: f64) -> f64 {
 }
 
 /// sin(πx)/(πx).
-fn sinc(x: f64) -> f64 {
+pub(crate) fn sinc(x: f64) -> f64 {
     if x.abs() < 1e-12 {
         1.0
     } else {

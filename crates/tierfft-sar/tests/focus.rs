@@ -251,10 +251,12 @@ fn the_seeds_pair_measured_alone_meets_theory() {
         azimuth: AxisResponse {
             window: Window::None,
             samples_per_unit: per_unit,
+            carrier: 0.0,
         },
         range: AxisResponse {
             window: Window::None,
             samples_per_unit: c.radar.sample_rate_hz / c.radar.bandwidth_hz,
+            carrier: 0.0,
         },
     };
     let placed = [(2048.0, 1000.37), (2098.0, 1000.37)];
