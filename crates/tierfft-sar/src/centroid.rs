@@ -1,12 +1,17 @@
 //! Doppler centroid estimation from raw echoes, for recordings that do not say where the beam
 //! looked.
 //!
-//! - **Fractional part, per range block: the average cross-correlation coefficient (ACCC).**
+//! - **Within the PRF, against range: the average cross-correlation coefficient (ACCC).**
 //!   The product of each echo sample with the conjugate of the one a pulse earlier, summed,
 //!   has the phase 2π·fdc/PRF (the power-weighted mean Doppler, modulo the PRF): white noise
 //!   adds no bias. Blocks across the swath give the centroid against range, fitted with a line
-//!   weighted by each block's correlation (blocks of noise barely count); with the signal in a
-//!   narrow band of ranges (a few point targets) the line is flat.
+//!   weighted by each block's correlation (blocks of noise barely count); the line is flat
+//!   unless the signal spreads over more than a pulse and a sixteenth of the swath (within
+//!   one echo the chirp sweeps, and the Doppler with it, fdc·(f0 + fτ)/f0).
+//! - **Its level: the band in the azimuth power spectrum.** A weighted mean is pulled by
+//!   interference (two point targets 25 lines apart at one range modulate the spectrum: 2 Hz
+//!   on the test scene), the band's edges are not: the line is moved to where a window as wide
+//!   as the beam's Doppler bandwidth holds the most power.
 //! - **Ambiguity (how many PRFs): multi-look cross-correlation (MLCC).** The Doppler of a
 //!   target scales with the transmitted frequency, fdc·(f0 + fτ)/f0, so the ACCC phases of the
 //!   upper and lower halves of the range band differ by 2π·fdc·(B/2)/(f0·PRF): an unambiguous
@@ -23,7 +28,7 @@ use serde::Serialize;
 
 use crate::SarError;
 use crate::doppler::Centroid;
-use crate::params::Config;
+use crate::params::{C, Config};
 use crate::range::bin_hz;
 
 /// Range blocks of at least this many samples carry one ACCC each (at most [`MAX_BLOCKS`]).
@@ -35,6 +40,10 @@ const MAX_BLOCKS: usize = 64;
 pub const MLCC_SAMPLES: usize = 1 << 24;
 /// Consecutive lines in each run of the multi-look estimate when it samples the scene.
 const RUN_LINES: usize = 16;
+/// Range columns whose azimuth power spectra locate the Doppler band (evenly spread).
+const SPECTRUM_COLUMNS: usize = 256;
+/// The band's middle is searched in steps of this many Doppler bins.
+const SPECTRUM_STEP: f64 = 0.02;
 /// The least lag-1 coherence along azimuth (|Σ s[j+1]·conj(s[j])| / Σ|s|²) an estimate is
 /// made from: white noise has about 1/sqrt(samples), a scene 0.3 or more (its Doppler band
 /// fills little of the PRF), lowered by its noise.
@@ -46,7 +55,7 @@ pub struct Estimate {
     /// The centroid to focus with: one value, or a line over the swath (as a two-row table
     /// at its near and far range).
     pub centroid: Centroid,
-    /// The ACCC's centroid at mid-swath, within ±PRF/2 (before the ambiguity), Hz.
+    /// The centroid at mid-swath within the PRF (before the ambiguity), Hz.
     pub fractional_hz: f64,
     /// The multi-look estimate of the absolute centroid, Hz: coarse (its error is a sizeable
     /// fraction of the PRF at X band), used only to pick the ambiguity.
@@ -149,13 +158,20 @@ pub fn estimate(config: &Config, raw: &[Complex32]) -> Result<Estimate, SarError
         })
         .collect();
     let far = near + samples as f64 * bin;
-    let line = fit_line(&points, far - near);
+    // A slope only from signal spread wider than a pulse: within one target's echo the
+    // chirp's frequency, and with it the Doppler (fdc·(f0 + fτ)/f0), sweeps with range.
+    let pulse_m = r.pulse_s * C / 2.0;
+    let mut line = fit_line(&points, ((far - near) / 16.0).max(pulse_m));
+    // The level from the power spectrum's band, which interference between targets does not
+    // pull (ACCC is the power-weighted mean Doppler: two targets 25 lines apart at one range
+    // modulate the spectrum and moved it 2 Hz).
+    line.hz = band_centre(config, raw, line.hz);
     let mid = (near + far) / 2.0;
-    let fractional_hz = line(mid);
+    let fractional_hz = line.at(mid);
     let multilook_hz = multilook(config, raw)?;
     let ambiguity = ((multilook_hz - fractional_hz) / r.prf_hz).round() as i64;
     let shift = ambiguity as f64 * r.prf_hz;
-    let (at_near, at_far) = (line(near) + shift, line(far) + shift);
+    let (at_near, at_far) = (line.at(near) + shift, line.at(far) + shift);
     let centroid = match at_near == at_far {
         true => Centroid::Constant(at_near),
         false => Centroid::Table(vec![[near, at_near], [far, at_far]]),
@@ -216,21 +232,109 @@ fn block_correlations(
     (sums, power)
 }
 
-/// The weighted least-squares line through `(range m, Hz, weight)` points, as a function of
-/// range; flat (the weighted mean) when the weight sits within a sixteenth of the `swath`
-/// (m) either side of its mean range, where a slope would be mostly noise.
-fn fit_line(points: &[(f64, f64, f64)], swath: f64) -> impl Fn(f64) -> f64 {
+/// A centroid that varies linearly with range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Line {
+    /// The range it is anchored at, m.
+    range: f64,
+    /// The centroid there, Hz.
+    hz: f64,
+    /// Hz per m.
+    slope: f64,
+}
+
+impl Line {
+    fn at(&self, range: f64) -> f64 {
+        self.hz + self.slope * (range - self.range)
+    }
+}
+
+/// The weighted least-squares line through `(range m, Hz, weight)` points, anchored at their
+/// weighted mean range; flat (the weighted mean) when the weight's spread (its standard
+/// deviation in range) is under `min_spread` m, where a slope would be mostly noise.
+fn fit_line(points: &[(f64, f64, f64)], min_spread: f64) -> Line {
     let weight: f64 = points.iter().map(|p| p.2).sum();
     let mean = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
         points.iter().map(|p| p.2 * f(p)).sum::<f64>() / weight
     };
-    let (r_mean, f_mean) = (mean(&|p| p.0), mean(&|p| p.1));
-    let spread = mean(&|p| (p.0 - r_mean).powi(2));
-    let slope = match spread.sqrt() > swath / 16.0 {
-        true => mean(&|p| (p.0 - r_mean) * (p.1 - f_mean)) / spread,
+    let (range, hz) = (mean(&|p| p.0), mean(&|p| p.1));
+    let spread = mean(&|p| (p.0 - range).powi(2));
+    let slope = match spread.sqrt() > min_spread {
+        true => mean(&|p| (p.0 - range) * (p.1 - hz)) / spread,
         false => 0.0,
     };
-    move |range| f_mean + slope * (range - r_mean)
+    Line { range, hz, slope }
+}
+
+/// The middle of the Doppler band within half a band of `guess` Hz: where a window as wide as
+/// the band (the beam's Doppler bandwidth) holds the most of the azimuth power spectrum,
+/// summed over up to [`SPECTRUM_COLUMNS`] range columns. Sharp band edges (a uniformly lit
+/// beam) pin it to a fraction of a bin; a tapered pattern is found at its middle.
+fn band_centre(config: &Config, raw: &[Complex32], guess: f64) -> f64 {
+    let r = &config.radar;
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let stride = samples.div_ceil(SPECTRUM_COLUMNS).max(1);
+    let columns: Vec<usize> = (0..samples).step_by(stride).collect();
+    let fft = FftPlanner::<f32>::new().plan_fft_forward(lines);
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per = columns.len().div_ceil(threads).max(1);
+    let parts: Vec<Vec<f64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = columns
+            .chunks(per)
+            .map(|chunk| {
+                let fft = fft.clone();
+                s.spawn(move || {
+                    let mut power = vec![0.0; lines];
+                    let mut column = vec![Complex32::new(0.0, 0.0); lines];
+                    for &k in chunk {
+                        for (j, z) in column.iter_mut().enumerate() {
+                            *z = raw[j * samples + k];
+                        }
+                        fft.process(&mut column);
+                        for (p, z) in power.iter_mut().zip(&column) {
+                            *p += f64::from(z.norm_sqr());
+                        }
+                    }
+                    power
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut power = vec![0.0; lines];
+    for part in parts {
+        power.iter_mut().zip(part).for_each(|(p, q)| *p += q);
+    }
+    // Power below bin position x (bins 0, 1, ... cover [b − ½, b + ½)), over two turns of the
+    // PRF so that a window may wrap.
+    let mut cumulative = vec![0.0; 2 * lines + 1];
+    for i in 0..2 * lines {
+        cumulative[i + 1] = cumulative[i] + power[i % lines];
+    }
+    let below = |x: f64| {
+        let x = (x + 0.5).clamp(0.0, (2 * lines) as f64);
+        let i = (x.floor() as usize).min(2 * lines - 1);
+        cumulative[i] + (x - i as f64) * power[i % lines]
+    };
+    let bin_hz = r.prf_hz / lines as f64;
+    let width = r.doppler_bandwidth_hz() / bin_hz;
+    // The guess as a bin position between half a turn and a turn and a half, so that the
+    // window stays inside the two.
+    let turn = lines as f64;
+    let centre = match (guess / bin_hz).rem_euclid(turn) {
+        c if c < turn / 2.0 => c + turn,
+        c => c,
+    };
+    let held = |c: f64| below(c + width / 2.0) - below(c - width / 2.0);
+    let steps = (width / 2.0 / SPECTRUM_STEP).ceil() as i64;
+    let best = (-steps..=steps)
+        .map(|i| centre + i as f64 * SPECTRUM_STEP)
+        .max_by(|a, b| held(*a).total_cmp(&held(*b)))
+        .unwrap_or(centre);
+    guess + (best - centre) * bin_hz
 }
 
 /// The multi-look (MLCC) estimate of the absolute centroid, Hz: the ACCC phases of the
@@ -323,10 +427,9 @@ mod tests {
 
     #[test]
     fn a_flat_fit_where_the_signal_is_narrow() {
-        let swath = 1000.0;
-        let narrow = fit_line(&[(500.0, 10.0, 1.0), (510.0, 20.0, 1.0)], swath);
-        assert_eq!(narrow(0.0), 15.0);
-        let wide = fit_line(&[(0.0, 10.0, 1.0), (1000.0, 20.0, 1.0)], swath);
-        assert!((wide(500.0) - 15.0).abs() < 1e-12 && (wide(1000.0) - 20.0).abs() < 1e-12);
+        let narrow = fit_line(&[(500.0, 10.0, 1.0), (510.0, 20.0, 1.0)], 100.0);
+        assert_eq!(narrow.at(0.0), 15.0);
+        let wide = fit_line(&[(0.0, 10.0, 1.0), (1000.0, 20.0, 1.0)], 100.0);
+        assert!((wide.at(500.0) - 15.0).abs() < 1e-12 && (wide.at(1000.0) - 20.0).abs() < 1e-12);
     }
 }

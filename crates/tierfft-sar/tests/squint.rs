@@ -140,3 +140,46 @@ fn squinted_scenes_focus_with_the_centroid_given_or_estimated() {
         );
     }
 }
+
+#[test]
+fn a_centroid_that_varies_with_range_is_estimated_along_it() {
+    // 130 Hz at the near range to 170 Hz at the far one, targets across the swath; a 2 µs
+    // pulse (300 m), so that the targets' spread in range says more than their chirps.
+    let mut c = scene(0.0, 1000.0, 2500);
+    c.radar.pulse_s = 2e-6;
+    let (near, bin) = (c.near_range_m(), c.radar.range_bin_m());
+    let far = near + SAMPLES as f64 * bin;
+    c.radar.doppler_centroid_hz = Some(Centroid::Table(vec![[near, 130.0], [far, 170.0]]));
+    let azimuth_m = c.scene.targets[0].azimuth_m;
+    c.scene.targets = [300.0, 800.0, 1250.0, 1700.0, 2200.0]
+        .iter()
+        .map(|k| Target {
+            range_m: near + k * bin,
+            azimuth_m,
+            amplitude: 1.0,
+        })
+        .collect();
+    let raw = simulate(&c);
+    let e = estimate(&c, &raw).expect("estimate");
+    eprintln!("{e:?}");
+    for t in &c.scene.targets {
+        let (want, found) = (c.centroid_hz(t.range_m), e.centroid.at(t.range_m));
+        assert!(
+            (found - want).abs() < 2.0,
+            "at {} m: {found} for {want}",
+            t.range_m
+        );
+    }
+    let mut estimated = c.clone();
+    estimated.radar.doppler_centroid_hz = Some(e.centroid);
+    let image = focus(&Device::cpu(), &estimated, &raw);
+    let r = &c.radar;
+    let az_irw = 0.886 * r.prf_hz / r.doppler_bandwidth_hz();
+    for t in 0..c.scene.targets.len() {
+        let m = measure(&c, &image, t).unwrap_or_else(|e| panic!("target {t}: {e}"));
+        eprintln!("target {t}: {m:?}");
+        assert!((m.azimuth.irw_bins / az_irw - 1.0).abs() < 0.03, "{m:?}");
+        assert!((m.azimuth.pslr_db + 13.26).abs() < 0.3, "{m:?}");
+        assert!((m.range.pslr_db + 13.26).abs() < 0.3, "{m:?}");
+    }
+}

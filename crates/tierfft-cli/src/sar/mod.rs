@@ -351,8 +351,8 @@ fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<Used> 
     let used = tierfft_sar::centroid::resolve(config, data)?;
     match (&used.estimate, &used.warning) {
         (Some(e), _) => eprintln!(
-            "Doppler centroid: {:.2} Hz at mid-swath, estimated (ACCC {:.2} Hz within the \
-             PRF, multi-look {:.0} Hz: ambiguity {}); give radar.doppler_centroid_hz to fix it",
+            "Doppler centroid: {:.2} Hz at mid-swath, estimated ({:.2} Hz within the PRF, \
+             multi-look {:.0} Hz: ambiguity {}); give radar.doppler_centroid_hz to fix it",
             used.mid_swath_hz, e.fractional_hz, e.multilook_hz, e.ambiguity
         ),
         (None, Some(why)) => eprintln!("warning: Doppler centroid: {why}"),
