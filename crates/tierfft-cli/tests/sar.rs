@@ -410,13 +410,29 @@ fn users_echoes_of_the_wrong_shape_are_named() {
     // Any size is focused as recorded (noise here: no centroid to estimate, nothing to
     // measure).
     let small = config(&dir, "small.toml", &small_for_echoes());
-    let o = sar_raw(&dir, &small, Path::new(out), &dir.path("narrow.npy"));
+    let narrow = dir.path("narrow.npy");
+    let narrow = narrow.to_str().expect("utf-8");
+    let o = sar(
+        &dir,
+        &[
+            "--config", &small, "--out", out, "--raw", narrow, "--looks", "4,3",
+        ],
+    );
     assert_ok(&o);
     let m = metrics(Path::new(out));
     assert_eq!(
         (m["lines"].as_u64(), m["samples"].as_u64()),
         (Some(1024), Some(1000))
     );
+    // The multi-looked product: 4 × 3 looks of 1024 × 1000.
+    let looks = std::fs::read(Path::new(out).join("looks.npy")).expect("looks.npy");
+    let header = String::from_utf8_lossy(&looks[..128]);
+    assert!(
+        header.contains("'<f4'") && header.contains("(256, 334, )"),
+        "{header}"
+    );
+    let (w, h, c, _) = decode(&Path::new(out).join("looks.png"));
+    assert_eq!((w, h, c), (334, 256, 1));
     std::fs::remove_dir_all(out).expect("clean");
     // An unknown device lists every name a user can give.
     let o = dir.run(&["sar", "--device", "no-such-gpu", "--out", out]);

@@ -20,6 +20,7 @@ pub mod doppler;
 pub mod extent;
 pub mod focus;
 pub mod layout;
+pub mod looks;
 pub mod measure;
 pub mod metrics;
 pub mod neighbours;

@@ -15,6 +15,7 @@ use tierfft_sar::centroid::Used;
 use tierfft_sar::dist::{self, DistFocuser};
 use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
+use tierfft_sar::looks::multilook;
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
 use tierfft_sar::simulate::simulate_with_progress;
@@ -47,7 +48,8 @@ pub struct SarArgs {
     /// metrics.json, focused.npy (complex64, lines × samples × 8 bytes), and per target N (1,
     /// 2, … in the config's order) target-N-crop.png (the image around it, interpolated, with
     /// axes and a cross where it was placed) and target-N-cuts.png (its range and azimuth cuts
-    /// in dB with the measured IRW, PSLR and ISLR).
+    /// in dB with the measured IRW, PSLR and ISLR); with --looks also looks.npy and
+    /// looks.png.
     #[arg(long, default_value = "sar-out", value_name = "DIR")]
     out: PathBuf,
     /// Azimuth lines, any number from 16: 4096, 3000 or 2^12 (overrides the config).
@@ -95,6 +97,11 @@ pub struct SarArgs {
     /// it: squinted beams, long apertures at low carriers), on or off.
     #[arg(long, value_enum, default_value_t = When::Auto)]
     src: When,
+    /// Also write the multi-looked detected product: the power |z|² averaged over blocks of
+    /// A lines × R samples, as looks.npy (float32, [lines / A, samples / R] rounded up) and
+    /// looks.png (dB, grey, 50 dB range). "4,1" for four azimuth looks.
+    #[arg(long, value_name = "A,R", value_parser = parse_looks)]
+    looks: Option<(usize, usize)>,
     /// Spread the scene over this many GPUs (CUDA GPUs 0..N, exchanging through NCCL; with
     /// --device cpu, N CPU ranks): lines for range compression, range bins for the azimuth
     /// steps, one all-to-all between them.
@@ -115,18 +122,32 @@ enum Focusing {
 /// them (fewer targets). Not `raw.npy`: a later run leaves it alone, since it may be the very
 /// file that run focuses with `--raw`.
 fn owned(name: &str) -> bool {
-    const FILES: [&str; 5] = [
+    const FILES: [&str; 7] = [
         "overview.png",
         "image.png",
         "raw.png",
         "metrics.json",
         "focused.npy",
+        "looks.npy",
+        "looks.png",
     ];
     let target_figure = name
         .strip_prefix("target-")
         .and_then(|r| r.strip_suffix("-crop.png").or(r.strip_suffix("-cuts.png")))
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     FILES.contains(&name) || target_figure
+}
+
+/// `--looks A,R`: two counts of at least 1.
+fn parse_looks(s: &str) -> Result<(usize, usize), String> {
+    let (a, r) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not A,R (azimuth looks, range looks), e.g. 4,1"))?;
+    let (a, r) = (parse_count(a)?, parse_count(r)?);
+    match a >= 1 && r >= 1 {
+        true => Ok((a, r)),
+        false => Err(format!("'{s}': looks are at least 1 in each direction")),
+    }
 }
 
 /// A step that runs when the scene needs it, always or never.
@@ -361,6 +382,31 @@ fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<Used> 
     Ok(used)
 }
 
+/// The multi-looked detected product of the focused `data` as looks.npy and looks.png.
+fn write_looks(
+    out: &Staged,
+    data: &[Complex32],
+    (lines, samples): (usize, usize),
+    looks: (usize, usize),
+) -> CliResult<()> {
+    let power = multilook(data, lines, samples, looks)?;
+    let (height, width) = (lines.div_ceil(looks.0), samples.div_ceil(looks.1));
+    let shape = [height as u64, width as u64];
+    npy::write_values(&out.path("looks.npy"), &shape, npy::Values::Real(&power))?;
+    let max = power.iter().copied().fold(f32::MIN_POSITIVE, f32::max);
+    let pixels: Vec<u8> = power
+        .iter()
+        .map(|&p| (plot::level(10.0 * (p / max).max(1e-30).log10()) * 255.0).round() as u8)
+        .collect();
+    plot::write_png(
+        &out.path("looks.png"),
+        width,
+        height,
+        png::ColorType::Grayscale,
+        &pixels,
+    )
+}
+
 /// `tierfft sar`.
 pub fn run(args: &SarArgs) -> CliResult<()> {
     let (mut config, raw) = prepare(args)?;
@@ -446,6 +492,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let image = plot::Focused::new(&data, lines, samples)?;
     plot::write_db_png(&out.path("image.png"), &image)?;
     npy::write_atomic(&out.path("focused.npy"), &shape, &data)?;
+    if let Some(looks) = args.looks {
+        write_looks(&out, &data, (lines, samples), looks)?;
+    }
 
     let theory = Theories::new(&config, args.azimuth_window, args.window);
     let targets = measure_targets(
