@@ -444,3 +444,54 @@ fn users_echoes_of_the_wrong_shape_are_named() {
         ],
     );
 }
+
+#[test]
+fn a_measured_pulse_is_transmitted_and_matched() {
+    // SMALL's 2 µs chirp (240 samples at 120 MHz) with 30 % amplitude ripple and 0.8 rad of
+    // phase error, as a transmitter might make it.
+    let dir = TempDir::new("sar-replica");
+    let pulse: Vec<tierfft::Complex32> = (0..240)
+        .map(|k| {
+            let t = (k as f64 - 119.5) / 120e6;
+            let u = t / 2e-6;
+            let gain = 1.0 + 0.3 * (2.0 * std::f64::consts::PI * 2.5 * u).cos();
+            let phase = std::f64::consts::PI * 100e6 / 2e-6 * t * t
+                + 0.8 * (2.0 * std::f64::consts::PI * 1.5 * u).sin();
+            tierfft::Complex32::new((gain * phase.cos()) as f32, (gain * phase.sin()) as f32)
+        })
+        .collect();
+    write_npy(&dir.path("pulse.npy"), &[240], &pulse);
+    // Named in the config, relative to it.
+    let toml = format!(
+        "{}{}",
+        SMALL.replace("[radar]\n", "[radar]\nreplica = \"pulse.npy\"\n"),
+        target(20010.0, 2.0)
+    );
+    let cfg = config(&dir, "scene.toml", &toml);
+    let out = dir.path("out");
+    let o = sar(
+        &dir,
+        &["--config", &cfg, "--out", out.to_str().expect("utf-8")],
+    );
+    assert_ok(&o);
+    let m = metrics(&out);
+    let pslr = m["targets"][0]["alone"]["range"]["pslr_db"]
+        .as_f64()
+        .expect("pslr");
+    assert!((pslr + 13.26).abs() < 0.3, "range PSLR {pslr}");
+    // A 2-D array is no pulse.
+    write_npy(&dir.path("plane.npy"), &[2, 120], &pulse);
+    let plane = dir.path("plane.npy");
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--replica",
+            plane.to_str().expect("utf-8"),
+        ],
+    );
+    fails_with(&o, &["plane.npy", "[2, 120]", "1-D"]);
+}

@@ -2,7 +2,9 @@
 //! Range-Doppler algorithm, returning the image and every target's quality against theory.
 
 use num_complex::Complex32;
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tierfft_sar::SarError;
@@ -11,6 +13,7 @@ use tierfft_sar::focus::{FocusOptions, Focuser};
 use tierfft_sar::measure::{Theories, measure_targets};
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
+use tierfft_sar::replica::Replica;
 use tierfft_sar::simulate::simulate as simulate_scene;
 
 use crate::device::PyDevice;
@@ -32,6 +35,22 @@ fn config(text: Option<&str>, targets: DefaultTargets) -> PyResult<Config> {
     }
 }
 
+/// The measured pulse `replica` (1-D complex64), when given, into `config`.
+fn set_replica(
+    config: &mut Config,
+    replica: Option<PyReadonlyArray1<'_, Complex32>>,
+) -> PyResult<()> {
+    if let Some(replica) = replica {
+        let samples = replica.as_slice().map_err(|_| {
+            PyValueError::new_err("replica must be C-contiguous (numpy.ascontiguousarray)")
+        })?;
+        config
+            .radar
+            .set_replica(Replica::new(samples.to_vec()).map_err(sar_err)?);
+    }
+    Ok(())
+}
+
 fn window(name: &str, which: &str) -> PyResult<Window> {
     Window::parse(name).map_err(|e| PyValueError::new_err(format!("{which}: {e}")))
 }
@@ -39,12 +58,14 @@ fn window(name: &str, which: &str) -> PyResult<Window> {
 /// Simulated raw echoes of the scene `config` describes (TOML text as `tierfft sar --config`
 /// reads; `None`: the seeds' scene with five targets), complex64 `[lines, samples]`.
 #[pyfunction]
-#[pyo3(signature = (config=None))]
+#[pyo3(signature = (config=None, replica=None))]
 pub fn simulate<'py>(
     py: Python<'py>,
     config: Option<&str>,
+    replica: Option<PyReadonlyArray1<'py, Complex32>>,
 ) -> PyResult<Bound<'py, PyArray2<Complex32>>> {
-    let config = self::config(config, DefaultTargets::Keep)?;
+    let mut config = self::config(config, DefaultTargets::Keep)?;
+    set_replica(&mut config, replica)?;
     config.validate().map_err(sar_err)?;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let raw = py.detach(|| simulate_scene(&config));
@@ -60,7 +81,7 @@ pub fn simulate<'py>(
 /// `doppler_centroid`); `src` forces secondary range compression on or off (`None`: when
 /// the scene needs it). The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true, src=None))]
+#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true, src=None, replica=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn focus<'py>(
     py: Python<'py>,
@@ -73,8 +94,10 @@ pub fn focus<'py>(
     azimuth_equalisation: bool,
     measure: bool,
     src: Option<bool>,
+    replica: Option<PyReadonlyArray1<'py, Complex32>>,
 ) -> PyResult<(Bound<'py, PyArray2<Complex32>>, String)> {
     let mut config = self::config(config, DefaultTargets::Keep)?;
+    set_replica(&mut config, replica)?;
     if !measure {
         config.scene.targets.clear();
     }

@@ -75,3 +75,26 @@ def test_a_squinted_scene_is_focused_with_its_centroid_estimated():
     )
     used = metrics["doppler_centroid"]
     assert (used["source"], used["hz"], used["mid_swath_hz"]) == ("config", table, 100.0)
+
+
+def _distorted_pulse(samples=240, fs=120e6, bandwidth=100e6, pulse=2e-6):
+    t = (np.arange(samples) - (samples - 1) / 2) / fs
+    u = t / pulse
+    gain = 1 + 0.3 * np.cos(2 * np.pi * 2.5 * u)
+    phase = np.pi * bandwidth / pulse * t**2 + 0.8 * np.sin(2 * np.pi * 1.5 * u)
+    return (gain * np.exp(1j * phase)).astype(np.complex64)
+
+
+def test_a_measured_pulse_is_the_matched_filters_replica():
+    replica = _distorted_pulse()
+    raw = tierfft.sar.simulate(SMALL, replica=replica)
+    _, matched = tierfft.sar.focus(raw, SMALL, device="cpu", replica=replica)
+    _, ideal = tierfft.sar.focus(raw, SMALL, device="cpu")
+    theory = matched["theory"]["range_pslr_db"]
+    for with_replica, without in zip(matched["targets"], ideal["targets"]):
+        assert abs(with_replica["alone"]["range"]["pslr_db"] - theory) < 0.3, with_replica
+        assert without["alone"]["range"]["pslr_db"] > theory + 1.0, without
+    with pytest.raises(ValueError, match="1-D"):
+        tierfft.sar.focus(raw, SMALL, device="cpu", replica=np.zeros((2, 2), np.complex64))
+    with pytest.raises(ValueError, match="every sample is zero"):
+        tierfft.sar.focus(raw, SMALL, device="cpu", replica=np.zeros(8, np.complex64))

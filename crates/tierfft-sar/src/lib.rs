@@ -27,6 +27,7 @@ pub mod neighbours;
 pub mod params;
 pub mod range;
 pub mod rcmc;
+pub mod replica;
 pub mod simulate;
 pub mod window;
 

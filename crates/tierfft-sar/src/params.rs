@@ -4,7 +4,8 @@
 //! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
 //! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
 //! `near_range_m`, `chirp` (`"up"`, `"down"`), `pulse_reference` (`"centre"`, `"start"`),
-//! `doppler_centroid_hz` (a number, or `[[range_m, hz], ...]`: [`Centroid`]);
+//! `doppler_centroid_hz` (a number, or `[[range_m, hz], ...]`: [`Centroid`]), `replica` (a
+//! measured pulse's `.npy`: [`crate::replica`]);
 //! `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
 //! with `range_m`, `azimuth_m`, `amplitude`.
 
@@ -12,6 +13,7 @@ use serde::Deserialize;
 
 use crate::SarError;
 pub use crate::doppler::Centroid;
+use crate::replica::Replica;
 
 /// Speed of light, m/s.
 pub const C: f64 = 299_792_458.0;
@@ -49,6 +51,14 @@ pub struct Radar {
     /// simulating; `tierfft sar` and the Python `focus` estimate it from the echoes
     /// ([`crate::centroid`]).
     pub doppler_centroid_hz: Option<Centroid>,
+    /// A measured transmit pulse's `.npy` file (complex, 1-D, at `sample_rate_hz`), relative
+    /// to the config file: `tierfft sar` loads it into [`Radar::replica`].
+    #[serde(rename = "replica")]
+    pub replica_file: Option<String>,
+    /// The measured pulse used instead of the ideal chirp ([`crate::replica`]); set with
+    /// [`Radar::set_replica`].
+    #[serde(skip)]
+    pub replica: Option<Replica>,
 }
 
 /// The direction of the chirp's frequency sweep.
@@ -87,11 +97,20 @@ impl Default for Radar {
             chirp: Chirp::Up,
             pulse_reference: PulseReference::Centre,
             doppler_centroid_hz: None,
+            replica_file: None,
+            replica: None,
         }
     }
 }
 
 impl Radar {
+    /// Transmits (and matches) `replica` instead of the ideal chirp; the pulse length becomes
+    /// the replica's, its samples over `sample_rate_hz`.
+    pub fn set_replica(&mut self, replica: Replica) {
+        self.pulse_s = replica.samples().len() as f64 / self.sample_rate_hz;
+        self.replica = Some(replica);
+    }
+
     /// Wavelength, m.
     pub fn wavelength_m(&self) -> f64 {
         C / self.carrier_hz
@@ -306,6 +325,12 @@ impl Config {
                 r.antenna_m,
                 r.beamwidth_rad().to_degrees(),
                 r.carrier_hz
+            ));
+        }
+        if let (Some(file), None) = (&r.replica_file, &r.replica) {
+            return bad(format!(
+                "radar.replica = '{file}' is not loaded: tierfft sar loads it (from the library, \
+                 Radar::set_replica)"
             ));
         }
         if let Some(centroid) = &r.doppler_centroid_hz {

@@ -35,10 +35,13 @@ pub(crate) fn bin_hz(b: usize, samples: usize, fs: f64) -> f64 {
     bin * fs / samples as f64
 }
 
-/// Spectrum (f64) of the transmitted chirp's replica over `samples` bins, placed as an echo
-/// of delay 0 (centred on sample 0, or starting there: [`Radar::pulse_reference`]), so that a
+/// Spectrum (f64) of the transmitted chirp's replica (the ideal chirp, or the measured pulse
+/// of [`Radar::replica`]) over `samples` bins, placed as an echo of delay 0 (centred on sample 0, or starting there: [`Radar::pulse_reference`]), so that a
 /// target's compressed peak lands on its delay's sample.
 fn replica_spectrum(radar: &Radar, samples: usize) -> Vec<Complex64> {
+    if let Some(replica) = &radar.replica {
+        return replica.spectrum(radar, samples);
+    }
     let fs = radar.sample_rate_hz;
     let (centre, half) = (radar.pulse_centre_s(), radar.pulse_s / 2.0);
     let first = ((centre - half) * fs).ceil() as i64;

@@ -6,11 +6,12 @@
 
 use std::f64::consts::PI;
 
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use crate::params::{C, Config};
+use crate::replica::LineSynth;
 
 /// Raw echoes, row-major `[lines][samples]` (azimuth × range), complex f32.
 pub fn simulate(config: &Config) -> Vec<Complex32> {
@@ -27,11 +28,17 @@ pub fn simulate_with_progress(
     let mut raw = vec![Complex32::new(0.0, 0.0); lines * samples];
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let per = lines.div_ceil(threads) * samples;
+    let synth = config
+        .radar
+        .replica
+        .as_ref()
+        .map(|replica| LineSynth::new(&config.radar, replica, samples));
+    let synth = synth.as_ref();
     std::thread::scope(|s| {
         for (chunk_index, chunk) in raw.chunks_mut(per).enumerate() {
             s.spawn(move || {
                 for (i, line) in chunk.chunks_mut(samples).enumerate() {
-                    echo_line(config, chunk_index * per / samples + i, line);
+                    echo_line(config, chunk_index * per / samples + i, line, synth);
                     if i % 64 == 63 {
                         progress(64);
                     }
@@ -43,14 +50,16 @@ pub fn simulate_with_progress(
     raw
 }
 
-/// Fills one azimuth line (pulse `j`).
-fn echo_line(config: &Config, j: usize, line: &mut [Complex32]) {
+/// Fills one azimuth line (pulse `j`): the ideal chirp sample by sample, or a measured pulse
+/// (`synth`) delayed in the frequency domain.
+fn echo_line(config: &Config, j: usize, line: &mut [Complex32], synth: Option<&LineSynth>) {
     let r = &config.radar;
     let s = &config.scene;
     let eta = (j as f64 - s.lines as f64 / 2.0) / r.prf_hz;
     let x = r.speed_mps * eta;
     let tau0 = 2.0 * config.near_range_m() / C;
     let (fs, k_rate, half_pulse) = (r.sample_rate_hz, r.signed_chirp_rate(), r.pulse_s / 2.0);
+    let mut echoes = Vec::new();
     for t in &s.targets {
         let dx = x - t.azimuth_m;
         // Inside the (squinted) two-way 3 dB beam only: each target lives in its synthetic
@@ -60,6 +69,11 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32]) {
             continue;
         }
         let range = (t.range_m * t.range_m + dx * dx).sqrt();
+        if synth.is_some() {
+            let carrier = Complex64::from_polar(t.amplitude, -4.0 * PI * range / r.wavelength_m());
+            echoes.push(((2.0 * range / C - tau0) * fs, carrier));
+            continue;
+        }
         // The pulse's centre.
         let delay = 2.0 * range / C + r.pulse_centre_s();
         let carrier = -4.0 * PI * range / r.wavelength_m();
@@ -75,6 +89,9 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32]) {
                 (t.amplitude * phase.sin()) as f32,
             );
         }
+    }
+    if let Some(synth) = synth {
+        synth.add(line, &echoes);
     }
     if let Some(snr_db) = s.snr_db {
         let sigma = (0.5 * 10f64.powf(-snr_db / 10.0)).sqrt();

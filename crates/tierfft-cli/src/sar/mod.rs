@@ -18,6 +18,7 @@ use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
 use tierfft_sar::looks::multilook;
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
+use tierfft_sar::replica::Replica;
 use tierfft_sar::simulate::simulate_with_progress;
 use tierfft_sar::{SarError, coupling, layout};
 
@@ -70,6 +71,12 @@ pub struct SarArgs {
     /// (set it). Only the targets the config lists (`[[scene.targets]]`) are measured.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["lines", "samples"])]
     raw: Option<PathBuf>,
+    /// The transmitted pulse as measured: a 1-D complex `.npy` at the range sampling rate,
+    /// its delay reference at sample 0 (radar.pulse_reference = "start") or in its middle
+    /// ("centre"); used by the matched filter and, when simulating, as the echoes' pulse.
+    /// Overrides the config's `radar.replica`.
+    #[arg(long, value_name = "FILE")]
+    replica: Option<PathBuf>,
     /// Also write the simulated raw echoes as `raw.npy` (complex64, [lines, samples]), the
     /// input `--raw` takes.
     #[arg(long, conflicts_with = "raw")]
@@ -197,6 +204,15 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
     };
     config.scene.lines = args.lines.unwrap_or(config.scene.lines);
     config.scene.samples = args.samples.unwrap_or(config.scene.samples);
+    // The config's replica is relative to the config file.
+    let replica = args.replica.clone().or_else(|| {
+        let file = config.radar.replica_file.as_ref()?;
+        let dir = args.config.as_ref()?.parent()?;
+        Some(dir.join(file))
+    });
+    if let Some(path) = replica {
+        config.radar.set_replica(read_replica(&path)?);
+    }
     let raw = match &args.raw {
         Some(path) => {
             if config.radar.near_range_m.is_none() {
@@ -231,6 +247,20 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
     })?;
     let raw = raw.map(|(input, _)| input);
     Ok((config, raw))
+}
+
+/// A measured pulse from a 1-D `.npy` of complex (or real) samples.
+fn read_replica(path: &std::path::Path) -> CliResult<Replica> {
+    let input = npy::open(path, Expect::Rows)?;
+    let shape = input.header.shape.clone();
+    if shape.len() != 1 {
+        return Err(format!(
+            "replica '{}' has shape {shape:?}: a pulse is a 1-D array of samples",
+            path.display()
+        )
+        .into());
+    }
+    Replica::new(input.read()?).map_err(|e| format!("'{}': {e}", path.display()).into())
 }
 
 /// Refuses a scene whose buffers would not fit in the host's free memory (or each CUDA

@@ -61,7 +61,7 @@ class Transform:
         stream) that stream is ordered after the transform and the call returns at once;
         without, it returns when the device has finished."""
 
-def simulate(config: Optional[str] = None) -> np.ndarray:
+def simulate(config: Optional[str] = None, replica: Optional[np.ndarray] = None) -> np.ndarray:
     """Simulated raw echoes (complex64 ``[lines, samples]``) of the TOML ``config``."""
 
 def focus(
@@ -74,5 +74,6 @@ def focus(
     azimuth_equalisation: bool = True,
     measure: bool = True,
     src: Optional[bool] = None,
+    replica: Optional[np.ndarray] = None,
 ) -> Tuple[np.ndarray, str]:
     """Focuses ``raw`` and returns the image and the metrics as JSON text."""

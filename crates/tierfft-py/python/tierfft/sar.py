@@ -78,11 +78,21 @@ def _dict_to_toml(config: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def simulate(config: Config = None) -> np.ndarray:
+def _replica(replica: Any) -> Optional[np.ndarray]:
+    if replica is None:
+        return None
+    replica = np.asarray(replica)
+    if replica.ndim != 1:
+        raise ValueError(f"replica must be a 1-D array of pulse samples (got shape {replica.shape})")
+    return np.ascontiguousarray(replica, dtype=np.complex64)
+
+
+def simulate(config: Config = None, *, replica: Any = None) -> np.ndarray:
     """Raw echoes of the scene ``config`` describes (TOML text, a path, or a dict; ``None``:
     the seeds' 4096 x 4096 scene with five point targets at 20 dB SNR), complex64
-    ``[azimuth lines, range samples]``."""
-    return _core.simulate(_toml(config))
+    ``[azimuth lines, range samples]``. ``replica``: a measured transmit pulse (1-D complex
+    samples at the range sampling rate) to transmit instead of the ideal chirp."""
+    return _core.simulate(_toml(config), _replica(replica))
 
 
 def focus(
@@ -96,6 +106,7 @@ def focus(
     azimuth_equalisation: bool = True,
     measure: bool = True,
     src: Optional[bool] = None,
+    replica: Any = None,
 ) -> Tuple[np.ndarray, Dict[str, Any]]:
     """Focuses ``raw`` echoes (complex ``[azimuth lines, range samples]``, any size from 16,
     processed with margins and cropped back) with the Range-Doppler algorithm on ``device``
@@ -105,7 +116,10 @@ def focus(
     range of the first sample. The Doppler centroid is the config's
     ``radar.doppler_centroid_hz`` (Hz, or ``[[range_m, hz], ...]``), or estimated from the
     echoes when it gives none (``metrics["doppler_centroid"]`` says which). ``src`` forces
-    secondary range compression on or off (``None``: when the scene needs it).
+    secondary range compression on or off (``None``: when the scene needs it). ``replica``:
+    the transmitted pulse as measured (1-D complex samples at the range sampling rate, its
+    delay reference at sample 0 with ``pulse_reference = "start"``, in its middle with
+    ``"centre"``), the matched filter's replica instead of the ideal chirp.
 
     Returns the focused complex64 image and a dict of metrics: ``device``, ``src``,
     ``doppler_centroid``, ``timings_s``
@@ -134,5 +148,6 @@ def focus(
         azimuth_equalisation,
         measure,
         src,
+        _replica(replica),
     )
     return image, json.loads(metrics)
