@@ -49,13 +49,8 @@ impl Extent {
         // Samples the pulse spans before and after an echo's delay.
         let pulse = |s: f64| ((r.pulse_s / 2.0 + s * r.pulse_centre_s()) * r.sample_rate_hz).ceil();
         let (before, after) = (pulse(-1.0) as usize, pulse(1.0) as usize);
-        // The along-track offsets, in lines, over which the (squinted) beam lights a target:
-        // an image line reads the echoes from `ahead` lines before it to `behind` after.
         let near_m = config.near_range_m();
-        let step = r.azimuth_bin_m();
-        let ((a0, b0), (a1, b1)) = (config.aperture_m(near_m), config.aperture_m(far_m));
-        let ahead = (-a0.min(a1) / step).ceil().max(0.0) as usize;
-        let behind = (b0.max(b1) / step).ceil().max(0.0) as usize;
+        let (ahead, behind) = Extent::reach(config);
         let inside =
             |n: usize, (a, b): (usize, usize)| (a.min(n / 2), n.saturating_sub(b).max(n / 2));
         let full_lines = inside(lines, (ahead, behind));
@@ -90,6 +85,30 @@ impl Extent {
             padded_samples: fft_length(samples + range_margin),
             full_lines,
             full_samples,
+        }
+    }
+
+    /// The lines of echoes an image line is focused from, `(ahead, behind)`: from `ahead`
+    /// lines before it to `behind` after, over the swath (the aperture over which the
+    /// squinted beam lights a target, at the near and far range).
+    pub fn reach(config: &Config) -> (usize, usize) {
+        let r = &config.radar;
+        let near_m = config.near_range_m();
+        let far_m = near_m + config.scene.samples as f64 * r.range_bin_m();
+        let step = r.azimuth_bin_m();
+        let ((a0, b0), (a1, b1)) = (config.aperture_m(near_m), config.aperture_m(far_m));
+        (
+            (-a0.min(a1) / step).ceil().max(0.0) as usize,
+            (b0.max(b1) / step).ceil().max(0.0) as usize,
+        )
+    }
+
+    /// This extent without the azimuth margin: for blocks of a strip, whose lines hold the
+    /// echoes their image lines need ([`crate::strip`]).
+    pub fn without_azimuth_margin(self) -> Extent {
+        Extent {
+            padded_lines: self.lines,
+            ..self
         }
     }
 

@@ -98,6 +98,16 @@ pub struct StepTimings {
 }
 
 impl StepTimings {
+    /// Adds `other`'s times to these (a strip's blocks).
+    pub fn add(&mut self, other: &StepTimings) {
+        self.transfer_s += other.transfer_s;
+        self.range_compression_s += other.range_compression_s;
+        self.azimuth_fft_s += other.azimuth_fft_s;
+        self.src_s += other.src_s;
+        self.rcmc_s += other.rcmc_s;
+        self.azimuth_compression_s += other.azimuth_compression_s;
+    }
+
     /// The four steps and the copies together, seconds.
     pub fn total_s(&self) -> f64 {
         self.transfer_s
@@ -227,7 +237,16 @@ impl Focuser {
         opts: FocusOptions,
     ) -> Result<Focuser, SarError> {
         recorded.validate()?;
-        let extent = Extent::of(recorded, opts.margins);
+        Focuser::at(device, recorded, opts, Extent::of(recorded, opts.margins))
+    }
+
+    /// Plans the steps of the validated `recorded` scene processed at `extent`.
+    pub(crate) fn at(
+        device: &Device,
+        recorded: &Config,
+        opts: FocusOptions,
+        extent: Extent,
+    ) -> Result<Focuser, SarError> {
         let config = &extent.processing_config(recorded);
         let (lines, samples) = (config.scene.lines, config.scene.samples);
         let filter = range_filter(&config.radar, samples, opts.range_window);

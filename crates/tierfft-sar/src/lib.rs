@@ -29,6 +29,7 @@ pub mod range;
 pub mod rcmc;
 pub mod replica;
 pub mod simulate;
+pub mod strip;
 pub mod window;
 
 /// Errors of the SAR crate.
