@@ -495,3 +495,37 @@ fn a_measured_pulse_is_transmitted_and_matched() {
     );
     fails_with(&o, &["plane.npy", "[2, 120]", "1-D"]);
 }
+
+#[test]
+fn a_scene_is_focused_in_blocks_when_asked() {
+    let dir = TempDir::new("sar-blocks");
+    let toml = format!("{SMALL}{}{}", target(20010.0, 2.0), target(20200.0, -8.0));
+    let cfg = config(&dir, "scene.toml", &toml);
+    let out = dir.path("out");
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--block-lines",
+            "300",
+        ],
+    );
+    assert_ok(&o);
+    assert!(stderr(&o).contains("blocks of"), "{}", stderr(&o));
+    let m = metrics(&out);
+    assert!(
+        m["blocks"]["count"].as_u64().is_some_and(|n| n >= 2),
+        "{}",
+        m["blocks"]
+    );
+    for t in m["targets"].as_array().expect("targets") {
+        let alone = &t["alone"];
+        for axis in ["range", "azimuth"] {
+            let pslr = alone[axis]["pslr_db"].as_f64().expect("pslr");
+            assert!((pslr + 13.26).abs() < 0.5, "{axis}: {t}");
+        }
+    }
+}

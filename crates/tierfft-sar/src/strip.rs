@@ -48,13 +48,9 @@ impl StripFocuser {
             return Err(SarError::Config("blocks need at least one line".into()));
         }
         let (ahead, behind) = Extent::reach(strip);
-        let chunk = fft_length(block_lines + ahead + behind);
-        // Each block focuses a scene of `chunk` lines; the strip's targets are not its own.
-        let mut piece = strip.clone();
-        piece.scene.lines = chunk;
-        piece.scene.targets.clear();
+        let (piece, extent) = StripFocuser::chunk(strip, opts, block_lines);
         piece.validate()?;
-        let extent = Extent::of(&piece, opts.margins).without_azimuth_margin();
+        let chunk = piece.scene.lines;
         Ok(StripFocuser {
             focuser: Focuser::at(device, &piece, opts, extent)?,
             block: chunk - ahead - behind,
@@ -63,6 +59,24 @@ impl StripFocuser {
             lines: strip.scene.lines,
             samples: strip.scene.samples,
         })
+    }
+
+    /// The scene each block of `block_lines` image lines focuses (`ahead + block + behind`
+    /// lines rounded up to an efficient FFT length, without the strip's targets), and the
+    /// extent it is processed at (margins in range only): what planning allocates, for
+    /// memory estimates ([`crate::focus::memory_needs`]).
+    pub fn chunk(strip: &Config, opts: FocusOptions, block_lines: usize) -> (Config, Extent) {
+        let (ahead, behind) = Extent::reach(strip);
+        let mut piece = strip.clone();
+        piece.scene.lines = fft_length(block_lines.max(1) + ahead + behind);
+        piece.scene.targets.clear();
+        let extent = Extent::of(&piece, opts.margins).without_azimuth_margin();
+        (piece, extent)
+    }
+
+    /// Whether the blocks' steps include secondary range compression.
+    pub fn src(&self) -> bool {
+        self.focuser.src()
     }
 
     /// Image lines per block.

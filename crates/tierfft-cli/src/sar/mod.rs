@@ -20,6 +20,7 @@ use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
 use tierfft_sar::replica::Replica;
 use tierfft_sar::simulate::simulate_with_progress;
+use tierfft_sar::strip::StripFocuser;
 use tierfft_sar::{SarError, coupling, layout};
 
 use crate::memory::{available, format_bytes};
@@ -109,6 +110,12 @@ pub struct SarArgs {
     /// looks.png (dB, grey, 50 dB range). "4,1" for four azimuth looks.
     #[arg(long, value_name = "A,R", value_parser = parse_looks)]
     looks: Option<(usize, usize)>,
+    /// Focus the scene in blocks of at least N image lines (widened to an efficient FFT
+    /// length), each from its own lines of echoes and the aperture's around them, and write
+    /// one image: for recordings longer than the device holds. Chosen by itself when a CUDA
+    /// device lacks the memory for the whole scene, or a device cannot bind it with margins.
+    #[arg(long, value_name = "N", value_parser = parse_count, conflicts_with = "gpus")]
+    block_lines: Option<usize>,
     /// Spread the scene over this many GPUs (CUDA GPUs 0..N, exchanging through NCCL; with
     /// --device cpu, N CPU ranks): lines for range compression, range bins for the azimuth
     /// steps, one all-to-all between them.
@@ -122,6 +129,7 @@ pub struct SarArgs {
 #[allow(clippy::large_enum_variant)]
 enum Focusing {
     One(Focuser),
+    Strip(StripFocuser),
     Spread(DistFocuser),
 }
 
@@ -351,20 +359,76 @@ fn open_devices(args: &SarArgs) -> CliResult<Devices> {
     })
 }
 
-/// [`check_memory`] for `config`'s scene focused with `opts` on `on`.
-fn check_scene(config: &Config, on: &Devices, opts: FocusOptions) -> CliResult<()> {
+/// [`check_memory`] for `config`'s scene focused with `opts` on `on`, whole or in blocks of
+/// `blocks` lines; `None` (whole) becomes blocks when the whole scene's share of a single
+/// CUDA device exceeds its free memory and blocks fit. Returns the block lines.
+fn check_scene(
+    config: &Config,
+    on: &Devices,
+    opts: FocusOptions,
+    blocks: Option<usize>,
+) -> CliResult<Option<usize>> {
+    let device = &on.devices[0];
+    let src = opts.src_for(config);
+    let strip_needs = |block: usize| {
+        let (piece, extent) = StripFocuser::chunk(config, opts, block);
+        memory_needs(&piece, device, &extent, src).map(|chunk| MemoryNeeds {
+            // The strip itself and a chunk's host buffers.
+            host: config
+                .scene_bytes()
+                .unwrap_or(u64::MAX)
+                .saturating_add(chunk.host),
+            device: chunk.device,
+        })
+    };
+    if let Some(block) = blocks {
+        check_memory(config, &on.devices, strip_needs(block))?;
+        return Ok(Some(block));
+    }
     let extent = Extent::of(config, opts.margins);
     let needs = match on.devices.len() {
-        1 => memory_needs(config, &on.devices[0], &extent, opts.src_for(config)),
-        n => dist::memory_needs(config, &on.devices[0], n, &extent),
+        1 => memory_needs(config, device, &extent, src),
+        n => dist::memory_needs(config, device, n, &extent),
     };
-    check_memory(config, &on.devices, needs)
+    let free = match (on.devices.len(), needs) {
+        (1, Some(n)) if n.device > 0 => device.free_memory()?.filter(|&free| n.device > free),
+        _ => None,
+    };
+    let Some(free) = free else {
+        check_memory(config, &on.devices, needs)?;
+        return Ok(None);
+    };
+    // The most lines a block may have with its chunk within 90 % of the free memory.
+    let fits = |block: usize| strip_needs(block).is_some_and(|n| n.device <= free / 10 * 9);
+    let (mut low, mut high) = (0, config.scene.lines);
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(mid) { low = mid } else { high = mid - 1 }
+    }
+    if low == 0 {
+        // Not even one line with its aperture: say so with the whole scene's numbers.
+        check_memory(config, &on.devices, needs)?;
+    }
+    eprintln!(
+        "the scene needs about {} on {}, {} is free: focusing it in blocks of {low} lines",
+        format_bytes(needs.map_or(0, |n| n.device)),
+        device.name(),
+        format_bytes(free)
+    );
+    check_memory(config, &on.devices, strip_needs(low))?;
+    Ok(Some(low))
 }
 
-/// Plans every step of `config`'s scene. A single device whose bindings hold the scene but
-/// not its margins (lavapipe and other 128 MiB devices at 4096²) focuses it circularly, and
-/// says so: `opts.margins` is then cleared.
-fn plan(config: &Config, on: &Devices, opts: &mut FocusOptions) -> CliResult<Focusing> {
+/// Plans every step of `config`'s scene, whole or in blocks of `blocks` lines. A single
+/// device whose bindings hold the scene but not its margins (lavapipe and other 128 MiB
+/// devices at 4096²) focuses it in blocks, or (none small enough) circularly, and says so:
+/// `opts.margins` is then cleared.
+fn plan(
+    config: &Config,
+    on: &Devices,
+    opts: &mut FocusOptions,
+    blocks: Option<usize>,
+) -> CliResult<Focusing> {
     if on.devices.len() > 1 {
         if opts.src.is_none() && coupling::needed(config) {
             eprintln!(
@@ -380,20 +444,42 @@ fn plan(config: &Config, on: &Devices, opts: &mut FocusOptions) -> CliResult<Foc
         }));
     }
     let device = &on.devices[0];
-    match Focuser::new(device, config, *opts) {
-        Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. })) if opts.margins => {
-            let e = Extent::of(config, true);
-            eprintln!(
-                "warning: with margins the scene is {} × {}, more than '{}' binds at once \
-                 ({detail}): processing it at the recorded size instead, as --circular does \
-                 (targets near an edge wrap into the opposite one)",
-                e.padded_lines, e.padded_samples, on.name
-            );
-            opts.margins = false;
-            Ok(Focusing::One(Focuser::new(device, config, *opts)?))
-        }
-        focuser => Ok(Focusing::One(focuser?)),
+    if let Some(block) = blocks {
+        return Ok(Focusing::Strip(StripFocuser::new(
+            device, config, *opts, block,
+        )?));
     }
+    let detail = match Focuser::new(device, config, *opts) {
+        Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. })) if opts.margins => detail,
+        focuser => return Ok(Focusing::One(focuser?)),
+    };
+    let e = Extent::of(config, true);
+    let too_large = format!(
+        "with margins the scene is {} × {}, more than '{}' binds at once ({detail})",
+        e.padded_lines, e.padded_samples, on.name
+    );
+    // Blocks of half the lines, a quarter, ... while they are longer than their aperture.
+    let (ahead, behind) = Extent::reach(config);
+    let mut block = config.scene.lines / 2;
+    while block >= (ahead + behind).max(64) {
+        match StripFocuser::new(device, config, *opts, block) {
+            Ok(strip) => {
+                eprintln!(
+                    "{too_large}: focusing it in blocks of {} lines",
+                    strip.block_lines()
+                );
+                return Ok(Focusing::Strip(strip));
+            }
+            Err(SarError::Fft(tierfft::Error::TooLarge { .. })) => block /= 2,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    eprintln!(
+        "warning: {too_large}: processing it at the recorded size instead, as --circular \
+         does (targets near an edge wrap into the opposite one)"
+    );
+    opts.margins = false;
+    Ok(Focusing::One(Focuser::new(device, config, *opts)?))
 }
 
 /// The Doppler centroid to focus with ([`tierfft_sar::centroid::resolve`]), said on the
@@ -453,7 +539,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let on = open_devices(args)?;
     // Sizes before any work (an estimated centroid may widen a squinted scene's margins:
     // checked again once it is known).
-    check_scene(&config, &on, focus_opts)?;
+    check_scene(&config, &on, focus_opts, args.block_lines)?;
     let out = Staged::begin(&args.out)?;
 
     let t = Instant::now();
@@ -481,18 +567,25 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let t = Instant::now();
     let centroid = resolve_centroid(&mut config, &data)?;
     let centroid_s = t.elapsed().as_secs_f64();
-    check_scene(&config, &on, focus_opts)?;
+    let blocks = check_scene(&config, &on, focus_opts, args.block_lines)?;
     let planning = Instant::now();
-    let focuser = plan(&config, &on, &mut focus_opts)?;
+    let focuser = plan(&config, &on, &mut focus_opts, blocks)?;
     let plan_s = planning.elapsed().as_secs_f64();
     let extent = Extent::of(&config, focus_opts.margins);
     let src = match &focuser {
         Focusing::One(f) => f.src(),
+        Focusing::Strip(f) => f.src(),
         Focusing::Spread(_) => false,
     };
-    let processed = match extent.is_recorded_size() {
-        true => String::new(),
-        false => format!(
+    let processed = match (&focuser, extent.is_recorded_size()) {
+        (Focusing::Strip(f), _) => format!(
+            " (in {} blocks of {} lines, each focused from {} lines of echoes)",
+            f.blocks(),
+            f.block_lines(),
+            f.chunk_lines()
+        ),
+        (_, true) => String::new(),
+        (_, false) => format!(
             " (processed at {} × {} with margins)",
             extent.padded_lines, extent.padded_samples
         ),
@@ -509,6 +602,16 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             let steps = f.focus(&mut data, |step| {
                 spinner.set_message(format!("focusing: {step}"))
             })?;
+            (steps, None)
+        }
+        Focusing::Strip(f) => {
+            spinner.finish_and_clear();
+            let bar = ProgressBar::new(f.blocks() as u64).with_style(
+                ProgressStyle::with_template("focusing {bar:40} {pos}/{len} blocks")
+                    .map_err(|e| e.to_string())?,
+            );
+            let steps = f.focus(&mut data, |done, _| bar.set_position(done as u64))?;
+            bar.finish_and_clear();
             (steps, None)
         }
         Focusing::Spread(f) => {
@@ -561,6 +664,15 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "theory": theory.json(),
         "fused": !args.unfused,
         "processed": {"lines": extent.padded_lines, "samples": extent.padded_samples},
+        // Focused in blocks of lines (a strip), each from its chunk of echoes; null: whole.
+        "blocks": match &focuser {
+            Focusing::Strip(f) => serde_json::json!({
+                "count": f.blocks(),
+                "lines": f.block_lines(),
+                "chunk_lines": f.chunk_lines(),
+            }),
+            _ => serde_json::Value::Null,
+        },
         // Image lines and samples focused from a whole aperture and pulse ([first, end)).
         "fully_focused": {"lines": extent.full_lines, "samples": extent.full_samples},
         "rcmc": !args.no_rcmc,
