@@ -15,7 +15,8 @@ use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
 use crate::doppler::{doppler_hz, migration};
-use crate::focus::{par_rows, to32};
+use crate::extent::{Extent, fft_length};
+use crate::focus::to32;
 use crate::params::{Config, Radar};
 use crate::range::{Window, equaliser};
 
@@ -100,46 +101,141 @@ fn edge_share(f: f64, band: f64, bin: f64) -> f64 {
 /// phase-only filter). With `equalise` false, `ρ = 1`: the phase-only filter, for data whose
 /// beam is not the simulator's uniformly lit one. The carrier phase −4πR0/λ stays in the
 /// image, constant over each target's response.
+///
+/// The same for every azimuth length: each range bin's filter is designed at a fixed length
+/// ([`design_lines`]), turned into its kernel in time, kept over the aperture and an eighth
+/// of it each side (tapered there, [`kernel_margin`]: the band's hard edges ring far beyond
+/// the aperture) and transformed at the scene's length. So a strip focused in blocks and
+/// whole convolves with one kernel, and the scene's margins ([`crate::extent`]) cover it.
 pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Complex32> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let (near, bin) = (config.near_range_m(), r.range_bin_m());
-    let bands: Vec<Band> = (0..samples)
-        .map(|k| Band::at(config, near + k as f64 * bin))
-        .collect();
-    // One equaliser per range block: conj(ρ)/|ρ|²·g, per Doppler bin.
-    let blocks = samples.div_ceil(REFERENCE_BLOCK);
-    let fft = FftPlanner::<f64>::new().plan_fft_forward(lines);
-    let mut equalisers = vec![Complex32::new(1.0, 0.0); blocks * lines];
-    if equalise {
-        par_rows(&mut equalisers, lines, |block, eq| {
-            let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
-            let r0 = near + centre * bin;
-            let band = Band::at(config, r0);
-            let in_band: Vec<bool> = (0..lines)
-                .map(|b| band.contains(band.doppler(b, lines, r.prf_hz)))
-                .collect();
-            let rho = residual(config, r0, fft.as_ref());
-            for (e, z) in eq.iter_mut().zip(equaliser(&rho, &in_band)) {
-                *e = to32(z);
-            }
-        });
-    }
-    let doppler_bin = r.prf_hz / lines as f64;
-    let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
-    par_rows(&mut h, samples, |b, row| {
-        for (k, z) in row.iter_mut().enumerate() {
-            let band = &bands[k];
-            let f = band.doppler(b, lines, r.prf_hz);
-            let offset = f - band.middle;
-            let w = window.weight(offset, band.width) * edge_share(offset, band.width, doppler_bin);
-            if w == 0.0 {
-                continue;
-            }
-            let e = equalisers[(k / REFERENCE_BLOCK) * lines + b];
-            let analytic = Complex64::from_polar(w, phase(r, f, near + k as f64 * bin));
-            *z = to32(analytic) * e;
+    let (ahead, behind) = Extent::aperture(config);
+    let margin = kernel_margin(ahead + behind);
+    // The kernel's lines n (output line y reads echo line y − n): −behind .. ahead, and
+    // the margin beyond.
+    let (first, last) = (-((behind + margin) as i64), (ahead + margin) as i64);
+    let mut design = config.clone();
+    design.scene.lines = design_lines(config);
+    let long = design.scene.lines;
+    let mut planner = FftPlanner::<f64>::new();
+    let (inverse, forward) = (
+        planner.plan_fft_inverse(long),
+        planner.plan_fft_forward(lines),
+    );
+    let residual_fft = planner.plan_fft_forward(long);
+    // Raised-cosine taper over the margins.
+    let taper = |n: i64| {
+        let outside = (-(behind as i64) - n).max(n - ahead as i64).max(0) as f64;
+        match margin {
+            0 => f64::from(u8::from(outside == 0.0)),
+            m => 0.5 * (1.0 + (PI * outside / (m as f64 + 1.0)).cos()),
         }
-    });
+    };
+    let blocks = samples.div_ceil(REFERENCE_BLOCK);
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
+    // In waves of one range block per thread: each block's columns, `lines` each.
+    for wave in (0..blocks).collect::<Vec<_>>().chunks(threads) {
+        let done: Vec<(usize, Vec<Complex32>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = wave
+                .iter()
+                .map(|&block| {
+                    let (design, inverse, forward) = (&design, &inverse, &forward);
+                    let (residual_fft, taper) = (&residual_fft, &taper);
+                    s.spawn(move || {
+                        let columns =
+                            (block * REFERENCE_BLOCK)..((block + 1) * REFERENCE_BLOCK).min(samples);
+                        let centre =
+                            (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
+                        let eq = match equalise {
+                            true => {
+                                block_equaliser(design, near + centre * bin, residual_fft.as_ref())
+                            }
+                            false => vec![Complex64::new(1.0, 0.0); long],
+                        };
+                        let mut out = Vec::with_capacity(columns.len() * lines);
+                        let mut spectrum = vec![Complex64::new(0.0, 0.0); long];
+                        let mut kernel = vec![Complex64::new(0.0, 0.0); lines];
+                        for k in columns {
+                            let r0 = near + k as f64 * bin;
+                            design_column(design, window, r0, &eq, &mut spectrum);
+                            inverse.process(&mut spectrum);
+                            kernel.fill(Complex64::new(0.0, 0.0));
+                            for n in first..=last {
+                                let z = spectrum[n.rem_euclid(long as i64) as usize];
+                                kernel[n.rem_euclid(lines as i64) as usize] +=
+                                    z * (taper(n) / long as f64);
+                            }
+                            forward.process(&mut kernel);
+                            out.extend(kernel.iter().map(|&z| to32(z)));
+                        }
+                        (block, out)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        for (block, out) in done {
+            for (i, column) in out.chunks(lines).enumerate() {
+                let k = block * REFERENCE_BLOCK + i;
+                for (b, z) in column.iter().enumerate() {
+                    h[b * samples + k] = *z;
+                }
+            }
+        }
+    }
     h
+}
+
+/// Lines of the azimuth filter's kernel kept beyond an aperture of `aperture` lines on each
+/// side: an eighth of it. The band's edges then soften over about 1/(1.25·TBP) of the band
+/// (the azimuth chirp's time-bandwidth product: 236 in the default scene, 0.3 %).
+pub(crate) fn kernel_margin(aperture: usize) -> usize {
+    aperture.div_ceil(8)
+}
+
+/// The length the azimuth filter is designed at: twice the kernel's span, whatever the
+/// scene's lines.
+fn design_lines(config: &Config) -> usize {
+    let (ahead, behind) = Extent::aperture(config);
+    let span = ahead + behind + 2 * kernel_margin(ahead + behind) + 1;
+    fft_length((2 * span).max(64))
+}
+
+/// The equaliser conj(ρ)/|ρ|²·g of the range block centred at `r0` over `design`'s lines.
+fn block_equaliser(design: &Config, r0: f64, fft: &dyn rustfft::Fft<f64>) -> Vec<Complex64> {
+    let (lines, prf) = (design.scene.lines, design.radar.prf_hz);
+    let band = Band::at(design, r0);
+    let in_band: Vec<bool> = (0..lines)
+        .map(|b| band.contains(band.doppler(b, lines, prf)))
+        .collect();
+    equaliser(&residual(design, r0, fft), &in_band)
+}
+
+/// The filter of range `r0` over `design`'s lines into `spectrum`, equalised by `eq`.
+fn design_column(
+    design: &Config,
+    window: Window,
+    r0: f64,
+    eq: &[Complex64],
+    spectrum: &mut [Complex64],
+) {
+    let r = &design.radar;
+    let lines = design.scene.lines;
+    let band = Band::at(design, r0);
+    let doppler_bin = r.prf_hz / lines as f64;
+    for (b, z) in spectrum.iter_mut().enumerate() {
+        let f = band.doppler(b, lines, r.prf_hz);
+        let offset = f - band.middle;
+        let w = window.weight(offset, band.width) * edge_share(offset, band.width, doppler_bin);
+        *z = match w == 0.0 {
+            true => Complex64::new(0.0, 0.0),
+            false => Complex64::from_polar(w, phase(r, f, r0)) * eq[b],
+        };
+    }
 }

@@ -18,7 +18,7 @@ use std::f64::consts::PI;
 
 use num_complex::Complex32;
 
-use crate::doppler::{doppler_hz, migration};
+use crate::doppler::migration;
 use crate::focus::par_rows;
 use crate::params::{C, Config};
 use crate::range::bin_hz;
@@ -57,11 +57,11 @@ pub fn needed(config: &Config) -> bool {
 /// The filter, laid out like range-Doppler data in the range-frequency domain (`[Doppler
 /// bin][range frequency bin]`), at reference range `reference_m`, with the bulk migration
 /// (`bulk`) or SRC alone (when RCMC is off, to show what it corrects): each Doppler bin stands
-/// for the alias within a PRF of the mid-swath centroid, as in RCMC.
+/// for the alias within a PRF of the mid-swath centroid, held at the processed band's ends,
+/// as in RCMC ([`Config::moved_doppler_hz`]).
 pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
-    let centroid = config.mid_centroid_hz();
     let (f0, scale) = (r.carrier_hz, 4.0 * PI * reference_m / C);
     // Per range-frequency bin: fτ and (f0 + fτ)², so that each element costs one square
     // root and one sine and cosine (a 16384² scene holds 2^28 of them).
@@ -73,7 +73,7 @@ pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
         .collect();
     let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
     par_rows(&mut h, samples, |b, row| {
-        let fd = doppler_hz(b, lines, r.prf_hz, centroid);
+        let fd = config.moved_doppler_hz(b, lines);
         let d = migration(r, fd);
         let doppler_term = (C * fd / (2.0 * r.speed_mps)).powi(2);
         // The coupling past f0·D + fτ/D, and the bulk shift by Rref·(1/D − 1): together
@@ -116,7 +116,7 @@ mod tests {
         for bulk in [false, true] {
             let h = filter(&c, reference, bulk);
             for (b, k) in [(0, 5), (7, 0), (40, 30), (63, 47)] {
-                let fd = doppler_hz(b, 64, r.prf_hz, 0.0);
+                let fd = c.moved_doppler_hz(b, 64);
                 let ft = bin_hz(k, 48, r.sample_rate_hz);
                 let d = migration(r, fd);
                 let shift = if bulk {

@@ -115,6 +115,24 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The Doppler frequency RCMC and SRC move Doppler bin `b` (of `lines`) by: the alias
+    /// within a PRF of the mid-swath centroid, held at the ends of the band the beam sees
+    /// anywhere in the swath widened by a tenth (outside it the azimuth filter is zero). Held,
+    /// the moves are smooth across the whole PRF, so that their action in azimuth time is
+    /// compact and a scene focused whole or in blocks of other lengths agrees.
+    pub(crate) fn moved_doppler_hz(&self, b: usize, lines: usize) -> f64 {
+        let r = &self.radar;
+        let f = doppler_hz(b, lines, r.prf_hz, self.mid_centroid_hz());
+        let near = self.near_range_m();
+        let far = near + self.scene.samples as f64 * r.range_bin_m();
+        let ((lo0, hi0), (lo1, hi1)) = (self.doppler_band_hz(near), self.doppler_band_hz(far));
+        let (lo, hi) = (lo0.min(lo1), hi0.max(hi1));
+        let widen = (hi - lo) / 10.0;
+        f.clamp(lo - widen, hi + widen)
+    }
+}
+
 /// Doppler bin `b` of a `lines`-point azimuth FFT at `prf_hz` as the Doppler frequency within
 /// a PRF of `centre` Hz, `[centre − PRF/2, centre + PRF/2)`: which alias of the bin the beam
 /// saw, when it looks near `centre`.

@@ -14,6 +14,7 @@
 
 use num_complex::Complex32;
 
+use crate::azimuth::kernel_margin;
 use crate::doppler::migration;
 use crate::params::Config;
 use crate::rcmc::RCMC_TAPS;
@@ -50,7 +51,7 @@ impl Extent {
         let pulse = |s: f64| ((r.pulse_s / 2.0 + s * r.pulse_centre_s()) * r.sample_rate_hz).ceil();
         let (before, after) = (pulse(-1.0) as usize, pulse(1.0) as usize);
         let near_m = config.near_range_m();
-        let (ahead, behind) = Extent::reach(config);
+        let (ahead, behind) = Extent::aperture(config);
         let inside =
             |n: usize, (a, b): (usize, usize)| (a.min(n / 2), n.saturating_sub(b).max(n / 2));
         let full_lines = inside(lines, (ahead, behind));
@@ -81,7 +82,10 @@ impl Extent {
             lines,
             samples,
             // Zeros past the last line serve the reads past both ends.
-            padded_lines: fft_length(lines + ahead.max(behind) + 1),
+            padded_lines: {
+                let (ahead, behind) = Extent::reach(config);
+                fft_length(lines + ahead.max(behind) + 1)
+            },
             padded_samples: fft_length(samples + range_margin),
             full_lines,
             full_samples,
@@ -89,9 +93,19 @@ impl Extent {
     }
 
     /// The lines of echoes an image line is focused from, `(ahead, behind)`: from `ahead`
-    /// lines before it to `behind` after, over the swath (the aperture over which the
-    /// squinted beam lights a target, at the near and far range).
+    /// lines before it to `behind` after, over the swath: the azimuth filter's kernel, the
+    /// [`Extent::aperture`] and the kernel's margin either side
+    /// ([`crate::azimuth::azimuth_filter`]).
     pub fn reach(config: &Config) -> (usize, usize) {
+        let (ahead, behind) = Extent::aperture(config);
+        let margin = kernel_margin(ahead + behind);
+        (ahead + margin, behind + margin)
+    }
+
+    /// The along-track aperture over the swath in lines, `(ahead, behind)`: where the
+    /// squinted beam lights a target, from `ahead` lines before its image line to `behind`
+    /// after, at the near or the far range.
+    pub fn aperture(config: &Config) -> (usize, usize) {
         let r = &config.radar;
         let near_m = config.near_range_m();
         let far_m = near_m + config.scene.samples as f64 * r.range_bin_m();

@@ -4,14 +4,16 @@
 //! ([`tierfft::resample`], 16 taps) on the focusing device.
 //!
 //! Each Doppler bin stands for the alias within a PRF of the centroid at mid-swath
-//! ([`Config::mid_centroid_hz`]); the resampler moves a whole row by one affine map, so a
+//! ([`Config::mid_centroid_hz`]), held at the ends of the processed band (beyond which the
+//! azimuth filter is zero, so that the moves are smooth over the PRF); the resampler moves a
+//! whole row by one affine map, so a
 //! centroid that varies with range is followed by the azimuth filter but not here. That is
 //! exact while the centroid stays within (PRF − Doppler bandwidth)/2 of its mid-swath value
 //! across the swath, so that no range's band reaches a bin aliased the other way.
 
 use tierfft::resample::{ResampleSpec, RowPositions};
 
-use crate::doppler::{doppler_hz, migration};
+use crate::doppler::migration;
 use crate::params::Config;
 
 /// Taps of the interpolator (Hann-windowed sinc). 16, not 8: with the chirp filling 83 % of
@@ -27,11 +29,10 @@ pub const RCMC_TAPS: usize = tierfft::resample::TAPS;
 pub fn rcmc_spec(config: &Config, bulk_m: f64) -> ResampleSpec {
     let r = &config.radar;
     let (near, bin) = (config.near_range_m(), r.range_bin_m());
-    let (lines, centroid) = (config.scene.lines, config.mid_centroid_hz());
+    let lines = config.scene.lines;
     let rows = (0..lines)
         .map(|b| {
-            let f = doppler_hz(b, lines, r.prf_hz, centroid);
-            let stretch = 1.0 / migration(r, f) - 1.0;
+            let stretch = 1.0 / migration(r, config.moved_doppler_hz(b, lines)) - 1.0;
             RowPositions {
                 offset: (near - bulk_m) * stretch / bin,
                 slope: stretch,
@@ -49,20 +50,23 @@ mod tests {
     fn positions_follow_the_migration() {
         let config = Config::default();
         let spec = rcmc_spec(&config, 0.0);
-        let (near, bin) = (config.near_range_m(), config.radar.range_bin_m());
-        // Zero Doppler does not move; the band edge moves by R0·(1/D − 1).
-        assert_eq!(spec.rows[0].offset, 0.0);
-        let edge = config.scene.lines / 2;
-        let k = 1000.0;
-        let p = spec.rows[edge];
-        let r0 = near + k * bin;
-        let f = -config.radar.prf_hz / 2.0;
-        let moved = r0 / crate::doppler::migration(&config.radar, f) - r0;
-        assert!((p.offset + p.slope * k - moved / bin).abs() < 1e-9);
-        assert!(
-            moved / bin > 10.0,
-            "migration {} bins is large",
-            moved / bin
+        let (near, bin, lines) = (
+            config.near_range_m(),
+            config.radar.range_bin_m(),
+            config.scene.lines,
         );
+        let r = &config.radar;
+        // Zero Doppler does not move; a bin inside the band moves by R0·(1/D − 1).
+        assert_eq!(spec.rows[0].offset, 0.0);
+        let b = 150; // 36.6 Hz of the 44.3 Hz half band
+        let f = b as f64 * r.prf_hz / lines as f64;
+        let (k, p) = (1000.0, spec.rows[b]);
+        let r0 = near + k * bin;
+        let moved = r0 / crate::doppler::migration(r, f) - r0;
+        assert!((p.offset + p.slope * k - moved / bin).abs() < 1e-9);
+        assert!(moved / bin > 0.2, "migration {} bins", moved / bin);
+        // Far outside the band (where the azimuth filter is zero) the move is held.
+        assert_eq!(spec.rows[lines / 2], spec.rows[lines / 2 - 100]);
+        assert_eq!(spec.rows[lines / 2], spec.rows[lines / 2 + 100]);
     }
 }
