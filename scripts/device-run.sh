@@ -138,6 +138,10 @@
 #           CUDA and on wgpu/Vulkan, the SAR steps with SRC against cuFFT (4096²..16384²), and
 #           `tierfft sar --device cuda` on a 150 Hz squinted scene at 4096², 8192² and 16384²
 #           with SRC (auto: on) and with --src off, and with the centroid estimated at 4096²
+#   strip   issue 17's strips and pulses: the strip, replica, squint, L-band, chirp and focus
+#           tests on CUDA and on wgpu/Vulkan, then `tierfft sar --device cuda` on a 20000 x
+#           25000 strip whole and in blocks of 5000 lines, and the 150 Hz squinted 16384²
+#           scene (SRC on)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -350,6 +354,19 @@ if want squint; then
         --out /tmp/squint-est 2>&1 | tee -a "$out/squint-sar.txt" || status=1
     cp /tmp/squint-est/metrics.json "$out/squint-estimated.json"
     cp /tmp/squint-4096-auto/metrics.json "$out/squint-4096.json"
+fi
+if want strip; then
+    device_tests strip strip replica squint lband chirps focus
+    for how in whole blocks; do
+        blocks=$([ $how = blocks ] && echo "--block-lines 5000")
+        echo "== tierfft sar 20000 x 25000, $how" | tee -a "$out/strip.txt"
+        $tf sar --device cuda --lines 20000 --samples 25000 $blocks --out /tmp/strip-$how 2>&1 | tee -a "$out/strip.txt" || status=1
+        cp /tmp/strip-$how/metrics.json "$out/strip-$how.json" 2>/dev/null
+        rm -rf /tmp/strip-$how
+    done
+    printf '[radar]\nspeed_mps = 200.0\nantenna_m = 4.0\ndoppler_centroid_hz = 150.0\n' >/tmp/squint.toml
+    echo "== tierfft sar, 150 Hz squint, 16384 x 16384" | tee -a "$out/strip.txt"
+    $tf sar --device cuda --config /tmp/squint.toml --lines 16384 --samples 16384 --out /tmp/squint-16384 2>&1 | tee -a "$out/strip.txt" || status=1
 fi
 if want anylen; then
     lens=2187,3125,46656,16807,1000,1920,4000,5616,10000,100000,1000000,4099,10007,65521,1000003
