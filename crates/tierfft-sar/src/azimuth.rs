@@ -16,7 +16,7 @@ use rustfft::FftPlanner;
 
 use crate::doppler::{doppler_hz, migration};
 use crate::extent::{Extent, fft_length};
-use crate::focus::to32;
+use crate::focus::{par_rows, to32};
 use crate::params::{Config, Radar};
 use crate::range::{Window, equaliser};
 
@@ -120,10 +120,9 @@ pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Co
     design.scene.lines = design_lines(config);
     let long = design.scene.lines;
     let mut planner = FftPlanner::<f64>::new();
-    let (inverse, forward) = (
-        planner.plan_fft_inverse(long),
-        planner.plan_fft_forward(lines),
-    );
+    let inverse = planner.plan_fft_inverse(long);
+    // The kernel's transform at the scene's length in f32: its values are stored in f32.
+    let forward = FftPlanner::<f32>::new().plan_fft_forward(lines);
     let residual_fft = planner.plan_fft_forward(long);
     // Raised-cosine taper over the margins.
     let taper = |n: i64| {
@@ -155,21 +154,18 @@ pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Co
                             }
                             false => vec![Complex64::new(1.0, 0.0); long],
                         };
-                        let mut out = Vec::with_capacity(columns.len() * lines);
+                        let mut out = vec![Complex32::new(0.0, 0.0); columns.len() * lines];
                         let mut spectrum = vec![Complex64::new(0.0, 0.0); long];
-                        let mut kernel = vec![Complex64::new(0.0, 0.0); lines];
-                        for k in columns {
+                        for (k, kernel) in columns.zip(out.chunks_mut(lines)) {
                             let r0 = near + k as f64 * bin;
                             design_column(design, window, r0, &eq, &mut spectrum);
                             inverse.process(&mut spectrum);
-                            kernel.fill(Complex64::new(0.0, 0.0));
                             for n in first..=last {
                                 let z = spectrum[n.rem_euclid(long as i64) as usize];
                                 kernel[n.rem_euclid(lines as i64) as usize] +=
-                                    z * (taper(n) / long as f64);
+                                    to32(z * (taper(n) / long as f64));
                             }
-                            forward.process(&mut kernel);
-                            out.extend(kernel.iter().map(|&z| to32(z)));
+                            forward.process(kernel);
                         }
                         (block, out)
                     })
@@ -180,14 +176,14 @@ pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Co
                 .map(|h| h.join().unwrap_or_default())
                 .collect()
         });
-        for (block, out) in done {
-            for (i, column) in out.chunks(lines).enumerate() {
-                let k = block * REFERENCE_BLOCK + i;
-                for (b, z) in column.iter().enumerate() {
-                    h[b * samples + k] = *z;
+        // Into the rows, in parallel over them.
+        par_rows(&mut h, samples, |b, row| {
+            for (block, out) in &done {
+                for (i, column) in out.chunks(lines).enumerate() {
+                    row[block * REFERENCE_BLOCK + i] = column[b];
                 }
             }
-        }
+        });
     }
     h
 }
