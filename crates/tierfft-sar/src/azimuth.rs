@@ -103,9 +103,9 @@ fn edge_share(f: f64, band: f64, bin: f64) -> f64 {
 /// image, constant over each target's response.
 ///
 /// The same for every azimuth length: each range bin's filter is designed at a fixed length
-/// ([`design_lines`]), turned into its kernel in time, kept over the aperture and an eighth
-/// of it each side (tapered there, [`kernel_margin`]: the band's hard edges ring far beyond
-/// the aperture) and transformed at the scene's length. So a strip focused in blocks and
+/// (twice the kernel's span), turned into its kernel in time, kept over the aperture and an
+/// eighth of it each side (tapered there: the band's hard edges ring far beyond the
+/// aperture) and transformed at the scene's length. So a strip focused in blocks and
 /// whole convolves with one kernel, and the scene's margins ([`crate::extent`]) cover it.
 pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Complex32> {
     let r = &config.radar;
