@@ -58,7 +58,7 @@ pub fn needed(config: &Config) -> bool {
 /// bin][range frequency bin]`), at reference range `reference_m`, with the bulk migration
 /// (`bulk`) or SRC alone (when RCMC is off, to show what it corrects): each Doppler bin stands
 /// for the alias within a PRF of the mid-swath centroid, held at the processed band's ends,
-/// as in RCMC ([`Config::moved_doppler_hz`]).
+/// as in RCMC.
 pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
