@@ -1,0 +1,242 @@
+//! Where `tierfft sar` focuses and how: the devices opened, the memory the scene needs
+//! checked against what they and the host have (blocks of lines chosen when a CUDA device
+//! is short), and every step planned, whole, in blocks or spread over several devices.
+
+use std::sync::Arc;
+
+use tierfft::Device;
+use tierfft::backend::cuda::CudaDevice;
+use tierfft_sar::dist::{self, DistFocuser};
+use tierfft_sar::extent::Extent;
+use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
+use tierfft_sar::params::Config;
+use tierfft_sar::strip::StripFocuser;
+use tierfft_sar::{SarError, coupling};
+
+use super::SarArgs;
+use crate::CliResult;
+use crate::memory::{available, format_bytes};
+
+/// Focusing planned on one device, or spread over several.
+// One per run, never moved in a hot loop: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Focusing {
+    One(Focuser),
+    Strip(StripFocuser),
+    Spread(DistFocuser),
+}
+
+/// Refuses a scene whose buffers would not fit in the host's free memory (or each CUDA
+/// device's: `needs` counts one device's share), before anything is allocated.
+pub(super) fn check_memory(
+    config: &Config,
+    devices: &[Device],
+    needs: Option<MemoryNeeds>,
+) -> CliResult<()> {
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let (Some(scene), Some(needs)) = (config.scene_bytes(), needs) else {
+        return Err(format!("a {lines} × {samples} scene overflows the address space").into());
+    };
+    let device = &devices[0];
+    // On top of the focuser's: the 8-bit picture behind image.png.
+    let host = needs.host.saturating_add(scene / 8);
+    let what = format!(
+        "a {lines} × {samples} scene ({} per complex buffer)",
+        format_bytes(scene)
+    );
+    if let Some(free) = available()
+        && host > free.bytes
+    {
+        return Err(format!(
+            "{what} needs about {} of host memory to focus on {}, but {} is available ({}): \
+             use fewer lines or samples",
+            format_bytes(host),
+            device.name(),
+            format_bytes(free.bytes),
+            free.source
+        )
+        .into());
+    }
+    for device in devices {
+        if needs.device > 0
+            && let Some(free) = device.free_memory()?
+            && needs.device > free
+        {
+            return Err(format!(
+                "{what} needs about {} of memory on {}, but {} is free: use fewer lines or \
+                 samples{}",
+                format_bytes(needs.device),
+                device.name(),
+                format_bytes(free),
+                if devices.len() > 1 {
+                    ""
+                } else {
+                    ", or spread it over GPUs (--gpus)"
+                }
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// The devices a run focuses on: one, or the ranks of `--gpus` (with the CUDA GPUs behind
+/// them for NCCL; none for CPU ranks).
+pub(super) struct Devices {
+    pub(super) devices: Vec<Device>,
+    pub(super) gpus: Vec<Arc<CudaDevice>>,
+    pub(super) name: String,
+}
+
+pub(super) fn open_devices(args: &SarArgs) -> CliResult<Devices> {
+    let Some(n) = args.gpus else {
+        let device = crate::commands::open_device(&args.device)?;
+        let name = device.name();
+        return Ok(Devices {
+            devices: vec![device],
+            gpus: Vec::new(),
+            name,
+        });
+    };
+    let n = n as usize;
+    let (devices, gpus) = match args.device.to_ascii_lowercase().as_str() {
+        "cpu" => (vec![Device::cpu(); n], Vec::new()),
+        "auto" | "cuda" => crate::commands::open_gpus(n)?,
+        other => {
+            return Err(format!(
+                "--gpus spreads the scene over CUDA GPUs (--device cuda) or CPU ranks \
+                 (--device cpu), not '{other}'"
+            )
+            .into());
+        }
+    };
+    let name = format!("{n} × {}", devices[0].name());
+    Ok(Devices {
+        devices,
+        gpus,
+        name,
+    })
+}
+
+/// [`check_memory`] for `config`'s scene focused with `opts` on `on`, whole or in blocks of
+/// `blocks` lines; `None` (whole) becomes blocks when the whole scene's share of a single
+/// CUDA device exceeds its free memory and blocks fit. Returns the block lines.
+pub(super) fn check_scene(
+    config: &Config,
+    on: &Devices,
+    opts: FocusOptions,
+    blocks: Option<usize>,
+) -> CliResult<Option<usize>> {
+    let device = &on.devices[0];
+    let src = opts.src_for(config);
+    let strip_needs = |block: usize| {
+        let (piece, extent) = StripFocuser::chunk(config, opts, block);
+        memory_needs(&piece, device, &extent, src).map(|chunk| MemoryNeeds {
+            // The strip itself and a chunk's host buffers.
+            host: config
+                .scene_bytes()
+                .unwrap_or(u64::MAX)
+                .saturating_add(chunk.host),
+            device: chunk.device,
+        })
+    };
+    if let Some(block) = blocks {
+        check_memory(config, &on.devices, strip_needs(block))?;
+        return Ok(Some(block));
+    }
+    let extent = Extent::of(config, opts.margins);
+    let needs = match on.devices.len() {
+        1 => memory_needs(config, device, &extent, src),
+        n => dist::memory_needs(config, device, n, &extent),
+    };
+    let free = match (on.devices.len(), needs) {
+        (1, Some(n)) if n.device > 0 => device.free_memory()?.filter(|&free| n.device > free),
+        _ => None,
+    };
+    let Some(free) = free else {
+        check_memory(config, &on.devices, needs)?;
+        return Ok(None);
+    };
+    // The most lines a block may have with its chunk within 90 % of the free memory.
+    let fits = |block: usize| strip_needs(block).is_some_and(|n| n.device <= free / 10 * 9);
+    let (mut low, mut high) = (0, config.scene.lines);
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(mid) { low = mid } else { high = mid - 1 }
+    }
+    if low == 0 {
+        // Not even one line with its aperture: say so with the whole scene's numbers.
+        check_memory(config, &on.devices, needs)?;
+    }
+    eprintln!(
+        "the scene needs about {} on {}, {} is free: focusing it in blocks of {low} lines",
+        format_bytes(needs.map_or(0, |n| n.device)),
+        device.name(),
+        format_bytes(free)
+    );
+    check_memory(config, &on.devices, strip_needs(low))?;
+    Ok(Some(low))
+}
+
+/// Plans every step of `config`'s scene, whole or in blocks of `blocks` lines. A single
+/// device whose bindings hold the scene but not its margins (lavapipe and other 128 MiB
+/// devices at 4096²) focuses it in blocks, or (none small enough) circularly, and says so:
+/// `opts.margins` is then cleared.
+pub(super) fn plan(
+    config: &Config,
+    on: &Devices,
+    opts: &mut FocusOptions,
+    blocks: Option<usize>,
+) -> CliResult<Focusing> {
+    if on.devices.len() > 1 {
+        if opts.src.is_none() && coupling::needed(config) {
+            eprintln!(
+                "warning: this scene needs secondary range compression (a squinted beam's \
+                 range walk, or a long aperture at a low carrier), which focusing over several \
+                 devices does not have yet: its range sidelobes will be higher than theory"
+            );
+        }
+        let n = on.devices.len();
+        return Ok(Focusing::Spread(match on.gpus.is_empty() {
+            true => DistFocuser::on_cpu(config, *opts, n)?,
+            false => DistFocuser::on_cuda(config, *opts, &on.gpus)?,
+        }));
+    }
+    let device = &on.devices[0];
+    if let Some(block) = blocks {
+        return Ok(Focusing::Strip(StripFocuser::new(
+            device, config, *opts, block,
+        )?));
+    }
+    let detail = match Focuser::new(device, config, *opts) {
+        Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. })) if opts.margins => detail,
+        focuser => return Ok(Focusing::One(focuser?)),
+    };
+    let e = Extent::of(config, true);
+    let too_large = format!(
+        "with margins the scene is {} × {}, more than '{}' binds at once ({detail})",
+        e.padded_lines, e.padded_samples, on.name
+    );
+    // Blocks of half the lines, a quarter, ... while they are longer than their aperture.
+    let (ahead, behind) = Extent::reach(config);
+    let mut block = config.scene.lines / 2;
+    while block >= (ahead + behind).max(64) {
+        match StripFocuser::new(device, config, *opts, block) {
+            Ok(strip) => {
+                eprintln!(
+                    "{too_large}: focusing it in blocks of {} lines",
+                    strip.block_lines()
+                );
+                return Ok(Focusing::Strip(strip));
+            }
+            Err(SarError::Fft(tierfft::Error::TooLarge { .. })) => block /= 2,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    eprintln!(
+        "warning: {too_large}: processing it at the recorded size instead, as --circular \
+         does (targets near an edge wrap into the opposite one)"
+    );
+    opts.margins = false;
+    Ok(Focusing::One(Focuser::new(device, config, *opts)?))
+}
