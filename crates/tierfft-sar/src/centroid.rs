@@ -20,7 +20,6 @@
 //!   transformed (runs of consecutive lines spread over the scene).
 
 use std::f64::consts::PI;
-use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
@@ -192,36 +191,23 @@ fn block_correlations(
     samples: usize,
     blocks: usize,
 ) -> (Vec<Complex64>, f64) {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let per = (lines - 1).div_ceil(threads).max(1);
     let bounds: Vec<usize> = (0..=blocks).map(|b| b * samples / blocks).collect();
-    let parts: Vec<(Vec<Complex64>, f64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..lines - 1)
-            .step_by(per)
-            .map(|first| {
-                let bounds = &bounds;
-                s.spawn(move || {
-                    let mut sums = vec![Complex64::new(0.0, 0.0); blocks];
-                    let mut power = 0.0;
-                    for j in first..(first + per).min(lines - 1) {
-                        let (a, b) = (&raw[j * samples..], &raw[(j + 1) * samples..]);
-                        for (sum, w) in sums.iter_mut().zip(bounds.windows(2)) {
-                            let c: Complex32 = (w[0]..w[1]).map(|k| b[k] * a[k].conj()).sum();
-                            *sum += Complex64::new(c.re.into(), c.im.into());
-                        }
-                        power += a[..samples]
-                            .iter()
-                            .map(|z| f64::from(z.norm_sqr()))
-                            .sum::<f64>();
-                    }
-                    (sums, power)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
+    let pairs: Vec<usize> = (0..lines - 1).collect();
+    let parts = per_chunk(&pairs, |chunk| {
+        let mut sums = vec![Complex64::new(0.0, 0.0); blocks];
+        let mut power = 0.0;
+        for &j in chunk {
+            let (a, b) = (&raw[j * samples..], &raw[(j + 1) * samples..]);
+            for (sum, w) in sums.iter_mut().zip(bounds.windows(2)) {
+                let c: Complex32 = (w[0]..w[1]).map(|k| b[k] * a[k].conj()).sum();
+                *sum += Complex64::new(c.re.into(), c.im.into());
+            }
+            power += a[..samples]
+                .iter()
+                .map(|z| f64::from(z.norm_sqr()))
+                .sum::<f64>();
+        }
+        (sums, power)
     });
     let mut sums = vec![Complex64::new(0.0, 0.0); blocks];
     let mut power = 0.0;
@@ -276,33 +262,19 @@ fn band_centre(config: &Config, raw: &[Complex32], guess: f64) -> f64 {
     let stride = samples.div_ceil(SPECTRUM_COLUMNS).max(1);
     let columns: Vec<usize> = (0..samples).step_by(stride).collect();
     let fft = FftPlanner::<f32>::new().plan_fft_forward(lines);
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let per = columns.len().div_ceil(threads).max(1);
-    let parts: Vec<Vec<f64>> = std::thread::scope(|s| {
-        let handles: Vec<_> = columns
-            .chunks(per)
-            .map(|chunk| {
-                let fft = fft.clone();
-                s.spawn(move || {
-                    let mut power = vec![0.0; lines];
-                    let mut column = vec![Complex32::new(0.0, 0.0); lines];
-                    for &k in chunk {
-                        for (j, z) in column.iter_mut().enumerate() {
-                            *z = raw[j * samples + k];
-                        }
-                        fft.process(&mut column);
-                        for (p, z) in power.iter_mut().zip(&column) {
-                            *p += f64::from(z.norm_sqr());
-                        }
-                    }
-                    power
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
+    let parts = per_chunk(&columns, |chunk| {
+        let mut power = vec![0.0; lines];
+        let mut column = vec![Complex32::new(0.0, 0.0); lines];
+        for &k in chunk {
+            for (j, z) in column.iter_mut().enumerate() {
+                *z = raw[j * samples + k];
+            }
+            fft.process(&mut column);
+            for (p, z) in power.iter_mut().zip(&column) {
+                *p += f64::from(z.norm_sqr());
+            }
+        }
+        power
     });
     let mut power = vec![0.0; lines];
     for part in parts {
@@ -360,7 +332,7 @@ fn multilook(config: &Config, raw: &[Complex32]) -> Result<f64, SarError> {
     };
     let fft = FftPlanner::<f32>::new().plan_fft_forward(samples);
     // +1 for the upper half of the band, -1 for the lower, 0 outside.
-    let looks: Arc<[i8]> = (0..samples)
+    let looks: Vec<i8> = (0..samples)
         .map(|k| {
             let f = bin_hz(k, samples, r.sample_rate_hz);
             match f.abs() <= r.bandwidth_hz / 2.0 && f != 0.0 {
@@ -369,41 +341,27 @@ fn multilook(config: &Config, raw: &[Complex32]) -> Result<f64, SarError> {
             }
         })
         .collect();
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let per = runs.len().div_ceil(threads).max(1);
-    let parts: Vec<[Complex64; 2]> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs
-            .chunks(per)
-            .map(|chunk| {
-                let (fft, looks) = (fft.clone(), looks.clone());
-                s.spawn(move || {
-                    let mut sums = [Complex64::new(0.0, 0.0); 2];
-                    let mut scratch = vec![Complex32::new(0.0, 0.0); fft.get_inplace_scratch_len()];
-                    for &(first, len) in chunk {
-                        let mut previous: Option<Vec<Complex32>> = None;
-                        for j in first..first + len {
-                            let mut line = raw[j * samples..(j + 1) * samples].to_vec();
-                            fft.process_with_scratch(&mut line, &mut scratch);
-                            if let Some(prev) = &previous {
-                                for ((x, p), look) in line.iter().zip(prev).zip(looks.iter()) {
-                                    if *look != 0 {
-                                        let c = x * p.conj();
-                                        sums[usize::from(*look > 0)] +=
-                                            Complex64::new(c.re.into(), c.im.into());
-                                    }
-                                }
-                            }
-                            previous = Some(line);
+    let parts = per_chunk(&runs, |chunk| {
+        let mut sums = [Complex64::new(0.0, 0.0); 2];
+        let mut scratch = vec![Complex32::new(0.0, 0.0); fft.get_inplace_scratch_len()];
+        for &(first, len) in chunk {
+            let mut previous: Option<Vec<Complex32>> = None;
+            for j in first..first + len {
+                let mut line = raw[j * samples..(j + 1) * samples].to_vec();
+                fft.process_with_scratch(&mut line, &mut scratch);
+                if let Some(prev) = &previous {
+                    for ((x, p), look) in line.iter().zip(prev).zip(looks.iter()) {
+                        if *look != 0 {
+                            let c = x * p.conj();
+                            sums[usize::from(*look > 0)] +=
+                                Complex64::new(c.re.into(), c.im.into());
                         }
                     }
-                    sums
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
+                }
+                previous = Some(line);
+            }
+        }
+        sums
     });
     let (mut lower, mut upper) = (Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0));
     for [l, u] in parts {
@@ -419,6 +377,24 @@ fn multilook(config: &Config, raw: &[Complex32]) -> Result<f64, SarError> {
     // The looks' centres are B/2 apart.
     let difference = (upper * lower.conj()).arg();
     Ok(difference / (2.0 * PI) * r.prf_hz * r.carrier_hz / (r.bandwidth_hz / 2.0))
+}
+
+/// `work` on `items` cut into one chunk per thread, the chunks in parallel: each chunk's
+/// result.
+fn per_chunk<T: Sync, R: Send + Default>(items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per = items.len().div_ceil(threads).max(1);
+    let work = &work;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .map(|chunk| s.spawn(move || work(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 #[cfg(test)]

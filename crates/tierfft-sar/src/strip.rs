@@ -119,12 +119,13 @@ impl StripFocuser {
             let end = (first + self.block).min(lines);
             // This block and the later ones read from line `first − ahead` on.
             let start = first as isize - self.ahead as isize;
-            while let Some((f, image)) = pending.pop_front() {
-                if ((f * samples + image.len()) / samples) as isize > start {
-                    pending.push_front((f, image));
+            // Blocks are pending in line order: write those that end before `start`.
+            while let Some((f, image)) = pending.front() {
+                if (f + image.len() / samples) as isize > start {
                     break;
                 }
-                data[f * samples..][..image.len()].copy_from_slice(&image);
+                data[f * samples..][..image.len()].copy_from_slice(image);
+                pending.pop_front();
             }
             for (j, row) in piece.chunks_mut(samples).enumerate() {
                 let line = start + j as isize;

@@ -2,9 +2,11 @@
 //! delays point at the pulse's centre or its start focus to theory with each target on its
 //! delay's sample; echoes focused under the wrong convention land half a pulse away.
 
+mod common;
+
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::focus::{FocusOptions, Focuser};
+use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::metrics::{CutOptions, analyze_point};
 use tierfft_sar::params::{Chirp, Config, PulseReference, Scene, Target};
 use tierfft_sar::simulate::simulate;
@@ -38,18 +40,12 @@ fn scene(chirp: Chirp, reference: PulseReference) -> Config {
 }
 
 fn focused(device: &Device, c: &Config, raw: &[Complex32]) -> Vec<Complex32> {
-    let mut data = raw.to_vec();
-    Focuser::new(device, c, FocusOptions::default())
-        .expect("plan")
-        .focus(&mut data, |_| {})
-        .expect("focus");
-    data
+    common::focused(device, c, FocusOptions::default(), raw)
 }
 
 #[test]
 fn every_convention_focuses_on_the_delay() {
-    let gpu_name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
-    let gpu = Device::by_name(&gpu_name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
+    let gpu = common::gpu();
     let az_irw = {
         let r = &scene(Chirp::Up, PulseReference::Centre).radar;
         0.886 * r.prf_hz / r.doppler_bandwidth_hz()

@@ -9,7 +9,7 @@ use common::assert_theory;
 use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::coupling;
-use tierfft_sar::focus::{FocusOptions, Focuser};
+use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::{Config, Scene, Target};
 use tierfft_sar::simulate::simulate;
@@ -50,15 +50,11 @@ fn scene() -> Config {
 }
 
 fn measure(device: &Device, c: &Config, raw: &[Complex32], src: bool) -> Vec<PointMetrics> {
-    let mut image = raw.to_vec();
     let opts = FocusOptions {
         src: Some(src),
         ..FocusOptions::default()
     };
-    Focuser::new(device, c, opts)
-        .expect("plan")
-        .focus(&mut image, |_| {})
-        .expect("focus");
+    let image = common::focused(device, c, opts, raw);
     let cuts = CutOptions {
         half: 64,
         half_azimuth: 64,
@@ -80,8 +76,7 @@ fn secondary_range_compression_brings_l_band_to_theory() {
     let c = scene();
     assert!(coupling::needed(&c), "the scene needs SRC");
     let raw = simulate(&c);
-    let gpu_name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
-    let gpu = Device::by_name(&gpu_name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
+    let gpu = common::gpu();
     for device in [Device::cpu(), gpu] {
         let with = measure(&device, &c, &raw, true);
         let without = measure(&Device::cpu(), &c, &raw, false);

@@ -3,11 +3,13 @@
 //! matched filter's replica, and not with the ideal chirp; a replica that is the ideal chirp
 //! sampled focuses as the ideal chirp does.
 
+mod common;
+
 use std::f64::consts::PI;
 
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::focus::{FocusOptions, Focuser};
+use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::{Config, PulseReference, Scene, Target};
 use tierfft_sar::replica::Replica;
@@ -58,11 +60,7 @@ fn pulse(c: &Config, len: usize, distortion: impl Fn(f64) -> (f64, f64)) -> Repl
 }
 
 fn focus_and_measure(device: &Device, c: &Config, raw: &[Complex32]) -> PointMetrics {
-    let mut image = raw.to_vec();
-    Focuser::new(device, c, FocusOptions::default())
-        .expect("plan")
-        .focus(&mut image, |_| {})
-        .expect("focus");
+    let image = common::focused(device, c, FocusOptions::default(), raw);
     let cuts = CutOptions {
         half: 64,
         half_azimuth: 64,
@@ -83,8 +81,7 @@ fn a_measured_pulse_focuses_with_itself_as_the_replica() {
         )
     }));
     let raw = simulate(&distorted);
-    let gpu_name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
-    let gpu = Device::by_name(&gpu_name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
+    let gpu = common::gpu();
     let with = focus_and_measure(&gpu, &distorted, &raw);
     let without = focus_and_measure(&Device::cpu(), &ideal, &raw);
     eprintln!(

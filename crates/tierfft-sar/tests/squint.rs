@@ -9,7 +9,7 @@ use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::centroid::estimate;
 use tierfft_sar::doppler::Centroid;
-use tierfft_sar::focus::{FocusOptions, Focuser};
+use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::{Config, Scene, Target};
 use tierfft_sar::simulate::simulate;
@@ -47,12 +47,7 @@ fn scene(centroid_hz: f64, prf_hz: f64, lines: usize) -> Config {
 }
 
 fn focus(device: &Device, c: &Config, raw: &[Complex32]) -> Vec<Complex32> {
-    let mut data = raw.to_vec();
-    Focuser::new(device, c, FocusOptions::default())
-        .expect("plan")
-        .focus(&mut data, |_| {})
-        .expect("focus");
-    data
+    common::focused(device, c, FocusOptions::default(), raw)
 }
 
 fn measure(c: &Config, image: &[Complex32], t: usize) -> Result<PointMetrics, String> {
@@ -80,8 +75,7 @@ fn check(c: &Config, image: &[Complex32], what: &str) {
 
 #[test]
 fn squinted_scenes_focus_with_the_centroid_given_or_estimated() {
-    let gpu_name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
-    let gpu = Device::by_name(&gpu_name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
+    let gpu = common::gpu();
     for (centroid, prf, lines) in [
         (50.0, 1000.0, 2500),
         (150.0, 1000.0, 2500),

@@ -6,9 +6,11 @@
 //! aperture and a margin) the blocks differed by 12 %: its band-edge tails wrapped
 //! differently at each length.
 
+mod common;
+
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::focus::{FocusOptions, Focuser};
+use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::{Config, Scene, Target};
 use tierfft_sar::simulate::simulate;
@@ -66,13 +68,8 @@ fn a_strip_in_blocks_focuses_every_target_as_whole() {
     }
     let raw = simulate(&c);
     let opts = FocusOptions::default();
-    let mut whole = raw.clone();
-    Focuser::new(&Device::cpu(), &c, opts)
-        .expect("plan")
-        .focus(&mut whole, |_| {})
-        .expect("focus");
-    let gpu_name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
-    let gpu = Device::by_name(&gpu_name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
+    let whole = common::focused(&Device::cpu(), &c, opts, &raw);
+    let gpu = common::gpu();
     let r = &c.radar;
     let az_irw = 0.886 * r.prf_hz / r.doppler_bandwidth_hz();
     for (device, block) in [(Device::cpu(), 1000), (gpu, 1800)] {

@@ -88,11 +88,25 @@ pub fn write_power_png(
             out[c / block] += f64::from(z.norm_sqr());
         }
     }
-    let max = power.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+    write_power_db_png(path, &power, width, height)
+}
+
+/// `power` (`height` rows of `width` values) in dB as an 8-bit grey PNG, one pixel per
+/// value: the strongest white, 50 dB below it and lower black.
+pub fn write_power_db_png(
+    path: &Path,
+    power: &[impl Into<f64> + Copy],
+    width: usize,
+    height: usize,
+) -> CliResult<()> {
+    let max = power
+        .iter()
+        .map(|&p| p.into())
+        .fold(f64::MIN_POSITIVE, f64::max);
     let pixels: Vec<u8> = power
         .iter()
         .map(|&p| {
-            let db = 10.0 * (p / max).max(1e-30).log10();
+            let db = 10.0 * (p.into() / max).max(1e-30).log10();
             (level(db as f32) * 255.0).round() as u8
         })
         .collect();

@@ -286,18 +286,7 @@ fn write_looks(
     let (height, width) = (lines.div_ceil(looks.0), samples.div_ceil(looks.1));
     let shape = [height as u64, width as u64];
     npy::write_values(&out.path("looks.npy"), &shape, npy::Values::Real(&power))?;
-    let max = power.iter().copied().fold(f32::MIN_POSITIVE, f32::max);
-    let pixels: Vec<u8> = power
-        .iter()
-        .map(|&p| (plot::level(10.0 * (p / max).max(1e-30).log10()) * 255.0).round() as u8)
-        .collect();
-    plot::write_png(
-        &out.path("looks.png"),
-        width,
-        height,
-        png::ColorType::Grayscale,
-        &pixels,
-    )
+    plot::write_power_db_png(&out.path("looks.png"), &power, width, height)
 }
 
 /// `tierfft sar`.

@@ -1,7 +1,35 @@
-//! What the SAR tests share: an unweighted target checked against theory.
+//! What the SAR tests share: the test GPU, focusing, and an unweighted target checked
+//! against theory.
 
+// Each test binary uses part of it.
+#![allow(dead_code)]
+
+use num_complex::Complex32;
+use tierfft::Device;
+use tierfft_sar::focus::{FocusOptions, Focuser};
 use tierfft_sar::metrics::PointMetrics;
 use tierfft_sar::params::Config;
+
+/// The GPU the tests run on: `TIERFFT_TEST_DEVICE`, lavapipe by default.
+pub fn gpu() -> Device {
+    let name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
+    Device::by_name(&name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"))
+}
+
+/// `raw` echoes of `c`'s scene focused on `device` with `opts`.
+pub fn focused(
+    device: &Device,
+    c: &Config,
+    opts: FocusOptions,
+    raw: &[Complex32],
+) -> Vec<Complex32> {
+    let mut data = raw.to_vec();
+    Focuser::new(device, c, opts)
+        .expect("plan")
+        .focus(&mut data, |_| {})
+        .expect("focus");
+    data
+}
 
 /// Checks target `t` of `c` as measured (`m`) against the unweighted theory: on its place
 /// within 0.1 bin, IRW within 3 % (0.886·fs/B samples, 0.886·PRF/B_D lines), PSLR within
