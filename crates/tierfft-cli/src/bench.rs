@@ -83,8 +83,9 @@ pub struct BenchArgs {
     #[arg(long, requires = "chain", value_name = "LIB")]
     callback_peer: Option<std::path::PathBuf>,
     /// With --compare: the FFT steps of SAR focusing on 2^k × 2^k scenes (fused range
-    /// compression, column azimuth FFT, azimuth filter fused into the column inverse FFT),
-    /// each against the same step on cuFFT.
+    /// compression, column azimuth FFT, azimuth filter fused into the column inverse FFT,
+    /// SRC's and chirp scaling's range steps), each against the same step on cuFFT, and the
+    /// Range-Doppler (with and without SRC) and chirp scaling totals.
     #[arg(long, requires = "compare", conflicts_with = "chain")]
     sar: bool,
     /// N-D and real transforms instead of 1-D sizes: these shapes (comma-separated, axes

@@ -37,8 +37,9 @@ pub struct Options {
     pub chain: bool,
     /// The steps of SAR focusing on square scenes of n × n (n from `sizes`): fused range
     /// compression, column azimuth FFT, azimuth compression (per-element filter fused into
-    /// the column inverse FFT), each against the same step on cuFFT; then RCMC (tierfft's
-    /// resampler, which both pipelines share) and the four steps' total.
+    /// the column inverse FFT), SRC's and chirp scaling's range steps (per-element multiply
+    /// on a row FFT's load), each against the same step on cuFFT; then RCMC (tierfft's
+    /// resampler, which both pipelines share) and each algorithm's total.
     pub sar: bool,
     /// Energy per transform of each library, over loops of at least this many seconds.
     pub energy_seconds: Option<f64>,
@@ -284,29 +285,25 @@ fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
     let plain = FftSpec::new(n).batch(batch).direction(opts.direction);
     if opts.sar {
         let columns = FftSpec::new(n).batch(batch).columns();
+        let each = || PointOp::MultiplyEach(random(n * batch));
         return vec![
             (
-                "range compression (FFT, filter, IFFT)".into(),
+                RANGE_STEP.into(),
                 plain
                     .clone()
                     .then_multiply_and_invert(random(n))
                     .normalized(),
             ),
-            ("azimuth FFT (columns)".into(), columns.clone()),
+            (AZIMUTH_FFT_STEP.into(), columns.clone()),
             (
-                "azimuth compression (filter, column IFFT)".into(),
-                columns
-                    .inverse()
-                    .normalized()
-                    .on_load(PointOp::MultiplyEach(random(n * batch))),
+                AZIMUTH_STEP.into(),
+                columns.inverse().normalized().on_load(each()),
             ),
-            (format!("{SRC_STEP}: range FFT (rows)"), plain.clone()),
+            (SRC_FFT_STEP.into(), plain.clone()),
+            (CSA_FFT_STEP.into(), plain.clone().on_load(each())),
             (
-                format!("{SRC_STEP}: filter, range IFFT (rows)"),
-                plain
-                    .inverse()
-                    .normalized()
-                    .on_load(PointOp::MultiplyEach(random(n * batch))),
+                SRC_INVERSE_STEP.into(),
+                plain.inverse().normalized().on_load(each()),
             ),
         ];
     }
@@ -433,10 +430,20 @@ struct Focusing {
     ours_src_s: f64,
     /// The same on cuFFT, seconds.
     cufft_src_s: f64,
+    /// The chirp scaling algorithm's four steps (no RCMC), seconds.
+    ours_csa_s: f64,
+    /// The same on cuFFT, seconds.
+    cufft_csa_s: f64,
 }
 
-/// The name of SAR steps that only secondary range compression runs start with.
-const SRC_STEP: &str = "SRC";
+/// The SAR steps' names: Range-Doppler's three FFT steps, SRC's two (the second also chirp
+/// scaling's range compression), and chirp scaling's scaling multiply with the range FFT.
+const RANGE_STEP: &str = "range compression (FFT, filter, IFFT)";
+const AZIMUTH_FFT_STEP: &str = "azimuth FFT (columns)";
+const AZIMUTH_STEP: &str = "azimuth compression (filter, column IFFT)";
+const SRC_FFT_STEP: &str = "SRC: range FFT (rows)";
+const SRC_INVERSE_STEP: &str = "SRC / CSA: filter, range IFFT (rows)";
+const CSA_FFT_STEP: &str = "CSA: scaling, range FFT (rows)";
 
 /// Times RCMC of an `n` × `n` scene of the default radar (its real migration positions) and
 /// adds it to the FFT steps of that size in `rows`. cuFFT has no interpolation, so both
@@ -459,23 +466,39 @@ fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliRe
         .iter()
         .filter(|r| r.n == n && r.step != "fft")
         .collect();
-    let sum = |src: bool, time: fn(&Row) -> f64| {
+    let sum = |names: &[&str], rcmc: bool, time: fn(&Row) -> f64| {
         steps
             .iter()
-            .filter(|r| src || !r.step.starts_with(SRC_STEP))
+            .filter(|r| names.contains(&r.step.as_str()))
             .map(|r| time(r))
             .sum::<f64>()
-            + rcmc_s
+            + if rcmc { rcmc_s } else { 0.0 }
     };
+    let rda = [RANGE_STEP, AZIMUTH_FFT_STEP, AZIMUTH_STEP];
+    let rda_src = [
+        RANGE_STEP,
+        AZIMUTH_FFT_STEP,
+        AZIMUTH_STEP,
+        SRC_FFT_STEP,
+        SRC_INVERSE_STEP,
+    ];
+    let csa = [
+        AZIMUTH_FFT_STEP,
+        CSA_FFT_STEP,
+        SRC_INVERSE_STEP,
+        AZIMUTH_STEP,
+    ];
     Ok(Focusing {
         n,
         rcmc_s,
         rcmc_gbps: 16.0 * spec.len() as f64 / rcmc_s / 1e9,
         rcmc_error: relative_l2_error(&m.output, &cpu),
-        ours_s: sum(false, |r| r.ours_s),
-        cufft_s: sum(false, |r| r.cufft_s),
-        ours_src_s: sum(true, |r| r.ours_s),
-        cufft_src_s: sum(true, |r| r.cufft_s),
+        ours_s: sum(&rda, true, |r| r.ours_s),
+        cufft_s: sum(&rda, true, |r| r.cufft_s),
+        ours_src_s: sum(&rda_src, true, |r| r.ours_s),
+        cufft_src_s: sum(&rda_src, true, |r| r.cufft_s),
+        ours_csa_s: sum(&csa, false, |r| r.ours_s),
+        cufft_csa_s: sum(&csa, false, |r| r.cufft_s),
     })
 }
 
@@ -500,10 +523,17 @@ fn print_focusing(f: &Focusing) {
     );
     println!(
         "  with SRC (+ range FFT, filter and range IFFT of the range-Doppler rows): tierfft {}, \
-         cuFFT steps + the same RCMC {}: ratio {:.2}\n",
+         cuFFT steps + the same RCMC {}: ratio {:.2}",
         time(f.ours_src_s),
         time(f.cufft_src_s),
         f.cufft_src_s / f.ours_src_s,
+    );
+    println!(
+        "  chirp scaling (azimuth FFT, scaling multiply + range FFT, filter + range IFFT, \
+         azimuth compression; no RCMC): tierfft {}, cuFFT steps {}: ratio {:.2}\n",
+        time(f.ours_csa_s),
+        time(f.cufft_csa_s),
+        f.cufft_csa_s / f.ours_csa_s,
     );
 }
 

@@ -79,9 +79,11 @@ pub fn simulate<'py>(
 /// ISLR in dB and SNR in dB, as imaged and alone). The Doppler centroid is the config's
 /// `radar.doppler_centroid_hz`, or estimated from `raw` when it gives none (reported under
 /// `doppler_centroid`); `src` forces secondary range compression on or off (`None`: when
-/// the scene needs it). The GIL is released while it runs.
+/// the scene needs it). `algorithm` is "rda" (Range-Doppler) or "csa" (chirp scaling);
+/// `radiometry` "normalised" (the same gain at every range), "raw" or "spreading" (also
+/// undoing the echoes' 1/R² spreading loss). The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true, src=None, replica=None))]
+#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true, src=None, replica=None, algorithm="rda", radiometry="normalised"))]
 #[allow(clippy::too_many_arguments)]
 pub fn focus<'py>(
     py: Python<'py>,
@@ -95,6 +97,8 @@ pub fn focus<'py>(
     measure: bool,
     src: Option<bool>,
     replica: Option<PyReadonlyArray1<'py, Complex32>>,
+    algorithm: &str,
+    radiometry: &str,
 ) -> PyResult<(Bound<'py, PyArray2<Complex32>>, String)> {
     let mut config = self::config(config, DefaultTargets::Keep)?;
     set_replica(&mut config, replica)?;
@@ -113,7 +117,10 @@ pub fn focus<'py>(
         fused: true,
         margins: true,
         src,
+        algorithm: algorithm.parse().map_err(PyValueError::new_err)?,
+        radiometry: radiometry.parse().map_err(PyValueError::new_err)?,
     };
+    opts.validate().map_err(sar_err)?;
     let raw = raw
         .as_slice()
         .map_err(|_| PyValueError::new_err("raw must be C-contiguous (numpy.ascontiguousarray)"))?;
@@ -145,6 +152,8 @@ pub fn focus<'py>(
                 "azimuth_window": opts.azimuth_window.to_string(),
                 "timings_s": steps,
                 "src": focuser.src(),
+                "algorithm": opts.algorithm.to_string(),
+                "radiometry": opts.radiometry.to_string(),
                 "doppler_centroid": centroid,
                 "theory": theory.json(),
                 "targets": targets,

@@ -18,6 +18,7 @@ use crate::doppler::{doppler_hz, migration};
 use crate::extent::{Extent, fft_length};
 use crate::focus::{par_rows, to32};
 use crate::params::{Config, Radar};
+use crate::radiometry::Radiometry;
 use crate::range::{Window, equaliser};
 
 /// Range bins that share one numerical reference. The residual's ripple follows the
@@ -93,21 +94,45 @@ fn edge_share(f: f64, band: f64, bin: f64) -> f64 {
     ((band / 2.0 - f.abs()) / bin + 0.5).clamp(0.0, 1.0)
 }
 
+/// How the azimuth filter is shaped beyond the Doppler phase.
+#[derive(Clone, Copy)]
+pub struct AzimuthDesign<'a> {
+    /// Weighting over each range's Doppler band.
+    pub window: Window,
+    /// Divide by the reference target's spectrum (`false`: phase only; see the module docs).
+    pub equalise: bool,
+    /// The gain across range ([`Radiometry`]).
+    pub radiometry: Radiometry,
+    /// The range [`Radiometry::Spreading`] keeps at unit gain, m: the recorded swath's middle.
+    pub reference_m: f64,
+    /// A phase the filter adds at (range m, Doppler Hz), rad: the chirp scaling algorithm's
+    /// residual ([`crate::csa`]).
+    pub residual: Option<&'a (dyn Fn(f64, f64) -> f64 + Sync + 'a)>,
+}
+
 /// The azimuth filter, laid out like the range-Doppler data (`[Doppler bin][range bin]`):
 /// `w(f) · exp(iφ(f, R0)) · conj(ρ(f)) / |ρ(f)|² · g` over each range's Doppler band (around
 /// its centroid: [`crate::doppler`]), 0 outside, with `φ` the analytic phase
 /// 4πR0·(D(f) − 1)/λ of each range bin at the Doppler f the beam saw, `ρ` the `residual` of
 /// the range block's centre and `g` its mean in-band power (so the peak stays that of the
 /// phase-only filter). With `equalise` false, `ρ = 1`: the phase-only filter, for data whose
-/// beam is not the simulator's uniformly lit one. The carrier phase −4πR0/λ stays in the
-/// image, constant over each target's response.
+/// beam is not the simulator's uniformly lit one. Each range's filter is then scaled for
+/// `design_opts`' [`Radiometry`] and its residual phase added. The carrier phase −4πR0/λ
+/// stays in the image, constant over each target's response.
 ///
 /// The same for every azimuth length: each range bin's filter is designed at a fixed length
 /// (twice the kernel's span), turned into its kernel in time, kept over the aperture and an
 /// eighth of it each side (tapered there: the band's hard edges ring far beyond the
 /// aperture) and transformed at the scene's length. So a strip focused in blocks and
 /// whole convolves with one kernel, and the scene's margins ([`crate::extent`]) cover it.
-pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Complex32> {
+pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Vec<Complex32> {
+    let AzimuthDesign {
+        window,
+        equalise,
+        radiometry,
+        reference_m,
+        residual,
+    } = *design_opts;
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let (near, bin) = (config.near_range_m(), r.range_bin_m());
@@ -158,12 +183,14 @@ pub fn azimuth_filter(config: &Config, window: Window, equalise: bool) -> Vec<Co
                         let mut spectrum = vec![Complex64::new(0.0, 0.0); long];
                         for (k, kernel) in columns.zip(out.chunks_mut(lines)) {
                             let r0 = near + k as f64 * bin;
-                            design_column(design, window, r0, &eq, &mut spectrum);
+                            design_column(design, window, r0, &eq, residual, &mut spectrum);
                             inverse.process(&mut spectrum);
+                            let gain = radiometry.azimuth_gain(design, equalise, r0, reference_m)
+                                / long as f64;
                             for n in first..=last {
                                 let z = spectrum[n.rem_euclid(long as i64) as usize];
                                 kernel[n.rem_euclid(lines as i64) as usize] +=
-                                    to32(z * (taper(n) / long as f64));
+                                    to32(z * (taper(n) * gain));
                             }
                             forward.process(kernel);
                         }
@@ -213,12 +240,14 @@ fn block_equaliser(design: &Config, r0: f64, fft: &dyn rustfft::Fft<f64>) -> Vec
     equaliser(&residual(design, r0, fft), &in_band)
 }
 
-/// The filter of range `r0` over `design`'s lines into `spectrum`, equalised by `eq`.
+/// The filter of range `r0` over `design`'s lines into `spectrum`, equalised by `eq`, with
+/// the `residual` phase added.
 fn design_column(
     design: &Config,
     window: Window,
     r0: f64,
     eq: &[Complex64],
+    residual: Option<&(dyn Fn(f64, f64) -> f64 + Sync)>,
     spectrum: &mut [Complex64],
 ) {
     let r = &design.radar;
@@ -231,7 +260,10 @@ fn design_column(
         let w = window.weight(offset, band.width) * edge_share(offset, band.width, doppler_bin);
         *z = match w == 0.0 {
             true => Complex64::new(0.0, 0.0),
-            false => Complex64::from_polar(w, phase(r, f, r0)) * eq[b],
+            false => {
+                let extra = residual.map_or(0.0, |phase| phase(r0, f));
+                Complex64::from_polar(w, phase(r, f, r0) + extra) * eq[b]
+            }
         };
     }
 }

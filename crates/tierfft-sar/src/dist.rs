@@ -22,7 +22,8 @@ use tierfft::resample::ResampleSpec;
 use tierfft::{Device, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
-use crate::azimuth::azimuth_filter;
+use crate::azimuth::{AzimuthDesign, azimuth_filter};
+use crate::csa::Algorithm;
 use crate::extent::Extent;
 use crate::focus::{FocusOptions, MemoryNeeds, StepTimings};
 use crate::params::Config;
@@ -137,6 +138,12 @@ impl DistFocuser {
         let mut pairs: Vec<_> = devices.into_iter().zip(exchanges).collect();
         pairs.sort_by_key(|(_, e)| e.rank());
         let (lines, samples) = (config.scene.lines, config.scene.samples);
+        if opts.algorithm == Algorithm::Csa {
+            return Err(SarError::Config(
+                "distributed focusing runs the Range-Doppler algorithm only (--algorithm rda)"
+                    .into(),
+            ));
+        }
         if opts.src == Some(true) {
             return Err(SarError::Config(
                 "distributed focusing has no secondary range compression yet (its range \
@@ -154,7 +161,16 @@ impl DistFocuser {
         })?;
         let range_filter: Arc<[Complex32]> =
             range_filter(&config.radar, samples, opts.range_window).into();
-        let az_filter = azimuth_filter(config, opts.azimuth_window, opts.azimuth_equalisation);
+        let az_filter = azimuth_filter(
+            config,
+            &AzimuthDesign {
+                window: opts.azimuth_window,
+                equalise: opts.azimuth_equalisation,
+                radiometry: opts.radiometry,
+                reference_m: extent.mid_swath_m(config),
+                residual: None,
+            },
+        );
         let mut ranks = Vec::with_capacity(pairs.len());
         for (device, exchange) in pairs {
             let r = exchange.rank();

@@ -156,6 +156,12 @@ impl Extent {
         }
     }
 
+    /// The middle of the recorded swath of `config`'s scene, m: the reference range of SRC,
+    /// chirp scaling and [`crate::radiometry::Radiometry::Spreading`].
+    pub fn mid_swath_m(&self, config: &Config) -> f64 {
+        config.near_range_m() + self.samples as f64 / 2.0 * config.radar.range_bin_m()
+    }
+
     /// Whether the scene is processed at its recorded size.
     pub fn is_recorded_size(&self) -> bool {
         (self.padded_lines, self.padded_samples) == (self.lines, self.samples)

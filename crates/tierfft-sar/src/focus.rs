@@ -15,7 +15,7 @@
 //! FFT, filter multiply on the CPU, inverse FFT; the azimuth FFTs run over rows between two
 //! transposes. RCMC is tierfft's resampler on the focusing device in both.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
@@ -23,10 +23,12 @@ use tierfft::dist::{Rows, copy_rows};
 use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
-use crate::azimuth::azimuth_filter;
+use crate::azimuth::{AzimuthDesign, azimuth_filter};
 use crate::coupling;
+use crate::csa::{self, Algorithm};
 use crate::extent::Extent;
 use crate::params::Config;
+use crate::radiometry::Radiometry;
 use crate::range::{Window, range_filter};
 pub use crate::rcmc::RCMC_TAPS;
 use crate::rcmc::rcmc_spec;
@@ -52,14 +54,37 @@ pub struct FocusOptions {
     /// Secondary range compression with the bulk migration at mid-swath, in the 2-D
     /// frequency domain ([`crate::coupling`]): `None` when the scene needs it
     /// ([`crate::coupling::needed`]: a squinted beam's range walk, or a long aperture at a low
-    /// carrier), `Some` to force it on or off. Not with distributed focusing.
+    /// carrier), `Some` to force it on or off. Not with distributed focusing. The chirp
+    /// scaling algorithm always has it (`Some(false)` is refused).
     pub src: Option<bool>,
+    /// Range-Doppler or chirp scaling ([`crate::csa`]).
+    pub algorithm: Algorithm,
+    /// How the image's gain varies with range ([`Radiometry`]).
+    pub radiometry: Radiometry,
 }
 
 impl FocusOptions {
     /// Whether focusing `config`'s scene with these options runs SRC.
     pub fn src_for(&self, config: &Config) -> bool {
-        self.src.unwrap_or_else(|| coupling::needed(config))
+        match self.algorithm {
+            Algorithm::Csa => true,
+            Algorithm::Rda => self.src.unwrap_or_else(|| coupling::needed(config)),
+        }
+    }
+
+    /// Checks that the options go together.
+    pub fn validate(&self) -> Result<(), SarError> {
+        let refuse = |what: &str| {
+            Err(SarError::Config(format!(
+                "the chirp scaling algorithm corrects migration and coupling in its phase \
+                 multiplies: {what} applies to the Range-Doppler algorithm only"
+            )))
+        };
+        match self.algorithm {
+            Algorithm::Csa if !self.rcmc => refuse("switching RCMC off"),
+            Algorithm::Csa if self.src == Some(false) => refuse("switching SRC off"),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -73,6 +98,8 @@ impl Default for FocusOptions {
             fused: true,
             margins: true,
             src: None,
+            algorithm: Algorithm::Rda,
+            radiometry: Radiometry::Normalised,
         }
     }
 }
@@ -86,10 +113,13 @@ pub struct StepTimings {
     pub transfer_s: f64,
     /// Range FFT, matched filter, inverse FFT.
     pub range_compression_s: f64,
-    /// Azimuth FFT (with the transposes when unfused).
+    /// Azimuth FFT (with the transposes when unfused; unfused chirp scaling, with its
+    /// scaling multiply).
     pub azimuth_fft_s: f64,
     /// Secondary range compression and the bulk migration (range FFT, filter, inverse FFT);
-    /// 0 when off.
+    /// 0 when off. With the chirp scaling algorithm: its scaling, range compression, SRC and
+    /// bulk RCMC (multiply, range FFT, filter, inverse FFT; the scaling multiply is in
+    /// `azimuth_fft_s` when unfused), and `range_compression_s` and `rcmc_s` are 0.
     pub src_s: f64,
     /// Range cell migration correction.
     pub rcmc_s: f64,
@@ -147,15 +177,15 @@ const HOST_SCENES_DISCRETE: u64 = 3;
 /// filter.
 const DEVICE_SCENES: u64 = 3;
 
-/// The memory focusing `config`'s scene on `device` needs, before anything is allocated,
-/// at the `extent` it is processed at, with SRC (`src`: one more scene-sized filter, on the
-/// device and its host copy) or without; `None` when the scene's size overflows the address
-/// space.
+/// The memory focusing `config`'s scene on `device` with `opts` needs, before anything is
+/// allocated, at the `extent` it is processed at: SRC adds one scene-sized filter, on the
+/// device and its host copy, and chirp scaling two; `None` when the scene's size overflows
+/// the address space.
 pub fn memory_needs(
     config: &Config,
     device: &Device,
     extent: &Extent,
-    src: bool,
+    opts: &FocusOptions,
 ) -> Option<MemoryNeeds> {
     let recorded = config.scene_bytes()?;
     let scene = extent.processing_config(config).scene_bytes()?;
@@ -163,10 +193,14 @@ pub fn memory_needs(
         DeviceKind::Cuda => (HOST_SCENES_DISCRETE, DEVICE_SCENES),
         _ => (HOST_SCENES_SHARED, 0),
     };
-    let (host, on_device) = match (src, on_device) {
-        (false, _) => (host, on_device),
-        (true, 0) => (host + 1, 0),
-        (true, n) => (host + 1, n + 1),
+    let filters = match (opts.algorithm, opts.src_for(config)) {
+        (Algorithm::Csa, _) => 2,
+        (Algorithm::Rda, true) => 1,
+        (Algorithm::Rda, false) => 0,
+    };
+    let (host, on_device) = match on_device {
+        0 => (host + filters, 0),
+        n => (host + filters, n + filters),
     };
     // The caller's echoes are recorded-size; the rest is processed-size.
     Some(MemoryNeeds {
@@ -198,10 +232,12 @@ enum Steps {
 struct Fused {
     /// Range compression as one chained plan: one kernel, or (lines longer than one pass)
     /// the forward passes then the inverse's, the filter fused into the first one's load.
-    range: Fft,
+    /// `None` with chirp scaling, which compresses in the 2-D frequency domain.
+    range: Option<Fft>,
     azimuth: Fft,
     /// SRC: the range FFT of the range-Doppler scene, and the inverse with the filter fused
-    /// into its load.
+    /// into its load. With chirp scaling, the scaling multiply rides on the range FFT's load
+    /// and the filter is also range compression and the bulk RCMC.
     src: Option<(Fft, Fft)>,
     azimuth_inverse: Fft,
     /// The scene on the device and, with RCMC, the array it is resampled into: made when
@@ -219,10 +255,11 @@ struct SceneBuffers {
 
 /// Separate steps through the host.
 struct Unfused {
-    range: Fft,
-    range_inverse: Fft,
-    range_filter: Vec<Complex32>,
+    /// Range compression: the FFT, its inverse and the filter; `None` with chirp scaling.
+    range: Option<(Fft, Fft, Vec<Complex32>)>,
     azimuth: Fft,
+    /// Chirp scaling's multiply after the azimuth FFT.
+    scaling: Option<Vec<Complex32>>,
     /// SRC: the range FFTs of the range-Doppler scene and the filter between them.
     src: Option<(Fft, Fft, Vec<Complex32>)>,
     azimuth_inverse: Fft,
@@ -247,31 +284,55 @@ impl Focuser {
         opts: FocusOptions,
         extent: Extent,
     ) -> Result<Focuser, SarError> {
-        let config = &extent.processing_config(recorded);
+        opts.validate()?;
+        let processing = extent.processing_config(recorded);
+        let config = &processing;
         let (lines, samples) = (config.scene.lines, config.scene.samples);
-        let filter = range_filter(&config.radar, samples, opts.range_window);
-        let az_filter = azimuth_filter(config, opts.azimuth_window, opts.azimuth_equalisation);
+        let csa = opts.algorithm == Algorithm::Csa;
         let range_rows = FftSpec::new(samples).batch(lines);
-        // SRC at the recorded swath's middle; RCMC then moves what is left of the migration.
-        let reference_m =
-            config.near_range_m() + extent.samples as f64 / 2.0 * config.radar.range_bin_m();
-        let src = opts
-            .src_for(config)
-            .then(|| coupling::filter(config, reference_m, opts.rcmc));
+        // SRC, chirp scaling and radiometry refer to the recorded swath's middle; RCMC then
+        // moves what is left of the migration.
+        let reference_m = extent.mid_swath_m(config);
+        let residual = |r0: f64, fd: f64| csa::residual_phase(config, reference_m, r0, fd);
+        let az_filter = azimuth_filter(
+            config,
+            &AzimuthDesign {
+                window: opts.azimuth_window,
+                equalise: opts.azimuth_equalisation,
+                radiometry: opts.radiometry,
+                reference_m,
+                residual: if csa { Some(&residual) } else { None },
+            },
+        );
+        // The range-frequency filter between the range FFT and its inverse: SRC (RDA), or
+        // range compression with SRC and the bulk migration (CSA).
+        let src = match opts.algorithm {
+            Algorithm::Csa => Some(csa::range_filter_2d(config, reference_m, opts.range_window)),
+            Algorithm::Rda => opts
+                .src_for(config)
+                .then(|| coupling::filter(config, reference_m, opts.rcmc)),
+        };
+        let scaling = csa.then(|| csa::scaling(config, reference_m));
+        let range_filter = (!csa).then(|| range_filter(&config.radar, samples, opts.range_window));
         let bulk_m = if src.is_some() { reference_m } else { 0.0 };
         let steps = if opts.fused {
-            let filter: Arc<[Complex32]> = filter.into();
-            let chained = range_rows
-                .clone()
-                .then_multiply_and_invert(filter.clone())
-                .normalized();
-            // Lines longer than one on-chip pass chain over passes of their own.
-            let range = device.plan(&chained)?;
+            let range = match range_filter {
+                // Lines longer than one on-chip pass chain over passes of their own.
+                Some(filter) => Some(
+                    device.plan(
+                        &range_rows
+                            .clone()
+                            .then_multiply_and_invert(filter.into())
+                            .normalized(),
+                    )?,
+                ),
+                None => None,
+            };
             let columns = FftSpec::new(lines).batch(samples).columns();
             let buffers = SceneBuffers {
                 scene: device.zeros(lines * samples)?,
                 // RCMC's output, which also stages the recorded lines with margins.
-                moved: match opts.rcmc || !extent.is_recorded_size() {
+                moved: match (opts.rcmc && !csa) || !extent.is_recorded_size() {
                     true => Some(device.zeros(lines * samples)?),
                     false => None,
                 },
@@ -279,7 +340,12 @@ impl Focuser {
             device.prepare_transfers()?;
             let src = match src {
                 Some(h) => Some((
-                    device.plan(&range_rows)?,
+                    device.plan(&match scaling {
+                        Some(scaling) => range_rows
+                            .clone()
+                            .on_load(PointOp::MultiplyEach(scaling.into())),
+                        None => range_rows.clone(),
+                    })?,
                     device.plan(
                         &range_rows
                             .inverse()
@@ -308,17 +374,20 @@ impl Focuser {
                 Some(h) => Some((device.plan(&range_rows)?, device.plan(&inverse)?, h)),
                 None => None,
             };
+            let range = match range_filter {
+                Some(filter) => Some((device.plan(&range_rows)?, device.plan(&inverse)?, filter)),
+                None => None,
+            };
             Steps::Unfused(Unfused {
-                range: device.plan(&range_rows)?,
-                range_inverse: device.plan(&inverse)?,
-                range_filter: filter,
+                range,
                 azimuth: device.plan(&rows)?,
+                scaling,
                 src,
                 azimuth_inverse: device.plan(&rows.inverse().normalized())?,
                 azimuth_filter: az_filter,
             })
         };
-        let rcmc = match opts.rcmc {
+        let rcmc = match opts.rcmc && !csa {
             true => Some(device.plan_resample(&rcmc_spec(config, bulk_m))?),
             false => None,
         };
@@ -328,6 +397,22 @@ impl Focuser {
             steps,
             rcmc,
         })
+    }
+
+    /// The name of the step between the range FFT and its inverse.
+    fn src_step(&self) -> &'static str {
+        match self.rcmc.is_none() && self.src() && self.compresses_in_2d() {
+            true => "range compression and SRC (2-D)",
+            false => "SRC",
+        }
+    }
+
+    /// Whether range compression happens in the 2-D frequency domain (chirp scaling).
+    fn compresses_in_2d(&self) -> bool {
+        match &self.steps {
+            Steps::Fused(f) => f.range.is_none(),
+            Steps::Unfused(u) => u.range.is_none(),
+        }
     }
 
     /// Whether the steps include secondary range compression.
@@ -386,22 +471,26 @@ impl Focuser {
         self.upload(data, scene, moved.as_mut())?;
         sync()?;
         t.transfer_s = lap();
-        on_step("range compression");
-        range.process_buffer(scene)?;
-        sync()?;
-        t.range_compression_s = lap();
+        if let Some(range) = range {
+            on_step("range compression");
+            range.process_buffer(scene)?;
+            sync()?;
+            t.range_compression_s = lap();
+        }
         on_step("azimuth FFT");
         azimuth.process_buffer(scene)?;
         sync()?;
         t.azimuth_fft_s = lap();
         if let Some((forward, inverse)) = src {
-            on_step("SRC");
+            on_step(self.src_step());
             forward.process_buffer(scene)?;
             inverse.process_buffer(scene)?;
             sync()?;
             t.src_s = lap();
         }
-        on_step("RCMC");
+        if self.rcmc.is_some() {
+            on_step("RCMC");
+        }
         let focused = match (&self.rcmc, moved.as_mut()) {
             (Some(rcmc), Some(moved)) => {
                 rcmc.process_buffer(scene, moved)?;
@@ -508,39 +597,41 @@ impl Focuser {
     ) -> Result<(), SarError> {
         let Unfused {
             range,
-            range_inverse,
-            range_filter,
             azimuth,
+            scaling,
             src,
             azimuth_inverse,
             azimuth_filter,
         } = steps;
         let (lines, samples) = (self.extent.padded_lines, self.extent.padded_samples);
-        on_step("range compression");
-        range.process(data)?;
-        multiply_rows(data, range_filter);
-        range_inverse.process(data)?;
-        t.range_compression_s = lap();
+        if let Some((forward, inverse, filter)) = range {
+            on_step("range compression");
+            forward.process(data)?;
+            multiply_rows(data, filter);
+            inverse.process(data)?;
+            t.range_compression_s = lap();
+        }
         on_step("azimuth FFT");
         over_columns(azimuth, data, lines, samples)?;
+        if let Some(h) = scaling {
+            multiply(data, h);
+        }
         t.azimuth_fft_s = lap();
         if let Some((forward, inverse, h)) = src {
-            on_step("SRC");
+            on_step(self.src_step());
             forward.process(data)?;
-            data.iter_mut().zip(h).for_each(|(z, h)| *z *= h);
+            multiply(data, h);
             inverse.process(data)?;
             t.src_s = lap();
         }
-        on_step("RCMC");
         if let Some(rcmc) = &self.rcmc {
+            on_step("RCMC");
             let input = data.to_vec();
             rcmc.process(&input, data)?;
         }
         t.rcmc_s = lap();
         on_step("azimuth compression");
-        data.iter_mut()
-            .zip(azimuth_filter)
-            .for_each(|(z, h)| *z *= h);
+        multiply(data, azimuth_filter);
         over_columns(azimuth_inverse, data, lines, samples)?;
         t.azimuth_compression_s = lap();
         Ok(())
@@ -560,6 +651,11 @@ pub fn focus(
         ..FocusOptions::default()
     };
     Focuser::new(device, config, opts)?.focus(data, |_| {})
+}
+
+/// Multiplies `data` by `h` element by element.
+fn multiply(data: &mut [Complex32], h: &[Complex32]) {
+    data.iter_mut().zip(h).for_each(|(z, h)| *z *= h);
 }
 
 /// Multiplies every row of `data` by `filter` (one row's worth).

@@ -15,6 +15,7 @@
 pub mod azimuth;
 pub mod centroid;
 pub mod coupling;
+pub mod csa;
 pub mod dist;
 pub mod doppler;
 pub mod extent;
@@ -25,6 +26,7 @@ pub mod measure;
 pub mod metrics;
 pub mod neighbours;
 pub mod params;
+pub mod radiometry;
 pub mod range;
 pub mod rcmc;
 pub mod replica;

@@ -1,6 +1,7 @@
 //! Full Range-Doppler focusing of simulated point targets against theory.
 
 use tierfft::Device;
+use tierfft_sar::csa::Algorithm;
 use tierfft_sar::focus::{FocusOptions, Focuser, focus};
 use tierfft_sar::metrics::{CutOptions, analyze_point};
 use tierfft_sar::neighbours::{AxisResponse, IdealResponse, SceneModel};
@@ -94,17 +95,18 @@ fn a_point_target_focuses_to_theory() {
 fn fused_unfused_and_cpu_agree() {
     // The fused GPU steps (one range kernel, column azimuth FFTs, azimuth filter fused into
     // the inverse), the same steps unfused on the GPU, and the CPU reference, on a noisy scene
-    // with a Taylor window in range and Hamming in azimuth.
+    // with a Taylor window in range and Hamming in azimuth; and chirp scaling's.
     let name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
     let gpu = Device::by_name(&name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
     let mut c = scene();
     c.scene.snr_db = Some(20.0);
     let raw = simulate(&c);
-    let run = |device: &Device, fused: bool| {
+    let run = |device: &Device, fused: bool, algorithm: Algorithm| {
         let opts = FocusOptions {
             range_window: Window::parse("taylor").expect("window"),
             azimuth_window: Window::Hamming,
             fused,
+            algorithm,
             ..FocusOptions::default()
         };
         let mut data = raw.clone();
@@ -114,7 +116,7 @@ fn fused_unfused_and_cpu_agree() {
             .expect("focus");
         data
     };
-    let cpu = run(&Device::cpu(), true);
+    let cpu = run(&Device::cpu(), true, Algorithm::Rda);
     let want = tierfft::reference::widen(&cpu);
     let snr = |image: &[num_complex::Complex32]| {
         let opts = CutOptions {
@@ -130,7 +132,7 @@ fn fused_unfused_and_cpu_agree() {
     };
     let cpu_snr = snr(&cpu);
     for fused in [true, false] {
-        let image = run(&gpu, fused);
+        let image = run(&gpu, fused, Algorithm::Rda);
         let err = tierfft::reference::relative_l2_error(&image, &want);
         let gpu_snr = snr(&image);
         eprintln!("fused {fused}: error vs CPU {err:e}, SNR {gpu_snr:.3} vs {cpu_snr:.3} dB");
@@ -140,6 +142,12 @@ fn fused_unfused_and_cpu_agree() {
             "fused {fused}: SNR {gpu_snr} vs {cpu_snr}"
         );
     }
+    // Chirp scaling's steps unfused on the GPU against its fused kernels on the CPU.
+    let cpu = run(&Device::cpu(), true, Algorithm::Csa);
+    let image = run(&gpu, false, Algorithm::Csa);
+    let err = tierfft::reference::relative_l2_error(&image, &tierfft::reference::widen(&cpu));
+    eprintln!("chirp scaling unfused: error vs CPU {err:e}");
+    assert!(err <= 1e-5, "chirp scaling, unfused GPU vs CPU: {err:e}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use common::assert_theory;
 use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::centroid::estimate;
+use tierfft_sar::csa::Algorithm;
 use tierfft_sar::doppler::Centroid;
 use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
@@ -114,6 +115,16 @@ fn squinted_scenes_focus_with_the_centroid_given_or_estimated() {
             &estimated,
             &focus(&Device::cpu(), &estimated, &raw),
             &format!("{centroid} Hz estimated"),
+        );
+        // Chirp scaling follows the squinted migration by phase multiplies alone.
+        let csa = FocusOptions {
+            algorithm: Algorithm::Csa,
+            ..FocusOptions::default()
+        };
+        check(
+            &estimated,
+            &common::focused(device, &estimated, csa, &raw),
+            &format!("{centroid} Hz estimated, chirp scaling"),
         );
     }
 }

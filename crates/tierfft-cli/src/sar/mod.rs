@@ -9,11 +9,13 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Complex32;
 use tierfft_sar::centroid::Used;
+use tierfft_sar::csa::Algorithm;
 use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::layout;
 use tierfft_sar::looks::multilook;
 use tierfft_sar::params::{Config, DefaultTargets};
+use tierfft_sar::radiometry::Radiometry;
 use tierfft_sar::range::Window;
 use tierfft_sar::replica::Replica;
 use tierfft_sar::simulate::simulate_with_progress;
@@ -102,6 +104,18 @@ pub struct SarArgs {
     /// it: squinted beams, long apertures at low carriers), on or off.
     #[arg(long, value_enum, default_value_t = When::Auto)]
     src: When,
+    /// The focusing algorithm: rda (Range-Doppler: range compression, azimuth FFT, SRC when
+    /// needed, RCMC by 16-tap interpolation, azimuth compression) or csa (chirp scaling:
+    /// migration, range compression and SRC by phase multiplies on the transforms' loads and
+    /// stores, no interpolation; not with --gpus).
+    #[arg(long, default_value = "rda", value_name = "ALGORITHM")]
+    algorithm: Algorithm,
+    /// How the image's gain varies with range: normalised (a target's peak is the same at
+    /// every range: the azimuth processing gain, which grows with the aperture, divided out),
+    /// raw (as processed: in proportion to range) or spreading (normalised, and the echoes'
+    /// two-way spreading loss undone, × (R / mid-swath range)²: for field data).
+    #[arg(long, default_value = "normalised", value_name = "MODE")]
+    radiometry: Radiometry,
     /// Also write the multi-looked detected product: the power |z|² averaged over blocks of
     /// A lines × R samples, as looks.npy (float32, [lines / A, samples / R] rounded up) and
     /// looks.png (dB, grey, 50 dB range). "4,1" for four azimuth looks.
@@ -300,7 +314,10 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         fused: !args.unfused,
         margins: !args.circular,
         src: args.src.forced(),
+        algorithm: args.algorithm,
+        radiometry: args.radiometry,
     };
+    focus_opts.validate()?;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let on = open_devices(args)?;
     // Sizes before any work (an estimated centroid may widen a squinted scene's margins:
@@ -359,7 +376,11 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let device_name = &on.name;
     eprintln!(
         "tierfft sar: {lines} × {samples}{processed} on {device_name}{}",
-        if src { ", with SRC" } else { "" }
+        match (args.algorithm, src) {
+            (Algorithm::Csa, _) => ", chirp scaling",
+            (Algorithm::Rda, true) => ", Range-Doppler with SRC",
+            (Algorithm::Rda, false) => ", Range-Doppler",
+        }
     );
     let spinner = ProgressBar::new_spinner();
     spinner.enable_steady_tick(std::time::Duration::from_millis(100));
@@ -412,9 +433,10 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         steps.range_compression_s * 1e3,
         exchange_s.map_or(String::new(), |s| format!(" + all-to-all {:.1}", s * 1e3)),
         steps.azimuth_fft_s * 1e3,
-        match src {
-            true => format!(" + SRC {:.1}", steps.src_s * 1e3),
-            false => String::new(),
+        match (args.algorithm, src) {
+            (Algorithm::Csa, _) => format!(" + 2-D range compression {:.1}", steps.src_s * 1e3),
+            (Algorithm::Rda, true) => format!(" + SRC {:.1}", steps.src_s * 1e3),
+            (Algorithm::Rda, false) => String::new(),
         },
         steps.rcmc_s * 1e3,
         steps.azimuth_compression_s * 1e3,
@@ -443,6 +465,8 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "fully_focused": {"lines": extent.full_lines, "samples": extent.full_samples},
         "rcmc": !args.no_rcmc,
         "src": src,
+        "algorithm": args.algorithm.to_string(),
+        "radiometry": args.radiometry.to_string(),
         "doppler_centroid": centroid,
         "azimuth_equalisation": !args.no_azimuth_equalisation,
         "timings_s": {

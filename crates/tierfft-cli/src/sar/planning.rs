@@ -128,10 +128,9 @@ pub(super) fn check_scene(
     blocks: Option<usize>,
 ) -> CliResult<Option<usize>> {
     let device = &on.devices[0];
-    let src = opts.src_for(config);
     let strip_needs = |block: usize| {
         let (piece, extent) = StripFocuser::chunk(config, opts, block);
-        memory_needs(&piece, device, &extent, src).map(|chunk| MemoryNeeds {
+        memory_needs(&piece, device, &extent, &opts).map(|chunk| MemoryNeeds {
             // The strip itself and a chunk's host buffers.
             host: config
                 .scene_bytes()
@@ -146,7 +145,7 @@ pub(super) fn check_scene(
     }
     let extent = Extent::of(config, opts.margins);
     let needs = match on.devices.len() {
-        1 => memory_needs(config, device, &extent, src),
+        1 => memory_needs(config, device, &extent, &opts),
         n => dist::memory_needs(config, device, n, &extent),
     };
     let free = match (on.devices.len(), needs) {
