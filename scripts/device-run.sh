@@ -142,6 +142,12 @@
 #           tests on CUDA and on wgpu/Vulkan, then `tierfft sar --device cuda` on a 20000 x
 #           25000 strip whole and in blocks of 5000 lines, and the 150 Hz squinted 16384²
 #           scene (SRC on)
+#   csa     issue 17's chirp scaling and radiometry: the L-band, squint and focus tests on
+#           CUDA and on wgpu/Vulkan, the SAR steps (with chirp scaling's) against cuFFT
+#           (4096²..16384²), and `tierfft sar --device cuda` on the 150 Hz squinted scene at
+#           4096² and 8192² with --algorithm rda and csa
+#   csabig  `tierfft sar --device cuda` with --algorithm rda and csa on the 150 Hz squinted
+#           scene at 16384² and on a 20000 x 25000 strip whole and in blocks of 5000 lines
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -367,6 +373,31 @@ if want strip; then
     printf '[radar]\nspeed_mps = 200.0\nantenna_m = 4.0\ndoppler_centroid_hz = 150.0\n' >/tmp/squint.toml
     echo "== tierfft sar, 150 Hz squint, 16384 x 16384" | tee -a "$out/strip.txt"
     $tf sar --device cuda --config /tmp/squint.toml --lines 16384 --samples 16384 --out /tmp/squint-16384 2>&1 | tee -a "$out/strip.txt" || status=1
+fi
+# `tierfft sar --device cuda` on the 150 Hz squinted scene (/tmp/squint.toml) at $1 × $2
+# with each algorithm, the metrics kept as csa-$1-ALGORITHM.json; extra arguments follow.
+sar_algorithms() {
+    local lines=$1 samples=$2
+    shift 2
+    printf '[radar]\nspeed_mps = 200.0\nantenna_m = 4.0\ndoppler_centroid_hz = 150.0\n' >/tmp/squint.toml
+    for algorithm in rda csa; do
+        echo "== tierfft sar, 150 Hz squint, $lines x $samples, --algorithm $algorithm $*" | tee -a "$out/csa-sar.txt"
+        $tf sar --device cuda --config /tmp/squint.toml --lines $lines --samples $samples \
+            --algorithm $algorithm "$@" --out /tmp/csa-run 2>&1 | tee -a "$out/csa-sar.txt" || status=1
+        cp /tmp/csa-run/metrics.json "$out/csa-$lines-$algorithm${1:+-blocks}.json" 2>/dev/null
+        rm -rf /tmp/csa-run
+    done
+}
+if want csa; then
+    device_tests csa lband squint focus
+    $tf bench --backend cuda --compare cufft --sar --min-log2 12 --max-log2 14 --reps 30 2>&1 | tee "$out/csa-steps.txt" || status=1
+    sar_algorithms 4096 4096
+    sar_algorithms 8192 8192
+fi
+if want csabig; then
+    sar_algorithms 16384 16384
+    sar_algorithms 20000 25000
+    sar_algorithms 20000 25000 --block-lines 5000
 fi
 if want anylen; then
     lens=2187,3125,46656,16807,1000,1920,4000,5616,10000,100000,1000000,4099,10007,65521,1000003

@@ -529,3 +529,62 @@ fn a_scene_is_focused_in_blocks_when_asked() {
         }
     }
 }
+
+#[test]
+fn chirp_scaling_focuses_and_is_reported() {
+    let dir = TempDir::new("sar-csa");
+    let toml = format!("{SMALL}{}{}", target(20010.0, 2.0), target(20200.0, -8.0));
+    let cfg = config(&dir, "scene.toml", &toml);
+    let out = dir.path("out");
+    let out_arg = out.to_str().expect("utf-8");
+    let o = sar(
+        &dir,
+        &[
+            "--config",
+            &cfg,
+            "--out",
+            out_arg,
+            "--algorithm",
+            "csa",
+            "--radiometry",
+            "spreading",
+        ],
+    );
+    assert_ok(&o);
+    assert!(stderr(&o).contains("chirp scaling"), "{}", stderr(&o));
+    let m = metrics(&out);
+    assert_eq!(m["algorithm"], "csa");
+    assert_eq!(m["radiometry"], "spreading");
+    for t in m["targets"].as_array().expect("targets") {
+        for axis in ["range", "azimuth"] {
+            let pslr = t["alone"][axis]["pslr_db"].as_f64().expect("pslr");
+            assert!((pslr + 13.26).abs() < 0.5, "{axis}: {t}");
+        }
+    }
+    // What chirp scaling does not have, or cannot mean, is refused before any work.
+    for (args, words) in [
+        (&["--src", "off"][..], &["chirp scaling", "SRC off"][..]),
+        (&["--no-rcmc"][..], &["chirp scaling", "RCMC off"][..]),
+        (&["--gpus", "2"][..], &["Range-Doppler algorithm only"][..]),
+    ] {
+        let mut all = vec!["--config", &cfg, "--out", out_arg, "--algorithm", "csa"];
+        all.extend_from_slice(args);
+        fails_with(&sar(&dir, &all), words);
+    }
+    for (flag, value, words) in [
+        ("--algorithm", "omega-k", &["rda or csa"][..]),
+        (
+            "--radiometry",
+            "calibrated",
+            &["raw, normalised or spreading"][..],
+        ),
+    ] {
+        let o = sar(&dir, &["--config", &cfg, "--out", out_arg, flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            words.iter().all(|w| stderr(&o).contains(w)),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -34,6 +34,23 @@ def test_focus_meets_theory(device):
             assert abs(cut["pslr_db"] - theory[f"{axis}_pslr_db"]) < 0.5
 
 
+def test_chirp_scaling_meets_theory():
+    raw = tierfft.sar.simulate(SMALL)
+    _, metrics = tierfft.sar.focus(raw, SMALL, device="cpu", algorithm="csa")
+    assert metrics["algorithm"] == "csa" and metrics["radiometry"] == "normalised"
+    theory = metrics["theory"]
+    for target in metrics["targets"]:
+        alone = target["alone"]
+        assert alone is not None, target.get("error")
+        for axis in ("range", "azimuth"):
+            assert abs(alone[axis]["irw_bins"] / theory[f"{axis}_irw_bins"] - 1) < 0.05
+            assert abs(alone[axis]["pslr_db"] - theory[f"{axis}_pslr_db"]) < 0.5
+    with pytest.raises(ValueError, match="rda or csa"):
+        tierfft.sar.focus(raw, SMALL, device="cpu", algorithm="omega-k")
+    with pytest.raises(ValueError, match="normalised"):
+        tierfft.sar.focus(raw, SMALL, device="cpu", radiometry="calibrated")
+
+
 def test_focus_without_measuring_and_config_as_dict():
     config = {"radar": {"antenna_m": 8.0, "pulse_s": 2e-6}, "scene": {"lines": 1024, "samples": 512}}
     raw = tierfft.sar.simulate(config)

@@ -2,6 +2,7 @@
 //! relative L2 over the image (2.4e-6 without RCMC: what is left is RCMC's, whose moves are
 //! taken at the Doppler bins of each length and rounded to 1/4096 sample), every target's
 //! peak within 0.1 % and position within 0.01 line, and to theory, whatever block it falls in or whether it sits on a seam.
+//! With chirp scaling, which has no interpolator, 3.3e-5 (CPU) and 2.5e-5 (lavapipe).
 //! Before the azimuth filter became a compact kernel (designed at one length, cut to the
 //! aperture and a margin) the blocks differed by 12 %: its band-edge tails wrapped
 //! differently at each length.
@@ -10,6 +11,7 @@ mod common;
 
 use num_complex::Complex32;
 use tierfft::Device;
+use tierfft_sar::csa::Algorithm;
 use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
 use tierfft_sar::params::{Config, Scene, Target};
@@ -67,12 +69,20 @@ fn a_strip_in_blocks_focuses_every_target_as_whole() {
         });
     }
     let raw = simulate(&c);
-    let opts = FocusOptions::default();
-    let whole = common::focused(&Device::cpu(), &c, opts, &raw);
     let gpu = common::gpu();
     let r = &c.radar;
     let az_irw = 0.886 * r.prf_hz / r.doppler_bandwidth_hz();
-    for (device, block) in [(Device::cpu(), 1000), (gpu, 1800)] {
+    for (algorithm, device, block, within) in [
+        (Algorithm::Rda, Device::cpu(), 1000, 5e-4),
+        (Algorithm::Rda, gpu.clone(), 1800, 5e-4),
+        (Algorithm::Csa, Device::cpu(), 1000, 1e-4),
+        (Algorithm::Csa, gpu, 1800, 1e-4),
+    ] {
+        let opts = FocusOptions {
+            algorithm,
+            ..FocusOptions::default()
+        };
+        let whole = common::focused(&Device::cpu(), &c, opts, &raw);
         let strip = StripFocuser::new(&device, &c, opts, block).expect("plan the strip");
         let mut blocks = raw.clone();
         let mut heard = Vec::new();
@@ -80,7 +90,7 @@ fn a_strip_in_blocks_focuses_every_target_as_whole() {
             .focus(&mut blocks, |done, of| heard.push((done, of)))
             .expect("focus the strip");
         let what = format!(
-            "{} blocks of {} lines (chunks of {}) on {}",
+            "{algorithm}: {} blocks of {} lines (chunks of {}) on {}",
             strip.blocks(),
             strip.block_lines(),
             strip.chunk_lines(),
@@ -93,7 +103,7 @@ fn a_strip_in_blocks_focuses_every_target_as_whole() {
         );
         let d = distance(&blocks, &whole);
         eprintln!("{what}: relative L2 distance from the whole {d:.2e}");
-        assert!(d < 5e-4, "{what}: {d:.2e} from the whole");
+        assert!(d < within, "{what}: {d:.2e} from the whole");
         for t in 0..c.scene.targets.len() {
             let (m, w) = (measure(&c, &blocks, t), measure(&c, &whole, t));
             eprintln!("{what}, target {t}: {:?}", m.azimuth);

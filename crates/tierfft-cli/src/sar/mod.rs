@@ -318,6 +318,13 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         radiometry: args.radiometry,
     };
     focus_opts.validate()?;
+    if args.algorithm == Algorithm::Csa && args.gpus.is_some_and(|n| n > 1) {
+        return Err(
+            "focusing over several devices (--gpus) runs the Range-Doppler algorithm \
+                    only: drop --algorithm csa or --gpus"
+                .into(),
+        );
+    }
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let on = open_devices(args)?;
     // Sizes before any work (an estimated centroid may widen a squinted scene's margins:

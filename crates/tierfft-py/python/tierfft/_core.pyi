@@ -75,5 +75,7 @@ def focus(
     measure: bool = True,
     src: Optional[bool] = None,
     replica: Optional[np.ndarray] = None,
+    algorithm: str = "rda",
+    radiometry: str = "normalised",
 ) -> Tuple[np.ndarray, str]:
     """Focuses ``raw`` and returns the image and the metrics as JSON text."""

@@ -107,9 +107,13 @@ def focus(
     measure: bool = True,
     src: Optional[bool] = None,
     replica: Any = None,
+    algorithm: str = "rda",
+    radiometry: str = "normalised",
 ) -> Tuple[np.ndarray, Dict[str, Any]]:
     """Focuses ``raw`` echoes (complex ``[azimuth lines, range samples]``, any size from 16,
-    processed with margins and cropped back) with the Range-Doppler algorithm on ``device``
+    processed with margins and cropped back) with the Range-Doppler algorithm
+    (``algorithm="rda"``) or the chirp scaling algorithm (``"csa"``: migration corrected by
+    phase multiplies, no interpolation) on ``device``
     and, unless ``measure`` is false, measures the config's point targets (where it lists
     none, the seeds' five, as :func:`simulate` places them; ``targets = []`` under
     ``[scene]`` lists none). The config's ``radar.near_range_m`` (or its default) is the
@@ -119,10 +123,13 @@ def focus(
     secondary range compression on or off (``None``: when the scene needs it). ``replica``:
     the transmitted pulse as measured (1-D complex samples at the range sampling rate, its
     delay reference at sample 0 with ``pulse_reference = "start"``, in its middle with
-    ``"centre"``), the matched filter's replica instead of the ideal chirp.
+    ``"centre"``), the matched filter's replica instead of the ideal chirp. ``radiometry``:
+    ``"normalised"`` (equal targets image with equal peaks at every range), ``"raw"`` (the
+    azimuth processing gain as it comes, growing with range) or ``"spreading"`` (normalised,
+    and the echoes' 1/R² spreading loss undone).
 
     Returns the focused complex64 image and a dict of metrics: ``device``, ``src``,
-    ``doppler_centroid``, ``timings_s``
+    ``algorithm``, ``radiometry``, ``doppler_centroid``, ``timings_s``
     (seconds per step), ``theory`` (IRW in bins, PSLR and ISLR in dB) and per target
     ``metrics`` (as imaged) and ``alone`` (the other targets' modelled responses taken out),
     each with ``range`` and ``azimuth`` cuts (``irw_bins``, ``pslr_db``, ``islr_db``,
@@ -149,5 +156,7 @@ def focus(
         measure,
         src,
         _replica(replica),
+        algorithm,
+        radiometry,
     )
     return image, json.loads(metrics)
