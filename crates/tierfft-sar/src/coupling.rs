@@ -57,8 +57,7 @@ pub fn needed(config: &Config) -> bool {
 /// The filter, laid out like range-Doppler data in the range-frequency domain (`[Doppler
 /// bin][range frequency bin]`), at reference range `reference_m`, with the bulk migration
 /// (`bulk`) or SRC alone (when RCMC is off, to show what it corrects): each Doppler bin stands
-/// for the alias within a PRF of the mid-swath centroid, held at the processed band's ends,
-/// as in RCMC.
+/// for the Doppler frequency RCMC moves it by (`Config::moved_doppler_hz`).
 pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);

@@ -3,13 +3,12 @@
 //! interpolated from there along range, with tierfft's windowed-sinc resampler
 //! ([`tierfft::resample`], 16 taps) on the focusing device.
 //!
-//! Each Doppler bin stands for the alias within a PRF of the centroid at mid-swath
-//! ([`Config::mid_centroid_hz`]), held at the ends of the processed band (beyond which the
-//! azimuth filter is zero, so that the moves are smooth over the PRF); the resampler moves a
-//! whole row by one affine map, so a
-//! centroid that varies with range is followed by the azimuth filter but not here. That is
-//! exact while the centroid stays within (PRF − Doppler bandwidth)/2 of its mid-swath value
-//! across the swath, so that no range's band reaches a bin aliased the other way.
+//! Each Doppler bin stands for the alias the beam saw within the band it sees anywhere in
+//! the swath, and outside it for a smooth path back round the PRF (where the azimuth filter
+//! is zero, so that the moves are smooth over the PRF: `Config::moved_doppler_hz`); the
+//! resampler moves a whole row by one affine map, so a centroid that varies with range is
+//! followed by the azimuth filter but not here. That is exact while the bands of the whole
+//! swath together span less than a PRF, so that no bin is seen at two aliases.
 
 use tierfft::resample::{ResampleSpec, RowPositions};
 
@@ -65,8 +64,16 @@ mod tests {
         let moved = r0 / crate::doppler::migration(r, f) - r0;
         assert!((p.offset + p.slope * k - moved / bin).abs() < 1e-9);
         assert!(moved / bin > 0.2, "migration {} bins", moved / bin);
-        // Far outside the band (where the azimuth filter is zero) the move is held.
-        assert_eq!(spec.rows[lines / 2], spec.rows[lines / 2 - 100]);
-        assert_eq!(spec.rows[lines / 2], spec.rows[lines / 2 + 100]);
+        // All round the PRF, through the gap outside the band (where the azimuth filter is
+        // zero), the move changes smoothly from bin to bin.
+        let at = |p: &RowPositions| p.offset + p.slope * k;
+        for b in 0..lines {
+            let (here, next) = (at(&spec.rows[b]), at(&spec.rows[(b + 1) % lines]));
+            assert!(
+                (next - here).abs() < 0.01,
+                "bins {b}, {}: {here} {next}",
+                b + 1
+            );
+        }
     }
 }
