@@ -142,9 +142,9 @@
 #           tests on CUDA and on wgpu/Vulkan, then `tierfft sar --device cuda` on a 20000 x
 #           25000 strip whole and in blocks of 5000 lines, and the 150 Hz squinted 16384²
 #           scene (SRC on)
-#   csa     issue 17's chirp scaling and radiometry: the L-band, squint and focus tests on
-#           CUDA and on wgpu/Vulkan, the SAR steps (with chirp scaling's) against cuFFT
-#           (4096²..16384²), and `tierfft sar --device cuda` on the 150 Hz squinted scene at
+#   csa     issue 17's chirp scaling and radiometry: the L-band, squint, focus, strip and
+#           fusion tests on CUDA and on wgpu/Vulkan, the SAR steps (with chirp scaling's)
+#           against cuFFT (4096²..16384², chains split as planned and in one kernel), and `tierfft sar --device cuda` on the 150 Hz squinted scene at
 #           4096² and 8192² with --algorithm rda and csa
 #   csabig  `tierfft sar --device cuda` with --algorithm rda and csa on the 150 Hz squinted
 #           scene at 16384² and on a 20000 x 25000 strip whole and in blocks of 5000 lines
@@ -389,8 +389,11 @@ sar_algorithms() {
     done
 }
 if want csa; then
-    device_tests csa lband squint focus
+    device_tests csa lband squint focus strip fusion
     $tf bench --backend cuda --compare cufft --sar --min-log2 12 --max-log2 14 --reps 30 2>&1 | tee "$out/csa-steps.txt" || status=1
+    # The chains in one kernel at every length (the planner splits them above 4096 on CUDA).
+    $tf bench --backend cuda --compare cufft --sar --min-log2 12 --max-log2 14 --reps 30 \
+        --max-chain-points 16384 2>&1 | tee "$out/csa-steps-one-kernel.txt" || status=1
     sar_algorithms 4096 4096
     sar_algorithms 8192 8192
 fi

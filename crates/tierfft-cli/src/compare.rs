@@ -299,11 +299,19 @@ fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
                 AZIMUTH_STEP.into(),
                 columns.inverse().normalized().on_load(each()),
             ),
-            (SRC_FFT_STEP.into(), plain.clone()),
-            (CSA_FFT_STEP.into(), plain.clone().on_load(each())),
             (
-                SRC_INVERSE_STEP.into(),
-                plain.inverse().normalized().on_load(each()),
+                SRC_STEP.into(),
+                plain
+                    .clone()
+                    .then_multiply_and_invert(random(n * batch))
+                    .normalized(),
+            ),
+            (
+                CSA_STEP.into(),
+                plain
+                    .on_load(each())
+                    .then_multiply_and_invert(random(n * batch))
+                    .normalized(),
             ),
         ];
     }
@@ -426,7 +434,7 @@ struct Focusing {
     ours_s: f64,
     /// The same three steps on cuFFT plus the same RCMC, seconds.
     cufft_s: f64,
-    /// With secondary range compression's two steps too, seconds.
+    /// With secondary range compression's step too, seconds.
     ours_src_s: f64,
     /// The same on cuFFT, seconds.
     cufft_src_s: f64,
@@ -436,14 +444,13 @@ struct Focusing {
     cufft_csa_s: f64,
 }
 
-/// The SAR steps' names: Range-Doppler's three FFT steps, SRC's two (the second also chirp
-/// scaling's range compression), and chirp scaling's scaling multiply with the range FFT.
+/// The SAR steps' names: Range-Doppler's three FFT steps, SRC's chain (a filter for each
+/// row) and chirp scaling's (its scaling multiply on load, and a filter for each row).
 const RANGE_STEP: &str = "range compression (FFT, filter, IFFT)";
 const AZIMUTH_FFT_STEP: &str = "azimuth FFT (columns)";
 const AZIMUTH_STEP: &str = "azimuth compression (filter, column IFFT)";
-const SRC_FFT_STEP: &str = "SRC: range FFT (rows)";
-const SRC_INVERSE_STEP: &str = "SRC / CSA: filter, range IFFT (rows)";
-const CSA_FFT_STEP: &str = "CSA: scaling, range FFT (rows)";
+const SRC_STEP: &str = "SRC (range FFT, filter per row, IFFT)";
+const CSA_STEP: &str = "CSA (scaling, range FFT, filter per row, IFFT)";
 
 /// Times RCMC of an `n` × `n` scene of the default radar (its real migration positions) and
 /// adds it to the FFT steps of that size in `rows`. cuFFT has no interpolation, so both
@@ -475,19 +482,8 @@ fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliRe
             + if rcmc { rcmc_s } else { 0.0 }
     };
     let rda = [RANGE_STEP, AZIMUTH_FFT_STEP, AZIMUTH_STEP];
-    let rda_src = [
-        RANGE_STEP,
-        AZIMUTH_FFT_STEP,
-        AZIMUTH_STEP,
-        SRC_FFT_STEP,
-        SRC_INVERSE_STEP,
-    ];
-    let csa = [
-        AZIMUTH_FFT_STEP,
-        CSA_FFT_STEP,
-        SRC_INVERSE_STEP,
-        AZIMUTH_STEP,
-    ];
+    let rda_src = [RANGE_STEP, AZIMUTH_FFT_STEP, AZIMUTH_STEP, SRC_STEP];
+    let csa = [AZIMUTH_FFT_STEP, CSA_STEP, AZIMUTH_STEP];
     Ok(Focusing {
         n,
         rcmc_s,
@@ -522,15 +518,17 @@ fn print_focusing(f: &Focusing) {
         n = f.n
     );
     println!(
-        "  with SRC (+ range FFT, filter and range IFFT of the range-Doppler rows): tierfft {}, \
+        "  with SRC (+ range FFT, filter per row and range IFFT of the range-Doppler rows, \
+         chained): tierfft {}, \
          cuFFT steps + the same RCMC {}: ratio {:.2}",
         time(f.ours_src_s),
         time(f.cufft_src_s),
         f.cufft_src_s / f.ours_src_s,
     );
     println!(
-        "  chirp scaling (azimuth FFT, scaling multiply + range FFT, filter + range IFFT, \
-         azimuth compression; no RCMC): tierfft {}, cuFFT steps {}: ratio {:.2}\n",
+        "  chirp scaling (azimuth FFT; scaling multiply, range FFT, filter per row, range \
+         IFFT, chained; azimuth compression; no RCMC): tierfft {}, cuFFT steps {}: ratio \
+         {:.2}\n",
         time(f.ours_csa_s),
         time(f.cufft_csa_s),
         f.cufft_csa_s / f.ours_csa_s,

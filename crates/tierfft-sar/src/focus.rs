@@ -15,7 +15,7 @@
 //! FFT, filter multiply on the CPU, inverse FFT; the azimuth FFTs run over rows between two
 //! transposes. RCMC is tierfft's resampler on the focusing device in both.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
@@ -235,10 +235,11 @@ struct Fused {
     /// `None` with chirp scaling, which compresses in the 2-D frequency domain.
     range: Option<Fft>,
     azimuth: Fft,
-    /// SRC: the range FFT of the range-Doppler scene, and the inverse with the filter fused
-    /// into its load. With chirp scaling, the scaling multiply rides on the range FFT's load
-    /// and the filter is also range compression and the bulk RCMC.
-    src: Option<(Fft, Fft)>,
+    /// SRC: the range FFT of the range-Doppler scene, the filter (one per Doppler row) and
+    /// the inverse, chained (see [`range_doppler_chain`]). With chirp scaling, the scaling
+    /// multiply rides on the range FFT's load and the filter is also range compression and
+    /// the bulk RCMC.
+    src: Option<Vec<Fft>>,
     azimuth_inverse: Fft,
     /// The scene on the device and, with RCMC, the array it is resampled into: made when
     /// the steps are planned and kept, so that focusing copies and computes only.
@@ -339,20 +340,7 @@ impl Focuser {
             };
             device.prepare_transfers()?;
             let src = match src {
-                Some(h) => Some((
-                    device.plan(&match scaling {
-                        Some(scaling) => range_rows
-                            .clone()
-                            .on_load(PointOp::MultiplyEach(scaling.into())),
-                        None => range_rows.clone(),
-                    })?,
-                    device.plan(
-                        &range_rows
-                            .inverse()
-                            .normalized()
-                            .on_load(PointOp::MultiplyEach(h.into())),
-                    )?,
-                )),
+                Some(h) => Some(range_doppler_chain(device, &range_rows, scaling, h)?),
                 None => None,
             };
             Steps::Fused(Fused {
@@ -481,10 +469,11 @@ impl Focuser {
         azimuth.process_buffer(scene)?;
         sync()?;
         t.azimuth_fft_s = lap();
-        if let Some((forward, inverse)) = src {
+        if let Some(src) = src {
             on_step(self.src_step());
-            forward.process_buffer(scene)?;
-            inverse.process_buffer(scene)?;
+            for plan in src {
+                plan.process_buffer(scene)?;
+            }
             sync()?;
             t.src_s = lap();
         }
@@ -635,6 +624,41 @@ impl Focuser {
         over_columns(azimuth_inverse, data, lines, samples)?;
         t.azimuth_compression_s = lap();
         Ok(())
+    }
+}
+
+/// SRC's (or chirp scaling's) plans over the range-Doppler rows `rows`: the range FFT (with
+/// the `scaling` multiply on its load), the filter `h` (one per element) and the inverse as
+/// one chain; or, where the device cannot bind the chain's scene-sized vectors together
+/// (lavapipe binds 128 MiB), the range FFT and then the inverse with `h` on its load.
+fn range_doppler_chain(
+    device: &Device,
+    rows: &FftSpec,
+    scaling: Option<Vec<Complex32>>,
+    h: Vec<Complex32>,
+) -> Result<Vec<Fft>, SarError> {
+    let forward = match scaling {
+        Some(scaling) => rows.clone().on_load(PointOp::MultiplyEach(scaling.into())),
+        None => rows.clone(),
+    };
+    let h: Arc<[Complex32]> = h.into();
+    let chain = forward
+        .clone()
+        .then_multiply_and_invert(h.clone())
+        .normalized();
+    match device.plan(&chain) {
+        Ok(plan) => Ok(vec![plan]),
+        Err(tierfft::Error::TooLarge { .. }) => Ok(vec![
+            device.plan(&forward)?,
+            device.plan(
+                &rows
+                    .clone()
+                    .inverse()
+                    .normalized()
+                    .on_load(PointOp::MultiplyEach(h)),
+            )?,
+        ]),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -46,8 +46,10 @@ pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
     };
     fwd.process(&mut data);
     if let Some(h) = &spec.chain {
+        // One value per point, or per element.
         for (i, z) in data.iter_mut().enumerate() {
-            *z *= Complex64::new(h[i % n].re.into(), h[i % n].im.into());
+            let w = h[i % h.len()];
+            *z *= Complex64::new(w.re.into(), w.im.into());
         }
         back.process(&mut data);
     }

@@ -240,8 +240,11 @@ pub struct FftSpec {
     pub load: Vec<PointOp>,
     /// Operations on each output point after the transform (and after 1/n), in order.
     pub store: Vec<PointOp>,
-    /// Chained transform: multiply the spectrum by this vector (n values), then transform
-    /// back in the opposite direction, in the same kernel.
+    /// Chained transform: multiply the spectrum by this vector, then transform back in the
+    /// opposite direction, in the same kernel. `n` values (the same filter for every
+    /// transform) or `n × batch` (one per element, laid out like the data: a different
+    /// filter for every transform, rows only; the whole batch is then bound in one
+    /// dispatch).
     pub chain: Option<Arc<[Complex32]>>,
     /// Where the transforms' points lie: rows (contiguous, the default) or columns.
     pub layout: Layout,
@@ -334,8 +337,9 @@ impl FftSpec {
         self
     }
 
-    /// After the transform, multiply by `h` (n values) and transform back in the opposite
-    /// direction, all in one pass.
+    /// After the transform, multiply by `h` and transform back in the opposite direction,
+    /// all in one pass: `h` holds `n` values (one filter for every transform) or `n × batch`
+    /// (one per element, a filter for each transform; see [`FftSpec::chain`]).
     pub fn then_multiply_and_invert(mut self, h: Arc<[Complex32]>) -> Self {
         self.chain = Some(h);
         self
@@ -363,11 +367,18 @@ impl FftSpec {
     /// and per-element multiplies (which index the whole batch).
     pub fn whole_batch(&self) -> bool {
         self.layout.is_columns()
+            || self.chain_per_element()
             || self
                 .load
                 .iter()
                 .chain(&self.store)
                 .any(PointOp::per_element)
+    }
+
+    /// True when the chain's filter has one value per element (`n × batch`, batch > 1)
+    /// rather than one per point.
+    pub fn chain_per_element(&self) -> bool {
+        self.chain.as_ref().is_some_and(|h| h.len() != self.n)
     }
 
     /// The same computation on the transposed buffer when the layout is columns: rows
@@ -517,14 +528,24 @@ impl FftSpec {
                 })
                 .collect()
         };
-        let chain = self.chain.iter().map(|h| {
-            (
-                "then_multiply_and_invert's filter".to_string(),
-                h.len(),
-                n,
-                format!("one per point: n = {n}"),
-            )
-        });
+        // One per point, or one per element (a filter for each transform of rows).
+        let chain = self
+            .chain
+            .iter()
+            .map(|h| match h.len() == n * batch && batch > 1 {
+                true if self.layout == Layout::Rows => (
+                    "then_multiply_and_invert's filter".to_string(),
+                    h.len(),
+                    n * batch,
+                    each(),
+                ),
+                _ => (
+                    "then_multiply_and_invert's filter".to_string(),
+                    h.len(),
+                    n,
+                    format!("one per point: n = {n} (or per element, n × batch, for rows)"),
+                ),
+            });
         let mut all = ops("on_load", &self.load);
         all.extend(chain);
         all.extend(ops("on_store", &self.store));

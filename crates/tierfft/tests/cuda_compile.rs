@@ -75,7 +75,8 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
-    // Persistent kernels with cp.async prefetching, plain and chained.
+    // Persistent kernels with cp.async prefetching, plain and chained (one filter, or one per
+    // transform).
     let prefetch = tierfft::plan::PlanOptions {
         prefetch: Some(true),
         ..Default::default()
@@ -84,9 +85,13 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
         let n = 1usize << k;
         let h: std::sync::Arc<[tierfft::Complex32]> =
             vec![tierfft::Complex32::new(1.0, 0.0); n].into();
+        let each: std::sync::Arc<[tierfft::Complex32]> =
+            vec![tierfft::Complex32::new(1.0, 0.0); n * 1000].into();
         for spec in [
             FftSpec::new(n).batch(1000),
             FftSpec::new(n).batch(1000).then_multiply_and_invert(h),
+            // A filter for each transform: read from the array as it goes.
+            FftSpec::new(n).batch(1000).then_multiply_and_invert(each),
         ] {
             let plan = Plan::with_options(&spec, &limits, &prefetch).expect("plan");
             assert!(plan.passes[0].prefetch, "n = {n}");

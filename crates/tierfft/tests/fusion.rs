@@ -85,6 +85,52 @@ fn chained_fft_multiply_inverse() {
 }
 
 #[test]
+fn chains_with_a_filter_for_each_transform() {
+    // One filter value per element (a different filter for every transform, as SAR's
+    // range-Doppler filters are), with a per-element multiply on load as well: in one kernel,
+    // split into two, on power-of-two and 7-smooth lengths.
+    let mut rng = rng();
+    let split = PlanOptions {
+        max_chain_points: Some(1),
+        ..PlanOptions::default()
+    };
+    for dev in [gpu().clone(), Device::cpu()] {
+        for n in [8, 1000, 1024, 4096, 4800, 8192] {
+            for opts in [PlanOptions::default(), split.clone()] {
+                let batch = 5;
+                let spec = FftSpec::new(n)
+                    .batch(batch)
+                    .on_load(PointOp::MultiplyEach(vector(&mut rng, n * batch)))
+                    .then_multiply_and_invert(vector(&mut rng, n * batch))
+                    .normalized();
+                assert!(spec.chain_per_element() && spec.whole_batch());
+                let fft = dev
+                    .plan_with_options(&spec, &opts)
+                    .unwrap_or_else(|e| panic!("{}: n = {n}: {e}", dev.name()));
+                let input = random(&mut rng, spec.len());
+                let mut out = poisoned(input.len());
+                fft.process_out_of_place(&input, &mut out).expect("run");
+                let err = tierfft::reference::relative_l2_error(&out, &unfused(&spec, &input));
+                assert!(err <= 2.0 * BOUND, "{}: n = {n}: error {err:e}", dev.name());
+            }
+        }
+    }
+    // A filter of neither length, and one per transform on a length Bluestein takes, are
+    // refused with what to do.
+    let bad = FftSpec::new(64)
+        .batch(3)
+        .then_multiply_and_invert(vector(&mut rng, 100));
+    assert!(matches!(bad.validate(), Err(Error::OperandLength { .. })));
+    let prime = FftSpec::new(1009)
+        .batch(2)
+        .then_multiply_and_invert(vector(&mut rng, 2018));
+    match gpu().plan(&prime) {
+        Err(Error::InvalidSpec(m)) => assert!(m.contains("7-smooth"), "{m}"),
+        other => panic!("a per-transform chain at 1009: {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
 fn chain_split_into_two_kernels() {
     // Chains longer than `max_chain_points` run as a forward kernel and a filter-then-inverse
     // kernel; force that at every length, with operations on load and store around it.

@@ -198,11 +198,11 @@ impl CpuFft {
             self.pointwise(&self.spec.load, chunk, first);
             self.fft.process(chunk);
             if let (Some(h), Some(back)) = (&self.spec.chain, &self.back) {
-                let n = self.spec.n;
+                // One value per point, or per element (`first` is the chunk's first element).
                 chunk
                     .iter_mut()
                     .enumerate()
-                    .for_each(|(i, z)| *z *= h[i % n]);
+                    .for_each(|(i, z)| *z *= h[(first + i) % h.len()]);
                 back.process(chunk);
             }
             if let Some(scale) = scale {

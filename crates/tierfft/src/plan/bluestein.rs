@@ -37,6 +37,14 @@ const CANDIDATES: usize = 8;
 
 /// Plans `spec` (validated, `n` not smooth) by Bluestein's algorithm.
 pub(super) fn plan(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
+    if spec.chain_per_element() {
+        return Err(Error::InvalidSpec(format!(
+            "a chain whose filter varies by transform runs on 7-smooth lengths only ({} has a \
+             larger prime factor): give one filter for every transform, or pad to a smooth \
+             length",
+            spec.n
+        )));
+    }
     let n = spec.n;
     if let Some(m) = opts.bluestein_m {
         // Longer only costs, and the chirp's spectrum is computed on the host at length m.

@@ -161,7 +161,9 @@ pub(super) fn single_pass(
     }
     if pass.prefetch {
         let twiddles = TwiddleLayout::new(spec.n, [&pass.radices[..]], 0).lo_offset();
-        pass.tables_in_shared = twiddles + if fused_chain { spec.n } else { 0 };
+        // A filter per point is kept beside the twiddles; one per element is read as it goes.
+        let filter = fused_chain && !spec.chain_per_element();
+        pass.tables_in_shared = twiddles + if filter { spec.n } else { 0 };
         if pass.workgroup_bytes() > limits.workgroup_memory {
             pass.tables_in_shared = 0;
         }

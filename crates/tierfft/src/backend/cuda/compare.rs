@@ -2,7 +2,8 @@
 //! device-to-device copy bandwidth that bounds both. Fused specs are compared with the cuFFT
 //! pipeline of the same step: a chain (FFT → multiply → inverse FFT in one kernel) with cuFFT
 //! forward, a multiply kernel, cuFFT inverse; a multiply fused into the load with a multiply
-//! kernel, then cuFFT. Column layouts use cuFFT's strided plans (stride = batch, distance 1).
+//! kernel, then cuFFT (a chain with a multiply on load: both). Column layouts use cuFFT's
+//! strided plans (stride = batch, distance 1).
 
 use std::sync::Arc;
 
@@ -93,21 +94,31 @@ pub fn compare(
         ));
     }
     let spec = &fft.plan().spec;
-    // What the multiply kernel does: before cuFFT (a load multiply) or between the two (a
-    // chain), with which vector and index period.
+    // What the multiply kernels do: before cuFFT (a load multiply) and between the two (a
+    // chain), each with its vector and index period (a vector per point or per element).
     let n = spec.n as u32;
     let whole = spec.len() as u32;
-    let (load_multiply, filter, period) = match (spec.load.as_slice(), &spec.chain) {
-        ([], Some(h)) if spec.layout == Layout::Rows => (false, Some(h), n),
-        ([], None) if !spec.normalize => (false, None, 1),
-        ([PointOp::MultiplyEach(v)], None) => (true, Some(v), whole),
-        ([PointOp::Multiply(v)], None) if spec.layout == Layout::Rows => (true, Some(v), n),
-        _ => None.filter(|_| spec.store.is_empty()).ok_or_else(|| {
-            Error::gpu(
-                "the cuFFT comparison takes plain transforms (unnormalised), chained ones, or one \
-                 multiply on load",
-            )
-        })?,
+    let rows = spec.layout == Layout::Rows;
+    let chain = match &spec.chain {
+        Some(h) if rows => Some((h, if h.len() == spec.n { n } else { whole })),
+        None => None,
+        Some(_) => return Err(Error::gpu("the cuFFT comparison chains rows only")),
+    };
+    let on_load = match spec.load.as_slice() {
+        [] if chain.is_none() && spec.normalize => {
+            return Err(Error::gpu(
+                "the cuFFT comparison takes plain transforms unnormalised (no multiply to carry \
+                 the scale)",
+            ));
+        }
+        [] => None,
+        [PointOp::MultiplyEach(v)] => Some((v, whole)),
+        [PointOp::Multiply(v)] if rows => Some((v, n)),
+        _ => {
+            return Err(Error::gpu(
+                "the cuFFT comparison takes at most one multiply on load (and a chain)",
+            ));
+        }
     };
     if !spec.store.is_empty() || u32::try_from(input.len()).is_err() {
         return Err(Error::gpu(
@@ -151,29 +162,38 @@ pub fn compare(
         Direction::Forward => (FftDirection::Forward, FftDirection::Inverse),
         Direction::Inverse => (FftDirection::Inverse, FftDirection::Forward),
     };
-    // The filter on the device and the multiply kernel.
-    let multiply = match filter {
-        Some(h) => {
-            let h = stream
-                .clone_htod(bytemuck::cast_slice::<Complex32, f32>(h))
-                .map_err(gpu_err("uploading the filter"))?;
+    // The filters on the device and the multiply kernel.
+    let func = match (on_load, chain) {
+        (None, None) => None,
+        _ => {
             let cubin = super::nvrtc::compile(MULTIPLY, dev.arch())?;
             let module = dev
                 .ctx
                 .load_module(cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()))
                 .map_err(gpu_err("loading a module"))?;
-            let func = module
-                .load_function("multiply")
-                .map_err(gpu_err("finding a kernel"))?;
-            Some((h, func))
+            Some(
+                module
+                    .load_function("multiply")
+                    .map_err(gpu_err("finding a kernel"))?,
+            )
         }
-        None => None,
     };
+    let upload = |v: Option<(&Arc<[Complex32]>, u32)>| -> Result<_> {
+        v.map(|(h, period)| {
+            stream
+                .clone_htod(bytemuck::cast_slice::<Complex32, f32>(h))
+                .map(|h| (h, period))
+                .map_err(gpu_err("uploading a filter"))
+        })
+        .transpose()
+    };
+    let (load_filter, chain_filter) = (upload(on_load)?, upload(chain)?);
+    // The scale rides on the last multiply.
     let scale: f32 = if spec.normalize { 1.0 / n as f32 } else { 1.0 };
     // The callback peer runs the chain on the same input and filter into its own output.
-    let mut peer = match (extras.callback, &multiply) {
+    let mut peer = match (extras.callback, &chain_filter) {
         (None, _) => None,
-        (Some(peer), Some((h, _))) if !load_multiply => {
+        (Some(peer), Some((h, period))) if load_filter.is_none() && *period == n => {
             let chain = peer.chain(
                 dev,
                 spec.n,
@@ -189,14 +209,16 @@ pub fn compare(
         }
         (Some(_), _) => {
             return Err(Error::InvalidSpec(
-                "the cuFFT callback peer runs chains (FFT → multiply → inverse FFT) only".into(),
+                "the cuFFT callback peer runs chains (FFT → multiply → inverse FFT) with one filter \
+                 for every transform, and nothing on load"
+                    .into(),
             ));
         }
     };
     // Every step out of place, as a user would write the pipeline: a chain runs cuFFT into the
     // output, multiplies into a scratch buffer and goes back into the output; a load multiply
     // writes the scratch buffer, which cuFFT transforms into the output.
-    let mut scratch: Option<CudaSlice<f32>> = match multiply {
+    let mut scratch: Option<CudaSlice<f32>> = match func {
         // SAFETY: written by cuFFT before it is read.
         Some(_) => Some(unsafe { stream.alloc::<f32>(2 * len) }.map_err(gpu_err("allocating"))?),
         None => None,
@@ -210,7 +232,7 @@ pub fn compare(
         .map_err(|e| Error::gpu(format!("cuFFT exec: {e:?}")))
     };
     let mut run_cufft = |slots: &mut [CudaSlice<f32>], out: &mut CudaSlice<f32>| -> Result<()> {
-        let (Some((h, func)), Some(tmp)) = (&multiply, scratch.as_mut()) else {
+        let (Some(func), Some(tmp)) = (&func, scratch.as_mut()) else {
             return exec(&mut slots[0], out, direction);
         };
         let total = len as u32;
@@ -219,25 +241,38 @@ pub fn compare(
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
-        let launch = |src: &CudaSlice<f32>, dst: &mut CudaSlice<f32>| {
+        let launch = |src: &CudaSlice<f32>,
+                      dst: &mut CudaSlice<f32>,
+                      (h, period): &(CudaSlice<f32>, u32),
+                      scale: f32| {
             let mut b = stream.launch_builder(func);
             b.arg(src)
                 .arg(dst)
                 .arg(h)
-                .arg(&period)
+                .arg(period)
                 .arg(&total)
                 .arg(&scale);
             // SAFETY: (const float2*, float2*, const float2*, unsigned, unsigned, float); every
             // buffer holds `total` values and `h` every index `i mod period` reaches.
             unsafe { b.launch(cfg) }.map_err(gpu_err("launching the multiply"))
         };
-        if load_multiply {
-            launch(&slots[0], tmp)?;
-            exec(tmp, out, direction)
-        } else {
-            exec(&mut slots[0], out, direction)?;
-            launch(out, tmp)?;
-            exec(tmp, out, back)
+        match (&load_filter, &chain_filter) {
+            (Some(load), None) => {
+                launch(&slots[0], tmp, load, scale)?;
+                exec(tmp, out, direction)
+            }
+            (load, Some(chain)) => {
+                match load {
+                    Some(load) => {
+                        launch(&slots[0], tmp, load, 1.0)?;
+                        exec(tmp, out, direction)?;
+                    }
+                    None => exec(&mut slots[0], out, direction)?,
+                }
+                launch(out, tmp, chain, scale)?;
+                exec(tmp, out, back)
+            }
+            (None, None) => exec(&mut slots[0], out, direction),
         }
     };
 

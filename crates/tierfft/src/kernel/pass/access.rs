@@ -356,10 +356,18 @@ impl PassGen<'_> {
             .as_ref()
             .expect("the planner gives a pass that multiplies by the filter its vector");
         let offset = self.plan.aux_offset(filter);
+        // One value per point (kept in workgroup memory by persistent kernels), or one per
+        // element of the data (a filter for each transform), read at the point's element.
+        let per_element = filter.len() != self.spec.n;
         self.em
             .comment("chained: multiply the spectrum by the filter, then transform back");
         for m in 0..self.e() {
-            let h = if p.tables_in_shared > 0 && p.fused_chain {
+            let h = if per_element {
+                load(
+                    Mem::Aux,
+                    u(offset) + self.element(Mem::Src, self.in_index(m)),
+                )
+            } else if p.tables_in_shared > 0 && p.fused_chain {
                 let filter = p.tables_offset() + self.plan.twiddles.lo_offset();
                 load(Mem::Shared, u(filter) + self.in_index(m))
             } else {
