@@ -216,8 +216,9 @@ pub struct Focuser {
     extent: Extent,
     device: Device,
     steps: Steps,
-    /// `None` when RCMC is switched off.
+    /// `None` when RCMC is switched off, and with chirp scaling.
     rcmc: Option<Resampler>,
+    algorithm: Algorithm,
 }
 
 /// The tierfft plans behind each step.
@@ -380,6 +381,7 @@ impl Focuser {
             false => None,
         };
         Ok(Focuser {
+            algorithm: opts.algorithm,
             extent,
             device: device.clone(),
             steps,
@@ -389,17 +391,9 @@ impl Focuser {
 
     /// The name of the step between the range FFT and its inverse.
     fn src_step(&self) -> &'static str {
-        match self.rcmc.is_none() && self.src() && self.compresses_in_2d() {
-            true => "range compression and SRC (2-D)",
-            false => "SRC",
-        }
-    }
-
-    /// Whether range compression happens in the 2-D frequency domain (chirp scaling).
-    fn compresses_in_2d(&self) -> bool {
-        match &self.steps {
-            Steps::Fused(f) => f.range.is_none(),
-            Steps::Unfused(u) => u.range.is_none(),
+        match self.algorithm {
+            Algorithm::Csa => "range compression and SRC (2-D)",
+            Algorithm::Rda => "SRC",
         }
     }
 

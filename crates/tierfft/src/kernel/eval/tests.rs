@@ -163,6 +163,15 @@ fn columns_fusion_and_chains() {
             if n <= 1024 {
                 check(&spec.columns(), profile);
             }
+            // A filter for each transform, beside the persistent kernels' tables.
+            let per_row: std::sync::Arc<[Complex32]> = random(&mut rng, 3 * n).into();
+            check(
+                &FftSpec::new(n)
+                    .batch(3)
+                    .then_multiply_and_invert(per_row)
+                    .normalized(),
+                profile,
+            );
         }
     }
 }

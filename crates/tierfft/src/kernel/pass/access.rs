@@ -215,7 +215,7 @@ impl PassGen<'_> {
             }
         };
         copy(Mem::Twiddles, 0, p.tables_offset(), twiddles);
-        if let (true, Some(filter)) = (p.fused_chain, &p.filter) {
+        if let (true, Some(filter)) = (self.filter_in_shared(), &p.filter) {
             copy(
                 Mem::Aux,
                 self.plan.aux_offset(filter),
@@ -359,6 +359,7 @@ impl PassGen<'_> {
         // One value per point (kept in workgroup memory by persistent kernels), or one per
         // element of the data (a filter for each transform), read at the point's element.
         let per_element = filter.len() != self.spec.n;
+        let in_shared = self.filter_in_shared();
         self.em
             .comment("chained: multiply the spectrum by the filter, then transform back");
         for m in 0..self.e() {
@@ -367,7 +368,7 @@ impl PassGen<'_> {
                     Mem::Aux,
                     u(offset) + self.element(Mem::Src, self.in_index(m)),
                 )
-            } else if p.tables_in_shared > 0 && p.fused_chain {
+            } else if in_shared {
                 let filter = p.tables_offset() + self.plan.twiddles.lo_offset();
                 load(Mem::Shared, u(filter) + self.in_index(m))
             } else {
@@ -376,6 +377,16 @@ impl PassGen<'_> {
             self.em
                 .push(Stmt::Assign(format!("v{m}"), self.regs[m].clone().cmul(h)));
         }
+    }
+
+    /// Whether the pass keeps the chain's filter in workgroup memory beside the twiddles: a
+    /// persistent kernel's fused chain with one filter for every transform (a filter per
+    /// element is read from device memory as it goes, and has no room there).
+    fn filter_in_shared(&self) -> bool {
+        let p = self.pass;
+        p.fused_chain
+            && p.tables_in_shared > 0
+            && p.filter.as_ref().is_some_and(|f| f.len() == self.spec.n)
     }
 
     /// Index within its transform of the input point register `m` holds after the load.
