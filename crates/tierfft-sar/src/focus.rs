@@ -623,8 +623,12 @@ impl Focuser {
 
 /// SRC's (or chirp scaling's) plans over the range-Doppler rows `rows`: the range FFT (with
 /// the `scaling` multiply on its load), the filter `h` (one per element) and the inverse as
-/// one chain; or, where the device cannot bind the chain's scene-sized vectors together
-/// (lavapipe binds 128 MiB), the range FFT and then the inverse with `h` on its load.
+/// one chain in one kernel; or the range FFT and then the inverse with `h` on its load, where
+/// the device cannot bind the chain's scene-sized vectors together (lavapipe binds 128 MiB)
+/// or the planner splits the chain. Split, it was slower than the two plans in
+/// `tierfft sar` on the H100 at the processed lengths 4800 and 8960 (SRC 0.7 against 0.5 ms,
+/// 2.3 against 1.5; chirp scaling's 1.1 against 0.6, 2.8 against 1.6), although the
+/// power-of-two bench steps gained a little.
 fn range_doppler_chain(
     device: &Device,
     rows: &FftSpec,
@@ -641,8 +645,8 @@ fn range_doppler_chain(
         .then_multiply_and_invert(h.clone())
         .normalized();
     match device.plan(&chain) {
-        Ok(plan) => Ok(vec![plan]),
-        Err(tierfft::Error::TooLarge { .. }) => Ok(vec![
+        Ok(plan) if !plan.plan().is_some_and(|p| p.split_chain) => Ok(vec![plan]),
+        Ok(_) | Err(tierfft::Error::TooLarge { .. }) => Ok(vec![
             device.plan(&forward)?,
             device.plan(
                 &rows
