@@ -583,7 +583,7 @@ mod tests {
         assert_eq!(
             message(FftSpec::new(4096).then_multiply_and_invert(v(100))),
             "then_multiply_and_invert's filter holds 100 complex values, but the spec needs \
-             4096 (one per point: n = 4096)"
+             4096 (one per point: n = 4096 (or per element, n × batch, for rows))"
         );
         assert!(
             message(
