@@ -22,7 +22,7 @@ use tierfft::resample::ResampleSpec;
 use tierfft::{Device, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
-use crate::azimuth::{AzimuthDesign, azimuth_filter};
+use crate::azimuth::azimuth_filter;
 use crate::csa::Algorithm;
 use crate::extent::Extent;
 use crate::focus::{FocusOptions, MemoryNeeds, StepTimings};
@@ -161,16 +161,7 @@ impl DistFocuser {
         })?;
         let range_filter: Arc<[Complex32]> =
             range_filter(&config.radar, samples, opts.range_window).into();
-        let az_filter = azimuth_filter(
-            config,
-            &AzimuthDesign {
-                window: opts.azimuth_window,
-                equalise: opts.azimuth_equalisation,
-                radiometry: opts.radiometry,
-                reference_m: extent.mid_swath_m(config),
-                residual: None,
-            },
-        );
+        let az_filter = azimuth_filter(config, &opts.azimuth_design(extent.mid_swath_m(config)));
         let mut ranks = Vec::with_capacity(pairs.len());
         for (device, exchange) in pairs {
             let r = exchange.rank();

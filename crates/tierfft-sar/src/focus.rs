@@ -72,6 +72,18 @@ impl FocusOptions {
         }
     }
 
+    /// The azimuth filter these options ask for, its radiometry referred to `reference_m`,
+    /// with no residual phase.
+    pub(crate) fn azimuth_design(&self, reference_m: f64) -> AzimuthDesign<'static> {
+        AzimuthDesign {
+            window: self.azimuth_window,
+            equalise: self.azimuth_equalisation,
+            radiometry: self.radiometry,
+            reference_m,
+            residual: None,
+        }
+    }
+
     /// Checks that the options go together.
     pub fn validate(&self) -> Result<(), SarError> {
         let refuse = |what: &str| {
@@ -299,11 +311,8 @@ impl Focuser {
         let az_filter = azimuth_filter(
             config,
             &AzimuthDesign {
-                window: opts.azimuth_window,
-                equalise: opts.azimuth_equalisation,
-                radiometry: opts.radiometry,
-                reference_m,
                 residual: if csa { Some(&residual) } else { None },
+                ..opts.azimuth_design(reference_m)
             },
         );
         // The range-frequency filter between the range FFT and its inverse: SRC (RDA), or
