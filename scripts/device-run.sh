@@ -148,6 +148,10 @@
 #           4096² and 8192² with --algorithm rda and csa
 #   csabig  `tierfft sar --device cuda` with --algorithm rda and csa on the 150 Hz squinted
 #           scene at 16384² and on a 20000 x 25000 strip whole and in blocks of 5000 lines
+#   pattern issue 17's antenna pattern: the pattern, L-band, squint, strip and focus tests on
+#           CUDA and on wgpu/Vulkan, scripts/independent-sar.py (echoes from a NumPy simulator
+#           of its own) focused on CUDA and on the H100 through Vulkan, and `tierfft sar
+#           --device cuda` on a sinc²-lit 8192² scene, the pattern given and then recognised
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -401,6 +405,21 @@ if want csabig; then
     sar_algorithms 16384 16384
     sar_algorithms 20000 25000
     sar_algorithms 20000 25000 --block-lines 5000
+fi
+if want pattern; then
+    device_tests pattern pattern lband squint strip focus
+    for dev in cuda H100; do
+        echo "== independent-sar.py on $dev" | tee -a "$out/independent-sar.txt"
+        python3 scripts/independent-sar.py --tierfft $tf --device $dev 2>&1 | tee -a "$out/independent-sar.txt" || status=1
+    done
+    printf '[radar]\nazimuth_pattern = "sinc2"\n' >/tmp/sinc2.toml
+    $tf sar --device cuda --config /tmp/sinc2.toml --lines 8192 --samples 8192 --write-raw \
+        --out /tmp/sinc2 2>&1 | tee "$out/pattern-sar.txt" || status=1
+    printf '[radar]\nnear_range_m = %s\n' "$(python3 -c 'print(20e3 - 4096 * 299792458 / 240e6)')" >/tmp/sinc2-raw.toml
+    $tf sar --device cuda --config /tmp/sinc2-raw.toml --raw /tmp/sinc2/raw.npy --out /tmp/sinc2-raw 2>&1 |
+        tee -a "$out/pattern-sar.txt" || status=1
+    cp /tmp/sinc2/metrics.json "$out/pattern-given.json"
+    cp /tmp/sinc2-raw/metrics.json "$out/pattern-recognised.json"
 fi
 if want anylen; then
     lens=2187,3125,46656,16807,1000,1920,4000,5616,10000,100000,1000000,4099,10007,65521,1000003

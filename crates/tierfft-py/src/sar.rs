@@ -78,7 +78,8 @@ pub fn simulate<'py>(
 /// JSON text (device, timings in seconds, theory, and per target its IRW in bins, PSLR and
 /// ISLR in dB and SNR in dB, as imaged and alone). The Doppler centroid is the config's
 /// `radar.doppler_centroid_hz`, or estimated from `raw` when it gives none (reported under
-/// `doppler_centroid`); `src` forces secondary range compression on or off (`None`: when
+/// `doppler_centroid`), and the antenna's azimuth pattern `radar.azimuth_pattern` or
+/// recognised in `raw` (`azimuth_pattern`); `src` forces secondary range compression on or off (`None`: when
 /// the scene needs it). `algorithm` is "rda" (Range-Doppler) or "csa" (chirp scaling);
 /// `radiometry` "normalised" (the same gain at every range), "raw" or "spreading" (also
 /// undoing the echoes' 1/R² spreading loss). The GIL is released while it runs.
@@ -135,6 +136,7 @@ pub fn focus<'py>(
         .detach(|| -> Result<serde_json::Value, SarError> {
             let mut config = config;
             let centroid = resolve(&mut config, data)?;
+            let pattern = tierfft_sar::pattern::resolve(&mut config, data);
             let focuser = Focuser::new(dev, &config, opts)?;
             let steps = focuser.focus(data, |_| {})?;
             let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);
@@ -155,6 +157,7 @@ pub fn focus<'py>(
                 "algorithm": opts.algorithm.to_string(),
                 "radiometry": opts.radiometry.to_string(),
                 "doppler_centroid": centroid,
+                "azimuth_pattern": pattern,
                 "theory": theory.json(),
                 "targets": targets,
             }))

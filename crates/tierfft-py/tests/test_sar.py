@@ -94,6 +94,28 @@ def test_a_squinted_scene_is_focused_with_its_centroid_estimated():
     assert (used["source"], used["hz"], used["mid_swath_hz"]) == ("config", table, 100.0)
 
 
+def test_a_tapered_beam_is_recognised_and_equalised():
+    # The default radar at a 250 Hz PRF: a 665-line aperture at 20 km, 726 Doppler bins.
+    radar = {"pulse_s": 2e-6, "prf_hz": 250.0}
+    scene = {"lines": 2048, "samples": 1024, "targets": [{"range_m": 20000.0, "azimuth_m": 1.0}]}
+    raw = tierfft.sar.simulate({"radar": {**radar, "azimuth_pattern": "sinc2"}, "scene": scene})
+    _, metrics = tierfft.sar.focus(raw, {"radar": radar, "scene": scene}, device="cpu")
+    used = metrics["azimuth_pattern"]
+    assert (used["pattern"], used["source"]) == ("sinc2", "recognised"), used
+    theory = metrics["theory"]
+    for axis in ("range", "azimuth"):
+        cut = metrics["targets"][0]["metrics"][axis]
+        assert abs(cut["irw_bins"] / theory[f"{axis}_irw_bins"] - 1) < 0.03, cut
+        assert abs(cut["pslr_db"] - theory[f"{axis}_pslr_db"]) < 0.3, cut
+    # Told it is uniform, the taper stays in the response: wider, lower sidelobes.
+    _, metrics = tierfft.sar.focus(
+        raw, {"radar": {**radar, "azimuth_pattern": "uniform"}, "scene": scene}, device="cpu"
+    )
+    assert metrics["azimuth_pattern"]["source"] == "config"
+    cut = metrics["targets"][0]["metrics"]["azimuth"]
+    assert cut["irw_bins"] > 1.05 * theory["azimuth_irw_bins"] and cut["pslr_db"] < -16.0, cut
+
+
 def _distorted_pulse(samples=240, fs=120e6, bandwidth=100e6, pulse=2e-6):
     t = (np.arange(samples) - (samples - 1) / 2) / fs
     u = t / pulse

@@ -7,7 +7,8 @@
 //! the beam edges: time-bandwidth product 236 at the seeds' 20 km). The ripple modulates the
 //! window and lifts weighted sidelobes (Taylor −33.3 dB instead of −35.2). So, as range.rs does
 //! for the chirp, the filter also divides by a numerically computed reference: the spectrum of
-//! a point target as the simulator illuminates it, with the analytic phase taken out.
+//! a point target as the beam's pattern lights it ([`crate::pattern`]: uniformly, as the
+//! simulator does by default, or tapered), with the analytic phase taken out.
 
 use std::f64::consts::PI;
 
@@ -18,6 +19,7 @@ use crate::doppler::{doppler_hz, migration};
 use crate::extent::{Extent, fft_length};
 use crate::focus::{par_rows, to32};
 use crate::params::{Config, Radar};
+use crate::pattern::reference_spectrum;
 use crate::radiometry::Radiometry;
 use crate::range::{Window, equaliser};
 
@@ -62,21 +64,13 @@ impl Band {
 }
 
 /// The ripple the analytic phase leaves, per Doppler bin: the spectrum of a unit point target
-/// at range `r0` and azimuth 0 (line 0, wrapping), lit uniformly within the two-way 3 dB beam
-/// as `simulate` lights it (squinted), with the carrier and the analytic phase taken out.
+/// at range `r0` and azimuth 0 (line 0, wrapping), lit as the beam's pattern lights it
+/// (squinted: [`crate::pattern::reference_spectrum`]), with the analytic phase taken out.
+/// For a tapered pattern it carries the taper too, which the equaliser then undoes.
 fn residual(config: &Config, r0: f64, fft: &dyn rustfft::Fft<f64>) -> Vec<Complex64> {
     let r = &config.radar;
     let lines = config.scene.lines;
-    let (first, last) = config.aperture_m(r0);
-    let step = r.azimuth_bin_m();
-    let mut s = vec![Complex64::new(0.0, 0.0); lines];
-    for line in (first / step).ceil() as i64..=(last / step).floor() as i64 {
-        let x = line as f64 * step;
-        let range = (r0 * r0 + x * x).sqrt();
-        s[line.rem_euclid(lines as i64) as usize] +=
-            Complex64::from_polar(1.0, -4.0 * PI * (range - r0) / r.wavelength_m());
-    }
-    fft.process(&mut s);
+    let mut s = reference_spectrum(config, r0, fft);
     let band = Band::at(config, r0);
     for (b, z) in s.iter_mut().enumerate() {
         *z *= Complex64::from_polar(1.0, phase(r, band.doppler(b, lines, r.prf_hz), r0));

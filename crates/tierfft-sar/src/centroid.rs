@@ -258,28 +258,8 @@ fn fit_line(points: &[(f64, f64, f64)], min_spread: f64) -> Line {
 /// beam) pin it to a fraction of a bin; a tapered pattern is found at its middle.
 fn band_centre(config: &Config, raw: &[Complex32], guess: f64) -> f64 {
     let r = &config.radar;
-    let (lines, samples) = (config.scene.lines, config.scene.samples);
-    let stride = samples.div_ceil(SPECTRUM_COLUMNS).max(1);
-    let columns: Vec<usize> = (0..samples).step_by(stride).collect();
-    let fft = FftPlanner::<f32>::new().plan_fft_forward(lines);
-    let parts = per_chunk(&columns, |chunk| {
-        let mut power = vec![0.0; lines];
-        let mut column = vec![Complex32::new(0.0, 0.0); lines];
-        for &k in chunk {
-            for (j, z) in column.iter_mut().enumerate() {
-                *z = raw[j * samples + k];
-            }
-            fft.process(&mut column);
-            for (p, z) in power.iter_mut().zip(&column) {
-                *p += f64::from(z.norm_sqr());
-            }
-        }
-        power
-    });
-    let mut power = vec![0.0; lines];
-    for part in parts {
-        power.iter_mut().zip(part).for_each(|(p, q)| *p += q);
-    }
+    let lines = config.scene.lines;
+    let power = azimuth_power(config, raw);
     // Power below bin position x (bins 0, 1, ... cover [b − ½, b + ½)), over two turns of the
     // PRF so that a window may wrap.
     let mut cumulative = vec![0.0; 2 * lines + 1];
@@ -307,6 +287,34 @@ fn band_centre(config: &Config, raw: &[Complex32], guess: f64) -> f64 {
         .max_by(|a, b| held(*a).total_cmp(&held(*b)))
         .unwrap_or(centre);
     guess + (best - centre) * bin_hz
+}
+
+/// The azimuth power spectrum of `raw` (`[lines][samples]`), summed over up to
+/// [`SPECTRUM_COLUMNS`] range columns spread evenly over the swath, per Doppler bin.
+pub(crate) fn azimuth_power(config: &Config, raw: &[Complex32]) -> Vec<f64> {
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let stride = samples.div_ceil(SPECTRUM_COLUMNS).max(1);
+    let columns: Vec<usize> = (0..samples).step_by(stride).collect();
+    let fft = FftPlanner::<f32>::new().plan_fft_forward(lines);
+    let parts = per_chunk(&columns, |chunk| {
+        let mut power = vec![0.0; lines];
+        let mut column = vec![Complex32::new(0.0, 0.0); lines];
+        for &k in chunk {
+            for (j, z) in column.iter_mut().enumerate() {
+                *z = raw[j * samples + k];
+            }
+            fft.process(&mut column);
+            for (p, z) in power.iter_mut().zip(&column) {
+                *p += f64::from(z.norm_sqr());
+            }
+        }
+        power
+    });
+    let mut power = vec![0.0; lines];
+    for part in parts {
+        power.iter_mut().zip(part).for_each(|(p, q)| *p += q);
+    }
+    power
 }
 
 /// The multi-look (MLCC) estimate of the absolute centroid, Hz: the ACCC phases of the

@@ -26,6 +26,7 @@ pub mod measure;
 pub mod metrics;
 pub mod neighbours;
 pub mod params;
+pub mod pattern;
 pub mod radiometry;
 pub mod range;
 pub mod rcmc;

@@ -4,7 +4,8 @@
 //! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
 //! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
 //! `near_range_m`, `chirp` (`"up"`, `"down"`), `pulse_reference` (`"centre"`, `"start"`),
-//! `doppler_centroid_hz` (a number, or `[[range_m, hz], ...]`: [`Centroid`]), `replica` (a
+//! `doppler_centroid_hz` (a number, or `[[range_m, hz], ...]`: [`Centroid`]),
+//! `azimuth_pattern` (`"uniform"`, `"sinc2"`: [`AzimuthPattern`]), `replica` (a
 //! measured pulse's `.npy`: [`crate::replica`]);
 //! `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
 //! with `range_m`, `azimuth_m`, `amplitude`.
@@ -13,6 +14,7 @@ use serde::Deserialize;
 
 use crate::SarError;
 pub use crate::doppler::Centroid;
+pub use crate::pattern::AzimuthPattern;
 use crate::replica::Replica;
 
 /// Speed of light, m/s.
@@ -51,6 +53,10 @@ pub struct Radar {
     /// simulating; `tierfft sar` and the Python `focus` estimate it from the echoes
     /// ([`crate::centroid`]).
     pub doppler_centroid_hz: Option<Centroid>,
+    /// The antenna's two-way azimuth pattern (`"uniform"` or `"sinc2"`: [`AzimuthPattern`]),
+    /// for simulation and focusing. `None`: uniform when simulating; `tierfft sar` and the
+    /// Python `focus` recognise it in the echoes ([`crate::pattern::resolve`]).
+    pub azimuth_pattern: Option<AzimuthPattern>,
     /// A measured transmit pulse's `.npy` file (complex, 1-D, at `sample_rate_hz`), relative
     /// to the config file: `tierfft sar` loads it into [`Radar::replica`].
     #[serde(rename = "replica")]
@@ -97,6 +103,7 @@ impl Default for Radar {
             chirp: Chirp::Up,
             pulse_reference: PulseReference::Centre,
             doppler_centroid_hz: None,
+            azimuth_pattern: None,
             replica_file: None,
             replica: None,
         }

@@ -16,6 +16,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::params::Config;
+use crate::pattern::AzimuthPattern;
 
 /// How the image's gain varies with range.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,7 +33,8 @@ pub enum Radiometry {
 
 impl Radiometry {
     /// The factor on range `r0_m`'s azimuth filter: 1 (`Raw`), the inverse of the filter's
-    /// gain on a point target (`equalised`: the aperture's pulses; phase-only: their square
+    /// gain on a point target (`equalised`: the aperture's pulses, weighted by the pattern's
+    /// power; phase-only: their square
     /// root times the Doppler band's share of the PRF), and (`Spreading`) (r0/reference)².
     pub(crate) fn azimuth_gain(
         self,
@@ -46,7 +48,21 @@ impl Radiometry {
         }
         let r = &config.radar;
         let (first, last) = config.aperture_m(r0_m);
-        let pulses = ((last - first) / r.azimuth_bin_m()).max(1.0);
+        let step = r.azimuth_bin_m();
+        // The 3 dB aperture's pulses, weighted by the pattern's mean power over them (1 for a
+        // uniform beam): the equalised filter's peak on a point target.
+        let weight = match config.azimuth_pattern() {
+            AzimuthPattern::Uniform => 1.0,
+            _ => {
+                let lines = (first / step).ceil() as i64..=(last / step).floor() as i64;
+                let count = lines.clone().count().max(1) as f64;
+                let power: f64 = lines
+                    .map(|line| config.pattern_gain(r0_m, line as f64 * step).powi(2))
+                    .sum();
+                (power / count).max(1e-6)
+            }
+        };
+        let pulses = ((last - first) / step).max(1.0) * weight;
         let gain = match equalised {
             true => pulses,
             false => (pulses * r.doppler_bandwidth_hz() / r.prf_hz).sqrt(),

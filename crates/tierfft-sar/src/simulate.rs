@@ -1,6 +1,7 @@
 //! Raw echoes of point targets: a linear chirp delayed by the two-way range, with the
 //! carrier phase of that range, seen only while the target is inside the antenna beam
-//! (squinted to the Doppler centroid: [`crate::doppler`]), plus
+//! (squinted to the Doppler centroid: [`crate::doppler`]) and weighted by its pattern
+//! ([`crate::pattern`]), plus
 //! seeded complex Gaussian noise. Lines are simulated in parallel on the CPU; each line's noise
 //! comes from its own seeded generator, so the result does not depend on the thread count.
 
@@ -62,15 +63,16 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32], synth: Option<&L
     let mut echoes = Vec::new();
     for t in &s.targets {
         let dx = x - t.azimuth_m;
-        // Inside the (squinted) two-way 3 dB beam only: each target lives in its synthetic
-        // aperture.
-        let (first, last) = config.aperture_m(t.range_m);
+        // Where the (squinted) beam's pattern lights it only: each target lives in its
+        // synthetic aperture.
+        let (first, last) = config.lit_m(t.range_m);
         if !(first..=last).contains(&dx) {
             continue;
         }
+        let amplitude = t.amplitude * config.pattern_gain(t.range_m, dx);
         let range = (t.range_m * t.range_m + dx * dx).sqrt();
         if synth.is_some() {
-            let carrier = Complex64::from_polar(t.amplitude, -4.0 * PI * range / r.wavelength_m());
+            let carrier = Complex64::from_polar(amplitude, -4.0 * PI * range / r.wavelength_m());
             echoes.push(((2.0 * range / C - tau0) * fs, carrier));
             continue;
         }
@@ -85,8 +87,8 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32], synth: Option<&L
             let tau = tau0 + k as f64 / fs - delay;
             let phase = carrier + PI * k_rate * tau * tau;
             *z += Complex32::new(
-                (t.amplitude * phase.cos()) as f32,
-                (t.amplitude * phase.sin()) as f32,
+                (amplitude * phase.cos()) as f32,
+                (amplitude * phase.sin()) as f32,
             );
         }
     }

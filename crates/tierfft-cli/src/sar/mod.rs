@@ -289,6 +289,25 @@ fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<Used> 
     Ok(used)
 }
 
+/// The azimuth pattern to focus with ([`tierfft_sar::pattern::resolve`]), said on the
+/// terminal when recognised in the echoes.
+fn resolve_pattern(config: &mut Config, data: &[Complex32]) -> tierfft_sar::pattern::Used {
+    let used = tierfft_sar::pattern::resolve(config, data);
+    match used.residuals {
+        Some([uniform, sinc2]) => eprintln!(
+            "azimuth pattern: {}, recognised in the echoes (residuals: uniform {uniform:.3}, \
+             sinc2 {sinc2:.3}); give radar.azimuth_pattern to fix it",
+            used.pattern.name()
+        ),
+        None if used.source == "assumed" => eprintln!(
+            "azimuth pattern: uniform, assumed (the Doppler band spans too few azimuth bins \
+             to recognise it); give radar.azimuth_pattern if the beam is tapered"
+        ),
+        None => {}
+    }
+    used
+}
+
 /// The multi-looked detected product of the focused `data` as looks.npy and looks.png.
 fn write_looks(
     out: &Staged,
@@ -332,6 +351,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     check_scene(&config, &on, focus_opts, args.block_lines)?;
     let out = Staged::begin(&args.out)?;
 
+    let simulated = raw.is_none();
     let t = Instant::now();
     let mut data = match raw {
         Some(input) => input.read()?,
@@ -356,6 +376,11 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     }
     let t = Instant::now();
     let centroid = resolve_centroid(&mut config, &data)?;
+    if simulated {
+        // Simulated echoes: the pattern they were lit with.
+        config.radar.azimuth_pattern.get_or_insert_default();
+    }
+    let pattern = resolve_pattern(&mut config, &data);
     let centroid_s = t.elapsed().as_secs_f64();
     let blocks = check_scene(&config, &on, focus_opts, args.block_lines)?;
     let planning = Instant::now();
@@ -434,7 +459,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     measure::print_tables(&targets);
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
-        "timings (wall clock): plan {plan_s:.3} s (device arrays included); simulate {simulate_s:.3} s; Doppler centroid {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        "timings (wall clock): plan {plan_s:.3} s (device arrays included); simulate {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
         focus_s * 1e3,
         steps.transfer_s * 1e3,
         steps.range_compression_s * 1e3,
@@ -475,6 +500,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "algorithm": args.algorithm.to_string(),
         "radiometry": args.radiometry.to_string(),
         "doppler_centroid": centroid,
+        "azimuth_pattern": pattern,
         "azimuth_equalisation": !args.no_azimuth_equalisation,
         "timings_s": {
             "plan": plan_s,

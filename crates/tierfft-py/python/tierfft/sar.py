@@ -119,7 +119,9 @@ def focus(
     ``[scene]`` lists none). The config's ``radar.near_range_m`` (or its default) is the
     range of the first sample. The Doppler centroid is the config's
     ``radar.doppler_centroid_hz`` (Hz, or ``[[range_m, hz], ...]``), or estimated from the
-    echoes when it gives none (``metrics["doppler_centroid"]`` says which). ``src`` forces
+    echoes when it gives none (``metrics["doppler_centroid"]`` says which); the antenna's
+    azimuth pattern likewise is ``radar.azimuth_pattern`` (``"uniform"`` or ``"sinc2"``) or
+    recognised in the echoes (``metrics["azimuth_pattern"]``). ``src`` forces
     secondary range compression on or off (``None``: when the scene needs it). ``replica``:
     the transmitted pulse as measured (1-D complex samples at the range sampling rate, its
     delay reference at sample 0 with ``pulse_reference = "start"``, in its middle with
@@ -129,7 +131,7 @@ def focus(
     and the echoes' 1/R² spreading loss undone).
 
     Returns the focused complex64 image and a dict of metrics: ``device``, ``src``,
-    ``algorithm``, ``radiometry``, ``doppler_centroid``, ``timings_s``
+    ``algorithm``, ``radiometry``, ``doppler_centroid``, ``azimuth_pattern``, ``timings_s``
     (seconds per step), ``theory`` (IRW in bins, PSLR and ISLR in dB) and per target
     ``metrics`` (as imaged) and ``alone`` (the other targets' modelled responses taken out),
     each with ``range`` and ``azimuth`` cuts (``irw_bins``, ``pslr_db``, ``islr_db``,
