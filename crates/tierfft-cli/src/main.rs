@@ -8,6 +8,7 @@ mod bench_dist;
 mod bench_nd;
 mod commands;
 mod compare;
+mod fft;
 mod fft2d;
 mod memory;
 mod npy;
@@ -177,8 +178,13 @@ struct FftArgs {
     /// Scaling, as NumPy's `norm`: backward (forward unscaled, inverse ×1/n; what np.fft.fft
     /// and np.fft.ifft do by default), ortho (both ×1/√n), forward (forward ×1/n, inverse
     /// unscaled).
-    #[arg(long, value_enum, default_value_t = commands::Norm::Backward)]
-    norm: commands::Norm,
+    #[arg(long, value_enum, default_value_t = fft::Norm::Backward)]
+    norm: fft::Norm,
+    /// Precision to transform in: f32 or f64 (complex128 / float64 out; the CPU backend
+    /// only, so far). Default: the input's, f64 for float64 and complex128 files on the CPU
+    /// and f32 otherwise (a device without f64 says so and transforms them in f32).
+    #[arg(long, value_enum, value_name = "P")]
+    precision: Option<fft::Precision>,
     /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name (see `tierfft
     /// devices`).
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
@@ -246,7 +252,7 @@ fn main() -> ExitCode {
                 options: a.planner.options(),
             }),
         },
-        Command::Fft(a) => commands::fft(&commands::FftJob {
+        Command::Fft(a) => fft::fft(&fft::FftJob {
             input: &a.input,
             output: &a.output,
             inverse: a.inverse,
@@ -256,6 +262,7 @@ fn main() -> ExitCode {
             s: a.s.as_deref(),
             norm: a.norm,
             device: &a.device,
+            precision: a.precision,
         }),
         Command::Bench(a) => bench::run(&a),
         Command::Sar(a) => sar::run(&a),

@@ -1,13 +1,14 @@
 //! `.npy` files: reading float, complex, integer or bool arrays (C or Fortran order) as
-//! complex64 in C order with checks that say what is wrong, and writing complex64 through a temporary file so that a
-//! failed run never leaves a partial output.
+//! complex64 or complex128 in C order with checks that say what is wrong, and writing
+//! complex64, float32, complex128 or float64 through a temporary file so that a failed run
+//! never leaves a partial output.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use npyz::{DType, Endianness, NpyFile, Order, TypeChar, TypeStr, WriteOptions, WriterBuilder};
-use tierfft::Complex32;
+use tierfft::{Complex32, Complex64};
 
 use crate::CliResult;
 
@@ -48,6 +49,40 @@ impl Element {
     /// Whether reading it loses nothing (complex64).
     pub fn is_complex64(self) -> bool {
         self.is_complex() && self.scalar_bytes == 4
+    }
+
+    /// Whether it is float64 or complex128: read in full only as f64.
+    pub fn is_double(self) -> bool {
+        matches!(self.kind, TypeChar::Float | TypeChar::Complex) && self.scalar_bytes == 8
+    }
+
+    /// The scalar at the start of `b` as f64 (integers beyond 2^53 rounded).
+    fn scalar64(self, b: &[u8]) -> f64 {
+        let mut raw = [0u8; 8];
+        let n = self.scalar_bytes;
+        raw[..n].copy_from_slice(&b[..n]);
+        if self.big_endian {
+            raw[..n].reverse();
+        }
+        let unsigned = u64::from_le_bytes(raw);
+        let shift = 64 - 8 * n as u32;
+        match (self.kind, n) {
+            (TypeChar::Float | TypeChar::Complex, 4) => f32::from_bits(unsigned as u32).into(),
+            (TypeChar::Float | TypeChar::Complex, _) => f64::from_bits(unsigned),
+            (TypeChar::Int, _) => (((unsigned << shift) as i64) >> shift) as f64,
+            (TypeChar::Bool, _) => f64::from(u8::from(unsigned != 0)),
+            _ => unsigned as f64,
+        }
+    }
+
+    /// One element from its bytes, as complex128.
+    fn read64(self, b: &[u8]) -> Complex64 {
+        let im = if self.is_complex() {
+            self.scalar64(&b[self.scalar_bytes..])
+        } else {
+            0.0
+        };
+        Complex64::new(self.scalar64(b), im)
     }
 
     /// The scalar at the start of `b` (which holds at least `scalar_bytes`), as f32: float64
@@ -208,7 +243,17 @@ impl Input {
     /// Reads all `n × batch` elements as complex64, rows one after another (check the lengths
     /// first: this allocates what the header asks for; [`open`] made sure the file holds that
     /// much).
-    pub fn read(mut self) -> CliResult<Vec<Complex32>> {
+    pub fn read(self) -> CliResult<Vec<Complex32>> {
+        self.read_with(Element::read)
+    }
+
+    /// [`Input::read`] as complex128: float64 and complex128 files lose nothing.
+    pub fn read_f64(self) -> CliResult<Vec<Complex64>> {
+        self.read_with(Element::read64)
+    }
+
+    /// Every element through `convert`, in C order.
+    fn read_with<T: Copy>(mut self, convert: fn(Element, &[u8]) -> T) -> CliResult<Vec<T>> {
         let element = self.header.element;
         let shown = self.path.display();
         let needed = self.bytes;
@@ -228,7 +273,11 @@ impl Input {
             self.reader
                 .read_exact(bytes)
                 .map_err(|e| format!("cannot read the data of '{shown}': {e}"))?;
-            data.extend(bytes.chunks_exact(element.bytes()).map(|c| element.read(c)));
+            data.extend(
+                bytes
+                    .chunks_exact(element.bytes())
+                    .map(|c| convert(element, c)),
+            );
         }
         if self.fortran {
             let shape: Vec<usize> = self.header.shape.iter().map(|&d| d as usize).collect();
@@ -242,6 +291,19 @@ impl Input {
     /// Reads all elements of a real array as float32 (float64 rounded); complex arrays are
     /// an error, since their imaginary parts would be dropped.
     pub fn read_real(self) -> CliResult<Vec<f32>> {
+        self.check_real()?;
+        Ok(self.read()?.into_iter().map(|z| z.re).collect())
+    }
+
+    /// [`Input::read_real`] as float64.
+    pub fn read_real_f64(self) -> CliResult<Vec<f64>> {
+        self.check_real()?;
+        Ok(self.read_f64()?.into_iter().map(|z| z.re).collect())
+    }
+
+    /// A real transform's input must be real: complex values would lose their imaginary
+    /// parts.
+    fn check_real(&self) -> CliResult<()> {
         if self.header.element.is_complex() {
             return Err(format!(
                 "'{}' holds {} values; a real transform (--real) takes real (float, integer \
@@ -251,7 +313,7 @@ impl Input {
             )
             .into());
         }
-        Ok(self.read()?.into_iter().map(|z| z.re).collect())
+        Ok(())
     }
 }
 
@@ -366,13 +428,17 @@ pub fn check_output(path: &Path) -> CliResult<()> {
     Ok(())
 }
 
-/// Values to write: complex64 or float32.
+/// Values to write: complex64, float32, complex128 or float64.
 #[derive(Clone, Copy)]
 pub enum Values<'a> {
     /// Written as `<c8`.
     Complex(&'a [Complex32]),
     /// Written as `<f4`.
     Real(&'a [f32]),
+    /// Written as `<c16`.
+    Complex128(&'a [Complex64]),
+    /// Written as `<f8`.
+    Real64(&'a [f64]),
 }
 
 /// Writes `data` as a little-endian complex64 `.npy` array of `shape` (C order) to `path`:
@@ -382,7 +448,7 @@ pub fn write_atomic(path: &Path, shape: &[u64], data: &[Complex32]) -> CliResult
     write_values(path, shape, Values::Complex(data))
 }
 
-/// [`write_atomic`] for complex64 or float32 values.
+/// [`write_atomic`] for any of [`Values`].
 pub fn write_values(path: &Path, shape: &[u64], data: Values) -> CliResult<()> {
     let name = path
         .file_name()
@@ -404,6 +470,8 @@ fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
     let descr = match data {
         Values::Complex(_) => "<c8",
         Values::Real(_) => "<f4",
+        Values::Complex128(_) => "<c16",
+        Values::Real64(_) => "<f8",
     };
     let dtype = descr
         .parse::<TypeStr>()
@@ -423,6 +491,17 @@ fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
             }
         }
         Values::Real(data) => {
+            for x in data {
+                w.write_all(&x.to_le_bytes())?;
+            }
+        }
+        Values::Complex128(data) => {
+            for z in data {
+                w.write_all(&z.re.to_le_bytes())?;
+                w.write_all(&z.im.to_le_bytes())?;
+            }
+        }
+        Values::Real64(data) => {
             for x in data {
                 w.write_all(&x.to_le_bytes())?;
             }

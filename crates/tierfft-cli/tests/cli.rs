@@ -201,7 +201,7 @@ fn bad_inputs_are_rejected_without_output() {
 }
 
 /// What `np.save` writes by default (float64, complex128, int64 from `np.arange`), float32,
-/// smaller integers and bool are read as complex64, and arrays of any number of axes are
+/// smaller integers and bool are read as complex64 with `--precision f32`, and arrays of any number of axes are
 /// transformed along the last one, as `np.fft.fft`; Fortran-order files (`np.save` of a
 /// transposed array) are put in C order first.
 #[test]
@@ -249,7 +249,7 @@ fn numpy_dtypes_and_axes() {
                 "bool" => write_npy(&inp, &shape, &bools),
                 _ => write_npy(&inp, &shape, &f32s),
             }
-            let out = run_fft(&dir, &inp, &outp, device, &[]);
+            let out = run_fft(&dir, &inp, &outp, device, &["--precision", "f32"]);
             assert_ok(&out);
             assert!(
                 stderr(&out).contains(&format!("{dtype} input read as complex64")),
@@ -274,7 +274,7 @@ fn numpy_dtypes_and_axes() {
         w.extend(c128.iter().copied()).unwrap();
         w.finish().unwrap();
         let rows: Vec<Complex32> = (0..600).map(|e| x[(e % 100) * 6 + e / 100]).collect();
-        assert_ok(&run_fft(&dir, &inp, &outp, device, &[]));
+        assert_ok(&run_fft(&dir, &inp, &outp, device, &["--precision", "f32"]));
         let (got_shape, y) = read_c64(&outp);
         assert_eq!(got_shape, [6, 100]);
         let err = relative_l2_error(&y, &fft_f64(&rows, 100, Direction::Forward));
@@ -283,6 +283,104 @@ fn numpy_dtypes_and_axes() {
             "{device}, Fortran order: relative L2 error {err:e}"
         );
     }
+}
+
+/// float64 and complex128 files are transformed in f64 on the CPU (C2C, R2C, C2R; complex128
+/// and float64 out, within 1e-14 of an f64 DFT); on a device without f64 in f32 with a note,
+/// and `--precision f64` there is refused before anything is written.
+#[test]
+fn double_precision_files_transform_in_f64_on_the_cpu() {
+    use npyz::num_complex::Complex64;
+    let dir = TempDir::new("f64");
+    let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
+    let n = 96;
+    let x: Vec<Complex64> = random(2 * n, 9).into_iter().map(num_c64).collect();
+    // Each row's DFT in f64, sign -1 forward.
+    let dft = |rows: &[Complex64], n: usize| -> Vec<Complex64> {
+        rows.chunks(n)
+            .flat_map(|row| {
+                (0..n).map(move |k| {
+                    row.iter()
+                        .enumerate()
+                        .fold(Complex64::new(0.0, 0.0), |acc, (j, v)| {
+                            let angle =
+                                -2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
+                            acc + v * Complex64::from_polar(1.0, angle)
+                        })
+                })
+            })
+            .collect()
+    };
+    let error = |got: &[Complex64], want: &[Complex64]| {
+        let diff: f64 = got.iter().zip(want).map(|(a, b)| (a - b).norm_sqr()).sum();
+        let norm: f64 = want.iter().map(|b| b.norm_sqr()).sum();
+        (diff / norm).sqrt()
+    };
+    let read = |path: &Path, descr: &str| -> Vec<Complex64> {
+        let npy = npyz::NpyFile::new(std::fs::File::open(path).unwrap()).unwrap();
+        assert_eq!(npy.dtype().descr(), format!("'{descr}'"));
+        match descr {
+            "<f8" => npy
+                .into_vec::<f64>()
+                .unwrap()
+                .into_iter()
+                .map(|v| Complex64::new(v, 0.0))
+                .collect(),
+            _ => npy.into_vec::<Complex64>().unwrap(),
+        }
+    };
+    // C2C from complex128.
+    write_npy(&inp, &[2, n as u64], &x);
+    let out = run_fft(&dir, &inp, &outp, "cpu", &[]);
+    assert_ok(&out);
+    assert!(stderr(&out).contains("C2C FFT in f64"), "{}", stderr(&out));
+    let err = error(&read(&outp, "<c16"), &dft(&x, n));
+    assert!(err <= 1e-14, "C2C f64: relative L2 error {err:e}");
+    // R2C from float64, then C2R back.
+    let reals: Vec<f64> = x.iter().map(|z| z.re).collect();
+    write_npy(&inp, &[2, n as u64], &reals);
+    assert_ok(&run_fft(&dir, &inp, &outp, "cpu", &["--real"]));
+    let widened: Vec<Complex64> = reals.iter().map(|&v| Complex64::new(v, 0.0)).collect();
+    let half: Vec<Complex64> = dft(&widened, n)
+        .chunks(n)
+        .flat_map(|row| row[..n / 2 + 1].to_vec())
+        .collect();
+    let bins = read(&outp, "<c16");
+    let err = error(&bins, &half);
+    assert!(err <= 1e-14, "R2C f64: relative L2 error {err:e}");
+    let back = dir.path("back.npy");
+    assert_ok(&run_fft(
+        &dir,
+        &outp,
+        &back,
+        "cpu",
+        &["--real", "--inverse", "--n", &n.to_string()],
+    ));
+    let err = error(&read(&back, "<f8"), &widened);
+    assert!(err <= 1e-14, "C2R f64: relative L2 error {err:e}");
+    // Asked for f32: complex64 out.
+    write_npy(&inp, &[2, n as u64], &x);
+    assert_ok(&run_fft(&dir, &inp, &outp, "cpu", &["--precision", "f32"]));
+    assert_eq!(read_c64(&outp).0, [2, n as u64]);
+    // lavapipe has no f64 transforms: f32 with a note, or refused when f64 is asked for.
+    let out = run_fft(&dir, &inp, &outp, "lavapipe", &[]);
+    assert_ok(&out);
+    assert!(
+        stderr(&out).contains("has no f64 transforms"),
+        "{}",
+        stderr(&out)
+    );
+    let (_, y) = read_c64(&outp);
+    let err = relative_l2_error(&y, &dft(&x, n));
+    assert!(err <= 5e-7, "C2C on lavapipe: relative L2 error {err:e}");
+    std::fs::remove_file(&outp).unwrap();
+    let out = run_fft(&dir, &inp, &outp, "lavapipe", &["--precision", "f64"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("--device cpu"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!outp.exists(), "a refused run wrote its output");
 }
 
 /// Any length on the CPU and on lavapipe: smooth, mixed and prime, against NumPy's

@@ -1,0 +1,444 @@
+//! `tierfft fft`: NumPy's `fft`, `fftn`, `rfftn` and `irfftn` on a `.npy` file, through
+//! `NdSpec`, with NumPy's `n` and `s` as crops and zero-pads on the host, in f32 or (on the
+//! CPU backend) f64.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use num_complex::Complex;
+use tierfft::{Device, DeviceKind, Kind, NdFft, NdFft64, NdSpec};
+
+use crate::CliResult;
+use crate::commands::open_device;
+use crate::npy::{self, Input, Values};
+
+/// The precision `tierfft fft` transforms in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Precision {
+    /// Single: complex64 / float32 out.
+    F32,
+    /// Double: complex128 / float64 out (the CPU backend only, so far).
+    F64,
+}
+
+/// How `tierfft fft` scales its result, with NumPy's names and meaning (`norm=` of
+/// `np.fft.fft`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Norm {
+    /// Forward unscaled, inverse scaled by 1/n (NumPy's default).
+    Backward,
+    /// Forward and inverse scaled by 1/√n.
+    Ortho,
+    /// Forward scaled by 1/n, inverse unscaled.
+    Forward,
+}
+
+impl Norm {
+    /// Whether the transform is scaled by 1/N (N: the product of the transformed extents).
+    pub(crate) fn divides(self, inverse: bool) -> bool {
+        matches!(
+            (self, inverse),
+            (Norm::Backward, true) | (Norm::Forward, false)
+        )
+    }
+
+    /// What the summary line says about the scaling.
+    pub(crate) fn describe(self, inverse: bool) -> &'static str {
+        match (self, inverse) {
+            (Norm::Backward, false) | (Norm::Forward, true) => "unscaled",
+            (Norm::Backward, true) | (Norm::Forward, false) => "scaled by 1/n",
+            (Norm::Ortho, _) => "scaled by 1/√n",
+        }
+    }
+}
+
+/// What `tierfft fft` was asked to do.
+pub struct FftJob<'a> {
+    /// The input `.npy` file.
+    pub input: &'a Path,
+    /// The output `.npy` file.
+    pub output: &'a Path,
+    /// Inverse transform.
+    pub inverse: bool,
+    /// Real data on one side: R2C forward, C2R inverse.
+    pub real: bool,
+    /// The axes to transform, NumPy style (negative counts from the end); `None`: the last.
+    pub axes: Option<&'a [i64]>,
+    /// NumPy's `n`: the length of the last transformed axis (C2R: the real length); the input
+    /// is cropped or zero-padded there. `None`: the input's extent (C2R: 2(m - 1)).
+    pub n: Option<usize>,
+    /// NumPy's `s`: a length for each transformed axis, as `n` is for the last.
+    pub s: Option<&'a [usize]>,
+    /// The scaling.
+    pub norm: Norm,
+    /// Device name for [`open_device`].
+    pub device: &'a str,
+    /// The precision to transform in; `None`: the input's (f64 for float64 and complex128
+    /// files where the device transforms in f64, f32 otherwise).
+    pub precision: Option<Precision>,
+}
+
+/// `axes` (negative from the end) as indices into `rank` axes; the last axis when `None`.
+pub(crate) fn resolve_axes(axes: Option<&[i64]>, rank: usize) -> CliResult<Vec<usize>> {
+    let Some(axes) = axes else {
+        return Ok(vec![rank - 1]);
+    };
+    axes.iter()
+        .map(|&a| {
+            let i = if a < 0 { a + rank as i64 } else { a };
+            usize::try_from(i)
+                .ok()
+                .filter(|&i| i < rank)
+                .ok_or_else(|| format!("axis {a} is out of range for a {rank}-d array").into())
+        })
+        .collect()
+}
+
+/// `values` (row-major, `shape`) cut or zero-padded at the end of each axis to `target`'s
+/// extents, as NumPy's `s` and `n` do.
+fn fit<T: Copy + Default>(mut values: Vec<T>, shape: &[usize], target: &[usize]) -> Vec<T> {
+    let mut now = shape.to_vec();
+    for (axis, &len) in target.iter().enumerate() {
+        values = resize_axis(values, &now, axis, len);
+        now[axis] = len;
+    }
+    values
+}
+
+/// `values` (row-major, `shape`) with axis `axis` cut or zero-padded at its end to `len`; the
+/// values themselves when the axis is already `len` long.
+fn resize_axis<T: Copy + Default>(
+    values: Vec<T>,
+    shape: &[usize],
+    axis: usize,
+    len: usize,
+) -> Vec<T> {
+    let have = shape[axis];
+    if have == len || values.is_empty() {
+        return values;
+    }
+    let inner: usize = shape[axis + 1..].iter().product();
+    let keep = have.min(len) * inner;
+    let mut out = Vec::with_capacity(values.len() / have.max(1) * len);
+    for block in values.chunks(have * inner) {
+        out.extend_from_slice(&block[..keep]);
+        out.resize(out.len() + (len * inner - keep), T::default());
+    }
+    out
+}
+
+/// NumPy's `s` (a length per listed axis) or `n` (the last listed axis'): the real side's
+/// shape of the transform of an input of `shape` over `axes`, and the shape it reads (the
+/// input cropped or zero-padded to it; a C2R's bins along its last axis). A C2R's last
+/// length is the real one, by default 2(m - 1) for m bins.
+fn numpy_lengths(
+    job: &FftJob,
+    shape: &[usize],
+    axes: &[usize],
+) -> Result<(Vec<usize>, Vec<usize>), String> {
+    let last = axes[axes.len() - 1];
+    let c2r = job.real && job.inverse;
+    let lengths: Vec<Option<usize>> = match (job.s, job.n) {
+        (Some(_), Some(_)) => return Err("--s and --n both give lengths: give one".into()),
+        (Some(s), None) if s.len() != axes.len() => {
+            return Err(format!(
+                "--s gives {} lengths for the {} axes transformed ({axes:?})",
+                s.len(),
+                axes.len()
+            ));
+        }
+        (Some(s), None) => s.iter().copied().map(Some).collect(),
+        (None, n) => (0..axes.len())
+            .map(|i| n.filter(|_| i + 1 == axes.len()))
+            .collect(),
+    };
+    if lengths.contains(&Some(0)) {
+        return Err("transform lengths (--n, --s) must be at least 1".into());
+    }
+    let mut real_shape = shape.to_vec();
+    for (i, (&a, &len)) in axes.iter().zip(&lengths).enumerate() {
+        // A repeated axis keeps one length (NumPy would resize it between its transforms).
+        let len = len.unwrap_or(shape[a]);
+        let other = |(&b, &l): (&usize, &Option<usize>)| b == a && l.unwrap_or(shape[a]) != len;
+        if axes[..i].iter().zip(&lengths).any(other) {
+            return Err(format!(
+                "axis {a} is listed twice with different lengths (--n, --s); NumPy would \
+                 crop or pad it between its transforms, which tierfft does not"
+            ));
+        }
+        real_shape[a] = len;
+    }
+    if c2r && lengths.last() == Some(&None) {
+        if shape[last] < 2 {
+            return Err(format!(
+                "C2R of {} bin along axis {last} has no default length \
+                 (NumPy's 2(m - 1) = 0): give --n",
+                shape[last]
+            ));
+        }
+        real_shape[last] = 2 * (shape[last] - 1);
+    }
+    // What the transform reads: the real side's shape, a C2R's bins along its last axis.
+    let mut taken = real_shape.clone();
+    if c2r {
+        taken[last] = real_shape[last] / 2 + 1;
+    }
+    Ok((real_shape, taken))
+}
+
+/// One precision's plan, readers and writers, so that one [`transform`] serves both.
+trait Float: Copy + Default + Send + Sync + 'static {
+    /// The planned N-D transform.
+    type Plan;
+    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<Self::Plan>;
+    fn c2c(plan: &Self::Plan, data: &mut [Complex<Self>]) -> tierfft::Result<()>;
+    fn r2c(plan: &Self::Plan, x: &[Self], out: &mut [Complex<Self>]) -> tierfft::Result<()>;
+    fn c2r(plan: &Self::Plan, x: &[Complex<Self>], out: &mut [Self]) -> tierfft::Result<()>;
+    fn read(input: Input) -> CliResult<Vec<Complex<Self>>>;
+    fn read_real(input: Input) -> CliResult<Vec<Self>>;
+    fn complex_values(data: &[Complex<Self>]) -> Values<'_>;
+    fn real_values(data: &[Self]) -> Values<'_>;
+    /// `self` times `scale` (1/√N for `--norm ortho`).
+    fn times(self, scale: f64) -> Self;
+}
+
+impl Float for f32 {
+    type Plan = NdFft;
+    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<NdFft> {
+        device.plan_nd(spec)
+    }
+    fn c2c(plan: &NdFft, data: &mut [Complex<f32>]) -> tierfft::Result<()> {
+        plan.process(data)
+    }
+    fn r2c(plan: &NdFft, x: &[f32], out: &mut [Complex<f32>]) -> tierfft::Result<()> {
+        plan.process_real_to_complex(x, out)
+    }
+    fn c2r(plan: &NdFft, x: &[Complex<f32>], out: &mut [f32]) -> tierfft::Result<()> {
+        plan.process_complex_to_real(x, out)
+    }
+    fn read(input: Input) -> CliResult<Vec<Complex<f32>>> {
+        input.read()
+    }
+    fn read_real(input: Input) -> CliResult<Vec<f32>> {
+        input.read_real()
+    }
+    fn complex_values(data: &[Complex<f32>]) -> Values<'_> {
+        Values::Complex(data)
+    }
+    fn real_values(data: &[f32]) -> Values<'_> {
+        Values::Real(data)
+    }
+    fn times(self, scale: f64) -> f32 {
+        self * scale as f32
+    }
+}
+
+impl Float for f64 {
+    type Plan = NdFft64;
+    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<NdFft64> {
+        device.plan_nd_f64(spec)
+    }
+    fn c2c(plan: &NdFft64, data: &mut [Complex<f64>]) -> tierfft::Result<()> {
+        plan.process(data)
+    }
+    fn r2c(plan: &NdFft64, x: &[f64], out: &mut [Complex<f64>]) -> tierfft::Result<()> {
+        plan.process_real_to_complex(x, out)
+    }
+    fn c2r(plan: &NdFft64, x: &[Complex<f64>], out: &mut [f64]) -> tierfft::Result<()> {
+        plan.process_complex_to_real(x, out)
+    }
+    fn read(input: Input) -> CliResult<Vec<Complex<f64>>> {
+        input.read_f64()
+    }
+    fn read_real(input: Input) -> CliResult<Vec<f64>> {
+        input.read_real_f64()
+    }
+    fn complex_values(data: &[Complex<f64>]) -> Values<'_> {
+        Values::Complex128(data)
+    }
+    fn real_values(data: &[f64]) -> Values<'_> {
+        Values::Real64(data)
+    }
+    fn times(self, scale: f64) -> f64 {
+        self * scale
+    }
+}
+
+/// What [`transform`] needs of the job, worked out by [`fft`].
+struct Work<'a> {
+    spec: &'a NdSpec,
+    /// The input's shape, and the shape the transform reads (cropped or zero-padded).
+    shape: &'a [usize],
+    taken: &'a [usize],
+    out_shape: &'a [u64],
+    /// 1/√N for `--norm ortho`.
+    ortho: Option<f64>,
+}
+
+/// Plans, reads, transforms and writes in precision `T`; the planning time and the whole
+/// time (planning, reading and the transform, its transfers included).
+fn transform<T: Float>(
+    device: &Device,
+    input: Input,
+    work: &Work,
+    output: &Path,
+) -> CliResult<(Duration, Duration)> {
+    let start = Instant::now();
+    let fft = T::plan(device, work.spec)?;
+    let planned = start.elapsed();
+    let scale = |v: T| work.ortho.map_or(v, |s| v.times(s));
+    let scale_all = |z: &mut Complex<T>| *z = Complex::new(scale(z.re), scale(z.im));
+    let zero = Complex::new(T::default(), T::default());
+    let total = match work.spec.kind() {
+        Kind::RealToComplex => {
+            let x = fit(T::read_real(input)?, work.shape, work.taken);
+            let mut out = vec![zero; work.spec.output_len()];
+            T::r2c(&fft, &x, &mut out)?;
+            let total = start.elapsed();
+            out.iter_mut().for_each(scale_all);
+            npy::write_values(output, work.out_shape, T::complex_values(&out))?;
+            total
+        }
+        Kind::ComplexToReal => {
+            let x = fit(T::read(input)?, work.shape, work.taken);
+            let mut out = vec![T::default(); work.spec.output_len()];
+            T::c2r(&fft, &x, &mut out)?;
+            let total = start.elapsed();
+            out.iter_mut().for_each(|v| *v = scale(*v));
+            npy::write_values(output, work.out_shape, T::real_values(&out))?;
+            total
+        }
+        Kind::ComplexToComplex => {
+            let mut data = fit(T::read(input)?, work.shape, work.taken);
+            T::c2c(&fft, &mut data)?;
+            let total = start.elapsed();
+            data.iter_mut().for_each(scale_all);
+            npy::write_values(output, work.out_shape, T::complex_values(&data))?;
+            total
+        }
+        other => {
+            return Err(format!("{other:?} transforms are not offered by `tierfft fft`").into());
+        }
+    };
+    Ok((planned, total))
+}
+
+/// The precision to transform an input of `element` in on `device`: the one asked for, or
+/// the input's; and a note when a double-precision input is transformed in f32 because the
+/// device has no f64 transforms.
+fn choose_precision(
+    asked: Option<Precision>,
+    element: npy::Element,
+    device: &Device,
+) -> CliResult<(Precision, Option<String>)> {
+    let has_f64 = device.kind() == DeviceKind::Cpu;
+    match asked {
+        Some(Precision::F64) if !has_f64 => Err(format!(
+            "--precision f64: {} transforms in f32 only (f64 runs on the CPU backend so far): \
+             use --device cpu, or --precision f32",
+            device.name()
+        )
+        .into()),
+        Some(p) => Ok((p, None)),
+        None if element.is_double() && has_f64 => Ok((Precision::F64, None)),
+        None if element.is_double() => Ok((
+            Precision::F32,
+            Some(format!(
+                "{} has no f64 transforms: transformed in f32 (--device cpu for f64)",
+                device.name()
+            )),
+        )),
+        None => Ok((Precision::F32, None)),
+    }
+}
+
+/// `tierfft fft`: reads, checks, transforms, and only then writes the output.
+pub fn fft(job: &FftJob) -> CliResult<()> {
+    let input = npy::open(job.input, npy::Expect::Rows)?;
+    npy::check_output(job.output)?;
+    let shown = job.input.display();
+    let shape: Vec<usize> = input.header.shape.iter().map(|&d| d as usize).collect();
+    // As NumPy's fftn: with `s` and no axes, the last len(s) axes.
+    let axes = match (job.axes, job.s) {
+        (None, Some(s)) if s.len() > shape.len() => {
+            return Err(format!(
+                "--s gives {} lengths for a {}-d array",
+                s.len(),
+                shape.len()
+            )
+            .into());
+        }
+        (None, Some(s)) => (shape.len() - s.len()..shape.len()).collect(),
+        (axes, _) => resolve_axes(axes, shape.len())?,
+    };
+    if axes.is_empty() {
+        return Err("--axes lists no axis".into());
+    }
+    let (real_shape, taken) =
+        numpy_lengths(job, &shape, &axes).map_err(|e| format!("'{shown}': {e}"))?;
+    let mut spec = NdSpec::new(&real_shape).axes(&axes);
+    if job.real {
+        spec = spec.real();
+    }
+    if job.inverse {
+        spec = spec.inverse();
+    }
+    if job.norm.divides(job.inverse) {
+        spec = spec.normalized();
+    }
+    spec.validate().map_err(|e| format!("'{shown}': {e}"))?;
+    let ortho = (job.norm == Norm::Ortho).then(|| {
+        let n: f64 = axes.iter().map(|&a| real_shape[a] as f64).product();
+        n.sqrt().recip()
+    });
+    let element = input.header.element;
+    let device = open_device(job.device)?;
+    let (precision, note) = choose_precision(job.precision, element, &device)?;
+    if let Some(note) = &note {
+        eprintln!("tierfft: note: {} input: {note}", element.name());
+    }
+    let out_shape: Vec<u64> = match spec.kind() {
+        Kind::RealToComplex => spec.complex_shape(),
+        _ => real_shape.clone(),
+    }
+    .iter()
+    .map(|&d| d as u64)
+    .collect();
+    let work = Work {
+        spec: &spec,
+        shape: &shape,
+        taken: &taken,
+        out_shape: &out_shape,
+        ortho,
+    };
+    let (planned, total) = match precision {
+        Precision::F32 => transform::<f32>(&device, input, &work, job.output)?,
+        Precision::F64 => transform::<f64>(&device, input, &work, job.output)?,
+    };
+    let direction = if job.inverse { "inverse" } else { "forward" };
+    let kind = spec.kind().abbreviation();
+    let read_as = match (precision, spec.kind()) {
+        (Precision::F32, Kind::RealToComplex) => "float32",
+        (Precision::F32, _) => "complex64",
+        (Precision::F64, Kind::RealToComplex) => "float64",
+        (Precision::F64, _) => "complex128",
+    };
+    let converted = match element.name() == read_as {
+        true => String::new(),
+        false => format!(", {} input read as {read_as}", element.name()),
+    };
+    eprintln!(
+        "tierfft: {direction} {kind} FFT in {} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
+        match precision {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        },
+        job.norm.describe(job.inverse),
+        device.name(),
+        crate::report::format_seconds(total.as_secs_f64()),
+        crate::report::format_seconds(planned.as_secs_f64()),
+        crate::report::format_seconds((total - planned).as_secs_f64()),
+        job.output.display()
+    );
+    Ok(())
+}
