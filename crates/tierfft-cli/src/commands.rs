@@ -178,6 +178,8 @@ pub struct PlanJob<'a> {
     pub chain: bool,
     /// Print the kernels' source in this dialect.
     pub source: Option<Dialect>,
+    /// The precision to plan for.
+    pub precision: tierfft::Precision,
     /// Planner options.
     pub options: tierfft::plan::PlanOptions,
 }
@@ -197,7 +199,14 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     if let Some(nd) = &job.nd {
         return plan_nd(job, nd, &limits);
     }
-    let mut spec = spec(job.n, job.batch, job.inverse, job.normalize);
+    if job.source.is_some() && job.precision != tierfft::Precision::F32 {
+        return Err(format!(
+            "--source with --precision {}: tierfft generates its kernels in f32 only so far",
+            job.precision
+        )
+        .into());
+    }
+    let mut spec = spec(job.n, job.batch, job.inverse, job.normalize).precision(job.precision);
     if job.columns {
         spec = spec.columns();
     }

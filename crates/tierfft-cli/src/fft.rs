@@ -6,20 +6,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use num_complex::Complex;
-use tierfft::{Device, DeviceKind, Kind, NdFft, NdFft64, NdSpec};
+use tierfft::{Device, DeviceKind, Kind, NdFft, NdFft64, NdSpec, Precision};
 
 use crate::CliResult;
 use crate::commands::open_device;
 use crate::npy::{self, Input, Values};
-
-/// The precision `tierfft fft` transforms in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Precision {
-    /// Single: complex64 / float32 out.
-    F32,
-    /// Double: complex128 / float64 out (the CPU backend only, so far).
-    F64,
-}
 
 /// How `tierfft fft` scales its result, with NumPy's names and meaning (`norm=` of
 /// `np.fft.fft`).
@@ -332,19 +323,30 @@ fn choose_precision(
     device: &Device,
 ) -> CliResult<(Precision, Option<String>)> {
     let has_f64 = device.kind() == DeviceKind::Cpu;
+    // What the device itself can, for the messages (the CPU has no limits).
+    let gpu_f64 = match device.limits() {
+        Some(l) if l.shader_f64 => {
+            " computes in f64 (SHADER_F64), but tierfft's GPU kernels are f32 only so far"
+        }
+        _ => " has no f64 transforms",
+    };
     match asked {
         Some(Precision::F64) if !has_f64 => Err(format!(
-            "--precision f64: {} transforms in f32 only (f64 runs on the CPU backend so far): \
-             use --device cpu, or --precision f32",
+            "--precision f64: {}{gpu_f64}: use --device cpu, or --precision f32",
             device.name()
         )
         .into()),
-        Some(p) => Ok((p, None)),
+        Some(p @ (Precision::F32 | Precision::F64)) => Ok((p, None)),
+        Some(p) => Err(format!(
+            "--precision {p}: tierfft fft transforms in f32 or f64 (half-precision storage \
+             is not built yet)"
+        )
+        .into()),
         None if element.is_double() && has_f64 => Ok((Precision::F64, None)),
         None if element.is_double() => Ok((
             Precision::F32,
             Some(format!(
-                "{} has no f64 transforms: transformed in f32 (--device cpu for f64)",
+                "{}{gpu_f64}: transformed in f32 (--device cpu for f64)",
                 device.name()
             )),
         )),
@@ -412,27 +414,23 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         ortho,
     };
     let (planned, total) = match precision {
-        Precision::F32 => transform::<f32>(&device, input, &work, job.output)?,
         Precision::F64 => transform::<f64>(&device, input, &work, job.output)?,
+        _ => transform::<f32>(&device, input, &work, job.output)?,
     };
     let direction = if job.inverse { "inverse" } else { "forward" };
     let kind = spec.kind().abbreviation();
     let read_as = match (precision, spec.kind()) {
-        (Precision::F32, Kind::RealToComplex) => "float32",
-        (Precision::F32, _) => "complex64",
         (Precision::F64, Kind::RealToComplex) => "float64",
         (Precision::F64, _) => "complex128",
+        (_, Kind::RealToComplex) => "float32",
+        (_, _) => "complex64",
     };
     let converted = match element.name() == read_as {
         true => String::new(),
         false => format!(", {} input read as {read_as}", element.name()),
     };
     eprintln!(
-        "tierfft: {direction} {kind} FFT in {} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
-        match precision {
-            Precision::F32 => "f32",
-            Precision::F64 => "f64",
-        },
+        "tierfft: {direction} {kind} FFT in {precision} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
         job.norm.describe(job.inverse),
         device.name(),
         crate::report::format_seconds(total.as_secs_f64()),

@@ -133,6 +133,15 @@ struct PlanArgs {
     /// Also print every kernel's generated source in this dialect.
     #[arg(long, value_name = "DIALECT")]
     source: Option<commands::Dialect>,
+    /// Plan for values stored and computed in f32 (default), f64, f16 or bf16: the on-chip
+    /// capacity and bytes moved follow (kernels are generated in f32 only so far).
+    #[arg(
+        long,
+        value_name = "P",
+        default_value = "f32",
+        conflicts_with = "shape"
+    )]
+    precision: tierfft::Precision,
     /// Planner variants.
     #[command(flatten)]
     planner: planner::PlannerArgs,
@@ -183,8 +192,8 @@ struct FftArgs {
     /// Precision to transform in: f32 or f64 (complex128 / float64 out; the CPU backend
     /// only, so far). Default: the input's, f64 for float64 and complex128 files on the CPU
     /// and f32 otherwise (a device without f64 says so and transforms them in f32).
-    #[arg(long, value_enum, value_name = "P")]
-    precision: Option<fft::Precision>,
+    #[arg(long, value_name = "P")]
+    precision: Option<tierfft::Precision>,
     /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name (see `tierfft
     /// devices`).
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
@@ -249,6 +258,7 @@ fn main() -> ExitCode {
                 columns: a.columns,
                 chain: a.chain,
                 source: a.source,
+                precision: a.precision,
                 options: a.planner.options(),
             }),
         },

@@ -29,6 +29,7 @@ mod error;
 pub(crate) mod kernel;
 pub mod nd;
 pub mod plan;
+mod precision;
 pub mod reference;
 pub mod resample;
 pub mod source;
@@ -43,6 +44,7 @@ pub use backend::{
 pub use error::{Error, Result, Source};
 pub use nd::{Kind, NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex32, Complex64};
+pub use precision::Precision;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};
 pub use weights::RealWeights;
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use num_complex::{Complex32, Complex64};
 
 use crate::error::{Error, Result};
+use crate::precision::Precision;
 use crate::weights::RealWeights;
 
 /// log2 of the longest transform tierfft plans (2^27 points, 1 GiB of complex f32).
@@ -253,6 +254,9 @@ pub struct FftSpec {
     /// different lengths (`n` and `n + 1`) in two device buffers, so only [`crate::NdFft`]
     /// runs it: [`crate::Fft`]'s own calls refuse it.
     pub real: Option<RealHalf>,
+    /// How values are stored and computed ([`Precision`]; f32 by default). The GPU
+    /// backends plan f32 only so far, and refuse the others naming the device.
+    pub precision: Precision,
 }
 
 impl FftSpec {
@@ -268,7 +272,14 @@ impl FftSpec {
             chain: None,
             layout: Layout::Rows,
             real: None,
+            precision: Precision::F32,
         }
+    }
+
+    /// Sets the precision values are stored and computed in.
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
     }
 
     /// Sets the number of transforms.
@@ -438,7 +449,7 @@ impl FftSpec {
         if self
             .n
             .checked_mul(self.batch)
-            .is_none_or(|len| len.checked_mul(8).is_none())
+            .is_none_or(|len| len.checked_mul(self.precision.complex_bytes()).is_none())
         {
             return Err(Error::TooLarge {
                 what: format!("{} × {} elements", self.n, self.batch),

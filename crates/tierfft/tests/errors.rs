@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use num_complex::Complex32;
-use tierfft::{Device, Error, FftSpec};
+use tierfft::{Device, Error, FftSpec, Precision};
 
 #[test]
 fn unsupported_lengths_and_zero_batch() {
@@ -25,6 +25,38 @@ fn unsupported_lengths_and_zero_batch() {
         let e = dev.plan(&FftSpec::new(64).batch(0)).expect_err("must fail");
         assert!(matches!(e, Error::ZeroBatch), "{e}");
     }
+}
+
+/// `Fft` is f32 only so far: other precisions are refused at plan time, naming the device,
+/// whether it has the arithmetic (read from it) and, for f64, what transforms in f64.
+#[test]
+fn precisions_other_than_f32_are_refused_naming_the_device() {
+    for dev in [Device::cpu(), gpu().clone()] {
+        for precision in [Precision::F64, Precision::F16, Precision::Bf16] {
+            let spec = FftSpec::new(64).precision(precision);
+            let e = dev.plan(&spec).expect_err("must fail");
+            let text = e.to_string();
+            assert!(matches!(e, Error::Unsupported { .. }), "{text}");
+            assert!(text.contains(&dev.name()), "{text}");
+            assert!(text.contains(&format!("FFT in {precision}")), "{text}");
+            assert_eq!(
+                text.contains("plan_nd_f64"),
+                precision == Precision::F64,
+                "{text}"
+            );
+            if let Some(limits) = dev.limits() {
+                let has = match precision {
+                    Precision::F64 => limits.shader_f64,
+                    _ => limits.shader_f16,
+                };
+                assert_eq!(text.contains("the device computes in"), has, "{text}");
+            }
+        }
+    }
+    // lavapipe has both (PLATFORM.md), read from the adapter's features.
+    let lavapipe = Device::by_name("lavapipe").expect("lavapipe");
+    let limits = lavapipe.limits().expect("limits");
+    assert!(limits.shader_f64 && limits.shader_f16);
 }
 
 #[test]

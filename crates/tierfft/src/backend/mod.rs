@@ -22,6 +22,7 @@ use num_complex::Complex32;
 
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
+use crate::precision::Precision;
 use crate::spec::FftSpec;
 use buffer::Held;
 use view::sealed::TOKEN;
@@ -387,6 +388,13 @@ impl Device {
     pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
         opts.validate()?;
+        if spec.precision != Precision::F32 {
+            return Err(crate::precision::refused(
+                spec.precision,
+                self.name(),
+                self.limits(),
+            ));
+        }
         let (plan, exec) = self.backend().fft(spec, opts)?;
         Ok(Fft {
             spec: spec.clone(),

@@ -198,7 +198,13 @@ fn plan_with(
         }
     };
     // Chunks of the batch start at aligned offsets in both row lengths.
-    let tpd = super::transforms_per_binding(limits, &[n, m], spec.whole_batch(), spec.batch)?;
+    let tpd = super::transforms_per_binding(
+        limits,
+        &[n, m],
+        spec.precision.complex_bytes(),
+        spec.whole_batch(),
+        spec.batch,
+    )?;
     plan.transforms_per_dispatch = if spec.whole_batch() {
         spec.batch
     } else {

@@ -132,6 +132,7 @@ pub(super) fn cluster_pass(
         lines_per_group: per_block / size,
         order: LineOrder::Interleaved,
         exchange: Exchange::Complex,
+        precision: spec.precision,
         staged_store: false,
         staged_load: false,
         scale: None,

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::{Bluestein, Exchange, LineOrder, Pass, Plan};
+use crate::precision::Precision;
 use crate::spec::{Direction, Layout, PointOp, RealHalf};
 
 impl fmt::Display for Plan {
@@ -19,9 +20,13 @@ impl fmt::Display for Plan {
             Layout::Columns { matrices: 1 } => " down the columns".into(),
             Layout::Columns { matrices } => format!(" down the columns of {matrices} matrices"),
         };
+        let precision = match s.precision {
+            Precision::F32 => String::new(),
+            p => format!(" in {p}"),
+        };
         writeln!(
             f,
-            "{}-point {dir} FFT ({}), batch {}{layout}, on {}",
+            "{}-point {dir} FFT ({}){precision}, batch {}{layout}, on {}",
             s.n,
             factored(s.n),
             s.batch,
@@ -36,11 +41,17 @@ impl fmt::Display for Plan {
             l.max_binding >> 20
         )?;
         let (block, ex) = self.block;
-        let ex = match ex {
-            Exchange::Complex => "complex exchange, 8 bytes/point",
-            Exchange::Split => "split re/im exchange, 4 bytes/point",
-        };
-        writeln!(f, "on-chip block: {block} points ({ex})")?;
+        let (what, bytes) = (
+            match ex {
+                Exchange::Complex => "complex exchange",
+                Exchange::Split => "split re/im exchange",
+            },
+            ex.bytes(s.precision),
+        );
+        writeln!(
+            f,
+            "on-chip block: {block} points ({what}, {bytes} bytes/point)"
+        )?;
         if let Some(b) = &self.bluestein {
             writeln!(
                 f,

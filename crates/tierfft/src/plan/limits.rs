@@ -65,6 +65,11 @@ pub struct DeviceLimits {
     /// wherever the line fits. NVIDIA GPUs through Vulkan take
     /// [`NVIDIA_VULKAN_EXCHANGE`](super::NVIDIA_VULKAN_EXCHANGE).
     pub exchange: Option<Exchange>,
+    /// The device computes in f64 (wgpu `SHADER_F64`; every CUDA GPU). Whether tierfft's
+    /// kernels use it is the planner's and backends' business ([`crate::Precision`]).
+    pub shader_f64: bool,
+    /// The device computes in f16 (wgpu `SHADER_F16`; CUDA from sm_53).
+    pub shader_f16: bool,
 }
 
 impl DeviceLimits {
@@ -91,17 +96,23 @@ impl DeviceLimits {
             compute_units: 0,
             target_threads: super::TARGET_THREADS,
             exchange: None,
+            shader_f64: false,
+            shader_f16: false,
         };
         Some(match name {
-            // Mesa's CPU Vulkan (PLATFORM.md).
+            // Mesa's CPU Vulkan (PLATFORM.md): SHADER_F16 and SHADER_F64.
             "lavapipe" => DeviceLimits {
                 subgroup_size: 8,
+                shader_f64: true,
+                shader_f16: true,
                 ..base
             },
-            // Apple M1 through Metal: 32 KiB threadgroup memory, 1024 threads, SIMD width 32.
+            // Apple M1 through Metal: 32 KiB threadgroup memory, 1024 threads, SIMD width 32;
+            // half precision, no double.
             "apple-m1" => DeviceLimits {
                 max_binding: gib,
                 max_buffer: 8 * gib,
+                shader_f16: true,
                 ..base
             },
             // NVIDIA H100 through Vulkan (PLATFORM.md).
@@ -112,6 +123,8 @@ impl DeviceLimits {
                 max_points_per_thread: super::NVIDIA_VULKAN_POINTS_PER_THREAD,
                 max_binding: 2 * gib,
                 max_buffer: 4 * gib,
+                shader_f64: true,
+                shader_f16: true,
                 ..base
             },
             // NVIDIA H100 through CUDA: 227 KiB opt-in shared memory; one launch binds what
@@ -130,6 +143,8 @@ impl DeviceLimits {
                 // non-portable sizes allowed.
                 max_cluster_blocks: 16,
                 compute_units: 132,
+                shader_f64: true,
+                shader_f16: true,
                 ..base
             },
             // VideoCore VII through Mesa's v3dv: 16 KiB shared memory, 256 invocations.

@@ -38,6 +38,7 @@ use std::sync::Arc;
 use num_complex::Complex32;
 
 use crate::error::{Error, Result};
+use crate::precision::Precision;
 use crate::spec::{FftSpec, Layout, PointOp, RealHalf};
 use crate::twiddle::TwiddleLayout;
 
@@ -240,12 +241,20 @@ impl Default for PlanOptions {
 /// (docs/BENCHMARKS.md, session 12): more columns read longer runs (16 × 512-point columns
 /// beat 4 by 15 % on 512³), as long as the transform stays one pass and two workgroups'
 /// exchanges share a compute unit (16 × 1024 lost to 8); else one memory transaction's
-/// worth (4 × 8 bytes). Fewer than that (2 × 8192 points in one pass) won in place but lost
+/// worth (4 × 8 bytes in f32). Fewer than that (2 × 8192 points in one pass) won in place but lost
 /// 2× out of place (the SAR azimuth FFT), so the planner does not go below a transaction.
-fn column_lines(n: usize, complex_block: usize, limits: &DeviceLimits) -> usize {
-    let transaction = (limits.transaction_bytes / 8).max(1);
-    let shares_a_unit =
-        |l: usize| n * l <= complex_block && 2 * 8 * n * l <= limits.workgroup_memory;
+fn column_lines(
+    n: usize,
+    complex_block: usize,
+    limits: &DeviceLimits,
+    precision: Precision,
+) -> usize {
+    let bytes = precision.complex_bytes();
+    let transaction = (limits.transaction_bytes / bytes).max(1);
+    let shares_a_unit = |l: usize| {
+        n * l <= complex_block
+            && 2 * Exchange::Complex.bytes(precision) * n * l <= limits.workgroup_memory
+    };
     [16, 8, 4]
         .into_iter()
         .filter(|&l| l >= transaction)
@@ -276,11 +285,11 @@ pub enum Exchange {
 }
 
 impl Exchange {
-    /// Workgroup-memory bytes per point.
-    pub fn bytes(self) -> usize {
+    /// Workgroup-memory bytes per point, computing in `precision` (f32: 8 and 4).
+    pub fn bytes(self, precision: Precision) -> usize {
         match self {
-            Exchange::Complex => 8,
-            Exchange::Split => 4,
+            Exchange::Complex => 2 * precision.compute_bytes(),
+            Exchange::Split => precision.compute_bytes(),
         }
     }
 
@@ -315,6 +324,8 @@ pub struct Pass {
     pub order: LineOrder,
     /// How stages exchange through workgroup memory.
     pub exchange: Exchange,
+    /// What the kernel stores and computes in (the spec's).
+    pub precision: Precision,
     /// Whether results go through workgroup memory before the store, so that it is coalesced
     /// (the first pass of a multi-pass plan writes whole lines, not strided points; tiny
     /// transforms whose line has fewer than 4 threads).
@@ -454,7 +465,7 @@ impl Pass {
     /// is 17 elements, and `cp.async` faults on a misaligned address).
     pub fn prefetch_offset(&self) -> usize {
         self.exchange_len()
-            .next_multiple_of(16 / self.exchange.bytes())
+            .next_multiple_of((16 / self.exchange_bytes()).max(1))
     }
 
     /// Workgroup-memory elements of the register exchanges (padded).
@@ -469,7 +480,12 @@ impl Pass {
 
     /// Workgroup-memory bytes one workgroup uses (0 when all stages stay in registers).
     pub fn workgroup_bytes(&self) -> usize {
-        self.shared_len() * self.exchange.bytes()
+        self.shared_len() * self.exchange_bytes()
+    }
+
+    /// Workgroup-memory bytes per element of its exchanges.
+    pub fn exchange_bytes(&self) -> usize {
+        self.exchange.bytes(self.precision)
     }
 
     /// True when points are multiplied by pass-boundary twiddles on load.
@@ -609,7 +625,8 @@ impl Plan {
             device: limits.name.clone(),
             detail,
         };
-        let transform_bytes = 8 * n as u64;
+        let element_bytes = spec.precision.complex_bytes();
+        let transform_bytes = (element_bytes * n) as u64;
         if transform_bytes > limits.max_binding {
             return Err(too_large(
                 format!(
@@ -626,7 +643,7 @@ impl Plan {
         // Powers of two: the largest power-of-two block that fits (so passes split log2 n
         // evenly); other lengths: whatever fits.
         let block_for = |ex: Exchange| {
-            let by_memory = limits.workgroup_memory / ex.bytes();
+            let by_memory = limits.workgroup_memory / ex.bytes(spec.precision);
             let by_memory = if pow2 {
                 prev_power_of_two(by_memory)
             } else {
@@ -644,10 +661,10 @@ impl Plan {
         };
         let (complex_block, split_block) =
             (block_for(Exchange::Complex), block_for(Exchange::Split));
-        let transaction = (limits.transaction_bytes / 8).max(1);
+        let transaction = (limits.transaction_bytes / element_bytes).max(1);
         let min_lines = opts.min_lines.unwrap_or(match spec.layout {
             Layout::Rows => transaction,
-            Layout::Columns { .. } => column_lines(n, complex_block, limits),
+            Layout::Columns { .. } => column_lines(n, complex_block, limits, spec.precision),
         });
         // Columns: a workgroup holds `min_lines` neighbouring columns.
         let one_pass_lines = match spec.layout {
@@ -655,7 +672,7 @@ impl Plan {
             Layout::Columns { .. } => min_lines,
         };
         let whole = spec.whole_batch();
-        let matrix_bytes = 8 * spec.len() as u64;
+        let matrix_bytes = (element_bytes * spec.len()) as u64;
         if whole && matrix_bytes > limits.max_binding {
             return Err(too_large(
                 format!(
@@ -749,8 +766,13 @@ impl Plan {
         };
 
         let (src_len, dst_len) = spec.row_lens();
-        let mut transforms_per_dispatch =
-            transforms_per_binding(limits, &[src_len, dst_len], spec.whole_batch(), spec.batch)?;
+        let mut transforms_per_dispatch = transforms_per_binding(
+            limits,
+            &[src_len, dst_len],
+            spec.precision.complex_bytes(),
+            spec.whole_batch(),
+            spec.batch,
+        )?;
         if spec.chain.is_some() && !passes_fuse_chain(&passes) {
             // A chain that does not fit one kernel: the forward passes, then the same passes
             // run backwards, the first multiplying by the filter on load.
@@ -945,7 +967,7 @@ impl Plan {
     /// Bytes read plus bytes written in device memory by one execution (all passes).
     pub fn bytes_moved(&self) -> u64 {
         let per_transform: usize = self.passes.iter().map(|p| p.src_len + p.dst_len).sum();
-        8 * (per_transform * self.spec.batch) as u64
+        (self.spec.precision.complex_bytes() * per_transform * self.spec.batch) as u64
     }
 }
 
@@ -955,15 +977,17 @@ impl Plan {
 fn transforms_per_binding(
     limits: &DeviceLimits,
     lens: &[usize],
+    element_bytes: usize,
     whole: bool,
     batch: usize,
 ) -> Result<usize> {
-    let longest = 8 * lens.iter().copied().max().unwrap_or(1) as u64;
+    let bytes = element_bytes as u64;
+    let longest = bytes * lens.iter().copied().max().unwrap_or(1) as u64;
     let most = (limits.max_binding / longest) as usize;
     let align = limits.binding_alignment;
     let per_align = lens
         .iter()
-        .map(|&l| (align / gcd(8 * l as u64, align)) as usize)
+        .map(|&l| (align / gcd(bytes * l as u64, align)) as usize)
         .fold(1, |a, b| a * b / gcd(a as u64, b as u64) as usize);
     let aligned = most - most % per_align;
     if whole || batch <= most {

@@ -113,7 +113,8 @@ pub(super) fn single_pass(
     // read across neighbouring lines anyway.
     let staged = !columns && threads_per_line < 4 && spec.n >= 4 && lines > 1;
     if shape::stage_exchanges(spec.n, &radices, threads_per_line) > 0 || staged {
-        lines = lines.min((limits.workgroup_memory / (spec.n * exchange.bytes())).max(1));
+        let bytes = exchange.bytes(spec.precision);
+        lines = lines.min((limits.workgroup_memory / (spec.n * bytes)).max(1));
     }
     let pass = Pass {
         size: spec.n,
@@ -128,6 +129,7 @@ pub(super) fn single_pass(
             LineOrder::Contiguous
         },
         exchange,
+        precision: spec.precision,
         staged_store: staged,
         staged_load: staged,
         scale: normalization(spec),
@@ -197,7 +199,7 @@ pub(super) fn multi_pass(
             line_shape(size, all_lines, min_lines, limits, opts)?;
         let fits = |lines: usize| {
             lines <= all_lines.min(most_lines)
-                && lines * size * exchange.bytes() <= limits.workgroup_memory
+                && lines * size * exchange.bytes(spec.precision) <= limits.workgroup_memory
                 && lines * threads_per_line <= limits.max_threads
         };
         let mut lines = min_lines.min(all_lines.next_power_of_two());
@@ -219,6 +221,7 @@ pub(super) fn multi_pass(
             lines_per_group: lines,
             order: LineOrder::Interleaved,
             exchange,
+            precision: spec.precision,
             // Rows: the first pass writes whole lines, contiguous once staged. Columns: lines
             // are neighbouring columns, already contiguous across the workgroup.
             staged_store: i == 0 && !columns,

@@ -478,7 +478,7 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
             .then_multiply_and_invert(h(1 << k));
         let p = &Plan::new(&chain, &cuda).unwrap().passes[0];
         if p.prefetch {
-            assert_eq!(p.prefetch_offset() * p.exchange.bytes() % 16, 0, "2^{k}");
+            assert_eq!(p.prefetch_offset() * p.exchange_bytes() % 16, 0, "2^{k}");
             assert!(p.prefetch_offset() >= p.exchange_len());
         }
     }
@@ -685,4 +685,50 @@ fn short_last_pass_where_the_first_stays_small() {
         ..PlanOptions::default()
     };
     assert!(matches!(bad.validate(), Err(Error::InvalidOptions(_))));
+}
+
+/// The precision sets the bytes per point on chip and in device memory: f64 holds half the
+/// points of f32 in workgroup memory (lavapipe's 32 KiB: 4096 points exchange whole
+/// complex values in f32 but real and imaginary parts apart in f64, and 8192, one pass in
+/// f32, takes two in f64) and moves twice the bytes; f16 stores half the bytes and computes
+/// in f32 (the same passes as f32).
+#[test]
+fn precision_sets_bytes_on_chip_and_in_memory() {
+    use crate::Precision;
+    let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
+    let plan = |n: usize, p: Precision| {
+        Plan::new(&FftSpec::new(n).batch(64).precision(p), &lavapipe).expect("plan")
+    };
+    for (n, f32_passes, f64_passes) in [(1 << 12, 1, 1), (1 << 13, 1, 2), (1 << 20, 2, 2)] {
+        let (single, double, half) = (
+            plan(n, Precision::F32),
+            plan(n, Precision::F64),
+            plan(n, Precision::F16),
+        );
+        assert_eq!(single.passes.len(), f32_passes, "f32, n = {n}");
+        assert_eq!(double.passes.len(), f64_passes, "f64, n = {n}");
+        // f16: the same line sizes; strided passes read whole 32-byte transactions, which
+        // hold 8 half-precision points (lavapipe: 8 lines of 1024 for 2^20, 4 in f32).
+        let sizes = |p: &Plan| p.passes.iter().map(|q| q.size).collect::<Vec<_>>();
+        assert_eq!(sizes(&half), sizes(&single), "f16, n = {n}");
+        for p in half
+            .passes
+            .iter()
+            .filter(|p| p.order == LineOrder::Interleaved)
+        {
+            assert!(p.lines_per_group * 4 >= lavapipe.transaction_bytes, "{p:?}");
+        }
+        let moved = |p: &Plan| p.bytes_moved() as f64 / p.passes.len() as f64;
+        assert_eq!(moved(&double), 2.0 * moved(&single), "n = {n}");
+        assert_eq!(moved(&half), 0.5 * moved(&single), "n = {n}");
+        for p in &double.passes {
+            assert!(p.workgroup_bytes() <= lavapipe.workgroup_memory, "{p:?}");
+            assert_eq!(p.exchange_bytes(), 2 * p.exchange.bytes(Precision::F32));
+        }
+    }
+    let exchanges = |p: Precision| plan(1 << 12, p).passes[0].exchange;
+    assert_eq!(
+        (exchanges(Precision::F32), exchanges(Precision::F64)),
+        (Exchange::Complex, Exchange::Split)
+    );
 }

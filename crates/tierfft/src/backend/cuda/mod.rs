@@ -199,6 +199,9 @@ impl CudaDevice {
             compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             target_threads: crate::plan::TARGET_THREADS,
             exchange: None,
+            shader_f64: true,
+            // Half-precision arithmetic from sm_53.
+            shader_f16: (major, minor) >= (5, 3),
         };
         let limits = DeviceLimits {
             max_cluster_blocks: match attr(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)? {

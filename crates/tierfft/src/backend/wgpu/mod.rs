@@ -84,11 +84,11 @@ fn is_software(info: &w::AdapterInfo) -> bool {
 }
 
 fn limits_of(adapter: &w::Adapter) -> DeviceLimits {
-    limits_from(&adapter.get_info(), &adapter.limits())
+    limits_from(&adapter.get_info(), &adapter.limits(), adapter.features())
 }
 
-/// The planner's limits for a device of `info` opened with limits `l`.
-fn limits_from(info: &w::AdapterInfo, l: &w::Limits) -> DeviceLimits {
+/// The planner's limits for a device of `info` opened with limits `l` and `features`.
+fn limits_from(info: &w::AdapterInfo, l: &w::Limits, features: w::Features) -> DeviceLimits {
     // Measured shapes for this driver (crate::plan::NVIDIA_VULKAN_*).
     let nvidia_vulkan = info.vendor == NVIDIA_VENDOR && info.backend == w::Backend::Vulkan;
     DeviceLimits {
@@ -130,6 +130,8 @@ fn limits_from(info: &w::AdapterInfo, l: &w::Limits) -> DeviceLimits {
         } else {
             None
         },
+        shader_f64: features.contains(w::Features::SHADER_F64),
+        shader_f16: features.contains(w::Features::SHADER_F16),
     }
 }
 
@@ -238,7 +240,7 @@ impl WgpuDevice {
     pub fn from_parts(adapter: &w::Adapter, device: w::Device, queue: w::Queue) -> WgpuDevice {
         let info = adapter.get_info();
         WgpuDevice {
-            limits: limits_from(&info, &device.limits()),
+            limits: limits_from(&info, &device.limits(), device.features()),
             timestamps: device.features().contains(w::Features::TIMESTAMP_QUERY),
             info,
             device,
@@ -249,14 +251,12 @@ impl WgpuDevice {
         }
     }
 
-    /// Opens `adapter` with all its limits (and timestamps where it has them), and keeps the
-    /// errors and loss wgpu reports for [`WgpuDevice::check`].
+    /// Opens `adapter` with all its limits (and timestamps, f64 and f16 arithmetic where it
+    /// has them), and keeps the errors and loss wgpu reports for [`WgpuDevice::check`].
     fn open(adapter: w::Adapter) -> Result<WgpuDevice> {
-        let features = if adapter.features().contains(w::Features::TIMESTAMP_QUERY) {
-            w::Features::TIMESTAMP_QUERY
-        } else {
-            w::Features::empty()
-        };
+        let wanted =
+            w::Features::TIMESTAMP_QUERY | w::Features::SHADER_F64 | w::Features::SHADER_F16;
+        let features = adapter.features() & wanted;
         let (device, queue) = pollster::block_on(adapter.request_device(&w::DeviceDescriptor {
             label: Some("tierfft"),
             required_features: features,
