@@ -64,7 +64,7 @@ SCENARIOS = {
         give_centroid=True, beam="sinc2", lines=2400, samples=2048, snr_db=20.0,
         targets=[(5.9e3, 0.0, 1.0), (6.4e3, 40.0, 1.0)],
     ),
-    # Spaceborne-like: a sinc^2 beam whose skirts alias (PRF 1.3 times the 3 dB Doppler
+    # Spaceborne-like: a sinc^2 beam whose skirts alias (PRF 1.25 times the 3 dB Doppler
     # band), squinted 300 Hz, neither centroid nor pattern given, a down-chirp.
     "c-sinc2-alias": dict(
         carrier=5.3e9, bandwidth=30e6, pulse=25e-6, fs=36e6, prf=1550.0, speed=7000.0,

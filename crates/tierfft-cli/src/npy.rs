@@ -56,7 +56,8 @@ impl Element {
         matches!(self.kind, TypeChar::Float | TypeChar::Complex) && self.scalar_bytes == 8
     }
 
-    /// The scalar at the start of `b` as f64 (integers beyond 2^53 rounded).
+    /// The scalar at the start of `b` (which holds at least `scalar_bytes`) as f64 (integers
+    /// beyond 2^53 rounded).
     fn scalar64(self, b: &[u8]) -> f64 {
         let mut raw = [0u8; 8];
         let n = self.scalar_bytes;
@@ -88,25 +89,7 @@ impl Element {
     /// The scalar at the start of `b` (which holds at least `scalar_bytes`), as f32: float64
     /// and integers beyond 2^24 are rounded.
     fn scalar(self, b: &[u8]) -> f32 {
-        let mut raw = [0u8; 8];
-        let n = self.scalar_bytes;
-        raw[..n].copy_from_slice(&b[..n]);
-        if self.big_endian {
-            raw[..n].reverse();
-        }
-        // Little-endian from here; the integer's sign extended from its top byte.
-        let unsigned = u64::from_le_bytes(raw);
-        let signed = || {
-            let shift = 64 - 8 * n as u32;
-            ((unsigned << shift) as i64) >> shift
-        };
-        match (self.kind, n) {
-            (TypeChar::Float | TypeChar::Complex, 4) => f32::from_bits(unsigned as u32),
-            (TypeChar::Float | TypeChar::Complex, _) => f64::from_bits(unsigned) as f32,
-            (TypeChar::Int, _) => signed() as f32,
-            (TypeChar::Bool, _) => f32::from(u8::from(unsigned != 0)),
-            _ => unsigned as f32,
-        }
+        self.scalar64(b) as f32
     }
 
     /// One element from its bytes.
@@ -298,7 +281,7 @@ impl Input {
     /// [`Input::read_real`] as float64.
     pub fn read_real_f64(self) -> CliResult<Vec<f64>> {
         self.check_real()?;
-        Ok(self.read_f64()?.into_iter().map(|z| z.re).collect())
+        self.read_with(Element::scalar64)
     }
 
     /// A real transform's input must be real: complex values would lose their imaginary

@@ -109,8 +109,8 @@ pub struct AzimuthDesign<'a> {
 /// its centroid: [`crate::doppler`]), 0 outside, with `φ` the analytic phase
 /// 4πR0·(D(f) − 1)/λ of each range bin at the Doppler f the beam saw, `ρ` the `residual` of
 /// the range block's centre and `g` its mean in-band power (so the peak stays that of the
-/// phase-only filter). With `equalise` false, `ρ = 1`: the phase-only filter, for data whose
-/// beam is not the simulator's uniformly lit one. Each range's filter is then scaled for
+/// phase-only filter). With `equalise` false, `ρ = 1`: the phase-only filter (the beam's
+/// taper and the ripple stay in the response). Each range's filter is then scaled for
 /// `design_opts`' [`Radiometry`] and its residual phase added. The carrier phase −4πR0/λ
 /// stays in the image, constant over each target's response.
 ///

@@ -42,8 +42,8 @@ pub struct FocusOptions {
     pub azimuth_window: Window,
     /// Range cell migration correction; off only to show what it corrects.
     pub rcmc: bool,
-    /// Divide the azimuth filter by a reference target's spectrum (see [`crate::azimuth`]);
-    /// off for echoes whose beam is not the simulator's uniformly lit one.
+    /// Divide the azimuth filter by the spectrum of a reference target lit by the config's
+    /// azimuth pattern (see [`crate::azimuth`], [`crate::pattern`]); off: phase only.
     pub azimuth_equalisation: bool,
     /// Fused GPU steps (see the module docs); `false` runs every step separately.
     pub fused: bool,

@@ -86,6 +86,14 @@ fn a_sinc2_beam_focuses_to_theory_with_its_pattern() {
         let m = measure(&device, &c, &raw);
         eprintln!("sinc2 on {}: {:?}", device.name(), m.azimuth);
         common::assert_theory(&c, 0, &m, &format!("sinc2 on {}", device.name()));
+        // Normalised radiometry: the peak of a uniformly lit unit target, the pulse's
+        // samples (10 µs at 120 MHz).
+        let pulse = c.radar.pulse_s * c.radar.sample_rate_hz;
+        assert!(
+            (m.azimuth.peak_value / pulse - 1.0).abs() < 0.02,
+            "peak {} against {pulse}",
+            m.azimuth.peak_value
+        );
     }
     // As if uniformly lit: the beam's taper weights the band (wider, lower sidelobes).
     let mut uniform = c.clone();

@@ -26,6 +26,10 @@ impl Dialect {
 
 impl Plan {
     /// The source of pass `pass`'s kernel (0-based), in place (one buffer) or out of place.
+    ///
+    /// The kernel generator is f32 only so far: a plan made for another
+    /// [`crate::Precision`] prints the f32 kernels of its shape (`tierfft plan` refuses
+    /// `--source` with such a plan, and [`crate::Device::plan`] refuses to run one).
     pub fn source(&self, pass: usize, in_place: bool, dialect: Dialect) -> String {
         dialect.print(&kernel::pass_kernel(self, pass, in_place))
     }

@@ -14,7 +14,7 @@ use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::layout;
 use tierfft_sar::looks::multilook;
-use tierfft_sar::params::{Config, DefaultTargets};
+use tierfft_sar::params::{AzimuthPattern, Config, DefaultTargets};
 use tierfft_sar::radiometry::Radiometry;
 use tierfft_sar::range::Window;
 use tierfft_sar::replica::Replica;
@@ -85,8 +85,8 @@ pub struct SarArgs {
     #[arg(long)]
     no_rcmc: bool,
     /// Azimuth filter phase-only: no division by the numerically computed reference target's
-    /// spectrum (which assumes the simulator's uniformly lit beam; use this for echoes whose
-    /// antenna pattern is tapered).
+    /// spectrum (lit by the antenna's pattern, radar.azimuth_pattern or recognised in the
+    /// echoes): the pattern's taper and the Fresnel ripple then stay in the response.
     #[arg(long)]
     no_azimuth_equalisation: bool,
     /// Run every step separately (FFT, filter multiply on the CPU, inverse FFT; azimuth FFTs
@@ -376,11 +376,18 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     }
     let t = Instant::now();
     let centroid = resolve_centroid(&mut config, &data)?;
-    if simulated {
-        // Simulated echoes: the pattern they were lit with.
-        config.radar.azimuth_pattern.get_or_insert_default();
-    }
-    let pattern = resolve_pattern(&mut config, &data);
+    let pattern = match (simulated, config.radar.azimuth_pattern) {
+        // Simulated echoes without the key: lit uniformly, as the simulator does.
+        (true, None) => {
+            config.radar.azimuth_pattern = Some(AzimuthPattern::Uniform);
+            tierfft_sar::pattern::Used {
+                pattern: AzimuthPattern::Uniform,
+                source: "simulation",
+                residuals: None,
+            }
+        }
+        _ => resolve_pattern(&mut config, &data),
+    };
     let centroid_s = t.elapsed().as_secs_f64();
     let blocks = check_scene(&config, &on, focus_opts, args.block_lines)?;
     let planning = Instant::now();

@@ -189,7 +189,7 @@ impl fmt::Display for Plan {
             )?;
         }
         writeln!(f)?;
-        let data = 8.0 * s.len() as f64;
+        let data = (s.precision.complex_bytes() * s.len()) as f64;
         writeln!(
             f,
             "device memory traffic: {:.1} MB ({} pass(es) × read + write of {:.1} MB)",

@@ -114,7 +114,8 @@ pub struct PlanOptions {
     /// Neighbouring lines a workgroup of a strided pass (columns, the later passes of a long
     /// transform) holds at least, so that each of its loads and stores is a run of that many
     /// points. `None`: for rows' later passes one memory transaction's worth
-    /// ([`DeviceLimits::transaction_bytes`] / 8 bytes a point: 4 for 32-byte sectors), for
+    /// ([`DeviceLimits::transaction_bytes`] over the bytes of a point: 4 for 32-byte sectors
+    /// in f32), for
     /// columns the planner's choice from the column length and the device (4 to 16). Fewer
     /// lines let longer columns fit one pass (measured faster in place, slower out of place).
     pub min_lines: Option<usize>,
@@ -277,10 +278,11 @@ pub enum LineOrder {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Exchange {
-    /// Whole complex values: 8 bytes a point, one write and one read per exchange.
+    /// Whole complex values: 8 bytes a point in f32 (16 in f64), one write and one read per
+    /// exchange.
     Complex,
-    /// Real parts, then imaginary parts: 4 bytes a point, twice the barriers; doubles the
-    /// largest on-chip block.
+    /// Real parts, then imaginary parts: 4 bytes a point in f32 (8 in f64), twice the
+    /// barriers; doubles the largest on-chip block.
     Split,
 }
 
