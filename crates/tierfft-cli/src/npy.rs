@@ -86,20 +86,10 @@ impl Element {
         Complex64::new(self.scalar64(b), im)
     }
 
-    /// The scalar at the start of `b` (which holds at least `scalar_bytes`), as f32: float64
-    /// and integers beyond 2^24 are rounded.
-    fn scalar(self, b: &[u8]) -> f32 {
-        self.scalar64(b) as f32
-    }
-
-    /// One element from its bytes.
+    /// One element from its bytes, as complex64 (float64 and integers beyond 2^24 rounded).
     fn read(self, b: &[u8]) -> Complex32 {
-        let im = if self.is_complex() {
-            self.scalar(&b[self.scalar_bytes..])
-        } else {
-            0.0
-        };
-        Complex32::new(self.scalar(b), im)
+        let z = self.read64(b);
+        Complex32::new(z.re as f32, z.im as f32)
     }
 }
 
@@ -448,6 +438,16 @@ pub fn write_values(path: &Path, shape: &[u64], data: Values) -> CliResult<()> {
     })
 }
 
+/// Writes each scalar's little-endian bytes in turn.
+fn write_le<const N: usize>(
+    w: &mut impl Write,
+    scalars: impl Iterator<Item = [u8; N]>,
+) -> io::Result<()> {
+    scalars
+        .into_iter()
+        .try_for_each(|bytes| w.write_all(&bytes))
+}
+
 /// Writes the whole `.npy` file to `path` and syncs it.
 fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
     let descr = match data {
@@ -467,28 +467,16 @@ fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
         .writer(BufWriter::new(file))
         .write_header_only()?;
     match data {
-        Values::Complex(data) => {
-            for z in data {
-                w.write_all(&z.re.to_le_bytes())?;
-                w.write_all(&z.im.to_le_bytes())?;
-            }
-        }
-        Values::Real(data) => {
-            for x in data {
-                w.write_all(&x.to_le_bytes())?;
-            }
-        }
-        Values::Complex128(data) => {
-            for z in data {
-                w.write_all(&z.re.to_le_bytes())?;
-                w.write_all(&z.im.to_le_bytes())?;
-            }
-        }
-        Values::Real64(data) => {
-            for x in data {
-                w.write_all(&x.to_le_bytes())?;
-            }
-        }
+        Values::Complex(d) => write_le(
+            &mut w,
+            d.iter().flat_map(|z| [z.re, z.im]).map(f32::to_le_bytes),
+        )?,
+        Values::Real(d) => write_le(&mut w, d.iter().map(|x| x.to_le_bytes()))?,
+        Values::Complex128(d) => write_le(
+            &mut w,
+            d.iter().flat_map(|z| [z.re, z.im]).map(f64::to_le_bytes),
+        )?,
+        Values::Real64(d) => write_le(&mut w, d.iter().map(|x| x.to_le_bytes()))?,
     }
     let file = w.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()

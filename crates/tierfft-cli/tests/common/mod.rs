@@ -126,3 +126,37 @@ pub fn assert_ok(out: &Output) {
 pub fn num_c64(z: Complex32) -> npyz::num_complex::Complex64 {
     npyz::num_complex::Complex64::new(z.re.into(), z.im.into())
 }
+
+/// Runs `scripts/<script>` with python3 against this build's `tierfft` (`--tierfft`) and
+/// `args`, printing its output and failing the test when it fails. Without NumPy it is
+/// skipped, unless `TIERFFT_REQUIRE_NUMPY` is set (as `scripts/test` does), which fails.
+pub fn run_numpy_script(script: &str, args: &[&str]) {
+    let numpy = Command::new("python3")
+        .args(["-c", "import numpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !numpy {
+        assert!(
+            std::env::var_os("TIERFFT_REQUIRE_NUMPY").is_none(),
+            "TIERFFT_REQUIRE_NUMPY is set, but python3 cannot import numpy"
+        );
+        eprintln!("python3 cannot import numpy: scripts/{script} did not run");
+        return;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts")
+        .join(script);
+    let out = Command::new("python3")
+        .arg(&path)
+        .args(["--tierfft", env!("CARGO_BIN_EXE_tierfft")])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run scripts/{script}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("{text}");
+    assert!(out.status.success(), "{text}");
+}
