@@ -152,6 +152,10 @@
 #           CUDA and on wgpu/Vulkan, scripts/independent-sar.py (echoes from a NumPy simulator
 #           of its own) focused on CUDA and on the H100 through Vulkan, and `tierfft sar
 #           --device cuda` on a sinc²-lit 8192² scene, the pattern given and then recognised
+#   double  issue 18's f64: tests/double.rs (f64 against a double-double reference) and the
+#           f32 accuracy tests on CUDA and on wgpu/Vulkan, then Z2Z against cuFFT's Z2Z at
+#           2^6..2^24 (1 GiB-plus buffers, with the Vulkan column) and in batches of 1 and 16,
+#           beside the f32 C2C comparison in the same run
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -186,6 +190,12 @@ device_tests() {
     done
 }
 
+if want double; then
+    device_tests double double gpu_accuracy
+    $tf bench --backend cuda --compare cufft --precision f64 --with-wgpu --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/z2z.txt" || status=1
+    $tf bench --backend cuda --compare cufft --precision f64 --small --min-log2 6 --max-log2 22 --reps 30 2>&1 | tee "$out/z2z-small.txt" || status=1
+    $tf bench --backend cuda --compare cufft --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/c2c.txt" || status=1
+fi
 if want bench; then
     $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 30 2>&1 | tee "$out/compare.txt" || status=1
     $tf bench --backend cuda --compare cufft --small --min-log2 6 --max-log2 22 --reps 50 2>&1 | tee "$out/compare-small.txt" || status=1

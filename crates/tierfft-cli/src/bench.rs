@@ -119,6 +119,11 @@ pub struct BenchArgs {
     /// transform: one-pass (the default), any-passes, or never.
     #[arg(long, requires = "real", value_enum, default_value = "one-pass")]
     fuse_real: FuseRealArg,
+    /// With --compare cufft: the precision, f32 (C2C) or f64 (Z2Z against cuFFT's Z2Z;
+    /// plain transforms only).
+    #[arg(long, requires = "compare", default_value = "f32", value_name = "P",
+          conflicts_with_all = ["chain", "sar", "energy", "callback_peer"])]
+    precision: tierfft::Precision,
     /// Host-device copies instead of transforms (CUDA): tierfft's staged copies from and
     /// into ordinary host memory against the driver's own pageable copies and pinned DMA
     /// alone, 1 MiB to 1 GiB, GB/s.
@@ -262,6 +267,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             sar: args.sar,
             energy_seconds: args.energy.then_some(args.energy_seconds),
             callback_peer: args.callback_peer.clone(),
+            precision: args.precision,
         };
         return crate::compare::run(&device, &opts);
     }

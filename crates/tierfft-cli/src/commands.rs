@@ -7,7 +7,7 @@ use tierfft::backend::cuda::CudaDevice;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::nd::{NdPlan, StepOp};
 use tierfft::plan::{DeviceLimits, Plan};
-use tierfft::{Device, FftSpec, NdSpec};
+use tierfft::{Device, FftSpec, NdSpec, Precision};
 
 use crate::CliResult;
 use crate::fft::resolve_axes;
@@ -199,9 +199,10 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     if let Some(nd) = &job.nd {
         return plan_nd(job, nd, &limits);
     }
-    if job.source.is_some() && job.precision != tierfft::Precision::F32 {
+    if job.source.is_some() && !matches!(job.precision, Precision::F32 | Precision::F64) {
         return Err(format!(
-            "--source with --precision {}: tierfft generates its kernels in f32 only so far",
+            "--source with --precision {}: tierfft generates its kernels in f32 and f64 only \
+             so far",
             job.precision
         )
         .into());

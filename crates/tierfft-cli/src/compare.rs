@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use tierfft::backend::cuda::compare::{Energies, Extras, compare};
+use tierfft::backend::cuda::compare::{Energies, Extras, compare, compare_z2z};
 use tierfft::backend::cuda::energy::{EnergyMeter, EnergyReading};
 use tierfft::backend::cuda::peer::CallbackPeer;
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
 use tierfft::backend::median;
 use tierfft::plan::{Plan, PlanOptions};
-use tierfft::reference::{relative_l2_error, spec_f64, widen};
-use tierfft::{Complex32, Device, Direction, FftSpec, Layout, PointOp};
+use tierfft::reference::{relative_l2_error, relative_l2_error64, spec_dd, spec_f64, widen};
+use tierfft::{Complex32, Complex64, Device, Direction, FftSpec, Layout, PointOp, Precision};
 
 use crate::CliResult;
 
@@ -45,6 +45,8 @@ pub struct Options {
     pub energy_seconds: Option<f64>,
     /// The cuFFT callback peer library, for chains.
     pub callback_peer: Option<std::path::PathBuf>,
+    /// f32 (C2C against cuFFT's C2C) or f64 (Z2Z against Z2Z; plain transforms only).
+    pub precision: Precision,
 }
 
 /// One size and batch.
@@ -190,9 +192,13 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
                 "fused: FFT → multiply by a random filter → inverse FFT → 1/n in one kernel, against cuFFT forward, a multiply kernel and cuFFT inverse; scenes of 2^24 points"
             );
         }
+        let (kind, bytes, reference) = match opts.precision {
+            Precision::F64 => ("Z2Z", 32, "double-double"),
+            _ => ("C2C", 16, "f64"),
+        };
         println!(
-            "{} C2C, out of place, median of {} CUDA-event timings per library (interleaved); GB/s = 16·N·batch / t; \
-             ratio = cuFFT time / ours; error: rel. L2 vs f64 over the first min(batch, 2^22/N) transforms\n",
+            "{} {kind}, out of place, median of {} CUDA-event timings per library (interleaved); GB/s = {bytes}·N·batch / t; \
+             ratio = cuFFT time / ours; error: rel. L2 vs {reference} over the first min(batch, 2^22/N) transforms\n",
             if opts.direction == Direction::Forward {
                 "forward"
             } else {
@@ -229,7 +235,8 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             _ if opts.sar => vec![n],
             (true, _) => vec![((1usize << 24) / n).max(1)],
             (false, Some(list)) => list.clone(),
-            (false, None) => vec![((1usize << 27) / n).max(1)],
+            // 1 GiB buffers (2^27 points in f32, 2^26 in f64).
+            (false, None) => vec![((1usize << 30) / (opts.precision.complex_bytes() * n)).max(1)],
         };
         let specs: Vec<(String, FftSpec)> = batches
             .into_iter()
@@ -282,7 +289,10 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
 /// focusing steps of an `n` × `batch` scene (`[lines][samples]`, square here).
 fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
     let random = |len| -> Arc<[Complex32]> { crate::bench::random_input(len).into() };
-    let plain = FftSpec::new(n).batch(batch).direction(opts.direction);
+    let plain = FftSpec::new(n)
+        .batch(batch)
+        .direction(opts.direction)
+        .precision(opts.precision);
     if opts.sar {
         let columns = FftSpec::new(n).batch(batch).columns();
         let each = || PointOp::MultiplyEach(random(n * batch));
@@ -376,6 +386,9 @@ fn row(
         Plan::with_options(&spec, dev.limits(), &opts.plan)?
     };
     let fft = CudaFft::new(dev.clone(), &plan)?;
+    if spec.precision == Precision::F64 {
+        return row_z2z(dev, wgpu, step, &spec, &plan, &fft, opts);
+    }
     let input = crate::bench::random_input(n * batch);
     let c = compare(dev, &fft, &input, opts.reps, extras)?;
     let count = checked(n, batch);
@@ -418,6 +431,69 @@ fn row(
         callback_error: c.callback.as_ref().map(|(out, _)| error(out)),
         callback_ratio: c.callback.as_ref().map(|(_, t)| median(t) / ours_s),
         energy: c.energy.as_ref().map(|e| RowEnergy::new(e, batch)),
+    })
+}
+
+/// [`row`] of an f64 plan: Z2Z against cuFFT's Z2Z, errors against the double-double
+/// reference.
+fn row_z2z(
+    dev: &Arc<CudaDevice>,
+    wgpu: Option<&Device>,
+    step: String,
+    spec: &FftSpec,
+    plan: &Plan,
+    fft: &CudaFft,
+    opts: &Options,
+) -> CliResult<Row> {
+    let (n, batch) = (spec.n, spec.batch);
+    let input: Vec<Complex64> = crate::bench::random_input(n * batch)
+        .iter()
+        .zip(crate::bench::random_input(n * batch))
+        // Random in all 53 bits: two f32 draws per part.
+        .map(|(a, b)| {
+            Complex64::new(
+                f64::from(a.re) + f64::from(b.re) * 2e-8,
+                f64::from(a.im) + f64::from(b.im) * 2e-8,
+            )
+        })
+        .collect();
+    let c = compare_z2z(dev, fft, &input, opts.reps)?;
+    let count = checked(n, batch) * n;
+    let want = spec_dd(&spec.clone().batch(count / n), &input[..count]);
+    let error = |out: &[Complex64]| relative_l2_error64(&out[..count], &want);
+    let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
+    let gbps = |t: f64| 32.0 * (n * batch) as f64 / t / 1e9;
+    let wgpu_s = match wgpu {
+        Some(w) => Some(
+            w.plan_with_options(spec, &opts.plan)?
+                .measure(&input, opts.reps)?
+                .median_seconds(),
+        ),
+        None => None,
+    };
+    Ok(Row {
+        step,
+        n,
+        batch,
+        ours_s,
+        ours_gbps: gbps(ours_s),
+        ours_error: error(&c.ours.0),
+        cufft_s,
+        cufft_gbps: gbps(cufft_s),
+        cufft_error: error(&c.cufft.0),
+        ratio: cufft_s / ours_s,
+        of_copy: gbps(ours_s) / c.copy_gbps,
+        copy_gbps: c.copy_gbps,
+        wgpu_gbps: wgpu_s.map(gbps),
+        wgpu_ratio: wgpu_s.map(|t| cufft_s / t),
+        registers: c.kernels.iter().map(|k| k.registers).collect(),
+        spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
+        passes: plan.passes.len(),
+        bluestein_m: None,
+        callback_s: None,
+        callback_error: None,
+        callback_ratio: None,
+        energy: None,
     })
 }
 

@@ -326,7 +326,8 @@ fn choose_precision(
     // What the device itself can, for the messages (the CPU has no limits).
     let gpu_f64 = match device.limits() {
         Some(l) if l.shader_f64 => {
-            " computes in f64 (SHADER_F64), but tierfft's GPU kernels are f32 only so far"
+            " computes in f64 (SHADER_F64), but tierfft fft's N-D and real transforms run in f64 \
+             on the CPU only so far (GPUs do 1-D complex f64 through the library)"
         }
         _ => " has no f64 transforms",
     };

@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // tierfft on the caller's device, recording into the caller's encoder.
     let tierfft_device = Device::from_wgpu(&adapter, device.clone(), queue.clone());
     let fft = tierfft_device.plan(&FftSpec::new(n).batch(lines))?;
-    let mut buffer = DeviceBuffer::from_wgpu_buffer(&tierfft_device, data.clone())?;
+    let mut buffer: DeviceBuffer = DeviceBuffer::from_wgpu_buffer(&tierfft_device, data.clone())?;
     let mut encoder = device.create_command_encoder(&Default::default());
     fft.record(&mut encoder, &mut buffer)?;
     encoder.copy_buffer_to_buffer(&data, 0, &readback, 0, bytes); // the caller's own command

@@ -2,15 +2,20 @@
 //!
 //! Part of the spec ([`crate::FftSpec::precision`]), it flows into the plan: device memory
 //! per element ([`Precision::storage_bytes`]) and on-chip capacity (workgroup memory per
-//! point, [`Precision::compute_bytes`]). The kernel generator and the GPU backends are f32
-//! only so far: they refuse other precisions at plan time, naming the device and whether it
-//! has the capability (`DeviceLimits::shader_f64`, `shader_f16`). In f64, the CPU backend
-//! transforms N-D and real data ([`crate::NdFft64`]).
+//! point, [`Precision::compute_bytes`]), then into the kernels (types and literals printed
+//! in it) and the backends (tables and data in its words). f32 runs everywhere; f64 on the
+//! CPU, and on GPUs with f64 arithmetic (`DeviceLimits::shader_f64`) for complex transforms
+//! of 13-smooth lengths; N-D and real data in f64 on the CPU ([`crate::NdFft64`]). Other
+//! cases are refused at plan time naming the device and what it lacks.
 
 use std::fmt;
 
+use num_complex::Complex64;
+
 use crate::error::Error;
 use crate::plan::DeviceLimits;
+use crate::plan::shape::is_smooth;
+use crate::spec::FftSpec;
 
 /// How a transform's values are stored in device memory and computed with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -84,36 +89,70 @@ impl std::str::FromStr for Precision {
     }
 }
 
-/// Why `device` (with `limits`, `None` for the CPU) cannot run an [`crate::Fft`] in
-/// `precision` (anything but f32, so far): whether the device itself has the arithmetic,
-/// and what runs instead.
-pub(crate) fn refused(
-    precision: Precision,
+/// Why `device` (with `limits`, `None` for the CPU) cannot run an [`crate::Fft`] of
+/// `spec` in its precision, or `None` when it can: f32 everywhere; f64 on the CPU, and on
+/// GPUs with f64 arithmetic for complex transforms of 13-smooth lengths (Bluestein's
+/// vectors and the real transforms' fused halves are f32 only so far); f16 and bf16 nowhere
+/// yet.
+pub(crate) fn refusal(
+    spec: &FftSpec,
     device: String,
     limits: Option<&DeviceLimits>,
-) -> Error {
-    let has = |yes: bool, feature: &str| match yes {
-        true => format!("the device computes in {precision} ({feature})"),
-        false => format!("the device has no {precision} arithmetic (no {feature})"),
+) -> Option<Error> {
+    let precision = spec.precision;
+    let unsupported = |detail: String| {
+        Some(Error::Unsupported {
+            what: format!("an FFT in {precision}"),
+            device: device.clone(),
+            detail,
+        })
     };
-    let device_side = match (precision, limits) {
-        (_, None) => "the CPU backend's `Fft` runs rustfft in f32".to_string(),
-        (Precision::F64, Some(l)) => has(l.shader_f64, "SHADER_F64"),
-        (_, Some(l)) => has(l.shader_f16, "SHADER_F16"),
-    };
-    let instead = match precision {
-        Precision::F64 => {
-            "; in f64, Device::cpu().plan_nd_f64 transforms (N-D and real too, 1-D as a \
-             one-axis NdSpec)"
-        }
-        _ => "",
-    };
-    Error::Unsupported {
-        what: format!("an FFT in {precision}"),
-        device,
-        detail: format!(
-            "{device_side}, and tierfft's kernels and `Fft` are f32 only so far{instead}"
+    match (precision, limits) {
+        (Precision::F32, _) | (Precision::F64, None) => None,
+        (Precision::F64, Some(l)) if !l.shader_f64 => unsupported(
+            "the device has no f64 arithmetic (no SHADER_F64); Device::cpu() transforms in f64"
+                .into(),
         ),
+        (Precision::F64, Some(_)) if !is_smooth(spec.n) => unsupported(format!(
+            "{} has a prime factor above 13, which takes Bluestein's algorithm, whose chirps \
+             tierfft's GPU kernels hold in f32 so far; Device::cpu() transforms it in f64",
+            spec.n
+        )),
+        (Precision::F64, Some(_)) if spec.real.is_some() => unsupported(
+            "real transforms' fused split and merge are f32 only so far on GPUs; \
+             Device::cpu().plan_nd_f64 transforms real data in f64"
+                .into(),
+        ),
+        (Precision::F64, Some(_)) => None,
+        (_, None) => unsupported("the CPU backend computes in f32 or f64".into()),
+        (_, Some(l)) => unsupported(format!(
+            "{}, and tierfft's kernels store f32 or f64 only so far",
+            match l.shader_f16 {
+                true => "the device has f16 arithmetic (SHADER_F16)",
+                false => "the device has no f16 arithmetic (no SHADER_F16)",
+            }
+        )),
+    }
+}
+
+/// Complex `values` as the kernels of a transform in `precision` read them (in its
+/// arithmetic precision: tables and vectors), as the 4-byte words device memory holds.
+pub(crate) fn device_words(
+    values: impl IntoIterator<Item = Complex64>,
+    precision: Precision,
+) -> Vec<f32> {
+    match precision {
+        Precision::F64 => values
+            .into_iter()
+            .flat_map(|z| {
+                let words: [f32; 4] = bytemuck::cast([z.re, z.im]);
+                words
+            })
+            .collect(),
+        _ => values
+            .into_iter()
+            .flat_map(|z| [z.re as f32, z.im as f32])
+            .collect(),
     }
 }
 

@@ -1,22 +1,51 @@
-//! Twiddle factors, computed in f64 and rounded once to f32.
+//! Twiddle factors, computed in f64 and rounded once to the precision of the data.
 //!
 //! Single-precision recurrences or `sin`/`cos` on the GPU lose orders of magnitude of accuracy
 //! (GPU_FFT's experience, seed 002; Vulkan allows 2^-11 absolute error for `sin`), so every
 //! twiddle a kernel uses comes from a table built here.
 
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 
-/// `exp(sign · 2πi · k / n)` in f64, rounded to f32.
-pub fn twiddle(k: usize, n: usize, sign: f64) -> Complex32 {
-    // Reduce k/n to the first octant's accuracy: sin_cos of 2πk/n for k < n is accurate in f64.
-    let angle = sign * 2.0 * std::f64::consts::PI * (k % n) as f64 / n as f64;
-    let (s, c) = angle.sin_cos();
-    Complex32::new(c as f32, s as f32)
+/// `exp(sign · 2πi · k / n)` in f64, to within about an ulp of f64: its octant is reduced
+/// exactly, so that `sin` and `cos` see an angle of at most π/4.
+pub fn twiddle64(k: usize, n: usize, sign: f64) -> Complex64 {
+    use std::f64::consts::PI;
+    // 8k/n in [0, 8): octant o and the remainder r (exact integer arithmetic).
+    let k = (k % n) as u128;
+    let (n8, eight_k) = (n as u128, 8 * k);
+    let (o, r) = (eight_k / n8, eight_k % n8);
+    // The angle is (o + r/n)·π/4: even octants are o·π/4 + a, odd ones (o + 1)·π/4 − a,
+    // with a in [0, π/4].
+    let rem = if o % 2 == 0 { r } else { n8 - r };
+    let a = PI / 4.0 * rem as f64 / n as f64;
+    let (s, c) = a.sin_cos();
+    let (x, y) = match o {
+        0 => (c, s),
+        1 => (s, c),
+        2 => (-s, c),
+        3 => (-c, s),
+        4 => (-c, -s),
+        5 => (-s, -c),
+        6 => (s, -c),
+        _ => (c, -s),
+    };
+    Complex64::new(x, sign.signum() * y)
 }
 
-/// The table `exp(sign · 2πi · k · step / n)` for `k` in `0..len`.
-pub fn table(len: usize, step: usize, n: usize, sign: f64) -> Vec<Complex32> {
+/// [`twiddle64`] rounded to f32.
+pub fn twiddle(k: usize, n: usize, sign: f64) -> Complex32 {
+    let w = twiddle64(k, n, sign);
+    Complex32::new(w.re as f32, w.im as f32)
+}
+
+/// [`table`] rounded to f32 (real transforms' split and merge, f32 only so far).
+pub fn table32(len: usize, step: usize, n: usize, sign: f64) -> Vec<Complex32> {
     (0..len).map(|k| twiddle(k * step, n, sign)).collect()
+}
+
+/// The table `exp(sign · 2πi · k · step / n)` for `k` in `0..len`, in f64.
+pub fn table(len: usize, step: usize, n: usize, sign: f64) -> Vec<Complex64> {
+    (0..len).map(|k| twiddle64(k * step, n, sign)).collect()
 }
 
 #[cfg(test)]
@@ -28,8 +57,38 @@ mod tests {
         let w = twiddle(1, 8, -1.0);
         let h = std::f32::consts::FRAC_1_SQRT_2;
         assert_eq!(w, Complex32::new(h, -h));
-        assert_eq!(twiddle(2, 8, -1.0).re.abs(), 6.123234e-17_f64 as f32);
+        // Quarter turns are exact.
+        assert_eq!(twiddle(2, 8, -1.0).re, 0.0);
         assert_eq!(twiddle(2, 8, 1.0).im, 1.0);
+        assert_eq!(twiddle64(3, 4, 1.0), Complex64::new(0.0, -1.0));
+    }
+
+    /// Every twiddle of several lengths against `sin_cos` of the whole angle in f64 (itself
+    /// off by up to a few ulp of 2π), and values known exactly to within about an ulp each.
+    #[test]
+    fn twiddles_in_f64_match_sin_cos() {
+        for n in [1usize, 2, 3, 5, 7, 8, 12, 96, 1000, 4096, 1 << 20] {
+            for k in (0..n).step_by((n / 97).max(1)) {
+                let w = twiddle64(k, n, -1.0);
+                let angle = -2.0 * std::f64::consts::PI * k as f64 / n as f64;
+                let (s, c) = angle.sin_cos();
+                assert!(
+                    (w.re - c).abs() < 1e-15 && (w.im - s).abs() < 1e-15,
+                    "{k}/{n}: {w}"
+                );
+                assert!((w.norm() - 1.0).abs() < 3e-16);
+            }
+        }
+        let half_sqrt3 = 3f64.sqrt() / 2.0;
+        for (k, n, want) in [
+            (1, 12, Complex64::new(half_sqrt3, -0.5)),
+            (2, 3, Complex64::new(-0.5, half_sqrt3)),
+            (5, 6, Complex64::new(0.5, half_sqrt3)),
+            (1, 6, Complex64::new(0.5, -half_sqrt3)),
+        ] {
+            let w = twiddle64(k, n, -1.0);
+            assert!((w - want).norm() < 2.5e-16, "{k}/{n}: {w} against {want}");
+        }
     }
 }
 
@@ -132,8 +191,9 @@ impl TwiddleLayout {
         false
     }
 
-    /// The buffer's contents for a transform with exponent sign `sign` (-1 forward).
-    pub fn build(&self, sign: f64) -> Vec<Complex32> {
+    /// The buffer's contents for a transform with exponent sign `sign` (-1 forward), in f64
+    /// (the backends round them to the data's precision).
+    pub fn build(&self, sign: f64) -> Vec<Complex64> {
         let mut t = Vec::with_capacity(self.len());
         for s in &self.stages {
             for rr in 1..s.radix {
@@ -149,7 +209,7 @@ impl TwiddleLayout {
                 sign,
             ));
         }
-        t.resize(self.len(), Complex32::new(1.0, 0.0));
+        t.resize(self.len(), Complex64::new(1.0, 0.0));
         t
     }
 }

@@ -290,7 +290,8 @@ fn wgpu_buffers_and_encoders_of_the_caller() {
         usage: U::MAP_READ | U::COPY_DST,
         mapped_at_creation: false,
     });
-    let mut data = tierfft::DeviceBuffer::from_wgpu_buffer(&dev, buffer.clone()).expect("wrap");
+    let mut data: tierfft::DeviceBuffer =
+        tierfft::DeviceBuffer::from_wgpu_buffer(&dev, buffer.clone()).expect("wrap");
     let mut encoder = device.create_command_encoder(&Default::default());
     fft.record(&mut encoder, &mut data).expect("record");
     encoder.copy_buffer_to_buffer(&buffer, 0, &readback, 0, bytes);

@@ -134,7 +134,7 @@ impl Backend for Cpu {
     }
 
     fn executor(self: Arc<Self>, plan: &Plan) -> Result<Box<dyn Executor>> {
-        Ok(Box::new(cpu::CpuFft::new(&plan.spec)))
+        Ok(cpu::cpu_fft(&plan.spec))
     }
 
     fn fft(
@@ -149,7 +149,7 @@ impl Backend for Cpu {
                 detail: "the CPU runs them as steps of their own (NdPlan::new)".into(),
             });
         }
-        Ok((None, Box::new(cpu::CpuFft::new(spec))))
+        Ok((None, cpu::cpu_fft(spec)))
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 #[cfg(feature = "cuda")]
 use cudarc::driver::CudaSlice;
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 
 use super::Device;
 use super::cpu::HostMemory;
@@ -19,25 +19,54 @@ use super::cuda::CudaMemory;
 use super::wgpu::WgpuMemory;
 use crate::dist::Rows;
 use crate::error::{Error, Result};
+use crate::precision::Precision;
 
-/// An element type device buffers hold: real f32 or complex f32 (interleaved pairs).
+/// An element type device buffers hold: real or complex (interleaved pairs), f32 or f64.
 pub trait Element: bytemuck::Pod + Default + Send + Sync + sealed::Sealed {
-    /// f32 values per element.
+    /// 4-byte words per element (device memory is counted in them).
     const FLOATS: usize;
+    /// The precision of its values.
+    const PRECISION: Precision;
+    /// Whether it is complex.
+    const COMPLEX: bool;
+    /// Its Rust name, for errors.
+    const NAME: &'static str;
 }
 
 impl Element for f32 {
     const FLOATS: usize = 1;
+    const PRECISION: Precision = Precision::F32;
+    const COMPLEX: bool = false;
+    const NAME: &'static str = "f32";
 }
 
 impl Element for Complex32 {
     const FLOATS: usize = 2;
+    const PRECISION: Precision = Precision::F32;
+    const COMPLEX: bool = true;
+    const NAME: &'static str = "Complex32";
+}
+
+impl Element for f64 {
+    const FLOATS: usize = 2;
+    const PRECISION: Precision = Precision::F64;
+    const COMPLEX: bool = false;
+    const NAME: &'static str = "f64";
+}
+
+impl Element for Complex64 {
+    const FLOATS: usize = 4;
+    const PRECISION: Precision = Precision::F64;
+    const COMPLEX: bool = true;
+    const NAME: &'static str = "Complex64";
 }
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for num_complex::Complex32 {}
+    impl Sealed for f64 {}
+    impl Sealed for num_complex::Complex64 {}
 }
 
 /// Data held by one [`Device`] (host memory for [`Device::cpu`]), typed by element: complex
@@ -343,7 +372,7 @@ pub(crate) fn check_ours<T: Element>(
     device: &str,
 ) -> Result<()> {
     match buffers.iter().find(|b| !ours(&b.held)) {
-        Some(b) => Err(foreign(b, device)),
+        Some(b) => Err(foreign(&b.held, device)),
         None => Ok(()),
     }
 }
@@ -361,10 +390,10 @@ fn whole_elements<T: Element>(bytes: u64, what: &str) -> Result<()> {
     )))
 }
 
-pub(crate) fn foreign<T: Element>(buffer: &DeviceBuffer<T>, device: &str) -> Error {
+pub(crate) fn foreign(held: &Held, device: &str) -> Error {
     Error::InvalidSpec(format!(
         "the buffer lives on '{}' but the work was planned for '{device}': upload it with the \
          same Device",
-        buffer.device_name()
+        held.memory().device_name()
     ))
 }

@@ -3,17 +3,18 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use num_complex::{Complex32, Complex64};
+use num_complex::{Complex, Complex64};
 use rustfft::{Fft, FftPlanner};
 
 use std::ops::Range;
 use std::ptr::NonNull;
 
 use super::api::CPU_NAME;
-use super::buffer::{DeviceBuffer, Held, Memory, foreign};
-use super::{Executor, Measured, Timer};
+use super::buffer::{Held, Memory, foreign};
+use super::{Executor, Timer};
 use crate::dist::Rows;
 use crate::error::{Error, Result};
+use crate::precision::Precision;
 use crate::spec::{Direction, FftSpec, PointOp, transpose};
 
 /// The CPU's memory: f32 values on the host, owned, or borrowed from another host memory
@@ -126,23 +127,49 @@ impl Memory for HostMemory {
     }
 }
 
-/// A planned transform on the CPU. Fused operations run unfused here: pointwise loops around
-/// rustfft, the reference the GPU kernels' fusion is tested against. Column layouts are
-/// transposed into rows and back.
-pub(crate) struct CpuFft {
+/// The real types the CPU transforms in: f32 and f64.
+pub(crate) trait Real: rustfft::FftNum + bytemuck::Pod + Into<f64> {
+    /// `x` rounded to this type.
+    fn round(x: f64) -> Self;
+}
+
+impl Real for f32 {
+    fn round(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl Real for f64 {
+    fn round(x: f64) -> f64 {
+        x
+    }
+}
+
+/// A planned transform on the CPU, in f32 or f64 (`T`). Fused operations run unfused here:
+/// pointwise loops around rustfft, the reference the GPU kernels' fusion is tested against.
+/// Column layouts are transposed into rows and back.
+pub(crate) struct CpuFft<T: Real> {
     /// The spec in rows layout ([`FftSpec::as_rows`]).
     spec: FftSpec,
     /// Column layouts: the matrices and their width.
     columns: Option<(usize, usize)>,
-    fft: Arc<dyn Fft<f32>>,
+    fft: Arc<dyn Fft<T>>,
     /// The opposite direction, for chained transforms.
-    back: Option<Arc<dyn Fft<f32>>>,
+    back: Option<Arc<dyn Fft<T>>>,
 }
 
-impl CpuFft {
+/// `spec` planned on the CPU in its precision (f32 or f64; others were refused before).
+pub(crate) fn cpu_fft(spec: &FftSpec) -> Box<dyn Executor> {
+    match spec.precision {
+        Precision::F64 => Box::new(CpuFft::<f64>::new(spec)),
+        _ => Box::new(CpuFft::<f32>::new(spec)),
+    }
+}
+
+impl<T: Real> CpuFft<T> {
     /// Plans `spec` with rustfft.
     pub(crate) fn new(spec: &FftSpec) -> Self {
-        let mut planner = FftPlanner::<f32>::new();
+        let mut planner = FftPlanner::<T>::new();
         let (fft, back) = match spec.direction {
             Direction::Forward => (
                 planner.plan_fft_forward(spec.n),
@@ -167,7 +194,7 @@ impl CpuFft {
 
     /// Applies `ops` to every point of `chunk` (whole transforms of n points, starting at
     /// element `first` of the buffer).
-    fn pointwise(&self, ops: &[PointOp], chunk: &mut [Complex32], first: usize) {
+    fn pointwise(&self, ops: &[PointOp], chunk: &mut [Complex<T>], first: usize) {
         if ops.is_empty() {
             return;
         }
@@ -178,11 +205,25 @@ impl CpuFft {
                 .fold(Complex64::new(z.re.into(), z.im.into()), |v, op| {
                     op.apply(k, first + i, v)
                 });
-            *z = Complex32::new(v.re as f32, v.im as f32);
+            *z = Complex::new(T::round(v.re), T::round(v.im));
         }
     }
 
-    fn run(&self, data: &mut [Complex32]) {
+    /// Transforms `words` (the values as 4-byte words) in place; through an aligned copy
+    /// where the words are not aligned for `Complex<T>` (f64 data in f32-aligned memory).
+    fn run_words(&self, words: &mut [f32]) -> Result<()> {
+        match bytemuck::try_cast_slice_mut::<f32, Complex<T>>(words) {
+            Ok(data) => self.run(data),
+            Err(_) => {
+                let mut data: Vec<Complex<T>> = bytemuck::pod_collect_to_vec(words);
+                self.run(&mut data);
+                words.copy_from_slice(bytemuck::cast_slice(&data));
+            }
+        }
+        Ok(())
+    }
+
+    fn run(&self, data: &mut [Complex<T>]) {
         if let Some((m, w)) = self.columns {
             let mut rows = transpose(data, m, self.spec.n, w);
             self.run_rows(&mut rows);
@@ -192,21 +233,24 @@ impl CpuFft {
         }
     }
 
-    fn run_rows(&self, data: &mut [Complex32]) {
-        let scale = self.spec.normalize.then(|| 1.0 / self.spec.n as f32);
-        let work = |chunk: &mut [Complex32], first: usize| {
+    fn run_rows(&self, data: &mut [Complex<T>]) {
+        let scale = self
+            .spec
+            .normalize
+            .then(|| T::round(1.0 / self.spec.n as f64));
+        let work = |chunk: &mut [Complex<T>], first: usize| {
             self.pointwise(&self.spec.load, chunk, first);
             self.fft.process(chunk);
             if let (Some(h), Some(back)) = (&self.spec.chain, &self.back) {
                 // One value per point, or per element (`first` is the chunk's first element).
-                chunk
-                    .iter_mut()
-                    .enumerate()
-                    .for_each(|(i, z)| *z *= h[(first + i) % h.len()]);
+                chunk.iter_mut().enumerate().for_each(|(i, z)| {
+                    let w = h[(first + i) % h.len()];
+                    *z = *z * Complex::new(T::round(w.re.into()), T::round(w.im.into()));
+                });
                 back.process(chunk);
             }
             if let Some(scale) = scale {
-                chunk.iter_mut().for_each(|z| *z *= scale);
+                chunk.iter_mut().for_each(|z| *z = *z * scale);
             }
             self.pointwise(&self.spec.store, chunk, first);
         };
@@ -228,21 +272,19 @@ impl CpuFft {
     }
 }
 
-impl Executor for CpuFft {
-    fn process(&self, data: &mut [Complex32]) -> Result<()> {
-        self.run(data);
-        Ok(())
+impl<T: Real> Executor for CpuFft<T> {
+    fn process(&self, data: &mut [f32]) -> Result<()> {
+        self.run_words(data)
     }
 
-    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
+    fn process_out_of_place(&self, input: &[f32], output: &mut [f32]) -> Result<()> {
         output.copy_from_slice(input);
-        self.run(output);
-        Ok(())
+        self.run_words(output)
     }
 
-    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
-        match HostMemory::of_mut(&mut data.held) {
-            Some(v) => self.process(bytemuck::cast_slice_mut(v)),
+    fn process_buffer(&self, data: &mut Held) -> Result<()> {
+        match HostMemory::of_mut(data) {
+            Some(v) => self.run_words(v),
             None => Err(foreign(data, CPU_NAME)),
         }
     }
@@ -251,8 +293,9 @@ impl Executor for CpuFft {
     /// backend plans no fused real transforms, whose halves differ in length).
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
         match (HostMemory::of(src), HostMemory::of_mut(dst)) {
-            (Some(from), Some(into)) if from.len() == into.len() => self
-                .process_out_of_place(bytemuck::cast_slice(from), bytemuck::cast_slice_mut(into)),
+            (Some(from), Some(into)) if from.len() == into.len() => {
+                self.process_out_of_place(from, into)
+            }
             _ => Err(Error::Unsupported {
                 what: "a transform between buffers of two lengths or devices".into(),
                 device: CPU_NAME.into(),
@@ -261,21 +304,16 @@ impl Executor for CpuFft {
         }
     }
 
-    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
-        let mut output = input.to_vec();
-        self.run(&mut output);
+    fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {
+        self.process_out_of_place(input, output)?;
         let mut work = input.to_vec();
         let mut seconds = Vec::with_capacity(reps);
         for _ in 0..reps {
             work.copy_from_slice(input);
             let t = Instant::now();
-            self.run(&mut work);
+            self.run_words(&mut work)?;
             seconds.push(t.elapsed().as_secs_f64());
         }
-        Ok(Measured {
-            output,
-            seconds,
-            timer: Timer::WallClock,
-        })
+        Ok((seconds, Timer::WallClock))
     }
 }

@@ -18,11 +18,11 @@ pub mod wgpu;
 
 use std::sync::Arc;
 
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
-use crate::precision::Precision;
+use crate::precision::{Precision, device_words};
 use crate::spec::FftSpec;
 use buffer::Held;
 use view::sealed::TOKEN;
@@ -55,7 +55,8 @@ fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
         return plan.spec.batch;
     }
     // Bluestein's intermediate rows are the longer ones.
-    let transform = 8 * plan.spec.n.max(plan.transform().n) as u64;
+    let transform =
+        (plan.spec.precision.complex_bytes() * plan.spec.n.max(plan.transform().n)) as u64;
     let budget = HOST_CHUNK_BYTES.min(max_buffer).max(transform);
     ((budget / transform) as usize).min(plan.spec.batch)
 }
@@ -79,19 +80,26 @@ fn build_kernels<K>(
     Ok((out_of_place, in_place))
 }
 
-/// The plan's device vectors ([`Plan::vectors`]) laid end to end, in the order kernels index them (one zero when
-/// there are none: bindings cannot be empty).
+/// The plan's device vectors ([`Plan::vectors`]) laid end to end, in the order kernels
+/// index them (one zero when there are none: bindings cannot be empty), as the words of the
+/// plan's precision.
 #[cfg(any(feature = "cuda", feature = "wgpu", test))]
-pub(crate) fn aux_values(plan: &Plan) -> Vec<Complex32> {
-    let mut values: Vec<Complex32> = plan
+pub(crate) fn aux_words(plan: &Plan) -> Vec<f32> {
+    let mut values: Vec<Complex64> = plan
         .vectors()
         .iter()
-        .flat_map(|v| v.iter().copied())
+        .flat_map(|v| v.iter().map(|z| Complex64::new(z.re.into(), z.im.into())))
         .collect();
     if values.is_empty() {
-        values.push(Complex32::new(0.0, 0.0));
+        values.push(Complex64::new(0.0, 0.0));
     }
-    values
+    device_words(values, plan.spec.precision)
+}
+
+/// The plan's twiddle table ([`Plan::twiddle_values`]) as the words of its precision.
+#[cfg(any(feature = "cuda", feature = "wgpu", test))]
+pub(crate) fn twiddle_words(plan: &Plan) -> Vec<f32> {
+    device_words(plan.twiddle_values(), plan.spec.precision)
 }
 
 /// The error for a device of a backend this build of tierfft left out.
@@ -115,16 +123,16 @@ pub enum Timer {
 
 /// Result of [`Fft::measure`]: the output of one run and the time of each repetition.
 #[derive(Clone, Debug)]
-pub struct Measured {
+pub struct Measured<T = Complex32> {
     /// Output of the first run.
-    pub output: Vec<Complex32>,
+    pub output: Vec<T>,
     /// Time of each repetition, seconds.
     pub seconds: Vec<f64>,
     /// How the times were taken.
     pub timer: Timer,
 }
 
-impl Measured {
+impl<T> Measured<T> {
     /// The median of [`Measured::seconds`], seconds.
     pub fn median_seconds(&self) -> f64 {
         median(&self.seconds)
@@ -138,24 +146,28 @@ pub fn median(xs: &[f64]) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// What every backend's planned transform does.
+/// What every backend's planned transform does. Host data are the plan's complex values
+/// (`n × batch`, checked by [`Fft`]) as the 4-byte words of its precision, which is how
+/// device memory holds them.
 pub(crate) trait Executor: Send + Sync {
-    fn process(&self, data: &mut [Complex32]) -> Result<()>;
-    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()>;
-    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()>;
+    fn process(&self, data: &mut [f32]) -> Result<()>;
+    fn process_out_of_place(&self, input: &[f32], output: &mut [f32]) -> Result<()>;
+    fn process_buffer(&self, data: &mut Held) -> Result<()>;
     /// Records the transform of `data` into a caller's wgpu encoder (wgpu backends only).
     #[cfg(feature = "wgpu")]
-    fn record(&self, _encoder: &mut ::wgpu::CommandEncoder, data: &mut DeviceBuffer) -> Result<()> {
+    fn record(&self, _encoder: &mut ::wgpu::CommandEncoder, data: &mut Held) -> Result<()> {
         Err(Error::InvalidSpec(format!(
             "recording into a wgpu command encoder needs a plan made on a wgpu device; this \
              buffer lives on '{}'",
-            data.device_name()
+            data.memory().device_name()
         )))
     }
     /// Transforms device-resident `src` (the rows the first pass reads) into `dst` (the rows
     /// the last pass writes; the lengths differ for a real transform's half), `src` intact.
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()>;
-    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured>;
+    /// Transforms `input` into `output` once, then times `reps` more runs on
+    /// device-resident data (seconds each).
+    fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)>;
 }
 
 /// Which backend a [`Device`] runs on.
@@ -388,12 +400,8 @@ impl Device {
     pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
         opts.validate()?;
-        if spec.precision != Precision::F32 {
-            return Err(crate::precision::refused(
-                spec.precision,
-                self.name(),
-                self.limits(),
-            ));
+        if let Some(e) = crate::precision::refusal(spec, self.name(), self.limits()) {
+            return Err(e);
         }
         let (plan, exec) = self.backend().fft(spec, opts)?;
         Ok(Fft {
@@ -431,14 +439,17 @@ pub(crate) fn compile(
         .map(|p| host_chunk(p, limits.max_buffer))
         .min()
         .unwrap_or(1);
-    let input: Vec<Complex32> = (0..transforms * spec.n)
-        .map(|i| Complex32::new((i % 7) as f32 - 3.0, (i % 5) as f32 - 2.0))
-        .collect();
+    let input = device_words(
+        (0..transforms * spec.n)
+            .map(|i| Complex64::new((i % 7) as f64 - 3.0, (i % 5) as f64 - 2.0)),
+        spec.precision,
+    );
+    let mut output = vec![0.0; input.len()];
     let mut best: Option<(f64, Plan, Box<dyn Executor>)> = None;
     for plan in plans {
         let timed = build(&plan).and_then(|exec| {
-            let t = exec.measure(&input, MEASURE_REPS)?.median_seconds();
-            Ok((t, exec))
+            let (seconds, _) = exec.measure(&input, &mut output, MEASURE_REPS)?;
+            Ok((median(&seconds), exec))
         });
         // A candidate that does not compile or run here is passed over.
         if let Ok((t, exec)) = timed
@@ -493,33 +504,50 @@ impl Fft {
         self.plan.as_ref()
     }
 
-    /// Transforms `data` (`n × batch` elements) in place.
-    pub fn process(&self, data: &mut [Complex32]) -> Result<()> {
+    /// Transforms `data` (`n × batch` elements) in place. The elements are the spec's
+    /// precision's complex type: [`Complex32`] for f32, [`Complex64`] for f64.
+    pub fn process<T: Element>(&self, data: &mut [T]) -> Result<()> {
         self.same_rows()?;
-        self.spec.check_len(data.len())?;
-        self.exec.process(data)
+        self.check_values::<T>(data.len())?;
+        self.exec.process(bytemuck::cast_slice_mut(data))
     }
 
     /// Transforms `input` into `output`; `input` is left unchanged.
-    pub fn process_out_of_place(
-        &self,
-        input: &[Complex32],
-        output: &mut [Complex32],
-    ) -> Result<()> {
+    pub fn process_out_of_place<T: Element>(&self, input: &[T], output: &mut [T]) -> Result<()> {
         self.same_rows()?;
-        self.spec.check_len(input.len())?;
+        self.check_values::<T>(input.len())?;
         self.spec.check_len(output.len())?;
-        self.exec.process_out_of_place(input, output)
+        self.exec.process_out_of_place(
+            bytemuck::cast_slice(input),
+            bytemuck::cast_slice_mut(output),
+        )
+    }
+
+    /// `Ok` when `len` values of type `T` are what this transform reads: the complex type of
+    /// its precision, `n × batch` of them.
+    fn check_values<T: Element>(&self, len: usize) -> Result<()> {
+        let precision = self.spec.precision;
+        if !T::COMPLEX || T::PRECISION != precision {
+            let want = match precision {
+                Precision::F64 => "Complex64",
+                _ => "Complex32",
+            };
+            return Err(Error::InvalidSpec(format!(
+                "this transform is planned in {precision}: its values are {want}, not {}",
+                T::NAME
+            )));
+        }
+        self.spec.check_len(len)
     }
 
     /// Transforms the device-resident `data` (`n × batch` elements, uploaded with
     /// [`Device::upload`] to the device this transform was planned on) in place. The work is
     /// queued, not waited for: download the buffer, or [`Device::synchronize`], to wait.
-    pub fn process_buffer(&self, data: &mut impl AsDeviceBuffer) -> Result<()> {
+    pub fn process_buffer<T: Element>(&self, data: &mut impl AsDeviceBuffer<T>) -> Result<()> {
         let data = data.buffer_mut(TOKEN);
         self.same_rows()?;
-        self.spec.check_len(data.len())?;
-        self.exec.process_buffer(data)
+        self.check_values::<T>(data.len())?;
+        self.exec.process_buffer(&mut data.held)
     }
 
     /// Records the in-place transform of `data` (a buffer of this plan's wgpu device, e.g.
@@ -527,23 +555,33 @@ impl Fft {
     /// `encoder`, among the caller's own commands; it runs when the caller submits. An error
     /// on other devices.
     #[cfg(feature = "wgpu")]
-    pub fn record(
+    pub fn record<T: Element>(
         &self,
         encoder: &mut ::wgpu::CommandEncoder,
-        data: &mut impl AsDeviceBuffer,
+        data: &mut impl AsDeviceBuffer<T>,
     ) -> Result<()> {
         let data = data.buffer_mut(TOKEN);
         self.same_rows()?;
-        self.spec.check_len(data.len())?;
-        self.exec.record(encoder, data)
+        self.check_values::<T>(data.len())?;
+        self.exec.record(encoder, &mut data.held)
     }
 
     /// Runs the transform on `input` once for its output, then `reps` more times for timing
     /// (device-resident data; GPU timestamps where the backend has them).
-    pub fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+    pub fn measure<T: Element>(&self, input: &[T], reps: usize) -> Result<Measured<T>> {
         self.same_rows()?;
-        self.spec.check_len(input.len())?;
-        self.exec.measure(input, reps.max(1))
+        self.check_values::<T>(input.len())?;
+        let mut output = vec![T::default(); input.len()];
+        let (seconds, timer) = self.exec.measure(
+            bytemuck::cast_slice(input),
+            bytemuck::cast_slice_mut(&mut output),
+            reps.max(1),
+        )?;
+        Ok(Measured {
+            output,
+            seconds,
+            timer,
+        })
     }
 
     /// Transforms device-resident `src` into `dst`, whose rows differ in length for a real

@@ -131,7 +131,7 @@ impl ResampleExec for CpuResampler {
             HostMemory::of(&input.held),
             HostMemory::of_mut(&mut output.held),
         ) else {
-            return Err(foreign(input, CPU_NAME));
+            return Err(foreign(&input.held, CPU_NAME));
         };
         let (src, dst): (&[Complex32], &mut [Complex32]) =
             (bytemuck::cast_slice(src), bytemuck::cast_slice_mut(dst));

@@ -9,27 +9,53 @@ use std::fmt::Write;
 
 use super::ir::{Access, Func, Kernel, Mem, Ty};
 use super::print::{self, Dialect};
+use crate::precision::Precision;
 
-/// CUDA C for NVRTC.
-pub struct CudaC;
+/// CUDA C for NVRTC, with reals in `precision` (`float` or `double`).
+pub struct CudaC {
+    precision: Precision,
+}
 
 /// The kernel as CUDA C source.
 pub fn print(k: &Kernel) -> String {
-    print::print(&CudaC, k)
+    print::print(
+        &CudaC {
+            precision: k.precision,
+        },
+        k,
+    )
 }
 
-/// Complex arithmetic on `float2`, which CUDA does not define.
-const PRELUDE: &str = "\
-__device__ __forceinline__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ float2 operator-(float2 a) { return make_float2(-a.x, -a.y); }
-__device__ __forceinline__ float2 operator*(float2 a, float s) { return make_float2(a.x * s, a.y * s); }
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+/// Complex arithmetic on `c` (`float2` or `double2`, with reals `r` made by `make`), which
+/// CUDA does not define.
+fn prelude(c: &str, r: &str, make: &str) -> String {
+    format!(
+        "\
+__device__ __forceinline__ {c} operator+({c} a, {c} b) {{ return {make}(a.x + b.x, a.y + b.y); }}
+__device__ __forceinline__ {c} operator-({c} a, {c} b) {{ return {make}(a.x - b.x, a.y - b.y); }}
+__device__ __forceinline__ {c} operator-({c} a) {{ return {make}(-a.x, -a.y); }}
+__device__ __forceinline__ {c} operator*({c} a, {r} s) {{ return {make}(a.x * s, a.y * s); }}
+__device__ __forceinline__ {c} cmul({c} a, {c} b) {{
+    return {make}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}}
+"
+    )
 }
-";
 
 impl CudaC {
+    fn f64(&self) -> bool {
+        self.precision == Precision::F64
+    }
+
+    /// `make_float2` or `make_double2`.
+    fn make(&self) -> &'static str {
+        if self.f64() {
+            "make_double2"
+        } else {
+            "make_float2"
+        }
+    }
+
     /// The kernel's parameters: its buffers in binding order, then `lines`.
     fn params(&self, k: &Kernel) -> Vec<String> {
         // In place, `src` reads go to `dst`: no `__restrict__` promise on it then.
@@ -61,26 +87,38 @@ impl CudaC {
     }
 }
 
-/// Distributed shared memory (sm_90): a store into another block's shared memory of this
-/// block's cluster (`mapa` maps the local address to the target's window), and the cluster
-/// barrier with release/acquire ordering, so remote stores before it are visible after it.
-/// Printed only for cluster kernels (older architectures reject the instructions).
-const CLUSTER_PRELUDE: &str = "\
-__device__ __forceinline__ void st_cluster(const void* local, unsigned rank, float2 v) {
+/// Distributed shared memory (sm_90): a store of a complex `c` into another block's shared
+/// memory of this block's cluster (`mapa` maps the local address to the target's window),
+/// and the cluster barrier with release/acquire ordering, so remote stores before it are
+/// visible after it. `ptx` is the PTX type of its parts (`f32`, `f64`), `reg` their register
+/// constraint (`f`, `d`). Printed only for cluster kernels (older architectures reject the
+/// instructions).
+fn cluster_prelude(c: &str, ptx: &str, reg: &str) -> String {
+    format!(
+        "\
+__device__ __forceinline__ void st_cluster(const void* local, unsigned rank, {c} v) {{
     unsigned addr = (unsigned)__cvta_generic_to_shared(local), remote;
     asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(remote) : \"r\"(addr), \"r\"(rank));
-    asm volatile(\"st.shared::cluster.v2.f32 [%0], {%1, %2};\" :: \"r\"(remote), \"f\"(v.x), \"f\"(v.y) : \"memory\");
-}
-__device__ __forceinline__ void cluster_sync() {
+    asm volatile(\"st.shared::cluster.v2.{ptx} [%0], {{%1, %2}};\" :: \"r\"(remote), \"{reg}\"(v.x), \"{reg}\"(v.y) : \"memory\");
+}}
+__device__ __forceinline__ void cluster_sync() {{
     asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\tbarrier.cluster.wait.acquire.aligned;\" ::: \"memory\");
+}}
+"
+    )
 }
-";
 
 impl Dialect for CudaC {
     fn preamble(&self, k: &Kernel) -> String {
-        let mut s = String::from(PRELUDE);
+        let c = self.ty(Ty::Complex);
+        let mut s = prelude(c, self.ty(Ty::Real), self.make());
         if k.cluster.is_some() {
-            s.push_str(CLUSTER_PRELUDE);
+            let (ptx, reg) = if self.f64() {
+                ("f64", "d")
+            } else {
+                ("f32", "f")
+            };
+            s.push_str(&cluster_prelude(c, ptx, reg));
         }
         s.push('\n');
         s
@@ -134,10 +172,18 @@ impl Dialect for CudaC {
     }
 
     fn copy_async(&self, shared: &str, src: &str, index: &str) -> String {
-        format!(
-            "asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \
-             \"r\"((unsigned)__cvta_generic_to_shared(&sh[{shared}])), \"l\"(&{src}[{index}]));"
-        )
+        let copy = |offset: &str| {
+            format!(
+                "asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \
+                 \"r\"((unsigned)__cvta_generic_to_shared(&sh[{shared}{offset}])), \
+                 \"l\"(&{src}[{index}{offset}]));"
+            )
+        };
+        // 16 bytes a copy: both complex values in f32, one in f64.
+        match self.f64() {
+            true => format!("{} {}", copy(""), copy(" + 1u")),
+            false => copy(""),
+        }
     }
 
     fn copy_fence(&self, wait: bool) -> String {
@@ -159,10 +205,16 @@ impl Dialect for CudaC {
     fn ty(&self, t: Ty) -> &'static str {
         match t {
             Ty::U32 => "unsigned",
-            Ty::F32 => "float",
-            Ty::C32 => "float2",
+            Ty::Real if self.f64() => "double",
+            Ty::Complex if self.f64() => "double2",
+            Ty::Real => "float",
+            Ty::Complex => "float2",
             Ty::Bool => "bool",
         }
+    }
+
+    fn float(&self, x: f64) -> String {
+        print::float(x, self.precision, if self.f64() { "" } else { "f" })
     }
 
     fn let_(&self, name: &str, ty: &str, value: &str) -> String {
@@ -182,7 +234,7 @@ impl Dialect for CudaC {
     }
 
     fn complex(&self, re: &str, im: &str) -> String {
-        format!("make_float2({re}, {im})")
+        format!("{}({re}, {im})", self.make())
     }
 
     fn select(&self, cond: &str, a: &str, b: &str) -> String {
@@ -190,12 +242,17 @@ impl Dialect for CudaC {
     }
 
     fn call(&self, f: Func, args: &[String]) -> String {
-        let name = match f {
-            Func::Sqrt => "sqrtf",
-            Func::Ln => "logf",
-            Func::Max => "fmaxf",
-            Func::ToF32 => "__uint2float_rn",
-            Func::Divide => "__fdividef",
+        let name = match (f, self.f64()) {
+            (Func::Sqrt, false) => "sqrtf",
+            (Func::Ln, false) => "logf",
+            (Func::Max, false) => "fmaxf",
+            (Func::ToReal, false) => "__uint2float_rn",
+            (Func::Divide, false) => "__fdividef",
+            (Func::Sqrt, true) => "sqrt",
+            (Func::Ln, true) => "log",
+            (Func::Max, true) => "fmax",
+            (Func::ToReal, true) => "__uint2double_rn",
+            (Func::Divide, true) => return format!("({} / {})", args[0], args[1]),
         };
         format!("{name}({})", args.join(", "))
     }

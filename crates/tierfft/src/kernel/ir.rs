@@ -4,17 +4,19 @@
 //! arrays indexed at run time), so the IR needs no loops. Arithmetic on [`Expr`] folds
 //! constants as it is built, which keeps the printed source short and readable.
 
+use crate::precision::Precision;
 use std::ops::{Add, BitAnd, Div, Mul, Neg, Rem, Shl, Shr, Sub};
 
-/// Value types.
+/// Value types. Reals and complex values are in the kernel's arithmetic precision
+/// ([`Kernel::precision`]): f32 or f64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
     /// 32-bit unsigned integer (indices).
     U32,
-    /// 32-bit float.
-    F32,
-    /// Complex f32 (`vec2<f32>` in WGSL, `float2` in CUDA C).
-    C32,
+    /// A real (`f32`/`float`, or `f64`/`double`).
+    Real,
+    /// A complex value (`vec2<f32>` in WGSL, `float2` in CUDA C; `vec2<f64>`, `double2`).
+    Complex,
     /// Boolean.
     Bool,
 }
@@ -36,7 +38,7 @@ pub enum Mem {
     Aux,
 }
 
-/// Built-in functions on f32.
+/// Built-in functions on reals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
     /// Square root.
@@ -45,8 +47,8 @@ pub enum Func {
     Ln,
     /// Larger of two values.
     Max,
-    /// A u32 as f32 (exact below 2^24).
-    ToF32,
+    /// A u32 as a real (exact below 2^24 in f32).
+    ToReal,
     /// `a / b` to within 2.5 ulp for 2^-126 ≤ |b| ≤ 2^126: CUDA's fast division (one
     /// reciprocal and a multiply, against a correctly rounded division's dozen instructions
     /// and slow path), WGSL's `/`, which promises the same.
@@ -92,8 +94,8 @@ pub enum Expr {
     Var(String),
     /// An unsigned literal.
     U32(u32),
-    /// A float literal.
-    F32(f32),
+    /// A real literal, printed rounded to the kernel's precision.
+    Float(f64),
     /// A builtin value.
     Builtin(Builtin),
     /// `mem[index]`.
@@ -112,7 +114,7 @@ pub enum Expr {
     CMul(Box<Expr>, Box<Expr>),
     /// `if cond { a } else { b }` as a value.
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
-    /// A built-in function of f32 values.
+    /// A built-in function of reals.
     Call(Func, Vec<Expr>),
 }
 
@@ -187,6 +189,9 @@ pub struct Kernel {
     pub name: String,
     /// Header comment lines (what the kernel does).
     pub doc: Vec<String>,
+    /// The precision of its [`Ty::Real`] and [`Ty::Complex`] values, literals, workgroup
+    /// memory and buffers: f32 or f64.
+    pub precision: Precision,
     /// Threads per workgroup (one-dimensional).
     pub threads: u32,
     /// Workgroups per compute unit to compile for (a register cap where the dialect has one).
@@ -295,9 +300,9 @@ pub fn u(x: usize) -> Expr {
     Expr::U32(u32::try_from(x).expect("kernel constants fit in u32 (n <= 2^27)"))
 }
 
-/// A float literal.
-pub fn f(x: f32) -> Expr {
-    Expr::F32(x)
+/// A real literal (rounded to the kernel's precision when printed).
+pub fn f(x: f64) -> Expr {
+    Expr::Float(x)
 }
 
 /// `mem[index]`.

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::ir::*;
+use crate::precision::Precision;
 
 /// What a target language spells its own way.
 pub trait Dialect {
@@ -18,6 +19,8 @@ pub trait Dialect {
     fn header(&self, k: &Kernel) -> String;
     /// A type's name.
     fn ty(&self, t: Ty) -> &'static str;
+    /// A real literal, rounded to the kernel's precision, that reads back as exactly that.
+    fn float(&self, x: f64) -> String;
     /// An immutable binding.
     fn let_(&self, name: &str, ty: &str, value: &str) -> String;
     /// A mutable binding.
@@ -187,7 +190,7 @@ impl<D: Dialect> Printer<'_, D> {
         match e {
             Expr::Var(n) => n.clone(),
             Expr::U32(x) => format!("{x}u"),
-            Expr::F32(x) => float(*x),
+            Expr::Float(x) => self.d.float(*x),
             Expr::Builtin(Builtin::LocalIndex) => "lid".into(),
             Expr::Builtin(Builtin::GroupIndex) => "grp".into(),
             Expr::Builtin(Builtin::Lines) => self.d.lines().into(),
@@ -228,12 +231,16 @@ impl<D: Dialect> Printer<'_, D> {
     }
 }
 
-/// A float literal that reads back as exactly `x` (same spelling in WGSL and CUDA C).
-fn float(x: f32) -> String {
-    let s = format!("{x:?}");
+/// `x` rounded to `precision`, spelled so that it reads back as exactly that value, with
+/// `suffix` (`f` for f32 in WGSL and CUDA C, `lf` for f64 in WGSL, none for CUDA's double).
+pub fn float(x: f64, precision: Precision, suffix: &str) -> String {
+    let s = match precision {
+        Precision::F64 => format!("{x:?}"),
+        _ => format!("{:?}", x as f32),
+    };
     if s.contains(['.', 'e']) {
-        format!("{s}f")
+        format!("{s}{suffix}")
     } else {
-        format!("{s}.0f")
+        format!("{s}.0{suffix}")
     }
 }

@@ -7,6 +7,7 @@
 
 use super::ir::*;
 use crate::nd::Reshape;
+use crate::precision::Precision;
 
 /// Threads per workgroup.
 pub const RESHAPE_THREADS: usize = 256;
@@ -93,17 +94,21 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
             let k = let_("k", Ty::U32, i() % u(h));
             let a = let_(
                 "a",
-                Ty::C32,
+                Ty::Complex,
                 load(Mem::Src, row.clone() * u(m) + k.clone() % u(m)),
             );
             let b = let_(
                 "b",
-                Ty::C32,
+                Ty::Complex,
                 conj(load(Mem::Src, row * u(m) + (u(m) - k.clone()) % u(m))),
             );
-            let e = let_("e", Ty::C32, (a.clone() + b.clone()) * f(0.5 * scale));
-            let o = let_("o", Ty::C32, (a - b) * f(0.5 * scale));
-            let t = let_("t", Ty::C32, load(Mem::Aux, k).cmul(o));
+            let e = let_(
+                "e",
+                Ty::Complex,
+                (a.clone() + b.clone()) * f(0.5 * f64::from(scale)),
+            );
+            let o = let_("o", Ty::Complex, (a - b) * f(0.5 * f64::from(scale)));
+            let t = let_("t", Ty::Complex, load(Mem::Aux, k).cmul(o));
             // X = e − i·W^k·o
             (format!("split_{n}"), e + times_minus_i(t))
         }
@@ -112,27 +117,35 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
             let row = let_("row", Ty::U32, i() / u(m));
             let k = let_("k", Ty::U32, i() % u(m));
             let first = let_("first", Ty::Bool, lt(k.clone(), u(1)));
-            let x = let_("x", Ty::C32, load(Mem::Src, row.clone() * u(h) + k.clone()));
-            let y = let_("y", Ty::C32, load(Mem::Src, row * u(h) + u(m) - k.clone()));
+            let x = let_(
+                "x",
+                Ty::Complex,
+                load(Mem::Src, row.clone() * u(h) + k.clone()),
+            );
+            let y = let_(
+                "y",
+                Ty::Complex,
+                load(Mem::Src, row * u(h) + u(m) - k.clone()),
+            );
             // Bins 0 and n/2 are real in a real signal's spectrum: their imaginary parts
             // are ignored (they are the pair k = 0).
             let a = let_(
                 "a",
-                Ty::C32,
+                Ty::Complex,
                 complex(x.re(), select(first.clone(), f(0.0), x.im())),
             );
             let b = let_(
                 "b",
-                Ty::C32,
+                Ty::Complex,
                 complex(y.re(), select(first, f(0.0), -y.im())),
             );
             let t = let_(
                 "t",
-                Ty::C32,
+                Ty::Complex,
                 conj(load(Mem::Aux, k)).cmul(a.clone() - b.clone()),
             );
             // Z = (a + b) + i·W^−k·(a − b)
-            (format!("merge_{n}"), (a + b + times_i(t)) * f(scale))
+            (format!("merge_{n}"), (a + b + times_i(t)) * f(scale.into()))
         }
         Reshape::Widen { .. } => ("widen".into(), complex(load(Mem::Src, i()), f(0.0))),
         Reshape::Truncate { n, inner, .. } => {
@@ -153,7 +166,7 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
             let from = let_("src_k", Ty::U32, select(kept.clone(), k.clone(), u(n) - k));
             let z = let_(
                 "z",
-                Ty::C32,
+                Ty::Complex,
                 load(Mem::Src, outer * u(h * inner) + from * u(inner) + col),
             );
             (
@@ -161,9 +174,10 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
                 complex(z.re(), select(kept, z.im(), -z.im())),
             )
         }
-        Reshape::RealPart { scale, .. } => {
-            ("real_part".into(), load(Mem::Src, i()).re() * f(scale))
-        }
+        Reshape::RealPart { scale, .. } => (
+            "real_part".into(),
+            load(Mem::Src, i()).re() * f(scale.into()),
+        ),
         Reshape::Gather { .. } | Reshape::Scatter { .. } => unreachable!("generated above"),
     };
     inner.push(Stmt::Store(Mem::Dst, i(), value));
@@ -174,17 +188,19 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
 /// The kernel of `step` around `body`: its bindings and launch shape.
 fn reshape_kernel_of(step: &Reshape, name: String, body: Vec<Stmt>) -> Kernel {
     let (real_src, real_dst) = step.real_ends();
-    let ty = |real: bool| if real { Ty::F32 } else { Ty::C32 };
+    let ty = |real: bool| if real { Ty::Real } else { Ty::Complex };
     let mut bindings = vec![
         Binding::read(Mem::Src, ty(real_src)),
         Binding::read_write(Mem::Dst, ty(real_dst)),
     ];
     if step.twiddles().is_some() {
-        bindings.push(Binding::read(Mem::Aux, Ty::C32));
+        bindings.push(Binding::read(Mem::Aux, Ty::Complex));
     }
     Kernel {
         name,
         doc: vec![format!("tierfft: {}", step.name())],
+        // N-D reshapes run in f32 so far (f64 N-D runs on the CPU).
+        precision: Precision::F32,
         threads: RESHAPE_THREADS as u32,
         groups_per_unit: None,
         cluster: None,

@@ -14,6 +14,7 @@
 use std::f64::consts::PI;
 
 use super::ir::*;
+use crate::precision::Precision;
 use crate::resample::{FRACTION_BITS, PHASES, ROW_WORDS, TAPS};
 
 /// Threads per workgroup: consecutive output samples of one row.
@@ -92,41 +93,41 @@ pub fn resample_kernel(n: usize) -> Kernel {
         ),
         Stmt::Let(
             "frac".into(),
-            Ty::F32,
-            call(Func::ToF32, vec![var("p")]) * f(1.0 / PHASES as f32),
+            Ty::Real,
+            call(Func::ToReal, vec![var("p")]) * f(1.0 / PHASES as f64),
         ),
         // sin(π·frac)/π = x·(sin z / z) with x = min(frac, 1 − frac), z = πx ≤ π/2: the
         // factor x keeps the relative accuracy near whole samples, where the nearest tap's
         // weight s / (frac − m) divides two small numbers.
         Stmt::Let(
             "x".into(),
-            Ty::F32,
+            Ty::Real,
             min(var("frac"), f(1.0) - var("frac")),
         ),
         Stmt::Let(
             "z2".into(),
-            Ty::F32,
-            var("x") * var("x") * f((PI * PI) as f32),
+            Ty::Real,
+            var("x") * var("x") * f(PI * PI),
         ),
         Stmt::Let(
             "s".into(),
-            Ty::F32,
+            Ty::Real,
             var("x") * taylor(var("z2"), 1, 7, 1.0),
         ),
         Stmt::Let(
             "a".into(),
-            Ty::F32,
-            var("frac") * f((PI / half) as f32),
+            Ty::Real,
+            var("frac") * f(PI / half),
         ),
-        Stmt::Let("a2".into(), Ty::F32, var("a") * var("a")),
-        Stmt::Let("hc".into(), Ty::F32, taylor(var("a2"), 0, 6, 1.0)),
+        Stmt::Let("a2".into(), Ty::Real, var("a") * var("a")),
+        Stmt::Let("hc".into(), Ty::Real, taylor(var("a2"), 0, 6, 1.0)),
         Stmt::Let(
             "hs".into(),
-            Ty::F32,
+            Ty::Real,
             var("a") * taylor(var("a2"), 1, 5, 1.0),
         ),
         Stmt::Let("line".into(), Ty::U32, var("row") * u(n)),
-        Stmt::Var("acc".into(), Ty::C32, complex(f(0.0), f(0.0))),
+        Stmt::Var("acc".into(), Ty::Complex, complex(f(0.0), f(0.0))),
         Stmt::Comment(format!(
             "{TAPS} taps m = {}..={}; those outside the row (index >= n, negatives wrapped) weigh zero",
             1 - TAPS as i64 / 2,
@@ -145,10 +146,9 @@ pub fn resample_kernel(n: usize) -> Kernel {
                 call(Func::Divide, vec![var("s"), var("frac")]),
             )
         } else {
-            f(sign) * call(Func::Divide, vec![var("s"), var("frac") + f(-m as f32)])
+            f(sign) * call(Func::Divide, vec![var("s"), var("frac") + f(-m as f64)])
         };
-        let hann = f(0.5)
-            + f(0.5) * (var("hc") * f(angle.cos() as f32) + var("hs") * f(angle.sin() as f32));
+        let hann = f(0.5) + f(0.5) * (var("hc") * f(angle.cos()) + var("hs") * f(angle.sin()));
         let i = format!("i{j}");
         inner.push(Stmt::Let(i.clone(), Ty::U32, var("first") + u(j)));
         let z = load(Mem::Src, var("line") + min(var(&i), u(n - 1)));
@@ -164,6 +164,7 @@ pub fn resample_kernel(n: usize) -> Kernel {
     ));
     Kernel {
         name: format!("resample_{n}"),
+        precision: Precision::F32,
         doc: vec![format!(
             "tierfft resampling of {n}-sample rows: {TAPS}-tap Hann-windowed sinc, weights at \
              {PHASES} phases per sample"
@@ -173,8 +174,8 @@ pub fn resample_kernel(n: usize) -> Kernel {
         cluster: None,
         shared: None,
         bindings: vec![
-            Binding::read(Mem::Src, Ty::C32),
-            Binding::read_write(Mem::Dst, Ty::C32),
+            Binding::read(Mem::Src, Ty::Complex),
+            Binding::read_write(Mem::Dst, Ty::Complex),
             Binding::read(Mem::Aux, Ty::U32),
         ],
         persistent: None,
@@ -189,7 +190,7 @@ pub fn resample_kernel(n: usize) -> Kernel {
 fn taylor(x: Expr, odd: u32, terms: u32, scale: f64) -> Expr {
     let coef = |j: u32| {
         let fact: f64 = (1..=2 * j + odd).map(f64::from).product();
-        (if j.is_multiple_of(2) { scale } else { -scale } / fact) as f32
+        (if j.is_multiple_of(2) { scale } else { -scale }) / fact
     };
     (0..terms - 1)
         .rev()
@@ -206,7 +207,7 @@ mod tests {
         use crate::kernel::eval::eval_complex;
         for x in [0.0, 0.3, 1.0, std::f64::consts::FRAC_PI_2] {
             let at = |e: &Expr| eval_complex(&[], e, &[]).re;
-            let x2 = f((x * x) as f32);
+            let x2 = f(x * x);
             assert!(
                 (at(&taylor(x2.clone(), 0, 7, 1.0)) - f64::cos(x)).abs() < 1e-7,
                 "x = {x}"

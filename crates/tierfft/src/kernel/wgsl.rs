@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use super::ir::{Access, Binding, Func, Kernel, Ty};
 use super::print::{self, Dialect};
+use crate::precision::Precision;
 
 /// The binding of the dispatch parameters (`params`, a uniform `vec4<u32>` whose `.x` is the
 /// lines in this dispatch): after the kernel's buffers.
@@ -16,12 +17,30 @@ pub fn params_binding(bindings: &[Binding]) -> u32 {
     bindings.len() as u32
 }
 
-/// WGSL, as naga and the WebGPU implementations read it.
-pub struct Wgsl;
+/// WGSL, as naga and the WebGPU implementations read it, with reals in `precision` (f64 is
+/// naga's extension: `f64` values and `lf` literals, on devices with `SHADER_F64`).
+pub struct Wgsl {
+    precision: Precision,
+}
 
 /// The kernel as WGSL source.
 pub fn print(k: &Kernel) -> String {
-    print::print(&Wgsl, k)
+    print::print(
+        &Wgsl {
+            precision: k.precision,
+        },
+        k,
+    )
+}
+
+impl Wgsl {
+    /// The scalar type of reals: `f32` or `f64`.
+    fn real(&self) -> &'static str {
+        match self.precision {
+            Precision::F64 => "f64",
+            _ => "f32",
+        }
+    }
 }
 
 impl Dialect for Wgsl {
@@ -52,9 +71,11 @@ impl Dialect for Wgsl {
                 sh.len
             );
         }
-        s.push_str(
-            "\nfn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {\n    \
-             return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);\n}\n\n",
+        let c = self.ty(Ty::Complex);
+        let _ = write!(
+            s,
+            "\nfn cmul(a: {c}, b: {c}) -> {c} {{\n    \
+             return {c}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);\n}}\n\n"
         );
         let _ = writeln!(s, "@compute @workgroup_size({})", k.threads);
         let _ = writeln!(
@@ -100,10 +121,21 @@ impl Dialect for Wgsl {
     fn ty(&self, t: Ty) -> &'static str {
         match t {
             Ty::U32 => "u32",
-            Ty::F32 => "f32",
-            Ty::C32 => "vec2<f32>",
+            Ty::Real => self.real(),
+            Ty::Complex => match self.precision {
+                Precision::F64 => "vec2<f64>",
+                _ => "vec2<f32>",
+            },
             Ty::Bool => "bool",
         }
+    }
+
+    fn float(&self, x: f64) -> String {
+        let suffix = match self.precision {
+            Precision::F64 => "lf",
+            _ => "f",
+        };
+        print::float(x, self.precision, suffix)
     }
 
     fn let_(&self, name: &str, ty: &str, value: &str) -> String {
@@ -123,7 +155,7 @@ impl Dialect for Wgsl {
     }
 
     fn complex(&self, re: &str, im: &str) -> String {
-        format!("vec2<f32>({re}, {im})")
+        format!("{}({re}, {im})", self.ty(Ty::Complex))
     }
 
     fn select(&self, cond: &str, a: &str, b: &str) -> String {
@@ -133,9 +165,13 @@ impl Dialect for Wgsl {
     fn call(&self, f: Func, args: &[String]) -> String {
         let name = match f {
             Func::Sqrt => "sqrt",
+            // SPIR-V's Log is 32-bit at most: an f64 logarithm through f32 (decibels only).
+            Func::Ln if self.precision == Precision::F64 => {
+                return format!("f64(log(f32({})))", args.join(", "));
+            }
             Func::Ln => "log",
             Func::Max => "max",
-            Func::ToF32 => "f32",
+            Func::ToReal => self.real(),
             Func::Divide => {
                 let parts: Vec<String> = args.iter().map(|a| format!("({a})")).collect();
                 return format!("({})", parts.join(" / "));

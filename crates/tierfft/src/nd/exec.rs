@@ -325,7 +325,7 @@ impl NdFft {
                     .real
                     .as_deref_mut()
                     .ok_or_else(|| missing(Buf::Packed))?
-                    .as_view(|v| fft.process_buffer(v)),
+                    .as_view(|v: &mut DeviceBuffer| fft.process_buffer(v)),
                 Buf::Spectrum => fft.process_buffer(arrays.spectrum),
                 Buf::Full => {
                     fft.process_buffer(arrays.full.as_mut().ok_or_else(|| missing(Buf::Full))?)

@@ -146,7 +146,7 @@ impl Reshape {
     pub fn twiddles(&self) -> Option<Vec<Complex32>> {
         match *self {
             Reshape::Split { n, .. } | Reshape::Merge { n, .. } => {
-                Some(crate::twiddle::table(n / 2 + 1, 1, n, -1.0))
+                Some(crate::twiddle::table32(n / 2 + 1, 1, n, -1.0))
             }
             _ => None,
         }

@@ -337,7 +337,7 @@ pub struct Pass {
     /// neighbouring addresses).
     pub staged_load: bool,
     /// Factor the results are multiplied by before the store (1/n on a normalised inverse).
-    pub scale: Option<f32>,
+    pub scale: Option<f64>,
     /// Workgroup memory has one unused slot after every [`Exchange::pad_period`] elements, so
     /// that the strided Stockham writes fall in different banks. Used wherever it fits.
     pub padded: bool,
@@ -851,7 +851,7 @@ impl Plan {
     }
 
     /// The twiddle buffer's contents ([`Plan::twiddles`] in the transform's direction).
-    pub fn twiddle_values(&self) -> Vec<num_complex::Complex32> {
+    pub fn twiddle_values(&self) -> Vec<num_complex::Complex64> {
         self.twiddles.build(self.transform().direction.sign())
     }
 
@@ -1019,8 +1019,8 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-fn normalization(spec: &FftSpec) -> Option<f32> {
-    spec.normalize.then(|| 1.0 / spec.n as f32)
+fn normalization(spec: &FftSpec) -> Option<f64> {
+    spec.normalize.then(|| 1.0 / spec.n as f64)
 }
 
 #[cfg(test)]

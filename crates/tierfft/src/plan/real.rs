@@ -56,7 +56,7 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
         return Ok(());
     };
     let n = spec.n;
-    let table = || Some(crate::twiddle::table(n + 1, 1, 2 * n, -1.0).into());
+    let table = || Some(crate::twiddle::table32(n + 1, 1, 2 * n, -1.0).into());
     let unpaired = |why: String| unfusable(spec, limits, &why);
     match half {
         RealHalf::Split { .. } => {

@@ -456,7 +456,7 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
         // Only the back-transform normalises; neither pass needs boundary twiddles.
         assert_eq!(
             plan.passes.last().expect("pass").scale,
-            Some(1.0 / n as f32)
+            Some(1.0 / n as f64)
         );
         assert!(plan.passes.iter().all(|p| !p.twiddled()) && plan.twiddles.lo_bits == 0);
         if split {

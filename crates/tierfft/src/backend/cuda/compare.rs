@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cudarc::cufft::{CudaFft as CuFftPlan, FftDirection, sys as cufft_sys};
 use cudarc::driver::{CudaSlice, CudaViewMut, LaunchConfig, PushKernelArg};
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 
 use super::energy::{EnergyMeter, EnergyReading};
 use super::exec::{CudaFft, KernelReport, refs, time_events};
@@ -19,13 +19,13 @@ use crate::backend::median;
 use crate::error::{Error, Result};
 use crate::spec::{Direction, Layout, PointOp};
 
-/// Times of both libraries and the copy bandwidth, from one run.
+/// Times of both libraries and the copy bandwidth, from one run; `T` the values' type.
 #[derive(Clone, Debug)]
-pub struct Comparison {
+pub struct Comparison<T = Complex32> {
     /// tierfft's output (first run) and per-repetition times, seconds.
-    pub ours: (Vec<Complex32>, Vec<f64>),
+    pub ours: (Vec<T>, Vec<f64>),
     /// cuFFT's output and times on the same input buffer.
-    pub cufft: (Vec<Complex32>, Vec<f64>),
+    pub cufft: (Vec<T>, Vec<f64>),
     /// Device-to-device copy of the same buffer, GB/s counting bytes read plus written
     /// (median of the repetitions).
     pub copy_gbps: f64,
@@ -33,7 +33,7 @@ pub struct Comparison {
     pub kernels: Vec<KernelReport>,
     /// cuFFT with the multiply in an LTO store callback (chains, when asked): output and
     /// times on the same input buffer.
-    pub callback: Option<(Vec<Complex32>, Vec<f64>)>,
+    pub callback: Option<(Vec<T>, Vec<f64>)>,
     /// Energy per call of each pipeline, when asked.
     pub energy: Option<Energies>,
 }
@@ -128,7 +128,7 @@ pub fn compare(
     let batch = input.len() / spec.n;
     let len = input.len();
     let stream = dev.stream();
-    let (mut slots, routing) = fft.prepare(input)?;
+    let (mut slots, routing) = fft.prepare(bytemuck::cast_slice(input))?;
     // cuFFT writes to a buffer of its own so both outputs can be checked.
     // SAFETY: written by cuFFT before it is read.
     let mut cu_out: CudaSlice<f32> =
@@ -362,8 +362,97 @@ pub fn compare(
     })
 }
 
+/// `s` as `len` complex f64 values, the type cuFFT's Z2Z takes.
+fn double_view(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, cufft_sys::double2>> {
+    // SAFETY: the buffers of an f64 plan hold `len` complex values as four f32 words each.
+    unsafe { s.transmute_mut::<cufft_sys::double2>(len) }.ok_or_else(|| Error::gpu("buffer view"))
+}
+
 /// `s` as `len` complex values, the type cuFFT takes.
 fn complex_view(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, cufft_sys::float2>> {
     // SAFETY: every buffer here holds `len` complex values as interleaved f32 pairs.
     unsafe { s.transmute_mut::<cufft_sys::float2>(len) }.ok_or_else(|| Error::gpu("buffer view"))
+}
+
+/// `fft` (an f64 plan of plain complex transforms in rows) against cuFFT's Z2Z on the same
+/// input buffer, `reps` calls of each interleaved, with CUDA events; and the copy bandwidth
+/// of the buffer.
+pub fn compare_z2z(
+    dev: &Arc<CudaDevice>,
+    fft: &CudaFft,
+    input: &[Complex64],
+    reps: usize,
+) -> Result<Comparison<Complex64>> {
+    if !cufft_available() {
+        return Err(Error::NoDevice(
+            "libcufft was not found; cuFFT comparison needs the CUDA toolkit's cuFFT".into(),
+        ));
+    }
+    let spec = &fft.plan().spec;
+    if spec.layout != Layout::Rows
+        || !spec.load.is_empty()
+        || !spec.store.is_empty()
+        || spec.chain.is_some()
+        || spec.normalize
+    {
+        return Err(Error::gpu(
+            "the Z2Z comparison takes plain unnormalised transforms in rows",
+        ));
+    }
+    let (n, len) = (spec.n, input.len());
+    let batch = len / n;
+    let stream = dev.stream();
+    let (mut slots, routing) = fft.prepare(bytemuck::cast_slice(input))?;
+    // SAFETY: written by cuFFT before it is read.
+    let mut cu_out: CudaSlice<f32> =
+        unsafe { stream.alloc::<f32>(4 * len) }.map_err(gpu_err("allocating"))?;
+    let z2z = cufft_sys::cufftType::CUFFT_Z2Z;
+    let plan = CuFftPlan::plan_1d(n as i32, z2z, batch as i32, stream.clone())
+        .map_err(|e| Error::gpu(format!("cuFFT Z2Z plan for n = {n}, batch {batch}: {e:?}")))?;
+    let direction = match spec.direction {
+        Direction::Forward => FftDirection::Forward,
+        Direction::Inverse => FftDirection::Inverse,
+    };
+    let run_cufft = |slots: &mut [CudaSlice<f32>], out: &mut CudaSlice<f32>| {
+        plan.exec_z2z(
+            &mut double_view(&mut slots[0], len)?,
+            &mut double_view(out, len)?,
+            direction,
+        )
+        .map_err(|e| Error::gpu(format!("cuFFT exec: {e:?}")))
+    };
+    let result = fft.enqueue(&mut refs(&mut slots), batch, &routing)?;
+    run_cufft(&mut slots, &mut cu_out)?;
+    let download = |s: &CudaSlice<f32>| -> Result<Vec<Complex64>> {
+        let mut out = vec![Complex64::new(f64::NAN, f64::NAN); len];
+        stream
+            .memcpy_dtoh(
+                &s.slice(..4 * len),
+                bytemuck::cast_slice_mut::<Complex64, f32>(&mut out),
+            )
+            .map_err(gpu_err("downloading"))?;
+        Ok(out)
+    };
+    let (ours_out, cufft_out) = (download(&slots[result])?, download(&cu_out)?);
+    let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps {
+        ours.extend(time_events(dev, 1, || {
+            fft.enqueue(&mut refs(&mut slots), batch, &routing)
+                .map(|_| ())
+        })?);
+        theirs.extend(time_events(dev, 1, || run_cufft(&mut slots, &mut cu_out))?);
+    }
+    let copies = time_events(dev, reps, || {
+        stream
+            .memcpy_dtod(&slots[0], &mut cu_out)
+            .map_err(gpu_err("copying"))
+    })?;
+    Ok(Comparison {
+        ours: (ours_out, ours),
+        cufft: (cufft_out, theirs),
+        copy_gbps: 2.0 * 16.0 * len as f64 / median(&copies) / 1e9,
+        kernels: fft.report()?,
+        callback: None,
+        energy: None,
+    })
 }

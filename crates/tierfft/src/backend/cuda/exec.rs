@@ -7,13 +7,12 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
-use num_complex::Complex32;
 
 use super::cluster::ClusterLaunch;
 use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy};
-use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::buffer::{Held, foreign};
 use crate::backend::reshape::elsewhere;
-use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
+use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
 use crate::error::Result;
 use crate::kernel::ir::{Binding, Kernel, Mem};
 use crate::kernel::{cuda, pass_kernel};
@@ -41,10 +40,12 @@ pub struct CudaFft {
     plan: Plan,
     out_of_place: Vec<Launchable>,
     in_place: Option<Launchable>,
-    /// The twiddle table as interleaved f32 pairs.
+    /// The twiddle table, in the plan's precision.
     twiddles: CudaSlice<f32>,
-    /// The plan's device vectors ([`Plan::vectors`]) end to end, as interleaved f32 pairs.
+    /// The plan's device vectors ([`Plan::vectors`]) end to end, in the plan's precision.
     aux: CudaSlice<f32>,
+    /// 4-byte words per complex value (2 in f32, 4 in f64): arrays are allocated in words.
+    words: usize,
     /// Transforms per host chunk.
     chunk: usize,
     /// Device arrays kept between calls, by routing slot: a call takes the ones it needs
@@ -162,14 +163,13 @@ impl CudaFft {
             })
         };
         let (out_of_place, in_place) = build_kernels(plan, load)?;
-        let table = plan.twiddle_values();
         let twiddles = dev
             .stream
-            .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&table))
+            .clone_htod(&twiddle_words(plan))
             .map_err(gpu_err("uploading twiddles"))?;
         let aux = dev
             .stream
-            .clone_htod(bytemuck::cast_slice::<Complex32, f32>(&aux_values(plan)))
+            .clone_htod(&aux_words(plan))
             .map_err(gpu_err("uploading vectors"))?;
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         Ok(CudaFft {
@@ -179,6 +179,7 @@ impl CudaFft {
             in_place,
             twiddles,
             aux,
+            words: plan.spec.precision.complex_bytes() / 4,
             chunk,
             scratch: Mutex::default(),
         })
@@ -249,7 +250,7 @@ impl CudaFft {
                     true => 0,
                     false => first,
                 };
-                2 * at * len..2 * (at + count) * len
+                self.words * at * len..self.words * (at + count) * len
             };
             let (src_view, mut dst_view) = if src == dst {
                 (None, slots[dst].slice_mut(range(dst, pass.dst_len)))
@@ -339,12 +340,12 @@ impl CudaFft {
             .skip(have)
             .map(|(slot, len)| {
                 let count = self.slot_transforms(slot, result, transforms);
-                self.take_slot(slot, 2 * count * len)
+                self.take_slot(slot, self.words * count * len)
             })
             .collect()
     }
 
-    /// The kept array of `slot` if it holds `floats` f32 values, else a new one.
+    /// The kept array of `slot` if it holds `floats` words, else a new one.
     fn take_slot(&self, slot: usize, floats: usize) -> Result<CudaSlice<f32>> {
         let kept = match self.scratch.lock() {
             Ok(mut kept) => kept.get_mut(slot).and_then(Option::take),
@@ -390,8 +391,8 @@ impl CudaFft {
 
     /// Transforms chunk by chunk into `output`, reading `input`, or `output` itself when
     /// `input` is `None` (each chunk is uploaded before its result is written back).
-    fn run(&self, input: Option<&[Complex32]>, output: &mut [Complex32]) -> Result<()> {
-        let n = self.plan.spec.n;
+    fn run(&self, input: Option<&[f32]>, output: &mut [f32]) -> Result<()> {
+        let n = self.words * self.plan.spec.n;
         let routing = self.plan.routing(input.is_some());
         let total = output.len() / n;
         // Sized for a whole chunk; a shorter last chunk uses their start (launches index by
@@ -400,15 +401,10 @@ impl CudaFft {
         for first in (0..total).step_by(self.chunk) {
             let count = self.chunk.min(total - first);
             let r = first * n..(first + count) * n;
-            self.dev.write_from_host(
-                bytemuck::cast_slice::<Complex32, f32>(&input.unwrap_or(output)[r.clone()]),
-                &mut slots[0],
-            )?;
+            self.dev
+                .write_from_host(&input.unwrap_or(output)[r.clone()], &mut slots[0])?;
             let result = self.enqueue(&mut refs(&mut slots), count, &routing)?;
-            self.dev.read_to_host(
-                &slots[result],
-                bytemuck::cast_slice_mut::<Complex32, f32>(&mut output[r]),
-            )?;
+            self.dev.read_to_host(&slots[result], &mut output[r])?;
         }
         self.keep(slots.into_iter().enumerate());
         self.dev
@@ -417,13 +413,15 @@ impl CudaFft {
             .map_err(gpu_err("running the transform"))
     }
 
-    /// Uploads `input` into fresh device buffers for timed runs (input kept in slot 0).
-    pub fn prepare(&self, input: &[Complex32]) -> Result<(Vec<CudaSlice<f32>>, Routing)> {
+    /// Uploads `input` (words) into fresh device buffers for timed runs (input kept in
+    /// slot 0).
+    pub fn prepare(&self, input: &[f32]) -> Result<(Vec<CudaSlice<f32>>, Routing)> {
         let routing = self.plan.routing(true);
-        let mut slots = self.alloc_slots(input.len() / self.plan.spec.n, &routing, 0)?;
+        let transforms = input.len() / (self.words * self.plan.spec.n);
+        let mut slots = self.alloc_slots(transforms, &routing, 0)?;
         self.dev
             .stream
-            .memcpy_htod(bytemuck::cast_slice::<Complex32, f32>(input), &mut slots[0])
+            .memcpy_htod(input, &mut slots[0])
             .map_err(gpu_err("uploading"))?;
         Ok((slots, routing))
     }
@@ -471,21 +469,21 @@ fn two_slots<'a>(
 }
 
 impl Executor for CudaFft {
-    fn process(&self, data: &mut [Complex32]) -> Result<()> {
+    fn process(&self, data: &mut [f32]) -> Result<()> {
         self.run(None, data)
     }
 
-    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
+    fn process_out_of_place(&self, input: &[f32], output: &mut [f32]) -> Result<()> {
         self.run(Some(input), output)
     }
 
-    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+    fn process_buffer(&self, data: &mut Held) -> Result<()> {
         let name = self.dev.name();
-        let Some(slice) = CudaMemory::of_mut(&mut data.held, &self.dev) else {
+        let Some(slice) = CudaMemory::of_mut(data, &self.dev) else {
             return Err(foreign(data, &name));
         };
         let routing = self.plan.routing(false);
-        let transforms = slice.len() / (2 * self.plan.spec.n);
+        let transforms = slice.len() / (self.words * self.plan.spec.n);
         let mut scratch = self.alloc_slots(transforms, &routing, 1)?;
         let mut slots: Vec<&mut CudaSlice<f32>> =
             std::iter::once(slice).chain(scratch.iter_mut()).collect();
@@ -507,7 +505,7 @@ impl Executor for CudaFft {
         let (src, dst) = (slice_of(src, &self.dev)?, slice_of(dst, &self.dev)?);
         let routing = self.plan.routing(true);
         let result = Plan::result_slot(&routing);
-        let transforms = src.len() / (2 * self.plan.passes[0].src_len);
+        let transforms = src.len() / (self.words * self.plan.passes[0].src_len);
         // Slot 0 is `src`, the result's slot `dst` (never slot 0: the input is kept), any
         // other a scratch array.
         let lens = self.plan.slot_lens(&routing);
@@ -518,7 +516,7 @@ impl Executor for CudaFft {
             .filter(|&(i, _)| i != 0 && i != result)
         {
             let count = self.slot_transforms(i, result, transforms);
-            scratch.push((i, self.take_slot(i, 2 * count * len)?));
+            scratch.push((i, self.take_slot(i, self.words * count * len)?));
         }
         let mut taken = scratch.iter_mut().map(|(_, s)| s);
         let mut dst = Some(dst);
@@ -537,18 +535,13 @@ impl Executor for CudaFft {
         Ok(())
     }
 
-    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
-        let n = self.plan.spec.n;
-        let transforms = input.len() / n;
+    fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {
+        let transforms = input.len() / (self.words * self.plan.spec.n);
         let (mut slots, routing) = self.prepare(input)?;
         let result = self.enqueue(&mut refs(&mut slots), transforms, &routing)?;
-        let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
         self.dev
             .stream
-            .memcpy_dtoh(
-                &slots[result].slice(..2 * input.len()),
-                bytemuck::cast_slice_mut::<Complex32, f32>(&mut output),
-            )
+            .memcpy_dtoh(&slots[result].slice(..input.len()), output)
             .map_err(gpu_err("downloading"))?;
         let start = std::time::Instant::now();
         while start.elapsed() < crate::backend::WARM_UP {
@@ -562,11 +555,7 @@ impl Executor for CudaFft {
             self.enqueue(&mut refs(&mut slots), transforms, &routing)
                 .map(|_| ())
         })?;
-        Ok(Measured {
-            output,
-            seconds,
-            timer: Timer::GpuTimestamps,
-        })
+        Ok((seconds, Timer::GpuTimestamps))
     }
 }
 

@@ -4,13 +4,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use ::wgpu as w;
-use num_complex::Complex32;
 use w::util::DeviceExt;
 
 use super::{WgpuDevice, WgpuMemory};
-use crate::backend::buffer::{DeviceBuffer, Held, foreign};
+use crate::backend::buffer::{Held, foreign};
 use crate::backend::reshape::elsewhere;
-use crate::backend::{Executor, Measured, Timer, aux_values, build_kernels, host_chunk};
+use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
 use crate::error::{Error, Result};
 use crate::kernel::ir::{Access, Binding, Kernel, Mem};
 use crate::kernel::{pass_kernel, wgsl};
@@ -34,6 +33,8 @@ pub struct WgpuFft {
     /// The plan's device vectors ([`Plan::vectors`]) end to end (one unused value when there
     /// are none).
     aux: w::Buffer,
+    /// Bytes of one complex value (8 in f32, 16 in f64).
+    point_bytes: usize,
     /// Transforms per host chunk.
     chunk: usize,
     /// Device buffers kept between calls, by routing slot ([`Scratch`]).
@@ -62,19 +63,18 @@ impl WgpuFft {
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         let compile = |i: usize, in_place: bool| dev.compile(&pass_kernel(plan, i, in_place));
         let (out_of_place, in_place) = build_kernels(plan, compile)?;
-        let table = plan.twiddle_values();
         let twiddles = dev
             .device
             .create_buffer_init(&w::util::BufferInitDescriptor {
                 label: Some("tierfft twiddles"),
-                contents: bytemuck::cast_slice(&table),
+                contents: bytemuck::cast_slice(&twiddle_words(plan)),
                 usage: w::BufferUsages::STORAGE,
             });
         let aux = dev
             .device
             .create_buffer_init(&w::util::BufferInitDescriptor {
                 label: Some("tierfft vectors"),
-                contents: bytemuck::cast_slice(&aux_values(plan)),
+                contents: bytemuck::cast_slice(&aux_words(plan)),
                 usage: w::BufferUsages::STORAGE,
             });
         dev.check()?;
@@ -85,6 +85,7 @@ impl WgpuFft {
             in_place,
             twiddles,
             aux,
+            point_bytes: plan.spec.precision.complex_bytes(),
             chunk,
             scratch: Mutex::default(),
         })
@@ -109,7 +110,8 @@ impl WgpuFft {
     ) -> Result<Chunk> {
         let d = &self.dev.device;
         let n = self.plan.spec.n;
-        let bytes = 8 * (n * transforms) as u64;
+        let point = self.point_bytes as u64;
+        let bytes = point * (n * transforms) as u64;
         let lens = self.plan.slot_lens(&routing);
         scratch.resize(scratch.len().max(lens.len()), None);
         let slots = lens
@@ -120,7 +122,7 @@ impl WgpuFft {
                 if let Some((_, m)) = given.iter().find(|(slot, _)| *slot == i) {
                     return Ok((m.buffer.clone(), m.offset));
                 }
-                let need = 8 * (len * transforms) as u64;
+                let need = point * (len * transforms) as u64;
                 match kept {
                     Some(b) if b.size() >= need => Ok((b.clone(), 0)),
                     _ => {
@@ -146,8 +148,8 @@ impl WgpuFft {
             let range = |slot: usize, len: usize| {
                 w::BindingResource::Buffer(w::BufferBinding {
                     buffer: &slots[slot].0,
-                    offset: slots[slot].1 + 8 * (first * len) as u64,
-                    size: w::BufferSize::new(8 * (count * len) as u64),
+                    offset: slots[slot].1 + point * (first * len) as u64,
+                    size: w::BufferSize::new(point * (count * len) as u64),
                 })
             };
             let group = self
@@ -214,43 +216,42 @@ impl WgpuFft {
         Plan::result_slot(&c.routing)
     }
 
-    fn upload(&self, c: &Chunk, data: &[Complex32]) {
+    fn upload(&self, c: &Chunk, data: &[f32]) {
         self.dev
             .queue
             .write_buffer(&c.slots[0].0, c.slots[0].1, bytemuck::cast_slice(data));
     }
 
     /// Runs the transform on the uploaded chunk and reads the result into `out`.
-    fn run_and_download(&self, c: &Chunk, out: &mut [Complex32]) -> Result<()> {
+    fn run_and_download(&self, c: &Chunk, out: &mut [f32]) -> Result<()> {
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         self.encode(&mut enc, c, None);
         self.dev.queue.submit([enc.finish()]);
         let (buffer, offset) = &c.slots[Self::result_slot(c)];
-        self.dev
-            .read(buffer, *offset, bytemuck::cast_slice_mut(out))
+        self.dev.read(buffer, *offset, out)
     }
 
     /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s
-    /// storage: each chunk is uploaded before its result is written back).
+    /// storage: each chunk is uploaded before its result is written back); `words` of data,
+    /// and `io` gets each chunk's range of them.
     fn run_chunks(
         &self,
-        len: usize,
+        words: usize,
         routing: Routing,
         mut io: impl FnMut(&Self, &Chunk, std::ops::Range<usize>) -> Result<()>,
     ) -> Result<()> {
         let n = self.plan.spec.n;
+        let transform = self.point_bytes / 4 * n;
+        let transforms = words / transform;
         let mut scratch = self.scratch()?;
         let mut prepared: Option<Chunk> = None;
-        for first in (0..len / n).step_by(self.chunk) {
-            let count = self.chunk.min(len / n - first);
-            if prepared
-                .as_ref()
-                .is_none_or(|c| c.bytes != 8 * (count * n) as u64)
-            {
-                prepared = Some(self.prepare(&mut scratch, count, routing.clone(), &[])?);
-            }
-            let c = prepared.as_ref().expect("prepared above");
-            io(self, c, first * n..(first + count) * n)?;
+        for first in (0..transforms).step_by(self.chunk) {
+            let count = self.chunk.min(transforms - first);
+            let c = match prepared {
+                Some(ref c) if c.bytes == (self.point_bytes * count * n) as u64 => c,
+                _ => prepared.insert(self.prepare(&mut scratch, count, routing.clone(), &[])?),
+            };
+            io(self, c, first * transform..(first + count) * transform)?;
         }
         Ok(())
     }
@@ -387,7 +388,7 @@ impl WgpuDevice {
 }
 
 impl Executor for WgpuFft {
-    fn process(&self, data: &mut [Complex32]) -> Result<()> {
+    fn process(&self, data: &mut [f32]) -> Result<()> {
         let routing = self.plan.routing(false);
         let len = data.len();
         self.run_chunks(len, routing, |me, c, r| {
@@ -396,29 +397,28 @@ impl Executor for WgpuFft {
         })
     }
 
-    fn process_out_of_place(&self, input: &[Complex32], output: &mut [Complex32]) -> Result<()> {
+    fn process_out_of_place(&self, input: &[f32], output: &mut [f32]) -> Result<()> {
         self.run_chunks(input.len(), self.plan.routing(true), |me, c, r| {
             me.upload(c, &input[r.clone()]);
             me.run_and_download(c, &mut output[r])
         })
     }
 
-    fn process_buffer(&self, data: &mut DeviceBuffer) -> Result<()> {
+    fn process_buffer(&self, data: &mut Held) -> Result<()> {
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         self.record(&mut enc, data)?;
         self.dev.queue.submit([enc.finish()]);
         self.dev.check()
     }
 
-    fn record(&self, enc: &mut w::CommandEncoder, data: &mut DeviceBuffer) -> Result<()> {
-        let len = data.len();
-        let Some(memory) = WgpuMemory::of(&data.held, &self.dev) else {
+    fn record(&self, enc: &mut w::CommandEncoder, data: &mut Held) -> Result<()> {
+        let Some(memory) = WgpuMemory::of(data, &self.dev) else {
             return Err(foreign(data, &self.dev.name()));
         };
         let mut scratch = self.scratch()?;
         let c = self.prepare(
             &mut scratch,
-            len / self.plan.spec.n,
+            4 * data.floats() / (self.point_bytes * self.plan.spec.n),
             self.plan.routing(false),
             &[(0, memory)],
         )?;
@@ -438,7 +438,7 @@ impl Executor for WgpuFft {
         let routing = self.plan.routing(true);
         // Never slot 0: the input is kept.
         let result = Plan::result_slot(&routing);
-        let transforms = src.floats() / (2 * self.plan.passes[0].src_len);
+        let transforms = 4 * src.floats() / (self.point_bytes * self.plan.passes[0].src_len);
         let mut scratch = self.scratch()?;
         let c = self.prepare(
             &mut scratch,
@@ -452,9 +452,9 @@ impl Executor for WgpuFft {
         self.dev.check()
     }
 
-    fn measure(&self, input: &[Complex32], reps: usize) -> Result<Measured> {
+    fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {
         let n = self.plan.spec.n;
-        let transforms = input.len() / n;
+        let transforms = 4 * input.len() / (self.point_bytes * n);
         if transforms > self.chunk {
             return Err(Error::TooLarge {
                 what: format!("timing {transforms} transforms of {n} points"),
@@ -468,8 +468,7 @@ impl Executor for WgpuFft {
         let mut scratch = self.scratch()?;
         let c = self.prepare(&mut scratch, transforms, self.plan.routing(true), &[])?;
         self.upload(&c, input);
-        let mut output = vec![Complex32::new(f32::NAN, f32::NAN); input.len()];
-        self.run_and_download(&c, &mut output)?;
+        self.run_and_download(&c, output)?;
         if !self.dev.is_software() {
             let start = Instant::now();
             while start.elapsed() < crate::backend::WARM_UP {
@@ -535,17 +534,15 @@ impl Executor for WgpuFft {
         } else {
             Timer::WallClock
         };
-        Ok(Measured {
-            output,
-            seconds,
-            timer,
-        })
+        Ok((seconds, timer))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;
+
+    use num_complex::Complex32;
 
     use super::*;
     use crate::FftSpec;
@@ -562,8 +559,9 @@ mod tests {
         let input: Vec<Complex32> = (0..spec.n * spec.batch)
             .map(|i| Complex32::new((i % 7) as f32, (i % 3) as f32))
             .collect();
+        let input: Vec<f32> = bytemuck::cast_slice(&input).to_vec();
         let made = || dev.made.load(Ordering::Relaxed);
-        let mut out = vec![Complex32::default(); input.len()];
+        let mut out = vec![0.0; input.len()];
         fft.process_out_of_place(&input, &mut out)
             .expect("first call");
         let first = out.clone();

@@ -20,7 +20,12 @@ pub fn dft(em: &mut Emitter, x: &[Expr], p: usize, sign: f64) -> Vec<Expr> {
     let mut out = vec![Expr::U32(0); r];
     for k in 0..q {
         let column: Vec<Expr> = (0..p)
-            .map(|s| em.bind(Ty::C32, rotate_generic(inner[s][k].clone(), s * k, r, sign)))
+            .map(|s| {
+                em.bind(
+                    Ty::Complex,
+                    rotate_generic(inner[s][k].clone(), s * k, r, sign),
+                )
+            })
             .collect();
         for (j, y) in codelet(em, &column, sign).into_iter().enumerate() {
             out[k + j * q] = y;

@@ -10,7 +10,7 @@ mod prime;
 
 use super::emit::Emitter;
 use super::ir::{Expr, complex, f};
-use crate::twiddle::twiddle;
+use crate::twiddle::twiddle64;
 
 /// The primes a codelet's length may contain.
 pub const PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
@@ -40,7 +40,7 @@ fn rotate_generic(x: Expr, k: usize, r: usize, sign: f64) -> Expr {
     if k.is_multiple_of(r) {
         return x;
     }
-    let w = twiddle(k, r, sign);
+    let w = twiddle64(k, r, sign);
     x.cmul(complex(f(w.re), f(w.im)))
 }
 

@@ -13,8 +13,8 @@ pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
     match r {
         1 => x.to_vec(),
         2 => vec![
-            em.bind(Ty::C32, x[0].clone() + x[1].clone()),
-            em.bind(Ty::C32, x[0].clone() - x[1].clone()),
+            em.bind(Ty::Complex, x[0].clone() + x[1].clone()),
+            em.bind(Ty::Complex, x[0].clone() - x[1].clone()),
         ],
         _ => {
             let even: Vec<Expr> = x.iter().step_by(2).cloned().collect();
@@ -24,9 +24,9 @@ pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
             let mut lo = Vec::with_capacity(r / 2);
             let mut hi = Vec::with_capacity(r / 2);
             for (k, (e, o)) in even.into_iter().zip(odd).enumerate() {
-                let o = em.bind(Ty::C32, rotate(o, k, r, sign));
-                lo.push(em.bind(Ty::C32, e.clone() + o.clone()));
-                hi.push(em.bind(Ty::C32, e - o));
+                let o = em.bind(Ty::Complex, rotate(o, k, r, sign));
+                lo.push(em.bind(Ty::Complex, e.clone() + o.clone()));
+                hi.push(em.bind(Ty::Complex, e - o));
             }
             lo.extend(hi);
             lo
@@ -36,7 +36,7 @@ pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
 
 /// `x · W_r^k` with `W_r = exp(sign·2πi/r)`, using the cheapest form for eighth turns.
 fn rotate(x: Expr, k: usize, r: usize, sign: f64) -> Expr {
-    let h = f(std::f32::consts::FRAC_1_SQRT_2);
+    let h = f(std::f64::consts::FRAC_1_SQRT_2);
     let (re, im) = (x.re(), x.im());
     let fwd = sign < 0.0;
     // a + sign·b and a - sign·b without multiplying by ±1.

@@ -15,38 +15,38 @@ pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
     let r = x.len();
     let m = (r - 1) / 2;
     let sums: Vec<Expr> = (1..=m)
-        .map(|j| em.bind(Ty::C32, x[j].clone() + x[r - j].clone()))
+        .map(|j| em.bind(Ty::Complex, x[j].clone() + x[r - j].clone()))
         .collect();
     let diffs: Vec<Expr> = (1..=m)
-        .map(|j| em.bind(Ty::C32, x[j].clone() - x[r - j].clone()))
+        .map(|j| em.bind(Ty::Complex, x[j].clone() - x[r - j].clone()))
         .collect();
     let mut out = vec![Expr::U32(0); r];
     out[0] = em.bind(
-        Ty::C32,
+        Ty::Complex,
         sums.iter().cloned().fold(x[0].clone(), |acc, s| acc + s),
     );
     for k in 1..=m {
         let angle = |j: usize| 2.0 * std::f64::consts::PI * ((j * k) % r) as f64 / r as f64;
         // Σ cos·sums and Σ sin·diffs, each a complex value scaled componentwise by reals.
         let even = (1..=m)
-            .map(|j| sums[j - 1].clone() * f(angle(j).cos() as f32))
+            .map(|j| sums[j - 1].clone() * f(angle(j).cos()))
             .reduce(|a, b| a + b)
             .expect("r >= 3");
         let odd = (1..=m)
-            .map(|j| diffs[j - 1].clone() * f(angle(j).sin() as f32))
+            .map(|j| diffs[j - 1].clone() * f(angle(j).sin()))
             .reduce(|a, b| a + b)
             .expect("r >= 3");
-        let even = em.bind(Ty::C32, x[0].clone() + even);
-        let odd = em.bind(Ty::C32, odd);
+        let even = em.bind(Ty::Complex, x[0].clone() + even);
+        let odd = em.bind(Ty::Complex, odd);
         // sign·i·odd
         let turned = if sign < 0.0 {
             complex(odd.im(), -odd.re())
         } else {
             complex(-odd.im(), odd.re())
         };
-        let turned = em.bind(Ty::C32, turned);
-        out[k] = em.bind(Ty::C32, even.clone() + turned.clone());
-        out[r - k] = em.bind(Ty::C32, even - turned);
+        let turned = em.bind(Ty::Complex, turned);
+        out[k] = em.bind(Ty::Complex, even.clone() + turned.clone());
+        out[r - k] = em.bind(Ty::Complex, even - turned);
     }
     out
 }

@@ -81,9 +81,9 @@ const MANY: usize = usize::MAX;
 
 impl SharedMem {
     fn new(shared: Option<Shared>) -> SharedMem {
-        let (ty, len) = shared.map_or((Ty::C32, 0), |s| (s.ty, s.len));
+        let (ty, len) = shared.map_or((Ty::Complex, 0), |s| (s.ty, s.len));
         let zero = match ty {
-            Ty::F32 => Value::F32(f32::NAN),
+            Ty::Real => Value::F32(f32::NAN),
             _ => Value::C32(Complex32::new(f32::NAN, f32::NAN)),
         };
         SharedMem {
@@ -213,7 +213,7 @@ impl Group<'_, '_, '_> {
                 .get(n)
                 .ok_or_else(|| format!("{n} is used before it is bound"))?,
             Expr::U32(x) => Value::U32(*x),
-            Expr::F32(x) => Value::F32(*x),
+            Expr::Float(x) => Value::F32(*x as f32),
             Expr::Builtin(b) => Value::U32(match b {
                 Builtin::LocalIndex => (t % self.threads) as u32,
                 Builtin::GroupIndex => group + (t / self.threads) as u32,
@@ -267,7 +267,7 @@ impl Group<'_, '_, '_> {
     /// GPU sees it).
     fn check_bound(&self, mem: Mem, write: bool) -> Result<Ty, String> {
         if mem == Mem::Shared {
-            return Ok(Ty::C32);
+            return Ok(Ty::Complex);
         }
         let mem = if mem == Mem::Src && self.kernel.in_place() {
             Mem::Dst
@@ -278,7 +278,7 @@ impl Group<'_, '_, '_> {
             None => Err(format!(
                 "the kernel accesses {mem:?}, which it does not bind"
             )),
-            Some(b) if !matches!(b.elem, Ty::C32 | Ty::F32) => Err(format!(
+            Some(b) if !matches!(b.elem, Ty::Complex | Ty::Real) => Err(format!(
                 "the interpreter runs complex and f32 buffers; {mem:?} holds {:?}",
                 b.elem
             )),
@@ -293,7 +293,7 @@ impl Group<'_, '_, '_> {
         let ty = self.check_bound(mem, false)?;
         let at = |buf: &[Complex32], what: &str| {
             let missing = || format!("{what}[{i}] read past its {} elements", buf.len());
-            if ty == Ty::F32 {
+            if ty == Ty::Real {
                 let floats: &[f32] = bytemuck::cast_slice(buf);
                 return floats
                     .get(i as usize)
@@ -320,7 +320,7 @@ impl Group<'_, '_, '_> {
         let ty = self.check_bound(mem, true)?;
         match mem {
             Mem::Shared => self.shared[t / self.threads].store(i, v, t, false),
-            Mem::Dst if ty == Ty::F32 => {
+            Mem::Dst if ty == Ty::Real => {
                 let floats: &mut [f32] = bytemuck::cast_slice_mut(self.bufs.dst);
                 let len = floats.len();
                 let slot = floats
@@ -472,7 +472,7 @@ fn call(f: Func, args: &[Value]) -> Result<Value, String> {
         Func::Ln => Value::F32(x(0)?.ln()),
         Func::Max => Value::F32(x(0)?.max(x(1)?)),
         Func::Divide => Value::F32(x(0)? / x(1)?),
-        Func::ToF32 => Value::F32(args.first().copied().ok_or("missing argument")?.u32()? as f32),
+        Func::ToReal => Value::F32(args.first().copied().ok_or("missing argument")?.u32()? as f32),
     })
 }
 
@@ -565,8 +565,15 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
             }
         })
         .collect();
-    let twiddles = plan.twiddle_values();
-    let aux = crate::backend::aux_values(plan);
+    if plan.spec.precision != crate::Precision::F32 {
+        return Err(format!(
+            "the interpreter runs f32 plans (this one is {})",
+            plan.spec.precision
+        ));
+    }
+    let twiddles: Vec<Complex32> =
+        bytemuck::cast_slice(&crate::backend::twiddle_words(plan)).to_vec();
+    let aux: Vec<Complex32> = bytemuck::cast_slice(&crate::backend::aux_words(plan)).to_vec();
     for (p, first, count) in plan.dispatches(transforms) {
         let pass = &plan.passes[p];
         let (src, dst) = routing[p];

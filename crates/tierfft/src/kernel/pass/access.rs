@@ -235,8 +235,11 @@ impl PassGen<'_> {
     /// Declares the registers past the held points that only uneven stages use.
     pub(super) fn declare_spare_registers(&mut self) {
         for m in self.e()..self.regs.len() {
-            self.em
-                .push(Stmt::Var(format!("v{m}"), Ty::C32, complex(f(0.0), f(0.0))));
+            self.em.push(Stmt::Var(
+                format!("v{m}"),
+                Ty::Complex,
+                complex(f(0.0), f(0.0)),
+            ));
         }
     }
 
@@ -250,8 +253,11 @@ impl PassGen<'_> {
             self.em.push(Stmt::Barrier);
             for m in 0..e {
                 let at = u(p.prefetch_offset()) + var("lc") * u(p.size) + var("tl") + u(t * m);
-                self.em
-                    .push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Shared, at)));
+                self.em.push(Stmt::Var(
+                    format!("v{m}"),
+                    Ty::Complex,
+                    load(Mem::Shared, at),
+                ));
             }
             self.em.push(Stmt::Barrier);
             self.em
@@ -275,7 +281,7 @@ impl PassGen<'_> {
                     last.clone(),
                 );
                 self.em
-                    .push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Src, idx)));
+                    .push(Stmt::Var(format!("v{m}"), Ty::Complex, load(Mem::Src, idx)));
             }
             let writes = (0..e)
                 .map(|m| (m, Expr::Builtin(Builtin::LocalIndex) + u(threads * m), None))
@@ -307,7 +313,7 @@ impl PassGen<'_> {
             } else {
                 load(Mem::Src, self.element(Mem::Src, self.in_index(m)))
             };
-            self.em.push(Stmt::Var(format!("v{m}"), Ty::C32, x));
+            self.em.push(Stmt::Var(format!("v{m}"), Ty::Complex, x));
         }
         self.pass_twiddles();
     }
@@ -336,7 +342,7 @@ impl PassGen<'_> {
                     Mem::Twiddles,
                     u(tw.hi_offset()) + (ex >> u(tw.lo_bits as usize)),
                 );
-                let mut w = self.em.bind(Ty::C32, lo.cmul(hi));
+                let mut w = self.em.bind(Ty::Complex, lo.cmul(hi));
                 if p.inverse {
                     w = complex(w.re(), -w.im());
                 }
@@ -466,14 +472,14 @@ impl PassGen<'_> {
                         }
                     }
                     PointOp::Conjugate => complex(re.clone(), -im.clone()),
-                    PointOp::Scale(s) => v * f(*s),
+                    PointOp::Scale(s) => v * f(f64::from(*s)),
                     PointOp::ZeroFrom(len) => {
                         select(lt(index(self, m), u(*len)), v, complex(f(0.0), f(0.0)))
                     }
                     PointOp::Magnitude => complex(call(Func::Sqrt, vec![power()]), f(0.0)),
                     // 10·log10(|z|²) = (10 / ln 10)·ln(|z|²).
                     PointOp::MagnitudeDb => complex(
-                        f(std::f32::consts::LOG10_E * 10.0)
+                        f(std::f64::consts::LOG10_E * 10.0)
                             * call(Func::Ln, vec![call(Func::Max, vec![power(), f(1e-30)])]),
                         f(0.0),
                     ),
@@ -542,7 +548,7 @@ impl PassGen<'_> {
                     self.before_read();
                     if re.is_empty() {
                         for (_, idx) in &reads {
-                            re.push(self.em.bind(Ty::F32, load(Mem::Shared, idx.clone())));
+                            re.push(self.em.bind(Ty::Real, load(Mem::Shared, idx.clone())));
                         }
                     } else {
                         for ((m, idx), re) in reads.iter().zip(&re) {

@@ -48,7 +48,11 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
     g.em.comment("this workgroup's tail lines, from its table");
     for m in 0..g.e() {
         let at = var("lc") * u(c.row()) + var("tl") + u(g.t() * m);
-        g.em.push(Stmt::Var(format!("v{m}"), Ty::C32, load(Mem::Shared, at)));
+        g.em.push(Stmt::Var(
+            format!("v{m}"),
+            Ty::Complex,
+            load(Mem::Shared, at),
+        ));
     }
     g.declare_spare_registers();
     // The first exchange must wait until every thread has read the table.
@@ -68,6 +72,7 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
     };
     Kernel {
         name: "fft_pass1".into(),
+        precision: head.precision,
         doc: vec![
             format!(
                 "tierfft cluster pass of a {n}-point {dir} FFT: clusters of {} workgroups, {} points each",
@@ -96,7 +101,7 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
         groups_per_unit: head.groups_per_unit.map(|g| g as u32),
         cluster: Some(c.blocks as u32),
         shared: Some(Shared {
-            ty: Ty::C32,
+            ty: Ty::Complex,
             len: head.shared_len(),
         }),
         bindings: pass_bindings(in_place),

@@ -135,14 +135,15 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     }
     let shared = (pass.exchanges() > 0).then(|| Shared {
         ty: match pass.exchange {
-            Exchange::Complex => Ty::C32,
-            Exchange::Split => Ty::F32,
+            Exchange::Complex => Ty::Complex,
+            Exchange::Split => Ty::Real,
         },
         len: pass.shared_len(),
     });
     Kernel {
         name: format!("fft_pass{}", index + 1),
         doc,
+        precision: pass.precision,
         threads: pass.threads() as u32,
         groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
         cluster: None,
@@ -185,12 +186,12 @@ fn streaming(plan: &Plan, index: usize, mut bindings: Vec<Binding>) -> Vec<Bindi
 /// kernel reads `dst`), `dst`, the twiddle table and the plan's device vectors.
 pub fn pass_bindings(in_place: bool) -> Vec<Binding> {
     let mut b = vec![
-        Binding::read_write(Mem::Dst, Ty::C32),
-        Binding::read(Mem::Twiddles, Ty::C32),
-        Binding::read(Mem::Aux, Ty::C32),
+        Binding::read_write(Mem::Dst, Ty::Complex),
+        Binding::read(Mem::Twiddles, Ty::Complex),
+        Binding::read(Mem::Aux, Ty::Complex),
     ];
     if !in_place {
-        b.insert(0, Binding::read(Mem::Src, Ty::C32));
+        b.insert(0, Binding::read(Mem::Src, Ty::Complex));
     }
     b
 }
@@ -319,7 +320,7 @@ impl<'a> PassGen<'a> {
                         load(Mem::Twiddles, u(table.index(rr)) + k.clone())
                     };
                     if inverse {
-                        let t = self.em.bind(Ty::C32, w);
+                        let t = self.em.bind(Ty::Complex, w);
                         w = complex(t.re(), -t.im());
                     }
                     self.em

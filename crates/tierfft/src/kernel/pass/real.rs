@@ -28,19 +28,19 @@ impl PassGen<'_> {
             let k = self.em.bind(Ty::U32, self.in_index(m));
             let first = self.em.bind(Ty::Bool, lt(k.clone(), u(1)));
             let at = self.element(Mem::Src, k.clone());
-            let x = self.em.bind(Ty::C32, load(Mem::Src, at));
+            let x = self.em.bind(Ty::Complex, load(Mem::Src, at));
             let at = self.element(Mem::Src, u(n) - k.clone());
-            let y = self.em.bind(Ty::C32, load(Mem::Src, at));
+            let y = self.em.bind(Ty::Complex, load(Mem::Src, at));
             let a = complex(x.re(), select(first.clone(), f(0.0), x.im()));
-            let a = self.em.bind(Ty::C32, a);
+            let a = self.em.bind(Ty::Complex, a);
             let b = complex(y.re(), select(first, f(0.0), -y.im()));
-            let b = self.em.bind(Ty::C32, b);
+            let b = self.em.bind(Ty::Complex, b);
             let t = conj(load(Mem::Aux, u(w) + k)).cmul(a.clone() - b.clone());
-            let t = self.em.bind(Ty::C32, t);
+            let t = self.em.bind(Ty::Complex, t);
             self.em.push(Stmt::Var(
                 format!("v{m}"),
-                Ty::C32,
-                (a + b + times_i(t)) * f(scale),
+                Ty::Complex,
+                (a + b + times_i(t)) * f(scale.into()),
             ));
         }
         self.declare_spare_registers();
@@ -59,10 +59,10 @@ impl PassGen<'_> {
             let kept = self.em.bind(Ty::Bool, lt(k.clone(), u(n / 2 + 1)));
             let from = select(kept.clone(), k.clone(), u(n) - k);
             let at = self.element(Mem::Src, from);
-            let z = self.em.bind(Ty::C32, load(Mem::Src, at));
+            let z = self.em.bind(Ty::Complex, load(Mem::Src, at));
             self.em.push(Stmt::Var(
                 format!("v{m}"),
-                Ty::C32,
+                Ty::Complex,
                 complex(z.re(), select(kept, z.im(), -z.im())),
             ));
         }
@@ -138,8 +138,8 @@ impl PassGen<'_> {
                     .zip(&mirrors)
                     .map(|(a, b)| {
                         (
-                            self.em.bind(Ty::C32, load(Mem::Shared, a.clone())),
-                            self.em.bind(Ty::C32, load(Mem::Shared, b.clone())),
+                            self.em.bind(Ty::Complex, load(Mem::Shared, a.clone())),
+                            self.em.bind(Ty::Complex, load(Mem::Shared, b.clone())),
                         )
                     })
                     .collect()
@@ -158,8 +158,8 @@ impl PassGen<'_> {
                         .zip(&mirrors)
                         .map(|(a, b)| {
                             (
-                                self.em.bind(Ty::F32, load(Mem::Shared, a.clone())),
-                                self.em.bind(Ty::F32, load(Mem::Shared, b.clone())),
+                                self.em.bind(Ty::Real, load(Mem::Shared, a.clone())),
+                                self.em.bind(Ty::Real, load(Mem::Shared, b.clone())),
                             )
                         })
                         .collect();
@@ -177,23 +177,23 @@ impl PassGen<'_> {
                     .collect()
             }
         };
-        let half = f(0.5 * scale);
+        let half = f(0.5 * f64::from(scale));
         let mut stores = Vec::new();
         for (q, (k, (a, b))) in ks.into_iter().zip(pairs).enumerate() {
             let k = self.em.bind(Ty::U32, k);
-            let a = self.em.bind(Ty::C32, a);
-            let b = self.em.bind(Ty::C32, conj(b));
+            let a = self.em.bind(Ty::Complex, a);
+            let b = self.em.bind(Ty::Complex, conj(b));
             let even = self
                 .em
-                .bind(Ty::C32, (a.clone() + b.clone()) * half.clone());
-            let odd = self.em.bind(Ty::C32, (a.clone() - b) * half.clone());
+                .bind(Ty::Complex, (a.clone() + b.clone()) * half.clone());
+            let odd = self.em.bind(Ty::Complex, (a.clone() - b) * half.clone());
             let tw = self.split_twiddle(w, k.clone()).cmul(odd);
-            let tw = self.em.bind(Ty::C32, tw);
-            let x = self.em.bind(Ty::C32, even + times_minus_i(tw));
+            let tw = self.em.bind(Ty::Complex, tw);
+            let x = self.em.bind(Ty::Complex, even + times_minus_i(tw));
             stores.push(Stmt::Store(Mem::Dst, self.element(Mem::Dst, k.clone()), x));
             if q == 0 {
                 // Bin n (W^n = −1): (Re Z[0] − Im Z[0])·scale, by the thread holding k = 0.
-                let last = complex((a.re() - a.im()) * f(scale), f(0.0));
+                let last = complex((a.re() - a.im()) * f(scale.into()), f(0.0));
                 stores.push(Stmt::If(
                     lt(k.clone(), u(1)),
                     vec![Stmt::Store(Mem::Dst, self.element(Mem::Dst, u(n)), last)],
@@ -227,11 +227,11 @@ impl PassGen<'_> {
             Mem::Twiddles,
             u(tw.hi_offset()) + (e >> u(tw.lo_bits as usize)),
         );
-        let even = self.em.bind(Ty::C32, lo.cmul(hi));
-        let step = crate::twiddle::twiddle(1, 2 * n, -1.0);
+        let even = self.em.bind(Ty::Complex, lo.cmul(hi));
+        let step = crate::twiddle::twiddle64(1, 2 * n, -1.0);
         let odd = even.clone().cmul(complex(f(step.re), f(step.im)));
         let is_even = lt(k & u(1), u(1));
-        self.em.bind(Ty::C32, select(is_even, even, odd))
+        self.em.bind(Ty::Complex, select(is_even, even, odd))
     }
 
     /// Workgroup-memory index `i` padded as [`PassGen::pad`] pads (one slot after every

@@ -1,4 +1,7 @@
-//! The f64 reference every kernel is checked against, and the error measure.
+//! The f64 reference every kernel is checked against (double-double for f64 kernels), and
+//! the error measure.
+
+mod dd;
 
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
@@ -24,9 +27,35 @@ pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Compl
 /// 1/n, store operations) on `input` (whole transforms), step by step in f64: the unfused
 /// reference fused kernels are checked against.
 pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
+    let mut planner = FftPlanner::<f64>::new();
+    spec_with(spec, widen(input), &mut |data, n, sign| {
+        let fft = match sign < 0.0 {
+            true => planner.plan_fft_forward(n),
+            false => planner.plan_fft_inverse(n),
+        };
+        fft.process(data);
+    })
+}
+
+/// What [`spec_f64`] computes, on f64 `input`, with every transform in double-double
+/// arithmetic (about 32 digits; [`dd`]) and rounded to f64 once: the reference f64 transforms
+/// are checked against. Point operations and the chain's multiply are in f64.
+pub fn spec_dd(spec: &FftSpec, input: &[Complex64]) -> Vec<Complex64> {
+    spec_with(spec, input.to_vec(), &mut |data, n, sign| {
+        let out = dd::fft_dd(data, n, sign);
+        data.copy_from_slice(&out);
+    })
+}
+
+/// [`spec_f64`]'s steps on `data`, with `fft(data, n, sign)` the batched transforms.
+fn spec_with(
+    spec: &FftSpec,
+    mut data: Vec<Complex64>,
+    fft: &mut dyn FnMut(&mut [Complex64], usize, f64),
+) -> Vec<Complex64> {
     if spec.layout.is_columns() {
         let (m, w) = (spec.matrices(), spec.point_stride());
-        let rows = spec_f64(&spec.as_rows(), &transpose(input, m, spec.n, w));
+        let rows = spec_with(&spec.as_rows(), transpose(&data, m, spec.n, w), fft);
         return transpose(&rows, m, w, spec.n);
     }
     let n = spec.n;
@@ -37,21 +66,16 @@ pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
             }
         }
     };
-    let mut data = widen(input);
     apply(&spec.load, &mut data);
-    let mut planner = FftPlanner::<f64>::new();
-    let (fwd, back) = match spec.direction {
-        Direction::Forward => (planner.plan_fft_forward(n), planner.plan_fft_inverse(n)),
-        Direction::Inverse => (planner.plan_fft_inverse(n), planner.plan_fft_forward(n)),
-    };
-    fwd.process(&mut data);
+    let sign = spec.direction.sign();
+    fft(&mut data, n, sign);
     if let Some(h) = &spec.chain {
         // One value per point, or per element.
         for (i, z) in data.iter_mut().enumerate() {
             let w = h[i % h.len()];
             *z *= Complex64::new(w.re.into(), w.im.into());
         }
-        back.process(&mut data);
+        fft(&mut data, n, -sign);
     }
     if spec.normalize {
         data.iter_mut().for_each(|z| *z /= n as f64);
@@ -63,11 +87,15 @@ pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
 /// Relative L2 error `‖got − want‖ / ‖want‖` (NaN or infinite if `got` holds any NaN or
 /// infinity, so that unwritten poisoned outputs never pass).
 pub fn relative_l2_error(got: &[Complex32], want: &[Complex64]) -> f64 {
+    relative_l2_error64(&widen(got), want)
+}
+
+/// [`relative_l2_error`] of f64 values.
+pub fn relative_l2_error64(got: &[Complex64], want: &[Complex64]) -> f64 {
     assert_eq!(got.len(), want.len(), "relative_l2_error: lengths differ");
     let mut err = 0.0;
     let mut norm = 0.0;
     for (g, w) in got.iter().zip(want) {
-        let g = Complex64::new(g.re.into(), g.im.into());
         err += (g - w).norm_sqr();
         norm += w.norm_sqr();
     }
