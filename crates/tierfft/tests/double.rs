@@ -92,3 +92,28 @@ fn values_of_the_wrong_precision_are_refused() {
         .expect_err("Complex32 into an f64 plan");
     assert!(e.to_string().contains("Complex64"), "{e}");
 }
+
+/// Device-resident f64 data: uploaded, transformed in place on the device, downloaded; on
+/// the CPU (host memory of f32 words, perhaps not 8-byte aligned) and the test GPU.
+#[test]
+fn device_buffers_in_f64() {
+    let mut rng = rng();
+    for dev in [Device::cpu(), gpu().clone()] {
+        let spec = FftSpec::new(3 * 1024).batch(3).precision(Precision::F64);
+        let fft = dev.plan(&spec).expect("plan");
+        let input = random64(&mut rng, spec.len());
+        let mut buffer = dev.upload(&input).expect("upload");
+        fft.process_buffer(&mut buffer).expect("transform");
+        let out = buffer.download().expect("download");
+        let err = tierfft::reference::relative_l2_error64(
+            &out,
+            &tierfft::reference::spec_dd(&spec, &input),
+        );
+        assert!(err <= BOUND_F64, "{}: {err:e}", dev.name());
+        // An f32 buffer is not an f64 plan's.
+        let mut single = dev
+            .upload(&vec![tierfft::Complex32::new(0.0, 0.0); spec.len()])
+            .expect("upload");
+        assert!(fft.process_buffer(&mut single).is_err());
+    }
+}

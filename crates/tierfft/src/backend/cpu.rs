@@ -215,7 +215,9 @@ impl<T: Real> CpuFft<T> {
         match bytemuck::try_cast_slice_mut::<f32, Complex<T>>(words) {
             Ok(data) => self.run(data),
             Err(_) => {
-                let mut data: Vec<Complex<T>> = bytemuck::pod_collect_to_vec(words);
+                let zero = Complex::new(T::round(0.0), T::round(0.0));
+                let mut data = vec![zero; 4 * words.len() / size_of::<Complex<T>>()];
+                bytemuck::cast_slice_mut::<Complex<T>, f32>(&mut data).copy_from_slice(words);
                 self.run(&mut data);
                 words.copy_from_slice(bytemuck::cast_slice(&data));
             }

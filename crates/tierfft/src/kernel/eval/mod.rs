@@ -40,7 +40,7 @@ fn eval(env: &HashMap<String, Complex64>, e: &Expr) -> Complex64 {
     let c = |e: &Expr| eval(env, e);
     match e {
         Expr::Var(n) => env[n],
-        Expr::Float(x) => Complex64::new(f64::from(*x), 0.0),
+        Expr::Float(x) => Complex64::new(*x, 0.0),
         Expr::U32(x) => Complex64::new(f64::from(*x), 0.0),
         Expr::Complex(re, im) => Complex64::new(c(re).re, c(im).re),
         Expr::Re(z) => Complex64::new(c(z).re, 0.0),
