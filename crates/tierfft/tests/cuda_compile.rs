@@ -1,4 +1,4 @@
-//! Every CUDA kernel the planner can produce for n = 2^0 .. 2^27 compiles with NVRTC for
+//! Every CUDA kernel the planner can produce for n = 2^0 .. 2^27 (f32 and f64) compiles with NVRTC for
 //! Hopper (sm_90), so a code-generation error fails CI although no GPU runs there.
 //! Needs libnvrtc (CI: `pip install nvidia-cuda-nvrtc`, see scripts/test); without it the test
 //! says why it skipped, and fails when `TIERFFT_REQUIRE_NVRTC=1`.
@@ -23,9 +23,15 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     let mut sources = BTreeSet::new();
     for k in 0..=tierfft::MAX_LOG2_N {
         for batch in [1, 1000] {
+            let f64 = FftSpec::new(1 << k)
+                .batch(batch)
+                .precision(tierfft::Precision::F64);
             for spec in [
                 FftSpec::new(1 << k).batch(batch),
                 FftSpec::new(1 << k).batch(batch).inverse().normalized(),
+                // f64: double arithmetic, literals, cluster stores and async copies.
+                f64.clone(),
+                f64.inverse().normalized(),
             ] {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for pass in 0..plan.passes.len() {
