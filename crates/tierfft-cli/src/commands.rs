@@ -213,7 +213,7 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     }
     if job.chain {
         let filter = vec![tierfft::Complex32::new(1.0, 0.0); job.n];
-        spec = spec.then_multiply_and_invert(filter.into());
+        spec = spec.then_multiply_and_invert(filter);
     }
     spec.validate()?;
     let plan = Plan::with_options(&spec, &limits, &job.options)?;

@@ -333,7 +333,7 @@ impl Focuser {
                     device.plan(
                         &range_rows
                             .clone()
-                            .then_multiply_and_invert(filter.into())
+                            .then_multiply_and_invert(filter)
                             .normalized(),
                     )?,
                 ),

@@ -35,6 +35,7 @@ pub mod resample;
 pub mod source;
 mod spec;
 pub(crate) mod twiddle;
+mod values;
 mod weights;
 
 pub use backend::{
@@ -46,6 +47,7 @@ pub use nd::{Kind, NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex32, Complex64};
 pub use precision::Precision;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};
+pub use values::Values;
 pub use weights::RealWeights;
 
 /// The README's Rust examples, compiled and run as doc-tests so that they stay true.

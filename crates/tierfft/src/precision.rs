@@ -5,7 +5,7 @@
 //! point, [`Precision::compute_bytes`]), then into the kernels (types and literals printed
 //! in it) and the backends (tables and data in its words). f32 runs everywhere; f64 on the
 //! CPU, and on GPUs with f64 arithmetic (`DeviceLimits::shader_f64`) for complex transforms
-//! of 13-smooth lengths; N-D and real data in f64 on the CPU ([`crate::NdFft64`]). Other
+//! of any length; N-D and real data in f64 on the CPU ([`crate::NdFft64`]). Other
 //! cases are refused at plan time naming the device and what it lacks.
 
 use std::fmt;
@@ -14,7 +14,6 @@ use num_complex::Complex64;
 
 use crate::error::Error;
 use crate::plan::DeviceLimits;
-use crate::plan::shape::is_smooth;
 use crate::spec::FftSpec;
 
 /// How a transform's values are stored in device memory and computed with.
@@ -91,9 +90,8 @@ impl std::str::FromStr for Precision {
 
 /// Why `device` (with `limits`, `None` for the CPU) cannot run an [`crate::Fft`] of
 /// `spec` in its precision, or `None` when it can: f32 everywhere; f64 on the CPU, and on
-/// GPUs with f64 arithmetic for complex transforms of 13-smooth lengths (Bluestein's
-/// vectors and the real transforms' fused halves are f32 only so far); f16 and bf16 nowhere
-/// yet.
+/// GPUs with f64 arithmetic for complex transforms of any length (the real transforms'
+/// fused halves are f32 only so far); f16 and bf16 nowhere yet.
 pub(crate) fn refusal(
     spec: &FftSpec,
     device: String,
@@ -113,11 +111,6 @@ pub(crate) fn refusal(
             "the device has no f64 arithmetic (no SHADER_F64); Device::cpu() transforms in f64"
                 .into(),
         ),
-        (Precision::F64, Some(_)) if !is_smooth(spec.n) => unsupported(format!(
-            "{} has a prime factor above 13, which takes Bluestein's algorithm, whose chirps \
-             tierfft's GPU kernels hold in f32 so far; Device::cpu() transforms it in f64",
-            spec.n
-        )),
         (Precision::F64, Some(_)) if spec.real.is_some() => unsupported(
             "real transforms' fused split and merge are f32 only so far on GPUs; \
              Device::cpu().plan_nd_f64 transforms real data in f64"

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 
+use crate::values::Values;
+
 use crate::error::{Error, Result};
 use crate::precision::Precision;
 use crate::weights::RealWeights;
@@ -40,6 +42,9 @@ pub enum PointOp {
     /// Multiply point `k` by `v[k]` (`v` has `n` values; the same for every transform of the
     /// batch): windows, matched filters, phase ramps.
     Multiply(Arc<[Complex32]>),
+    /// [`PointOp::Multiply`] by a vector given in f64: exact in an f64 transform (rounded to
+    /// f32 in an f32 one). Bluestein's chirps of f64 plans.
+    Multiply64(Arc<[Complex64]>),
     /// Multiply every element by the element at the same place in `v`, which is laid out like
     /// the data (`n × batch` values): a different filter for every transform, such as a
     /// range-dependent azimuth filter. The whole batch is then bound in one dispatch.
@@ -69,6 +74,7 @@ impl PointOp {
         let times = |w: Complex32| z * Complex64::new(w.re.into(), w.im.into());
         match self {
             PointOp::Multiply(v) => times(v[k]),
+            PointOp::Multiply64(v) => z * v[k],
             PointOp::MultiplyEach(v) => times(v[element]),
             PointOp::Weight(w) => {
                 let (a, b) = w.factors(element);
@@ -92,7 +98,7 @@ impl PointOp {
     /// generated source and printed plans.
     pub fn name(&self) -> String {
         match self {
-            PointOp::Multiply(_) => "multiply by a device vector".into(),
+            PointOp::Multiply(_) | PointOp::Multiply64(_) => "multiply by a device vector".into(),
             PointOp::MultiplyEach(_) => "multiply by the same element of a device array".into(),
             PointOp::Weight(w) if w.is_per_part() => {
                 "weight each part by the same reals of a device array".into()
@@ -112,10 +118,11 @@ impl PointOp {
     }
 
     /// The device vector the operation reads, if any (real weights two to a slot).
-    pub fn vector(&self) -> Option<&Arc<[Complex32]>> {
+    pub fn vector(&self) -> Option<Values> {
         match self {
-            PointOp::Multiply(v) | PointOp::MultiplyEach(v) => Some(v),
-            PointOp::Weight(w) => Some(w.pairs()),
+            PointOp::Multiply(v) | PointOp::MultiplyEach(v) => Some(Values::F32(v.clone())),
+            PointOp::Multiply64(v) => Some(Values::F64(v.clone())),
+            PointOp::Weight(w) => Some(Values::F32(w.pairs().clone())),
             _ => None,
         }
     }
@@ -246,7 +253,7 @@ pub struct FftSpec {
     /// transform) or `n × batch` (one per element, laid out like the data: a different
     /// filter for every transform, rows only; the whole batch is then bound in one
     /// dispatch).
-    pub chain: Option<Arc<[Complex32]>>,
+    pub chain: Option<Values>,
     /// Where the transforms' points lie: rows (contiguous, the default) or columns.
     pub layout: Layout,
     /// The half-length transform of an even real one, its split or merge fused ([`RealHalf`];
@@ -351,8 +358,8 @@ impl FftSpec {
     /// After the transform, multiply by `h` and transform back in the opposite direction,
     /// all in one pass: `h` holds `n` values (one filter for every transform) or `n × batch`
     /// (one per element, a filter for each transform; see [`FftSpec::chain`]).
-    pub fn then_multiply_and_invert(mut self, h: Arc<[Complex32]>) -> Self {
-        self.chain = Some(h);
+    pub fn then_multiply_and_invert(mut self, h: impl Into<Values>) -> Self {
+        self.chain = Some(h.into());
         self
     }
 
@@ -516,6 +523,12 @@ impl FftSpec {
                 .filter_map(|op| match op {
                     PointOp::Multiply(v) => Some((
                         format!("{at} PointOp::Multiply"),
+                        v.len(),
+                        n,
+                        format!("one per point: n = {n}"),
+                    )),
+                    PointOp::Multiply64(v) => Some((
+                        format!("{at} PointOp::Multiply64"),
                         v.len(),
                         n,
                         format!("one per point: n = {n}"),

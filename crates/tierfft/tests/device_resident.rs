@@ -25,7 +25,7 @@ fn transforms_run_on_uploaded_buffers() {
             FftSpec::new(256).batch(48).columns(),
             FftSpec::new(1024)
                 .batch(3)
-                .then_multiply_and_invert(h.into())
+                .then_multiply_and_invert(h)
                 .normalized(),
         ] {
             let input = random(&mut rng, spec.len());

@@ -246,8 +246,8 @@ impl<T: Real> CpuFft<T> {
             if let (Some(h), Some(back)) = (&self.spec.chain, &self.back) {
                 // One value per point, or per element (`first` is the chunk's first element).
                 chunk.iter_mut().enumerate().for_each(|(i, z)| {
-                    let w = h[(first + i) % h.len()];
-                    *z = *z * Complex::new(T::round(w.re.into()), T::round(w.im.into()));
+                    let w = h.get((first + i) % h.len());
+                    *z = *z * Complex::new(T::round(w.re), T::round(w.im));
                 });
                 back.process(chunk);
             }

@@ -17,7 +17,9 @@ use num_complex::{Complex32, Complex64};
 use super::{Plan, PlanOptions, shape};
 use crate::error::{Error, Result};
 use crate::plan::DeviceLimits;
+use crate::precision::Precision;
 use crate::spec::{FftSpec, Layout, MAX_LOG2_N, PointOp};
+use crate::values::Values;
 
 /// How a plan runs Bluestein's algorithm.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,14 +137,16 @@ fn plan_with(
     let n = spec.n;
     let sign = spec.direction.sign();
     let scale = if spec.normalize { 1.0 / n as f64 } else { 1.0 };
-    let mut geometry = FftSpec::new(m).batch(spec.batch);
+    let precision = spec.precision;
+    let mut geometry = FftSpec::new(m).batch(spec.batch).precision(precision);
     if let Layout::Columns { matrices } = spec.layout {
         geometry = geometry.stacked_columns(matrices);
     }
     let padded = |ops: &[PointOp]| -> Vec<PointOp> {
         ops.iter()
             .map(|op| match op {
-                PointOp::Multiply(v) => PointOp::Multiply(pad(v.iter().copied(), m)),
+                PointOp::Multiply(v) => PointOp::Multiply(pad(v, m)),
+                PointOp::Multiply64(v) => PointOp::Multiply64(pad(v, m)),
                 other => other.clone(),
             })
             .collect()
@@ -156,14 +160,11 @@ fn plan_with(
     };
     let chirp_in = chirp(sign);
     let mut load = padded(&spec.load);
-    load.push(PointOp::Multiply(pad(chirp_in.iter().map(|&c| to32(c)), m)));
+    load.push(multiply(chirp_in.iter().copied(), m, precision));
     let user_store = padded(&spec.store);
     let mut plan = match &spec.chain {
         None => {
-            let mut store = vec![PointOp::Multiply(pad(
-                chirp_in.iter().map(|&c| to32(c * scale)),
-                m,
-            ))];
+            let mut store = vec![multiply(chirp_in.iter().map(|&c| c * scale), m, precision)];
             store.extend(user_store);
             convolution(&geometry, n, &chirp_in, load, store, limits, opts, exact)?
         }
@@ -175,13 +176,14 @@ fn plan_with(
                 .iter()
                 .zip(h.iter())
                 .zip(&chirp_back)
-                .map(|((&c, &h), &b)| to32(c * Complex64::new(h.re.into(), h.im.into()) * b));
-            let store = vec![PointOp::Multiply(pad(between, m))];
+                .map(|((&c, h), &b)| c * h * b);
+            let store = vec![multiply(between, m, precision)];
             let mut first = convolution(&geometry, n, &chirp_in, load, store, limits, opts, exact)?;
-            let mut store = vec![PointOp::Multiply(pad(
-                chirp_back.iter().map(|&c| to32(c * scale)),
+            let mut store = vec![multiply(
+                chirp_back.iter().map(|&c| c * scale),
                 m,
-            ))];
+                precision,
+            )];
             store.extend(user_store);
             let second = convolution(
                 &geometry,
@@ -236,11 +238,15 @@ fn convolution(
     exact: bool,
 ) -> Result<Plan> {
     let spectrum = if exact {
-        filter(chirp, geometry.n)
+        filter(chirp, geometry.n, geometry.precision)
     } else {
-        vec![Complex32::new(0.0, 0.0); geometry.n]
+        vec![Complex64::new(0.0, 0.0); geometry.n]
     };
-    let mut transform = geometry.clone().then_multiply_and_invert(spectrum.into());
+    let spectrum: Values = match geometry.precision {
+        Precision::F64 => spectrum.into(),
+        _ => spectrum.into_iter().map(to32).collect::<Vec<_>>().into(),
+    };
+    let mut transform = geometry.clone().then_multiply_and_invert(spectrum);
     transform.load = load;
     transform.store = store;
     let mut plan = Plan::smooth(&transform, limits, opts)?;
@@ -263,10 +269,20 @@ fn convolution(
 }
 
 /// `values` zero-padded to `m`, as a device vector.
-fn pad(values: impl Iterator<Item = Complex32>, m: usize) -> Arc<[Complex32]> {
-    let mut p: Vec<Complex32> = values.collect();
-    p.resize(m, Complex32::new(0.0, 0.0));
+fn pad<T: Copy + Default>(values: &[T], m: usize) -> Arc<[T]> {
+    let mut p = values.to_vec();
+    p.resize(m, T::default());
     p.into()
+}
+
+/// A multiply by `values` zero-padded to `m`, in `precision`: exact in f64, rounded to f32
+/// otherwise.
+fn multiply(values: impl Iterator<Item = Complex64>, m: usize, precision: Precision) -> PointOp {
+    let values: Vec<Complex64> = values.collect();
+    match precision {
+        Precision::F64 => PointOp::Multiply64(pad(&values, m)),
+        _ => PointOp::Multiply(pad(&values.into_iter().map(to32).collect::<Vec<_>>(), m)),
+    }
 }
 
 /// The chirp `c[k] = exp(sign·iπk²/n)` for `k < n`, with `k² mod 2n` reduced exactly so the
@@ -282,7 +298,7 @@ fn chirp(n: usize, sign: f64) -> Vec<Complex64> {
 
 /// The chain's filter: the forward `m`-point spectrum of the conjugate chirp laid out
 /// circularly (`b[k] = b[m − k] = conj(c[k])`), divided by `m` for the unnormalised inverse.
-fn filter(chirp: &[Complex64], m: usize) -> Vec<Complex32> {
+fn filter(chirp: &[Complex64], m: usize, precision: Precision) -> Vec<Complex64> {
     let mut b = vec![Complex64::new(0.0, 0.0); m];
     for (k, c) in chirp.iter().enumerate() {
         b[k] = c.conj();
@@ -290,11 +306,21 @@ fn filter(chirp: &[Complex64], m: usize) -> Vec<Complex32> {
             b[m - k] = c.conj();
         }
     }
-    rustfft::FftPlanner::new()
-        .plan_fft_forward(m)
-        .process(&mut b);
-    b.iter().map(|&z| to32(z / m as f64)).collect()
+    if precision == Precision::F64 && m <= DD_FILTER_MAX {
+        // In f64 the spectrum's own error (an f64 FFT's, some 3e-16) would be a third of
+        // the transform's: in double-double it is only the final rounding.
+        b = crate::reference::dd::fft_dd(&b, m, -1.0);
+    } else {
+        rustfft::FftPlanner::new()
+            .plan_fft_forward(m)
+            .process(&mut b);
+    }
+    b.iter().map(|&z| z / m as f64).collect()
 }
+
+/// Longest convolution whose chirp spectrum an f64 plan computes in double-double (above,
+/// an f64 FFT: about a second of planning per 2^20 points in double-double).
+const DD_FILTER_MAX: usize = 1 << 20;
 
 fn to32(z: Complex64) -> Complex32 {
     Complex32::new(z.re as f32, z.im as f32)

@@ -33,14 +33,11 @@ pub use shape::{is_smooth, radices};
 use passes::{multi_pass, single_pass};
 use shape::{prev_power_of_two, split_evenly};
 
-use std::sync::Arc;
-
-use num_complex::Complex32;
-
 use crate::error::{Error, Result};
 use crate::precision::Precision;
 use crate::spec::{FftSpec, Layout, PointOp, RealHalf};
 use crate::twiddle::TwiddleLayout;
+use crate::values::Values;
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
 pub const MAX_RADIX: usize = 8;
@@ -375,7 +372,7 @@ pub struct Pass {
     /// chirp on each convolution's last.
     pub store: Vec<PointOp>,
     /// The chain's filter, read where [`Pass::filter_on_load`] or [`Pass::fused_chain`] says.
-    pub filter: Option<Arc<[Complex32]>>,
+    pub filter: Option<Values>,
     /// An even real transform's split (after the last pass's last stage) or merge (on
     /// the first pass's load) fused into this pass ([`RealFusion`]).
     pub real: Option<RealFusion>,
@@ -591,14 +588,17 @@ impl Plan {
 
     /// Every device vector the passes read (fused multiplies and chain filters), each once,
     /// in the order the kernels' `aux` binding holds them end to end.
-    pub fn vectors(&self) -> Vec<&Arc<[Complex32]>> {
-        let mut out: Vec<&Arc<[Complex32]>> = Vec::new();
+    pub fn vectors(&self) -> Vec<Values> {
+        let mut out: Vec<Values> = Vec::new();
         for p in &self.passes {
             let load = p.load.iter().filter_map(PointOp::vector);
             let store = p.store.iter().filter_map(PointOp::vector);
-            let real = p.real.iter().filter_map(|r| r.twiddles.as_ref());
-            for v in load.chain(&p.filter).chain(store).chain(real) {
-                if !out.iter().any(|o| Arc::ptr_eq(o, v)) {
+            let real = p
+                .real
+                .iter()
+                .filter_map(|r| r.twiddles.clone().map(Values::F32));
+            for v in load.chain(p.filter.clone()).chain(store).chain(real) {
+                if !out.iter().any(|o| o.same(&v)) {
                     out.push(v);
                 }
             }
@@ -607,10 +607,10 @@ impl Plan {
     }
 
     /// Where vector `v` (one of [`Plan::vectors`]) starts in the `aux` binding, elements.
-    pub fn aux_offset(&self, v: &Arc<[Complex32]>) -> usize {
+    pub fn aux_offset(&self, v: &Values) -> usize {
         let mut at = 0;
         for o in self.vectors() {
-            if Arc::ptr_eq(o, v) {
+            if o.same(v) {
                 return at;
             }
             at += o.len();

@@ -18,6 +18,7 @@ use super::{CudaDevice, gpu_err};
 use crate::backend::median;
 use crate::error::{Error, Result};
 use crate::spec::{Direction, Layout, PointOp};
+use crate::values::Values;
 
 /// Times of both libraries and the copy bandwidth, from one run; `T` the values' type.
 #[derive(Clone, Debug)]
@@ -100,9 +101,13 @@ pub fn compare(
     let whole = spec.len() as u32;
     let rows = spec.layout == Layout::Rows;
     let chain = match &spec.chain {
-        Some(h) if rows => Some((h, if h.len() == spec.n { n } else { whole })),
+        Some(Values::F32(h)) if rows => Some((h, if h.len() == spec.n { n } else { whole })),
         None => None,
-        Some(_) => return Err(Error::gpu("the cuFFT comparison chains rows only")),
+        Some(_) => {
+            return Err(Error::gpu(
+                "the cuFFT comparison chains rows with f32 filters",
+            ));
+        }
     };
     let on_load = match spec.load.as_slice() {
         [] if chain.is_none() && spec.normalize => {

@@ -437,7 +437,7 @@ impl PassGen<'_> {
             ("on load", self.pass.src_len)
         };
         for op in ops {
-            let offset = op.vector().map_or(0, |v| self.plan.aux_offset(v));
+            let offset = op.vector().map_or(0, |v| self.plan.aux_offset(&v));
             self.em.comment(format!("{when}: {}", op.name()));
             for m in 0..self.e() {
                 let v = self.regs[m].clone();
@@ -456,7 +456,9 @@ impl PassGen<'_> {
                     self.element(at, k)
                 };
                 let value = match op {
-                    PointOp::Multiply(_) => v.cmul(load(Mem::Aux, u(offset) + index(self, m))),
+                    PointOp::Multiply(_) | PointOp::Multiply64(_) => {
+                        v.cmul(load(Mem::Aux, u(offset) + index(self, m)))
+                    }
                     PointOp::MultiplyEach(_) => v.cmul(load(Mem::Aux, u(offset) + element())),
                     // Two weights to a complex slot: per part, element e's pair; per
                     // element, slot e/2's real or imaginary part.

@@ -11,6 +11,7 @@ use super::PassGen;
 use crate::kernel::ir::*;
 use crate::kernel::real::{conj, times_i, times_minus_i};
 use crate::plan::Exchange;
+use crate::values::Values;
 
 impl PassGen<'_> {
     /// Loads each held point `k` merged from bins `k` and `n − k` of its row:
@@ -19,7 +20,7 @@ impl PassGen<'_> {
     pub(super) fn load_merged(&mut self, scale: f32, twiddles: Option<&Arc<[Complex32]>>) {
         let n = self.spec.n;
         let twiddles = twiddles.expect("the planner gives a merge its twiddles");
-        let w = self.plan.aux_offset(twiddles);
+        let w = self.plan.aux_offset(&Values::F32(twiddles.clone()));
         self.em.comment(format!(
             "C2R: load bins k and {n} − k of each point's row of {} and merge them",
             n + 1
@@ -77,7 +78,7 @@ impl PassGen<'_> {
     pub(super) fn store_split(&mut self, scale: f32, twiddles: Option<&Arc<[Complex32]>>) {
         let n = self.spec.n;
         let p = self.pass;
-        let w = twiddles.map(|t| self.plan.aux_offset(t));
+        let w = twiddles.map(|t| self.plan.aux_offset(&Values::F32(t.clone())));
         let (t, e) = (self.t(), self.e());
         self.em.comment(format!(
             "R2C: pair points k and {n} − k through workgroup memory, split into {} bins",
