@@ -4,6 +4,7 @@
 use super::limits::RegisterBudget;
 use super::shape::{self, LineShape, prev_power_of_two};
 use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
+use crate::precision::Precision;
 use crate::spec::FftSpec;
 use crate::twiddle::TwiddleLayout;
 
@@ -25,6 +26,12 @@ fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
 /// twiddles were coalesced and the padding changed.
 const WIDE_LINES: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 32, 16), (8192, 32, 8)];
 
+/// [`WIDE_LINES`] for f64, whose values take twice the registers. Measured on the H100
+/// against cuFFT's Z2Z in one run (docs/BENCHMARKS.md, session 23): at 4096 points 8 points
+/// per thread (64 registers) ran 1.00 of cuFFT against 0.91 with 32 (192 registers) and
+/// 0.95 with 16; 1024, 2048, 8192..65536 points were as fast or faster with the f32 shapes.
+const WIDE_LINES_F64: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 8, 8), (8192, 32, 8)];
+
 /// The same for lines that also chain the inverse transform in one-shot kernels (no
 /// prefetch: twice the live registers): at 1024 and 2048 points 8 points per thread ran 2.27×
 /// the cuFFT pipeline against 1.91× with 16, and 4096 points kept 32 points per thread (2.0×;
@@ -39,21 +46,21 @@ const WIDE_CHAIN_LINES: &[(usize, usize, usize)] = &[(4096, 32, 16)];
 const WIDE_COLUMNS: &[(usize, usize, usize)] = &[(1024, 16, 16)];
 
 /// The options for a one-pass line of `n` points (`chained`: with the inverse transform in a
-/// one-shot kernel; `columns`: a column transform): `opts`, or the measured shape from
-/// [`WIDE_LINES`], [`WIDE_CHAIN_LINES`] or [`WIDE_COLUMNS`] when the caller asked for the
-/// default shape.
+/// one-shot kernel; `columns`: a column transform; `f64`: in double precision): `opts`, or
+/// the measured shape from [`WIDE_LINES`], [`WIDE_LINES_F64`], [`WIDE_CHAIN_LINES`] or
+/// [`WIDE_COLUMNS`] when the caller asked for the default shape.
 fn wide_lines(
     n: usize,
-    chained: bool,
-    columns: bool,
+    (chained, columns, f64): (bool, bool, bool),
     limits: &DeviceLimits,
     opts: &PlanOptions,
 ) -> PlanOptions {
     let mut o = opts.clone();
-    let table = match (chained, columns) {
-        (true, _) => WIDE_CHAIN_LINES,
-        (false, true) => WIDE_COLUMNS,
-        (false, false) => WIDE_LINES,
+    let table = match (chained, columns, f64) {
+        (true, _, _) => WIDE_CHAIN_LINES,
+        (false, true, _) => WIDE_COLUMNS,
+        (false, false, false) => WIDE_LINES,
+        (false, false, true) => WIDE_LINES_F64,
     };
     if default_shape(opts)
         && n.is_power_of_two()
@@ -81,6 +88,11 @@ fn default_shape(opts: &PlanOptions) -> bool {
 /// slower with radix 16 (0.81, 1.05, 1.01 against 0.76, 0.96, 0.95).
 const RADIX_16_PASSES_FROM: usize = 1 << 18;
 
+/// [`RADIX_16_PASSES_FROM`] for f64: with radix-8 stages (8 points per thread), 2^18, 2^19
+/// and 2^20 ran 0.95, 0.92 and 0.90 of cuFFT's Z2Z against 0.88, 0.87 and 0.87 with radix
+/// 16; 2^21 was level (0.80) and 2^22 slower (0.77 against 0.84). H100, session 23.
+const RADIX_16_PASSES_FROM_F64: usize = 1 << 21;
+
 pub(super) fn single_pass(
     spec: &FftSpec,
     limits: &DeviceLimits,
@@ -93,7 +105,13 @@ pub(super) fn single_pass(
     // Whether this line will be a persistent kernel decides its shape; the final check (the
     // workgroup memory) comes below.
     let persistent = opts.prefetch.unwrap_or(fused_chain && limits.async_copy);
-    let opts = &wide_lines(spec.n, fused_chain && !persistent, columns, limits, opts);
+    let f64 = spec.precision == Precision::F64;
+    let opts = &wide_lines(
+        spec.n,
+        (fused_chain && !persistent, columns, f64),
+        limits,
+        opts,
+    );
     // Columns: at least `min_lines` neighbouring columns per workgroup, so each load and
     // store of a point is a whole transaction across them.
     let min_lines = if columns {
@@ -186,7 +204,11 @@ pub(super) fn multi_pass(
     if default_shape(opts)
         && !columns
         && limits.max_points_per_thread >= 16
-        && spec.n >= RADIX_16_PASSES_FROM
+        && spec.n
+            >= match spec.precision {
+                Precision::F64 => RADIX_16_PASSES_FROM_F64,
+                _ => RADIX_16_PASSES_FROM,
+            }
     {
         wide.max_radix = 16;
     }
