@@ -589,10 +589,11 @@ impl Fft {
         dst: &mut DeviceBuffer<D>,
     ) -> Result<()> {
         let (src_len, dst_len) = self.spec.row_lens();
-        let floats = (2 * src_len * self.spec.batch, 2 * dst_len * self.spec.batch);
+        let words = self.spec.precision.complex_bytes() / 4 * self.spec.batch;
+        let floats = (words * src_len, words * dst_len);
         if (src.held.floats(), dst.held.floats()) != floats {
             return Err(Error::InvalidSpec(format!(
-                "the transform reads {} and writes {} f32 values; the buffers hold {} and {}",
+                "the transform reads {} and writes {} 4-byte words; the buffers hold {} and {}",
                 floats.0,
                 floats.1,
                 src.held.floats(),
