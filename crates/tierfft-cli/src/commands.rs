@@ -196,9 +196,6 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
                 .into(),
         );
     }
-    if let Some(nd) = &job.nd {
-        return plan_nd(job, nd, &limits);
-    }
     if job.source.is_some() && !matches!(job.precision, Precision::F32 | Precision::F64) {
         return Err(format!(
             "--source with --precision {}: tierfft generates its kernels in f32 and f64 only \
@@ -206,6 +203,9 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
             job.precision
         )
         .into());
+    }
+    if let Some(nd) = &job.nd {
+        return plan_nd(job, nd, &limits);
     }
     let mut spec = spec(job.n, job.batch, job.inverse, job.normalize).precision(job.precision);
     if job.columns {
@@ -271,6 +271,7 @@ fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
     if job.normalize {
         spec = spec.normalized();
     }
+    spec = spec.precision(job.precision);
     // The device's fusions are chosen for the default shapes; other options print the
     // device-free steps, each planned with them.
     let plan = if job.options == tierfft::plan::PlanOptions::default() {
@@ -288,7 +289,11 @@ fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
             }
             StepOp::Reshape(r) => {
                 if let Some(dialect) = job.source {
-                    println!("// ---- step {} ----\n{}", i + 1, r.source(dialect.into()));
+                    println!(
+                        "// ---- step {} ----\n{}",
+                        i + 1,
+                        r.source(spec.precision, dialect.into())
+                    );
                 }
             }
             other => println!("step {}: {other:?}", i + 1),

@@ -910,7 +910,7 @@ fn plan_for_a_shape() {
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     for want in [
-        "R2C forward over axes [1, 2] of a [7, 1080, 1920] array: 2 steps",
+        "R2C forward over axes [1, 2] of a [7, 1080, 1920] f32 array: 2 steps",
         "960-point FFT along axis 2 (rows, batch 7560), split into 961 bins on store (R2C), \
          Packed → Spectrum",
         "columns of 7 stacked [1080][961] matrices",

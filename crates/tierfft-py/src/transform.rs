@@ -392,13 +392,16 @@ impl Transform {
             // alive for this call; `Lent` never frees them.
             let output = unsafe { Lent::new(&stream, b.pointer, bf) };
             match self.kind {
-                Kind::ComplexToComplex if in_place => {
-                    output.with_buffer(device, |o| fft.process_buffer(o))
-                }
+                Kind::ComplexToComplex if in_place => output
+                    .with_buffer(device, |o: &mut DeviceBuffer<Complex32>| {
+                        fft.process_buffer(o)
+                    }),
                 Kind::ComplexToComplex => {
                     let input = unsafe { Lent::new(&stream, a.pointer, af) };
                     input.with_buffer(device, |i| {
-                        output.with_buffer(device, |o| fft.process_buffer_out_of_place(i, o))
+                        output.with_buffer(device, |o: &mut DeviceBuffer<Complex32>| {
+                            fft.process_buffer_out_of_place(i, o)
+                        })
                     })
                 }
                 kind => {
@@ -427,14 +430,16 @@ impl Transform {
                     match kind {
                         Kind::RealToComplex => {
                             let mut copy = DeviceBuffer::<f32>::from_cuda_slice(device, copy)?;
-                            let r = output.with_buffer(device, |o| {
-                                fft.process_buffer_real_to_complex(&mut copy, o)
-                            });
+                            let r =
+                                output.with_buffer(device, |o: &mut DeviceBuffer<Complex32>| {
+                                    fft.process_buffer_real_to_complex(&mut copy, o)
+                                });
                             *kept = Some(copy.into_cuda_slice()?);
                             r
                         }
                         _ => {
-                            let mut copy = DeviceBuffer::from_cuda_slice(device, copy)?;
+                            let mut copy =
+                                DeviceBuffer::<Complex32>::from_cuda_slice(device, copy)?;
                             let r = output.with_buffer(device, |o: &mut DeviceBuffer<f32>| {
                                 fft.process_buffer_complex_to_real(&mut copy, o)
                             });

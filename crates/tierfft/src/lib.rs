@@ -40,7 +40,7 @@ mod weights;
 
 pub use backend::{
     AsDeviceBuffer, BufferView, Device, DeviceBuffer, DeviceKind, Element, Fft, Measured,
-    Resampler, Timer,
+    RealElement, Resampler, Timer,
 };
 pub use error::{Error, Result, Source};
 pub use nd::{Kind, NdFft, NdFft64, NdSpec};

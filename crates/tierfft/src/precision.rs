@@ -4,9 +4,9 @@
 //! per element ([`Precision::storage_bytes`]) and on-chip capacity (workgroup memory per
 //! point, [`Precision::compute_bytes`]), then into the kernels (types and literals printed
 //! in it) and the backends (tables and data in its words). f32 runs everywhere; f64 on the
-//! CPU, and on GPUs with f64 arithmetic (`DeviceLimits::shader_f64`) for complex transforms
-//! of any length; N-D and real data in f64 on the CPU ([`crate::NdFft64`]). Other
-//! cases are refused at plan time naming the device and what it lacks.
+//! CPU and on GPUs with f64 arithmetic (`DeviceLimits::shader_f64`): complex, real and N-D
+//! transforms of any length. Other cases are refused at plan time naming the device and
+//! what it lacks.
 
 use std::fmt;
 
@@ -14,7 +14,6 @@ use num_complex::Complex64;
 
 use crate::error::Error;
 use crate::plan::DeviceLimits;
-use crate::spec::FftSpec;
 
 /// How a transform's values are stored in device memory and computed with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -88,16 +87,14 @@ impl std::str::FromStr for Precision {
     }
 }
 
-/// Why `device` (with `limits`, `None` for the CPU) cannot run an [`crate::Fft`] of
-/// `spec` in its precision, or `None` when it can: f32 everywhere; f64 on the CPU, and on
-/// GPUs with f64 arithmetic for complex transforms of any length (the real transforms'
-/// fused halves are f32 only so far); f16 and bf16 nowhere yet.
+/// Why `device` (with `limits`, `None` for the CPU) cannot run transforms in `precision`,
+/// or `None` when it can: f32 everywhere; f64 on the CPU and on GPUs with f64 arithmetic;
+/// f16 and bf16 nowhere yet.
 pub(crate) fn refusal(
-    spec: &FftSpec,
+    precision: Precision,
     device: String,
     limits: Option<&DeviceLimits>,
 ) -> Option<Error> {
-    let precision = spec.precision;
     let unsupported = |detail: String| {
         Some(Error::Unsupported {
             what: format!("an FFT in {precision}"),
@@ -109,11 +106,6 @@ pub(crate) fn refusal(
         (Precision::F32, _) | (Precision::F64, None) => None,
         (Precision::F64, Some(l)) if !l.shader_f64 => unsupported(
             "the device has no f64 arithmetic (no SHADER_F64); Device::cpu() transforms in f64"
-                .into(),
-        ),
-        (Precision::F64, Some(_)) if spec.real.is_some() => unsupported(
-            "real transforms' fused split and merge are f32 only so far on GPUs; \
-             Device::cpu().plan_nd_f64 transforms real data in f64"
                 .into(),
         ),
         (Precision::F64, Some(_)) => None,

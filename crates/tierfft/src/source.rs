@@ -25,20 +25,17 @@ impl Dialect {
 }
 
 impl Plan {
-    /// The source of pass `pass`'s kernel (0-based), in place (one buffer) or out of place.
-    ///
-    /// The kernel generator is f32 only so far: a plan made for another
-    /// [`crate::Precision`] prints the f32 kernels of its shape (`tierfft plan` refuses
-    /// `--source` with such a plan, and [`crate::Device::plan`] refuses to run one).
+    /// The source of pass `pass`'s kernel (0-based), in place (one buffer) or out of place,
+    /// in the plan's precision.
     pub fn source(&self, pass: usize, in_place: bool, dialect: Dialect) -> String {
         dialect.print(&kernel::pass_kernel(self, pass, in_place))
     }
 }
 
 impl Reshape {
-    /// The source of this step's kernel.
-    pub fn source(&self, dialect: Dialect) -> String {
-        dialect.print(&kernel::reshape_kernel(self))
+    /// The source of this step's kernel, its values in `precision`.
+    pub fn source(&self, precision: crate::Precision, dialect: Dialect) -> String {
+        dialect.print(&kernel::reshape_kernel(self, precision))
     }
 }
 

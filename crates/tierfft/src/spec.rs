@@ -173,7 +173,7 @@ pub enum RealHalf {
     /// `X[k] = ((Z[k] + Z*[n−k]) − i·W^k·(Z[k] − Z*[n−k]))·scale/2`, `W = exp(−πi/n)`.
     Split {
         /// Factor on every bin (1/(2n) for a normalised forward transform).
-        scale: f32,
+        scale: f64,
     },
     /// C2R: rows of `n + 1` bins merged on load into the points whose unnormalised inverse
     /// transform is the `2n` reals in pairs,
@@ -181,7 +181,7 @@ pub enum RealHalf {
     /// bins 0 and `n` ignored.
     Merge {
         /// Factor on every point (1/(2n) for a normalised inverse transform).
-        scale: f32,
+        scale: f64,
     },
     /// R2C through the full transform of widened reals: only bins `0..=n/2` of each row
     /// stored, in rows of `n/2 + 1`.

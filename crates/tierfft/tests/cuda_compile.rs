@@ -6,10 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use tierfft::FftSpec;
 use tierfft::backend::cuda::nvrtc;
 use tierfft::plan::{DeviceLimits, Plan};
 use tierfft::source::{Dialect, resample_source};
+use tierfft::{FftSpec, Precision};
 
 #[test]
 fn every_cuda_kernel_compiles_with_nvrtc() {
@@ -108,8 +108,11 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     }
     // N-D and real transforms: the splits and merges fused into their half-length passes,
     // and every step between arrays (splits, merges, widening, cuts, Hermitian extensions,
-    // gathers from and scatters to strided layouts).
-    for n in [2, 7, 130, 1000, 4096, 8192, 16384, 32768, 1 << 20] {
+    // gathers from and scatters to strided layouts), in f32 and f64.
+    for (n, precision) in [2, 7, 130, 1000, 4096, 8192, 16384, 32768, 1 << 20]
+        .into_iter()
+        .flat_map(|n| [(n, Precision::F32), (n, Precision::F64)])
+    {
         for spec in [
             tierfft::NdSpec::new(&[3, n]).real(),
             tierfft::NdSpec::new(&[3, n]).real().inverse(),
@@ -127,6 +130,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                 .inverse()
                 .on_store(weights(3 * n)),
         ] {
+            let spec = spec.precision(precision);
             let nd = tierfft::nd::NdPlan::for_device(&spec, Some(&limits)).expect("plan");
             for step in &nd.steps {
                 match &step.op {
@@ -137,7 +141,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                         }
                     }
                     tierfft::nd::StepOp::Reshape(r) => {
-                        sources.insert(r.source(Dialect::Cuda));
+                        sources.insert(r.source(precision, Dialect::Cuda));
                     }
                     other => panic!("no kernel known for {other:?}"),
                 }

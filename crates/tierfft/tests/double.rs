@@ -1,6 +1,7 @@
-//! f64 transforms against an f64 reference, on the test GPU (lavapipe has f64 arithmetic)
-//! and the CPU: power-of-two and mixed-radix lengths, one and several passes, batches, both
-//! directions, in place and out of place, fresh random inputs, poisoned outputs.
+//! f64 transforms against a double-double reference, on the test GPU (lavapipe has f64
+//! arithmetic) and the CPU: power-of-two, mixed-radix and Bluestein lengths, one and
+//! several passes, batches, both directions, in place and out of place; real and N-D
+//! transforms; fresh random inputs, poisoned outputs.
 
 mod common;
 
@@ -8,7 +9,10 @@ use common::*;
 use num_complex::Complex64;
 use rand::RngExt;
 use rand::rngs::StdRng;
-use tierfft::{Device, FftSpec, Precision};
+use tierfft::nd::FuseReal;
+use tierfft::plan::PlanOptions;
+use tierfft::reference::{NdInput, nd_dd, relative_l2_error64};
+use tierfft::{Device, FftSpec, Kind, NdFft, NdSpec, Precision};
 
 /// The bound on the relative L2 error of an f64 transform.
 const BOUND_F64: f64 = 1e-15;
@@ -130,4 +134,134 @@ fn device_buffers_in_f64() {
             .expect("upload");
         assert!(fft.process_buffer(&mut single).is_err());
     }
+}
+
+/// Real and N-D transforms in f64 on `dev` against the double-double reference: R2C and C2R
+/// of even rows (the split and merge fused into one-pass rows, or steps of their own) and
+/// odd ones (widened), multi-axis, strided and normalised; returns the largest error.
+fn check_nd(dev: &Device, fuse: FuseReal) -> f64 {
+    let mut rng = rng();
+    let mut worst: f64 = 0.0;
+    let shapes: Vec<(Vec<usize>, Vec<usize>)> = [2, 6, 7, 130, 1001, 4096, 1 << 15, 1 << 17]
+        .into_iter()
+        .map(|n| (vec![3, n], vec![0, 1]))
+        .chain([
+            (vec![4, 6, 10], vec![0, 1, 2]),
+            (vec![5, 8, 3], vec![2, 0]),
+            (vec![16, 1024], vec![1]),
+        ])
+        .collect();
+    for (shape, axes) in shapes {
+        for real in [false, true] {
+            for (dir, norm) in directions() {
+                let mut spec = NdSpec::new(&shape)
+                    .axes(&axes)
+                    .direction(dir)
+                    .precision(Precision::F64);
+                spec.real = real;
+                spec.normalize = norm;
+                let fft = dev
+                    .plan_nd_with(&spec, fuse, &PlanOptions::default())
+                    .unwrap_or_else(|e| panic!("plan {spec:?} on {}: {e}", dev.name()));
+                let (got, want) = run_nd(&fft, &spec, &mut rng);
+                let err = relative_l2_error64(&got, &want);
+                assert!(
+                    err <= BOUND_F64,
+                    "{}: {:?} {shape:?} axes {axes:?} {dir:?}: relative L2 error {err:e}\n{}",
+                    dev.name(),
+                    spec.kind(),
+                    fft.plan()
+                );
+                worst = worst.max(err);
+            }
+        }
+    }
+    worst
+}
+
+/// Runs `fft` (of `spec`) on fresh random input into a poisoned output: what it gave (reals
+/// as complex values) and the double-double reference.
+fn run_nd(fft: &NdFft, spec: &NdSpec, rng: &mut StdRng) -> (Vec<Complex64>, Vec<Complex64>) {
+    let (input_len, output_len) = (spec.input_len(), spec.output_len());
+    let reals = |v: Vec<f64>| v.into_iter().map(|x| Complex64::new(x, 0.0)).collect();
+    match spec.kind() {
+        Kind::ComplexToComplex => {
+            let input = random64(rng, input_len);
+            let mut data = input.clone();
+            fft.process(&mut data).expect("C2C");
+            (data, nd_dd(spec, &NdInput::Complex64(&input)))
+        }
+        Kind::RealToComplex => {
+            let input: Vec<f64> = (0..input_len)
+                .map(|_| rng.random_range(-1.0..1.0))
+                .collect();
+            let mut out = vec![Complex64::new(f64::NAN, f64::NAN); output_len];
+            fft.process_real_to_complex(&input, &mut out).expect("R2C");
+            (out, nd_dd(spec, &NdInput::Real64(&input)))
+        }
+        Kind::ComplexToReal => {
+            let input = random64(rng, input_len);
+            let mut out = vec![f64::NAN; output_len];
+            fft.process_complex_to_real(&input, &mut out).expect("C2R");
+            (reals(out), nd_dd(spec, &NdInput::Complex64(&input)))
+        }
+        other => panic!("no test for {other:?}"),
+    }
+}
+
+#[test]
+fn real_and_nd_transforms_in_f64_on_the_gpu() {
+    let worst = check_nd(gpu(), FuseReal::OnePass);
+    eprintln!("worst relative L2 error, f64 N-D and real: {worst:e}");
+    // The split and merge fused into several-pass rows too, and as steps of their own.
+    let any = check_nd(gpu(), FuseReal::AnyPasses);
+    let never = check_nd(gpu(), FuseReal::Never);
+    eprintln!("fused into any passes: {any:e}; unfused: {never:e}");
+}
+
+#[test]
+fn real_and_nd_transforms_in_f64_on_the_cpu() {
+    let worst = check_nd(&Device::cpu(), FuseReal::default());
+    eprintln!("worst relative L2 error, f64 N-D and real on the CPU: {worst:e}");
+}
+
+/// A strided f64 R2C (rows padded to a pitch, bins spaced out) on the test GPU: gathered
+/// and scattered in 8-byte values, the elements outside the output's layout left alone.
+#[test]
+fn strided_real_transform_in_f64() {
+    let mut rng = rng();
+    let spec = NdSpec::new(&[5, 100])
+        .axes(&[1])
+        .real()
+        .input_strides(&[128, 1])
+        .output_strides(&[64, 1])
+        .precision(Precision::F64);
+    let fft = gpu().plan_nd(&spec).expect("plan");
+    let input: Vec<f64> = (0..spec.input_len())
+        .map(|_| rng.random_range(-1.0..1.0))
+        .collect();
+    let mut out = vec![Complex64::new(7.0, -7.0); spec.output_len()];
+    fft.process_real_to_complex(&input, &mut out).expect("R2C");
+    for r in 0..5 {
+        let row: Vec<f64> = input[128 * r..][..100].to_vec();
+        let row_spec = NdSpec::new(&[100]).real().precision(Precision::F64);
+        let want = nd_dd(&row_spec, &NdInput::Real64(&row));
+        let err = relative_l2_error64(&out[64 * r..][..51], &want);
+        assert!(err <= BOUND_F64, "row {r}: {err:e}");
+        if r < 4 {
+            // Between rows: untouched.
+            assert!(
+                out[64 * r + 51..64 * (r + 1)]
+                    .iter()
+                    .all(|z| *z == Complex64::new(7.0, -7.0))
+            );
+        }
+    }
+    // Complex32 bins are not an f64 plan's.
+    let mut single = vec![tierfft::Complex32::new(0.0, 0.0); spec.output_len()];
+    let input32 = vec![0.0f32; spec.input_len()];
+    let e = fft
+        .process_real_to_complex(&input32, &mut single)
+        .expect_err("f32 data into an f64 plan");
+    assert!(e.to_string().contains("f64"), "{e}");
 }

@@ -12,7 +12,6 @@ use cudarc::driver::CudaSlice;
 use num_complex::{Complex32, Complex64};
 
 use super::Device;
-use super::cpu::HostMemory;
 #[cfg(feature = "cuda")]
 use super::cuda::CudaMemory;
 #[cfg(feature = "wgpu")]
@@ -60,6 +59,13 @@ impl Element for Complex64 {
     const COMPLEX: bool = true;
     const NAME: &'static str = "Complex64";
 }
+
+/// A real element type, f32 or f64, whose complex type is also an [`Element`]: the reals of
+/// real-data transforms ([`crate::NdFft::process_real_to_complex`]).
+pub trait RealElement: Element {}
+
+impl RealElement for f32 {}
+impl RealElement for f64 {}
 
 mod sealed {
     pub trait Sealed {}
@@ -339,28 +345,6 @@ impl<T: Element> DeviceBuffer<T> {
         let mut out = vec![T::default(); self.len()];
         self.read_into(&mut out)?;
         Ok(out)
-    }
-
-    /// Runs `f` on the same memory seen as elements of type `U` (a real buffer of `2m`
-    /// values as `m` complex values, or back); the length must divide evenly.
-    pub(crate) fn as_view<U: Element, R>(
-        &mut self,
-        f: impl FnOnce(&mut DeviceBuffer<U>) -> Result<R>,
-    ) -> Result<R> {
-        let floats = self.held.floats();
-        if !floats.is_multiple_of(U::FLOATS) {
-            return Err(Error::InvalidSpec(format!(
-                "{floats} f32 values do not make whole elements of {} values",
-                U::FLOATS
-            )));
-        }
-        let mut view = DeviceBuffer::<U>::new(std::mem::replace(
-            &mut self.held,
-            Held::new(HostMemory::Owned(Vec::new())),
-        ));
-        let result = f(&mut view);
-        self.held = view.held;
-        result
     }
 }
 

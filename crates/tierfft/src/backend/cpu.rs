@@ -1,5 +1,6 @@
 //! The CPU backend: rustfft, batches spread over the machine's cores.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -145,6 +146,31 @@ impl Real for f64 {
     }
 }
 
+/// `words` as values of `T`: borrowed where they are aligned for it, else copied.
+pub(crate) fn values<T: Real>(words: &[f32]) -> Cow<'_, [T]> {
+    match bytemuck::try_cast_slice(words) {
+        Ok(v) => Cow::Borrowed(v),
+        Err(_) => {
+            let mut v = vec![T::zero(); 4 * words.len() / size_of::<T>()];
+            bytemuck::cast_slice_mut::<T, f32>(&mut v).copy_from_slice(words);
+            Cow::Owned(v)
+        }
+    }
+}
+
+/// Runs `f` on `words` as values of `T`, through an aligned copy where they are not aligned
+/// for it (f64 values in memory allocated as f32).
+pub(crate) fn with_values_mut<T: Real>(words: &mut [f32], f: impl FnOnce(&mut [T])) {
+    match bytemuck::try_cast_slice_mut(words) {
+        Ok(v) => f(v),
+        Err(_) => {
+            let mut v = values::<T>(words).into_owned();
+            f(&mut v);
+            words.copy_from_slice(bytemuck::cast_slice(&v));
+        }
+    }
+}
+
 /// A planned transform on the CPU, in f32 or f64 (`T`). Fused operations run unfused here:
 /// pointwise loops around rustfft, the reference the GPU kernels' fusion is tested against.
 /// Column layouts are transposed into rows and back.
@@ -209,19 +235,9 @@ impl<T: Real> CpuFft<T> {
         }
     }
 
-    /// Transforms `words` (the values as 4-byte words) in place; through an aligned copy
-    /// where the words are not aligned for `Complex<T>` (f64 data in f32-aligned memory).
+    /// Transforms `words` (the values as 4-byte words) in place.
     fn run_words(&self, words: &mut [f32]) -> Result<()> {
-        match bytemuck::try_cast_slice_mut::<f32, Complex<T>>(words) {
-            Ok(data) => self.run(data),
-            Err(_) => {
-                let zero = Complex::new(T::round(0.0), T::round(0.0));
-                let mut data = vec![zero; 4 * words.len() / size_of::<Complex<T>>()];
-                bytemuck::cast_slice_mut::<Complex<T>, f32>(&mut data).copy_from_slice(words);
-                self.run(&mut data);
-                words.copy_from_slice(bytemuck::cast_slice(&data));
-            }
-        }
+        with_values_mut::<T>(words, |v| self.run(bytemuck::cast_slice_mut(v)));
         Ok(())
     }
 

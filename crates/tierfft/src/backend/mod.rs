@@ -28,7 +28,7 @@ use crate::values::Values;
 use buffer::Held;
 use view::sealed::TOKEN;
 
-pub use buffer::{DeviceBuffer, Element};
+pub use buffer::{DeviceBuffer, Element, RealElement};
 pub use resampler::Resampler;
 pub use view::{AsDeviceBuffer, BufferView};
 
@@ -397,7 +397,7 @@ impl Device {
     pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
         opts.validate()?;
-        if let Some(e) = crate::precision::refusal(spec, self.name(), self.limits()) {
+        if let Some(e) = crate::precision::refusal(spec.precision, self.name(), self.limits()) {
             return Err(e);
         }
         let (plan, exec) = self.backend().fft(spec, opts)?;
@@ -581,26 +581,36 @@ impl Fft {
         })
     }
 
-    /// Transforms device-resident `src` into `dst`, whose rows differ in length for a real
-    /// transform's half ([`FftSpec::row_lens`]); `src` is left intact.
-    pub(crate) fn process_between<S: Element, D: Element>(
-        &self,
-        src: &mut DeviceBuffer<S>,
-        dst: &mut DeviceBuffer<D>,
-    ) -> Result<()> {
+    /// Transforms device-resident `src` into `dst` (4-byte words of the plan's precision),
+    /// whose rows differ in length for a real transform's half ([`FftSpec::row_lens`]);
+    /// `src` is left intact.
+    pub(crate) fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
         let (src_len, dst_len) = self.spec.row_lens();
         let words = self.spec.precision.complex_bytes() / 4 * self.spec.batch;
         let floats = (words * src_len, words * dst_len);
-        if (src.held.floats(), dst.held.floats()) != floats {
+        if (src.floats(), dst.floats()) != floats {
             return Err(Error::InvalidSpec(format!(
                 "the transform reads {} and writes {} 4-byte words; the buffers hold {} and {}",
                 floats.0,
                 floats.1,
-                src.held.floats(),
-                dst.held.floats()
+                src.floats(),
+                dst.floats()
             )));
         }
-        self.exec.process_between(&mut src.held, &mut dst.held)
+        self.exec.process_between(src, dst)
+    }
+
+    /// Transforms device-resident `data` (4-byte words of the plan's precision) in place.
+    pub(crate) fn process_held(&self, data: &mut Held) -> Result<()> {
+        self.same_rows()?;
+        let words = self.spec.precision.complex_bytes() / 4 * self.spec.len();
+        if data.floats() != words {
+            return Err(Error::InvalidSpec(format!(
+                "the transform reads {words} 4-byte words; the buffer holds {}",
+                data.floats()
+            )));
+        }
+        self.exec.process_buffer(data)
     }
 
     /// `Ok` unless the transform reads and writes rows of different lengths (a real

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::kernel::{reshape_grid, reshape_kernel};
 use crate::nd::Reshape;
 use crate::plan::DeviceLimits;
+use crate::precision::{Precision, device_words};
 
 /// What each backend's compiled reshape does: `src` → `dst`, both on its device (queued,
 /// not waited for).
@@ -16,20 +17,24 @@ pub(crate) trait ReshapeExec: Send + Sync {
     fn run(&self, src: &Held, dst: &mut Held) -> Result<()>;
 }
 
-/// Compiles `step` for `device`, with what its kernel reads besides its arrays (split and
-/// merge twiddles) uploaded.
-pub(crate) fn compile(device: &Device, step: &Reshape) -> Result<Box<dyn ReshapeExec>> {
+/// Compiles `step` in `precision` for `device`, with what its kernel reads besides its
+/// arrays (split and merge twiddles) uploaded.
+pub(crate) fn compile(
+    device: &Device,
+    step: &Reshape,
+    precision: Precision,
+) -> Result<Box<dyn ReshapeExec>> {
     let Some(limits) = device.limits() else {
-        return Ok(Box::new(CpuReshape(step.clone())));
+        return Ok(Box::new(CpuReshape(step.clone(), precision)));
     };
-    check_binding(step, limits)?;
-    let kernel = reshape_kernel(step);
-    let twiddles = step.twiddles();
-    let table = twiddles.as_deref().map(bytemuck::cast_slice);
+    let words = step.words(precision);
+    check_binding(step, words, limits)?;
+    let kernel = reshape_kernel(step, precision);
+    let table = step.twiddles().map(|w| device_words(w, precision));
     let lines = outputs(step, &device.name())?;
     let grid = reshape_grid(step.outputs(), limits.max_groups_per_dim);
-    let floats = step.floats();
-    device.one_kernel(&kernel, table, lines, grid, floats)
+    let table = table.as_deref().map(bytemuck::cast_slice);
+    device.one_kernel(&kernel, table, lines, grid, words)
 }
 
 /// The step's output count as the kernels' `lines` parameter.
@@ -41,13 +46,13 @@ fn outputs(step: &Reshape, device: &str) -> Result<u32> {
     })
 }
 
-/// `Ok` when `src` and `dst` hold at least `floats` f32 values (read, written).
+/// `Ok` when `src` and `dst` hold at least `floats` 4-byte words (read, written).
 pub(crate) fn check_floats(src: &Held, dst: &Held, floats: (usize, usize)) -> Result<()> {
     if src.floats() >= floats.0 && dst.floats() >= floats.1 {
         return Ok(());
     }
     Err(Error::InvalidSpec(format!(
-        "the kernel reads {} and writes {} f32 values; the buffers hold {} and {}",
+        "the kernel reads {} and writes {} 4-byte words; the buffers hold {} and {}",
         floats.0,
         floats.1,
         src.floats(),
@@ -57,8 +62,8 @@ pub(crate) fn check_floats(src: &Held, dst: &Held, floats: (usize, usize)) -> Re
 
 /// Refuses a step whose arrays exceed what one binding of the device may hold (the
 /// reshape kernels bind whole arrays).
-fn check_binding(step: &Reshape, limits: &DeviceLimits) -> Result<()> {
-    let (src, dst) = step.floats();
+fn check_binding(step: &Reshape, words: (usize, usize), limits: &DeviceLimits) -> Result<()> {
+    let (src, dst) = words;
     let bytes = 4 * src.max(dst) as u64;
     if bytes <= limits.max_binding {
         return Ok(());
@@ -77,15 +82,19 @@ pub(crate) fn elsewhere(device: &str) -> Error {
     ))
 }
 
-struct CpuReshape(Reshape);
+/// A step on the CPU, in its precision.
+struct CpuReshape(Reshape, Precision);
 
 impl ReshapeExec for CpuReshape {
     fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
-        check_floats(src, dst, self.0.floats())?;
+        check_floats(src, dst, self.0.words(self.1))?;
         let (Some(src), Some(dst)) = (HostMemory::of(src), HostMemory::of_mut(dst)) else {
             return Err(elsewhere(CPU_NAME));
         };
-        crate::nd::reshape_on_host(&self.0, src, dst);
+        match self.1 {
+            Precision::F64 => crate::nd::reshape_on_host::<f64>(&self.0, src, dst),
+            _ => crate::nd::reshape_on_host::<f32>(&self.0, src, dst),
+        }
         Ok(())
     }
 }

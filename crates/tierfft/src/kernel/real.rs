@@ -35,8 +35,8 @@ pub(super) fn conj(z: Expr) -> Expr {
     complex(z.re(), -z.im())
 }
 
-/// The kernel for `step`.
-pub fn reshape_kernel(step: &Reshape) -> Kernel {
+/// The kernel for `step`, its values in `precision`.
+pub fn reshape_kernel(step: &Reshape, precision: Precision) -> Kernel {
     let i = || var("i");
     let mut body = vec![Stmt::Comment("one output element per thread".into())];
     let index = Expr::Builtin(Builtin::GroupIndex) * u(RESHAPE_THREADS)
@@ -85,7 +85,7 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
         };
         inner.push(store);
         body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));
-        return reshape_kernel_of(step, name.into(), body);
+        return reshape_kernel_of(step, precision, name.into(), body);
     }
     let (name, value) = match *step {
         Reshape::Split { n, scale, .. } => {
@@ -102,12 +102,8 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
                 Ty::Complex,
                 conj(load(Mem::Src, row * u(m) + (u(m) - k.clone()) % u(m))),
             );
-            let e = let_(
-                "e",
-                Ty::Complex,
-                (a.clone() + b.clone()) * f(0.5 * f64::from(scale)),
-            );
-            let o = let_("o", Ty::Complex, (a - b) * f(0.5 * f64::from(scale)));
+            let e = let_("e", Ty::Complex, (a.clone() + b.clone()) * f(0.5 * scale));
+            let o = let_("o", Ty::Complex, (a - b) * f(0.5 * scale));
             let t = let_("t", Ty::Complex, load(Mem::Aux, k).cmul(o));
             // X = e − i·W^k·o
             (format!("split_{n}"), e + times_minus_i(t))
@@ -145,7 +141,7 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
                 conj(load(Mem::Aux, k)).cmul(a.clone() - b.clone()),
             );
             // Z = (a + b) + i·W^−k·(a − b)
-            (format!("merge_{n}"), (a + b + times_i(t)) * f(scale.into()))
+            (format!("merge_{n}"), (a + b + times_i(t)) * f(scale))
         }
         Reshape::Widen { .. } => ("widen".into(), complex(load(Mem::Src, i()), f(0.0))),
         Reshape::Truncate { n, inner, .. } => {
@@ -174,19 +170,23 @@ pub fn reshape_kernel(step: &Reshape) -> Kernel {
                 complex(z.re(), select(kept, z.im(), -z.im())),
             )
         }
-        Reshape::RealPart { scale, .. } => (
-            "real_part".into(),
-            load(Mem::Src, i()).re() * f(scale.into()),
-        ),
+        Reshape::RealPart { scale, .. } => {
+            ("real_part".into(), load(Mem::Src, i()).re() * f(scale))
+        }
         Reshape::Gather { .. } | Reshape::Scatter { .. } => unreachable!("generated above"),
     };
     inner.push(Stmt::Store(Mem::Dst, i(), value));
     body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));
-    reshape_kernel_of(step, name, body)
+    reshape_kernel_of(step, precision, name, body)
 }
 
 /// The kernel of `step` around `body`: its bindings and launch shape.
-fn reshape_kernel_of(step: &Reshape, name: String, body: Vec<Stmt>) -> Kernel {
+fn reshape_kernel_of(
+    step: &Reshape,
+    precision: Precision,
+    name: String,
+    body: Vec<Stmt>,
+) -> Kernel {
     let (real_src, real_dst) = step.real_ends();
     let ty = |real: bool| if real { Ty::Real } else { Ty::Complex };
     let mut bindings = vec![
@@ -199,8 +199,7 @@ fn reshape_kernel_of(step: &Reshape, name: String, body: Vec<Stmt>) -> Kernel {
     Kernel {
         name,
         doc: vec![format!("tierfft: {}", step.name())],
-        // N-D reshapes run in f32 so far (f64 N-D runs on the CPU).
-        precision: Precision::F32,
+        precision,
         threads: RESHAPE_THREADS as u32,
         groups_per_unit: None,
         cluster: None,
@@ -222,7 +221,7 @@ mod tests {
     /// Runs `step`'s kernel in the interpreter on `src` (f32 values) into a poisoned
     /// destination, and the host version, and returns the largest difference.
     fn kernel_against_host(step: &Reshape, src: &[f32]) -> f32 {
-        let (_, floats) = step.floats();
+        let (_, floats) = step.words(Precision::F32);
         let pairs = |v: &[f32]| -> Vec<Complex32> {
             v.chunks(2)
                 .map(|c| Complex32::new(c[0], c.get(1).copied().unwrap_or(0.0)))
@@ -230,8 +229,13 @@ mod tests {
         };
         let src_c = pairs(src);
         let mut dst = vec![Complex32::new(f32::NAN, f32::NAN); floats.div_ceil(2)];
-        let twiddles = step.twiddles().unwrap_or_default();
-        let kernel = reshape_kernel(step);
+        let twiddles: Vec<Complex32> = step
+            .twiddles()
+            .unwrap_or_default()
+            .iter()
+            .map(|z| Complex32::new(z.re as f32, z.im as f32))
+            .collect();
+        let kernel = reshape_kernel(step, Precision::F32);
         let (x, y) = reshape_grid(step.outputs(), 1 << 16);
         run_kernel(
             &kernel,
@@ -246,7 +250,7 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{}: {e}", step.name()));
         let mut want = vec![f32::NAN; floats];
-        crate::nd::reshape_on_host(step, src, &mut want);
+        crate::nd::reshape_on_host::<f32>(step, src, &mut want);
         let got: &[f32] = bytemuck::cast_slice(&dst);
         got[..floats]
             .iter()
@@ -341,13 +345,17 @@ mod tests {
 
     #[test]
     fn prints_in_both_dialects_with_real_bindings() {
-        let k = reshape_kernel(&Reshape::Widen { len: 10 });
+        let k = reshape_kernel(&Reshape::Widen { len: 10 }, Precision::F32);
         assert!(wgsl::print(&k).contains("var<storage, read> src: array<f32>;"));
         assert!(cuda::print(&k).contains("const float* __restrict__ src"));
-        let k = reshape_kernel(&Reshape::RealPart {
+        let part = Reshape::RealPart {
             len: 10,
             scale: 1.0,
-        });
+        };
+        let k = reshape_kernel(&part, Precision::F32);
         assert!(wgsl::print(&k).contains("var<storage, read_write> dst: array<f32>;"));
+        let k = reshape_kernel(&part, Precision::F64);
+        assert!(wgsl::print(&k).contains("var<storage, read_write> dst: array<f64>;"));
+        assert!(cuda::print(&k).contains("double* __restrict__ dst"));
     }
 }

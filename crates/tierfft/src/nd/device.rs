@@ -78,7 +78,8 @@ impl NdPlan {
             StepOp::Fft { spec, .. } => Plan::with_options(spec, limits, opts).is_ok_and(|p| {
                 p.passes.iter().any(|pass| {
                     pass.order == LineOrder::Interleaved
-                        && 8 * pass.lines_per_group < limits.transaction_bytes
+                        && spec.precision.complex_bytes() * pass.lines_per_group
+                            < limits.transaction_bytes
                 })
             }),
             StepOp::Reshape(_) => false,

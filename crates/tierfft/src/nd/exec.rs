@@ -3,15 +3,16 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use num_complex::Complex32;
+use num_complex::Complex;
 
 use super::{Buf, FuseReal, Kind, NdPlan, NdSpec, StepOp};
 use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
 use crate::backend::view::sealed::TOKEN;
-use crate::backend::{AsDeviceBuffer, Device, DeviceBuffer, Element, Fft, Timer};
+use crate::backend::{AsDeviceBuffer, Device, DeviceBuffer, Element, Fft, RealElement, Timer};
 use crate::error::{Error, Result};
 use crate::plan::PlanOptions;
+use crate::precision::Precision;
 
 /// A step compiled for the device.
 enum Compiled {
@@ -34,12 +35,13 @@ pub struct NdFft {
     scratch: Mutex<Scratch>,
 }
 
-/// The arrays one run works on (see [`Buf`]): the contiguous ones the transforms run in
-/// (the caller's own where they are not strided), and the caller's strided buffers.
+/// The arrays one run works on (see [`Buf`]), as 4-byte words of the plan's precision: the
+/// contiguous ones the transforms run in (the caller's own where they are not strided), and
+/// the caller's strided buffers.
 struct Arrays<'a> {
-    real: Option<&'a mut DeviceBuffer<f32>>,
-    spectrum: &'a mut DeviceBuffer<Complex32>,
-    full: &'a mut Option<DeviceBuffer<Complex32>>,
+    real: Option<&'a mut Held>,
+    spectrum: &'a mut Held,
+    full: Option<&'a mut Held>,
     caller: Caller<'a>,
 }
 
@@ -48,7 +50,7 @@ struct Arrays<'a> {
 enum Caller<'a> {
     /// Separate input and output, each present where it is strided.
     Apart {
-        input: Option<&'a Held>,
+        input: Option<&'a mut Held>,
         output: Option<&'a mut Held>,
     },
     /// One buffer both gathered from and scattered into (a complex transform in place).
@@ -56,9 +58,9 @@ enum Caller<'a> {
 }
 
 impl Caller<'_> {
-    fn input(&self) -> Option<&Held> {
+    fn input(&mut self) -> Option<&mut Held> {
         match self {
-            Caller::Apart { input, .. } => *input,
+            Caller::Apart { input, .. } => input.as_deref_mut(),
             Caller::InPlace(held) => Some(held),
         }
     }
@@ -71,47 +73,48 @@ impl Caller<'_> {
     }
 }
 
-/// Device arrays a transform keeps between runs ([`NdFft::scratch`]): the full-length
-/// complex array of a widened real axis, and the contiguous arrays strided buffers are
-/// gathered into and scattered from. Allocated on first use.
+/// Device arrays a transform keeps between runs ([`NdFft::scratch`]), in 4-byte words: the
+/// full-length complex array of a widened real axis (or a complex transform's work array),
+/// and the contiguous arrays strided buffers are gathered into and scattered from.
+/// Allocated on first use.
 #[derive(Default)]
 struct Scratch {
-    full: Option<DeviceBuffer<Complex32>>,
+    full: Option<DeviceBuffer<f32>>,
     real: Option<DeviceBuffer<f32>>,
-    spectrum: Option<DeviceBuffer<Complex32>>,
+    spectrum: Option<DeviceBuffer<f32>>,
 }
 
 /// The caller's buffers of one run.
 enum User<'a> {
     /// A complex transform in place.
-    Complex(&'a mut DeviceBuffer),
+    Complex(&'a mut Held),
     /// R2C: the reals in, the bins out.
-    RealToComplex(&'a mut DeviceBuffer<f32>, &'a mut DeviceBuffer),
+    RealToComplex(&'a mut Held, &'a mut Held),
     /// C2R: the bins in, the reals out.
-    ComplexToReal(&'a mut DeviceBuffer, &'a mut DeviceBuffer<f32>),
+    ComplexToReal(&'a mut Held, &'a mut Held),
 }
 
 /// The contiguous array the steps use for the caller's `user` buffer: the buffer itself, or
 /// where it is `strided`, the scratch array in `slot` (made by `make` if need be), returned
-/// with the buffer's memory for the gather or scatter.
-fn working<'a, T: Element>(
-    user: &'a mut DeviceBuffer<T>,
+/// with the buffer for the gather or scatter.
+fn working<'a>(
+    user: &'a mut Held,
     strided: bool,
-    slot: &'a mut Option<DeviceBuffer<T>>,
-    make: impl FnOnce() -> Result<DeviceBuffer<T>>,
-) -> Result<(&'a mut DeviceBuffer<T>, Option<&'a mut Held>)> {
+    slot: &'a mut Option<DeviceBuffer<f32>>,
+    make: impl FnOnce() -> Result<DeviceBuffer<f32>>,
+) -> Result<(&'a mut Held, Option<&'a mut Held>)> {
     if strided {
-        Ok((ensure(slot, make)?, Some(&mut user.held)))
+        Ok((&mut ensure(slot, make)?.held, Some(user)))
     } else {
         Ok((user, None))
     }
 }
 
 /// `slot`'s array, made by `make` if it has none yet.
-fn ensure<T: Element>(
-    slot: &mut Option<DeviceBuffer<T>>,
-    make: impl FnOnce() -> Result<DeviceBuffer<T>>,
-) -> Result<&mut DeviceBuffer<T>> {
+fn ensure(
+    slot: &mut Option<DeviceBuffer<f32>>,
+    make: impl FnOnce() -> Result<DeviceBuffer<f32>>,
+) -> Result<&mut DeviceBuffer<f32>> {
     if slot.is_none() {
         *slot = Some(make()?);
     }
@@ -130,6 +133,9 @@ impl Device {
     /// `tierfft bench --shapes .. --fuse-real ..` and the planner variants).
     pub fn plan_nd_with(&self, spec: &NdSpec, fuse: FuseReal, opts: &PlanOptions) -> Result<NdFft> {
         let plan = NdPlan::with_fusion(spec, self.limits(), fuse, opts)?;
+        if let Some(e) = crate::precision::refusal(spec.precision, self.name(), self.limits()) {
+            return Err(e);
+        }
         let steps = plan
             .steps
             .iter()
@@ -137,7 +143,9 @@ impl Device {
                 StepOp::Fft { spec, .. } => self
                     .plan_with_options(spec, opts)
                     .map(|f| Compiled::Fft(Box::new(f))),
-                StepOp::Reshape(r) => reshape::compile(self, r).map(Compiled::Reshape),
+                StepOp::Reshape(r) => {
+                    reshape::compile(self, r, spec.precision).map(Compiled::Reshape)
+                }
             })
             .collect::<Result<_>>()?;
         Ok(NdFft {
@@ -193,19 +201,37 @@ impl NdFft {
         )))
     }
 
-    /// `Ok` when the `what` buffer holds `expected` elements, or at least that many where it
-    /// is `strided` (cufftPlanMany's buffers may reach past the layout's last element).
-    fn check_len<T: Element>(what: &str, got: usize, expected: usize, strided: bool) -> Result<()> {
+    /// `Ok` when the `what` buffer holds `T`, the spec's precision's real (`complex`: complex)
+    /// type, `expected` of them, or at least that many where it is `strided`
+    /// (cufftPlanMany's buffers may reach past the layout's last element).
+    fn check<T: Element>(
+        &self,
+        what: &str,
+        complex: bool,
+        got: usize,
+        expected: usize,
+        strided: bool,
+    ) -> Result<()> {
+        let precision = self.spec().precision;
+        if T::COMPLEX != complex || T::PRECISION != precision {
+            let want = match (precision, complex) {
+                (Precision::F64, true) => "Complex64",
+                (Precision::F64, false) => "f64",
+                (_, true) => "Complex32",
+                (_, false) => "f32",
+            };
+            return Err(Error::InvalidSpec(format!(
+                "the {what} holds {}; this transform is planned in {precision}, and its {what} \
+                 holds {want}",
+                T::NAME
+            )));
+        }
         if got == expected || (strided && got > expected) {
             return Ok(());
         }
         Err(Error::InvalidSpec(format!(
             "the {what} holds {got} {}, the transform needs {}{expected}",
-            if T::FLOATS == 1 {
-                "reals"
-            } else {
-                "complex values"
-            },
+            if complex { "complex values" } else { "reals" },
             if strided { "at least " } else { "" }
         )))
     }
@@ -220,78 +246,73 @@ impl NdFft {
         )
     }
 
-    /// Elements of the contiguous real and complex arrays the transforms run in.
-    fn dense_lens(&self) -> (usize, usize) {
+    /// 4-byte words of the contiguous real and complex arrays the transforms run in.
+    fn dense_words(&self) -> (usize, usize) {
         let spec = self.spec();
+        let real = spec.precision.storage_bytes() / 4;
         (
-            spec.shape.iter().product(),
-            spec.complex_shape().iter().product(),
+            real * spec.shape.iter().product::<usize>(),
+            2 * real * spec.complex_shape().iter().product::<usize>(),
         )
+    }
+
+    /// A scratch array of `words` 4-byte words.
+    fn make(&self, words: usize) -> impl FnOnce() -> Result<DeviceBuffer<f32>> + '_ {
+        move || self.device.zeros_of::<f32>(words)
     }
 
     /// Runs every step on the caller's buffers `user`, queued on the device, with `scratch`
     /// for the arrays they do not provide.
     fn run(&self, user: User, scratch: &mut Scratch) -> Result<()> {
         let (gather, scatter) = self.strided();
-        let (real_len, complex_len) = self.dense_lens();
+        let (real_words, complex_words) = self.dense_words();
         let Scratch {
             full,
             real: real_scratch,
             spectrum: spectrum_scratch,
         } = scratch;
-        let device = &self.device;
+        // A widened real axis' array holds the real shape's complex values.
+        let full = match self.plan.uses(Buf::Full) {
+            true => Some(&mut ensure(full, self.make(2 * real_words))?.held),
+            false => None,
+        };
+        let apart = |input, output| Caller::Apart { input, output };
         let mut arrays = match user {
             User::Complex(data) if gather || scatter => Arrays {
                 real: None,
-                spectrum: ensure(spectrum_scratch, || device.zeros(complex_len))?,
+                spectrum: &mut ensure(spectrum_scratch, self.make(complex_words))?.held,
                 full,
-                caller: Caller::InPlace(&mut data.held),
+                caller: Caller::InPlace(data),
             },
             User::Complex(data) => Arrays {
                 real: None,
                 spectrum: data,
                 full,
-                caller: Caller::Apart {
-                    input: None,
-                    output: None,
-                },
+                caller: apart(None, None),
             },
             User::RealToComplex(input, output) => {
-                let (real, input) =
-                    working(input, gather, real_scratch, || device.zeros_of(real_len))?;
-                let (spectrum, output) = working(output, scatter, spectrum_scratch, || {
-                    device.zeros(complex_len)
-                })?;
+                let (real, input) = working(input, gather, real_scratch, self.make(real_words))?;
+                let (spectrum, output) =
+                    working(output, scatter, spectrum_scratch, self.make(complex_words))?;
                 Arrays {
                     real: Some(real),
                     spectrum,
                     full,
-                    caller: Caller::Apart {
-                        input: input.map(|h| &*h),
-                        output,
-                    },
+                    caller: apart(input, output),
                 }
             }
             User::ComplexToReal(input, output) => {
-                let (spectrum, input) = working(input, gather, spectrum_scratch, || {
-                    device.zeros(complex_len)
-                })?;
-                let (real, output) =
-                    working(output, scatter, real_scratch, || device.zeros_of(real_len))?;
+                let (spectrum, input) =
+                    working(input, gather, spectrum_scratch, self.make(complex_words))?;
+                let (real, output) = working(output, scatter, real_scratch, self.make(real_words))?;
                 Arrays {
                     real: Some(real),
                     spectrum,
                     full,
-                    caller: Caller::Apart {
-                        input: input.map(|h| &*h),
-                        output,
-                    },
+                    caller: apart(input, output),
                 }
             }
         };
-        if self.plan.uses(Buf::Full) {
-            ensure(arrays.full, || device.zeros(real_len))?;
-        }
         for (step, compiled) in self.plan.steps.iter().zip(&self.steps) {
             self.run_step(step, compiled, &mut arrays)?;
         }
@@ -300,64 +321,40 @@ impl NdFft {
 
     /// Runs one step on `arrays`.
     fn run_step(&self, step: &super::Step, compiled: &Compiled, arrays: &mut Arrays) -> Result<()> {
-        match compiled {
-            // A transform with a real axis' split, merge, cut or extension fused: between
-            // arrays.
-            Compiled::Fft(fft) if step.src != step.dst => {
-                let Arrays {
-                    real,
-                    spectrum,
-                    full,
-                    ..
-                } = arrays;
-                let real = real.as_deref_mut().ok_or_else(|| missing(Buf::Packed));
-                let full = full.as_mut().ok_or_else(|| missing(Buf::Full));
-                match (step.src, step.dst) {
-                    (Buf::Packed, Buf::Spectrum) => fft.process_between(real?, spectrum),
-                    (Buf::Spectrum, Buf::Packed) => fft.process_between(spectrum, real?),
-                    (Buf::Full, Buf::Spectrum) => fft.process_between(full?, spectrum),
-                    (Buf::Spectrum, Buf::Full) => fft.process_between(spectrum, full?),
-                    (src, _) => Err(missing(src)),
-                }
+        let Arrays {
+            real,
+            spectrum,
+            full,
+            caller,
+        } = arrays;
+        let (src, dst) = match (step.src, step.dst) {
+            // In place.
+            (Buf::Real | Buf::Packed, b) if b == step.src => (None, real.as_deref_mut()),
+            (Buf::Spectrum, Buf::Spectrum) => (None, Some(&mut **spectrum)),
+            (Buf::Full, Buf::Full) => (None, full.as_deref_mut()),
+            // Between two arrays.
+            (Buf::Real | Buf::Packed, Buf::Full) => (real.as_deref_mut(), full.as_deref_mut()),
+            (Buf::Real | Buf::Packed, Buf::Spectrum) => {
+                (real.as_deref_mut(), Some(&mut **spectrum))
             }
-            Compiled::Fft(fft) => match step.dst {
-                Buf::Packed => arrays
-                    .real
-                    .as_deref_mut()
-                    .ok_or_else(|| missing(Buf::Packed))?
-                    .as_view(|v: &mut DeviceBuffer| fft.process_buffer(v)),
-                Buf::Spectrum => fft.process_buffer(arrays.spectrum),
-                Buf::Full => {
-                    fft.process_buffer(arrays.full.as_mut().ok_or_else(|| missing(Buf::Full))?)
-                }
-                other => Err(missing(other)),
-            },
-            Compiled::Reshape(exec) => {
-                let Arrays {
-                    real,
-                    spectrum,
-                    full,
-                    caller,
-                } = arrays;
-                let real = real.as_deref_mut().map(|r| &mut r.held);
-                let full = full.as_mut().map(|f| &mut f.held);
-                let (src, dst) = match (step.src, step.dst) {
-                    (Buf::Real, Buf::Full) => (real.map(|r| &*r), full),
-                    (Buf::Packed, Buf::Spectrum) => (real.map(|r| &*r), Some(&mut spectrum.held)),
-                    (Buf::Spectrum, Buf::Packed) => (Some(&spectrum.held), real),
-                    (Buf::Spectrum, Buf::Full) => (Some(&spectrum.held), full),
-                    (Buf::Full, Buf::Spectrum) => (full.map(|f| &*f), Some(&mut spectrum.held)),
-                    (Buf::Full, Buf::Real) => (full.map(|f| &*f), real),
-                    (Buf::Input, Buf::Spectrum) => (caller.input(), Some(&mut spectrum.held)),
-                    (Buf::Input, Buf::Real) => (caller.input(), real),
-                    (Buf::Spectrum, Buf::Output) => (Some(&spectrum.held), caller.output()),
-                    (Buf::Real, Buf::Output) => (real.map(|r| &*r), caller.output()),
-                    (src, _) => return Err(missing(src)),
-                };
-                let src = src.ok_or_else(|| missing(step.src))?;
-                let dst = dst.ok_or_else(|| missing(step.dst))?;
-                exec.run(src, dst)
+            (Buf::Spectrum, Buf::Real | Buf::Packed) => {
+                (Some(&mut **spectrum), real.as_deref_mut())
             }
+            (Buf::Spectrum, Buf::Full) => (Some(&mut **spectrum), full.as_deref_mut()),
+            (Buf::Full, Buf::Spectrum) => (full.as_deref_mut(), Some(&mut **spectrum)),
+            (Buf::Full, Buf::Real | Buf::Packed) => (full.as_deref_mut(), real.as_deref_mut()),
+            (Buf::Input, Buf::Spectrum) => (caller.input(), Some(&mut **spectrum)),
+            (Buf::Input, Buf::Real) => (caller.input(), real.as_deref_mut()),
+            (Buf::Spectrum, Buf::Output) => (Some(&mut **spectrum), caller.output()),
+            (Buf::Real, Buf::Output) => (real.as_deref_mut(), caller.output()),
+            (src, _) => return Err(missing(src)),
+        };
+        let dst = dst.ok_or_else(|| missing(step.dst))?;
+        match (compiled, src) {
+            (Compiled::Fft(fft), None) => fft.process_held(dst),
+            (Compiled::Fft(fft), Some(src)) => fft.process_between(src, dst),
+            (Compiled::Reshape(exec), Some(src)) => exec.run(src, dst),
+            (Compiled::Reshape(_), None) => Err(missing(step.src)),
         }
     }
 
@@ -376,42 +373,71 @@ impl NdFft {
 
     /// A complex transform of `data` in place: the spec's shape, row-major, or laid out by
     /// its strides (then [`NdSpec::input_len`] or [`NdSpec::output_len`] elements, the
-    /// larger; those outside the output's layout keep their values).
-    pub fn process(&self, data: &mut [Complex32]) -> Result<()> {
+    /// larger; those outside the output's layout keep their values). The elements are the
+    /// spec's precision's complex type: [`Complex32`](crate::Complex32) for f32,
+    /// [`Complex64`](crate::Complex64) for f64.
+    pub fn process<T: Element>(&self, data: &mut [T]) -> Result<()> {
         self.expect(Kind::ComplexToComplex)?;
         let strided = self.strided() != (false, false);
-        Self::check_len::<Complex32>("array", data.len(), self.in_place_len(), strided)?;
+        self.check::<T>("array", true, data.len(), self.in_place_len(), strided)?;
         let mut buffer = self.device.upload(data)?;
         self.process_buffer(&mut buffer)?;
         buffer.read_into(data)
     }
 
-    /// R2C: `input` ([`NdSpec::input_len`] reals) into `output` ([`NdSpec::output_len`]
-    /// complex values; with output strides, the elements outside them keep their values).
-    pub fn process_real_to_complex(&self, input: &[f32], output: &mut [Complex32]) -> Result<()> {
+    /// R2C: `input` ([`NdSpec::input_len`] reals, f32 or f64 as the spec's precision) into
+    /// `output` ([`NdSpec::output_len`] complex values of that precision; with output
+    /// strides, the elements outside them keep their values).
+    pub fn process_real_to_complex<T: RealElement>(
+        &self,
+        input: &[T],
+        output: &mut [Complex<T>],
+    ) -> Result<()>
+    where
+        Complex<T>: Element,
+    {
         self.expect(Kind::RealToComplex)?;
         let (gather, scatter) = self.strided();
-        Self::check_len::<f32>("input", input.len(), self.spec().input_len(), gather)?;
-        Self::check_len::<Complex32>("output", output.len(), self.spec().output_len(), scatter)?;
+        self.check::<T>("input", false, input.len(), self.spec().input_len(), gather)?;
+        self.check::<Complex<T>>(
+            "output",
+            true,
+            output.len(),
+            self.spec().output_len(),
+            scatter,
+        )?;
         let mut real = self.device.upload(input)?;
-        let mut spectrum = match self.strided().1 {
+        let mut spectrum = match scatter {
             true => self.device.upload(output)?,
-            false => self.device.zeros(output.len())?,
+            false => self.device.zeros_of(output.len())?,
         };
         self.process_buffer_real_to_complex(&mut real, &mut spectrum)?;
         spectrum.read_into(output)
     }
 
-    /// C2R: `input` ([`NdSpec::input_len`] complex values) into `output`
-    /// ([`NdSpec::output_len`] reals; with output strides, the elements outside them keep
-    /// their values).
-    pub fn process_complex_to_real(&self, input: &[Complex32], output: &mut [f32]) -> Result<()> {
+    /// C2R: `input` ([`NdSpec::input_len`] complex values of the spec's precision) into
+    /// `output` ([`NdSpec::output_len`] reals; with output strides, the elements outside
+    /// them keep their values).
+    pub fn process_complex_to_real<T: RealElement>(
+        &self,
+        input: &[Complex<T>],
+        output: &mut [T],
+    ) -> Result<()>
+    where
+        Complex<T>: Element,
+    {
         self.expect(Kind::ComplexToReal)?;
         let (gather, scatter) = self.strided();
-        Self::check_len::<Complex32>("input", input.len(), self.spec().input_len(), gather)?;
-        Self::check_len::<f32>("output", output.len(), self.spec().output_len(), scatter)?;
+        self.check::<Complex<T>>("input", true, input.len(), self.spec().input_len(), gather)?;
+        self.check::<T>(
+            "output",
+            false,
+            output.len(),
+            self.spec().output_len(),
+            scatter,
+        )?;
         let mut spectrum = self.device.upload(input)?;
-        let mut real = match self.strided().1 {
+        let mut real = match scatter {
             true => self.device.upload(output)?,
             false => self.device.zeros_of(output.len())?,
         };
@@ -420,22 +446,22 @@ impl NdFft {
     }
 
     /// A complex transform of device-resident `data` in place (queued, not waited for); see
-    /// [`NdFft::process`] for its length.
-    pub fn process_buffer(&self, data: &mut impl AsDeviceBuffer) -> Result<()> {
+    /// [`NdFft::process`] for its length and type.
+    pub fn process_buffer<T: Element>(&self, data: &mut impl AsDeviceBuffer<T>) -> Result<()> {
         let data = data.buffer_mut(TOKEN);
         self.expect(Kind::ComplexToComplex)?;
         let strided = self.strided() != (false, false);
-        Self::check_len::<Complex32>("buffer", data.len(), self.in_place_len(), strided)?;
-        self.run(User::Complex(data), &mut *self.scratch()?)
+        self.check::<T>("buffer", true, data.len(), self.in_place_len(), strided)?;
+        self.run(User::Complex(&mut data.held), &mut *self.scratch()?)
     }
 
     /// A complex transform of device-resident `input` into `output` (both contiguous, the
     /// spec's shape; queued, not waited for), `input` left intact: the first transform
     /// reads one and writes the other, so no copy is made.
-    pub fn process_buffer_out_of_place(
+    pub fn process_buffer_out_of_place<T: Element>(
         &self,
-        input: &mut impl AsDeviceBuffer,
-        output: &mut impl AsDeviceBuffer,
+        input: &mut impl AsDeviceBuffer<T>,
+        output: &mut impl AsDeviceBuffer<T>,
     ) -> Result<()> {
         let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
         self.expect(Kind::ComplexToComplex)?;
@@ -446,41 +472,47 @@ impl NdFft {
             ));
         }
         let len = self.in_place_len();
-        Self::check_len::<Complex32>("input", input.len(), len, false)?;
-        Self::check_len::<Complex32>("output", output.len(), len, false)?;
+        self.check::<T>("input", true, input.len(), len, false)?;
+        self.check::<T>("output", true, output.len(), len, false)?;
         let mut scratch = self.scratch()?;
-        if self.plan.uses(Buf::Full) {
-            let (full_len, _) = self.dense_lens();
-            ensure(&mut scratch.full, || self.device.zeros(full_len))?;
-        }
+        let full = match self.plan.uses(Buf::Full) {
+            true => {
+                let (_, words) = self.dense_words();
+                Some(&mut ensure(&mut scratch.full, self.make(words))?.held)
+            }
+            false => None,
+        };
         let mut steps = self.plan.steps.iter().zip(&self.steps);
         // The first transform reads the input in place of the array the plan runs in, and
         // writes where the plan has it write (the output, or the scratch array of a
         // transform over several axes, which goes on into the output).
-        match steps.next() {
-            Some((step, Compiled::Fft(fft))) if step.src == Buf::Spectrum => match step.dst {
-                Buf::Spectrum => fft.process_between(input, output)?,
-                Buf::Full => {
-                    let full = scratch.full.as_mut().ok_or_else(|| missing(Buf::Full))?;
-                    fft.process_between(input, full)?
-                }
-                other => return Err(missing(other)),
+        let mut arrays = Arrays {
+            real: None,
+            spectrum: &mut output.held,
+            full,
+            caller: Caller::Apart {
+                input: None,
+                output: None,
             },
+        };
+        match steps.next() {
+            Some((step, Compiled::Fft(fft))) if step.src == Buf::Spectrum => {
+                let dst = match step.dst {
+                    Buf::Spectrum => &mut *arrays.spectrum,
+                    Buf::Full => arrays
+                        .full
+                        .as_deref_mut()
+                        .ok_or_else(|| missing(Buf::Full))?,
+                    other => return Err(missing(other)),
+                };
+                fft.process_between(&mut input.held, dst)?
+            }
             _ => {
                 return Err(Error::InvalidSpec(
                     "this plan does not start with a transform of the whole array".into(),
                 ));
             }
         }
-        let mut arrays = Arrays {
-            real: None,
-            spectrum: output,
-            full: &mut scratch.full,
-            caller: Caller::Apart {
-                input: None,
-                output: None,
-            },
-        };
         for (step, compiled) in steps {
             self.run_step(step, compiled, &mut arrays)?;
         }
@@ -489,32 +521,52 @@ impl NdFft {
 
     /// R2C on device-resident arrays (queued, not waited for). A contiguous `input` may be
     /// used as scratch and overwritten, as cuFFT's out-of-place real transforms may do.
-    pub fn process_buffer_real_to_complex(
+    pub fn process_buffer_real_to_complex<T: RealElement>(
         &self,
-        input: &mut impl AsDeviceBuffer<f32>,
-        output: &mut impl AsDeviceBuffer,
-    ) -> Result<()> {
+        input: &mut impl AsDeviceBuffer<T>,
+        output: &mut impl AsDeviceBuffer<Complex<T>>,
+    ) -> Result<()>
+    where
+        Complex<T>: Element,
+    {
         let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
         self.expect(Kind::RealToComplex)?;
         let (gather, scatter) = self.strided();
-        Self::check_len::<f32>("input", input.len(), self.spec().input_len(), gather)?;
-        Self::check_len::<Complex32>("output", output.len(), self.spec().output_len(), scatter)?;
-        self.run(User::RealToComplex(input, output), &mut *self.scratch()?)
+        self.check::<T>("input", false, input.len(), self.spec().input_len(), gather)?;
+        self.check::<Complex<T>>(
+            "output",
+            true,
+            output.len(),
+            self.spec().output_len(),
+            scatter,
+        )?;
+        let user = User::RealToComplex(&mut input.held, &mut output.held);
+        self.run(user, &mut *self.scratch()?)
     }
 
     /// C2R on device-resident arrays (queued, not waited for). A contiguous `input` may be
     /// used as scratch and overwritten, as cuFFT's C2R does.
-    pub fn process_buffer_complex_to_real(
+    pub fn process_buffer_complex_to_real<T: RealElement>(
         &self,
-        input: &mut impl AsDeviceBuffer,
-        output: &mut impl AsDeviceBuffer<f32>,
-    ) -> Result<()> {
+        input: &mut impl AsDeviceBuffer<Complex<T>>,
+        output: &mut impl AsDeviceBuffer<T>,
+    ) -> Result<()>
+    where
+        Complex<T>: Element,
+    {
         let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
         self.expect(Kind::ComplexToReal)?;
         let (gather, scatter) = self.strided();
-        Self::check_len::<Complex32>("input", input.len(), self.spec().input_len(), gather)?;
-        Self::check_len::<f32>("output", output.len(), self.spec().output_len(), scatter)?;
-        self.run(User::ComplexToReal(input, output), &mut *self.scratch()?)
+        self.check::<Complex<T>>("input", true, input.len(), self.spec().input_len(), gather)?;
+        self.check::<T>(
+            "output",
+            false,
+            output.len(),
+            self.spec().output_len(),
+            scatter,
+        )?;
+        let user = User::ComplexToReal(&mut input.held, &mut output.held);
+        self.run(user, &mut *self.scratch()?)
     }
 
     /// Times `reps` runs on device-resident arrays of the spec's sizes (their values do not
@@ -523,30 +575,30 @@ impl NdFft {
     pub fn time(&self, reps: usize) -> Result<(Vec<f64>, Timer)> {
         let spec = self.spec();
         let mut scratch = self.scratch()?;
-        let (input_len, output_len) = (spec.input_len(), spec.output_len());
-        let (mut complex_in, mut real_in) = (None, None);
-        let (mut complex_out, mut real_out) = (None, None);
-        match spec.kind() {
-            Kind::ComplexToComplex => complex_in = Some(self.device.zeros(self.in_place_len())?),
-            Kind::RealToComplex => {
-                real_in = Some(self.device.zeros_of::<f32>(input_len)?);
-                complex_out = Some(self.device.zeros(output_len)?);
-            }
-            Kind::ComplexToReal => {
-                complex_in = Some(self.device.zeros(input_len)?);
-                real_out = Some(self.device.zeros_of::<f32>(output_len)?);
-            }
-        }
+        // Arrays of the input's and the output's words (one for a complex transform).
+        let real = spec.precision.storage_bytes() / 4;
+        let words = |len: usize, complex: bool| len * real * if complex { 2 } else { 1 };
+        let zeros = |words: usize| self.device.zeros_of::<f32>(words);
+        let (mut input, mut output) = match spec.kind() {
+            Kind::ComplexToComplex => (zeros(words(self.in_place_len(), true))?, None),
+            Kind::RealToComplex => (
+                zeros(words(spec.input_len(), false))?,
+                Some(zeros(words(spec.output_len(), true))?),
+            ),
+            Kind::ComplexToReal => (
+                zeros(words(spec.input_len(), true))?,
+                Some(zeros(words(spec.output_len(), false))?),
+            ),
+        };
         let mut once = |scratch: &mut Scratch| -> Result<()> {
-            let user = match (
-                &mut complex_in,
-                &mut real_in,
-                &mut complex_out,
-                &mut real_out,
-            ) {
-                (Some(data), None, None, None) => User::Complex(data),
-                (None, Some(input), Some(output), None) => User::RealToComplex(input, output),
-                (Some(input), None, None, Some(output)) => User::ComplexToReal(input, output),
+            let user = match (spec.kind(), output.as_mut()) {
+                (Kind::ComplexToComplex, _) => User::Complex(&mut input.held),
+                (Kind::RealToComplex, Some(out)) => {
+                    User::RealToComplex(&mut input.held, &mut out.held)
+                }
+                (Kind::ComplexToReal, Some(out)) => {
+                    User::ComplexToReal(&mut input.held, &mut out.held)
+                }
                 _ => return Err(Error::InvalidSpec("no arrays for this kind".into())),
             };
             self.run(user, scratch)

@@ -1,12 +1,20 @@
 //! [`Reshape`] steps on the CPU backend: the same arithmetic as the kernels
-//! (`kernel/real.rs`), in f32, on host memory.
+//! (`kernel/real.rs`), in f32 or f64, on host memory.
 
-use num_complex::Complex32;
+use num_complex::Complex;
 
 use super::Reshape;
+use crate::backend::cpu::{Real, values, with_values_mut};
 
-/// Runs `step` from `src` into `dst` (f32 values; complex data as interleaved pairs).
-pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
+/// Runs `step` from `src` into `dst`, both 4-byte words holding values of type `T` (complex
+/// data as interleaved pairs).
+pub(crate) fn reshape<T: Real>(step: &Reshape, src: &[f32], dst: &mut [f32]) {
+    let src = values::<T>(src);
+    with_values_mut::<T>(dst, |dst| reshape_values(step, &src, dst));
+}
+
+/// [`reshape`] on values of `T`.
+fn reshape_values<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
     match *step {
         Reshape::Gather {
             ref shape,
@@ -26,18 +34,19 @@ pub(crate) fn reshape(step: &Reshape, src: &[f32], dst: &mut [f32]) {
             }
         }
         Reshape::Widen { len } => {
-            let dst: &mut [Complex32] = bytemuck::cast_slice_mut(dst);
+            let dst: &mut [Complex<T>] = bytemuck::cast_slice_mut(dst);
             for (d, &s) in dst[..len].iter_mut().zip(src) {
-                *d = Complex32::new(s, 0.0);
+                *d = Complex::new(s, T::zero());
             }
         }
         Reshape::RealPart { len, scale } => {
-            let src: &[Complex32] = bytemuck::cast_slice(src);
+            let src: &[Complex<T>] = bytemuck::cast_slice(src);
+            let scale = T::round(scale);
             for (d, s) in dst[..len].iter_mut().zip(src) {
                 *d = s.re * scale;
             }
         }
-        _ => complex_reshape(
+        _ => complex_reshape::<T>(
             step,
             bytemuck::cast_slice(src),
             bytemuck::cast_slice_mut(dst),
@@ -62,28 +71,36 @@ fn strided_offsets<'a>(
     })
 }
 
-fn complex_reshape(step: &Reshape, src: &[Complex32], dst: &mut [Complex32]) {
-    let w = step.twiddles().unwrap_or_default();
-    let i = Complex32::new(0.0, 1.0);
+fn complex_reshape<T: Real>(step: &Reshape, src: &[Complex<T>], dst: &mut [Complex<T>]) {
+    let w: Vec<Complex<T>> = step
+        .twiddles()
+        .unwrap_or_default()
+        .iter()
+        .map(|z| Complex::new(T::round(z.re), T::round(z.im)))
+        .collect();
+    let i = Complex::new(T::zero(), T::one());
+    let half = T::round(0.5);
     match *step {
         Reshape::Split { n, rows, scale } => {
             let (m, h) = (n / 2, n / 2 + 1);
+            let half_scale = half * T::round(scale);
             for r in 0..rows {
                 for k in 0..h {
                     let a = src[r * m + k % m];
                     let b = src[r * m + (m - k) % m].conj();
-                    let (e, o) = ((a + b) * (0.5 * scale), (a - b) * (0.5 * scale));
+                    let (e, o) = ((a + b) * half_scale, (a - b) * half_scale);
                     dst[r * h + k] = e - i * w[k] * o;
                 }
             }
         }
         Reshape::Merge { n, rows, scale } => {
             let (m, h) = (n / 2, n / 2 + 1);
+            let scale = T::round(scale);
             for r in 0..rows {
                 for k in 0..m {
                     let (mut a, mut b) = (src[r * h + k], src[r * h + m - k].conj());
                     if k == 0 {
-                        (a.im, b.im) = (0.0, 0.0);
+                        (a.im, b.im) = (T::zero(), T::zero());
                     }
                     dst[r * m + k] = ((a + b) + i * w[k].conj() * (a - b)) * scale;
                 }

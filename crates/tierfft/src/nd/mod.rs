@@ -25,6 +25,7 @@ pub use plan::{Buf, NdPlan, Step, StepOp};
 pub use reshape::Reshape;
 
 use crate::error::{Error, Result};
+use crate::precision::Precision;
 use crate::spec::{Direction, MAX_LOG2_N, PointOp};
 
 /// Checks the operations `ops` that `at` ("on_load", "on_store") adds on an array of `len`
@@ -148,6 +149,10 @@ pub struct NdSpec {
     /// normalisation), at its row-major place in the output array, fused into the last
     /// axis' transform.
     pub store: Vec<PointOp>,
+    /// The precision the arrays are stored and transformed in: [`Precision::F32`] (the
+    /// default; f32 and [`crate::Complex32`] data) or [`Precision::F64`] (f64 and
+    /// [`crate::Complex64`] data, on the CPU and on GPUs with f64 arithmetic).
+    pub precision: Precision,
 }
 
 impl NdSpec {
@@ -163,7 +168,21 @@ impl NdSpec {
             output_strides: None,
             load: Vec::new(),
             store: Vec::new(),
+            precision: Precision::F32,
         }
+    }
+
+    /// Stores and transforms the arrays in `precision`.
+    ///
+    /// ```
+    /// use tierfft::{NdSpec, Precision};
+    /// // rfft2 of a 512 × 512 float64 image, as NumPy computes it.
+    /// let spec = NdSpec::new(&[512, 512]).real().precision(Precision::F64);
+    /// assert!(spec.validate().is_ok());
+    /// ```
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
     }
 
     /// Transforms only these axes (the last of them halved by a real transform).

@@ -18,7 +18,7 @@ use crate::spec::{Direction, FftSpec, RealHalf};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Buf {
-    /// The real array (R2C input, C2R output), f32.
+    /// The real array (R2C input, C2R output).
     Real,
     /// The real array read as complex pairs: the half-length transform of an even real axis
     /// with nothing but extent-1 axes after it.
@@ -255,6 +255,12 @@ impl NdPlan {
                 dst: Buf::Output,
             });
         }
+        // Every transform in the spec's precision.
+        for step in &mut steps {
+            if let StepOp::Fft { spec: fft, .. } = &mut step.op {
+                fft.precision = spec.precision;
+            }
+        }
         Ok(NdPlan {
             spec: spec.clone(),
             steps,
@@ -309,7 +315,7 @@ impl NdPlan {
         let (outer, n, inner) = around(&spec.shape, real_axis);
         let packed = inner == 1 && n.is_multiple_of(2);
         let half = [outer, n / 2];
-        let scale = if norm { 1.0 / n as f32 } else { 1.0 };
+        let scale = if norm { 1.0 / n as f64 } else { 1.0 };
         let len: usize = spec.shape.iter().product();
         let others = spec.axes.iter().copied().filter(|&a| a != real_axis);
         match spec.kind() {
@@ -373,9 +379,10 @@ impl fmt::Display for NdPlan {
         };
         writeln!(
             f,
-            "{kind} {dir} over axes {:?} of a {:?} array{}: {} steps",
+            "{kind} {dir} over axes {:?} of a {:?} {} array{}: {} steps",
             s.axes,
             s.shape,
+            s.precision,
             if s.normalize { ", normalised" } else { "" },
             self.steps.len()
         )?;

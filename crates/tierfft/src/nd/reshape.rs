@@ -2,7 +2,9 @@
 //! moving between real and complex data or between strided and contiguous layouts, one
 //! thread per output element (kernels in `kernel/real.rs`, host versions in `host.rs`).
 
-use num_complex::Complex32;
+use num_complex::Complex64;
+
+use crate::precision::Precision;
 
 /// A step that is not a transform: one pass moving between real and complex data, one
 /// thread per output element.
@@ -18,7 +20,7 @@ pub enum Reshape {
         /// Rows.
         rows: usize,
         /// Factor on every bin (1/n for a normalised forward transform).
-        scale: f32,
+        scale: f64,
     },
     /// C2R's first half for even `n`: from `n/2 + 1` bins per row, the `n/2` complex points
     /// whose unnormalised `n/2`-point inverse transform is the `n` reals read in pairs:
@@ -30,7 +32,7 @@ pub enum Reshape {
         /// Rows.
         rows: usize,
         /// Factor on every point (1/n for a normalised inverse transform).
-        scale: f32,
+        scale: f64,
     },
     /// `len` reals to complex values with zero imaginary parts.
     Widen {
@@ -62,7 +64,7 @@ pub enum Reshape {
         /// Elements.
         len: usize,
         /// Factor on every value (1/n for a normalised inverse transform).
-        scale: f32,
+        scale: f64,
     },
     /// A strided array into a contiguous row-major one: element `i` (row-major over `shape`,
     /// multi-index `(i_0, ..)`) from element `Σ i_k · strides[k]` of the source.
@@ -118,10 +120,12 @@ impl Reshape {
         }
     }
 
-    /// f32 values the source and the destination hold (complex values count two).
-    pub fn floats(&self) -> (usize, usize) {
+    /// 4-byte words the source and the destination hold in `precision` (an f32 real is
+    /// one, an f64 complex value four).
+    pub fn words(&self, precision: Precision) -> (usize, usize) {
         let (real_src, real_dst) = self.real_ends();
-        let per = |real: bool| if real { 1 } else { 2 };
+        let real = precision.storage_bytes() / 4;
+        let per = |is_real: bool| if is_real { real } else { 2 * real };
         let dst = match self {
             Reshape::Scatter { shape, strides, .. } => {
                 super::layout::span(shape, strides).unwrap_or(usize::MAX)
@@ -142,11 +146,12 @@ impl Reshape {
     }
 
     /// The twiddles `W_n^k = exp(−2πik/n)`, `k = 0..=n/2`, that splitting and merging read
-    /// (computed in f64, rounded once); `None` for the other steps.
-    pub fn twiddles(&self) -> Option<Vec<Complex32>> {
+    /// (in f64, rounded once to the precision they are used in); `None` for the other
+    /// steps.
+    pub fn twiddles(&self) -> Option<Vec<Complex64>> {
         match *self {
             Reshape::Split { n, .. } | Reshape::Merge { n, .. } => {
-                Some(crate::twiddle::table32(n / 2 + 1, 1, n, -1.0))
+                Some(crate::twiddle::table(n / 2 + 1, 1, n, -1.0))
             }
             _ => None,
         }

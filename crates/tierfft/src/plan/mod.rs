@@ -593,10 +593,7 @@ impl Plan {
         for p in &self.passes {
             let load = p.load.iter().filter_map(PointOp::vector);
             let store = p.store.iter().filter_map(PointOp::vector);
-            let real = p
-                .real
-                .iter()
-                .filter_map(|r| r.twiddles.clone().map(Values::F32));
+            let real = p.real.iter().filter_map(|r| r.twiddles.clone());
             for v in load.chain(p.filter.clone()).chain(store).chain(real) {
                 if !out.iter().any(|o| o.same(&v)) {
                     out.push(v);

@@ -8,13 +8,11 @@
 //! passes a workgroup can hold a line and its mirror line (`split_line`). Which of these
 //! the N-D planner uses is its own choice, measured (`NdPlan::for_device`).
 
-use std::sync::Arc;
-
-use num_complex::Complex32;
-
 use super::{DeviceLimits, LineOrder, Pass};
 use crate::error::{Error, Result};
+use crate::precision::Precision;
 use crate::spec::{FftSpec, RealHalf};
+use crate::values::Values;
 
 /// The split or merge a pass fuses, with the twiddles it reads from `aux`.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,9 +20,10 @@ pub struct RealFusion {
     /// Split or merge, with its scale.
     pub half: RealHalf,
     /// `W^k = exp(−πik/n)`, `k = 0..=n` (`n` the half-length transform's points; the real
-    /// row's `2n`-point twiddles), read from `aux`; `None` for a split on the last of several
-    /// passes, which takes them from the pass twiddles' small tables.
-    pub twiddles: Option<Arc<[Complex32]>>,
+    /// row's `2n`-point twiddles) in the plan's precision, read from `aux`; `None` for a
+    /// split on the last of several passes, which takes them from the pass twiddles' small
+    /// tables.
+    pub twiddles: Option<Values>,
 }
 
 /// The error for a real transform whose split or merge cannot be fused, saying why.
@@ -56,7 +55,12 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
         return Ok(());
     };
     let n = spec.n;
-    let table = || Some(crate::twiddle::table32(n + 1, 1, 2 * n, -1.0).into());
+    let table = || {
+        Some(match spec.precision {
+            Precision::F64 => Values::from(crate::twiddle::table(n + 1, 1, 2 * n, -1.0)),
+            _ => Values::from(crate::twiddle::table32(n + 1, 1, 2 * n, -1.0)),
+        })
+    };
     let unpaired = |why: String| unfusable(spec, limits, &why);
     match half {
         RealHalf::Split { .. } => {

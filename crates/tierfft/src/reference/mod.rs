@@ -115,22 +115,40 @@ pub fn widen(x: &[Complex32]) -> Vec<Complex64> {
 /// row-major array of `shape`, in f64, in place.
 pub fn fftn_f64(data: &mut [Complex64], shape: &[usize], axes: &[usize], direction: Direction) {
     let mut planner = FftPlanner::<f64>::new();
+    fftn_with(
+        data,
+        shape,
+        axes,
+        direction.sign(),
+        &mut |lines, n, sign| {
+            let fft = match sign < 0.0 {
+                true => planner.plan_fft_forward(n),
+                false => planner.plan_fft_inverse(n),
+            };
+            fft.process(lines);
+        },
+    );
+}
+
+/// [`fftn_f64`] with `fft(lines, n, sign)` transforming contiguous lines of `n` points.
+fn fftn_with(
+    data: &mut [Complex64],
+    shape: &[usize],
+    axes: &[usize],
+    sign: f64,
+    fft: &mut dyn FnMut(&mut [Complex64], usize, f64),
+) {
     for &axis in axes {
         let (outer, n, inner) = around(shape, axis);
-        let fft = match direction {
-            Direction::Forward => planner.plan_fft_forward(n),
-            Direction::Inverse => planner.plan_fft_inverse(n),
-        };
-        let mut line = vec![Complex64::new(0.0, 0.0); n];
-        for o in 0..outer {
-            for c in 0..inner {
-                let at = |k: usize| (o * n + k) * inner + c;
-                line.iter_mut()
-                    .enumerate()
-                    .for_each(|(k, z)| *z = data[at(k)]);
-                fft.process(&mut line);
-                line.iter().enumerate().for_each(|(k, z)| data[at(k)] = *z);
-            }
+        // The axis' lines gathered contiguous, transformed together, put back.
+        let at = |line: usize, k: usize| (line / inner * n + k) * inner + line % inner;
+        let mut lines: Vec<Complex64> = (0..outer * inner)
+            .flat_map(|l| (0..n).map(move |k| (l, k)))
+            .map(|(l, k)| data[at(l, k)])
+            .collect();
+        fft(&mut lines, n, sign);
+        for (i, z) in lines.into_iter().enumerate() {
+            data[at(i / n, i % n)] = z;
         }
     }
 }
@@ -141,30 +159,52 @@ pub fn fftn_f64(data: &mut [Complex64], shape: &[usize], axes: &[usize], directi
 /// Hermitian extension along the real axis, whose imaginary parts of bins 0 and n/2 drop
 /// out of the real part, as NumPy's `irfftn` ignores them).
 pub fn nd_f64(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
-    let dir = spec.direction;
+    let mut planner = FftPlanner::<f64>::new();
+    nd_with(spec, input, &mut |lines, n, sign| {
+        let fft = match sign < 0.0 {
+            true => planner.plan_fft_forward(n),
+            false => planner.plan_fft_inverse(n),
+        };
+        fft.process(lines);
+    })
+}
+
+/// [`nd_f64`] with every transform in double-double arithmetic, rounded to f64 once: the
+/// reference f64 N-D and real transforms are checked against.
+pub fn nd_dd(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
+    nd_with(spec, input, &mut |lines, n, sign| {
+        let out = dd::fft_dd(lines, n, sign);
+        lines.copy_from_slice(&out);
+    })
+}
+
+/// [`nd_f64`]'s steps with `fft(lines, n, sign)` the batched line transforms.
+fn nd_with(
+    spec: &NdSpec,
+    input: &NdInput,
+    fft: &mut dyn FnMut(&mut [Complex64], usize, f64),
+) -> Vec<Complex64> {
+    let sign = spec.direction.sign();
     let axes = &spec.axes;
-    let mut out = match (spec.real_axis(), input) {
-        (None, NdInput::Complex(x)) => {
-            let mut data = widen(x);
-            fftn_f64(&mut data, &spec.shape, axes, dir);
+    let mut out = match (spec.real_axis(), input.complex()) {
+        (None, Some(mut data)) => {
+            fftn_with(&mut data, &spec.shape, axes, sign, fft);
             data
         }
-        (Some(a), NdInput::Real(x)) => {
-            let mut data: Vec<Complex64> =
-                x.iter().map(|&v| Complex64::new(v.into(), 0.0)).collect();
-            fftn_f64(&mut data, &spec.shape, axes, dir);
+        (Some(a), None) => {
+            let mut data = input.reals_widened();
+            fftn_with(&mut data, &spec.shape, axes, sign, fft);
             let (outer, n, inner) = around(&spec.shape, a);
             let h = n / 2 + 1;
             (0..outer)
                 .flat_map(|o| data[o * n * inner..][..h * inner].to_vec())
                 .collect()
         }
-        (Some(a), NdInput::Complex(x)) => {
+        (Some(a), Some(mut half)) => {
             let (outer, n, inner) = around(&spec.shape, a);
             let h = n / 2 + 1;
             let others: Vec<usize> = axes.iter().copied().filter(|&b| b != a).collect();
-            let mut half = widen(x);
-            fftn_f64(&mut half, &spec.complex_shape(), &others, dir);
+            fftn_with(&mut half, &spec.complex_shape(), &others, sign, fft);
             let mut full = Vec::with_capacity(outer * n * inner);
             for o in 0..outer {
                 for k in 0..n {
@@ -174,10 +214,10 @@ pub fn nd_f64(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
                     }
                 }
             }
-            fftn_f64(&mut full, &spec.shape, &[a], dir);
+            fftn_with(&mut full, &spec.shape, &[a], sign, fft);
             full.iter().map(|z| Complex64::new(z.re, 0.0)).collect()
         }
-        _ => panic!("nd_f64: the input does not match the spec's kind"),
+        (None, None) => panic!("nd_f64: a complex transform's input is complex"),
     };
     if spec.normalize {
         let scale: f64 = axes.iter().map(|&a| spec.shape[a] as f64).product();
@@ -186,11 +226,35 @@ pub fn nd_f64(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
     out
 }
 
-/// The input of [`nd_f64`].
+/// The input of [`nd_f64`] and [`nd_dd`].
 #[non_exhaustive]
 pub enum NdInput<'a> {
     /// Reals, for R2C.
     Real(&'a [f32]),
     /// Complex values, for C2C and C2R.
     Complex(&'a [Complex32]),
+    /// f64 reals, for R2C.
+    Real64(&'a [f64]),
+    /// f64 complex values, for C2C and C2R.
+    Complex64(&'a [Complex64]),
+}
+
+impl NdInput<'_> {
+    /// The complex values in f64 (`None` for reals).
+    fn complex(&self) -> Option<Vec<Complex64>> {
+        match self {
+            NdInput::Complex(x) => Some(widen(x)),
+            NdInput::Complex64(x) => Some(x.to_vec()),
+            NdInput::Real(_) | NdInput::Real64(_) => None,
+        }
+    }
+
+    /// The reals as complex values with zero imaginary parts (none for complex input).
+    fn reals_widened(&self) -> Vec<Complex64> {
+        match self {
+            NdInput::Real(x) => x.iter().map(|&v| Complex64::new(v.into(), 0.0)).collect(),
+            NdInput::Real64(x) => x.iter().map(|&v| Complex64::new(v, 0.0)).collect(),
+            NdInput::Complex(_) | NdInput::Complex64(_) => Vec::new(),
+        }
+    }
 }

@@ -374,7 +374,7 @@ fn fused_real_splits_and_merges() {
             .chain([1000, 4096]);
         for m in halves {
             let batch = 3;
-            let scale = if m % 2 == 0 { 1.0 } else { 0.5 / m as f32 };
+            let scale = if m % 2 == 0 { 1.0 } else { 0.5 / m as f64 };
             let split = FftSpec::new(m)
                 .batch(batch)
                 .real_half(RealHalf::Split { scale });
@@ -383,7 +383,7 @@ fn fused_real_splits_and_merges() {
             if one_pass {
                 let input = random(&mut rng, m * batch);
                 let (plan, out) = run(&split, &limits, &input);
-                let err = relative_l2_error(&out, &rfft_f64(&input, m, scale.into()));
+                let err = relative_l2_error(&out, &rfft_f64(&input, m, scale));
                 assert!(
                     err <= 1e-6,
                     "{profile}, split of m = {m}: error {err:e}\n{plan}"
@@ -396,7 +396,7 @@ fn fused_real_splits_and_merges() {
                 .real_half(RealHalf::Merge { scale });
             let bins = random(&mut rng, (m + 1) * batch);
             let (plan, out) = run(&merge, &limits, &bins);
-            let err = relative_l2_error(&out, &irfft_f64(&bins, m, scale.into()));
+            let err = relative_l2_error(&out, &irfft_f64(&bins, m, scale));
             assert!(
                 err <= 1e-6,
                 "{profile}, merge of m = {m}: error {err:e}\n{plan}"

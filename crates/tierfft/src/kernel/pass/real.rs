@@ -3,10 +3,6 @@
 //! ([`crate::RealHalf`]). `n` below is the half-length transform's points; rows of bins hold
 //! `n + 1`.
 
-use std::sync::Arc;
-
-use num_complex::Complex32;
-
 use super::PassGen;
 use crate::kernel::ir::*;
 use crate::kernel::real::{conj, times_i, times_minus_i};
@@ -17,10 +13,10 @@ impl PassGen<'_> {
     /// Loads each held point `k` merged from bins `k` and `n − k` of its row:
     /// `Z[k] = ((a + b) + i·W^−k·(a − b))·scale` with `a = X[k]`, `b = X*[n−k]`, the
     /// imaginary parts of bins 0 and `n` ignored (a real signal's spectrum has none).
-    pub(super) fn load_merged(&mut self, scale: f32, twiddles: Option<&Arc<[Complex32]>>) {
+    pub(super) fn load_merged(&mut self, scale: f64, twiddles: Option<&Values>) {
         let n = self.spec.n;
         let twiddles = twiddles.expect("the planner gives a merge its twiddles");
-        let w = self.plan.aux_offset(&Values::F32(twiddles.clone()));
+        let w = self.plan.aux_offset(twiddles);
         self.em.comment(format!(
             "C2R: load bins k and {n} − k of each point's row of {} and merge them",
             n + 1
@@ -41,7 +37,7 @@ impl PassGen<'_> {
             self.em.push(Stmt::Var(
                 format!("v{m}"),
                 Ty::Complex,
-                (a + b + times_i(t)) * f(scale.into()),
+                (a + b + times_i(t)) * f(scale),
             ));
         }
         self.declare_spare_registers();
@@ -75,10 +71,10 @@ impl PassGen<'_> {
     /// `X[k] = ((a + b) − i·W^k·(a − b))·scale/2`, and the thread holding `k = 0` also
     /// `X[n] = (Re Z[0] − Im Z[0])·scale`. In a one-pass line `n − k` is in the same line; in
     /// the last of several passes it is in the mirror line the workgroup also holds.
-    pub(super) fn store_split(&mut self, scale: f32, twiddles: Option<&Arc<[Complex32]>>) {
+    pub(super) fn store_split(&mut self, scale: f64, twiddles: Option<&Values>) {
         let n = self.spec.n;
         let p = self.pass;
-        let w = twiddles.map(|t| self.plan.aux_offset(&Values::F32(t.clone())));
+        let w = twiddles.map(|t| self.plan.aux_offset(t));
         let (t, e) = (self.t(), self.e());
         self.em.comment(format!(
             "R2C: pair points k and {n} − k through workgroup memory, split into {} bins",
@@ -178,7 +174,7 @@ impl PassGen<'_> {
                     .collect()
             }
         };
-        let half = f(0.5 * f64::from(scale));
+        let half = f(0.5 * scale);
         let mut stores = Vec::new();
         for (q, (k, (a, b))) in ks.into_iter().zip(pairs).enumerate() {
             let k = self.em.bind(Ty::U32, k);
@@ -194,7 +190,7 @@ impl PassGen<'_> {
             stores.push(Stmt::Store(Mem::Dst, self.element(Mem::Dst, k.clone()), x));
             if q == 0 {
                 // Bin n (W^n = −1): (Re Z[0] − Im Z[0])·scale, by the thread holding k = 0.
-                let last = complex((a.re() - a.im()) * f(scale.into()), f(0.0));
+                let last = complex((a.re() - a.im()) * f(scale), f(0.0));
                 stores.push(Stmt::If(
                     lt(k.clone(), u(1)),
                     vec![Stmt::Store(Mem::Dst, self.element(Mem::Dst, u(n)), last)],
