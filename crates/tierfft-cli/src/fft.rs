@@ -1,12 +1,12 @@
 //! `tierfft fft`: NumPy's `fft`, `fftn`, `rfftn` and `irfftn` on a `.npy` file, through
 //! `NdSpec`, with NumPy's `n` and `s` as crops and zero-pads on the host, in f32 or (on the
-//! CPU backend) f64.
+//! CPU and GPUs with f64 arithmetic) f64.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use num_complex::Complex;
-use tierfft::{Device, DeviceKind, Kind, NdFft, NdFft64, NdSpec, Precision};
+use tierfft::{Device, DeviceKind, Kind, NdSpec, Precision};
 
 use crate::CliResult;
 use crate::commands::open_device;
@@ -177,14 +177,8 @@ fn numpy_lengths(
     Ok((real_shape, taken))
 }
 
-/// One precision's plan, readers and writers, so that one [`transform`] serves both.
-trait Float: Copy + Default + Send + Sync + 'static {
-    /// The planned N-D transform.
-    type Plan;
-    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<Self::Plan>;
-    fn c2c(plan: &Self::Plan, data: &mut [Complex<Self>]) -> tierfft::Result<()>;
-    fn r2c(plan: &Self::Plan, x: &[Self], out: &mut [Complex<Self>]) -> tierfft::Result<()>;
-    fn c2r(plan: &Self::Plan, x: &[Complex<Self>], out: &mut [Self]) -> tierfft::Result<()>;
+/// One precision's readers and writers, so that one [`transform`] serves both.
+trait Float: tierfft::RealElement + Default {
     fn read(input: Input) -> CliResult<Vec<Complex<Self>>>;
     fn read_real(input: Input) -> CliResult<Vec<Self>>;
     fn complex_values(data: &[Complex<Self>]) -> Values<'_>;
@@ -194,19 +188,6 @@ trait Float: Copy + Default + Send + Sync + 'static {
 }
 
 impl Float for f32 {
-    type Plan = NdFft;
-    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<NdFft> {
-        device.plan_nd(spec)
-    }
-    fn c2c(plan: &NdFft, data: &mut [Complex<f32>]) -> tierfft::Result<()> {
-        plan.process(data)
-    }
-    fn r2c(plan: &NdFft, x: &[f32], out: &mut [Complex<f32>]) -> tierfft::Result<()> {
-        plan.process_real_to_complex(x, out)
-    }
-    fn c2r(plan: &NdFft, x: &[Complex<f32>], out: &mut [f32]) -> tierfft::Result<()> {
-        plan.process_complex_to_real(x, out)
-    }
     fn read(input: Input) -> CliResult<Vec<Complex<f32>>> {
         input.read()
     }
@@ -225,19 +206,6 @@ impl Float for f32 {
 }
 
 impl Float for f64 {
-    type Plan = NdFft64;
-    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<NdFft64> {
-        device.plan_nd_f64(spec)
-    }
-    fn c2c(plan: &NdFft64, data: &mut [Complex<f64>]) -> tierfft::Result<()> {
-        plan.process(data)
-    }
-    fn r2c(plan: &NdFft64, x: &[f64], out: &mut [Complex<f64>]) -> tierfft::Result<()> {
-        plan.process_real_to_complex(x, out)
-    }
-    fn c2r(plan: &NdFft64, x: &[Complex<f64>], out: &mut [f64]) -> tierfft::Result<()> {
-        plan.process_complex_to_real(x, out)
-    }
     fn read(input: Input) -> CliResult<Vec<Complex<f64>>> {
         input.read_f64()
     }
@@ -273,9 +241,12 @@ fn transform<T: Float>(
     input: Input,
     work: &Work,
     output: &Path,
-) -> CliResult<(Duration, Duration)> {
+) -> CliResult<(Duration, Duration)>
+where
+    Complex<T>: tierfft::Element,
+{
     let start = Instant::now();
-    let fft = T::plan(device, work.spec)?;
+    let fft = device.plan_nd(&work.spec.clone().precision(T::PRECISION))?;
     let planned = start.elapsed();
     let scale = |v: T| work.ortho.map_or(v, |s| v.times(s));
     let scale_all = |z: &mut Complex<T>| *z = Complex::new(scale(z.re), scale(z.im));
@@ -284,7 +255,7 @@ fn transform<T: Float>(
         Kind::RealToComplex => {
             let x = fit(T::read_real(input)?, work.shape, work.taken);
             let mut out = vec![zero; work.spec.output_len()];
-            T::r2c(&fft, &x, &mut out)?;
+            fft.process_real_to_complex(&x, &mut out)?;
             let total = start.elapsed();
             out.iter_mut().for_each(scale_all);
             npy::write_values(output, work.out_shape, T::complex_values(&out))?;
@@ -293,7 +264,7 @@ fn transform<T: Float>(
         Kind::ComplexToReal => {
             let x = fit(T::read(input)?, work.shape, work.taken);
             let mut out = vec![T::default(); work.spec.output_len()];
-            T::c2r(&fft, &x, &mut out)?;
+            fft.process_complex_to_real(&x, &mut out)?;
             let total = start.elapsed();
             out.iter_mut().for_each(|v| *v = scale(*v));
             npy::write_values(output, work.out_shape, T::real_values(&out))?;
@@ -301,7 +272,7 @@ fn transform<T: Float>(
         }
         Kind::ComplexToComplex => {
             let mut data = fit(T::read(input)?, work.shape, work.taken);
-            T::c2c(&fft, &mut data)?;
+            fft.process(&mut data)?;
             let total = start.elapsed();
             data.iter_mut().for_each(scale_all);
             npy::write_values(output, work.out_shape, T::complex_values(&data))?;
@@ -322,15 +293,8 @@ fn choose_precision(
     element: npy::Element,
     device: &Device,
 ) -> CliResult<(Precision, Option<String>)> {
-    let has_f64 = device.kind() == DeviceKind::Cpu;
-    // What the device itself can, for the messages (the CPU has no limits).
-    let gpu_f64 = match device.limits() {
-        Some(l) if l.shader_f64 => {
-            " computes in f64 (SHADER_F64), but tierfft fft's N-D and real transforms run in f64 \
-             on the CPU only so far (GPUs do 1-D complex f64 through the library)"
-        }
-        _ => " has no f64 transforms",
-    };
+    let has_f64 = device.kind() == DeviceKind::Cpu || device.limits().is_some_and(|l| l.shader_f64);
+    let gpu_f64 = " has no f64 arithmetic (no SHADER_F64)";
     match asked {
         Some(Precision::F64) if !has_f64 => Err(format!(
             "--precision f64: {}{gpu_f64}: use --device cpu, or --precision f32",

@@ -289,7 +289,7 @@ fn numpy_dtypes_and_axes() {
 /// and float64 out, within 1e-14 of an f64 DFT); on a device without f64 in f32 with a note,
 /// and `--precision f64` there is refused before anything is written.
 #[test]
-fn double_precision_files_transform_in_f64_on_the_cpu() {
+fn double_precision_files_transform_in_f64_on_the_cpu_and_lavapipe() {
     use npyz::num_complex::Complex64;
     let dir = TempDir::new("f64");
     let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
@@ -362,26 +362,38 @@ fn double_precision_files_transform_in_f64_on_the_cpu() {
     write_npy(&inp, &[2, n as u64], &x);
     assert_ok(&run_fft(&dir, &inp, &outp, "cpu", &["--precision", "f32"]));
     assert_eq!(read_c64(&outp).0, [2, n as u64]);
-    // tierfft has no f64 transforms on lavapipe (which computes in f64): f32 with a note, or
-    // refused when f64 is asked for.
+    // lavapipe computes in f64 (SHADER_F64): complex128 in, f64 transforms, complex128 out;
+    // f32 when asked for.
     let out = run_fft(&dir, &inp, &outp, "lavapipe", &[]);
     assert_ok(&out);
+    assert!(stderr(&out).contains("FFT in f64"), "{}", stderr(&out));
+    let err = error(&read(&outp, "<c16"), &dft(&x, n));
     assert!(
-        stderr(&out).contains("transformed in f32 (--device cpu for f64)"),
-        "{}",
-        stderr(&out)
+        err <= 1e-14,
+        "C2C f64 on lavapipe: relative L2 error {err:e}"
     );
+    let bins = dir.path("bins-gpu.npy");
+    write_npy(&inp, &[2, n as u64], &reals);
+    assert_ok(&run_fft(&dir, &inp, &bins, "lavapipe", &["--real"]));
+    let err = error(&read(&bins, "<c16"), &half);
+    assert!(
+        err <= 1e-14,
+        "R2C f64 on lavapipe: relative L2 error {err:e}"
+    );
+    write_npy(&inp, &[2, n as u64], &x);
+    assert_ok(&run_fft(
+        &dir,
+        &inp,
+        &outp,
+        "lavapipe",
+        &["--precision", "f32"],
+    ));
     let (_, y) = read_c64(&outp);
     let err = relative_l2_error(&y, &dft(&x, n));
-    assert!(err <= 5e-7, "C2C on lavapipe: relative L2 error {err:e}");
-    std::fs::remove_file(&outp).unwrap();
-    let out = run_fft(&dir, &inp, &outp, "lavapipe", &["--precision", "f64"]);
     assert!(
-        !out.status.success() && stderr(&out).contains("--device cpu"),
-        "{}",
-        stderr(&out)
+        err <= 5e-7,
+        "C2C f32 on lavapipe: relative L2 error {err:e}"
     );
-    assert!(!outp.exists(), "a refused run wrote its output");
 }
 
 /// Any length on the CPU and on lavapipe: smooth, mixed and prime, against NumPy's
