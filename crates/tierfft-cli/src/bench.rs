@@ -120,7 +120,8 @@ pub struct BenchArgs {
     #[arg(long, requires = "real", value_enum, default_value = "one-pass")]
     fuse_real: FuseRealArg,
     /// With --compare cufft: the precision, f32 (C2C) or f64 (Z2Z against cuFFT's Z2Z;
-    /// plain transforms only).
+    /// plain transforms only; with --shapes also D2Z and Z2D, checked against a
+    /// double-double reference).
     #[arg(long, requires = "compare", default_value = "f32", value_name = "P",
           conflicts_with_all = ["chain", "sar", "energy", "callback_peer"])]
     precision: tierfft::Precision,
@@ -237,6 +238,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
                     FuseRealArg::Never => FuseReal::Never,
                 },
                 plan: args.planner.options(),
+                precision: args.precision,
             },
         );
     }
