@@ -156,6 +156,11 @@
 #           f32 accuracy tests on CUDA and on wgpu/Vulkan, then Z2Z against cuFFT's Z2Z at
 #           2^6..2^24 (1 GiB-plus buffers, with the Vulkan column) and in batches of 1 and 16,
 #           beside the f32 C2C comparison in the same run
+#   ndouble issue 18's f64 real and N-D: tests/double.rs and the f32 N-D tests on CUDA and
+#           wgpu/Vulkan
+#   d2z     issue 18's D2Z and Z2D against cuFFT's: rows of 2^6..2^24 reals in 512 MiB
+#           arrays, 2-D and 3-D, then Z2Z at 2^6..2^24 and the f32 C2C baseline (the Vulkan
+#           column left out to stay inside one call)
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -181,7 +186,10 @@ tf=.carry/tierfft
 device_tests() {
     local log=$1 dev t
     shift
-    for dev in cuda H100; do
+    # wgpu/Vulkan finds the GPU by its name (H100 or H200).
+    local vk
+    vk=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -o 'H[0-9]\{3\}' | head -1)
+    for dev in cuda "${vk:-H100}"; do
         for t in "$@"; do
             echo "== $t on $dev"
             TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/$log-$dev.log" |
@@ -194,6 +202,22 @@ if want double; then
     device_tests double double gpu_accuracy
     $tf bench --backend cuda --compare cufft --precision f64 --with-wgpu --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/z2z.txt" || status=1
     $tf bench --backend cuda --compare cufft --precision f64 --small --min-log2 6 --max-log2 22 --reps 30 2>&1 | tee "$out/z2z-small.txt" || status=1
+    $tf bench --backend cuda --compare cufft --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/c2c.txt" || status=1
+fi
+if want ndouble; then
+    device_tests ndouble double nd nd_fused
+fi
+if want d2z; then
+    rows=$(for k in $(seq 6 24); do printf '%dx%d,' $((1 << (26 - k))) $((1 << k)); done)
+    for dir in "" --inverse; do
+        $tf bench --backend cuda --compare cufft --precision f64 --real $dir --dims 1 --reps 20 \
+            --shapes "${rows%,}" 2>&1 | tee -a "$out/d2z.txt" || status=1
+    done
+    $tf bench --backend cuda --compare cufft --precision f64 --real --reps 20 \
+        --shapes 1024x1024,4096x4096,8192x8192,256x256x256 2>&1 | tee -a "$out/d2z-nd.txt" || status=1
+    $tf bench --backend cuda --compare cufft --precision f64 --reps 20 \
+        --shapes 1024x1024,4096x4096,256x256x256 2>&1 | tee -a "$out/d2z-nd.txt" || status=1
+    $tf bench --backend cuda --compare cufft --precision f64 --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/z2z.txt" || status=1
     $tf bench --backend cuda --compare cufft --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/c2c.txt" || status=1
 fi
 if want bench; then

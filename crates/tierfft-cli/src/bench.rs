@@ -116,8 +116,8 @@ pub struct BenchArgs {
     #[arg(long, requires = "shapes")]
     real: bool,
     /// With --real: where the split (R2C) and merge (C2R) are fused into the half-length
-    /// transform: one-pass (the default), any-passes, or never.
-    #[arg(long, requires = "real", value_enum, default_value = "one-pass")]
+    /// transform: auto (the default: where measured faster), one-pass, any-passes, or never.
+    #[arg(long, requires = "real", value_enum, default_value = "auto")]
     fuse_real: FuseRealArg,
     /// With --compare cufft: the precision, f32 (C2C) or f64 (Z2Z against cuFFT's Z2Z;
     /// plain transforms only; with --shapes also D2Z and Z2D, checked against a
@@ -160,6 +160,8 @@ fn parse_grid(s: &str) -> Result<[usize; 2], String> {
 /// `--fuse-real` (see [`FuseReal`]).
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum FuseRealArg {
+    /// Where it measured faster (f32: one-pass; f64: see `FuseReal::Auto`).
+    Auto,
     /// Where the half-length transform is one pass.
     OnePass,
     /// Wherever the device's plan can.
@@ -233,6 +235,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
                 reps: args.reps as usize,
                 cufft: args.compare.is_some(),
                 fuse: match args.fuse_real {
+                    FuseRealArg::Auto => FuseReal::Auto,
                     FuseRealArg::OnePass => FuseReal::OnePass,
                     FuseRealArg::AnyPasses => FuseReal::AnyPasses,
                     FuseRealArg::Never => FuseReal::Never,

@@ -134,13 +134,8 @@ struct PlanArgs {
     #[arg(long, value_name = "DIALECT")]
     source: Option<commands::Dialect>,
     /// Plan for values stored and computed in f32 (default), f64, f16 or bf16: the on-chip
-    /// capacity and bytes moved follow (kernels are generated in f32 only so far).
-    #[arg(
-        long,
-        value_name = "P",
-        default_value = "f32",
-        conflicts_with = "shape"
-    )]
+    /// capacity and bytes moved follow (kernels are generated in f32 and f64).
+    #[arg(long, value_name = "P", default_value = "f32")]
     precision: tierfft::Precision,
     /// Planner variants.
     #[command(flatten)]

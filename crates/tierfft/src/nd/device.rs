@@ -7,6 +7,7 @@ use super::plan::{Buf, NdPlan, Step, StepOp};
 use super::{Kind, NdSpec, Reshape};
 use crate::error::Result;
 use crate::plan::{DeviceLimits, LineOrder, Plan, PlanOptions};
+use crate::precision::Precision;
 use crate::spec::RealHalf;
 
 /// Where [`NdPlan::with_fusion`] fuses an even real axis' split (R2C) and merge (C2R) into
@@ -14,9 +15,13 @@ use crate::spec::RealHalf;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FuseReal {
-    /// Where the half-length transform is one pass (the default; from 2^16 reals on the H100
-    /// the fused multi-pass versions were not faster, docs/BENCHMARKS.md session 11).
+    /// Where it measured faster (the default): in f32 as [`FuseReal::OnePass`]; in f64
+    /// (docs/BENCHMARKS.md session 24, H200) one-pass half-lengths to 2^13, and from 2^15
+    /// merges into several passes at any length, splits to 2^21.
     #[default]
+    Auto,
+    /// Where the half-length transform is one pass (from 2^16 reals on the H100 the fused
+    /// multi-pass versions were not faster in f32, docs/BENCHMARKS.md session 11).
     OnePass,
     /// Wherever the device's plan can: the merge on the first of several passes, the split
     /// on the last (when its workgroups pair lines with their mirrors).
@@ -28,7 +33,7 @@ pub enum FuseReal {
 impl NdPlan {
     /// Plans `spec` for a device with `limits`: [`NdPlan::new`]'s steps, with an even real
     /// axis' split fused into the store of its half-length transform and the merge into its
-    /// load where the device plans that transform in one pass, and a complex transform's axes
+    /// load where that measured faster ([`FuseReal::Auto`]), and a complex transform's axes
     /// run between two arrays. `None` (the CPU): the steps as they are.
     pub fn for_device(spec: &NdSpec, limits: Option<&DeviceLimits>) -> Result<NdPlan> {
         NdPlan::with_fusion(spec, limits, FuseReal::default(), &PlanOptions::default())
@@ -46,7 +51,7 @@ impl NdPlan {
         if let Some(limits) = limits
             && fuse != FuseReal::Never
         {
-            plan.fuse_real(limits, opts, fuse == FuseReal::AnyPasses);
+            plan.fuse_real(limits, opts, fuse);
         }
         if let Some(limits) = limits {
             plan.alternate_arrays(limits, opts);
@@ -101,7 +106,7 @@ impl NdPlan {
 
     /// Replaces a half-length transform and its split or merge by the transform with the
     /// step fused, where the device plans it.
-    fn fuse_real(&mut self, limits: &DeviceLimits, opts: &PlanOptions, any_passes: bool) {
+    fn fuse_real(&mut self, limits: &DeviceLimits, opts: &PlanOptions, fuse: FuseReal) {
         let fuse = |a: &Step, b: &Step| -> Option<Step> {
             let (axis, spec, half, src, dst) = match (&a.op, &b.op) {
                 (StepOp::Fft { axis, spec }, StepOp::Reshape(Reshape::Split { scale, .. })) => {
@@ -121,7 +126,8 @@ impl NdPlan {
                 _ => return None,
             };
             let spec = spec.clone().real_half(half);
-            if Plan::with_options(&spec, limits, opts).ok()?.passes.len() > 1 && !any_passes {
+            let passes = Plan::with_options(&spec, limits, opts).ok()?.passes.len();
+            if !worth_fusing(&spec, passes, fuse) {
                 return None;
             }
             Some(Step {
@@ -140,9 +146,65 @@ impl NdPlan {
     }
 }
 
+/// The largest f64 half-length whose split or merge fuses into its one-pass line under
+/// [`FuseReal::Auto`]: on the H200 the 2^14-point line (512 threads of 32 points) took 1.8
+/// times as long with the split as the transform and a split step together.
+const F64_FUSED_ONE_PASS: usize = 1 << 13;
+/// The largest f64 half-length whose split fuses into the last of several passes under
+/// [`FuseReal::Auto`]: fused, 2^15..2^21 ran up to 1.25 times faster on the H200, 2^22 and
+/// 2^23 1.2 times slower. (Merges into the first pass were faster at every length.)
+const F64_FUSED_SPLIT_PASSES: usize = 1 << 21;
+
+/// Whether `fuse` fuses the real half of `spec` into its plan of `passes` passes.
+fn worth_fusing(spec: &crate::FftSpec, passes: usize, fuse: FuseReal) -> bool {
+    let one_pass = passes == 1;
+    let f64_auto = fuse == FuseReal::Auto && spec.precision == Precision::F64;
+    match (fuse, spec.real) {
+        (_, Some(RealHalf::Split { .. } | RealHalf::Merge { .. })) if f64_auto && one_pass => {
+            spec.n <= F64_FUSED_ONE_PASS
+        }
+        (_, Some(RealHalf::Split { .. })) if f64_auto => spec.n <= F64_FUSED_SPLIT_PASSES,
+        (_, Some(RealHalf::Merge { .. })) if f64_auto => true,
+        (FuseReal::Auto | FuseReal::OnePass, _) => one_pass,
+        (FuseReal::AnyPasses, _) => true,
+        (FuseReal::Never, _) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn f64_splits_and_merges_fuse_where_they_measured_faster() {
+        let limits = DeviceLimits::profile("h100-cuda").expect("profile");
+        let fused = |n: usize, inverse: bool| {
+            let mut spec = NdSpec::new(&[4, n])
+                .axes(&[1])
+                .real()
+                .precision(Precision::F64);
+            if inverse {
+                spec = spec.inverse();
+            }
+            let plan = NdPlan::for_device(&spec, Some(&limits)).expect("plans");
+            plan.steps.len() == 1
+        };
+        // One-pass lines to 2^13 points (2^14 reals), several passes from 2^15 to 2^21
+        // (splits) or at any length (merges); not the one-pass 2^14-point line.
+        for (reals, split, merge) in [
+            (1 << 14, true, true),
+            (1 << 15, false, false),
+            (1 << 18, true, true),
+            (1 << 22, true, true),
+            (1 << 24, false, true),
+        ] {
+            assert_eq!(
+                (fused(reals, false), fused(reals, true)),
+                (split, merge),
+                "{reals}"
+            );
+        }
+    }
 
     #[test]
     fn splits_and_merges_fuse_into_one_pass_lines() {
