@@ -24,7 +24,6 @@ use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::precision::{Precision, device_words};
 use crate::spec::FftSpec;
-use crate::values::Values;
 use buffer::Held;
 use view::sealed::TOKEN;
 
@@ -86,7 +85,7 @@ fn build_kernels<K>(
 /// plan's precision.
 #[cfg(any(feature = "cuda", feature = "wgpu", test))]
 pub(crate) fn aux_words(plan: &Plan) -> Vec<f32> {
-    let mut values: Vec<Complex64> = plan.vectors().iter().flat_map(Values::iter).collect();
+    let mut values: Vec<Complex64> = plan.vectors().iter().flat_map(crate::values::Values::iter).collect();
     if values.is_empty() {
         values.push(Complex64::new(0.0, 0.0));
     }

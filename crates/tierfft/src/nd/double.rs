@@ -1,10 +1,10 @@
 //! N-D and real transforms in double precision on the CPU backend (rustfft and realfft in
-//! f64): NumPy's
-//! `fftn`, `rfftn` and `irfftn` for float64 and complex128 data.
+//! f64): NumPy's `fftn`, `rfftn` and `irfftn` for float64 and complex128 data, as the Python
+//! package runs them.
 //!
-//! The GPU backends transform in f32 (their kernels, twiddle tables and buffers are
-//! single precision), so only [`crate::Device::cpu()`] plans these; elsewhere planning is
-//! refused with [`Error::Unsupported`].
+//! Only [`crate::Device::cpu()`] plans these; on any device (GPUs with f64 arithmetic
+//! included) [`crate::Device::plan_nd`] of an [`NdSpec`] in
+//! [`crate::Precision::F64`] runs the same transforms through [`crate::NdFft`].
 
 use std::sync::Arc;
 
@@ -67,8 +67,8 @@ impl Device {
             return Err(Error::Unsupported {
                 what: "an f64 transform".into(),
                 device: self.name(),
-                detail: "GPU backends transform in f32 (complex64) for now; plan it on the \
-                         CPU device, or convert the data to f32"
+                detail: "NdFft64 runs on the CPU; on a GPU plan the NdSpec with \
+                         .precision(Precision::F64) through Device::plan_nd"
                     .into(),
             });
         }
