@@ -236,6 +236,23 @@ impl NdFft {
         )))
     }
 
+    /// `Ok` when this is a `kind` transform whose input holds `input` values of `I` and
+    /// output `output` of `O` (see [`NdFft::check`]); whether the output is strided.
+    fn check_io<I: Element, O: Element>(
+        &self,
+        kind: Kind,
+        input: usize,
+        output: usize,
+    ) -> Result<bool> {
+        self.expect(kind)?;
+        let (gather, scatter) = self.strided();
+        let spec = self.spec();
+        let (real_in, real_out) = (kind == Kind::RealToComplex, kind == Kind::ComplexToReal);
+        self.check::<I>("input", !real_in, input, spec.input_len(), gather)?;
+        self.check::<O>("output", !real_out, output, spec.output_len(), scatter)?;
+        Ok(scatter)
+    }
+
     /// Whether the first step gathers a strided input and the last scatters a strided output.
     fn strided(&self) -> (bool, bool) {
         let is =
@@ -396,22 +413,15 @@ impl NdFft {
     where
         Complex<T>: Element,
     {
-        self.expect(Kind::RealToComplex)?;
-        let (gather, scatter) = self.strided();
-        self.check::<T>("input", false, input.len(), self.spec().input_len(), gather)?;
-        self.check::<Complex<T>>(
-            "output",
-            true,
-            output.len(),
-            self.spec().output_len(),
-            scatter,
-        )?;
+        let scatter =
+            self.check_io::<T, Complex<T>>(Kind::RealToComplex, input.len(), output.len())?;
         let mut real = self.device.upload(input)?;
         let mut spectrum = match scatter {
             true => self.device.upload(output)?,
             false => self.device.zeros_of(output.len())?,
         };
-        self.process_buffer_real_to_complex(&mut real, &mut spectrum)?;
+        let user = User::RealToComplex(&mut real.held, &mut spectrum.held);
+        self.run(user, &mut *self.scratch()?)?;
         spectrum.read_into(output)
     }
 
@@ -426,22 +436,15 @@ impl NdFft {
     where
         Complex<T>: Element,
     {
-        self.expect(Kind::ComplexToReal)?;
-        let (gather, scatter) = self.strided();
-        self.check::<Complex<T>>("input", true, input.len(), self.spec().input_len(), gather)?;
-        self.check::<T>(
-            "output",
-            false,
-            output.len(),
-            self.spec().output_len(),
-            scatter,
-        )?;
+        let scatter =
+            self.check_io::<Complex<T>, T>(Kind::ComplexToReal, input.len(), output.len())?;
         let mut spectrum = self.device.upload(input)?;
         let mut real = match scatter {
             true => self.device.upload(output)?,
             false => self.device.zeros_of(output.len())?,
         };
-        self.process_buffer_complex_to_real(&mut spectrum, &mut real)?;
+        let user = User::ComplexToReal(&mut spectrum.held, &mut real.held);
+        self.run(user, &mut *self.scratch()?)?;
         real.read_into(output)
     }
 
@@ -530,16 +533,7 @@ impl NdFft {
         Complex<T>: Element,
     {
         let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
-        self.expect(Kind::RealToComplex)?;
-        let (gather, scatter) = self.strided();
-        self.check::<T>("input", false, input.len(), self.spec().input_len(), gather)?;
-        self.check::<Complex<T>>(
-            "output",
-            true,
-            output.len(),
-            self.spec().output_len(),
-            scatter,
-        )?;
+        self.check_io::<T, Complex<T>>(Kind::RealToComplex, input.len(), output.len())?;
         let user = User::RealToComplex(&mut input.held, &mut output.held);
         self.run(user, &mut *self.scratch()?)
     }
@@ -555,16 +549,7 @@ impl NdFft {
         Complex<T>: Element,
     {
         let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
-        self.expect(Kind::ComplexToReal)?;
-        let (gather, scatter) = self.strided();
-        self.check::<Complex<T>>("input", true, input.len(), self.spec().input_len(), gather)?;
-        self.check::<T>(
-            "output",
-            false,
-            output.len(),
-            self.spec().output_len(),
-            scatter,
-        )?;
+        self.check_io::<Complex<T>, T>(Kind::ComplexToReal, input.len(), output.len())?;
         let user = User::ComplexToReal(&mut input.held, &mut output.held);
         self.run(user, &mut *self.scratch()?)
     }

@@ -14,12 +14,7 @@ use crate::spec::{Direction, FftSpec, PointOp, transpose};
 /// unnormalised, in the given direction.
 pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Complex64> {
     let mut data = widen(input);
-    let mut planner = FftPlanner::<f64>::new();
-    let fft = match direction {
-        Direction::Forward => planner.plan_fft_forward(n),
-        Direction::Inverse => planner.plan_fft_inverse(n),
-    };
-    fft.process(&mut data);
+    rustfft64()(&mut data, n, direction.sign());
     data
 }
 
@@ -27,14 +22,20 @@ pub fn fft_f64(input: &[Complex32], n: usize, direction: Direction) -> Vec<Compl
 /// 1/n, store operations) on `input` (whole transforms), step by step in f64: the unfused
 /// reference fused kernels are checked against.
 pub fn spec_f64(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
+    spec_with(spec, widen(input), &mut rustfft64())
+}
+
+/// `fft(lines, n, sign)`: batched transforms of contiguous lines of `n` points with rustfft
+/// in f64 (sign −1 forward), the f64 reference's.
+fn rustfft64() -> impl FnMut(&mut [Complex64], usize, f64) {
     let mut planner = FftPlanner::<f64>::new();
-    spec_with(spec, widen(input), &mut |data, n, sign| {
+    move |lines, n, sign| {
         let fft = match sign < 0.0 {
             true => planner.plan_fft_forward(n),
             false => planner.plan_fft_inverse(n),
         };
-        fft.process(data);
-    })
+        fft.process(lines);
+    }
 }
 
 /// What [`spec_f64`] computes, on f64 `input`, with every transform in double-double
@@ -114,20 +115,7 @@ pub fn widen(x: &[Complex32]) -> Vec<Complex64> {
 /// NumPy's `fftn` (forward) or unnormalised `ifftn` (inverse) over `axes` of `data`, a
 /// row-major array of `shape`, in f64, in place.
 pub fn fftn_f64(data: &mut [Complex64], shape: &[usize], axes: &[usize], direction: Direction) {
-    let mut planner = FftPlanner::<f64>::new();
-    fftn_with(
-        data,
-        shape,
-        axes,
-        direction.sign(),
-        &mut |lines, n, sign| {
-            let fft = match sign < 0.0 {
-                true => planner.plan_fft_forward(n),
-                false => planner.plan_fft_inverse(n),
-            };
-            fft.process(lines);
-        },
-    );
+    fftn_with(data, shape, axes, direction.sign(), &mut rustfft64());
 }
 
 /// [`fftn_f64`] with `fft(lines, n, sign)` transforming contiguous lines of `n` points.
@@ -159,14 +147,7 @@ fn fftn_with(
 /// Hermitian extension along the real axis, whose imaginary parts of bins 0 and n/2 drop
 /// out of the real part, as NumPy's `irfftn` ignores them).
 pub fn nd_f64(spec: &NdSpec, input: &NdInput) -> Vec<Complex64> {
-    let mut planner = FftPlanner::<f64>::new();
-    nd_with(spec, input, &mut |lines, n, sign| {
-        let fft = match sign < 0.0 {
-            true => planner.plan_fft_forward(n),
-            false => planner.plan_fft_inverse(n),
-        };
-        fft.process(lines);
-    })
+    nd_with(spec, input, &mut rustfft64())
 }
 
 /// [`nd_f64`] with every transform in double-double arithmetic, rounded to f64 once: the
