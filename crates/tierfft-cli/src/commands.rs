@@ -7,7 +7,7 @@ use tierfft::backend::cuda::CudaDevice;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::nd::{NdPlan, StepOp};
 use tierfft::plan::{DeviceLimits, Plan};
-use tierfft::{Device, FftSpec, NdSpec, Precision};
+use tierfft::{Device, FftSpec, NdSpec};
 
 use crate::CliResult;
 use crate::fft::resolve_axes;
@@ -195,14 +195,6 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
                     to show one)"
                 .into(),
         );
-    }
-    if job.source.is_some() && !matches!(job.precision, Precision::F32 | Precision::F64) {
-        return Err(format!(
-            "--source with --precision {}: tierfft generates its kernels in f32 and f64 only \
-             so far",
-            job.precision
-        )
-        .into());
     }
     if let Some(nd) = &job.nd {
         return plan_nd(job, nd, &limits);

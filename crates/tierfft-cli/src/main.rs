@@ -133,8 +133,8 @@ struct PlanArgs {
     /// Also print every kernel's generated source in this dialect.
     #[arg(long, value_name = "DIALECT")]
     source: Option<commands::Dialect>,
-    /// Plan for values stored and computed in f32 (default), f64, f16 or bf16: the on-chip
-    /// capacity and bytes moved follow (kernels are generated in f32 and f64).
+    /// Plan for values stored and computed in f32 (default) or f64, or stored in f16 or bf16
+    /// and computed in f32: the on-chip capacity and bytes moved follow.
     #[arg(long, value_name = "P", default_value = "f32")]
     precision: tierfft::Precision,
     /// Planner variants.

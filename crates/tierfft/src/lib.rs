@@ -43,6 +43,7 @@ pub use backend::{
     RealElement, Resampler, Timer,
 };
 pub use error::{Error, Result, Source};
+pub use half::{bf16, f16};
 pub use nd::{Kind, NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex32, Complex64};
 pub use precision::Precision;

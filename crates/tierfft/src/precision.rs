@@ -5,8 +5,9 @@
 //! point, [`Precision::compute_bytes`]), then into the kernels (types and literals printed
 //! in it) and the backends (tables and data in its words). f32 runs everywhere; f64 on the
 //! CPU and on GPUs with f64 arithmetic (`DeviceLimits::shader_f64`): complex, real and N-D
-//! transforms of any length. Other cases are refused at plan time naming the device and
-//! what it lacks.
+//! transforms of any length. f16 and bf16 store complex values in 16 bits a part and compute
+//! in f32, on every device, for 1-D complex transforms of smooth lengths (prime factors up to
+//! 13). Other cases are refused at plan time naming the device and what it lacks.
 
 use std::fmt;
 
@@ -54,6 +55,11 @@ impl Precision {
         }
     }
 
+    /// Whether values are stored in 16 bits (f16, bf16) and computed in f32.
+    pub fn is_half(self) -> bool {
+        matches!(self, Precision::F16 | Precision::Bf16)
+    }
+
     /// Its name: `f32`, `f64`, `f16` or `bf16`.
     pub fn name(self) -> &'static str {
         match self {
@@ -88,35 +94,23 @@ impl std::str::FromStr for Precision {
 }
 
 /// Why `device` (with `limits`, `None` for the CPU) cannot run transforms in `precision`,
-/// or `None` when it can: f32 everywhere; f64 on the CPU and on GPUs with f64 arithmetic;
-/// f16 and bf16 nowhere yet.
+/// or `None` when it can: f32, f16 and bf16 everywhere (16-bit storage is converted to f32
+/// around the arithmetic, so the device needs no f16 arithmetic); f64 on the CPU and on GPUs
+/// with f64 arithmetic.
 pub(crate) fn refusal(
     precision: Precision,
     device: String,
     limits: Option<&DeviceLimits>,
 ) -> Option<Error> {
-    let unsupported = |detail: String| {
-        Some(Error::Unsupported {
+    match limits {
+        Some(l) if precision == Precision::F64 && !l.shader_f64 => Some(Error::Unsupported {
             what: format!("an FFT in {precision}"),
-            device: device.clone(),
-            detail,
-        })
-    };
-    match (precision, limits) {
-        (Precision::F32, _) | (Precision::F64, None) => None,
-        (Precision::F64, Some(l)) if !l.shader_f64 => unsupported(
-            "the device has no f64 arithmetic (no SHADER_F64); Device::cpu() transforms in f64"
+            device,
+            detail: "the device has no f64 arithmetic (no SHADER_F64); Device::cpu() transforms \
+                     in f64"
                 .into(),
-        ),
-        (Precision::F64, Some(_)) => None,
-        (_, None) => unsupported("the CPU backend computes in f32 or f64".into()),
-        (_, Some(l)) => unsupported(format!(
-            "{}, and tierfft's kernels store f32 or f64 only so far",
-            match l.shader_f16 {
-                true => "the device has f16 arithmetic (SHADER_F16)",
-                false => "the device has no f16 arithmetic (no SHADER_F16)",
-            }
-        )),
+        }),
+        _ => None,
     }
 }
 
@@ -141,6 +135,34 @@ pub(crate) fn device_words(
     }
 }
 
+/// The parts of complex values stored in 16 bits (`words`: one 4-byte word per value, the
+/// real part in the low half) as f32, two per value.
+pub(crate) fn unpack_half(words: &[f32], precision: Precision) -> Vec<f32> {
+    let part = |bits: u32| {
+        let bits = bits as u16;
+        match precision {
+            Precision::Bf16 => half::bf16::from_bits(bits).to_f32(),
+            _ => half::f16::from_bits(bits).to_f32(),
+        }
+    };
+    words
+        .iter()
+        .flat_map(|w| [part(w.to_bits()), part(w.to_bits() >> 16)])
+        .collect()
+}
+
+/// Complex `values` (f32 pairs) stored in 16 bits into `words` (one 4-byte word per value),
+/// each part rounded to nearest even: the inverse of [`unpack_half`].
+pub(crate) fn pack_half(values: &[f32], precision: Precision, words: &mut [f32]) {
+    let part = |x: f32| match precision {
+        Precision::Bf16 => half::bf16::from_f32(x).to_bits(),
+        _ => half::f16::from_f32(x).to_bits(),
+    };
+    for (w, z) in words.iter_mut().zip(values.chunks_exact(2)) {
+        *w = f32::from_bits(u32::from(part(z[0])) | u32::from(part(z[1])) << 16);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +180,33 @@ mod tests {
             assert_eq!(p.name().parse::<Precision>(), Ok(p));
         }
         assert!("f8".parse::<Precision>().is_err());
+    }
+
+    #[test]
+    fn half_words_round_trip_and_round_to_nearest_even() {
+        for p in [Precision::F16, Precision::Bf16] {
+            let values = [1.0f32, -2.5, 0.0, 65504.0, 1.0e-3, f32::INFINITY];
+            let mut words = vec![f32::NAN; 3];
+            pack_half(&values, p, &mut words);
+            let back = unpack_half(&words, p);
+            for (x, y) in values.iter().zip(&back) {
+                let ulp = match p {
+                    Precision::F16 => 2f32.powi(-11),
+                    _ => 2f32.powi(-8),
+                };
+                assert!(x == y || (x - y).abs() <= ulp * x.abs(), "{p}: {x} -> {y}");
+            }
+        }
+        // 1 + 2^-11 lies halfway between f16's 1 and 1 + 2^-10: to the even one, 1.
+        let mut w = [0f32];
+        pack_half(
+            &[1.0 + 2f32.powi(-11), 1.0 + 3.0 * 2f32.powi(-11)],
+            Precision::F16,
+            &mut w,
+        );
+        assert_eq!(
+            unpack_half(&w, Precision::F16),
+            [1.0, 1.0 + 2.0 * 2f32.powi(-10)]
+        );
     }
 }

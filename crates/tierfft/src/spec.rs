@@ -464,6 +464,22 @@ impl FftSpec {
                 detail: "the byte count overflows usize".into(),
             });
         }
+        if self.precision.is_half() {
+            // 16-bit storage rounds every pass's intermediate: kept to complex transforms of
+            // few passes (smooth lengths), not Bluestein's convolution or real halves.
+            if self.real.is_some() {
+                return Err(Error::InvalidSpec(format!(
+                    "{} storage covers complex transforms; real transforms run in f32 or f64",
+                    self.precision
+                )));
+            }
+            if !crate::plan::shape::is_smooth(self.n) {
+                return Err(Error::InvalidSpec(format!(
+                    "{} storage covers lengths with no prime factor above 13 (n = {});                      Bluestein's convolution for other lengths runs in f32 or f64",
+                    self.precision, self.n
+                )));
+            }
+        }
         if let Some(half) = self.real {
             let (direction, scales) = match half {
                 RealHalf::Split { .. } => (Direction::Forward, true),

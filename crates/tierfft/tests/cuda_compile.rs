@@ -1,4 +1,4 @@
-//! Every CUDA kernel the planner can produce for n = 2^0 .. 2^27 (f32 and f64) compiles with NVRTC for
+//! Every CUDA kernel the planner can produce for n = 2^0 .. 2^27 (f32, f64, f16, bf16) compiles with NVRTC for
 //! Hopper (sm_90), so a code-generation error fails CI although no GPU runs there.
 //! Needs libnvrtc (CI: `pip install nvidia-cuda-nvrtc`, see scripts/test); without it the test
 //! says why it skipped, and fails when `TIERFFT_REQUIRE_NVRTC=1`.
@@ -26,12 +26,20 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             let f64 = FftSpec::new(1 << k)
                 .batch(batch)
                 .precision(tierfft::Precision::F64);
+            // f16 and bf16: 16-bit storage converted around f32 arithmetic.
+            let f16 = FftSpec::new(1 << k).batch(batch).precision(Precision::F16);
+            let bf16 = FftSpec::new(1 << k)
+                .batch(batch)
+                .inverse()
+                .precision(Precision::Bf16);
             for spec in [
                 FftSpec::new(1 << k).batch(batch),
                 FftSpec::new(1 << k).batch(batch).inverse().normalized(),
                 // f64: double arithmetic, literals, cluster stores and async copies.
                 f64.clone(),
                 f64.inverse().normalized(),
+                f16,
+                bf16,
             ] {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for pass in 0..plan.passes.len() {

@@ -27,20 +27,14 @@ fn unsupported_lengths_and_zero_batch() {
     }
 }
 
-/// `Fft` is f32 only so far: other precisions are refused at plan time, naming the device,
-/// whether it has the arithmetic (read from it) and, for f64, what transforms in f64.
+/// f64 is refused where the device lacks its arithmetic, naming the device; f16 and bf16
+/// storage (converted to f32 around the arithmetic) plan everywhere.
 #[test]
 fn precisions_a_device_cannot_run_are_refused_naming_it() {
     for dev in [Device::cpu(), gpu().clone()] {
-        // Half-precision storage: not yet anywhere.
         for precision in [Precision::F16, Precision::Bf16] {
-            let e = dev
-                .plan(&FftSpec::new(64).precision(precision))
-                .expect_err("must fail");
-            let text = e.to_string();
-            assert!(matches!(e, Error::Unsupported { .. }), "{text}");
-            assert!(text.contains(&dev.name()), "{text}");
-            assert!(text.contains(&format!("FFT in {precision}")), "{text}");
+            let planned = dev.plan(&FftSpec::new(64).precision(precision));
+            assert!(planned.is_ok(), "{}: {planned:?}", dev.name());
         }
         // f64 runs where the device has it (the CPU always).
         let f64_ok = dev.limits().is_none_or(|l| l.shader_f64);

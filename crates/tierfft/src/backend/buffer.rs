@@ -2,6 +2,7 @@
 //! download once.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::ops::Range;
 #[cfg(feature = "cuda")]
@@ -20,7 +21,8 @@ use crate::dist::Rows;
 use crate::error::{Error, Result};
 use crate::precision::Precision;
 
-/// An element type device buffers hold: real or complex (interleaved pairs), f32 or f64.
+/// An element type device buffers hold: real or complex (interleaved pairs), f32 or f64;
+/// complex pairs of [`half::f16`] or [`half::bf16`] for the 16-bit storage precisions.
 pub trait Element: bytemuck::Pod + Default + Send + Sync + sealed::Sealed {
     /// 4-byte words per element (device memory is counted in them).
     const FLOATS: usize;
@@ -60,6 +62,49 @@ impl Element for Complex64 {
     const NAME: &'static str = "Complex64";
 }
 
+impl Element for num_complex::Complex<half::f16> {
+    const FLOATS: usize = 1;
+    const PRECISION: Precision = Precision::F16;
+    const COMPLEX: bool = true;
+    const NAME: &'static str = "Complex<f16>";
+}
+
+impl Element for num_complex::Complex<half::bf16> {
+    const FLOATS: usize = 1;
+    const PRECISION: Precision = Precision::Bf16;
+    const COMPLEX: bool = true;
+    const NAME: &'static str = "Complex<bf16>";
+}
+
+/// `values` as the 4-byte words device memory holds: borrowed where they are aligned for
+/// f32 (16-bit pairs need not be), else copied.
+pub(crate) fn words_of<T: Element>(values: &[T]) -> Cow<'_, [f32]> {
+    match bytemuck::try_cast_slice(values) {
+        Ok(words) => Cow::Borrowed(words),
+        Err(_) => {
+            let mut words = vec![0f32; values.len() * T::FLOATS];
+            bytemuck::cast_slice_mut::<f32, u8>(&mut words)
+                .copy_from_slice(bytemuck::cast_slice(values));
+            Cow::Owned(words)
+        }
+    }
+}
+
+/// Runs `f` on `values` as 4-byte words, through an aligned copy where they are not aligned
+/// for f32.
+pub(crate) fn with_words_mut<T: Element, R>(
+    values: &mut [T],
+    f: impl FnOnce(&mut [f32]) -> R,
+) -> R {
+    if let Ok(words) = bytemuck::try_cast_slice_mut(values) {
+        return f(words);
+    }
+    let mut words = words_of(values).into_owned();
+    let r = f(&mut words);
+    bytemuck::cast_slice_mut::<T, u8>(values).copy_from_slice(bytemuck::cast_slice(&words));
+    r
+}
+
 /// A real element type, f32 or f64, whose complex type is also an [`Element`]: the reals of
 /// real-data transforms ([`crate::NdFft::process_real_to_complex`]).
 pub trait RealElement: Element {}
@@ -73,6 +118,8 @@ mod sealed {
     impl Sealed for num_complex::Complex32 {}
     impl Sealed for f64 {}
     impl Sealed for num_complex::Complex64 {}
+    impl Sealed for num_complex::Complex<half::f16> {}
+    impl Sealed for num_complex::Complex<half::bf16> {}
 }
 
 /// Data held by one [`Device`] (host memory for [`Device::cpu`]), typed by element: complex
@@ -174,7 +221,7 @@ impl Held {
 impl Device {
     /// Copies `data` (complex or real f32) to the device.
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        let held = self.backend().upload(bytemuck::cast_slice(data))?;
+        let held = self.backend().upload(&words_of(data))?;
         Ok(DeviceBuffer::new(held))
     }
 
@@ -317,7 +364,7 @@ impl<T: Element> DeviceBuffer<T> {
                 out.len()
             )));
         }
-        self.held.memory().read(bytemuck::cast_slice_mut(out))
+        with_words_mut(out, |words| self.held.memory().read(words))
     }
 
     /// Copies `data` (as many elements as the buffer holds) into the buffer, ordered after
@@ -331,7 +378,7 @@ impl<T: Element> DeviceBuffer<T> {
                 self.len()
             )));
         }
-        self.held.memory_mut().write(bytemuck::cast_slice(data))
+        self.held.memory_mut().write(&words_of(data))
     }
 
     /// Sets every element to zero, ordered after the work queued on the buffer so far (on a

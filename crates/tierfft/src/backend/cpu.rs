@@ -15,7 +15,7 @@ use super::buffer::{Held, Memory, foreign};
 use super::{Executor, Timer};
 use crate::dist::Rows;
 use crate::error::{Error, Result};
-use crate::precision::Precision;
+use crate::precision::{Precision, pack_half, unpack_half};
 use crate::spec::{Direction, FftSpec, PointOp, transpose};
 
 /// The CPU's memory: f32 values on the host, owned, or borrowed from another host memory
@@ -182,9 +182,11 @@ pub(crate) struct CpuFft<T: Real> {
     fft: Arc<dyn Fft<T>>,
     /// The opposite direction, for chained transforms.
     back: Option<Arc<dyn Fft<T>>>,
+    /// The spec's precision: f16 and bf16 words are converted to f32 (`T`) and back.
+    storage: Precision,
 }
 
-/// `spec` planned on the CPU in its precision (f32 or f64; others were refused before).
+/// `spec` planned on the CPU in its precision (f32 or f64; f16 and bf16 computed in f32).
 pub(crate) fn cpu_fft(spec: &FftSpec) -> Box<dyn Executor> {
     match spec.precision {
         Precision::F64 => Box::new(CpuFft::<f64>::new(spec)),
@@ -215,6 +217,7 @@ impl<T: Real> CpuFft<T> {
                 .then(|| (spec.matrices(), spec.point_stride())),
             fft,
             back,
+            storage: spec.precision,
         }
     }
 
@@ -237,7 +240,13 @@ impl<T: Real> CpuFft<T> {
 
     /// Transforms `words` (the values as 4-byte words) in place.
     fn run_words(&self, words: &mut [f32]) -> Result<()> {
-        with_values_mut::<T>(words, |v| self.run(bytemuck::cast_slice_mut(v)));
+        if self.storage.is_half() {
+            let mut parts = unpack_half(words, self.storage);
+            with_values_mut::<T>(&mut parts, |v| self.run(bytemuck::cast_slice_mut(v)));
+            pack_half(&parts, self.storage, words);
+        } else {
+            with_values_mut::<T>(words, |v| self.run(bytemuck::cast_slice_mut(v)));
+        }
         Ok(())
     }
 

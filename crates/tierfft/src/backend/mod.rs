@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::precision::{Precision, device_words};
 use crate::spec::FftSpec;
-use buffer::Held;
+use buffer::{Held, with_words_mut, words_of};
 use view::sealed::TOKEN;
 
 pub use buffer::{DeviceBuffer, Element, RealElement};
@@ -505,11 +505,12 @@ impl Fft {
     }
 
     /// Transforms `data` (`n × batch` elements) in place. The elements are the spec's
-    /// precision's complex type: [`Complex32`] for f32, [`Complex64`] for f64.
+    /// precision's complex type: [`Complex32`] for f32, [`Complex64`] for f64,
+    /// `Complex<half::f16>` and `Complex<half::bf16>` for f16 and bf16.
     pub fn process<T: Element>(&self, data: &mut [T]) -> Result<()> {
         self.same_rows()?;
         self.check_values::<T>(data.len())?;
-        self.exec.process(bytemuck::cast_slice_mut(data))
+        with_words_mut(data, |words| self.exec.process(words))
     }
 
     /// Transforms `input` into `output`; `input` is left unchanged.
@@ -517,10 +518,9 @@ impl Fft {
         self.same_rows()?;
         self.check_values::<T>(input.len())?;
         self.spec.check_len(output.len())?;
-        self.exec.process_out_of_place(
-            bytemuck::cast_slice(input),
-            bytemuck::cast_slice_mut(output),
-        )
+        with_words_mut(output, |words| {
+            self.exec.process_out_of_place(&words_of(input), words)
+        })
     }
 
     /// `Ok` when `len` values of type `T` are what this transform reads: the complex type of
@@ -530,6 +530,8 @@ impl Fft {
         if !T::COMPLEX || T::PRECISION != precision {
             let want = match precision {
                 Precision::F64 => "Complex64",
+                Precision::F16 => "Complex<f16>",
+                Precision::Bf16 => "Complex<bf16>",
                 _ => "Complex32",
             };
             return Err(Error::InvalidSpec(format!(
@@ -572,11 +574,9 @@ impl Fft {
         self.same_rows()?;
         self.check_values::<T>(input.len())?;
         let mut output = vec![T::default(); input.len()];
-        let (seconds, timer) = self.exec.measure(
-            bytemuck::cast_slice(input),
-            bytemuck::cast_slice_mut(&mut output),
-            reps.max(1),
-        )?;
+        let (seconds, timer) = with_words_mut(&mut output, |words| {
+            self.exec.measure(&words_of(input), words, reps.max(1))
+        })?;
         Ok(Measured {
             output,
             seconds,

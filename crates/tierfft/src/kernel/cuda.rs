@@ -42,6 +42,43 @@ __device__ __forceinline__ {c} cmul({c} a, {c} b) {{
     )
 }
 
+/// Conversions between float2 and a [`Ty::Packed`] word of two f16 (PTX `cvt`, rounding to
+/// nearest even; no header needed) or two bf16 values (the upper halves of the parts' f32
+/// bits, rounded to nearest even in integer arithmetic, NaN kept NaN).
+fn packing(precision: Precision) -> &'static str {
+    match precision {
+        Precision::F16 => {
+            r#"// Storage: f16 pairs (real part in the low half), converted to f32 on load and back on store.
+__device__ __forceinline__ float2 unpack(unsigned w) {
+    float2 v;
+    asm("{\n\t.reg .b16 lo, hi;\n\tmov.b32 {lo, hi}, %2;\n\tcvt.f32.f16 %0, lo;\n\tcvt.f32.f16 %1, hi;\n\t}" : "=f"(v.x), "=f"(v.y) : "r"(w));
+    return v;
+}
+__device__ __forceinline__ unsigned pack(float2 v) {
+    unsigned w;
+    asm("{\n\t.reg .b16 lo, hi;\n\tcvt.rn.f16.f32 lo, %1;\n\tcvt.rn.f16.f32 hi, %2;\n\tmov.b32 %0, {lo, hi};\n\t}" : "=r"(w) : "f"(v.x), "f"(v.y));
+    return w;
+}
+"#
+        }
+        Precision::Bf16 => {
+            r#"// Storage: bf16 pairs (real part in the low half), converted to f32 on load and back on store.
+__device__ __forceinline__ float2 unpack(unsigned w) {
+    return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+}
+__device__ __forceinline__ unsigned bf16_bits(float x) {
+    const unsigned b = __float_as_uint(x);
+    return (b & 0x7fffffffu) > 0x7f800000u ? ((b >> 16) | 0x40u) : ((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ unsigned pack(float2 v) {
+    return bf16_bits(v.x) | (bf16_bits(v.y) << 16);
+}
+"#
+        }
+        _ => "",
+    }
+}
+
 impl CudaC {
     fn f64(&self) -> bool {
         self.precision == Precision::F64
@@ -112,6 +149,7 @@ impl Dialect for CudaC {
     fn preamble(&self, k: &Kernel) -> String {
         let c = self.ty(Ty::Complex);
         let mut s = prelude(c, self.ty(Ty::Real), self.make());
+        s.push_str(packing(self.precision));
         if k.cluster.is_some() {
             let (ptx, reg) = if self.f64() {
                 ("f64", "d")
@@ -210,7 +248,16 @@ impl Dialect for CudaC {
             Ty::Real => "float",
             Ty::Complex => "float2",
             Ty::Bool => "bool",
+            Ty::Packed => "unsigned",
         }
+    }
+
+    fn unpack(&self, word: &str) -> String {
+        format!("unpack({word})")
+    }
+
+    fn pack(&self, value: &str) -> String {
+        format!("pack({value})")
     }
 
     fn float(&self, x: f64) -> String {

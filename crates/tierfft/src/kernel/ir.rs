@@ -8,7 +8,7 @@ use crate::precision::Precision;
 use std::ops::{Add, BitAnd, Div, Mul, Neg, Rem, Shl, Shr, Sub};
 
 /// Value types. Reals and complex values are in the kernel's arithmetic precision
-/// ([`Kernel::precision`]): f32 or f64.
+/// ([`Kernel::precision`]): f32 or f64 (f32 for the 16-bit storage precisions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
     /// 32-bit unsigned integer (indices).
@@ -19,6 +19,11 @@ pub enum Ty {
     Complex,
     /// Boolean.
     Bool,
+    /// A complex value stored as two 16-bit floats in one 32-bit word (real part in the low
+    /// half), f16 or bf16 as [`Kernel::precision`] says: only the element type of a buffer
+    /// binding. Loads from it give a [`Ty::Complex`] and stores to it take one; the printers
+    /// convert (rounding to nearest even) on the way.
+    Packed,
 }
 
 /// Buffers and arrays a kernel reads or writes; the element types of buffers are in the
@@ -190,7 +195,8 @@ pub struct Kernel {
     /// Header comment lines (what the kernel does).
     pub doc: Vec<String>,
     /// The precision of its [`Ty::Real`] and [`Ty::Complex`] values, literals, workgroup
-    /// memory and buffers: f32 or f64.
+    /// memory and buffers: f32 or f64; f16 and bf16 compute in f32 and store the data
+    /// buffers' values as [`Ty::Packed`].
     pub precision: Precision,
     /// Threads per workgroup (one-dimensional).
     pub threads: u32,

@@ -41,6 +41,10 @@ pub trait Dialect {
         let _ = (mem, streaming);
         format!("{name}[{index}]")
     }
+    /// A [`Ty::Packed`] word (printed) as a complex value.
+    fn unpack(&self, word: &str) -> String;
+    /// A complex value (printed) as a [`Ty::Packed`] word, each part rounded to nearest even.
+    fn pack(&self, value: &str) -> String;
     /// `name[index] = value;` (dialects may mark `streaming` writes evict-first).
     fn store(&self, name: &str, index: &str, value: &str, streaming: bool) -> String {
         let _ = streaming;
@@ -81,6 +85,12 @@ pub fn print(d: &impl Dialect, k: &Kernel) -> String {
             .bindings
             .iter()
             .filter(|b| b.streaming)
+            .map(|b| b.mem)
+            .collect(),
+        packed: k
+            .bindings
+            .iter()
+            .filter(|b| b.elem == Ty::Packed)
             .map(|b| b.mem)
             .collect(),
     };
@@ -126,6 +136,8 @@ struct Printer<'a, D> {
     in_place: bool,
     /// The buffers whose accesses are marked streaming ([`crate::kernel::ir::Binding`]).
     streaming: Vec<Mem>,
+    /// The buffers holding [`Ty::Packed`] values: loads unpack, stores pack.
+    packed: Vec<Mem>,
 }
 
 impl<D: Dialect> Printer<'_, D> {
@@ -137,12 +149,18 @@ impl<D: Dialect> Printer<'_, D> {
                 Stmt::Let(n, t, e) => self.d.let_(n, self.d.ty(*t), &self.expr(e)),
                 Stmt::Var(n, t, e) => self.d.var(n, self.d.ty(*t), &self.expr(e)),
                 Stmt::Assign(n, e) => format!("{n} = {};", self.expr(e)),
-                Stmt::Store(m, i, v) => self.d.store(
-                    self.mem(*m),
-                    &self.expr(i),
-                    &self.expr(v),
-                    self.streaming.contains(m),
-                ),
+                Stmt::Store(m, i, v) => {
+                    let value = match self.is_packed(*m) {
+                        true => self.d.pack(&self.expr(v)),
+                        false => self.expr(v),
+                    };
+                    self.d.store(
+                        self.mem(*m),
+                        &self.expr(i),
+                        &value,
+                        self.streaming.contains(m),
+                    )
+                }
                 Stmt::Return => "return;".into(),
                 Stmt::Barrier => self.d.barrier().into(),
                 Stmt::CopyAsync { shared, index } => {
@@ -171,6 +189,16 @@ impl<D: Dialect> Printer<'_, D> {
         }
     }
 
+    /// Whether `m`'s values are [`Ty::Packed`] (in place, `Src` is `Dst`).
+    fn is_packed(&self, m: Mem) -> bool {
+        let m = if m == Mem::Src && self.in_place {
+            Mem::Dst
+        } else {
+            m
+        };
+        self.packed.contains(&m)
+    }
+
     fn mem(&self, m: Mem) -> &'static str {
         match m {
             Mem::Src if self.in_place => Mem::Dst.name(),
@@ -197,8 +225,13 @@ impl<D: Dialect> Printer<'_, D> {
             Expr::Builtin(Builtin::FirstGroup) => self.d.grid().0.into(),
             Expr::Builtin(Builtin::GroupStride) => self.d.grid().1.into(),
             Expr::Load(m, i) => {
-                self.d
-                    .load(*m, self.mem(*m), &self.expr(i), self.streaming.contains(m))
+                let value =
+                    self.d
+                        .load(*m, self.mem(*m), &self.expr(i), self.streaming.contains(m));
+                match self.is_packed(*m) {
+                    true => self.d.unpack(&value),
+                    false => value,
+                }
             }
             Expr::Bin(BinOp::Min, a, b) => format!("min({}, {})", self.expr(a), self.expr(b)),
             Expr::Bin(op, a, b) => {

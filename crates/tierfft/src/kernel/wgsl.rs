@@ -33,6 +33,22 @@ pub fn print(k: &Kernel) -> String {
     )
 }
 
+/// Conversions between `vec2<f32>` and a word of two bf16 values (real part in the low half):
+/// the upper halves of the parts' f32 bits, rounded to nearest even, NaN kept NaN.
+const BF16: &str = "
+// Storage: bf16 pairs, converted to f32 on load and back on store.
+fn unpack_bf16(w: u32) -> vec2<f32> {
+    return vec2<f32>(bitcast<f32>(w << 16u), bitcast<f32>(w & 0xffff0000u));
+}
+fn bf16_bits(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    return select((b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u, (b >> 16u) | 0x40u, (b & 0x7fffffffu) > 0x7f800000u);
+}
+fn pack_bf16(v: vec2<f32>) -> u32 {
+    return bf16_bits(v.x) | (bf16_bits(v.y) << 16u);
+}
+";
+
 impl Wgsl {
     /// The scalar type of reals: `f32` or `f64`.
     fn real(&self) -> &'static str {
@@ -70,6 +86,9 @@ impl Dialect for Wgsl {
                 self.ty(sh.ty),
                 sh.len
             );
+        }
+        if self.precision == Precision::Bf16 {
+            s.push_str(BF16);
         }
         let c = self.ty(Ty::Complex);
         let _ = write!(
@@ -127,6 +146,23 @@ impl Dialect for Wgsl {
                 _ => "vec2<f32>",
             },
             Ty::Bool => "bool",
+            Ty::Packed => "u32",
+        }
+    }
+
+    // f16 pairs through WGSL's core pack/unpack built-ins: no f16 arithmetic (SHADER_F16)
+    // needed.
+    fn unpack(&self, word: &str) -> String {
+        match self.precision {
+            Precision::Bf16 => format!("unpack_bf16({word})"),
+            _ => format!("unpack2x16float({word})"),
+        }
+    }
+
+    fn pack(&self, value: &str) -> String {
+        match self.precision {
+            Precision::Bf16 => format!("pack_bf16({value})"),
+            _ => format!("pack2x16float({value})"),
         }
     }
 

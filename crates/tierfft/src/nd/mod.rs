@@ -151,7 +151,8 @@ pub struct NdSpec {
     pub store: Vec<PointOp>,
     /// The precision the arrays are stored and transformed in: [`Precision::F32`] (the
     /// default; f32 and [`crate::Complex32`] data) or [`Precision::F64`] (f64 and
-    /// [`crate::Complex64`] data, on the CPU and on GPUs with f64 arithmetic).
+    /// [`crate::Complex64`] data, on the CPU and on GPUs with f64 arithmetic); the 16-bit
+    /// storage precisions are refused (1-D complex [`crate::FftSpec`]s only).
     pub precision: Precision,
 }
 
@@ -364,6 +365,13 @@ impl NdSpec {
         }
         if self.axes.is_empty() {
             return bad("no axes to transform".into());
+        }
+        if self.precision.is_half() {
+            return bad(format!(
+                "N-D and real transforms run in f32 or f64; {} storage covers 1-D complex \
+                 transforms (FftSpec)",
+                self.precision
+            ));
         }
         for (i, &a) in self.axes.iter().enumerate() {
             if a >= self.shape.len() {

@@ -167,9 +167,11 @@ pub(super) fn single_pass(
         cluster: None,
     };
     let mut pass = pad_if_it_fits(pass, limits);
-    // Prefetching copies 16-byte pairs, every thread the same number of them.
+    // Prefetching copies 16-byte pairs, every thread the same number of them, as they are
+    // stored (so not 16-bit storage, which is converted on load).
     let pairs = pass.size * pass.lines_per_group / 2;
     pass.prefetch = persistent
+        && !spec.precision.is_half()
         && pass.size.is_power_of_two()
         && !columns
         && !staged

@@ -264,7 +264,7 @@ impl Group<'_, '_, '_> {
     /// Checks that the kernel binds `mem` (in place, `Src` is `Dst`), writable where it is
     /// written: the interface the printers declare and the backends bind. Returns the
     /// element type (f32 buffers are the complex buffers' memory read as f32 values, as the
-    /// GPU sees it).
+    /// GPU sees it; packed buffers hold complex values rounded to the kernel's 16 bits).
     fn check_bound(&self, mem: Mem, write: bool) -> Result<Ty, String> {
         if mem == Mem::Shared {
             return Ok(Ty::Complex);
@@ -278,7 +278,7 @@ impl Group<'_, '_, '_> {
             None => Err(format!(
                 "the kernel accesses {mem:?}, which it does not bind"
             )),
-            Some(b) if !matches!(b.elem, Ty::Complex | Ty::Real) => Err(format!(
+            Some(b) if !matches!(b.elem, Ty::Complex | Ty::Real | Ty::Packed) => Err(format!(
                 "the interpreter runs complex and f32 buffers; {mem:?} holds {:?}",
                 b.elem
             )),
@@ -337,6 +337,9 @@ impl Group<'_, '_, '_> {
                     .get_mut(i as usize)
                     .ok_or_else(|| format!("dst[{i}] written past its {len} elements"))?;
                 *slot = v.c32()?;
+                if ty == Ty::Packed {
+                    *slot = round_to_storage(*slot, self.kernel.precision);
+                }
                 Ok(())
             }
             other => Err(format!(
@@ -547,7 +550,8 @@ pub fn run_kernel(
 /// them (routing between buffer slots, dispatches of at most a binding's transforms, the
 /// `Lines` parameter, two-dimensional grids folded into one index, persistent kernels over a
 /// wave of workgroups), and returns the result (rows of the last pass's length: `n + 1` bins
-/// for a real transform's split).
+/// for a real transform's split). A 16-bit plan's `input` is what its buffer holds: each part
+/// already rounded to the precision.
 pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, String> {
     let (src_len, dst_len) = plan.spec.row_lens();
     let transforms = input.len() / src_len;
@@ -565,11 +569,8 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
             }
         })
         .collect();
-    if plan.spec.precision != crate::Precision::F32 {
-        return Err(format!(
-            "the interpreter runs f32 plans (this one is {})",
-            plan.spec.precision
-        ));
+    if plan.spec.precision == crate::Precision::F64 {
+        return Err("the interpreter runs f32, f16 and bf16 plans (this one is f64)".into());
     }
     let twiddles: Vec<Complex32> =
         bytemuck::cast_slice(&crate::backend::twiddle_words(plan)).to_vec();
@@ -601,6 +602,16 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
     let mut out = buffers.swap_remove(last);
     out.truncate(transforms * dst_len);
     Ok(out)
+}
+
+/// `z` as a [`Ty::Packed`] store in `precision` leaves it: each part rounded to nearest even
+/// in f16 or bf16.
+pub fn round_to_storage(z: Complex32, precision: crate::Precision) -> Complex32 {
+    let round = |x: f32| match precision {
+        crate::Precision::Bf16 => half::bf16::from_f32(x).to_f32(),
+        _ => half::f16::from_f32(x).to_f32(),
+    };
+    Complex32::new(round(z.re), round(z.im))
 }
 
 /// Workgroups a persistent kernel is launched with here (the wgpu backend's wave).

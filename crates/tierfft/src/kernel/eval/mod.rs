@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use num_complex::Complex64;
 
 use super::ir::{BinOp, Expr, Stmt};
-pub use kernel::{Buffers, run_kernel, run_plan};
+pub use kernel::{Buffers, round_to_storage, run_kernel, run_plan};
 
 /// Evaluates `out` after running `stmts`, with `in{i}` bound to `inputs[i]`.
 pub fn eval_complex(stmts: &[Stmt], out: &Expr, inputs: &[Complex64]) -> Complex64 {

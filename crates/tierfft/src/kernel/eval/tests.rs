@@ -564,3 +564,64 @@ fn fused_real_cuts_and_extensions() {
         );
     }
 }
+
+/// f16 and bf16 storage: one-pass, multi-pass, mixed-radix, column, chained and cluster
+/// plans, each rounding its data to 16 bits at every store, against the f64 transform of
+/// the rounded input: within one rounding (2^-11, 2^-8 relative) per pass and one more, and
+/// above a sixteenth of one (so the stores do round).
+#[test]
+fn sixteen_bit_storage() {
+    use super::round_to_storage;
+    use crate::Precision;
+    let mut rng = StdRng::seed_from_u64(16);
+    let h100 = DeviceLimits::profile("h100-cuda").expect("profile");
+    let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
+    let clusters = crate::plan::PlanOptions {
+        cluster_blocks: Some(4),
+        ..Default::default()
+    };
+    let plain = crate::plan::PlanOptions::default();
+    for precision in [Precision::F16, Precision::Bf16] {
+        let h: std::sync::Arc<[Complex32]> = random(&mut rng, 1024).into();
+        let cases = [
+            (FftSpec::new(8).batch(5), &lavapipe, &plain),
+            (FftSpec::new(4096).batch(2), &lavapipe, &plain),
+            (FftSpec::new(1 << 16), &lavapipe, &plain),
+            (FftSpec::new(5616).inverse().normalized(), &lavapipe, &plain),
+            (FftSpec::new(256).batch(8).columns(), &h100, &plain),
+            (
+                FftSpec::new(1024)
+                    .batch(2)
+                    .then_multiply_and_invert(h)
+                    .normalized(),
+                &h100,
+                &plain,
+            ),
+            (FftSpec::new(1 << 18), &h100, &plain),
+            (FftSpec::new(1 << 15), &h100, &clusters),
+        ];
+        for (spec, limits, opts) in cases {
+            let spec = spec.precision(precision);
+            let plan = Plan::with_options(&spec, limits, opts).expect("plan");
+            let input: Vec<Complex32> = random(&mut rng, spec.len())
+                .into_iter()
+                .map(|z| round_to_storage(z, precision))
+                .collect();
+            let out =
+                run_plan(&plan, &input).unwrap_or_else(|e| panic!("{}:\n{plan}\n{e}", limits.name));
+            let ulp = match precision {
+                Precision::F16 => 2f64.powi(-11),
+                _ => 2f64.powi(-8),
+            };
+            let err = relative_l2_error(&out, &spec_f64(&spec, &input));
+            let bound = ulp * (plan.passes.len() + 1) as f64;
+            // Above f32's error too: the stores do round to 16 bits.
+            assert!(
+                err <= bound && err >= ulp / 16.0,
+                "{precision}, {}, n = {}: relative L2 error {err:e} (bound {bound:e})\n{plan}",
+                limits.name,
+                spec.n
+            );
+        }
+    }
+}

@@ -104,7 +104,7 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
             ty: Ty::Complex,
             len: head.shared_len(),
         }),
-        bindings: pass_bindings(in_place),
+        bindings: pass_bindings(in_place, head.precision),
         persistent: None,
         body: vec![
             Stmt::Comment("head".into()),

@@ -29,6 +29,7 @@ use super::emit::Emitter;
 use super::ir::*;
 use crate::plan::shape::stage_rounds;
 use crate::plan::{Exchange, Pass, Plan, RealFusion};
+use crate::precision::Precision;
 use crate::spec::RealHalf;
 
 /// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
@@ -148,7 +149,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
         cluster: None,
         shared,
-        bindings: streaming(plan, index, pass_bindings(in_place)),
+        bindings: streaming(plan, index, pass_bindings(in_place, pass.precision)),
         persistent: pass.prefetch.then(|| Persistent {
             prologue: {
                 let mut p = g.tables_to_shared();
@@ -183,15 +184,21 @@ fn streaming(plan: &Plan, index: usize, mut bindings: Vec<Binding>) -> Vec<Bindi
 }
 
 /// The buffers every pass kernel binds, all complex: `src` (left out in place, where the
-/// kernel reads `dst`), `dst`, the twiddle table and the plan's device vectors.
-pub fn pass_bindings(in_place: bool) -> Vec<Binding> {
+/// kernel reads `dst`), `dst`, the twiddle table and the plan's device vectors. The data
+/// (`src`, `dst`) are [`Ty::Packed`] in the 16-bit storage precisions; the tables stay in the
+/// arithmetic precision.
+pub fn pass_bindings(in_place: bool, precision: Precision) -> Vec<Binding> {
+    let data = match precision.is_half() {
+        true => Ty::Packed,
+        false => Ty::Complex,
+    };
     let mut b = vec![
-        Binding::read_write(Mem::Dst, Ty::Complex),
+        Binding::read_write(Mem::Dst, data),
         Binding::read(Mem::Twiddles, Ty::Complex),
         Binding::read(Mem::Aux, Ty::Complex),
     ];
     if !in_place {
-        b.insert(0, Binding::read(Mem::Src, Ty::Complex));
+        b.insert(0, Binding::read(Mem::Src, data));
     }
     b
 }
