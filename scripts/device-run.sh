@@ -161,6 +161,9 @@
 #   d2z     issue 18's D2Z and Z2D against cuFFT's: rows of 2^6..2^24 reals in 512 MiB
 #           arrays, 2-D and 3-D, then Z2Z at 2^6..2^24 and the f32 C2C baseline (the Vulkan
 #           column left out to stay inside one call)
+#   half    issue 18's f16 and bf16 storage: tests/half.rs on CUDA and wgpu/Vulkan (errors per
+#           length), then C2C in f16 and in bf16 against cuFFT's (cufftXtExec) at 2^6..2^22,
+#           2^27-point buffers, and the f32 C2C comparison in the same call
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -219,6 +222,13 @@ if want d2z; then
         --shapes 1024x1024,4096x4096,256x256x256 2>&1 | tee -a "$out/d2z-nd.txt" || status=1
     $tf bench --backend cuda --compare cufft --precision f64 --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/z2z.txt" || status=1
     $tf bench --backend cuda --compare cufft --min-log2 6 --max-log2 24 --reps 20 2>&1 | tee "$out/c2c.txt" || status=1
+fi
+if want half; then
+    device_tests half half
+    for p in f16 bf16; do
+        $tf bench --backend cuda --compare cufft --precision $p --min-log2 6 --max-log2 22 --reps 20 2>&1 | tee -a "$out/half.txt" || status=1
+    done
+    $tf bench --backend cuda --compare cufft --min-log2 6 --max-log2 22 --reps 20 2>&1 | tee "$out/c2c.txt" || status=1
 fi
 if want bench; then
     $tf bench --backend cuda --compare cufft --with-wgpu --min-log2 1 --max-log2 24 --reps 30 2>&1 | tee "$out/compare.txt" || status=1

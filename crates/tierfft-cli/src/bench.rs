@@ -119,9 +119,10 @@ pub struct BenchArgs {
     /// transform: auto (the default: where measured faster), one-pass, any-passes, or never.
     #[arg(long, requires = "real", value_enum, default_value = "auto")]
     fuse_real: FuseRealArg,
-    /// With --compare cufft: the precision, f32 (C2C) or f64 (Z2Z against cuFFT's Z2Z;
+    /// With --compare cufft: the precision, f32 (C2C), f64 (Z2Z against cuFFT's Z2Z;
     /// plain transforms only; with --shapes also D2Z and Z2D, checked against a
-    /// double-double reference).
+    /// double-double reference), or f16 / bf16 (C2C stored in 16 bits against cuFFT's
+    /// cufftXtExec of the same storage; plain transforms of powers of two).
     #[arg(long, requires = "compare", default_value = "f32", value_name = "P",
           conflicts_with_all = ["chain", "sar", "energy", "callback_peer"])]
     precision: tierfft::Precision,

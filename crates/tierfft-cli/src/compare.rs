@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
+use num_complex::Complex;
 use serde::Serialize;
-use tierfft::backend::cuda::compare::{Energies, Extras, compare, compare_z2z};
+use tierfft::backend::Element;
+use tierfft::backend::cuda::compare::{Energies, Extras, compare, compare_half, compare_z2z};
 use tierfft::backend::cuda::energy::{EnergyMeter, EnergyReading};
 use tierfft::backend::cuda::peer::CallbackPeer;
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
@@ -140,6 +142,11 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
         )
         .into());
     };
+    if opts.with_wgpu && opts.precision.is_half() {
+        return Err(
+            "--with-wgpu times f32 and f64 transforms; leave it out for f16 and bf16".into(),
+        );
+    }
     // Opened before anything runs, so that a missing NVML or peer fails at once.
     let meter = opts
         .energy_seconds
@@ -194,6 +201,16 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
         }
         let (kind, bytes, reference) = match opts.precision {
             Precision::F64 => ("Z2Z", 32, "double-double"),
+            Precision::F16 => (
+                "C2C in f16 storage (cufftXtExec)",
+                8,
+                "f64 of the stored input",
+            ),
+            Precision::Bf16 => (
+                "C2C in bf16 storage (cufftXtExec)",
+                8,
+                "f64 of the stored input",
+            ),
             _ => ("C2C", 16, "f64"),
         };
         println!(
@@ -235,8 +252,10 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             _ if opts.sar => vec![n],
             (true, _) => vec![((1usize << 24) / n).max(1)],
             (false, Some(list)) => list.clone(),
-            // 1 GiB buffers (2^27 points in f32, 2^26 in f64).
-            (false, None) => vec![((1usize << 30) / (opts.precision.complex_bytes() * n)).max(1)],
+            // 1 GiB buffers (2^27 points in f32, 2^26 in f64), 2^27 points in f16 and bf16.
+            (false, None) => {
+                vec![((1usize << 30) / (opts.precision.complex_bytes().max(8) * n)).max(1)]
+            }
         };
         let specs: Vec<(String, FftSpec)> = batches
             .into_iter()
@@ -386,8 +405,17 @@ fn row(
         Plan::with_options(&spec, dev.limits(), &opts.plan)?
     };
     let fft = CudaFft::new(dev.clone(), &plan)?;
-    if spec.precision == Precision::F64 {
-        return row_z2z(dev, wgpu, step, &spec, &plan, &fft, opts);
+    match spec.precision {
+        Precision::F64 => return row_z2z(dev, wgpu, step, &spec, &plan, &fft, opts),
+        Precision::F16 => {
+            let convert: Conversions<_> = (tierfft::f16::from_f32, tierfft::f16::to_f32);
+            return row_half(dev, step, &spec, &plan, &fft, opts, convert);
+        }
+        Precision::Bf16 => {
+            let convert: Conversions<_> = (tierfft::bf16::from_f32, tierfft::bf16::to_f32);
+            return row_half(dev, step, &spec, &plan, &fft, opts, convert);
+        }
+        _ => {}
     }
     let input = crate::bench::random_input(n * batch);
     let c = compare(dev, &fft, &input, opts.reps, extras)?;
@@ -486,6 +514,67 @@ fn row_z2z(
         copy_gbps: c.copy_gbps,
         wgpu_gbps: wgpu_s.map(gbps),
         wgpu_ratio: wgpu_s.map(|t| cufft_s / t),
+        registers: c.kernels.iter().map(|k| k.registers).collect(),
+        spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
+        passes: plan.passes.len(),
+        bluestein_m: None,
+        callback_s: None,
+        callback_error: None,
+        callback_ratio: None,
+        energy: None,
+    })
+}
+
+/// A 16-bit storage type's conversions from and to f32.
+type Conversions<H> = (fn(f32) -> H, fn(H) -> f32);
+
+/// [`row`] of a plan in 16-bit storage (`H`, with its conversions from and to f32): against
+/// cuFFT's transforms of the same storage, errors against the f64 transform of the stored
+/// input. No wgpu column.
+fn row_half<H: Copy>(
+    dev: &Arc<CudaDevice>,
+    step: String,
+    spec: &FftSpec,
+    plan: &Plan,
+    fft: &CudaFft,
+    opts: &Options,
+    (from_f32, to_f32): Conversions<H>,
+) -> CliResult<Row>
+where
+    Complex<H>: Element,
+{
+    let (n, batch) = (spec.n, spec.batch);
+    let input: Vec<Complex<H>> = crate::bench::random_input(n * batch)
+        .iter()
+        .map(|z| Complex::new(from_f32(z.re), from_f32(z.im)))
+        .collect();
+    let c = compare_half(dev, fft, &input, opts.reps)?;
+    let count = checked(n, batch) * n;
+    let to_f32s = |v: &[Complex<H>]| -> Vec<Complex32> {
+        v[..count]
+            .iter()
+            .map(|z| Complex32::new(to_f32(z.re), to_f32(z.im)))
+            .collect()
+    };
+    let want = spec_f64(&spec.clone().batch(count / n), &to_f32s(&input));
+    let error = |out: &[Complex<H>]| relative_l2_error(&to_f32s(out), &want);
+    let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
+    let gbps = |t: f64| 8.0 * (n * batch) as f64 / t / 1e9;
+    Ok(Row {
+        step,
+        n,
+        batch,
+        ours_s,
+        ours_gbps: gbps(ours_s),
+        ours_error: error(&c.ours.0),
+        cufft_s,
+        cufft_gbps: gbps(cufft_s),
+        cufft_error: error(&c.cufft.0),
+        ratio: cufft_s / ours_s,
+        of_copy: gbps(ours_s) / c.copy_gbps,
+        copy_gbps: c.copy_gbps,
+        wgpu_gbps: None,
+        wgpu_ratio: None,
         registers: c.kernels.iter().map(|k| k.registers).collect(),
         spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
         passes: plan.passes.len(),

@@ -8,14 +8,18 @@
 use std::sync::Arc;
 
 use cudarc::cufft::{CudaFft as CuFftPlan, FftDirection, sys as cufft_sys};
-use cudarc::driver::{CudaSlice, CudaViewMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaSlice, CudaViewMut, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+};
 use num_complex::{Complex32, Complex64};
 
+use super::cufft_xt::XtPlan;
 use super::energy::{EnergyMeter, EnergyReading};
 use super::exec::{CudaFft, KernelReport, refs, time_events};
 use super::peer::CallbackPeer;
 use super::{CudaDevice, gpu_err};
-use crate::backend::median;
+use crate::backend::buffer::{with_words_mut, words_of};
+use crate::backend::{Element, median};
 use crate::error::{Error, Result};
 use crate::spec::{Direction, Layout, PointOp};
 use crate::values::Values;
@@ -388,6 +392,63 @@ pub fn compare_z2z(
     input: &[Complex64],
     reps: usize,
 ) -> Result<Comparison<Complex64>> {
+    let (n, batch) = plain_rows(fft, input.len())?;
+    let plan = CuFftPlan::plan_1d(
+        n as i32,
+        cufft_sys::cufftType::CUFFT_Z2Z,
+        batch as i32,
+        dev.stream().clone(),
+    )
+    .map_err(|e| Error::gpu(format!("cuFFT Z2Z plan for n = {n}, batch {batch}: {e:?}")))?;
+    let direction = match fft.plan().spec.direction {
+        Direction::Forward => FftDirection::Forward,
+        Direction::Inverse => FftDirection::Inverse,
+    };
+    let len = input.len();
+    compare_plain(dev, fft, input, reps, |src, dst| {
+        plan.exec_z2z(
+            &mut double_view(src, len)?,
+            &mut double_view(dst, len)?,
+            direction,
+        )
+        .map_err(|e| Error::gpu(format!("cuFFT exec: {e:?}")))
+    })
+}
+
+/// `fft` (a plan of plain complex transforms in rows stored in f16 or bf16) against
+/// cuFFT's transforms of the same storage (`cufftXtExec`: f16 or bf16 data, computed as
+/// cuFFT does for it) on the same input buffer, `reps` calls of each interleaved, with CUDA
+/// events; and the copy bandwidth of the buffer. cuFFT takes powers of two only here.
+pub fn compare_half<T: Element>(
+    dev: &Arc<CudaDevice>,
+    fft: &CudaFft,
+    input: &[T],
+    reps: usize,
+) -> Result<Comparison<T>> {
+    let (n, batch) = plain_rows(fft, input.len())?;
+    let spec = &fft.plan().spec;
+    if T::PRECISION != spec.precision || !T::COMPLEX {
+        return Err(Error::InvalidSpec(format!(
+            "a {} plan compared on {} values",
+            spec.precision,
+            T::NAME
+        )));
+    }
+    let plan = XtPlan::new(n, batch, spec.precision, dev.stream())?;
+    let inverse = spec.direction == Direction::Inverse;
+    let stream = dev.stream();
+    compare_plain(dev, fft, input, reps, |src, dst| {
+        let (src, _s) = src.device_ptr(stream);
+        let (dst, _d) = dst.device_ptr_mut(stream);
+        // SAFETY: both buffers hold the n · batch packed values the plan transforms, and
+        // outlive the stream's work (they are dropped after the last synchronisation).
+        unsafe { plan.exec(src, dst, inverse) }
+    })
+}
+
+/// `(n, batch)` of `fft` on `len` values, when it is a plain transform of rows (what the
+/// library-to-library comparisons take).
+fn plain_rows(fft: &CudaFft, len: usize) -> Result<(usize, usize)> {
     if !cufft_available() {
         return Err(Error::NoDevice(
             "libcufft was not found; cuFFT comparison needs the CUDA toolkit's cuFFT".into(),
@@ -401,40 +462,34 @@ pub fn compare_z2z(
         || spec.normalize
     {
         return Err(Error::gpu(
-            "the Z2Z comparison takes plain unnormalised transforms in rows",
+            "this comparison takes plain unnormalised transforms in rows",
         ));
     }
-    let (n, len) = (spec.n, input.len());
-    let batch = len / n;
+    Ok((spec.n, len / spec.n))
+}
+
+/// Runs `fft` and `run_cufft` (out of place from the input buffer into a buffer of its own)
+/// on `input`, `reps` times each interleaved, timing each call with CUDA events; then times
+/// a copy of the buffer.
+fn compare_plain<T: Element>(
+    dev: &Arc<CudaDevice>,
+    fft: &CudaFft,
+    input: &[T],
+    reps: usize,
+    run_cufft: impl Fn(&mut CudaSlice<f32>, &mut CudaSlice<f32>) -> Result<()>,
+) -> Result<Comparison<T>> {
+    let (len, words) = (input.len(), input.len() * T::FLOATS);
+    let batch = len / fft.plan().spec.n;
     let stream = dev.stream();
-    let (mut slots, routing) = fft.prepare(bytemuck::cast_slice(input))?;
+    let (mut slots, routing) = fft.prepare(&words_of(input))?;
     // SAFETY: written by cuFFT before it is read.
     let mut cu_out: CudaSlice<f32> =
-        unsafe { stream.alloc::<f32>(4 * len) }.map_err(gpu_err("allocating"))?;
-    let z2z = cufft_sys::cufftType::CUFFT_Z2Z;
-    let plan = CuFftPlan::plan_1d(n as i32, z2z, batch as i32, stream.clone())
-        .map_err(|e| Error::gpu(format!("cuFFT Z2Z plan for n = {n}, batch {batch}: {e:?}")))?;
-    let direction = match spec.direction {
-        Direction::Forward => FftDirection::Forward,
-        Direction::Inverse => FftDirection::Inverse,
-    };
-    let run_cufft = |slots: &mut [CudaSlice<f32>], out: &mut CudaSlice<f32>| {
-        plan.exec_z2z(
-            &mut double_view(&mut slots[0], len)?,
-            &mut double_view(out, len)?,
-            direction,
-        )
-        .map_err(|e| Error::gpu(format!("cuFFT exec: {e:?}")))
-    };
+        unsafe { stream.alloc::<f32>(words) }.map_err(gpu_err("allocating"))?;
     let result = fft.enqueue(&mut refs(&mut slots), batch, &routing)?;
-    run_cufft(&mut slots, &mut cu_out)?;
-    let download = |s: &CudaSlice<f32>| -> Result<Vec<Complex64>> {
-        let mut out = vec![Complex64::new(f64::NAN, f64::NAN); len];
-        stream
-            .memcpy_dtoh(
-                &s.slice(..4 * len),
-                bytemuck::cast_slice_mut::<Complex64, f32>(&mut out),
-            )
+    run_cufft(&mut slots[0], &mut cu_out)?;
+    let download = |s: &CudaSlice<f32>| -> Result<Vec<T>> {
+        let mut out = vec![T::default(); len];
+        with_words_mut(&mut out, |out| stream.memcpy_dtoh(&s.slice(..words), out))
             .map_err(gpu_err("downloading"))?;
         Ok(out)
     };
@@ -445,7 +500,9 @@ pub fn compare_z2z(
             fft.enqueue(&mut refs(&mut slots), batch, &routing)
                 .map(|_| ())
         })?);
-        theirs.extend(time_events(dev, 1, || run_cufft(&mut slots, &mut cu_out))?);
+        theirs.extend(time_events(dev, 1, || {
+            run_cufft(&mut slots[0], &mut cu_out)
+        })?);
     }
     let copies = time_events(dev, reps, || {
         stream
@@ -455,7 +512,7 @@ pub fn compare_z2z(
     Ok(Comparison {
         ours: (ours_out, ours),
         cufft: (cufft_out, theirs),
-        copy_gbps: 2.0 * 16.0 * len as f64 / median(&copies) / 1e9,
+        copy_gbps: 2.0 * (4 * words) as f64 / median(&copies) / 1e9,
         kernels: fft.report()?,
         callback: None,
         energy: None,

@@ -10,6 +10,8 @@ pub mod compare;
 #[cfg(feature = "bench")]
 pub mod compare_nd;
 #[cfg(feature = "bench")]
+pub mod cufft_xt;
+#[cfg(feature = "bench")]
 pub mod energy;
 mod exec;
 pub mod nvrtc;
