@@ -355,8 +355,8 @@ fn choose_precision(
         .into()),
         Some(p @ (Precision::F32 | Precision::F64)) => Ok((p, None)),
         Some(p) => Err(format!(
-            "--precision {p}: tierfft fft transforms in f32 or f64 (half-precision storage \
-             is not built yet)"
+            "--precision {p}: tierfft fft transforms in f32 or f64 (16-bit storage is the \
+             library's, for 1-D complex transforms: NumPy has no complex half type)"
         )
         .into()),
         None if element.is_double() && has_f64 => Ok((Precision::F64, None)),

@@ -45,7 +45,7 @@ pub use backend::{
 pub use error::{Error, Result, Source};
 pub use half::{bf16, f16};
 pub use nd::{Kind, NdFft, NdFft64, NdSpec};
-pub use num_complex::{Complex32, Complex64};
+pub use num_complex::{Complex, Complex32, Complex64};
 pub use precision::Precision;
 pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};
 pub use values::Values;
