@@ -1,12 +1,13 @@
 //! `tierfft fft`: NumPy's `fft`, `fftn`, `rfftn` and `irfftn` on a `.npy` file, through
 //! `NdSpec`, with NumPy's `n` and `s` as crops and zero-pads on the host, in f32 or (on the
-//! CPU and GPUs with f64 arithmetic) f64.
+//! CPU and GPUs with f64 arithmetic) f64; complex values given as real pairs (`--pairs`,
+//! the only way NumPy holds complex half data) in f16 storage where `FftSpec` covers it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use num_complex::Complex;
-use tierfft::{Device, DeviceKind, Kind, NdFft, NdFft64, NdSpec, Precision};
+use tierfft::{Device, DeviceKind, FftSpec, Kind, NdFft, NdFft64, NdSpec, Precision, f16};
 
 use crate::CliResult;
 use crate::commands::open_device;
@@ -65,8 +66,11 @@ pub struct FftJob<'a> {
     /// Device name for [`open_device`].
     pub device: &'a str,
     /// The precision to transform in; `None`: the input's (f64 for float64 and complex128
-    /// files where the device transforms in f64, f32 otherwise).
+    /// files where the device transforms in f64, f16 for float16 pairs, f32 otherwise).
     pub precision: Option<Precision>,
+    /// The input's last axis (of length 2) holds real and imaginary parts, and the output
+    /// is written the same way.
+    pub pairs: bool,
 }
 
 /// `axes` (negative from the end) as indices into `rank` axes; the last axis when `None`.
@@ -189,6 +193,8 @@ where
     }
     fn read(input: Input) -> CliResult<Vec<Complex<Self>>>;
     fn read_real(input: Input) -> CliResult<Vec<Self>>;
+    /// A value read as f64, rounded to this precision (for real pairs).
+    fn from_f64(x: f64) -> Self;
     fn complex_values(data: &[Complex<Self>]) -> Values<'_>;
     fn real_values(data: &[Self]) -> Values<'_>;
     /// `self` times `scale` (1/√N for `--norm ortho`).
@@ -201,6 +207,9 @@ impl Float for f32 {
     }
     fn read_real(input: Input) -> CliResult<Vec<f32>> {
         input.read_real()
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
     }
     fn complex_values(data: &[Complex<f32>]) -> Values<'_> {
         Values::Complex(data)
@@ -229,6 +238,9 @@ impl Float for f64 {
     }
     fn read_real(input: Input) -> CliResult<Vec<f64>> {
         input.read_real_f64()
+    }
+    fn from_f64(x: f64) -> f64 {
+        x
     }
     fn complex_values(data: &[Complex<f64>]) -> Values<'_> {
         Values::Complex128(data)
@@ -284,6 +296,20 @@ struct Work<'a> {
     out_shape: &'a [u64],
     /// 1/√N for `--norm ortho`.
     ortho: Option<f64>,
+    /// Complex values read and written as real pairs (`--pairs`).
+    pairs: bool,
+}
+
+/// The shape of `pairs` written as real pairs: a last axis of 2 added.
+fn pair_shape(shape: &[u64]) -> Vec<u64> {
+    let mut s = shape.to_vec();
+    s.push(2);
+    s
+}
+
+/// The parts of complex values in order, as written for `--pairs`.
+fn parts<T: Copy>(data: &[Complex<T>]) -> Vec<T> {
+    data.iter().flat_map(|z| [z.re, z.im]).collect()
 }
 
 /// Plans, reads, transforms and writes in precision `T`; the planning time and the whole
@@ -323,11 +349,22 @@ where
             total
         }
         Kind::ComplexToComplex => {
-            let mut data = fit(T::read(input)?, work.shape, work.taken);
+            let data = match work.pairs {
+                true => input.read_pairs(T::from_f64)?,
+                false => T::read(input)?,
+            };
+            let mut data = fit(data, work.shape, work.taken);
             fft.c2c(&mut data)?;
             let total = start.elapsed();
             data.iter_mut().for_each(scale_all);
-            npy::write_values(output, work.out_shape, T::complex_values(&data))?;
+            match work.pairs {
+                true => {
+                    let parts = parts(&data);
+                    let shape = pair_shape(work.out_shape);
+                    npy::write_values(output, &shape, T::real_values(&parts))?
+                }
+                false => npy::write_values(output, work.out_shape, T::complex_values(&data))?,
+            }
             total
         }
         other => {
@@ -337,13 +374,68 @@ where
     Ok((planned, total))
 }
 
+/// A 1-D complex transform of float16 pairs over the last axis in f16 storage
+/// (`FftSpec::precision(Precision::F16)`: f32 arithmetic), written as float16 pairs; the
+/// planning time and the whole time, as [`transform`].
+fn transform_half(
+    device: &Device,
+    input: Input,
+    work: &Work,
+    inverse: bool,
+    output: &Path,
+) -> CliResult<(Duration, Duration)> {
+    let start = Instant::now();
+    let n = work.taken[work.taken.len() - 1];
+    let len: usize = work.taken.iter().product();
+    let direction = match inverse {
+        true => tierfft::Direction::Inverse,
+        false => tierfft::Direction::Forward,
+    };
+    let mut spec = FftSpec::new(n)
+        .batch(len / n)
+        .direction(direction)
+        .precision(Precision::F16);
+    spec.normalize = work.spec.normalize;
+    let fft = device.plan(&spec)?;
+    let planned = start.elapsed();
+    let mut data = fit(input.read_pairs(f16::from_f64)?, work.shape, work.taken);
+    fft.process(&mut data)?;
+    let total = start.elapsed();
+    let mut parts = parts(&data);
+    if let Some(s) = work.ortho {
+        parts
+            .iter_mut()
+            .for_each(|x| *x = f16::from_f64(x.to_f64() * s));
+    }
+    npy::write_values(output, &pair_shape(work.out_shape), Values::Half(&parts))?;
+    Ok((planned, total))
+}
+
+/// Why f16 storage cannot run `spec` (over `axes` of an array whose transform reads
+/// `taken`), or `None` when it can: `FftSpec` stores f16 for 1-D complex transforms of
+/// lengths with no prime factor above 13.
+fn half_refusal(spec: &NdSpec, axes: &[usize], taken: &[usize]) -> Option<String> {
+    let last = taken.len() - 1;
+    if axes != [last] || spec.kind() != Kind::ComplexToComplex {
+        return Some("f16 storage covers complex transforms over the last axis only".into());
+    }
+    FftSpec::new(taken[last])
+        .precision(Precision::F16)
+        .validate()
+        .err()
+        .map(|e| e.to_string())
+}
+
 /// The precision to transform an input of `element` in on `device`: the one asked for, or
-/// the input's; and a note when a double-precision input is transformed in f32 because the
-/// device has no f64 transforms.
+/// the input's (f16 for float16 pairs); and a note when the input is transformed in another
+/// precision than its own (double precision on a device without f64; float16 pairs where
+/// f16 storage does not cover the transform, per `half_refused`).
 fn choose_precision(
     asked: Option<Precision>,
     element: npy::Element,
+    pairs: bool,
     device: &Device,
+    half_refused: Option<String>,
 ) -> CliResult<(Precision, Option<String>)> {
     let has_f64 = device.kind() == DeviceKind::Cpu || device.limits().is_some_and(|l| l.shader_f64);
     let gpu_f64 = " has no f64 arithmetic (no SHADER_F64)";
@@ -353,10 +445,19 @@ fn choose_precision(
             device.name()
         )
         .into()),
+        Some(Precision::F16) if !pairs => Err(
+            "--precision f16 writes float16 pairs: give the input as real pairs (--pairs); \
+             NumPy has no complex half type"
+                .into(),
+        ),
+        Some(Precision::F16) => match half_refused {
+            Some(why) => Err(format!("--precision f16: {why}").into()),
+            None => Ok((Precision::F16, None)),
+        },
         Some(p @ (Precision::F32 | Precision::F64)) => Ok((p, None)),
         Some(p) => Err(format!(
-            "--precision {p}: tierfft fft transforms in f32 or f64 (16-bit storage is the \
-             library's, for 1-D complex transforms: NumPy has no complex half type)"
+            "--precision {p}: tierfft fft transforms in f32, f64 or (with --pairs) f16; NumPy \
+             has no {p} type"
         )
         .into()),
         None if element.is_double() && has_f64 => Ok((Precision::F64, None)),
@@ -367,6 +468,15 @@ fn choose_precision(
                 device.name()
             )),
         )),
+        None if element.is_half() && pairs => match half_refused {
+            None => Ok((Precision::F16, None)),
+            Some(why) => Ok((
+                Precision::F32,
+                Some(format!(
+                    "{why}: transformed in f32, written as float32 pairs"
+                )),
+            )),
+        },
         None => Ok((Precision::F32, None)),
     }
 }
@@ -376,7 +486,29 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
     let input = npy::open(job.input, npy::Expect::Rows)?;
     npy::check_output(job.output)?;
     let shown = job.input.display();
-    let shape: Vec<usize> = input.header.shape.iter().map(|&d| d as usize).collect();
+    let mut shape: Vec<usize> = input.header.shape.iter().map(|&d| d as usize).collect();
+    let element = input.header.element;
+    if job.pairs {
+        if element.is_complex() {
+            return Err(format!(
+                "--pairs reads real arrays whose last axis holds (real, imaginary); '{shown}' \
+                 is {} already: leave --pairs out",
+                element.name()
+            )
+            .into());
+        }
+        if job.real {
+            return Err("--pairs gives complex values; --real transforms real ones".into());
+        }
+        if shape.len() < 2 || shape.last() != Some(&2) {
+            return Err(format!(
+                "--pairs needs a last axis of length 2 (real, imaginary); '{shown}' has shape \
+                 {shape:?}"
+            )
+            .into());
+        }
+        shape.pop();
+    }
     // As NumPy's fftn: with `s` and no axes, the last len(s) axes.
     let axes = match (job.axes, job.s) {
         (None, Some(s)) if s.len() > shape.len() => {
@@ -410,9 +542,10 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         let n: f64 = axes.iter().map(|&a| real_shape[a] as f64).product();
         n.sqrt().recip()
     });
-    let element = input.header.element;
     let device = open_device(job.device)?;
-    let (precision, note) = choose_precision(job.precision, element, &device)?;
+    let half_refused = half_refusal(&spec, &axes, &taken);
+    let (precision, note) =
+        choose_precision(job.precision, element, job.pairs, &device, half_refused)?;
     if let Some(note) = &note {
         eprintln!("tierfft: note: {} input: {note}", element.name());
     }
@@ -429,22 +562,31 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         taken: &taken,
         out_shape: &out_shape,
         ortho,
+        pairs: job.pairs,
     };
     let (planned, total) = match precision {
         Precision::F64 => transform::<f64>(&device, input, &work, job.output)?,
+        Precision::F16 => transform_half(&device, input, &work, job.inverse, job.output)?,
         _ => transform::<f32>(&device, input, &work, job.output)?,
     };
     let direction = if job.inverse { "inverse" } else { "forward" };
     let kind = spec.kind().abbreviation();
-    let read_as = match (precision, spec.kind()) {
-        (Precision::F64, Kind::RealToComplex) => "float64",
-        (Precision::F64, _) => "complex128",
-        (_, Kind::RealToComplex) => "float32",
-        (_, _) => "complex64",
+    let read_as = match (precision, spec.kind(), job.pairs) {
+        (Precision::F16, _, _) => "float16 pairs",
+        (Precision::F64, _, true) => "float64 pairs",
+        (_, _, true) => "float32 pairs",
+        (Precision::F64, Kind::RealToComplex, _) => "float64",
+        (Precision::F64, _, _) => "complex128",
+        (_, Kind::RealToComplex, _) => "float32",
+        (_, _, _) => "complex64",
     };
-    let converted = match element.name() == read_as {
+    let given = match job.pairs {
+        true => format!("{} pairs", element.name()),
+        false => element.name(),
+    };
+    let converted = match given == read_as {
         true => String::new(),
-        false => format!(", {} input read as {read_as}", element.name()),
+        false => format!(", {given} input read as {read_as}"),
     };
     eprintln!(
         "tierfft: {direction} {kind} FFT in {precision} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",

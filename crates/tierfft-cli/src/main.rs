@@ -145,8 +145,8 @@ struct PlanArgs {
 /// Arguments of `tierfft fft`.
 #[derive(Debug, Args)]
 struct FftArgs {
-    /// Input `.npy` file: float32, float64, complex64, complex128, an integer type or bool, C
-    /// or Fortran order, any shape.
+    /// Input `.npy` file: float16, float32, float64, complex64, complex128, an integer type or
+    /// bool, C or Fortran order, any shape.
     #[arg(short, long, value_name = "FILE")]
     input: std::path::PathBuf,
     /// Output `.npy` file (complex64; float32 for C2R); replaced only when the transform
@@ -184,11 +184,20 @@ struct FftArgs {
     /// unscaled).
     #[arg(long, value_enum, default_value_t = fft::Norm::Backward)]
     norm: fft::Norm,
-    /// Precision to transform in: f32 or f64 (complex128 / float64 out; the CPU backend
-    /// only, so far). Default: the input's, f64 for float64 and complex128 files on the CPU
-    /// and f32 otherwise (a device without f64 says so and transforms them in f32).
+    /// Precision to transform in: f32, f64 (complex128 / float64 out; on the CPU and GPUs
+    /// with f64 arithmetic) or, with --pairs, f16 (stored in 16 bits, computed in f32;
+    /// float16 pairs out). Default: the input's: f64 for float64 and complex128 files (a
+    /// device without f64 says so and transforms them in f32), f16 for float16 pairs where
+    /// f16 storage covers the transform (1-D over the last axis, no prime factor above 13;
+    /// f32 otherwise, with a note), f32 for the rest.
     #[arg(long, value_name = "P")]
     precision: Option<tierfft::Precision>,
+    /// The input's last axis (of length 2) holds each value's real and imaginary parts, as
+    /// NumPy holds complex half data (`np.stack([z.real, z.imag], -1).astype(np.float16)`);
+    /// the output is written the same way, in the precision transformed in. --axes, --n
+    /// and --s refer to the complex array (the pair axis left out).
+    #[arg(long)]
+    pairs: bool,
     /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name (see `tierfft
     /// devices`).
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
@@ -268,6 +277,7 @@ fn main() -> ExitCode {
             norm: a.norm,
             device: &a.device,
             precision: a.precision,
+            pairs: a.pairs,
         }),
         Command::Bench(a) => bench::run(&a),
         Command::Sar(a) => sar::run(&a),

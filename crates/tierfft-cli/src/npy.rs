@@ -1,13 +1,14 @@
 //! `.npy` files: reading float, complex, integer or bool arrays (C or Fortran order) as
-//! complex64 or complex128 in C order with checks that say what is wrong, and writing
-//! complex64, float32, complex128 or float64 through a temporary file so that a failed run
-//! never leaves a partial output.
+//! complex64 or complex128 in C order (or real pairs as complex values) with checks that say
+//! what is wrong, and writing complex64, float32, complex128, float64 or float16 through a
+//! temporary file so that a failed run never leaves a partial output.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use npyz::{DType, Endianness, NpyFile, Order, TypeChar, TypeStr, WriteOptions, WriterBuilder};
+use num_complex::Complex;
 use tierfft::{Complex32, Complex64};
 
 use crate::CliResult;
@@ -30,7 +31,7 @@ impl Element {
     }
 
     /// Two parts to an element.
-    fn is_complex(self) -> bool {
+    pub fn is_complex(self) -> bool {
         self.kind == TypeChar::Complex
     }
 
@@ -56,6 +57,11 @@ impl Element {
         matches!(self.kind, TypeChar::Float | TypeChar::Complex) && self.scalar_bytes == 8
     }
 
+    /// Whether it is float16.
+    pub fn is_half(self) -> bool {
+        self.kind == TypeChar::Float && self.scalar_bytes == 2
+    }
+
     /// The scalar at the start of `b` (which holds at least `scalar_bytes`) as f64 (integers
     /// beyond 2^53 rounded).
     fn scalar64(self, b: &[u8]) -> f64 {
@@ -68,6 +74,7 @@ impl Element {
         let unsigned = u64::from_le_bytes(raw);
         let shift = 64 - 8 * n as u32;
         match (self.kind, n) {
+            (TypeChar::Float, 2) => tierfft::f16::from_bits(unsigned as u16).into(),
             (TypeChar::Float | TypeChar::Complex, 4) => f32::from_bits(unsigned as u32).into(),
             (TypeChar::Float | TypeChar::Complex, _) => f64::from_bits(unsigned),
             (TypeChar::Int, _) => (((unsigned << shift) as i64) >> shift) as f64,
@@ -268,6 +275,17 @@ impl Input {
         Ok(self.read()?.into_iter().map(|z| z.re).collect())
     }
 
+    /// The array of a real type whose last axis (of length 2) holds each value's real and
+    /// imaginary parts, as complex values through `part` (C order; the caller checks the
+    /// shape).
+    pub fn read_pairs<T: Copy>(self, part: fn(f64) -> T) -> CliResult<Vec<Complex<T>>> {
+        let parts = self.read_with(Element::scalar64)?;
+        Ok(parts
+            .chunks_exact(2)
+            .map(|z| Complex::new(part(z[0]), part(z[1])))
+            .collect())
+    }
+
     /// [`Input::read_real`] as float64.
     pub fn read_real_f64(self) -> CliResult<Vec<f64>> {
         self.check_real()?;
@@ -335,7 +353,8 @@ fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
         };
         let wanted = match (expect, kind) {
             (Expect::Scene, _) => element.is_complex64(),
-            (_, TypeChar::Complex | TypeChar::Float) => matches!(scalar_bytes, 4 | 8),
+            (_, TypeChar::Complex) => matches!(scalar_bytes, 4 | 8),
+            (_, TypeChar::Float) => matches!(scalar_bytes, 2 | 4 | 8),
             (_, TypeChar::Int | TypeChar::Uint) => matches!(scalar_bytes, 1 | 2 | 4 | 8),
             (_, TypeChar::Bool) => scalar_bytes == 1,
             _ => false,
@@ -352,7 +371,7 @@ fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
         DType::Array(..) => dtype.descr(),
     };
     let needs = match expect {
-        Expect::Rows => "float32, float64, complex64, complex128, an integer type or bool",
+        Expect::Rows => "float16, float32, float64, complex64, complex128, an integer type or bool",
         Expect::Scene => "complex64 ('<c8')",
     };
     Err(format!(
@@ -401,7 +420,7 @@ pub fn check_output(path: &Path) -> CliResult<()> {
     Ok(())
 }
 
-/// Values to write: complex64, float32, complex128 or float64.
+/// Values to write: complex64, float32, complex128, float64 or float16.
 #[derive(Clone, Copy)]
 pub enum Values<'a> {
     /// Written as `<c8`.
@@ -412,6 +431,8 @@ pub enum Values<'a> {
     Complex128(&'a [Complex64]),
     /// Written as `<f8`.
     Real64(&'a [f64]),
+    /// Written as `<f2`.
+    Half(&'a [tierfft::f16]),
 }
 
 /// Writes `data` as a little-endian complex64 `.npy` array of `shape` (C order) to `path`:
@@ -455,6 +476,7 @@ fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
         Values::Real(_) => "<f4",
         Values::Complex128(_) => "<c16",
         Values::Real64(_) => "<f8",
+        Values::Half(_) => "<f2",
     };
     let dtype = descr
         .parse::<TypeStr>()
@@ -477,6 +499,7 @@ fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
             d.iter().flat_map(|z| [z.re, z.im]).map(f64::to_le_bytes),
         )?,
         Values::Real64(d) => write_le(&mut w, d.iter().map(|x| x.to_le_bytes()))?,
+        Values::Half(d) => write_le(&mut w, d.iter().map(|x| x.to_le_bytes()))?,
     }
     let file = w.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()

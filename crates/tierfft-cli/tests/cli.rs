@@ -175,23 +175,24 @@ fn rejects(dir: &TempDir, input: &str, device: &str, words: &[&str]) {
 fn bad_inputs_are_rejected_without_output() {
     let dir = TempDir::new("bad");
     let x = random(3 * 1024, 1);
-    // float16, which NumPy can write and tierfft does not read: the header by hand.
-    let header = "{'descr': '<f2', 'fortran_order': False, 'shape': (3, 4), }";
-    let mut f16 = b"\x93NUMPY\x01\x00".to_vec();
+    // float128 (long double), which NumPy can write and tierfft does not read: the header by
+    // hand.
+    let header = "{'descr': '<f16', 'fortran_order': False, 'shape': (3, 4), }";
+    let mut f128 = b"\x93NUMPY\x01\x00".to_vec();
     let padded = format!("{header:<117}\n");
-    f16.extend((padded.len() as u16).to_le_bytes());
-    f16.extend(padded.as_bytes());
-    f16.extend([0u8; 24]);
-    std::fs::write(dir.path("f16.npy"), f16).unwrap();
+    f128.extend((padded.len() as u16).to_le_bytes());
+    f128.extend(padded.as_bytes());
+    f128.extend([0u8; 192]);
+    std::fs::write(dir.path("f128.npy"), f128).unwrap();
     write_npy(&dir.path("empty.npy"), &[0, 1024], &x[..0]);
     write_npy(&dir.path("scalar.npy"), &[], &x[..1]);
     std::fs::write(dir.path("text.npy"), "this is not an npy file\n").unwrap();
     for device in ["cpu", "lavapipe"] {
         rejects(
             &dir,
-            "f16.npy",
+            "f128.npy",
             device,
-            &["float16", "complex64", "astype(np.complex64)"],
+            &["<f16", "complex64", "astype(np.complex64)"],
         );
         rejects(&dir, "empty.npy", device, &["empty"]);
         rejects(&dir, "scalar.npy", device, &["0-d"]);
@@ -933,4 +934,81 @@ fn plan_for_a_shape() {
     }
     let out = dir.run(&["plan", "--shape", "4x0", "--device", "lavapipe"]);
     assert!(!out.status.success() && stderr(&out).contains("extent of 0"));
+}
+
+/// Complex values given as float16 pairs (`--pairs`, the form NumPy holds complex half data
+/// in) are transformed in f16 storage where `FftSpec` covers it and written as float16
+/// pairs; a length it does not cover goes through f32 with a note; complex input with
+/// `--pairs` is refused.
+#[test]
+fn float16_pairs_transform_in_f16_storage() {
+    use tierfft::f16;
+    let dir = TempDir::new("pairs");
+    let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
+    let read = |path: &Path, descr: &str| -> Vec<f64> {
+        let npy = npyz::NpyFile::new(std::fs::File::open(path).unwrap()).unwrap();
+        assert_eq!(npy.dtype().descr(), format!("'{descr}'"));
+        match descr {
+            "<f2" => npy
+                .into_vec::<f16>()
+                .unwrap()
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+            _ => npy
+                .into_vec::<f32>()
+                .unwrap()
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+        }
+    };
+    for (n, device, descr, note) in [
+        (96, "cpu", "<f2", false),
+        (96, "lavapipe", "<f2", false),
+        (97, "cpu", "<f4", true),
+    ] {
+        let x = random(2 * n, 5 + n as u64);
+        let pairs: Vec<f16> = x
+            .iter()
+            .flat_map(|z| [f16::from_f32(z.re), f16::from_f32(z.im)])
+            .collect();
+        write_npy(&inp, &[2, n as u64, 2], &pairs);
+        let out = run_fft(&dir, &inp, &outp, device, &["--pairs"]);
+        assert_ok(&out);
+        assert_eq!(stderr(&out).contains("note:"), note, "{}", stderr(&out));
+        let got: Vec<Complex32> = read(&outp, descr)
+            .chunks(2)
+            .map(|p| Complex32::new(p[0] as f32, p[1] as f32))
+            .collect();
+        // The reference transforms the stored (rounded) input.
+        let stored: Vec<Complex32> = pairs
+            .chunks(2)
+            .map(|p| Complex32::new(p[0].to_f32(), p[1].to_f32()))
+            .collect();
+        let want = fft_f64(&stored, n, Direction::Forward);
+        let err = relative_l2_error(&got, &want);
+        let bound = if note { 5e-7 } else { 1e-3 };
+        assert!(
+            err <= bound,
+            "n = {n} on {device}: relative L2 error {err:e}"
+        );
+    }
+    write_npy(&inp, &[2, 8], &random(16, 1));
+    let out = run_fft(&dir, &inp, &outp, "cpu", &["--pairs"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("already"), "{}", stderr(&out));
+    // Plain float16 is real data, transformed in f32 as NumPy 2 does (complex64 out).
+    let x = random(64, 3);
+    let halves: Vec<f16> = x.iter().map(|z| f16::from_f32(z.re)).collect();
+    write_npy(&inp, &[64], &halves);
+    assert_ok(&run_fft(&dir, &inp, &outp, "cpu", &[]));
+    let stored: Vec<Complex32> = halves
+        .iter()
+        .map(|h| Complex32::new(h.to_f32(), 0.0))
+        .collect();
+    let (shape, got) = read_c64(&outp);
+    assert_eq!(shape, [64]);
+    let err = relative_l2_error(&got, &fft_f64(&stored, 64, Direction::Forward));
+    assert!(err <= 5e-7, "float16 reals: relative L2 error {err:e}");
 }

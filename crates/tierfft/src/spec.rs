@@ -475,7 +475,8 @@ impl FftSpec {
             }
             if !crate::plan::shape::is_smooth(self.n) {
                 return Err(Error::InvalidSpec(format!(
-                    "{} storage covers lengths with no prime factor above 13 (n = {});                      Bluestein's convolution for other lengths runs in f32 or f64",
+                    "{} storage covers lengths with no prime factor above 13 (n = {}); \
+                     Bluestein's convolution for other lengths runs in f32 or f64",
                     self.precision, self.n
                 )));
             }
