@@ -39,6 +39,14 @@ impl PyDevice {
         }
     }
 
+    /// Whether it transforms complex128/float64 data in f64: the CPU, CUDA GPUs, and wgpu
+    /// devices with f64 arithmetic (`SHADER_F64`: Vulkan on most desktop GPUs, lavapipe;
+    /// not Metal).
+    #[getter]
+    fn has_f64(&self) -> bool {
+        self.device.limits().is_none_or(|l| l.shader_f64)
+    }
+
     /// The CUDA device ordinal (`None` off CUDA).
     #[getter]
     fn cuda_ordinal(&self) -> Option<usize> {

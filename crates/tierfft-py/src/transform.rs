@@ -9,7 +9,9 @@ use num_complex::{Complex32, Complex64};
 use numpy::{Element as NpElement, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use tierfft::{Device, DeviceBuffer, Element, Kind, NdFft, NdFft64, NdSpec, PointOp};
+use tierfft::{
+    Device, DeviceBuffer, DeviceKind, Element, Kind, NdFft, NdFft64, NdSpec, PointOp, Precision,
+};
 
 use crate::device::PyDevice;
 use crate::dlpack::{self, CudaArray};
@@ -19,9 +21,50 @@ use crate::errors::IntoPy;
 enum Engine {
     /// complex64 / float32 data, on any device.
     Single(Box<NdFft>),
-    /// complex128 / float64 data, on the CPU. The scale (1 where there is none) is applied
-    /// here in f64, so that `norm="ortho"` keeps double precision.
-    Double(Box<NdFft64>, f64),
+    /// complex128 / float64 data, on a device with f64 transforms. The scale (1 where there
+    /// is none) is applied here in f64, so that `norm="ortho"` keeps double precision.
+    Double(Box<dyn Double>, f64),
+}
+
+/// An f64 transform's three calls on host arrays: `NdFft64` on the CPU (faster there than
+/// `NdFft`'s CPU steps in f64), `NdFft` planned in f64 on GPUs.
+trait Double: Send + Sync {
+    fn c2c(&self, data: &mut [Complex64]) -> tierfft::Result<()>;
+    fn r2c(&self, x: &[f64], out: &mut [Complex64]) -> tierfft::Result<()>;
+    fn c2r(&self, x: &[Complex64], out: &mut [f64]) -> tierfft::Result<()>;
+}
+
+impl Double for NdFft64 {
+    fn c2c(&self, data: &mut [Complex64]) -> tierfft::Result<()> {
+        self.process(data)
+    }
+    fn r2c(&self, x: &[f64], out: &mut [Complex64]) -> tierfft::Result<()> {
+        self.process_real_to_complex(x, out)
+    }
+    fn c2r(&self, x: &[Complex64], out: &mut [f64]) -> tierfft::Result<()> {
+        self.process_complex_to_real(x, out)
+    }
+}
+
+impl Double for NdFft {
+    fn c2c(&self, data: &mut [Complex64]) -> tierfft::Result<()> {
+        self.process(data)
+    }
+    fn r2c(&self, x: &[f64], out: &mut [Complex64]) -> tierfft::Result<()> {
+        self.process_real_to_complex(x, out)
+    }
+    fn c2r(&self, x: &[Complex64], out: &mut [f64]) -> tierfft::Result<()> {
+        self.process_complex_to_real(x, out)
+    }
+}
+
+/// `spec` planned in f64 on `device`: `NdFft64` on the CPU, `NdFft` in f64 elsewhere (an
+/// error naming the device where it has no f64 arithmetic).
+fn plan_double(device: &Device, spec: NdSpec) -> tierfft::Result<Box<dyn Double>> {
+    Ok(match device.kind() {
+        DeviceKind::Cpu => Box::new(device.plan_nd_f64(&spec)?),
+        _ => Box::new(device.plan_nd(&spec.precision(Precision::F64))?),
+    })
 }
 
 /// An N-D or real transform over chosen axes of C-contiguous arrays of one shape, planned
@@ -185,7 +228,8 @@ impl Transform {
     /// Plans the transform of arrays of `shape` over `axes` (in order; NumPy's `fftn` axes)
     /// on `device`. `kind`: `"c2c"`, `"r2c"` (forward, real in) or `"c2r"` (inverse, real
     /// out; `shape` is the real array's). `inverse` applies to `"c2c"`. The result is
-    /// multiplied by `scale`; `double` plans it for complex128/float64 data (CPU only).
+    /// multiplied by `scale`; `double` plans it for complex128/float64 data (on devices with
+    /// f64 arithmetic, `Device.has_f64`).
     /// The GIL is released while it is planned and compiled.
     #[new]
     #[pyo3(signature = (device, shape, axes, kind, inverse=false, scale=1.0, double=false))]
@@ -223,9 +267,7 @@ impl Transform {
         let kind = spec.kind();
         let engine = py
             .detach(move || match double {
-                true => dev
-                    .plan_nd_f64(&spec)
-                    .map(|f| Engine::Double(Box::new(f), scale)),
+                true => plan_double(&dev, spec).map(|f| Engine::Double(f, scale)),
                 false => single(&dev, spec, scale),
             })
             .py_err()?;
@@ -325,10 +367,10 @@ impl Transform {
                     if let Some(src) = src {
                         d.copy_from_slice(src);
                     }
-                    fft.process(d).map(|()| scaled(d, *s))
+                    fft.c2c(d).map(|()| scaled(d, *s))
                 },
-                |i, o| fft.process_real_to_complex(i, o).map(|()| scaled(o, *s)),
-                |i, o| fft.process_complex_to_real(i, o).map(|()| scaled(o, *s)),
+                |i, o| fft.r2c(i, o).map(|()| scaled(o, *s)),
+                |i, o| fft.c2r(i, o).map(|()| scaled(o, *s)),
             ),
         }
     }
@@ -356,7 +398,8 @@ impl Transform {
         };
         let Engine::Single(fft) = &self.engine else {
             return Err(PyTypeError::new_err(
-                "CUDA arrays are transformed in complex64/float32 (f64 is CPU-only for now)",
+                "CUDA arrays are transformed in complex64/float32 (complex128 CUDA arrays: not \
+                 yet; this f64 plan takes NumPy arrays)",
             ));
         };
         use dlpack::Element::{Complex, Real};

@@ -2,6 +2,7 @@
 exception with a clear message."""
 
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -93,22 +94,40 @@ def test_devices_by_name():
     assert tierfft.open_device("cpu").backend == "cpu"
 
 
-def test_double_precision_on_a_named_gpu_warns_and_keeps_the_type(device, rng):
-    if tierfft.open_device(device).backend == "cpu":
+def test_double_precision_on_a_named_gpu(device, rng):
+    """A GPU with f64 arithmetic (lavapipe, CUDA, most Vulkan GPUs) transforms double data
+    in f64; one without (Metal) in f32, with a PrecisionWarning; the result keeps NumPy's
+    type either way."""
+    dev = tierfft.open_device(device)
+    if dev.backend == "cpu":
         pytest.skip("the CPU has f64 transforms")
     x = rng.standard_normal((4, 100)) + 1j * rng.standard_normal((4, 100))
-    with pytest.warns(tierfft.PrecisionWarning, match="single precision"):
-        got = tierfft.ifft(x, device=device, norm="ortho")
+    if dev.has_f64:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", tierfft.PrecisionWarning)
+            got = tierfft.ifft(x, device=device, norm="ortho")
+            back = tierfft.irfft(np.fft.rfft(x.real), n=100, device=device)
+            spectrum = tierfft.rfft2(x.real, device=device)
+        bound = 1e-14
+        assert tierfft.Transform(dev, [8], [0], "c2c", double=True).double
+    else:
+        with pytest.warns(tierfft.PrecisionWarning, match="single precision"):
+            got = tierfft.ifft(x, device=device, norm="ortho")
+        with pytest.warns(tierfft.PrecisionWarning):
+            back = tierfft.irfft(np.fft.rfft(x.real), n=100, device=device)
+        with pytest.warns(tierfft.PrecisionWarning):
+            spectrum = tierfft.rfft2(x.real, device=device)
+        bound = 2e-6
+        # The native transform refuses f64 outright on such a GPU.
+        with pytest.raises(ValueError, match="f64"):
+            tierfft.Transform(dev, [8], [0], "c2c", double=True)
     assert got.dtype == np.complex128
-    assert relative_error(got, np.fft.ifft(x, norm="ortho")) < 2e-6
-    with pytest.warns(tierfft.PrecisionWarning):
-        back = tierfft.irfft(np.fft.rfft(x.real), n=100, device=device)
-    assert back.dtype == np.float64 and relative_error(back, x.real) < 2e-6
+    assert relative_error(got, np.fft.ifft(x, norm="ortho")) < bound
+    assert back.dtype == np.float64 and relative_error(back, x.real) < bound
+    assert spectrum.dtype == np.complex128
+    assert relative_error(spectrum, np.fft.rfft2(x.real)) < bound
     # "auto" takes the CPU for double-precision data, in f64.
     assert tierfft.Plan("fft", (8,), np.complex128).device.backend == "cpu"
-    # The native transform refuses f64 outright on a GPU.
-    with pytest.raises(ValueError, match="f64"):
-        tierfft.Transform(tierfft.open_device(device), [8], [0], "c2c", double=True)
 
 
 def test_transform_checks_arrays(device):

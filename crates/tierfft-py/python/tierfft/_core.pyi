@@ -22,6 +22,10 @@ class Device:
     def backend(self) -> str:
         """``"cpu"``, ``"wgpu"`` or ``"cuda"``."""
     @property
+    def has_f64(self) -> bool:
+        """Whether it transforms complex128/float64 data in f64 (the CPU, CUDA, wgpu devices
+        with f64 arithmetic)."""
+    @property
     def cuda_ordinal(self) -> Optional[int]:
         """The CUDA device ordinal (``None`` off CUDA)."""
     @property
@@ -32,7 +36,7 @@ class Transform:
     """An N-D or real transform over ``axes`` of C-contiguous arrays of ``shape``, planned
     and compiled once on ``device``. ``kind``: ``"c2c"``, ``"r2c"`` or ``"c2r"`` (``shape``
     is the real array's); the result is multiplied by ``scale``; ``double`` takes
-    complex128/float64 data (CPU only)."""
+    complex128/float64 data (devices with ``has_f64``; host arrays only)."""
 
     def __init__(
         self,

@@ -26,10 +26,10 @@ __all__ = ["Plan", "PrecisionWarning", "open_device"]
 
 
 class PrecisionWarning(UserWarning):
-    """Double-precision data transformed in single precision: on a GPU named explicitly,
-    whose backend transforms in f32 for now. The result has NumPy's element type (complex128
-    or float64) and f32's accuracy (relative error about 1e-7); ``device="cpu"`` (or
-    ``"auto"``) transforms in f64."""
+    """Double-precision data transformed in single precision: on a GPU without f64
+    arithmetic (``Device.has_f64``; Metal), and complex128/float64 CUDA arrays (for now). The
+    result has NumPy's element type (complex128 or float64) and f32's accuracy (relative
+    error about 1e-7); ``device="cpu"`` (or ``"auto"``) transforms in f64."""
 
 #: What each function computes: (kind, inverse, arguments: "1d" takes n/axis, "2d" and "nd"
 #: take s/axes, "2d" defaulting to the last two axes).
@@ -222,18 +222,19 @@ class Plan:
         # The precision of the data the plan takes (that of its arithmetic may be lower).
         self._double = double
         self.lengths, self.axes = _cook(self.shape, s, axes, kind, args)
-        # "auto" takes the CPU for double-precision data, the one backend with f64
-        # transforms for now; a GPU named for them transforms in f32, and says so.
+        # "auto" takes the CPU for double-precision data (NumPy arrays on the host, where
+        # the CPU's f64 transforms spare the copies); a GPU named for them transforms in f64
+        # where it has f64 arithmetic, else in f32, and says so.
         if double and _is_auto(device):
             device = "cpu"
         self.device = open_device(device)
         # The name the device was asked for, which plans this plan makes open it by.
         self._device_arg = device
-        if double and self.device.backend != "cpu":
+        if double and not self.device.has_f64:
             warnings.warn(
                 PrecisionWarning(
                     f"{self.dtype} data are transformed in single precision on "
-                    f"'{self.device.name}' (GPUs transform in f32 for now); the result is "
+                    f"'{self.device.name}' (it has no f64 arithmetic); the result is "
                     f"{self.result_dtype} with f32's accuracy. device='cpu' transforms in f64."
                 ),
                 stacklevel=2,
@@ -275,17 +276,24 @@ class Plan:
             self._transform = None
             self._steps = self._one_axis_steps()
         else:
-            # The transform is planned on the real array's shape for a real inverse.
-            real_shape = self.output_shape if kind == "c2r" else self._resized_shape
-            self._transform = _core.Transform(
-                self.device,
-                list(real_shape),
-                self.axes,
-                kind,
-                inverse,
-                _scale(norm, inverse, math.prod(self.lengths)),
-                double,
-            )
+            self._transform = self._native(double)
+        # complex128 CUDA arrays take a single-precision transform for now (made at first
+        # use): the f64 one runs NumPy arrays.
+        self._cuda_single = None
+
+    def _native(self, double: bool) -> Any:
+        """The native transform, in double or single precision; planned on the real
+        array's shape for a real inverse."""
+        real_shape = self.output_shape if self.kind == "c2r" else self._resized_shape
+        return _core.Transform(
+            self.device,
+            list(real_shape),
+            self.axes,
+            self.kind,
+            self.inverse,
+            _scale(self.norm, self.inverse, math.prod(self.lengths)),
+            double,
+        )
 
     def _one_axis_steps(self) -> list:
         """NumPy's order for repeated axes: a real forward transform's halved axis first,
@@ -398,6 +406,27 @@ class Plan:
         np.copyto(out, result, casting="same_kind")
         return out
 
+    def _single_for_cuda(self) -> tuple:
+        """The single-precision transform and dtype names complex128/float64 CUDA arrays
+        take for now (made at first use), with a PrecisionWarning at each call."""
+        warnings.warn(
+            PrecisionWarning(
+                f"{self.dtype} CUDA arrays are transformed in single precision for now (NumPy "
+                f"arrays in f64); the result is {self.result_dtype} with f32's accuracy."
+            ),
+            stacklevel=4,
+        )
+        if self._cuda_single is None:
+            real, cplx = np.float32, np.complex64
+            names = (
+                self._names[0],
+                np.dtype(real if self.kind == "r2c" else cplx).name,
+                np.dtype(real if self.kind == "c2r" else cplx).name,
+                self._names[3],
+            )
+            self._cuda_single = (self._native(False), names)
+        return self._cuda_single
+
     def _call_cuda(self, xp: CudaArrays, a: Any, out: Any) -> Any:
         dev = self.device
         ordinal, stream = self._cuda
@@ -420,19 +449,22 @@ class Plan:
             return self._steps[-1](a, out=out)
         if self._empty:
             return xp.zeros(self.output_shape, self._names[3], a)
-        a = xp.astype(a, self._names[1])
-        a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, self._names[1], a))
+        transform, names = self._transform, self._names
+        if self._double:
+            transform, names = self._single_for_cuda()
+        a = xp.astype(a, names[1])
+        a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, names[1], a))
         a = xp.contiguous(a)
         result = out
-        if out is None or xp.dtype_name(out) != self._names[2]:
-            result = xp.empty(self.output_shape, self._names[2], a)
+        if out is None or xp.dtype_name(out) != names[2]:
+            result = xp.empty(self.output_shape, names[2], a)
         # Asynchronous, as the library's own calls: its current stream is ordered after the
         # transform, nothing waits on the host.
-        self._transform.execute_dlpack(
+        transform.execute_dlpack(
             a.__dlpack__(stream=stream), result.__dlpack__(stream=stream), xp.current_stream(a)
         )
         if out is None:
-            return xp.astype(result, self._names[3])
+            return xp.astype(result, names[3])
         if result is not out:
             xp.copy_into(out, result)
         return out
