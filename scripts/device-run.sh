@@ -285,7 +285,8 @@ if want pyoverhead; then
 fi
 if want python; then
     python3 -c 'import numpy, cupy, torch; print("numpy", numpy.__version__, "cupy", cupy.__version__, "torch", torch.__version__)'
-    TIERFFT_PY_DEVICES=${TIERFFT_PY_DEVICES:-cpu,cuda,H100} python3 -m pytest -q -p no:cacheprovider \
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -o 'H[0-9]\{3\}' | head -1)
+    TIERFFT_PY_DEVICES=${TIERFFT_PY_DEVICES:-cpu,cuda,${gpu_name:-H100}} python3 -m pytest -q -p no:cacheprovider \
         crates/tierfft-py/tests 2>&1 | tee "$out/pytest.log" | tail -25 || status=1
     python3 scripts/py-cuda-overhead.py 2>&1 | tee "$out/py-overhead.txt"
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --device cuda --reps ${BENCH_REPS:-20} --json "$out/pybench.json" 2>&1 |

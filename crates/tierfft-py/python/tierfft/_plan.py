@@ -414,7 +414,7 @@ class Plan:
                 f"{self.dtype} CUDA arrays are transformed in single precision for now (NumPy "
                 f"arrays in f64); the result is {self.result_dtype} with f32's accuracy."
             ),
-            stacklevel=4,
+            stacklevel=5,
         )
         if self._cuda_single is None:
             real, cplx = np.float32, np.complex64
