@@ -180,6 +180,33 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     );
 }
 
+/// The 16-bit storage conversions before sm_80 (no `cvt.rn.{f16,bf16}x2.f32`): one- and
+/// several-pass f16 and bf16 kernels compiled for Turing (sm_75, CUDA 13's oldest).
+#[test]
+fn sixteen_bit_kernels_compile_before_sm_80() {
+    if !nvrtc::available() {
+        assert!(
+            std::env::var_os("TIERFFT_REQUIRE_NVRTC").is_none(),
+            "libnvrtc not found"
+        );
+        eprintln!("SKIPPED: libnvrtc not found");
+        return;
+    }
+    let limits = DeviceLimits::profile("h100-cuda").expect("profile");
+    for precision in [Precision::F16, Precision::Bf16] {
+        for k in [6, 12, 18] {
+            let spec = FftSpec::new(1 << k).batch(8).precision(precision);
+            let plan = Plan::new(&spec, &limits).expect("plan");
+            for (pass, in_place) in plan.kernels() {
+                let src = plan.source(pass, in_place, Dialect::Cuda);
+                if let Err(e) = nvrtc::compile(&src, "sm_75") {
+                    panic!("{e}\n{src}");
+                }
+            }
+        }
+    }
+}
+
 /// Real weights of 1, one per element of `len`.
 fn weights(len: usize) -> tierfft::PointOp {
     tierfft::PointOp::Weight(tierfft::RealWeights::new(&vec![1.0; len]))

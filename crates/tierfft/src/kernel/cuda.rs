@@ -42,9 +42,10 @@ __device__ __forceinline__ {c} cmul({c} a, {c} b) {{
     )
 }
 
-/// Conversions between float2 and a [`Ty::Packed`] word of two f16 (PTX `cvt`, rounding to
-/// nearest even; no header needed) or two bf16 values (the upper halves of the parts' f32
-/// bits, rounded to nearest even in integer arithmetic, NaN kept NaN).
+/// Conversions between float2 and a [`Ty::Packed`] word of two f16 or two bf16 values
+/// (rounding to nearest even; no header needed). From sm_80 a store packs both parts in one
+/// `cvt.rn.{f16,bf16}x2.f32` (its first source goes to the upper half); before, f16 parts
+/// are converted one at a time and bf16 ones rounded in integer arithmetic (NaN kept NaN).
 fn packing(precision: Precision) -> &'static str {
     match precision {
         Precision::F16 => {
@@ -56,7 +57,11 @@ __device__ __forceinline__ float2 unpack(unsigned w) {
 }
 __device__ __forceinline__ unsigned pack(float2 v) {
     unsigned w;
+#if __CUDA_ARCH__ >= 800
+    asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(w) : "f"(v.x), "f"(v.y));
+#else
     asm("{\n\t.reg .b16 lo, hi;\n\tcvt.rn.f16.f32 lo, %1;\n\tcvt.rn.f16.f32 hi, %2;\n\tmov.b32 %0, {lo, hi};\n\t}" : "=r"(w) : "f"(v.x), "f"(v.y));
+#endif
     return w;
 }
 "#
@@ -66,6 +71,13 @@ __device__ __forceinline__ unsigned pack(float2 v) {
 __device__ __forceinline__ float2 unpack(unsigned w) {
     return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
 }
+#if __CUDA_ARCH__ >= 800
+__device__ __forceinline__ unsigned pack(float2 v) {
+    unsigned w;
+    asm("cvt.rn.bf16x2.f32 %0, %2, %1;" : "=r"(w) : "f"(v.x), "f"(v.y));
+    return w;
+}
+#else
 __device__ __forceinline__ unsigned bf16_bits(float x) {
     const unsigned b = __float_as_uint(x);
     return (b & 0x7fffffffu) > 0x7f800000u ? ((b >> 16) | 0x40u) : ((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
@@ -73,6 +85,7 @@ __device__ __forceinline__ unsigned bf16_bits(float x) {
 __device__ __forceinline__ unsigned pack(float2 v) {
     return bf16_bits(v.x) | (bf16_bits(v.y) << 16);
 }
+#endif
 "#
         }
         _ => "",
