@@ -7,7 +7,9 @@ use std::sync::Arc;
 use num_complex::Complex;
 use serde::Serialize;
 use tierfft::backend::Element;
-use tierfft::backend::cuda::compare::{Energies, Extras, compare, compare_half, compare_z2z};
+use tierfft::backend::cuda::compare::{
+    Comparison, Energies, Extras, compare, compare_half, compare_z2z,
+};
 use tierfft::backend::cuda::energy::{EnergyMeter, EnergyReading};
 use tierfft::backend::cuda::peer::CallbackPeer;
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
@@ -425,8 +427,6 @@ fn row(
         &first_transforms(&spec, count, &input),
     );
     let error = |out: &[Complex32]| relative_l2_error(&first_transforms(&spec, count, out), &want);
-    let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
-    let gbps = |t: f64| 16.0 * (n * batch) as f64 / t / 1e9;
     let wgpu_s = match wgpu {
         Some(w) => {
             let m = w
@@ -436,7 +436,24 @@ fn row(
         }
         None => None,
     };
-    Ok(Row {
+    Ok(row_of(step, &spec, &plan, &c, 16.0, error, wgpu_s))
+}
+
+/// The row of one comparison `c` of `spec`'s `plan`: `bytes` read and written per point,
+/// `error` of an output, the wgpu time if it ran.
+fn row_of<T>(
+    step: String,
+    spec: &FftSpec,
+    plan: &Plan,
+    c: &Comparison<T>,
+    bytes: f64,
+    error: impl Fn(&[T]) -> f64,
+    wgpu_s: Option<f64>,
+) -> Row {
+    let (n, batch) = (spec.n, spec.batch);
+    let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
+    let gbps = |t: f64| bytes * (n * batch) as f64 / t / 1e9;
+    Row {
         step,
         n,
         batch,
@@ -459,7 +476,7 @@ fn row(
         callback_error: c.callback.as_ref().map(|(out, _)| error(out)),
         callback_ratio: c.callback.as_ref().map(|(_, t)| median(t) / ours_s),
         energy: c.energy.as_ref().map(|e| RowEnergy::new(e, batch)),
-    })
+    }
 }
 
 /// [`row`] of an f64 plan: Z2Z against cuFFT's Z2Z, errors against the double-double
@@ -489,8 +506,6 @@ fn row_z2z(
     let count = checked(n, batch) * n;
     let want = spec_dd(&spec.clone().batch(count / n), &input[..count]);
     let error = |out: &[Complex64]| relative_l2_error64(&out[..count], &want);
-    let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
-    let gbps = |t: f64| 32.0 * (n * batch) as f64 / t / 1e9;
     let wgpu_s = match wgpu {
         Some(w) => Some(
             w.plan_with_options(spec, &opts.plan)?
@@ -499,30 +514,7 @@ fn row_z2z(
         ),
         None => None,
     };
-    Ok(Row {
-        step,
-        n,
-        batch,
-        ours_s,
-        ours_gbps: gbps(ours_s),
-        ours_error: error(&c.ours.0),
-        cufft_s,
-        cufft_gbps: gbps(cufft_s),
-        cufft_error: error(&c.cufft.0),
-        ratio: cufft_s / ours_s,
-        of_copy: gbps(ours_s) / c.copy_gbps,
-        copy_gbps: c.copy_gbps,
-        wgpu_gbps: wgpu_s.map(gbps),
-        wgpu_ratio: wgpu_s.map(|t| cufft_s / t),
-        registers: c.kernels.iter().map(|k| k.registers).collect(),
-        spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
-        passes: plan.passes.len(),
-        bluestein_m: None,
-        callback_s: None,
-        callback_error: None,
-        callback_ratio: None,
-        energy: None,
-    })
+    Ok(row_of(step, spec, plan, &c, 32.0, error, wgpu_s))
 }
 
 /// A 16-bit storage type's conversions from and to f32.
@@ -558,32 +550,7 @@ where
     };
     let want = spec_f64(&spec.clone().batch(count / n), &to_f32s(&input));
     let error = |out: &[Complex<H>]| relative_l2_error(&to_f32s(out), &want);
-    let (ours_s, cufft_s) = (median(&c.ours.1), median(&c.cufft.1));
-    let gbps = |t: f64| 8.0 * (n * batch) as f64 / t / 1e9;
-    Ok(Row {
-        step,
-        n,
-        batch,
-        ours_s,
-        ours_gbps: gbps(ours_s),
-        ours_error: error(&c.ours.0),
-        cufft_s,
-        cufft_gbps: gbps(cufft_s),
-        cufft_error: error(&c.cufft.0),
-        ratio: cufft_s / ours_s,
-        of_copy: gbps(ours_s) / c.copy_gbps,
-        copy_gbps: c.copy_gbps,
-        wgpu_gbps: None,
-        wgpu_ratio: None,
-        registers: c.kernels.iter().map(|k| k.registers).collect(),
-        spill_bytes: c.kernels.iter().map(|k| k.local_bytes).max().unwrap_or(0),
-        passes: plan.passes.len(),
-        bluestein_m: None,
-        callback_s: None,
-        callback_error: None,
-        callback_ratio: None,
-        energy: None,
-    })
+    Ok(row_of(step, spec, plan, &c, 8.0, error, None))
 }
 
 /// The whole focusing of one scene size, step by step.

@@ -405,7 +405,11 @@ fn transform_half(
     let mut data = fit(input.read_pairs(f16::from_f64)?, work.shape, work.taken);
     fft.process(&mut data)?;
     let total = start.elapsed();
-    npy::write_values(output, &pair_shape(work.out_shape), Values::Half(&parts(&data)))?;
+    npy::write_values(
+        output,
+        &pair_shape(work.out_shape),
+        Values::Half(&parts(&data)),
+    )?;
     Ok((planned, total))
 }
 
