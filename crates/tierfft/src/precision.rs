@@ -135,16 +135,33 @@ pub(crate) fn device_words(
     }
 }
 
+/// `x` as the 16 bits `precision` (f16 or bf16) stores it, rounded to nearest even.
+fn half_bits(x: f32, precision: Precision) -> u16 {
+    match precision {
+        Precision::Bf16 => half::bf16::from_f32(x).to_bits(),
+        _ => half::f16::from_f32(x).to_bits(),
+    }
+}
+
+/// The value of 16 `bits` stored in `precision` (f16 or bf16).
+fn half_value(bits: u16, precision: Precision) -> f32 {
+    match precision {
+        Precision::Bf16 => half::bf16::from_bits(bits).to_f32(),
+        _ => half::f16::from_bits(bits).to_f32(),
+    }
+}
+
+/// `x` as a store in `precision` (f16 or bf16) leaves it: rounded to nearest even (the IR
+/// interpreter's packed stores).
+#[cfg(test)]
+pub(crate) fn round_half(x: f32, precision: Precision) -> f32 {
+    half_value(half_bits(x, precision), precision)
+}
+
 /// The parts of complex values stored in 16 bits (`words`: one 4-byte word per value, the
 /// real part in the low half) as f32, two per value.
 pub(crate) fn unpack_half(words: &[f32], precision: Precision) -> Vec<f32> {
-    let part = |bits: u32| {
-        let bits = bits as u16;
-        match precision {
-            Precision::Bf16 => half::bf16::from_bits(bits).to_f32(),
-            _ => half::f16::from_bits(bits).to_f32(),
-        }
-    };
+    let part = |bits: u32| half_value(bits as u16, precision);
     words
         .iter()
         .flat_map(|w| [part(w.to_bits()), part(w.to_bits() >> 16)])
@@ -154,12 +171,9 @@ pub(crate) fn unpack_half(words: &[f32], precision: Precision) -> Vec<f32> {
 /// Complex `values` (f32 pairs) stored in 16 bits into `words` (one 4-byte word per value),
 /// each part rounded to nearest even: the inverse of [`unpack_half`].
 pub(crate) fn pack_half(values: &[f32], precision: Precision, words: &mut [f32]) {
-    let part = |x: f32| match precision {
-        Precision::Bf16 => half::bf16::from_f32(x).to_bits(),
-        _ => half::f16::from_f32(x).to_bits(),
-    };
+    let part = |x: f32| u32::from(half_bits(x, precision));
     for (w, z) in words.iter_mut().zip(values.chunks_exact(2)) {
-        *w = f32::from_bits(u32::from(part(z[0])) | u32::from(part(z[1])) << 16);
+        *w = f32::from_bits(part(z[0]) | part(z[1]) << 16);
     }
 }
 

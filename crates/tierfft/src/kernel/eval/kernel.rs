@@ -607,11 +607,8 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
 /// `z` as a [`Ty::Packed`] store in `precision` leaves it: each part rounded to nearest even
 /// in f16 or bf16.
 pub fn round_to_storage(z: Complex32, precision: crate::Precision) -> Complex32 {
-    let round = |x: f32| match precision {
-        crate::Precision::Bf16 => half::bf16::from_f32(x).to_f32(),
-        _ => half::f16::from_f32(x).to_f32(),
-    };
-    Complex32::new(round(z.re), round(z.im))
+    use crate::precision::round_half;
+    Complex32::new(round_half(z.re, precision), round_half(z.im, precision))
 }
 
 /// Workgroups a persistent kernel is launched with here (the wgpu backend's wave).
