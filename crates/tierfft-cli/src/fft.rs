@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use num_complex::Complex;
-use tierfft::{Device, DeviceKind, FftSpec, Kind, NdFft, NdFft64, NdSpec, Precision, f16};
+use tierfft::nd::NdTransform;
+use tierfft::{Device, DeviceKind, FftSpec, Kind, NdSpec, Precision, f16};
 
 use crate::CliResult;
 use crate::commands::open_device;
@@ -187,7 +188,7 @@ where
     Complex<Self>: tierfft::Element,
 {
     /// The transform of `spec` on `device` in this precision.
-    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<Box<dyn NdRun<Self>>> {
+    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<Box<dyn NdTransform<Self>>> {
         let fft = device.plan_nd(&spec.clone().precision(Self::PRECISION))?;
         Ok(Box::new(fft))
     }
@@ -226,7 +227,7 @@ impl Float for f64 {
     /// On the CPU through `NdFft64` (realfft, lines on rayon's pool): 5–8 times faster
     /// there than `NdFft`'s CPU steps in f64 (1024², 64 × 65536, 128³ on the 2-core build
     /// machine).
-    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<Box<dyn NdRun<f64>>> {
+    fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<Box<dyn NdTransform<f64>>> {
         if device.kind() == DeviceKind::Cpu {
             return Ok(Box::new(device.plan_nd_f64(spec)?));
         }
@@ -250,40 +251,6 @@ impl Float for f64 {
     }
     fn times(self, scale: f64) -> f64 {
         self * scale
-    }
-}
-
-/// A planned N-D transform's three calls, of `NdFft` or `NdFft64`.
-trait NdRun<T> {
-    fn c2c(&self, data: &mut [Complex<T>]) -> tierfft::Result<()>;
-    fn r2c(&self, x: &[T], out: &mut [Complex<T>]) -> tierfft::Result<()>;
-    fn c2r(&self, x: &[Complex<T>], out: &mut [T]) -> tierfft::Result<()>;
-}
-
-impl<T: tierfft::RealElement> NdRun<T> for NdFft
-where
-    Complex<T>: tierfft::Element,
-{
-    fn c2c(&self, data: &mut [Complex<T>]) -> tierfft::Result<()> {
-        self.process(data)
-    }
-    fn r2c(&self, x: &[T], out: &mut [Complex<T>]) -> tierfft::Result<()> {
-        self.process_real_to_complex(x, out)
-    }
-    fn c2r(&self, x: &[Complex<T>], out: &mut [T]) -> tierfft::Result<()> {
-        self.process_complex_to_real(x, out)
-    }
-}
-
-impl NdRun<f64> for NdFft64 {
-    fn c2c(&self, data: &mut [Complex<f64>]) -> tierfft::Result<()> {
-        self.process(data)
-    }
-    fn r2c(&self, x: &[f64], out: &mut [Complex<f64>]) -> tierfft::Result<()> {
-        self.process_real_to_complex(x, out)
-    }
-    fn c2r(&self, x: &[Complex<f64>], out: &mut [f64]) -> tierfft::Result<()> {
-        self.process_complex_to_real(x, out)
     }
 }
 

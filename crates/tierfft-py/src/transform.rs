@@ -9,9 +9,8 @@ use num_complex::{Complex32, Complex64};
 use numpy::{Element as NpElement, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use tierfft::{
-    Device, DeviceBuffer, DeviceKind, Element, Kind, NdFft, NdFft64, NdSpec, PointOp, Precision,
-};
+use tierfft::nd::NdTransform;
+use tierfft::{Device, DeviceBuffer, DeviceKind, Element, Kind, NdFft, NdSpec, PointOp, Precision};
 
 use crate::device::PyDevice;
 use crate::dlpack::{self, CudaArray};
@@ -23,44 +22,13 @@ enum Engine {
     Single(Box<NdFft>),
     /// complex128 / float64 data, on a device with f64 transforms. The scale (1 where there
     /// is none) is applied here in f64, so that `norm="ortho"` keeps double precision.
-    Double(Box<dyn Double>, f64),
+    Double(Box<dyn NdTransform<f64>>, f64),
 }
 
-/// An f64 transform's three calls on host arrays: `NdFft64` on the CPU (faster there than
-/// `NdFft`'s CPU steps in f64), `NdFft` planned in f64 on GPUs.
-trait Double: Send + Sync {
-    fn c2c(&self, data: &mut [Complex64]) -> tierfft::Result<()>;
-    fn r2c(&self, x: &[f64], out: &mut [Complex64]) -> tierfft::Result<()>;
-    fn c2r(&self, x: &[Complex64], out: &mut [f64]) -> tierfft::Result<()>;
-}
-
-impl Double for NdFft64 {
-    fn c2c(&self, data: &mut [Complex64]) -> tierfft::Result<()> {
-        self.process(data)
-    }
-    fn r2c(&self, x: &[f64], out: &mut [Complex64]) -> tierfft::Result<()> {
-        self.process_real_to_complex(x, out)
-    }
-    fn c2r(&self, x: &[Complex64], out: &mut [f64]) -> tierfft::Result<()> {
-        self.process_complex_to_real(x, out)
-    }
-}
-
-impl Double for NdFft {
-    fn c2c(&self, data: &mut [Complex64]) -> tierfft::Result<()> {
-        self.process(data)
-    }
-    fn r2c(&self, x: &[f64], out: &mut [Complex64]) -> tierfft::Result<()> {
-        self.process_real_to_complex(x, out)
-    }
-    fn c2r(&self, x: &[Complex64], out: &mut [f64]) -> tierfft::Result<()> {
-        self.process_complex_to_real(x, out)
-    }
-}
-
-/// `spec` planned in f64 on `device`: `NdFft64` on the CPU, `NdFft` in f64 elsewhere (an
-/// error naming the device where it has no f64 arithmetic).
-fn plan_double(device: &Device, spec: NdSpec) -> tierfft::Result<Box<dyn Double>> {
+/// `spec` planned in f64 on `device`: `NdFft64` on the CPU (faster there than `NdFft`'s CPU
+/// steps in f64), `NdFft` in f64 elsewhere (an error naming the device where it has no f64
+/// arithmetic).
+fn plan_double(device: &Device, spec: NdSpec) -> tierfft::Result<Box<dyn NdTransform<f64>>> {
     Ok(match device.kind() {
         DeviceKind::Cpu => Box::new(device.plan_nd_f64(&spec)?),
         _ => Box::new(device.plan_nd(&spec.precision(Precision::F64))?),

@@ -12,6 +12,7 @@ mod device;
 mod double;
 mod exec;
 mod host;
+mod host_calls;
 pub(crate) mod layout;
 pub(crate) mod plan;
 mod reshape;
@@ -19,6 +20,7 @@ mod reshape;
 pub use double::NdFft64;
 pub use exec::NdFft;
 pub(crate) use host::reshape as reshape_on_host;
+pub use host_calls::NdTransform;
 
 pub use device::FuseReal;
 pub use plan::{Buf, NdPlan, Step, StepOp};
