@@ -210,7 +210,7 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     spec.validate()?;
     let plan = Plan::with_options(&spec, &limits, &job.options)?;
     println!("{plan}");
-    print_sources(&plan, job.source);
+    print_sources(&plan, job.source)?;
     Ok(())
 }
 
@@ -234,16 +234,19 @@ fn plan_limits(device: &str) -> CliResult<DeviceLimits> {
 }
 
 /// Prints every kernel of `plan` in `dialect`, if asked.
-fn print_sources(plan: &Plan, dialect: Option<Dialect>) {
-    let Some(dialect) = dialect else { return };
+fn print_sources(plan: &Plan, dialect: Option<Dialect>) -> CliResult<()> {
+    let Some(dialect) = dialect else {
+        return Ok(());
+    };
     for (pass, in_place) in plan.kernels() {
         let place = if in_place { "in place" } else { "out of place" };
         println!(
             "// ---- pass {} ({place}) ----\n{}",
             pass + 1,
-            plan.source(pass, in_place, dialect.into())
+            plan.source(pass, in_place, dialect.into())?
         );
     }
+    Ok(())
 }
 
 /// `tierfft plan --shape`: the N-D plan's steps, then each axis transform's plan (and the
@@ -277,7 +280,7 @@ fn plan_nd(job: &PlanJob, nd: &NdJob, limits: &DeviceLimits) -> CliResult<()> {
             StepOp::Fft { spec, .. } => {
                 let fft = Plan::with_options(spec, limits, &job.options)?;
                 println!("step {}: {fft}", i + 1);
-                print_sources(&fft, job.source);
+                print_sources(&fft, job.source)?;
             }
             StepOp::Reshape(r) => {
                 if let Some(dialect) = job.source {

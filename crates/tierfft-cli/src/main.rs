@@ -3,6 +3,20 @@
 //! This file holds the argument definitions and the dispatch; the work is in [`commands`]
 //! (`devices`, `plan`, `fft`), [`bench`] and [`npy`].
 
+// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
+// invariants of generated code that no input reaches say so where they stand (`#[expect]`
+// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
 mod bench;
 mod bench_dist;
 mod bench_nd;
@@ -10,8 +24,6 @@ mod commands;
 mod compare;
 mod fft;
 mod fft2d;
-mod memory;
-mod npy;
 mod outdir;
 mod planner;
 mod plot;
@@ -22,11 +34,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-/// The error type of every command: anything printable, shown as `error: <message>`.
-pub type CliError = Box<dyn std::error::Error>;
-
-/// Shorthand for a command's result.
-pub type CliResult<T> = Result<T, CliError>;
+use tierfft_cli::{CliResult, memory, npy};
 
 /// Planned FFTs of any length on GPUs (CUDA; wgpu: Vulkan, Metal, DX12) and the CPU, and SAR
 /// focusing on them.

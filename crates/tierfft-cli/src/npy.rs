@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use npyz::{DType, Endianness, NpyFile, Order, TypeChar, TypeStr, WriteOptions, WriterBuilder};
 use num_complex::Complex;
@@ -112,16 +112,18 @@ pub struct Header {
     pub element: Element,
 }
 
-/// An open complex64 `.npy` file, positioned at its data.
-pub struct Input {
+/// An open `.npy` array, positioned at its data: a file by default, any seekable reader
+/// through [`from_reader`].
+pub struct Input<R = BufReader<File>> {
     /// What the header says.
     pub header: Header,
-    reader: BufReader<File>,
-    /// Bytes of data the header promises (the file holds at least that many).
+    reader: R,
+    /// Bytes of data the header promises (the source holds at least that many).
     bytes: u64,
     /// The data are in Fortran (column-major) order, to be put in C order when read.
     fortran: bool,
-    path: PathBuf,
+    /// The source as messages name it (a path).
+    name: String,
 }
 
 /// The shapes a command takes.
@@ -143,13 +145,24 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
         .metadata()
         .map_err(|e| format!("cannot read input '{shown}': {e}"))?
         .len();
-    let npy = NpyFile::new(BufReader::new(file)).map_err(|e| match e.kind() {
+    from_reader(BufReader::new(file), file_len, &shown.to_string(), expect)
+}
+
+/// [`open`] on `len` bytes from `source`, named `name` in messages (the fuzz target reads
+/// arrays from memory through this).
+pub fn from_reader<R: Read + Seek>(
+    source: R,
+    len: u64,
+    name: &str,
+    expect: Expect,
+) -> CliResult<Input<R>> {
+    let npy = NpyFile::new(source).map_err(|e| match e.kind() {
         io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
-            format!("'{shown}' is not a valid .npy file ({e})")
+            format!("'{name}' is not a valid .npy file ({e})")
         }
-        _ => format!("cannot read input '{shown}': {e}"),
+        _ => format!("cannot read input '{name}': {e}"),
     })?;
-    let element = check_dtype(&npy.dtype(), expect).map_err(|e| format!("'{shown}': {e}"))?;
+    let element = check_dtype(&npy.dtype(), expect).map_err(|e| format!("'{name}': {e}"))?;
     let shape = npy.shape().to_vec();
     let dims = format!("{shape:?}");
     let (batch, n) = match (expect, &shape[..]) {
@@ -157,20 +170,20 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
         (Expect::Rows, [rest @ .., n]) => {
             let batch = rest.iter().try_fold(1u64, |b, &d| b.checked_mul(d));
             (
-                batch.ok_or_else(|| format!("'{shown}': shape {dims} overflows"))?,
+                batch.ok_or_else(|| format!("'{name}': shape {dims} overflows"))?,
                 *n,
             )
         }
         (Expect::Rows, []) => {
             return Err(format!(
-                "'{shown}' holds a single number (a 0-d array); tierfft transforms arrays of \
+                "'{name}' holds a single number (a 0-d array); tierfft transforms arrays of \
                  one or more axes, along the last"
             )
             .into());
         }
         (Expect::Scene, _) => {
             return Err(format!(
-                "'{shown}' has shape {dims} ({}-d); raw echoes must be one 2-d array \
+                "'{name}' has shape {dims} ({}-d); raw echoes must be one 2-d array \
                  [azimuth lines, range samples]: one row per pulse, range samples along it",
                 shape.len()
             )
@@ -179,28 +192,28 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
     };
     if n == 0 || batch == 0 {
         return Err(
-            format!("'{shown}' holds an empty array (shape {dims}); nothing to transform").into(),
+            format!("'{name}' holds an empty array (shape {dims}); nothing to transform").into(),
         );
     }
     // Only the axes longer than one decide whether the order matters.
     let fortran = npy.order() == Order::Fortran && shape.iter().filter(|&&d| d > 1).count() > 1;
-    let too_big = || format!("'{shown}': shape {dims} is too large for this machine");
+    let too_big = || format!("'{name}': shape {dims} is too large for this machine");
     let n = usize::try_from(n).map_err(|_| too_big())?;
     let batch = usize::try_from(batch).map_err(|_| too_big())?;
     let mut reader = npy.into_inner();
     let data_start = reader
         .stream_position()
-        .map_err(|e| format!("cannot read input '{shown}': {e}"))?;
+        .map_err(|e| format!("cannot read input '{name}': {e}"))?;
     // The data's size, checked now: a truncated file is refused before any work.
     let bytes = (n as u64)
         .checked_mul(batch as u64)
         .and_then(|len| len.checked_mul(element.bytes() as u64))
         .filter(|&b| usize::try_from(b).is_ok())
         .ok_or_else(too_big)?;
-    let available = file_len.saturating_sub(data_start);
+    let available = len.saturating_sub(data_start);
     if available < bytes {
         return Err(format!(
-            "'{shown}' is truncated: shape {dims} needs {bytes} bytes of data, the file has \
+            "'{name}' is truncated: shape {dims} needs {bytes} bytes of data, the file has \
              {available}"
         )
         .into());
@@ -215,11 +228,11 @@ pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
         reader,
         bytes,
         fortran,
-        path: path.to_path_buf(),
+        name: name.to_string(),
     })
 }
 
-impl Input {
+impl<R: Read> Input<R> {
     /// Reads all `n × batch` elements as complex64, rows one after another (check the lengths
     /// first: this allocates what the header asks for; [`open`] made sure the file holds that
     /// much).
@@ -235,7 +248,7 @@ impl Input {
     /// Every element through `convert`, in C order.
     fn read_with<T: Copy>(mut self, convert: fn(Element, &[u8]) -> T) -> CliResult<Vec<T>> {
         let element = self.header.element;
-        let shown = self.path.display();
+        let shown = &self.name;
         let needed = self.bytes;
         let values = needed as usize / element.bytes();
         let mut data = Vec::new();
@@ -267,7 +280,7 @@ impl Input {
     }
 }
 
-impl Input {
+impl<R: Read> Input<R> {
     /// Reads all elements of a real array as float32 (float64 rounded); complex arrays are
     /// an error, since their imaginary parts would be dropped.
     pub fn read_real(self) -> CliResult<Vec<f32>> {
@@ -299,7 +312,7 @@ impl Input {
             return Err(format!(
                 "'{}' holds {} values; a real transform (--real) takes real (float, integer \
                  or bool) input: pass np.real(x) if the imaginary parts are zero",
-                self.path.display(),
+                self.name,
                 self.header.element.name()
             )
             .into());

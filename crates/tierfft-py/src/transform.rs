@@ -425,14 +425,10 @@ impl Transform {
                     })?;
                     let mut copy = match kept.take() {
                         Some(s) if s.len() == af => s,
-                        _ => stream.alloc_zeros::<f32>(af).map_err(|e| {
-                            tierfft::Error::OutOfMemory {
-                                what: format!("a copy of the input ({} bytes): {e}", 4 * af),
-                                source: Some(Box::new(e)),
-                            }
-                        })?,
+                        // SAFETY: zeroed.
+                        _ => unsafe { cuda.alloc_f32(af, true) }?,
                     };
-                    stream.memcpy_dtod(input.slice(), &mut copy).map_err(|e| {
+                    stream.memcpy_dtod(input.slice()?, &mut copy).map_err(|e| {
                         tierfft::Error::Gpu {
                             what: format!("copying the input: {e}"),
                             source: Some(Box::new(e)),
@@ -511,10 +507,13 @@ impl Lent {
         Lent(Some(unsafe { stream.upgrade_device_ptr(pointer, floats) }))
     }
 
-    fn slice(&self) -> &CudaSlice<f32> {
-        self.0
-            .as_ref()
-            .expect("a lent slice is present until dropped")
+    fn slice(&self) -> tierfft::Result<&CudaSlice<f32>> {
+        self.0.as_ref().ok_or_else(Lent::gone)
+    }
+
+    /// The slice is only taken inside [`Lent::with_buffer`], which puts it back.
+    fn gone() -> tierfft::Error {
+        tierfft::Error::InvalidSpec("a lent CUDA array was used after it was given back".into())
     }
 
     /// Runs `f` on the memory as a buffer of `device` (the CUDA device of its stream), then
@@ -524,10 +523,9 @@ impl Lent {
         device: &Device,
         f: impl FnOnce(&mut DeviceBuffer<T>) -> tierfft::Result<()>,
     ) -> tierfft::Result<()> {
-        let slice = self
-            .0
-            .take()
-            .expect("a lent slice is present until dropped");
+        // Checked before the slice is handed over: a refused slice would be freed.
+        DeviceBuffer::<T>::check_cuda_slice(device, self.slice()?)?;
+        let slice = self.0.take().ok_or_else(Lent::gone)?;
         let mut buffer = DeviceBuffer::<T>::from_cuda_slice(device, slice)?;
         let result = f(&mut buffer);
         self.0 = Some(buffer.into_cuda_slice()?);

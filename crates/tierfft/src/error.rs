@@ -87,10 +87,14 @@ pub enum Error {
         source: Option<Source>,
     },
     /// The device ran out of memory: free buffers or plans, or take smaller batches.
-    #[error("out of device memory: {what}")]
+    #[error("out of device memory: {what}{}", memory_note(*.requested, *.free))]
     OutOfMemory {
         /// What needed the memory.
         what: String,
+        /// Bytes asked for, where known.
+        requested: Option<u64>,
+        /// Bytes the device had free when asked, where the API says (CUDA).
+        free: Option<u64>,
         /// The API's own error, where there is one.
         #[source]
         source: Option<Source>,
@@ -135,6 +139,18 @@ impl Error {
             what: format!("{what}: {source}"),
             source: Some(Box::new(source)),
         }
+    }
+}
+
+/// " (N MiB asked, M MiB free: ...)" for an [`Error::OutOfMemory`], as much as is known.
+fn memory_note(requested: Option<u64>, free: Option<u64>) -> String {
+    let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64);
+    let advice = "free buffers or plans, or take smaller batches";
+    match (requested, free) {
+        (Some(r), Some(f)) => format!(" ({} asked, {} free: {advice})", mib(r), mib(f)),
+        (Some(r), None) => format!(" ({} asked: {advice})", mib(r)),
+        (None, Some(f)) => format!(" ({} free: {advice})", mib(f)),
+        (None, None) => format!(" ({advice})"),
     }
 }
 

@@ -23,9 +23,26 @@
 //! # }
 //! ```
 
+// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
+// invariants of generated code that no input reaches say so where they stand (`#[expect]`
+// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
 pub mod backend;
 pub mod dist;
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod kernel;
 pub mod nd;
 pub mod plan;

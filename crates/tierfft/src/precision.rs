@@ -153,7 +153,7 @@ fn half_value(bits: u16, precision: Precision) -> f32 {
 
 /// `x` as a store in `precision` (f16 or bf16) leaves it: rounded to nearest even (the IR
 /// interpreter's packed stores).
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn round_half(x: f32, precision: Precision) -> f32 {
     half_value(half_bits(x, precision), precision)
 }

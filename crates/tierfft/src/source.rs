@@ -1,6 +1,7 @@
 //! Kernel source as text, for reading and debugging: what the backends compile, printed in
 //! either dialect whatever the device (`tierfft plan --source`).
 
+use crate::error::{Error, Result};
 use crate::kernel::{self, cuda, ir::Kernel, wgsl};
 use crate::nd::Reshape;
 use crate::plan::Plan;
@@ -26,9 +27,19 @@ impl Dialect {
 
 impl Plan {
     /// The source of pass `pass`'s kernel (0-based), in place (one buffer) or out of place,
-    /// in the plan's precision.
-    pub fn source(&self, pass: usize, in_place: bool, dialect: Dialect) -> String {
-        dialect.print(&kernel::pass_kernel(self, pass, in_place))
+    /// in the plan's precision. `Err` for a pass the plan lacks, in place for a plan of
+    /// several passes (they run out of place), or a plan that fails [`Plan::check`].
+    pub fn source(&self, pass: usize, in_place: bool, dialect: Dialect) -> Result<String> {
+        self.check()?;
+        if !self.kernels().contains(&(pass, in_place)) {
+            return Err(Error::InvalidSpec(format!(
+                "this plan has no {} kernel for pass {pass} (it has {} pass(es); only a \
+                 one-pass plan runs in place)",
+                if in_place { "in-place" } else { "out-of-place" },
+                self.passes.len()
+            )));
+        }
+        Ok(dialect.print(&kernel::pass_kernel(self, pass, in_place)))
     }
 }
 

@@ -159,6 +159,10 @@ impl TwiddleLayout {
     ///
     /// # Panics
     /// If the plan has no such stage (a generator bug).
+    #[expect(
+        clippy::expect_used,
+        reason = "the layout is built from the plan's own stages"
+    )]
     pub fn stage(&self, ns: usize, radix: usize) -> StageTable {
         *self
             .stages

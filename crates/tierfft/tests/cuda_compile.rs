@@ -43,9 +43,15 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             ] {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for pass in 0..plan.passes.len() {
-                    sources.insert(plan.source(pass, false, Dialect::Cuda));
+                    sources.insert(
+                        plan.source(pass, false, Dialect::Cuda)
+                            .expect("kernel source"),
+                    );
                     if plan.passes.len() == 1 {
-                        sources.insert(plan.source(pass, true, Dialect::Cuda));
+                        sources.insert(
+                            plan.source(pass, true, Dialect::Cuda)
+                                .expect("kernel source"),
+                        );
                     }
                 }
             }
@@ -65,7 +71,10 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             .on_store(tierfft::PointOp::MagnitudeDb);
         let plan = Plan::new(&spec, &limits).expect("plan");
         for (pass, in_place) in plan.kernels() {
-            sources.insert(plan.source(pass, in_place, Dialect::Cuda));
+            sources.insert(
+                plan.source(pass, in_place, Dialect::Cuda)
+                    .expect("kernel source"),
+            );
         }
     }
     // Column transforms (one and two passes, batches that fill workgroups and one that
@@ -85,7 +94,10 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
         ] {
             let plan = Plan::new(&spec, &limits).expect("plan");
             for (pass, in_place) in plan.kernels() {
-                sources.insert(plan.source(pass, in_place, Dialect::Cuda));
+                sources.insert(
+                    plan.source(pass, in_place, Dialect::Cuda)
+                        .expect("kernel source"),
+                );
             }
         }
     }
@@ -110,7 +122,10 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             let plan = Plan::with_options(&spec, &limits, &prefetch).expect("plan");
             assert!(plan.passes[0].prefetch, "n = {n}");
             for (pass, in_place) in plan.kernels() {
-                sources.insert(plan.source(pass, in_place, Dialect::Cuda));
+                sources.insert(
+                    plan.source(pass, in_place, Dialect::Cuda)
+                        .expect("kernel source"),
+                );
             }
         }
     }
@@ -145,7 +160,10 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                     tierfft::nd::StepOp::Fft { spec, .. } => {
                         let plan = Plan::new(spec, &limits).expect("plan");
                         for (pass, in_place) in plan.kernels() {
-                            sources.insert(plan.source(pass, in_place, Dialect::Cuda));
+                            sources.insert(
+                                plan.source(pass, in_place, Dialect::Cuda)
+                                    .expect("kernel source"),
+                            );
                         }
                     }
                     tierfft::nd::StepOp::Reshape(r) => {
@@ -198,7 +216,9 @@ fn sixteen_bit_kernels_compile_before_sm_80() {
             let spec = FftSpec::new(1 << k).batch(8).precision(precision);
             let plan = Plan::new(&spec, &limits).expect("plan");
             for (pass, in_place) in plan.kernels() {
-                let src = plan.source(pass, in_place, Dialect::Cuda);
+                let src = plan
+                    .source(pass, in_place, Dialect::Cuda)
+                    .expect("kernel source");
                 if let Err(e) = nvrtc::compile(&src, "sm_75") {
                     panic!("{e}\n{src}");
                 }

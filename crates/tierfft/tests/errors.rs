@@ -109,3 +109,58 @@ fn measure_checks_the_buffer_length() {
         Err(Error::BufferLength { .. })
     ));
 }
+
+/// Buffers larger than a device holds are errors carrying the bytes asked (and, on CUDA,
+/// free), never an abort or a wrapped size; the device works on afterwards.
+#[test]
+fn buffers_too_large_for_the_device_are_refused_with_the_bytes() {
+    for dev in [Device::cpu(), gpu().clone()] {
+        let e = dev.zeros(usize::MAX / 2).expect_err("overflowing size");
+        assert!(matches!(e, Error::TooLarge { .. }), "{}: {e}", dev.name());
+        // 2^52 bytes: more than any machine here holds.
+        let e = dev.zeros(1 << 49).expect_err("too large");
+        match &e {
+            Error::OutOfMemory {
+                requested, free, ..
+            } => {
+                assert_eq!(*requested, Some(1 << 52), "{}: {e}", dev.name());
+                assert!(e.to_string().contains("MiB asked"), "{e}");
+                if dev.kind() == tierfft::DeviceKind::Cuda {
+                    assert!(free.is_some_and(|f| f < 1 << 52), "{e}");
+                }
+            }
+            // wgpu refuses a buffer past its largest before allocating.
+            Error::TooLarge { .. } => assert!(dev.wgpu_device().is_some(), "{}: {e}", dev.name()),
+            other => panic!("{}: {other}", dev.name()),
+        }
+        let fft = dev.plan(&FftSpec::new(64)).expect("plan after a refusal");
+        let mut data = vec![Complex32::new(1.0, 0.0); 64];
+        fft.process(&mut data).expect("a transform after a refusal");
+        assert!((data[0].re - 64.0).abs() < 1e-3);
+    }
+}
+
+/// Kernel source is asked for by pass: a pass the plan lacks, or in place for a plan of
+/// several passes, is an error.
+#[test]
+fn kernel_source_of_a_missing_kernel_is_an_error() {
+    use tierfft::plan::{DeviceLimits, Plan};
+    use tierfft::source::Dialect;
+    let limits = DeviceLimits::profile("small-16k").expect("profile");
+    let plan = Plan::new(&FftSpec::new(1 << 20), &limits).expect("plan");
+    assert!(plan.passes.len() > 1);
+    assert!(plan.source(0, false, Dialect::Wgsl).is_ok());
+    for (pass, in_place) in [(0, true), (plan.passes.len(), false)] {
+        let e = plan
+            .source(pass, in_place, Dialect::Cuda)
+            .expect_err("no such kernel");
+        assert!(matches!(e, Error::InvalidSpec(_)), "{e}");
+    }
+    // A plan edited past the device's limits is refused before any kernel is printed.
+    let mut edited = plan.clone();
+    edited.passes[0].lines_per_group = 4096;
+    let e = edited
+        .source(0, false, Dialect::Wgsl)
+        .expect_err("edited plan");
+    assert!(matches!(e, Error::TooLarge { .. }), "{e}");
+}

@@ -54,7 +54,9 @@ fn every_kernel_validates_and_translates() {
                             &[false]
                         };
                         for &in_place in places {
-                            let source = plan.source(pass, in_place, Dialect::Wgsl);
+                            let source = plan
+                                .source(pass, in_place, Dialect::Wgsl)
+                                .expect("kernel source");
                             if let Err(e) = translate(&source) {
                                 panic!(
                                     "{profile} 2^{k} batch {batch} pass {pass} in_place {in_place}:\n{e}\n{source}"
@@ -94,7 +96,9 @@ fn fused_kernels_validate_and_translate() {
             for spec in specs {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for (pass, in_place) in plan.kernels() {
-                    let source = plan.source(pass, in_place, Dialect::Wgsl);
+                    let source = plan
+                        .source(pass, in_place, Dialect::Wgsl)
+                        .expect("kernel source");
                     if let Err(e) = translate(&source) {
                         panic!("{profile} 2^{k} fused pass {pass}:\n{e}\n{source}");
                     }
@@ -127,7 +131,9 @@ fn fused_real_kernels_validate_and_translate() {
                     };
                     let plan = Plan::new(spec, &limits).expect("plan");
                     for (pass, in_place) in plan.kernels() {
-                        let source = plan.source(pass, in_place, Dialect::Wgsl);
+                        let source = plan
+                            .source(pass, in_place, Dialect::Wgsl)
+                            .expect("kernel source");
                         if let Err(e) = translate(&source) {
                             panic!("{profile} real {n} pass {pass}:\n{e}\n{source}");
                         }
@@ -145,7 +151,7 @@ fn generated_source_is_readable() {
         &DeviceLimits::profile("apple-m1").unwrap(),
     )
     .unwrap();
-    let source = plan.source(1, false, Dialect::Wgsl);
+    let source = plan.source(1, false, Dialect::Wgsl).expect("kernel source");
     assert!(source.starts_with("// tierfft pass 2/2 of a 4194304-point forward FFT"));
     for step in [
         "// load",

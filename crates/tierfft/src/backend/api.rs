@@ -153,11 +153,15 @@ impl Backend for Cpu {
     }
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
-        Ok(Held::new(HostMemory::Owned(floats.to_vec())))
+        let mut v = host_floats(floats.len())?;
+        v.extend_from_slice(floats);
+        Ok(Held::new(HostMemory::Owned(v)))
     }
 
     fn zeros(self: Arc<Self>, floats: usize) -> Result<Held> {
-        Ok(Held::new(HostMemory::Owned(vec![0.0; floats])))
+        let mut v = host_floats(floats)?;
+        v.resize(floats, 0.0);
+        Ok(Held::new(HostMemory::Owned(v)))
     }
 
     fn synchronize(&self) -> Result<()> {
@@ -167,4 +171,18 @@ impl Backend for Cpu {
     fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>> {
         Ok(Box::new(CpuResampler::new(n, rows)))
     }
+}
+
+/// An empty vector with room for `floats` f32: the CPU device's memory is the host's, and
+/// asking for more than it can give is [`Error::OutOfMemory`], not an abort.
+fn host_floats(floats: usize) -> Result<Vec<f32>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(floats)
+        .map_err(|e| Error::OutOfMemory {
+            what: "host memory for a CPU device buffer".into(),
+            requested: Some((floats as u64).saturating_mul(4)),
+            free: None,
+            source: Some(Box::new(e)),
+        })?;
+    Ok(v)
 }

@@ -232,7 +232,15 @@ impl Device {
 
     /// A buffer of `len` zeros of any element type on the device.
     pub fn zeros_of<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        let held = self.backend().zeros(T::FLOATS * len)?;
+        let floats = T::FLOATS
+            .checked_mul(len)
+            .filter(|f| f.checked_mul(4).is_some())
+            .ok_or_else(|| Error::TooLarge {
+                what: format!("a buffer of {len} elements"),
+                device: self.name(),
+                detail: "its size in bytes overflows".into(),
+            })?;
+        let held = self.backend().zeros(floats)?;
         Ok(DeviceBuffer::new(held))
     }
 
@@ -252,9 +260,22 @@ impl Device {
 impl<T: Element> DeviceBuffer<T> {
     /// A caller's cudarc array as a buffer of `device`, without a copy: `T`'s values as
     /// interleaved f32 (complex values as pairs). The array must belong to `device`'s CUDA
-    /// context; [`DeviceBuffer::into_cuda_slice`] gives it back.
+    /// context; [`DeviceBuffer::into_cuda_slice`] gives it back. On `Err` the slice has been
+    /// dropped (and its memory freed): check it first with
+    /// [`DeviceBuffer::check_cuda_slice`] where the memory is only lent.
     #[cfg(feature = "cuda")]
     pub fn from_cuda_slice(device: &Device, slice: CudaSlice<f32>) -> Result<Self> {
+        let dev = Self::check_cuda_slice(device, &slice)?;
+        Ok(DeviceBuffer::new(Held::new(CudaMemory { dev, slice })))
+    }
+
+    /// What [`DeviceBuffer::from_cuda_slice`] checks, without taking the slice: `device` is
+    /// a CUDA device of the slice's context, and the slice holds whole `T`s.
+    #[cfg(feature = "cuda")]
+    pub fn check_cuda_slice(
+        device: &Device,
+        slice: &CudaSlice<f32>,
+    ) -> Result<Arc<crate::backend::cuda::CudaDevice>> {
         let Some(dev) = device.cuda_device() else {
             return Err(Error::InvalidSpec(format!(
                 "a CUDA array was given for '{}', which is not a CUDA device",
@@ -269,10 +290,7 @@ impl<T: Element> DeviceBuffer<T> {
             ));
         }
         whole_elements::<T>(4 * slice.len() as u64, "CUDA array")?;
-        Ok(DeviceBuffer::new(Held::new(CudaMemory {
-            dev: dev.clone(),
-            slice,
-        })))
+        Ok(dev)
     }
 
     /// A caller's wgpu buffer as a buffer of `device` (made by [`Device::from_wgpu`] from

@@ -302,6 +302,10 @@ pub fn var(name: impl Into<String>) -> Expr {
 }
 
 /// An unsigned literal.
+#[expect(
+    clippy::expect_used,
+    reason = "Plan::check keeps every length, count and index of a dispatch within 32 bits"
+)]
 pub fn u(x: usize) -> Expr {
     Expr::U32(u32::try_from(x).expect("kernel constants fit in u32 (n <= 2^27)"))
 }

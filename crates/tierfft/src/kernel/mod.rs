@@ -5,8 +5,8 @@
 mod codelet;
 pub mod cuda;
 mod emit;
-#[cfg(test)]
-mod eval;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod eval;
 pub mod ir;
 mod pass;
 pub mod print;

@@ -17,6 +17,7 @@
 //! come in runs at least one memory transaction long.
 
 mod bluestein;
+mod check;
 mod cluster;
 mod display;
 mod limits;
@@ -604,7 +605,11 @@ impl Plan {
     }
 
     /// Where vector `v` (one of [`Plan::vectors`]) starts in the `aux` binding, elements.
-    pub fn aux_offset(&self, v: &Values) -> usize {
+    #[expect(
+        clippy::panic,
+        reason = "the generator asks only for vectors the plan's passes hold (Plan::vectors)"
+    )]
+    pub(crate) fn aux_offset(&self, v: &Values) -> usize {
         let mut at = 0;
         for o in self.vectors() {
             if o.same(v) {

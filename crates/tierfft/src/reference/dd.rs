@@ -145,9 +145,7 @@ fn dft(x: &[Cdd], table: &[Cdd], stride: usize) -> Vec<Cdd> {
     if n <= 1 {
         return x.to_vec();
     }
-    let p = (2..=n)
-        .find(|p| n.is_multiple_of(*p))
-        .expect("n > 1 has a factor");
+    let p = (2..n).find(|p| n.is_multiple_of(*p)).unwrap_or(n);
     let m = n / p;
     // p interleaved sub-sequences of m points, each transformed.
     let subs: Vec<Vec<Cdd>> = (0..p)

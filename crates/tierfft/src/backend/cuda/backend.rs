@@ -245,17 +245,14 @@ impl Backend for CudaDevice {
 
     fn upload(self: Arc<Self>, floats: &[f32]) -> Result<Held> {
         // SAFETY: every value is written by the copy before anything reads it.
-        let mut slice = unsafe { self.stream.alloc::<f32>(floats.len()) }
-            .map_err(gpu_err("allocating device memory"))?;
+        let mut slice = unsafe { self.alloc_f32(floats.len(), false) }?;
         self.write_from_host(floats, &mut slice)?;
         Ok(Held::new(CudaMemory { dev: self, slice }))
     }
 
     fn zeros(self: Arc<Self>, floats: usize) -> Result<Held> {
-        let slice = self
-            .stream
-            .alloc_zeros::<f32>(floats)
-            .map_err(gpu_err("allocating device memory"))?;
+        // SAFETY: zeroed.
+        let slice = unsafe { self.alloc_f32(floats, true) }?;
         Ok(Held::new(CudaMemory { dev: self, slice }))
     }
 

@@ -93,6 +93,7 @@ pub struct KernelReport {
 impl CudaFft {
     /// Compiles `plan`'s kernels (or takes them from the cache) and uploads its twiddles.
     pub fn new(dev: Arc<CudaDevice>, plan: &Plan) -> Result<CudaFft> {
+        plan.check()?;
         let load = |i: usize, in_place: bool| -> Result<Launchable> {
             let mut kernel = pass_kernel(plan, i, in_place);
             let shared_bytes = plan.passes[i].workgroup_bytes() as u32;
@@ -355,8 +356,7 @@ impl CudaFft {
         match kept {
             Some(s) if s.len() == floats => Ok(s),
             // SAFETY: every slot is written (upload or kernel) before it is read.
-            _ => unsafe { self.dev.stream.alloc::<f32>(floats) }
-                .map_err(gpu_err("allocating device memory")),
+            _ => unsafe { self.dev.alloc_f32(floats, false) },
         }
     }
 

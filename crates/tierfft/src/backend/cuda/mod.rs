@@ -37,7 +37,7 @@ pub(crate) use resample::CudaResampler;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdevice_attribute as A;
-use cudarc::driver::{CudaContext, CudaStream, DriverError};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DriverError};
 
 use crate::error::{Error, Result};
 use crate::plan::DeviceLimits;
@@ -69,7 +69,12 @@ fn driver_error(what: &str, e: DriverError) -> Error {
     let what = format!("{what}: {:?}", e.0);
     let source = Some(Box::new(e) as crate::Source);
     match e.0 {
-        R::CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory { what, source },
+        R::CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory {
+            what,
+            requested: None,
+            free: None,
+            source,
+        },
         // Sticky errors: the context stays broken until the process exits (CUDA's
         // documentation of each), so every later call on it fails too.
         R::CUDA_ERROR_ILLEGAL_ADDRESS
@@ -246,6 +251,37 @@ impl CudaDevice {
             .mem_get_info()
             .map_err(gpu_err("reading the free device memory"))?;
         Ok(free as u64)
+    }
+
+    /// `floats` f32 of device memory on this device's stream, zeroed or not. Asking for more
+    /// than the device has free is refused before the driver is asked, and either way out of
+    /// memory is [`Error::OutOfMemory`] with the bytes asked and free.
+    ///
+    /// # Safety
+    /// With `zeroed` false the memory holds whatever it held: write it before reading it.
+    pub unsafe fn alloc_f32(&self, floats: usize, zeroed: bool) -> Result<CudaSlice<f32>> {
+        let requested = 4 * floats as u64;
+        let free = self.free_memory().ok();
+        let short = |what: String, source| Error::OutOfMemory {
+            what,
+            requested: Some(requested),
+            free,
+            source,
+        };
+        if let Some(f) = free
+            && requested > f
+        {
+            return Err(short(format!("a buffer on {}", self.name), None));
+        }
+        let made = match zeroed {
+            true => self.stream.alloc_zeros::<f32>(floats),
+            // SAFETY: the caller writes it before reading (this function's contract).
+            false => unsafe { self.stream.alloc::<f32>(floats) },
+        };
+        made.map_err(|e| match driver_error("allocating device memory", e) {
+            Error::OutOfMemory { what, source, .. } => short(what, source),
+            other => other,
+        })
     }
 
     /// The CUDA context of this GPU.

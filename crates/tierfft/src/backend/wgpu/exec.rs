@@ -60,6 +60,7 @@ struct Chunk {
 impl WgpuFft {
     /// Compiles `plan`'s kernels on `dev`.
     pub fn new(dev: Arc<WgpuDevice>, plan: &Plan) -> Result<WgpuFft> {
+        plan.check()?;
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         let compile = |i: usize, in_place: bool| dev.compile(&pass_kernel(plan, i, in_place));
         let (out_of_place, in_place) = build_kernels(plan, compile)?;

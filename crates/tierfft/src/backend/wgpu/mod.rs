@@ -140,6 +140,8 @@ fn from_wgpu(e: w::Error) -> Error {
     match e {
         w::Error::OutOfMemory { source } => Error::OutOfMemory {
             what: "wgpu could not allocate".into(),
+            requested: None,
+            free: None,
             source: Some(source),
         },
         w::Error::Validation {
@@ -200,7 +202,7 @@ impl WgpuDevice {
     /// `lavapipe` (any software adapter) or the first adapter whose name contains `name`,
     /// case-insensitive.
     pub fn named(name: &str) -> Result<WgpuDevice> {
-        let all = adapters();
+        let mut all = adapters();
         let want = name.to_ascii_lowercase();
         let software = matches!(want.as_str(), "lavapipe" | "llvmpipe" | "software");
         let found = all.iter().position(|a| {
@@ -212,7 +214,7 @@ impl WgpuDevice {
             }
         });
         match found {
-            Some(i) => WgpuDevice::open(all.into_iter().nth(i).expect("index from position")),
+            Some(i) => WgpuDevice::open(all.swap_remove(i)),
             None => {
                 let names: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
                 let hint = if software {

@@ -17,6 +17,10 @@ pub const PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
 
 /// The DFT (sign −1) or inverse DFT (sign +1) of `x`, whose length has no prime factor
 /// beyond [`PRIMES`].
+#[expect(
+    clippy::panic,
+    reason = "Plan::check refuses plans with radices that have other factors"
+)]
 pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
     let r = x.len();
     if r <= 1 || r.is_power_of_two() {

@@ -28,14 +28,13 @@ pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
     for k in 1..=m {
         let angle = |j: usize| 2.0 * std::f64::consts::PI * ((j * k) % r) as f64 / r as f64;
         // Σ cos·sums and Σ sin·diffs, each a complex value scaled componentwise by reals.
-        let even = (1..=m)
-            .map(|j| sums[j - 1].clone() * f(angle(j).cos()))
-            .reduce(|a, b| a + b)
-            .expect("r >= 3");
-        let odd = (1..=m)
-            .map(|j| diffs[j - 1].clone() * f(angle(j).sin()))
-            .reduce(|a, b| a + b)
-            .expect("r >= 3");
+        // (r >= 3, so m >= 1: each sum starts from its first term.)
+        let even = (2..=m).fold(sums[0].clone() * f(angle(1).cos()), |a, j| {
+            a + sums[j - 1].clone() * f(angle(j).cos())
+        });
+        let odd = (2..=m).fold(diffs[0].clone() * f(angle(1).sin()), |a, j| {
+            a + diffs[j - 1].clone() * f(angle(j).sin())
+        });
         let even = em.bind(Ty::Complex, x[0].clone() + even);
         let odd = em.bind(Ty::Complex, odd);
         // sign·i·odd

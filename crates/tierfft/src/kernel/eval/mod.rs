@@ -8,13 +8,19 @@ mod kernel;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
 use std::collections::HashMap;
 
+#[cfg(test)]
 use num_complex::Complex64;
 
+#[cfg(test)]
 use super::ir::{BinOp, Expr, Stmt};
-pub use kernel::{Buffers, round_to_storage, run_kernel, run_plan};
+#[cfg(test)]
+pub use kernel::{Buffers, run_kernel};
+pub use kernel::{round_to_storage, run_plan};
 
+#[cfg(test)]
 /// Evaluates `out` after running `stmts`, with `in{i}` bound to `inputs[i]`.
 pub fn eval_complex(stmts: &[Stmt], out: &Expr, inputs: &[Complex64]) -> Complex64 {
     let mut env: HashMap<String, Complex64> = inputs
@@ -36,6 +42,7 @@ pub fn eval_complex(stmts: &[Stmt], out: &Expr, inputs: &[Complex64]) -> Complex
 }
 
 // Reals are complex numbers with a zero imaginary part.
+#[cfg(test)]
 fn eval(env: &HashMap<String, Complex64>, e: &Expr) -> Complex64 {
     let c = |e: &Expr| eval(env, e);
     match e {

@@ -355,6 +355,10 @@ impl PassGen<'_> {
     /// Multiplies every register by the chain's filter at its point: the spectrum between a
     /// chain's forward and inverse transforms, which in a one-pass line sits at the input's
     /// positions.
+    #[expect(
+        clippy::expect_used,
+        reason = "the planner gives every pass that multiplies by a filter its vector"
+    )]
     pub(super) fn chain_filter(&mut self) {
         let p = self.pass;
         let filter = p

@@ -13,6 +13,10 @@ impl PassGen<'_> {
     /// Loads each held point `k` merged from bins `k` and `n − k` of its row:
     /// `Z[k] = ((a + b) + i·W^−k·(a − b))·scale` with `a = X[k]`, `b = X*[n−k]`, the
     /// imaginary parts of bins 0 and `n` ignored (a real signal's spectrum has none).
+    #[expect(
+        clippy::expect_used,
+        reason = "the planner gives every merge its twiddles"
+    )]
     pub(super) fn load_merged(&mut self, scale: f64, twiddles: Option<&Values>) {
         let n = self.spec.n;
         let twiddles = twiddles.expect("the planner gives a merge its twiddles");

@@ -1,0 +1,26 @@
+//! The parts of the `tierfft` command that other crates reach: the `.npy` reader and writer
+//! ([`npy`], fuzzed by `crates/tierfft-fuzz`) and the host-memory headroom it checks
+//! ([`memory`]). The command itself is `main.rs`.
+
+// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
+// invariants of generated code that no input reaches say so where they stand (`#[expect]`
+// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
+pub mod memory;
+pub mod npy;
+
+/// The error type of every command: anything printable, shown as `error: <message>`.
+pub type CliError = Box<dyn std::error::Error>;
+
+/// Shorthand for a command's result.
+pub type CliResult<T> = Result<T, CliError>;

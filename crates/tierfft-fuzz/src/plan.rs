@@ -1,0 +1,253 @@
+//! Spec + options -> plan: whatever the fuzzer's bytes describe is either refused with an
+//! error or planned into passes that fit the device profile and compute the transform in the
+//! IR interpreter ([`tierfft::fuzzing::check_plan`]).
+
+use std::sync::Arc;
+
+use arbitrary::{Arbitrary, Unstructured};
+use tierfft::fuzzing::check_plan;
+use tierfft::plan::{DeviceLimits, Exchange, PlanOptions};
+use tierfft::{Complex32, FftSpec, PointOp, Precision, RealWeights};
+
+/// Device profiles the plans are made for (`DeviceLimits::profile`).
+const PROFILES: &[&str] = &[
+    "lavapipe",
+    "apple-m1",
+    "h100-vulkan",
+    "h100-cuda",
+    "raspberry-pi-5",
+    "small-16k",
+];
+
+/// Largest batch × length the interpreter runs per case (it interprets every thread).
+pub const INTERPRET_POINTS: usize = 1 << 12;
+
+/// One planner case as the fuzzer's bytes describe it.
+#[derive(Arbitrary, Debug)]
+pub struct PlanCase {
+    length: Length,
+    batch: u16,
+    inverse: bool,
+    normalize: bool,
+    /// Stacked matrices of columns, for a columns layout.
+    columns: Option<u8>,
+    load: Vec<Op>,
+    store: Vec<Op>,
+    chain: Option<Chain>,
+    precision: u8,
+    profile: u8,
+    options: Options,
+    seed: u64,
+}
+
+/// A length: a power of two, a smooth length, or any.
+#[derive(Arbitrary, Debug)]
+enum Length {
+    PowerOfTwo(u8),
+    Smooth {
+        twos: u8,
+        threes: u8,
+        fives: u8,
+        sevens: u8,
+        elevens: u8,
+        thirteens: u8,
+    },
+    Any(u32),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    /// A vector of the length the spec needs, or off by `wrong`.
+    Multiply {
+        wrong: i8,
+    },
+    MultiplyEach {
+        wrong: i8,
+    },
+    Weight {
+        per_part: bool,
+    },
+    Conjugate,
+    Scale(f32),
+    ZeroFrom(u32),
+    Magnitude,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Chain {
+    per_element: bool,
+    wrong: i8,
+}
+
+/// Planner options, passed through raw so that bad values reach `PlanOptions::validate`.
+#[derive(Arbitrary, Debug)]
+struct Options {
+    target_threads: Option<u16>,
+    max_radix: u8,
+    points_per_thread: Option<u8>,
+    resident_bytes: Option<u32>,
+    groups_per_unit: Option<u8>,
+    max_chain_points: Option<u32>,
+    prefetch: Option<bool>,
+    bluestein_m: Option<u32>,
+    min_lines: Option<u8>,
+    cluster_blocks: Option<u8>,
+    last_pass_points: Option<u32>,
+    exchange: Option<bool>,
+}
+
+impl Length {
+    fn n(&self) -> usize {
+        match *self {
+            Length::PowerOfTwo(k) => 1 << (k % 29),
+            Length::Smooth {
+                twos,
+                threes,
+                fives,
+                sevens,
+                elevens,
+                thirteens,
+            } => {
+                let mut n = 1usize;
+                for (p, e) in [
+                    (2, twos),
+                    (3, threes),
+                    (5, fives),
+                    (7, sevens),
+                    (11, elevens),
+                    (13, thirteens),
+                ] {
+                    for _ in 0..e % 8 {
+                        n = n.saturating_mul(p);
+                    }
+                }
+                n
+            }
+            Length::Any(n) => n as usize % (1 << 20),
+        }
+    }
+}
+
+/// `len` complex values from `seed`, nonzero, and `len + wrong` of them (at least none).
+fn vector(len: usize, wrong: i8, seed: u64) -> Arc<[Complex32]> {
+    let len = len.saturating_add_signed(isize::from(wrong % 3));
+    (0..len)
+        .map(|i| {
+            let t = (i as u64 ^ seed) as f32 * 0.618;
+            Complex32::new(0.5 + 0.5 * t.sin(), 0.5 * t.cos())
+        })
+        .collect()
+}
+
+impl PlanCase {
+    /// The spec, the device profile and the options this case describes.
+    pub fn build(&self) -> Option<(FftSpec, DeviceLimits, PlanOptions)> {
+        let n = self.length.n();
+        // Kept to what a vector of the batch can hold in memory here.
+        let batch = usize::from(self.batch) % 4097;
+        let mut spec = FftSpec::new(n)
+            .batch(batch)
+            .precision(match self.precision % 4 {
+                0 => Precision::F32,
+                1 => Precision::F64,
+                2 => Precision::F16,
+                _ => Precision::Bf16,
+            });
+        if self.inverse {
+            spec = spec.inverse();
+        }
+        if self.normalize {
+            spec = spec.normalized();
+        }
+        if let Some(m) = self.columns {
+            spec = spec.stacked_columns(usize::from(m % 4));
+        }
+        // Element-wise vectors are only made for batches that are cheap to hold.
+        let small = n.saturating_mul(batch) <= 1 << 16;
+        let op = |op: &Op| -> Option<PointOp> {
+            Some(match *op {
+                Op::Multiply { wrong } if n <= 1 << 16 => {
+                    PointOp::Multiply(vector(n, wrong, self.seed))
+                }
+                Op::MultiplyEach { wrong } if small => {
+                    PointOp::MultiplyEach(vector(n * batch, wrong, self.seed))
+                }
+                Op::Weight { per_part } if small => {
+                    let w: Vec<f32> = (0..n * batch * (1 + usize::from(per_part)))
+                        .map(|i| 1.0 + (i % 7) as f32 * 0.125)
+                        .collect();
+                    PointOp::Weight(match per_part {
+                        true => RealWeights::per_part(&w),
+                        false => RealWeights::new(&w),
+                    })
+                }
+                Op::Conjugate => PointOp::Conjugate,
+                Op::Scale(s) if s.is_finite() && s.abs() < 1e6 && s.abs() > 1e-6 => {
+                    PointOp::Scale(s)
+                }
+                Op::ZeroFrom(k) => PointOp::ZeroFrom(k as usize),
+                Op::Magnitude => PointOp::Magnitude,
+                _ => return None,
+            })
+        };
+        for o in self.load.iter().take(3).filter_map(op) {
+            spec = spec.on_load(o);
+        }
+        for o in self.store.iter().take(3).filter_map(op) {
+            spec = spec.on_store(o);
+        }
+        if let Some(c) = &self.chain {
+            let len = if c.per_element {
+                n.saturating_mul(batch)
+            } else {
+                n
+            };
+            if len <= 1 << 16 {
+                spec = spec.then_multiply_and_invert(vector(len, c.wrong, self.seed));
+            }
+        }
+        let profile = PROFILES[usize::from(self.profile) % PROFILES.len()];
+        let limits = DeviceLimits::profile(profile)?;
+        let o = &self.options;
+        let opts = PlanOptions {
+            target_threads: o.target_threads.map(usize::from),
+            max_radix: usize::from(o.max_radix % 20),
+            points_per_thread: o.points_per_thread.map(usize::from),
+            resident_bytes: o.resident_bytes.map(|b| b as usize),
+            groups_per_unit: o.groups_per_unit.map(usize::from),
+            max_chain_points: o.max_chain_points.map(|p| p as usize),
+            prefetch: o.prefetch,
+            bluestein_m: o.bluestein_m.map(|m| m as usize % (1 << 24)),
+            min_lines: o.min_lines.map(usize::from),
+            cluster_blocks: o.cluster_blocks.map(usize::from),
+            last_pass_points: o.last_pass_points.map(|p| p as usize),
+            exchange: o.exchange.map(|split| {
+                if split {
+                    Exchange::Split
+                } else {
+                    Exchange::Complex
+                }
+            }),
+            ..PlanOptions::default()
+        };
+        Some((spec, limits, opts))
+    }
+}
+
+/// Decodes a [`PlanCase`] from `data` and checks it ([`plan_case`]).
+pub fn plan(data: &[u8]) -> Result<(), String> {
+    match PlanCase::arbitrary_take_rest(Unstructured::new(data)) {
+        Ok(case) => plan_case(&case),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Plans `case` and checks the plan ([`check_plan`]); `Err` names the case.
+pub fn plan_case(case: &PlanCase) -> Result<(), String> {
+    let (spec, limits, opts) = case
+        .build()
+        .ok_or("a profile DeviceLimits::profile lacks")?;
+    check_plan(&spec, &limits, &opts, INTERPRET_POINTS, case.seed)
+        .map(|_| ())
+        .map_err(|e| format!("{case:?} on {}:\n{e}", limits.name))
+}

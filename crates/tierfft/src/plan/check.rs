@@ -1,0 +1,111 @@
+//! A plan checked against its device before anything is compiled or launched: what the
+//! planner promises (every kernel within the device's threads, workgroup memory and cluster
+//! sizes, every dispatch within its grid, bindings and 32-bit indices, radices the kernel
+//! generator has codelets for), so that a plan edited by hand, or a planner bug, is an error
+//! instead of a failed launch or a panic in the generator. The fuzz target `plan` holds the
+//! planner to it.
+
+use super::{Plan, shape};
+use crate::error::{Error, Result};
+
+impl Plan {
+    /// Checks that the plan fits its device ([`Plan::limits`]) and that the kernel generator
+    /// can print every pass. The backends call it before compiling; `Err` is
+    /// [`Error::TooLarge`] for a plan past the device's limits, [`Error::InvalidSpec`] for one
+    /// that is not self-consistent.
+    pub fn check(&self) -> Result<()> {
+        let limits = &self.limits;
+        let too_large = |what: String, detail: String| {
+            Err(Error::TooLarge {
+                what,
+                device: limits.name.clone(),
+                detail,
+            })
+        };
+        let broken =
+            |what: String| Err(Error::InvalidSpec(format!("an inconsistent plan: {what}")));
+        if self.passes.is_empty() {
+            return broken("no pass".into());
+        }
+        // The passes compute whole transforms of the plan's length one after another (a
+        // chain or Bluestein's convolution runs two, or four).
+        let n = self.transform().n;
+        let mut product = self
+            .passes
+            .iter()
+            .try_fold(1usize, |p, pass| p.checked_mul(pass.size))
+            .unwrap_or(0);
+        while n > 1 && product > 1 && product.is_multiple_of(n) {
+            product /= n;
+        }
+        if product != 1 {
+            return broken(format!("pass sizes that do not make {n}-point transforms"));
+        }
+        if self.transforms_per_dispatch == 0 {
+            return broken("dispatches of no transform".into());
+        }
+        for (i, pass) in self.passes.iter().enumerate() {
+            for step in pass.steps() {
+                let radices: usize = step.radices.iter().product();
+                if radices != step.size
+                    || step.radices.iter().any(|&r| !shape::is_smooth(r) || r == 0)
+                {
+                    return broken(format!(
+                        "pass {i}: radices {:?} for {} points",
+                        step.radices, step.size
+                    ));
+                }
+                if step.threads() > limits.max_threads || step.threads() == 0 {
+                    return too_large(
+                        format!("pass {i}'s {} threads a workgroup", step.threads()),
+                        format!("the device runs at most {}", limits.max_threads),
+                    );
+                }
+            }
+            if pass.workgroup_bytes() > limits.workgroup_memory {
+                return too_large(
+                    format!(
+                        "pass {i}'s {} bytes of workgroup memory",
+                        pass.workgroup_bytes()
+                    ),
+                    format!("the device has {}", limits.workgroup_memory),
+                );
+            }
+            if let Some(c) = &pass.cluster
+                && c.blocks > limits.max_cluster_blocks
+            {
+                return too_large(
+                    format!("pass {i}'s clusters of {} workgroups", c.blocks),
+                    format!("the device runs at most {}", limits.max_cluster_blocks),
+                );
+            }
+        }
+        let bytes = self.spec.precision.complex_bytes() as u64;
+        let most_groups = u64::from(limits.max_groups_per_dim).pow(2);
+        let count = self.transforms_per_dispatch.min(self.spec.batch) as u64;
+        for (i, pass) in self.passes.iter().enumerate() {
+            let lines = count * self.lines_per_transform(pass) as u64;
+            let groups = lines.div_ceil(pass.lines_per_group.max(1) as u64);
+            let elements = count * pass.src_len.max(pass.dst_len) as u64;
+            if groups > most_groups {
+                return too_large(
+                    format!("pass {i}'s {groups} workgroups in one dispatch"),
+                    format!("a grid folded into two dimensions holds {most_groups}"),
+                );
+            }
+            if lines > u64::from(u32::MAX) || elements > u64::from(u32::MAX) {
+                return too_large(
+                    format!("pass {i}'s {elements} elements in one dispatch"),
+                    "kernels index with 32 bits: take smaller batches".into(),
+                );
+            }
+            if elements * bytes > limits.max_binding {
+                return too_large(
+                    format!("pass {i}'s {} bytes in one binding", elements * bytes),
+                    format!("the device binds at most {}", limits.max_binding),
+                );
+            }
+        }
+        Ok(())
+    }
+}
