@@ -156,6 +156,8 @@ pub fn from_reader<R: Read + Seek>(
     name: &str,
     expect: Expect,
 ) -> CliResult<Input<R>> {
+    let mut source = source;
+    screen_header(&mut source).map_err(|e| format!("'{name}' is not a valid .npy file ({e})"))?;
     let npy = NpyFile::new(source).map_err(|e| match e.kind() {
         io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
             format!("'{name}' is not a valid .npy file ({e})")
@@ -230,6 +232,54 @@ pub fn from_reader<R: Read + Seek>(
         fortran,
         name: name.to_string(),
     })
+}
+
+/// Longest header read, bytes: NumPy's own default limit (`max_header_size`).
+const MAX_HEADER_BYTES: usize = 10_000;
+/// Deepest nesting of brackets in a header. Real headers nest three deep (a structured
+/// dtype's list of tuples); npyz's parser takes time exponential in the depth (a header of
+/// 60 nested braces ran for 20 minutes when fuzzed).
+const MAX_HEADER_NESTING: usize = 8;
+
+/// Reads the header's length and text before npyz parses it, refusing headers longer than
+/// NumPy writes or nested deeper than any dtype needs, then rewinds to the start.
+fn screen_header<R: Read + Seek>(source: &mut R) -> io::Result<()> {
+    let bad = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
+    let mut start = [0u8; 12];
+    let got = source.read(&mut start)?;
+    if got >= 10 && start.starts_with(b"\x93NUMPY") {
+        let (len, at) = match start[6] {
+            1 => (usize::from(u16::from_le_bytes([start[8], start[9]])), 10),
+            _ if got >= 12 => (
+                u32::from_le_bytes([start[8], start[9], start[10], start[11]]) as usize,
+                12,
+            ),
+            _ => (0, 12),
+        };
+        if len > MAX_HEADER_BYTES {
+            return Err(bad(format!(
+                "a header of {len} bytes; NumPy writes at most {MAX_HEADER_BYTES}"
+            )));
+        }
+        source.seek(io::SeekFrom::Start(at as u64))?;
+        let mut header = Vec::new();
+        source.by_ref().take(len as u64).read_to_end(&mut header)?;
+        let mut depth = 0usize;
+        for &b in &header {
+            match b {
+                b'{' | b'[' | b'(' => depth += 1,
+                b'}' | b']' | b')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth > MAX_HEADER_NESTING {
+                return Err(bad(format!(
+                    "a header nested more than {MAX_HEADER_NESTING} brackets deep"
+                )));
+            }
+        }
+    }
+    source.seek(io::SeekFrom::Start(0))?;
+    Ok(())
 }
 
 impl<R: Read> Input<R> {
