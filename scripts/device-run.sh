@@ -164,6 +164,15 @@
 #   half    issue 18's f16 and bf16 storage: tests/half.rs on CUDA and wgpu/Vulkan (errors per
 #           length), then C2C in f16 and in bf16 against cuFFT's (cufftXtExec) at 2^6..2^22,
 #           2^27-point buffers, and the f32 C2C comparison in the same call
+#   sanitizeall  issue 19: compute-sanitizer over every kernel family (tests/families.rs: one-
+#           and multi-pass rows, clusters, columns, fused chains, persistent prefetching,
+#           fused operations, Bluestein, L2-resident chunks, f16/bf16, f64, real and strided
+#           N-D, the resampler), one test at a time, each tool's summary per family; the tools
+#           in SANITIZE_TOOLS (default memcheck synccheck initcheck racecheck)
+#   soak    issue 19's resource behaviour (tests/resources.rs): plans created and dropped
+#           (SOAK_PLANS, default 1200) and transforms in a loop (SOAK_SECONDS, default 60) on
+#           CUDA and through Vulkan, resident and device free memory after the first round
+#           and at the end; then the error tests (out of memory with the bytes) on CUDA
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -753,6 +762,31 @@ if want sanitize; then
             grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error|error" | head -20
         echo "exit ${PIPESTATUS[0]}"
     done
+fi
+if want sanitizeall; then
+    families=$(.carry/tests/families --list 2>/dev/null | sed -n 's/: test$//p')
+    for tool in ${SANITIZE_TOOLS:-memcheck synccheck initcheck racecheck}; do
+        for f in $families; do
+            log="$out/sanitizeall-$tool-$f.log"
+            TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-150} compute-sanitizer --tool $tool \
+                --error-exitcode 9 .carry/tests/families --test-threads=1 --exact $f > "$log" 2>&1
+            code=$?
+            summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tr '\n' ' ')
+            result=$(grep -E "^test result" "$log" | cut -c1-40)
+            echo "$tool $f: exit $code; $summary; $result"
+        done
+    done
+fi
+if want soak; then
+    for dev in cuda H100; do
+        echo "== resources on $dev"
+        TIERFFT_TEST_DEVICE=$dev TIERFFT_SOAK_PLANS=${SOAK_PLANS:-1200} TIERFFT_SOAK_SECONDS=${SOAK_SECONDS:-60} \
+            .carry/tests/resources --test-threads=1 --nocapture 2>&1 | tee "$out/soak-$dev.log" |
+            grep -E "plans:|calls over|test result|panicked" || status=1
+    done
+    echo "== errors on CUDA"
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/errors --test-threads=1 2>&1 | tee "$out/errors-cuda.log" |
+        grep -E "test result|panicked|FAILED" || status=1
 fi
 if want multigpu; then
     # On one GPU this checks what it can: the tests (ranks sharing the GPU through host

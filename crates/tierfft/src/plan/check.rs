@@ -30,10 +30,12 @@ impl Plan {
         // The passes compute whole transforms of the plan's length one after another (a
         // chain or Bluestein's convolution runs two, or four).
         let n = self.transform().n;
+        // (A cluster pass computes its head and its tail: both steps count.)
         let mut product = self
             .passes
             .iter()
-            .try_fold(1usize, |p, pass| p.checked_mul(pass.size))
+            .flat_map(|pass| pass.steps())
+            .try_fold(1usize, |p, step| p.checked_mul(step.size))
             .unwrap_or(0);
         while n > 1 && product > 1 && product.is_multiple_of(n) {
             product /= n;
@@ -107,5 +109,41 @@ impl Plan {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{DeviceLimits, Plan};
+    use crate::FftSpec;
+
+    /// Every plan the planner makes passes its own check: powers of two to 2^27 (one pass,
+    /// clusters, two and three passes), smooth and Bluestein lengths, rows and columns, on
+    /// every profile.
+    #[test]
+    fn the_planners_plans_pass_the_check() {
+        let mut names = DeviceLimits::PROFILES.to_vec();
+        names.push("h100-cuda");
+        let lengths = (0..=27)
+            .map(|k| 1usize << k)
+            .chain([1000, 16807, 1009, 100_003, 3 << 20]);
+        let lengths: Vec<usize> = lengths.collect();
+        for name in names {
+            let limits = DeviceLimits::profile(name).expect("profile");
+            for &n in &lengths {
+                let specs = [
+                    FftSpec::new(n).batch(3),
+                    // A batch that fills the device: the cluster tier.
+                    FftSpec::new(n).batch(1024),
+                    FftSpec::new(n).batch(8).columns(),
+                ];
+                for spec in specs {
+                    if let Ok(plan) = Plan::new(&spec, &limits) {
+                        plan.check()
+                            .unwrap_or_else(|e| panic!("{name}, n = {n}: {e}\n{plan}"));
+                    }
+                }
+            }
+        }
     }
 }

@@ -733,8 +733,12 @@ impl Plan {
                     && n / SHORT_LAST_PASS * min_lines <= block / 2)
                     .then_some(SHORT_LAST_PASS);
                 let (bits, last) = match opts.last_pass_points.or(short_last) {
+                    // The passes before the last: as few as hold the rest of the points (a
+                    // short last pass can leave more than `passes - 1` blocks' worth).
                     Some(last) if last < n => {
-                        (split_evenly(k - last.ilog2(), passes - 1), Some(last))
+                        let rest = k - last.ilog2();
+                        let per = (block / min_lines).max(2).ilog2();
+                        (split_evenly(rest, rest.div_ceil(per).max(1)), Some(last))
                     }
                     _ => (split_evenly(k, passes), None),
                 };
