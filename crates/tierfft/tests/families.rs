@@ -154,7 +154,7 @@ fn bluestein_lengths() {
 #[test]
 fn l2_resident_chunks() {
     let opts = PlanOptions {
-        resident_bytes: Some(2 * 8 << 16),
+        resident_bytes: Some((2 * 8) << 16),
         cluster_blocks: Some(1),
         ..PlanOptions::default()
     };
