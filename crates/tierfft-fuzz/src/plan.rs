@@ -37,7 +37,26 @@ pub struct PlanCase {
     precision: u8,
     profile: u8,
     options: Options,
+    /// Changes to the profile's limits, as a caller filling in `DeviceLimits` might make.
+    limits: Option<Limits>,
     seed: u64,
+}
+
+/// Device limits set by hand: each `Some` replaces the profile's value.
+#[derive(Arbitrary, Debug)]
+struct Limits {
+    workgroup_memory: Option<u32>,
+    max_threads: Option<u16>,
+    subgroup_size: Option<u8>,
+    max_binding: Option<u32>,
+    max_groups_per_dim: Option<u16>,
+    binding_alignment: Option<u16>,
+    transaction_bytes: Option<u8>,
+    max_points_per_thread: Option<u8>,
+    registers_per_workgroup: Option<u32>,
+    max_cluster_blocks: Option<u8>,
+    compute_units: Option<u8>,
+    target_threads: Option<u16>,
 }
 
 /// A length: a power of two, a smooth length, or any.
@@ -207,7 +226,44 @@ impl PlanCase {
             }
         }
         let profile = PROFILES[usize::from(self.profile) % PROFILES.len()];
-        let limits = DeviceLimits::profile(profile)?;
+        let mut limits = DeviceLimits::profile(profile)?;
+        if let Some(l) = &self.limits {
+            let set = |field: &mut usize, v: Option<usize>| *field = v.unwrap_or(*field);
+            set(
+                &mut limits.workgroup_memory,
+                l.workgroup_memory.map(|v| v as usize),
+            );
+            set(&mut limits.max_threads, l.max_threads.map(usize::from));
+            set(&mut limits.subgroup_size, l.subgroup_size.map(usize::from));
+            set(
+                &mut limits.transaction_bytes,
+                l.transaction_bytes.map(usize::from),
+            );
+            set(
+                &mut limits.max_points_per_thread,
+                l.max_points_per_thread.map(usize::from),
+            );
+            set(
+                &mut limits.registers_per_workgroup,
+                l.registers_per_workgroup.map(|v| v as usize),
+            );
+            set(
+                &mut limits.max_cluster_blocks,
+                l.max_cluster_blocks.map(usize::from),
+            );
+            set(&mut limits.compute_units, l.compute_units.map(usize::from));
+            set(
+                &mut limits.target_threads,
+                l.target_threads.map(usize::from),
+            );
+            limits.max_binding = l.max_binding.map_or(limits.max_binding, u64::from);
+            limits.max_groups_per_dim = l
+                .max_groups_per_dim
+                .map_or(limits.max_groups_per_dim, u32::from);
+            limits.binding_alignment = l
+                .binding_alignment
+                .map_or(limits.binding_alignment, u64::from);
+        }
         let o = &self.options;
         let opts = PlanOptions {
             target_threads: o.target_threads.map(usize::from),

@@ -164,3 +164,29 @@ fn kernel_source_of_a_missing_kernel_is_an_error() {
         .expect_err("edited plan");
     assert!(matches!(e, Error::TooLarge { .. }), "{e}");
 }
+
+/// Device limits filled in by hand are checked before planning: a zero the planner would
+/// divide by, or an alignment that is not a power of two, is an error naming the field.
+#[test]
+fn hand_made_device_limits_are_checked() {
+    use tierfft::plan::{DeviceLimits, Plan};
+    let good = DeviceLimits::profile("lavapipe").expect("profile");
+    let zero_threads = DeviceLimits {
+        max_threads: 0,
+        ..good.clone()
+    };
+    let odd_alignment = DeviceLimits {
+        binding_alignment: 0,
+        ..good.clone()
+    };
+    for (limits, field) in [
+        (zero_threads, "max_threads"),
+        (odd_alignment, "binding_alignment"),
+    ] {
+        let e = Plan::new(&FftSpec::new(1024), &limits).expect_err("bad limits");
+        assert!(
+            matches!(e, Error::InvalidSpec(_)) && e.to_string().contains(field),
+            "{e}"
+        );
+    }
+}

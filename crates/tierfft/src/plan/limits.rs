@@ -1,6 +1,7 @@
 //! What the planner needs to know about a device, read from the device itself.
 
 use super::Exchange;
+use crate::error::{Error, Result};
 
 /// The device facts a plan depends on. Backends fill this from the device's own limits; a few
 /// named profiles ([`DeviceLimits::profile`]) let `tierfft plan` show plans for devices that
@@ -166,6 +167,44 @@ impl DeviceLimits {
             },
             _ => return None,
         })
+    }
+
+    /// Checks limits filled in by hand (the backends read theirs from the device): every
+    /// size the planner divides by or rounds to is positive, alignments are powers of two.
+    /// [`crate::plan::Plan::with_options`] calls it; `Err` is [`Error::InvalidSpec`] naming
+    /// the field.
+    pub fn validate(&self) -> Result<()> {
+        let fields = [
+            ("workgroup_memory", self.workgroup_memory),
+            ("max_threads", self.max_threads),
+            ("subgroup_size", self.subgroup_size),
+            (
+                "max_binding",
+                usize::try_from(self.max_binding).unwrap_or(usize::MAX),
+            ),
+            (
+                "max_buffer",
+                usize::try_from(self.max_buffer).unwrap_or(usize::MAX),
+            ),
+            ("max_groups_per_dim", self.max_groups_per_dim as usize),
+            ("transaction_bytes", self.transaction_bytes),
+            ("max_points_per_thread", self.max_points_per_thread),
+            ("max_chain_points", self.max_chain_points),
+            ("target_threads", self.target_threads),
+        ];
+        if let Some((name, _)) = fields.iter().find(|(_, v)| *v == 0) {
+            return Err(Error::InvalidSpec(format!(
+                "device limits of '{}': {name} must be at least 1",
+                self.name
+            )));
+        }
+        if !self.binding_alignment.is_power_of_two() {
+            return Err(Error::InvalidSpec(format!(
+                "device limits of '{}': binding_alignment must be a power of two (got {})",
+                self.name, self.binding_alignment
+            )));
+        }
+        Ok(())
     }
 
     /// Names accepted by [`DeviceLimits::profile`].

@@ -533,6 +533,7 @@ impl Plan {
     pub fn with_options(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
         spec.validate()?;
         opts.validate()?;
+        limits.validate()?;
         let plan = if is_smooth(spec.n) {
             Plan::smooth(spec, limits, opts)?
         } else if spec.real.is_some() {
