@@ -5,7 +5,7 @@
 
 use tierfft::backend::median;
 use tierfft::dist::{DistFft, DistSpec, Spectrum};
-use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
+use tierfft::reference::{NdInput, nd_f64, random, relative_l2_error};
 use tierfft::{Complex32, Device, NdSpec};
 
 use crate::CliResult;
@@ -27,19 +27,6 @@ pub struct DistOptions<'a> {
     pub grid: Option<[usize; 2]>,
     /// Timed runs per measurement.
     pub reps: usize,
-}
-
-/// Random complex values in [-1, 1) from a fast generator (arrays here reach 2^30
-/// elements, where `rand`'s generators take minutes).
-fn random(len: usize, seed: u64) -> Vec<Complex32> {
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    };
-    (0..len).map(|_| Complex32::new(next(), next())).collect()
 }
 
 /// Relative L2 distance of `a` from `b`.

@@ -2,9 +2,7 @@
 //! ([`npy`], fuzzed by `crates/tierfft-fuzz`) and the host-memory headroom it checks
 //! ([`memory`]). The command itself is `main.rs`.
 
-// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
-// invariants of generated code that no input reaches say so where they stand (`#[expect]`
-// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
 #![cfg_attr(
     not(test),
     deny(

@@ -3,9 +3,7 @@
 //! This file holds the argument definitions and the dispatch; the work is in [`commands`]
 //! (`devices`, `plan`, `fft`), [`bench`] and [`npy`].
 
-// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
-// invariants of generated code that no input reaches say so where they stand (`#[expect]`
-// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
 #![cfg_attr(
     not(test),
     deny(

@@ -8,9 +8,7 @@
 //! - [`sar_config`]: the SAR configuration (TOML), validated and planned.
 //! - [`plan`]: a transform spec and planner options, planned for a device profile.
 
-// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
-// invariants of generated code that no input reaches say so where they stand (`#[expect]`
-// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
 #![cfg_attr(
     not(test),
     deny(
@@ -27,7 +25,7 @@ mod plan;
 mod sar;
 
 pub use npy::npy;
-pub use plan::{PlanCase, plan, plan_case};
+pub use plan::{PROFILES, PlanCase, plan, plan_case};
 pub use sar::sar_config;
 
 /// A target's check: `Err` describes the promise broken.

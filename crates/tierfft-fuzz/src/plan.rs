@@ -10,7 +10,7 @@ use tierfft::plan::{DeviceLimits, Exchange, PlanOptions};
 use tierfft::{Complex32, FftSpec, PointOp, Precision, RealWeights};
 
 /// Device profiles the plans are made for (`DeviceLimits::profile`).
-const PROFILES: &[&str] = &[
+pub const PROFILES: &[&str] = &[
     "lavapipe",
     "apple-m1",
     "h100-vulkan",

@@ -8,17 +8,9 @@ use tierfft::fuzzing::{Checked, check_plan};
 use tierfft::plan::{DeviceLimits, Plan, PlanOptions};
 use tierfft::{FftSpec, Precision};
 
-const PROFILES: &[&str] = &[
-    "lavapipe",
-    "apple-m1",
-    "h100-vulkan",
-    "h100-cuda",
-    "raspberry-pi-5",
-    "small-16k",
-];
-
 fn profile() -> impl Strategy<Value = DeviceLimits> {
-    prop::sample::select(PROFILES).prop_map(|p| DeviceLimits::profile(p).expect("profile"))
+    prop::sample::select(tierfft_fuzz::PROFILES)
+        .prop_map(|p| DeviceLimits::profile(p).expect("profile"))
 }
 
 /// Lengths of every kind: powers of two to 2^27, smooth, and any (Bluestein's).

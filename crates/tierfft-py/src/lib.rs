@@ -3,9 +3,7 @@
 //! DLPack, and SAR focusing. The NumPy-style functions (`tierfft.fft`, ...) are Python, in
 //! `python/tierfft`, on top of these.
 
-// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
-// invariants of generated code that no input reaches say so where they stand (`#[expect]`
-// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
 #![cfg_attr(
     not(test),
     deny(

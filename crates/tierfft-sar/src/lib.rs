@@ -12,9 +12,7 @@
 //! fused into the inverse azimuth FFT's load; the scene stays on the device between steps.
 //! docs/SAR.md has the configuration keys, the formulas and the measured quality and timings.
 
-// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
-// invariants of generated code that no input reaches say so where they stand (`#[expect]`
-// with the reason); the fuzz targets in fuzz/ hold the planner to them.
+// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
 #![cfg_attr(
     not(test),
     deny(

@@ -9,7 +9,7 @@ use num_complex::Complex32;
 use crate::error::Error;
 use crate::kernel::{self, cuda, wgsl};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
-use crate::reference::{relative_l2_error, spec_f64};
+use crate::reference::{random, relative_l2_error, spec_f64};
 use crate::{FftSpec, Precision};
 
 /// What [`check_plan`] found.
@@ -92,17 +92,4 @@ fn interpret(plan: &Plan, seed: u64) -> Result<f64, String> {
         ));
     }
     Ok(err)
-}
-
-/// `len` values in [-1, 1) from a small xorshift generator seeded with `seed` (rand's
-/// generators are dev-dependencies only).
-fn random(len: usize, seed: u64) -> Vec<Complex32> {
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    };
-    (0..len).map(|_| Complex32::new(next(), next())).collect()
 }

@@ -240,3 +240,16 @@ impl NdInput<'_> {
         }
     }
 }
+
+/// Random complex values in [-1, 1) from a fast generator (xorshift) seeded with `seed`:
+/// test and benchmark inputs of up to 2^30 elements, where `rand`'s generators take minutes.
+pub fn random(len: usize, seed: u64) -> Vec<Complex32> {
+    let mut s = seed | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    };
+    (0..len).map(|_| Complex32::new(next(), next())).collect()
+}
