@@ -1,5 +1,8 @@
 //! The f64 reference every kernel is checked against (double-double for f64 kernels), and
-//! the error measure.
+//! the error measure. These are test oracles, written for clarity over speed: each takes
+//! input of exactly the length its spec describes and panics (an index out of bounds)
+//! otherwise. Check lengths with the spec's own `len()` or `input_len()` before handing
+//! them data from elsewhere.
 
 pub(crate) mod dd;
 
