@@ -6,11 +6,15 @@
 
 mod common;
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::*;
 use num_complex::Complex32;
 use tierfft::{Device, FftSpec, NdSpec};
+
+/// The tests measure the whole process's memory: they run one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Resident memory of this process, bytes (Linux; 0 elsewhere).
 fn rss() -> u64 {
@@ -63,6 +67,7 @@ fn assert_flat(what: &str, first: (u64, Option<u64>), last: (u64, Option<u64>), 
 /// used once and dropped, round after round.
 #[test]
 fn plans_created_and_dropped_leave_memory_flat() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let plans = env("TIERFFT_SOAK_PLANS", 120);
     for dev in [Device::cpu(), gpu().clone()] {
         let mut rng = rng();
@@ -75,7 +80,7 @@ fn plans_created_and_dropped_leave_memory_flat() {
             FftSpec::new(1009),
         ];
         let round = specs.len() as u64 + 1;
-        let rounds = (plans / round).max(3);
+        let rounds = (plans / round).max(4);
         let mut first = None;
         for r in 0..rounds {
             for spec in &specs {
@@ -87,8 +92,9 @@ fn plans_created_and_dropped_leave_memory_flat() {
             let mut out = poisoned(16 * 129);
             nd.process_real_to_complex(&vec![1.0f32; 16 * 256], &mut out)
                 .expect("run");
-            // After the first round the caches (compiled kernels, pools) are warm.
-            if r == 0 {
+            // After two rounds the caches (compiled kernels, pools, the allocator's arenas)
+            // are warm.
+            if r == 1 {
                 first = Some(memory(&dev));
             }
         }
@@ -101,6 +107,7 @@ fn plans_created_and_dropped_leave_memory_flat() {
 /// the plan's kept scratch).
 #[test]
 fn transforms_in_a_loop_leave_memory_flat() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let seconds = env("TIERFFT_SOAK_SECONDS", 2);
     for dev in [Device::cpu(), gpu().clone()] {
         let spec = FftSpec::new(4096).batch(64);
@@ -116,7 +123,7 @@ fn transforms_in_a_loop_leave_memory_flat() {
             *out = buf.download().expect("download");
             *calls += 2;
         };
-        for _ in 0..3 {
+        for _ in 0..10 {
             run(&mut calls, &mut out);
         }
         let first = memory(&dev);
@@ -126,6 +133,7 @@ fn transforms_in_a_loop_leave_memory_flat() {
         }
         assert_accurate("the last call", &spec, &input, &out);
         let what = format!("{}: {calls} calls over {seconds} s", dev.name());
-        assert_flat(&what, first, memory(&dev), 16 << 20);
+        // (A leak of one 2 MiB buffer a call would pass this by far.)
+        assert_flat(&what, first, memory(&dev), 24 << 20);
     }
 }
