@@ -133,7 +133,7 @@ fn transforms_in_a_loop_leave_memory_flat() {
         }
         assert_accurate("the last call", &spec, &input, &out);
         let what = format!("{}: {calls} calls over {seconds} s", dev.name());
-        // (A leak of one 2 MiB buffer a call would pass this by far.)
+        // (A leak of one 2 MiB buffer a call would exceed this many times over.)
         assert_flat(&what, first, memory(&dev), 24 << 20);
     }
 }
