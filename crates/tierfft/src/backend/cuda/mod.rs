@@ -253,33 +253,25 @@ impl CudaDevice {
         Ok(free as u64)
     }
 
-    /// `floats` f32 of device memory on this device's stream, zeroed or not. Asking for more
-    /// than the device has free is refused before the driver is asked, and either way out of
-    /// memory is [`Error::OutOfMemory`] with the bytes asked and free.
+    /// `floats` f32 of device memory on this device's stream, zeroed or not. Out of memory is
+    /// [`Error::OutOfMemory`] with the bytes asked and the bytes free (read only then, so
+    /// that allocations that succeed cost no extra driver call).
     ///
     /// # Safety
     /// With `zeroed` false the memory holds whatever it held: write it before reading it.
     pub unsafe fn alloc_f32(&self, floats: usize, zeroed: bool) -> Result<CudaSlice<f32>> {
-        let requested = 4 * floats as u64;
-        let free = self.free_memory().ok();
-        let short = |what: String, source| Error::OutOfMemory {
-            what,
-            requested: Some(requested),
-            free,
-            source,
-        };
-        if let Some(f) = free
-            && requested > f
-        {
-            return Err(short(format!("a buffer on {}", self.name), None));
-        }
         let made = match zeroed {
             true => self.stream.alloc_zeros::<f32>(floats),
             // SAFETY: the caller writes it before reading (this function's contract).
             false => unsafe { self.stream.alloc::<f32>(floats) },
         };
         made.map_err(|e| match driver_error("allocating device memory", e) {
-            Error::OutOfMemory { what, source, .. } => short(what, source),
+            Error::OutOfMemory { what, source, .. } => Error::OutOfMemory {
+                what: format!("{what} on {}", self.name),
+                requested: Some(4 * floats as u64),
+                free: self.free_memory().ok(),
+                source,
+            },
             other => other,
         })
     }
