@@ -57,6 +57,7 @@ impl ClusterLaunch {
 
     /// Clusters of this shape the device holds at once (`cuOccupancyMaxActiveClusters`).
     pub fn active_clusters(&self, func: &CudaFunction, stream: &CudaStream) -> Result<u32> {
+        bind(stream)?;
         let mut attr = self.attribute();
         let config = self.config(stream, &mut attr);
         let mut clusters: std::ffi::c_int = 0;
@@ -78,6 +79,7 @@ impl ClusterLaunch {
         stream: &CudaStream,
         args: &mut [*mut c_void],
     ) -> Result<()> {
+        bind(stream)?;
         let mut attr = self.attribute();
         let config = self.config(stream, &mut attr);
         // SAFETY: the caller vouches for `args`; `config` and `attr` are live for the call.
@@ -92,4 +94,14 @@ impl ClusterLaunch {
         .result()
         .map_err(gpu_err("launching a cluster pass"))
     }
+}
+
+/// Makes `stream`'s context current on this thread: the driver calls above take it from
+/// the thread, not the stream, and a thread driving a second GPU may hold the first's
+/// (CUDA_ERROR_INVALID_CONTEXT on the second GPU of `tierfft bench --gpus 2`).
+fn bind(stream: &CudaStream) -> Result<()> {
+    stream
+        .context()
+        .bind_to_thread()
+        .map_err(gpu_err("making the GPU's context current"))
 }
