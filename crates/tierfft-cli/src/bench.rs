@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::RngExt;
 use tierfft::nd::FuseReal;
 use tierfft::reference::{fft_f64, relative_l2_error};
-use tierfft::{Complex32, Device, Direction, FftSpec, MAX_LOG2_N};
+use tierfft::{Checksum, Complex32, Device, Direction, FftSpec, MAX_LOG2_N};
 
 use crate::planner::PlannerArgs;
 use crate::report::{Report, Row, command_line, format_row, header, timer_name};
@@ -46,6 +46,11 @@ pub struct BenchArgs {
     /// Time the inverse transform instead of the forward one.
     #[arg(long)]
     inverse: bool,
+    /// Time checksummed transforms (tierfft::Checksum::Detect: each transform's output is
+    /// checked against a weighted sum of its input). Beside cuFFT, the ratio's change from
+    /// a run without it is the checksums' cost.
+    #[arg(long, conflicts_with_all = ["chain", "sar", "shapes"])]
+    checksum: bool,
     /// Backend, instead of --device: cpu, wgpu (the best hardware adapter) or cuda.
     #[arg(long, value_name = "NAME", value_parser = ["cpu", "wgpu", "cuda"])]
     backend: Option<String>,
@@ -274,6 +279,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             energy_seconds: args.energy.then_some(args.energy_seconds),
             callback_peer: args.callback_peer.clone(),
             precision: args.precision,
+            checksum: checksum(args),
         };
         return crate::compare::run(&device, &opts);
     }
@@ -305,6 +311,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             args.points,
             reps,
             direction,
+            checksum(args),
             &args.planner.options(),
         );
         if !args.json {
@@ -324,6 +331,14 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     }
     Ok(())
+}
+
+/// The checksum mode `--checksum` asks for.
+fn checksum(args: &BenchArgs) -> Checksum {
+    match args.checksum {
+        true => Checksum::Detect,
+        false => Checksum::Off,
+    }
 }
 
 /// A bar on stderr, hidden for `--json` (indicatif also hides it when stderr is not a terminal).
@@ -369,6 +384,7 @@ fn measure(
     points: usize,
     reps: Reps,
     direction: Direction,
+    checksum: Checksum,
     opts: &tierfft::plan::PlanOptions,
 ) -> Row {
     let batch = (points / n).max(1);
@@ -383,7 +399,10 @@ fn measure(
         reps: 0,
         timer: None,
     };
-    let spec = FftSpec::new(n).batch(batch).direction(direction);
+    let spec = FftSpec::new(n)
+        .batch(batch)
+        .direction(direction)
+        .checksum(checksum);
     let result = device.plan_with_options(&spec, opts).and_then(|fft| {
         let input = random_input(n * batch);
         let mut m = fft.measure(&input, 1)?;

@@ -51,6 +51,8 @@ pub struct Options {
     pub callback_peer: Option<std::path::PathBuf>,
     /// f32 (C2C against cuFFT's C2C) or f64 (Z2Z against Z2Z; plain transforms only).
     pub precision: Precision,
+    /// Checksummed plain transforms ([`tierfft::Checksum`]).
+    pub checksum: tierfft::Checksum,
 }
 
 /// One size and batch.
@@ -313,7 +315,8 @@ fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
     let plain = FftSpec::new(n)
         .batch(batch)
         .direction(opts.direction)
-        .precision(opts.precision);
+        .precision(opts.precision)
+        .checksum(opts.checksum);
     if opts.sar {
         let columns = FftSpec::new(n).batch(batch).columns();
         let each = || PointOp::MultiplyEach(random(n * batch));

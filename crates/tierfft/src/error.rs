@@ -110,6 +110,19 @@ pub enum Error {
         #[source]
         source: Option<Source>,
     },
+    /// A checksummed transform ([`crate::Checksum`]) failed its check: the output of these
+    /// transforms does not match the weighted sum of their input, so a fault (a flipped bit
+    /// in device memory, a faulty unit) or a NaN or infinity in the data changed them.
+    /// The other transforms of the batch passed.
+    #[error("checksum mismatch in {} of {batch} transforms (batch indices {}): their output \
+             is not to be trusted; run them again, and if it persists suspect the device",
+            transforms.len(), list_indices(transforms))]
+    Checksum {
+        /// Batch indices of the transforms that failed, ascending.
+        transforms: Vec<usize>,
+        /// Transforms in the call.
+        batch: usize,
+    },
     /// A generated kernel did not compile; the message carries the compiler's log.
     #[error("kernel '{kernel}' failed to compile: {log}")]
     Compile {
@@ -151,6 +164,15 @@ fn memory_note(requested: Option<u64>, free: Option<u64>) -> String {
         (Some(r), None) => format!(" ({} asked: {advice})", mib(r)),
         (None, Some(f)) => format!(" ({} free: {advice})", mib(f)),
         (None, None) => format!(" ({advice})"),
+    }
+}
+
+/// Up to eight indices, then how many more.
+fn list_indices(xs: &[usize]) -> String {
+    let shown: Vec<String> = xs.iter().take(8).map(usize::to_string).collect();
+    match xs.len() {
+        0..=8 => shown.join(", "),
+        more => format!("{}, … and {} more", shown.join(", "), more - 8),
     }
 }
 

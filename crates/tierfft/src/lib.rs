@@ -38,6 +38,7 @@
 )]
 
 pub mod backend;
+mod checksum;
 pub mod dist;
 mod error;
 #[cfg(feature = "fuzzing")]
@@ -59,6 +60,7 @@ pub use backend::{
     AsDeviceBuffer, BufferView, Device, DeviceBuffer, DeviceKind, Element, Fft, Measured,
     RealElement, Resampler, Timer,
 };
+pub use checksum::{CheckRegion, Checksum, Fault};
 pub use error::{Error, Result, Source};
 pub use half::{bf16, f16};
 pub use nd::{Kind, NdFft, NdFft64, NdSpec};

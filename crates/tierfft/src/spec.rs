@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 
+use crate::checksum::Checksum;
 use crate::values::Values;
 
 use crate::error::{Error, Result};
@@ -264,6 +265,9 @@ pub struct FftSpec {
     /// How values are stored and computed ([`Precision`]; f32 by default). The GPU
     /// backends plan f32 only so far, and refuse the others naming the device.
     pub precision: Precision,
+    /// Check every transform against a weighted checksum of its input ([`Checksum`];
+    /// off by default).
+    pub checksum: Checksum,
 }
 
 impl FftSpec {
@@ -280,6 +284,7 @@ impl FftSpec {
             layout: Layout::Rows,
             real: None,
             precision: Precision::F32,
+            checksum: Checksum::Off,
         }
     }
 
@@ -298,6 +303,13 @@ impl FftSpec {
     /// Sets the direction.
     pub fn direction(mut self, direction: Direction) -> Self {
         self.direction = direction;
+        self
+    }
+
+    /// Checks every transform against a weighted checksum of its input (algorithm-based
+    /// fault tolerance, see [`Checksum`]).
+    pub fn checksum(mut self, checksum: Checksum) -> Self {
+        self.checksum = checksum;
         self
     }
 
@@ -516,6 +528,9 @@ impl FftSpec {
                     },
                 )));
             }
+        }
+        if self.checksum != Checksum::Off {
+            crate::checksum::supports(self)?;
         }
         for (operand, got, expected, per) in self.fused_vectors() {
             if got != expected {

@@ -1,7 +1,7 @@
 //! The CPU backend: rustfft, batches spread over the machine's cores.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::{Complex, Complex64};
@@ -13,6 +13,7 @@ use std::ptr::NonNull;
 use super::api::CPU_NAME;
 use super::buffer::{Held, Memory, foreign};
 use super::{Executor, Timer};
+use crate::checksum::{Checksum, Fault, Judge, Sums};
 use crate::dist::Rows;
 use crate::error::{Error, Result};
 use crate::precision::{Precision, pack_half, unpack_half};
@@ -184,6 +185,10 @@ pub(crate) struct CpuFft<T: Real> {
     back: Option<Arc<dyn Fft<T>>>,
     /// The spec's precision: f16 and bf16 words are converted to f32 (`T`) and back.
     storage: Precision,
+    /// A checksummed spec's weights: input, output (see [`crate::Checksum`]).
+    check: Option<(Vec<Complex64>, Vec<Complex64>)>,
+    /// A bit to flip during the next run (tests of the checksummed mode).
+    fault: Mutex<Option<Fault>>,
 }
 
 /// `spec` planned on the CPU in its precision (f32 or f64; f16 and bf16 computed in f32).
@@ -218,6 +223,9 @@ impl<T: Real> CpuFft<T> {
             fft,
             back,
             storage: spec.precision,
+            check: (spec.checksum != Checksum::Off)
+                .then(|| crate::checksum::weights(spec.n, spec.direction)),
+            fault: Mutex::default(),
         }
     }
 
@@ -240,32 +248,106 @@ impl<T: Real> CpuFft<T> {
 
     /// Transforms `words` (the values as 4-byte words) in place.
     fn run_words(&self, words: &mut [f32]) -> Result<()> {
+        let fault = self.fault.lock().ok().and_then(|mut f| f.take());
+        let mut failed = Vec::new();
         if self.storage.is_half() {
             let mut parts = unpack_half(words, self.storage);
-            with_values_mut::<T>(&mut parts, |v| self.run(bytemuck::cast_slice_mut(v)));
+            with_values_mut::<T>(&mut parts, |v| {
+                failed = self.run(bytemuck::cast_slice_mut(v), fault)
+            });
             pack_half(&parts, self.storage, words);
         } else {
-            with_values_mut::<T>(words, |v| self.run(bytemuck::cast_slice_mut(v)));
+            with_values_mut::<T>(words, |v| {
+                failed = self.run(bytemuck::cast_slice_mut(v), fault)
+            });
         }
-        Ok(())
+        crate::checksum::verdict(failed, self.spec.batch)
     }
 
-    fn run(&self, data: &mut [Complex<T>]) {
+    /// Transforms `data`; returns the transforms that failed their checksums.
+    fn run(&self, data: &mut [Complex<T>], fault: Option<Fault>) -> Vec<usize> {
         if let Some((m, w)) = self.columns {
             let mut rows = transpose(data, m, self.spec.n, w);
-            self.run_rows(&mut rows);
+            let failed = self.run_rows(&mut rows, fault);
             data.copy_from_slice(&transpose(&rows, m, w, self.spec.n));
+            failed
         } else {
-            self.run_rows(data);
+            self.run_rows(data, fault)
         }
     }
 
-    fn run_rows(&self, data: &mut [Complex<T>]) {
+    /// Transforms `one` (one transform, batch index `index`) checking it against its
+    /// checksum: recomputed once on a mismatch where the spec asks; `fault` flips a word
+    /// (index within `one`) after the input's sum is taken. `Some(index)` if it fails.
+    fn run_checked(
+        &self,
+        one: &mut [Complex<T>],
+        (input, output): &(Vec<Complex64>, Vec<Complex64>),
+        index: usize,
+        mut fault: Option<(usize, Fault)>,
+        transform: &dyn Fn(&mut [Complex<T>]),
+    ) -> Option<usize> {
+        let judge = Judge::new(&self.spec);
+        let wide = |z: &Complex<T>| Complex64::new(z.re.into(), z.im.into());
+        let kept = (self.spec.checksum == Checksum::Recompute).then(|| one.to_vec());
+        let mut tries = 0;
+        loop {
+            let mut sums = Sums {
+                input: one.iter().zip(input).map(|(x, c)| wide(x) * c).sum(),
+                ..Sums::default()
+            };
+            if let Some((word, f)) = fault.take() {
+                let words: &mut [f32] = bytemuck::cast_slice_mut(one);
+                if let Some(x) = words.get_mut(word) {
+                    *x = f.apply(*x);
+                }
+            }
+            transform(one);
+            for (x, w) in one.iter().zip(output) {
+                let x = wide(x);
+                sums.output += x * w;
+                sums.energy += x.norm_sqr();
+            }
+            tries += 1;
+            if !judge.fails(&sums) {
+                return None;
+            }
+            match (&kept, crate::checksum::retry(&self.spec, tries)) {
+                (Some(kept), true) => one.copy_from_slice(kept),
+                _ => return Some(index),
+            }
+        }
+    }
+
+    fn run_rows(&self, data: &mut [Complex<T>], fault: Option<Fault>) -> Vec<usize> {
         let scale = self
             .spec
             .normalize
             .then(|| T::round(1.0 / self.spec.n as f64));
-        let work = |chunk: &mut [Complex<T>], first: usize| {
+        let n = self.spec.n;
+        // Complex values' 4-byte words: where the fault's word lies.
+        let words = size_of::<Complex<T>>() / 4;
+        let transform = |one: &mut [Complex<T>]| {
+            self.fft.process(one);
+            if let Some(scale) = scale {
+                one.iter_mut().for_each(|z| *z = *z * scale);
+            }
+        };
+        let work = |chunk: &mut [Complex<T>], first: usize| -> Vec<usize> {
+            if let Some(check) = &self.check {
+                // (A checksummed spec has no fused operations or chain.)
+                return chunk
+                    .chunks_mut(n)
+                    .enumerate()
+                    .filter_map(|(i, one)| {
+                        let start = (first + i * n) * words;
+                        let fault = fault
+                            .filter(|f| (start..start + n * words).contains(&f.word))
+                            .map(|f| (f.word - start, f));
+                        self.run_checked(one, check, first / n + i, fault, &transform)
+                    })
+                    .collect();
+            }
             self.pointwise(&self.spec.load, chunk, first);
             self.fft.process(chunk);
             if let (Some(h), Some(back)) = (&self.spec.chain, &self.back) {
@@ -280,6 +362,7 @@ impl<T: Real> CpuFft<T> {
                 chunk.iter_mut().for_each(|z| *z = *z * scale);
             }
             self.pointwise(&self.spec.store, chunk, first);
+            Vec::new()
         };
         // Threads only where there is enough to share: each gets at least 2^16 points.
         let cores = std::thread::available_parallelism().map_or(1, |t| t.get());
@@ -292,10 +375,17 @@ impl<T: Real> CpuFft<T> {
         }
         let per_thread = self.spec.batch.div_ceil(threads) * self.spec.n;
         std::thread::scope(|s| {
-            for (i, chunk) in data.chunks_mut(per_thread).enumerate() {
-                s.spawn(move || work(chunk, i * per_thread));
-            }
-        });
+            let handles: Vec<_> = data
+                .chunks_mut(per_thread)
+                .enumerate()
+                .map(|(i, chunk)| s.spawn(move || work(chunk, i * per_thread)))
+                .collect();
+            // (A thread's panic goes on to the caller, as the scope would pass it on.)
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
     }
 }
 
@@ -329,6 +419,21 @@ impl<T: Real> Executor for CpuFft<T> {
                 detail: "the CPU backend plans no fused real transforms".into(),
             }),
         }
+    }
+
+    fn inject_fault(&self, fault: Fault) -> Result<()> {
+        if fault.after_pass != 0 || fault.bit >= 32 {
+            return Err(Error::InvalidSpec(format!(
+                "the CPU backend runs one step: a fault flips bit 0..32 of an input word after \
+                 its checksum, 'after pass 0' (got bit {} after pass {})",
+                fault.bit, fault.after_pass
+            )));
+        }
+        *self
+            .fault
+            .lock()
+            .map_err(|_| Error::gpu("a call panicked while arming a fault"))? = Some(fault);
+        Ok(())
     }
 
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 
+use crate::checksum::Fault;
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::precision::{Precision, device_words};
@@ -168,6 +169,8 @@ pub(crate) trait Executor: Send + Sync {
     /// Transforms `input` into `output` once, then times `reps` more runs on
     /// device-resident data (seconds each).
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)>;
+    /// Arms `fault` for the next run (see [`Fault`]).
+    fn inject_fault(&self, fault: Fault) -> Result<()>;
 }
 
 /// Which backend a [`Device`] runs on.
@@ -566,6 +569,14 @@ impl Fft {
         self.same_rows()?;
         self.check_values::<T>(data.len())?;
         self.exec.record(encoder, &mut data.held)
+    }
+
+    /// Arms a fault for the next call on this transform: a bit of device memory flipped
+    /// between two passes ([`Fault`]), to test that a checksummed transform
+    /// ([`crate::Checksum`]) reports it. A fault after the last pass corrupts the stored
+    /// output, which no checksum computed in the kernels sees.
+    pub fn inject_fault(&self, fault: Fault) -> Result<()> {
+        self.exec.inject_fault(fault)
     }
 
     /// Runs the transform on `input` once for its output, then `reps` more times for timing

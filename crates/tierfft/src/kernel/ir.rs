@@ -41,6 +41,8 @@ pub enum Mem {
     /// Auxiliary data: a pass's device vectors (multiplies, the chain's filter), a
     /// resampler's row positions.
     Aux,
+    /// A checksummed plan's records: one per line of the dispatch ([`crate::Checksum`]).
+    Check,
 }
 
 /// Built-in functions on reals.
@@ -283,6 +285,7 @@ impl Mem {
             Mem::Shared => "sh",
             Mem::Twiddles => "tw",
             Mem::Aux => "aux",
+            Mem::Check => "chk",
         }
     }
 }

@@ -246,6 +246,7 @@ mod tests {
                 dst: &mut dst,
                 twiddles: &[],
                 aux: &twiddles,
+                check: &mut [],
             },
         )
         .unwrap_or_else(|e| panic!("{}: {e}", step.name()));

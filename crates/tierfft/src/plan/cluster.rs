@@ -150,6 +150,8 @@ pub(super) fn cluster_pass(
         filter: None,
         real: None,
         cluster: None,
+        check_in: None,
+        check_out: None,
     };
     let mut last = step(tail, head);
     last.scale = normalization(spec);

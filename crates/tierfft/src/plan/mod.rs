@@ -380,6 +380,12 @@ pub struct Pass {
     /// A cluster pass: this pass is the head, run by a cluster of workgroups whose second
     /// half (the tail) reads the head's outputs from their workgroup memory ([`Cluster`]).
     pub cluster: Option<Box<Cluster>>,
+    /// Checksummed plans' first pass: the input weights (one per point); each line sums its
+    /// loaded points times them ([`crate::Checksum`]) into its checksum record.
+    pub check_in: Option<Values>,
+    /// Checksummed plans' last pass: the output weights; each line sums its stored points
+    /// times them, and their energy `Σ|X|²`, into its checksum record.
+    pub check_out: Option<Values>,
 }
 
 impl Pass {
@@ -419,10 +425,32 @@ impl Pass {
     /// head's and the tail's exchange areas and the table the head's outputs are sent to,
     /// which share one area.
     pub fn shared_len(&self) -> usize {
-        let own = self.tables_offset() + self.tables_in_shared;
+        let own = (self.tables_offset() + self.tables_in_shared).max(self.check_len());
         match &self.cluster {
             Some(c) => own.max(c.tail.shared_len()).max(c.table_len()),
             None => own,
+        }
+    }
+
+    /// Complex values in each line's checksum record: the input sum (first pass), the
+    /// output sum and the energy (last pass); 0 for a pass that is not checked.
+    pub fn check_record(&self) -> usize {
+        usize::from(self.check_in.is_some()) + 2 * usize::from(self.check_out.is_some())
+    }
+
+    /// Workgroup-memory elements the reduction of the checksum sums takes: every thread's
+    /// partial sums (as complex pairs or single reals, as the exchange holds them), where a
+    /// line has more than one thread.
+    pub fn check_len(&self) -> usize {
+        let reals =
+            2 * usize::from(self.check_in.is_some()) + 3 * usize::from(self.check_out.is_some());
+        let slots = match self.exchange {
+            Exchange::Complex => reals.div_ceil(2),
+            Exchange::Split => reals,
+        };
+        match self.threads_per_line {
+            0 | 1 => 0,
+            _ => slots * self.threads(),
         }
     }
 
@@ -596,7 +624,13 @@ impl Plan {
             let load = p.load.iter().filter_map(PointOp::vector);
             let store = p.store.iter().filter_map(PointOp::vector);
             let real = p.real.iter().filter_map(|r| r.twiddles.clone());
-            for v in load.chain(p.filter.clone()).chain(store).chain(real) {
+            let check = p.check_in.iter().chain(&p.check_out).cloned();
+            for v in load
+                .chain(p.filter.clone())
+                .chain(store)
+                .chain(real)
+                .chain(check)
+            {
                 if !out.iter().any(|o| o.same(&v)) {
                     out.push(v);
                 }
@@ -704,7 +738,7 @@ impl Plan {
         let passes = if pow2 {
             if complex && n * one_pass_lines <= complex_block {
                 single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
-            } else if let Some(p) = complex
+            } else if let Some(p) = (complex && spec.checksum == crate::Checksum::Off)
                 .then(|| cluster::cluster_pass(spec, limits, opts, complex_block))
                 .flatten()
             {
@@ -807,6 +841,13 @@ impl Plan {
             p.filter = spec.chain.clone();
         }
         real::fuse(&mut passes, spec, limits)?;
+        if spec.checksum != crate::Checksum::Off {
+            let (input, output) = crate::checksum::weights(n, spec.direction);
+            passes[0].check_in = Some(input.into());
+            if let Some(last) = passes.last_mut() {
+                last.check_out = Some(output.into());
+            }
+        }
         // L2 residency: chunks small enough that a pass's output is still cached when the next
         // pass reads it.
         let budget = opts.resident_bytes.unwrap_or(0);

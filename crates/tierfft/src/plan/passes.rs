@@ -104,7 +104,10 @@ pub(super) fn single_pass(
     let columns = spec.layout.is_columns();
     // Whether this line will be a persistent kernel decides its shape; the final check (the
     // workgroup memory) comes below.
-    let persistent = opts.prefetch.unwrap_or(fused_chain && limits.async_copy);
+    // (Checksummed kernels reduce their sums through the exchange area after the store, where
+    // a persistent kernel's next lines are already landing: not persistent.)
+    let persistent = spec.checksum == crate::Checksum::Off
+        && opts.prefetch.unwrap_or(fused_chain && limits.async_copy);
     let f64 = spec.precision == Precision::F64;
     let opts = &wide_lines(
         spec.n,
@@ -165,6 +168,8 @@ pub(super) fn single_pass(
         filter: None,
         real: None,
         cluster: None,
+        check_in: None,
+        check_out: None,
     };
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them, as they are
@@ -265,6 +270,8 @@ pub(super) fn multi_pass(
             filter: None,
             real: None,
             cluster: None,
+            check_in: None,
+            check_out: None,
         };
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;

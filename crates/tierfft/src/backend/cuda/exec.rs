@@ -13,6 +13,7 @@ use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy};
 use crate::backend::buffer::{Held, foreign};
 use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
+use crate::checksum::{self, Fault};
 use crate::error::Result;
 use crate::kernel::ir::{Binding, Kernel, Mem};
 use crate::kernel::{cuda, pass_kernel};
@@ -53,7 +54,12 @@ pub struct CudaFft {
     /// is queued, so repeated calls allocate nothing, as cuFFT keeps its work area. Calls
     /// from several threads at once find the arrays taken and make their own.
     scratch: Mutex<Vec<Option<CudaSlice<f32>>>>,
+    /// A bit to flip during the next run (tests of the checksummed mode).
+    fault: Mutex<Option<Fault>>,
 }
+
+/// The kept-array index of a checksummed plan's record buffer (past every routing slot).
+const CHECK_SLOT: usize = 8;
 
 /// Compiles `kernel` (or takes it from the cache) and raises its shared-memory limit to
 /// `shared_bytes` where that is past the default 48 KiB.
@@ -183,6 +189,7 @@ impl CudaFft {
             words: plan.spec.precision.complex_bytes() / 4,
             chunk,
             scratch: Mutex::default(),
+            fault: Mutex::default(),
         })
     }
 
@@ -219,9 +226,42 @@ impl CudaFft {
         transforms: usize,
         routing: &[(usize, usize)],
     ) -> Result<usize> {
+        let (result, check) = self.enqueue_checked(slots, transforms, routing)?;
+        self.keep(check.map(|c| (CHECK_SLOT, c)));
+        Ok(result)
+    }
+
+    /// [`CudaFft::enqueue`], also returning a checksummed plan's record buffer
+    /// ([`Plan::check_regions`]) for [`CudaFft::failures`].
+    fn enqueue_checked(
+        &self,
+        slots: &mut [&mut CudaSlice<f32>],
+        transforms: usize,
+        routing: &[(usize, usize)],
+    ) -> Result<(usize, Option<CudaSlice<f32>>)> {
         let stream = &self.dev.stream;
         let result = Plan::result_slot(routing);
-        for (p, first, count) in self.plan.dispatches(transforms) {
+        let (regions, check_len) = self.plan.check_regions(transforms);
+        let check_words = self.plan.spec.precision.compute_bytes() / 2;
+        let mut check = match self.plan.checksummed() {
+            true => Some(self.take_slot(CHECK_SLOT, check_words * check_len)?),
+            false => None,
+        };
+        if let Some(c) = check.as_mut() {
+            // NaN (all bits set) in every record, so one that no kernel writes fails.
+            let bytes = c.num_bytes();
+            let (ptr, record) = c.device_ptr_mut(stream);
+            // SAFETY: `ptr` is `c`'s memory, live and used on this stream; every f32 bit
+            // pattern is a valid f32.
+            unsafe {
+                cudarc::driver::result::memset_d8_async(ptr, 0xFF, bytes, stream.cu_stream())
+            }
+            .map_err(gpu_err("clearing the checksum records"))?;
+            drop(record);
+        }
+        let fault = self.fault.lock().ok().and_then(|mut f| f.take());
+        let dispatches = self.plan.dispatches(transforms);
+        for (d, &(p, first, count)) in dispatches.iter().enumerate() {
             let pass = &self.plan.passes[p];
             let (src, dst) = routing[p];
             let k = match (&self.in_place, src == dst) {
@@ -279,7 +319,7 @@ impl CudaFft {
                         }
                         Mem::Twiddles => self.twiddles.device_ptr(stream),
                         Mem::Aux => self.aux.device_ptr(stream),
-                        Mem::Shared => return Err(unbound(binding)),
+                        Mem::Shared | Mem::Check => return Err(unbound(binding)),
                     };
                     ptrs.push(ptr);
                     records.push(record);
@@ -304,6 +344,14 @@ impl CudaFft {
                 continue;
             }
             let mut dst_arg = Some(&mut dst_view);
+            // This dispatch's checksum records.
+            let mut check_view = match (&mut check, regions.iter().find(|r| r.dispatch == d)) {
+                (Some(c), Some(r)) => {
+                    Some(c.slice_mut(check_words * r.offset..check_words * (r.offset + r.len)))
+                }
+                _ => None,
+            };
+            let mut check_arg = check_view.as_mut();
             let mut b = stream.launch_builder(&k.func);
             // The arguments in the kernel's binding order, then `lines`.
             for binding in &k.bindings {
@@ -312,6 +360,7 @@ impl CudaFft {
                     Mem::Dst => b.arg(dst_arg.take().ok_or_else(|| unbound(binding))?),
                     Mem::Twiddles => b.arg(&self.twiddles),
                     Mem::Aux => b.arg(&self.aux),
+                    Mem::Check => b.arg(check_arg.take().ok_or_else(|| unbound(binding))?),
                     Mem::Shared => return Err(unbound(binding)),
                 };
             }
@@ -320,8 +369,44 @@ impl CudaFft {
             // `float2` arrays, then `unsigned lines`); it indexes within the launch's
             // transforms (checked by the tests and compute-sanitizer).
             unsafe { b.launch(cfg) }.map_err(gpu_err("launching a pass"))?;
+            let pass_done = dispatches.get(d + 1).is_none_or(|next| next.0 != p);
+            if let Some(f) = fault.filter(|f| f.after_pass == p && pass_done) {
+                self.flip(slots[routing[p].1], f)?;
+            }
         }
-        Ok(result)
+        Ok((result, check))
+    }
+
+    /// Flips `fault`'s bit in `buffer` (on the stream, between two passes).
+    fn flip(&self, buffer: &mut CudaSlice<f32>, fault: Fault) -> Result<()> {
+        let stream = &self.dev.stream;
+        let at = fault.word..fault.word + 1;
+        if fault.word >= buffer.len() {
+            return Err(fault.out_of_range(buffer.len()));
+        }
+        let mut word = [0f32];
+        stream
+            .memcpy_dtoh(&buffer.slice(at.clone()), &mut word)
+            .map_err(gpu_err("reading the word to flip"))?;
+        word[0] = fault.apply(word[0]);
+        stream
+            .memcpy_htod(&word, &mut buffer.slice_mut(at))
+            .map_err(gpu_err("writing the flipped word"))
+    }
+
+    /// The transforms (batch indices from `first`) whose records in `check` (from
+    /// [`CudaFft::enqueue_checked`] of `transforms`) fail; waits for the run. Keeps the buffer.
+    fn failures(
+        &self,
+        check: CudaSlice<f32>,
+        transforms: usize,
+        first: usize,
+    ) -> Result<Vec<usize>> {
+        let mut words = vec![0f32; check.len()];
+        let read = self.dev.stream.memcpy_dtoh(&check, &mut words);
+        self.keep([(CHECK_SLOT, check)]);
+        read.map_err(gpu_err("reading the checksums"))?;
+        Ok(checksum::failures(&self.plan, &words, transforms, first))
     }
 
     /// Buffers for `transforms` transforms: as many as `routing` uses, less the first `have`
@@ -398,19 +483,33 @@ impl CudaFft {
         // Sized for a whole chunk; a shorter last chunk uses their start (launches index by
         // dispatch, not by array length).
         let mut slots = self.alloc_slots(self.chunk.min(total), &routing, 0)?;
+        let mut failed = Vec::new();
         for first in (0..total).step_by(self.chunk) {
             let count = self.chunk.min(total - first);
             let r = first * n..(first + count) * n;
-            self.dev
-                .write_from_host(&input.unwrap_or(output)[r.clone()], &mut slots[0])?;
-            let result = self.enqueue(&mut refs(&mut slots), count, &routing)?;
+            let mut tries = 0;
+            let result = loop {
+                // (The chunk's input is still on the host: a retry uploads it again.)
+                self.dev
+                    .write_from_host(&input.unwrap_or(output)[r.clone()], &mut slots[0])?;
+                let (result, check) =
+                    self.enqueue_checked(&mut refs(&mut slots), count, &routing)?;
+                let Some(check) = check else { break result };
+                let bad = self.failures(check, count, first)?;
+                tries += 1;
+                if bad.is_empty() || !checksum::retry(&self.plan.spec, tries) {
+                    failed.extend(bad);
+                    break result;
+                }
+            };
             self.dev.read_to_host(&slots[result], &mut output[r])?;
         }
         self.keep(slots.into_iter().enumerate());
         self.dev
             .stream
             .synchronize()
-            .map_err(gpu_err("running the transform"))
+            .map_err(gpu_err("running the transform"))?;
+        checksum::verdict(failed, total)
     }
 
     /// Uploads `input` (words) into fresh device buffers for timed runs (input kept in
@@ -487,7 +586,7 @@ impl Executor for CudaFft {
         let mut scratch = self.alloc_slots(transforms, &routing, 1)?;
         let mut slots: Vec<&mut CudaSlice<f32>> =
             std::iter::once(slice).chain(scratch.iter_mut()).collect();
-        let result = self.enqueue(&mut slots, transforms, &routing)?;
+        let (result, check) = self.enqueue_checked(&mut slots, transforms, &routing)?;
         if result != 0 {
             let (data, rest) = slots.split_at_mut(1);
             let len = data[0].len();
@@ -498,7 +597,11 @@ impl Executor for CudaFft {
         }
         drop(slots);
         self.keep((1..).zip(scratch));
-        Ok(())
+        // A checksummed run waits for its records; the input is gone (in place): report.
+        match check {
+            Some(check) => checksum::verdict(self.failures(check, transforms, 0)?, transforms),
+            None => Ok(()),
+        }
     }
 
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
@@ -529,20 +632,35 @@ impl Executor for CudaFft {
             };
             slots.push(slot.ok_or_else(|| unbound_slot(i))?);
         }
-        self.enqueue(&mut slots, transforms, &routing)?;
+        let (_, check) = self.enqueue_checked(&mut slots, transforms, &routing)?;
         drop(slots);
         self.keep(scratch);
+        match check {
+            Some(check) => checksum::verdict(self.failures(check, transforms, 0)?, transforms),
+            None => Ok(()),
+        }
+    }
+
+    fn inject_fault(&self, fault: Fault) -> Result<()> {
+        fault.check(&self.plan)?;
+        *self
+            .fault
+            .lock()
+            .map_err(|_| crate::Error::gpu("a call panicked while arming a fault"))? = Some(fault);
         Ok(())
     }
 
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {
         let transforms = input.len() / (self.words * self.plan.spec.n);
         let (mut slots, routing) = self.prepare(input)?;
-        let result = self.enqueue(&mut refs(&mut slots), transforms, &routing)?;
+        let (result, check) = self.enqueue_checked(&mut refs(&mut slots), transforms, &routing)?;
         self.dev
             .stream
             .memcpy_dtoh(&slots[result].slice(..input.len()), output)
             .map_err(gpu_err("downloading"))?;
+        if let Some(check) = check {
+            checksum::verdict(self.failures(check, transforms, 0)?, transforms)?;
+        }
         let start = std::time::Instant::now();
         while start.elapsed() < crate::backend::WARM_UP {
             self.enqueue(&mut refs(&mut slots), transforms, &routing)?;

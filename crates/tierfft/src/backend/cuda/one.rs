@@ -89,7 +89,7 @@ impl OneLaunch {
                 Mem::Src => launch.arg(src),
                 Mem::Dst => launch.arg(dst.take().ok_or_else(|| unbound(binding))?),
                 Mem::Aux => launch.arg(self.table.as_ref().ok_or_else(|| unbound(binding))?),
-                Mem::Twiddles | Mem::Shared => return Err(unbound(binding)),
+                Mem::Twiddles | Mem::Shared | Mem::Check => return Err(unbound(binding)),
             };
         }
         launch.arg(&self.lines);

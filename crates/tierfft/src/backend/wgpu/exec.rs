@@ -10,6 +10,7 @@ use super::{WgpuDevice, WgpuMemory};
 use crate::backend::buffer::{Held, foreign};
 use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
+use crate::checksum::{self, Fault};
 use crate::error::{Error, Result};
 use crate::kernel::ir::{Access, Binding, Kernel, Mem};
 use crate::kernel::{pass_kernel, wgsl};
@@ -39,7 +40,12 @@ pub struct WgpuFft {
     chunk: usize,
     /// Device buffers kept between calls, by routing slot ([`Scratch`]).
     scratch: Mutex<Scratch>,
+    /// A bit to flip during the next run (tests of the checksummed mode).
+    fault: Mutex<Option<Fault>>,
 }
+
+/// The scratch index of a checksummed plan's record buffer (past every routing slot).
+const CHECK_SLOT: usize = 8;
 
 /// Buffers a plan keeps from one call to the next, by routing slot (`None`: not made yet, or
 /// the caller's own buffer there): made on first use, or again when a call needs a larger
@@ -55,6 +61,10 @@ struct Chunk {
     dispatches: Vec<(usize, w::BindGroup, u32, u32)>,
     routing: Routing,
     bytes: u64,
+    /// Transforms in the chunk.
+    transforms: usize,
+    /// A checksummed plan's record buffer ([`Plan::check_regions`]) and its length, bytes.
+    check: Option<(w::Buffer, u64)>,
 }
 
 impl WgpuFft {
@@ -89,6 +99,7 @@ impl WgpuFft {
             point_bytes: plan.spec.precision.complex_bytes(),
             chunk,
             scratch: Mutex::default(),
+            fault: Mutex::default(),
         })
     }
 
@@ -134,9 +145,25 @@ impl WgpuFft {
                 }
             })
             .collect::<Result<Vec<_>>>()?;
+        let (regions, check_len) = self.plan.check_regions(transforms);
+        let record = 2 * self.plan.spec.precision.compute_bytes() as u64;
+        let check = match self.plan.checksummed() {
+            true => {
+                let need = record * check_len as u64;
+                scratch.resize(scratch.len().max(CHECK_SLOT + 1), None);
+                let kept = &mut scratch[CHECK_SLOT];
+                let buffer = match kept {
+                    Some(b) if b.size() >= need => b.clone(),
+                    _ => self.dev.storage(need, "tierfft checksums")?,
+                };
+                *kept = Some(buffer.clone());
+                Some((buffer, need))
+            }
+            false => None,
+        };
         let max_x = self.plan.limits.max_groups_per_dim;
         let mut dispatches = Vec::new();
-        for (p, first, count) in self.plan.dispatches(transforms) {
+        for (di, (p, first, count)) in self.plan.dispatches(transforms).into_iter().enumerate() {
             let pass = &self.plan.passes[p];
             let (src, dst) = routing[p];
             let lines = (count * self.plan.lines_per_transform(pass)) as u32;
@@ -160,6 +187,15 @@ impl WgpuFft {
                     Mem::Dst => Some(range(dst, pass.dst_len)),
                     Mem::Twiddles => Some(self.twiddles.as_entire_binding()),
                     Mem::Aux => Some(self.aux.as_entire_binding()),
+                    Mem::Check => {
+                        let (buffer, _) = check.as_ref()?;
+                        let r = regions.iter().find(|r| r.dispatch == di)?;
+                        Some(w::BindingResource::Buffer(w::BufferBinding {
+                            buffer,
+                            offset: record * r.offset as u64,
+                            size: w::BufferSize::new(record * r.len as u64),
+                        }))
+                    }
                     Mem::Shared => None,
                 })?;
             let groups = self.plan.groups(pass, count) as u32;
@@ -179,6 +215,8 @@ impl WgpuFft {
             dispatches,
             routing,
             bytes,
+            transforms,
+            check,
         })
     }
 
@@ -196,6 +234,17 @@ impl WgpuFft {
         c: &Chunk,
         timestamps: Option<(&w::QuerySet, u32)>,
     ) {
+        self.encode_dispatches(enc, c, timestamps, 0..c.dispatches.len());
+    }
+
+    /// Records the chunk's dispatches `range` as one compute pass.
+    fn encode_dispatches(
+        &self,
+        enc: &mut w::CommandEncoder,
+        c: &Chunk,
+        timestamps: Option<(&w::QuerySet, u32)>,
+        range: std::ops::Range<usize>,
+    ) {
         let timestamp_writes = timestamps.map(|(set, i)| w::ComputePassTimestampWrites {
             query_set: set,
             beginning_of_pass_write_index: Some(i),
@@ -205,11 +254,29 @@ impl WgpuFft {
             label: Some("tierfft fft"),
             timestamp_writes,
         });
-        for (p, group, x, y) in &c.dispatches {
+        for (p, group, x, y) in &c.dispatches[range] {
             let (src, dst) = c.routing[*p];
             cp.set_pipeline(&self.kernel(*p, src == dst).pipeline);
             cp.set_bind_group(0, group, &[]);
             cp.dispatch_workgroups(*x, *y, 1);
+        }
+    }
+
+    /// Records the copy of the result into slot 0 where the routing leaves it elsewhere.
+    fn copy_into(&self, enc: &mut w::CommandEncoder, c: &Chunk) {
+        let result = Self::result_slot(c);
+        if result != 0 {
+            let ((from, at), (into, to)) = (&c.slots[result], &c.slots[0]);
+            enc.copy_buffer_to_buffer(from, *at, into, *to, c.bytes);
+        }
+    }
+
+    /// Copies the result into slot 0 where the routing leaves it elsewhere, and submits.
+    fn copy_result_back(&self, c: &Chunk) {
+        if Self::result_slot(c) != 0 {
+            let mut enc = self.dev.device.create_command_encoder(&Default::default());
+            self.copy_into(&mut enc, c);
+            self.dev.queue.submit([enc.finish()]);
         }
     }
 
@@ -223,13 +290,78 @@ impl WgpuFft {
             .write_buffer(&c.slots[0].0, c.slots[0].1, bytemuck::cast_slice(data));
     }
 
-    /// Runs the transform on the uploaded chunk and reads the result into `out`.
-    fn run_and_download(&self, c: &Chunk, out: &mut [f32]) -> Result<()> {
-        let mut enc = self.dev.device.create_command_encoder(&Default::default());
-        self.encode(&mut enc, c, None);
-        self.dev.queue.submit([enc.finish()]);
+    /// Runs the transform on the chunk (flipping an armed fault's bit between its passes);
+    /// for a checksummed plan, waits and returns the transforms (within the chunk) that
+    /// fail their checks.
+    fn run(&self, c: &Chunk) -> Result<Vec<usize>> {
+        let fault = self.fault.lock().ok().and_then(|mut f| f.take());
+        let submit = |range: std::ops::Range<usize>| {
+            let mut enc = self.dev.device.create_command_encoder(&Default::default());
+            self.encode_dispatches(&mut enc, c, None, range);
+            self.dev.queue.submit([enc.finish()]);
+        };
+        if let Some((buffer, bytes)) = &c.check {
+            // NaN (all bits set) in every record, so one that no kernel writes fails.
+            let nan = vec![0xFFu8; *bytes as usize];
+            self.dev.queue.write_buffer(buffer, 0, &nan);
+        }
+        let all = c.dispatches.len();
+        match fault {
+            Some(f) => {
+                // The fault's pass is done after its last dispatch.
+                let split = c
+                    .dispatches
+                    .iter()
+                    .rposition(|d| d.0 == f.after_pass)
+                    .map_or(all, |i| i + 1);
+                submit(0..split);
+                let (buffer, offset) = &c.slots[c.routing[f.after_pass].1];
+                let at = *offset + 4 * f.word as u64;
+                if at + 4 > buffer.size() {
+                    return Err(f.out_of_range(((buffer.size() - offset) / 4) as usize));
+                }
+                let mut word = [0f32];
+                self.dev.read(buffer, at, &mut word)?;
+                word[0] = f.apply(word[0]);
+                self.dev
+                    .queue
+                    .write_buffer(buffer, at, bytemuck::cast_slice(&word));
+                submit(split..all);
+            }
+            None => submit(0..all),
+        }
+        let Some((buffer, bytes)) = &c.check else {
+            return Ok(Vec::new());
+        };
+        let mut words = vec![0f32; (*bytes / 4) as usize];
+        self.dev.read(buffer, 0, &mut words)?;
+        Ok(checksum::failures(&self.plan, &words, c.transforms, 0))
+    }
+
+    /// Runs the chunk from `input` (uploaded again if a checksummed run fails and the spec
+    /// asks to recompute) and reads the result into `out`; returns the transforms (batch
+    /// indices from `first`) that failed their checks.
+    fn run_and_download(
+        &self,
+        c: &Chunk,
+        input: Option<&[f32]>,
+        out: &mut [f32],
+        first: usize,
+    ) -> Result<Vec<usize>> {
+        let mut tries = 0;
+        let failed = loop {
+            if let Some(input) = input {
+                self.upload(c, input);
+            }
+            let bad = self.run(c)?;
+            tries += 1;
+            if bad.is_empty() || input.is_none() || !checksum::retry(&self.plan.spec, tries) {
+                break bad;
+            }
+        };
         let (buffer, offset) = &c.slots[Self::result_slot(c)];
-        self.dev.read(buffer, *offset, out)
+        self.dev.read(buffer, *offset, out)?;
+        Ok(failed.into_iter().map(|t| first + t).collect())
     }
 
     /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s
@@ -392,27 +524,65 @@ impl Executor for WgpuFft {
     fn process(&self, data: &mut [f32]) -> Result<()> {
         let routing = self.plan.routing(false);
         let len = data.len();
+        let transform = len / self.plan.spec.batch.max(1);
+        let mut failed = Vec::new();
         self.run_chunks(len, routing, |me, c, r| {
-            me.upload(c, &data[r.clone()]);
-            me.run_and_download(c, &mut data[r])
-        })
+            // The chunk's input stays in `data` until its result is read back over it.
+            let input = data[r.clone()].to_vec();
+            failed.extend(me.run_and_download(
+                c,
+                Some(&input),
+                &mut data[r.clone()],
+                r.start / transform,
+            )?);
+            Ok(())
+        })?;
+        checksum::verdict(failed, self.plan.spec.batch)
     }
 
     fn process_out_of_place(&self, input: &[f32], output: &mut [f32]) -> Result<()> {
+        let transform = input.len() / self.plan.spec.batch.max(1);
+        let mut failed = Vec::new();
         self.run_chunks(input.len(), self.plan.routing(true), |me, c, r| {
-            me.upload(c, &input[r.clone()]);
-            me.run_and_download(c, &mut output[r])
-        })
+            failed.extend(me.run_and_download(
+                c,
+                Some(&input[r.clone()]),
+                &mut output[r.clone()],
+                r.start / transform,
+            )?);
+            Ok(())
+        })?;
+        checksum::verdict(failed, self.plan.spec.batch)
     }
 
     fn process_buffer(&self, data: &mut Held) -> Result<()> {
-        let mut enc = self.dev.device.create_command_encoder(&Default::default());
-        self.record(&mut enc, data)?;
-        self.dev.queue.submit([enc.finish()]);
-        self.dev.check()
+        let Some(memory) = WgpuMemory::of(data, &self.dev) else {
+            return Err(foreign(data, &self.dev.name()));
+        };
+        let mut scratch = self.scratch()?;
+        let c = self.prepare(
+            &mut scratch,
+            4 * data.floats() / (self.point_bytes * self.plan.spec.n),
+            self.plan.routing(false),
+            &[(0, memory)],
+        )?;
+        // A checksummed run waits for its records; the input is gone (in place): report.
+        let failed = self.run(&c)?;
+        self.copy_result_back(&c);
+        self.dev.check()?;
+        checksum::verdict(failed, c.transforms)
     }
 
     fn record(&self, enc: &mut w::CommandEncoder, data: &mut Held) -> Result<()> {
+        if self.plan.checksummed() {
+            return Err(Error::Unsupported {
+                what: "recording a checksummed transform into a caller's encoder".into(),
+                device: self.dev.name(),
+                detail: "its checks are read when the work is done, which a recorded command \
+                         does not wait for; use process_buffer"
+                    .into(),
+            });
+        }
         let Some(memory) = WgpuMemory::of(data, &self.dev) else {
             return Err(foreign(data, &self.dev.name()));
         };
@@ -424,11 +594,7 @@ impl Executor for WgpuFft {
             &[(0, memory)],
         )?;
         self.encode(enc, &c, None);
-        let result = Self::result_slot(&c);
-        if result != 0 {
-            let ((from, at), (into, to)) = (&c.slots[result], &c.slots[0]);
-            enc.copy_buffer_to_buffer(from, *at, into, *to, c.bytes);
-        }
+        self.copy_into(enc, &c);
         Ok(())
     }
 
@@ -447,10 +613,18 @@ impl Executor for WgpuFft {
             routing,
             &[(0, src_memory), (result, dst_memory)],
         )?;
-        let mut enc = self.dev.device.create_command_encoder(&Default::default());
-        self.encode(&mut enc, &c, None);
-        self.dev.queue.submit([enc.finish()]);
-        self.dev.check()
+        let failed = self.run(&c)?;
+        self.dev.check()?;
+        checksum::verdict(failed, transforms)
+    }
+
+    fn inject_fault(&self, fault: Fault) -> Result<()> {
+        fault.check(&self.plan)?;
+        *self
+            .fault
+            .lock()
+            .map_err(|_| Error::gpu("a call panicked while arming a fault"))? = Some(fault);
+        Ok(())
     }
 
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {
@@ -468,8 +642,8 @@ impl Executor for WgpuFft {
         }
         let mut scratch = self.scratch()?;
         let c = self.prepare(&mut scratch, transforms, self.plan.routing(true), &[])?;
-        self.upload(&c, input);
-        self.run_and_download(&c, output)?;
+        let failed = self.run_and_download(&c, Some(input), output, 0)?;
+        checksum::verdict(failed, transforms)?;
         if !self.dev.is_software() {
             let start = Instant::now();
             while start.elapsed() < crate::backend::WARM_UP {

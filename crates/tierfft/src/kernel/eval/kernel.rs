@@ -186,6 +186,8 @@ pub struct Buffers<'a> {
     pub twiddles: &'a [Complex32],
     /// The plan's device vectors ([`Plan::vectors`]), end to end.
     pub aux: &'a [Complex32],
+    /// A checksummed pass's records (this dispatch's region), else empty.
+    pub check: &'a mut [Complex32],
 }
 
 /// One workgroup's run of a kernel, or one cluster's: its workgroups' threads numbered one
@@ -313,6 +315,7 @@ impl Group<'_, '_, '_> {
             Mem::Dst => at(self.bufs.dst, "dst"),
             Mem::Twiddles => at(self.bufs.twiddles, "twiddles"),
             Mem::Aux => at(self.bufs.aux, "aux"),
+            Mem::Check => at(self.bufs.check, "chk"),
         }
     }
 
@@ -327,6 +330,16 @@ impl Group<'_, '_, '_> {
                     .get_mut(i as usize)
                     .ok_or_else(|| format!("dst[{i}] written past its {len} f32 values"))?;
                 *slot = v.f32()?;
+                Ok(())
+            }
+            Mem::Check => {
+                let len = self.bufs.check.len();
+                let slot = self
+                    .bufs
+                    .check
+                    .get_mut(i as usize)
+                    .ok_or_else(|| format!("chk[{i}] written past its {len} elements"))?;
+                *slot = v.c32()?;
                 Ok(())
             }
             Mem::Dst => {
@@ -575,8 +588,14 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
     let twiddles: Vec<Complex32> =
         bytemuck::cast_slice(&crate::backend::twiddle_words(plan)).to_vec();
     let aux: Vec<Complex32> = bytemuck::cast_slice(&crate::backend::aux_words(plan)).to_vec();
-    for (p, first, count) in plan.dispatches(transforms) {
+    let (regions, check_len) = plan.check_regions(transforms);
+    let mut check = vec![poison; check_len];
+    for (d, (p, first, count)) in plan.dispatches(transforms).into_iter().enumerate() {
         let pass = &plan.passes[p];
+        let region = match regions.iter().find(|r| r.dispatch == d) {
+            Some(r) => r.offset..r.offset + r.len,
+            None => 0..0,
+        };
         let (src, dst) = routing[p];
         let kernel = pass_kernel(plan, p, src == dst);
         let window = |len: usize| first * len..(first + count) * len;
@@ -595,8 +614,15 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
             dst: &mut buffers[dst][window(pass.dst_len)],
             twiddles: &twiddles,
             aux: &aux,
+            check: &mut check[region],
         };
         run_kernel(&kernel, grid, lines, &mut bufs)?;
+    }
+    if plan.checksummed() {
+        let failed = crate::checksum::failures(plan, bytemuck::cast_slice(&check), transforms, 0);
+        if !failed.is_empty() {
+            return Err(format!("checksum mismatch in transforms {failed:?}"));
+        }
     }
     let last = Plan::result_slot(&routing);
     let mut out = buffers.swap_remove(last);

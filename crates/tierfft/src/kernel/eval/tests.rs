@@ -625,3 +625,42 @@ fn sixteen_bit_storage() {
         }
     }
 }
+
+/// Checksummed plans on every profile (one pass, several passes, mixed radix, columns,
+/// split dispatches, f16): the output matches f64 and every transform's records pass
+/// their check (`run_plan` verifies them).
+#[test]
+fn checksummed_plans() {
+    use crate::Checksum::Detect;
+    for profile in DeviceLimits::PROFILES {
+        for k in [0, 1, 3, 6, 10, 12] {
+            check(&FftSpec::new(1 << k).batch(3).checksum(Detect), profile);
+        }
+        check(&FftSpec::new(360).batch(2).checksum(Detect), profile);
+    }
+    for (profile, k) in [("small-16k", 15), ("lavapipe", 16), ("h100-cuda", 18)] {
+        check(&FftSpec::new(1 << k).checksum(Detect), profile);
+    }
+    check(
+        &FftSpec::new(1 << 15)
+            .inverse()
+            .normalized()
+            .checksum(Detect),
+        "lavapipe",
+    );
+    check(
+        &FftSpec::new(64).batch(40).columns().checksum(Detect),
+        "lavapipe",
+    );
+    check(
+        &FftSpec::new(1 << 14).batch(3).columns().checksum(Detect),
+        "small-16k",
+    );
+    let lp = DeviceLimits::profile("lavapipe").expect("profile");
+    let narrow = DeviceLimits {
+        max_binding: 8 * 1024 * 6,
+        max_groups_per_dim: 4,
+        ..lp
+    };
+    check_on(&FftSpec::new(1024).batch(20).checksum(Detect), &narrow);
+}

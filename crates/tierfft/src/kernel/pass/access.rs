@@ -634,6 +634,7 @@ impl PassGen<'_> {
             }
         }
         self.point_ops(&p.store, Mem::Dst, PassGen::out_index);
+        self.sum_output();
         if p.staged_store {
             // A line's outputs are contiguous (first pass of several, or a one-pass plan), so
             // the workgroup's lines form one contiguous tile. Stage it through workgroup

@@ -21,6 +21,7 @@
 //! exchanges through workgroup memory, padding, barriers).
 
 mod access;
+mod check;
 mod cluster;
 mod real;
 
@@ -58,6 +59,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         }) => g.load_extended(),
         _ => g.load(),
     }
+    g.sum_input();
     g.point_ops(&pass.load, Mem::Src, PassGen::in_index);
     if pass.filter_on_load {
         g.chain_filter();
@@ -83,6 +85,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         }) => g.store_split(*scale, twiddles.as_ref()),
         _ => g.store(),
     }
+    g.write_checks();
     let total = plan.passes.len();
     let dir = match (plan.transform().direction.sign() < 0.0, chain_inverse) {
         (true, false) => "forward",
@@ -134,7 +137,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             pass.stride * pass.size
         ));
     }
-    let shared = (pass.exchanges() > 0).then(|| Shared {
+    let shared = (pass.exchanges() > 0 || pass.check_len() > 0).then(|| Shared {
         ty: match pass.exchange {
             Exchange::Complex => Ty::Complex,
             Exchange::Split => Ty::Real,
@@ -149,7 +152,13 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
         cluster: None,
         shared,
-        bindings: streaming(plan, index, pass_bindings(in_place, pass.precision)),
+        bindings: streaming(plan, index, {
+            let mut b = pass_bindings(in_place, pass.precision);
+            if pass.check_record() > 0 {
+                b.push(Binding::read_write(Mem::Check, Ty::Complex));
+            }
+            b
+        }),
         persistent: pass.prefetch.then(|| Persistent {
             prologue: {
                 let mut p = g.tables_to_shared();

@@ -1,0 +1,364 @@
+//! Checksummed transforms (algorithm-based fault tolerance): every transform's output is
+//! checked against a weighted sum of its input, so that a fault in the arithmetic or in
+//! device memory between passes (a flipped bit) is reported, not returned as data.
+//!
+//! The DFT is linear, so for output weights `w_k` the sum `Σ_k w_k X_k` equals `Σ_j c_j x_j`
+//! with `c_j = Σ_k w_k W^{jk}`: the DFT of `w`. tierfft takes `w_k = exp(2πi·φ_k)` with
+//! pseudo-random phases `φ_k` (fixed, from the index): then `c` is dense too (its values
+//! have mean square `n`), and so is the weight a fault between two passes meets: the later
+//! passes' transform applied to `w`. (A chirp, whose DFT is flat, was tried first and
+//! missed faults between passes: the four-step split turns it into one frequency per
+//! line, so most of the intermediate weighed nothing.) `c` is scaled by `1/√n`; then
+//! `Σ w_k X_k = √n · s · Σ c_j x_j`, `s` the normalisation (1 or 1/n).
+//!
+//! The GPU kernels compute the input sum as the first pass loads and the output sum (with
+//! the output's energy `Σ|X_k|²`) as the last pass stores, one record per line, and the host
+//! adds the records of each transform ([`Plan::check_regions`]); the CPU backend computes the
+//! same sums around rustfft.
+
+use num_complex::Complex64;
+
+use crate::error::{Error, Result};
+use crate::plan::{Pass, Plan};
+use crate::precision::Precision;
+use crate::spec::{Direction, FftSpec, Layout};
+
+/// Whether and how transforms are checked ([`FftSpec::checksum`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Checksum {
+    /// No check (the default): no extra work.
+    #[default]
+    Off,
+    /// Check every transform; a call whose output fails the check returns
+    /// [`Error::Checksum`] naming the transforms (batch indices). Its output is left as
+    /// computed.
+    Detect,
+    /// As [`Checksum::Detect`], but the transforms that fail are computed again once from
+    /// the input where the call still has it (host data, and
+    /// [`crate::Fft::process_out_of_place`]); the error remains only if they fail again. A
+    /// device-resident buffer transformed in place has lost its input: there the failure is
+    /// reported as with `Detect`.
+    Recompute,
+}
+
+/// `Ok` when `spec` can be checksummed: complex transforms of any smooth length (prime
+/// factors up to 13) in rows or columns, with no fused operations or chain (the checksum
+/// is of the transform itself).
+pub(crate) fn supports(spec: &FftSpec) -> Result<()> {
+    let refuse = |why: &str| {
+        Err(Error::InvalidSpec(format!(
+            "a checksummed transform must be {why}; checksum the transform alone and apply \
+             the operations in a separate step"
+        )))
+    };
+    if spec.real.is_some() {
+        return refuse("complex (not a real transform's fused half)");
+    }
+    if !spec.load.is_empty() || !spec.store.is_empty() || spec.chain.is_some() {
+        return refuse("a plain transform, with no fused load or store operations or chain");
+    }
+    if !crate::plan::shape::is_smooth(spec.n) {
+        return Err(Error::InvalidSpec(format!(
+            "a checksummed transform needs a length with no prime factor above 13 (n = {}): \
+             Bluestein's convolution is not checksummed yet",
+            spec.n
+        )));
+    }
+    Ok(())
+}
+
+/// The weights of a checksummed `n`-point transform in `direction`, in f64: `input[j] =
+/// c_j / √n` and `output[k] = w_k` (module docs).
+pub(crate) fn weights(n: usize, direction: Direction) -> (Vec<Complex64>, Vec<Complex64>) {
+    let output: Vec<Complex64> = (0..n as u64)
+        .map(|k| {
+            // splitmix64 of the index: 53 bits of phase.
+            let mut z = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let phase = (z ^ (z >> 31)) >> 11;
+            Complex64::from_polar(
+                1.0,
+                std::f64::consts::TAU * phase as f64 / (1u64 << 53) as f64,
+            )
+        })
+        .collect();
+    let mut input = output.clone();
+    let mut planner = rustfft::FftPlanner::<f64>::new();
+    // c_j = Σ_k w_k exp(sign·2πi·jk/n): the transform's own direction applied to w.
+    match direction {
+        Direction::Forward => planner.plan_fft_forward(n),
+        Direction::Inverse => planner.plan_fft_inverse(n),
+    }
+    .process(&mut input);
+    let scale = 1.0 / (n as f64).sqrt();
+    input.iter_mut().for_each(|c| *c *= scale);
+    (input, output)
+}
+
+/// One transform's sums: `Σ c_j x_j`, `Σ w_k X_k` and `Σ |X_k|²`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Sums {
+    pub input: Complex64,
+    pub output: Complex64,
+    pub energy: f64,
+}
+
+impl std::ops::AddAssign for Sums {
+    fn add_assign(&mut self, b: Sums) {
+        self.input += b.input;
+        self.output += b.output;
+        self.energy += b.energy;
+    }
+}
+
+/// Tolerance factor: a fault is flagged when it moves a transform's weighted output sum
+/// by more than `TOLERANCE · eps · log2(2n) · √energy` (about `1e-5 · rms(X) · √n · log2 n`
+/// in f32, under the change one exponent bit makes to a point of rms size).
+const TOLERANCE: f64 = 8.0;
+
+/// How a transform's sums are judged.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Judge {
+    /// `√n · s`: the input sum times this predicts the output sum.
+    gain: f64,
+    /// `TOLERANCE · eps · log2(2n)`.
+    relative: f64,
+}
+
+impl Judge {
+    /// The judge of `spec`'s transforms.
+    pub(crate) fn new(spec: &FftSpec) -> Judge {
+        let n = spec.n as f64;
+        let scale = if spec.normalize { 1.0 / n } else { 1.0 };
+        let eps = match spec.precision {
+            Precision::F64 => f64::EPSILON / 2.0,
+            Precision::F16 => 2f64.powi(-11),
+            Precision::Bf16 => 2f64.powi(-8),
+            _ => 2f64.powi(-24),
+        };
+        Judge {
+            gain: n.sqrt() * scale,
+            relative: TOLERANCE * eps * (2.0 * n).log2(),
+        }
+    }
+
+    /// Whether `sums` show a fault: the output sum misses its prediction by more than the
+    /// rounding allows, or a sum is not finite (a NaN or infinity in or out, which no check
+    /// can vouch for).
+    pub(crate) fn fails(&self, sums: &Sums) -> bool {
+        let miss = (sums.output - sums.input * self.gain).norm();
+        let bound = self.relative * sums.energy.sqrt();
+        let within = miss <= bound && sums.energy.is_finite();
+        !within
+    }
+
+    /// The transforms of `sums` (batch indices, from `first`) that fail.
+    pub(crate) fn failures(&self, sums: &[Sums], first: usize) -> Vec<usize> {
+        (0..sums.len())
+            .filter(|&t| self.fails(&sums[t]))
+            .map(|t| first + t)
+            .collect()
+    }
+}
+
+/// `Ok` when no transform failed, else the error naming `failed` (batch indices) of `batch`.
+pub(crate) fn verdict(mut failed: Vec<usize>, batch: usize) -> Result<()> {
+    if failed.is_empty() {
+        return Ok(());
+    }
+    failed.sort_unstable();
+    failed.dedup();
+    Err(Error::Checksum {
+        transforms: failed,
+        batch,
+    })
+}
+
+/// Whether a run that has failed its check `tries` times is run again: once, under
+/// [`Checksum::Recompute`].
+pub(crate) fn retry(spec: &FftSpec, tries: usize) -> bool {
+    spec.checksum == Checksum::Recompute && tries < 2
+}
+
+/// The transforms (batch indices from `first`) of a run of `transforms` whose records fail,
+/// the records being `words`: the check buffer as 4-byte words of the plan's arithmetic
+/// precision.
+pub(crate) fn failures(plan: &Plan, words: &[f32], transforms: usize, first: usize) -> Vec<usize> {
+    let records: Vec<Complex64> = match plan.spec.precision {
+        Precision::F64 => bytemuck::pod_collect_to_vec::<f32, f64>(words)
+            .chunks_exact(2)
+            .map(|z| Complex64::new(z[0], z[1]))
+            .collect(),
+        _ => words
+            .chunks_exact(2)
+            .map(|z| Complex64::new(z[0].into(), z[1].into()))
+            .collect(),
+    };
+    Judge::new(&plan.spec).failures(&plan.check_sums(&records, transforms), first)
+}
+
+/// A bit to flip in device memory during a plan's next run, to test what the checksummed
+/// mode catches ([`crate::Fft::inject_fault`]): bit `bit` of 4-byte word `word` of the
+/// buffer that pass `after_pass` writes, flipped once that pass has run over the whole call
+/// (or host chunk) and before the next pass reads it. On the CPU backend, which has no
+/// passes, the word is the input's, flipped after its checksum is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fault {
+    /// The pass after which the bit flips (0 = after the first).
+    pub after_pass: usize,
+    /// The 4-byte word (index into the pass's output buffer, as the run lays it out).
+    pub word: usize,
+    /// The bit, 0..32 (23..31 are an f32's exponent).
+    pub bit: u32,
+}
+
+impl Fault {
+    /// `Ok` when `plan` has a pass `after_pass` and `bit` is a bit of a word.
+    pub(crate) fn check(&self, plan: &Plan) -> Result<()> {
+        if self.bit >= 32 || self.after_pass >= plan.passes.len() {
+            return Err(Error::InvalidSpec(format!(
+                "a fault flips bit 0..32 of a word after one of the plan's {} passes (got bit \
+                 {} after pass {})",
+                plan.passes.len(),
+                self.bit,
+                self.after_pass
+            )));
+        }
+        Ok(())
+    }
+
+    /// `x` with the bit flipped.
+    pub(crate) fn apply(&self, x: f32) -> f32 {
+        f32::from_bits(x.to_bits() ^ (1 << self.bit))
+    }
+
+    /// The error for a word past the `len` words of the buffer.
+    pub(crate) fn out_of_range(&self, len: usize) -> Error {
+        Error::InvalidSpec(format!(
+            "the fault's word {} lies past the {len} words of pass {}'s output",
+            self.word, self.after_pass
+        ))
+    }
+}
+
+/// Where one dispatch's checksum records lie in the check buffer: one record of
+/// [`Pass::check_record`] complex values per line, lines in dispatch order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckRegion {
+    /// The dispatch's index in [`Plan::dispatches`].
+    pub dispatch: usize,
+    /// First complex element of the region.
+    pub offset: usize,
+    /// Complex elements in the region (whole records).
+    pub len: usize,
+}
+
+impl Plan {
+    /// Whether this plan's kernels write checksum records.
+    pub fn checksummed(&self) -> bool {
+        self.passes.iter().any(|p| p.check_record() > 0)
+    }
+
+    /// The check buffer's regions for a run of `transforms` transforms, one per dispatch of
+    /// a pass that writes records, each starting on a 256-byte boundary (bindings at an
+    /// offset must), and the buffer's length in complex elements (at least 1).
+    pub fn check_regions(&self, transforms: usize) -> (Vec<CheckRegion>, usize) {
+        let complex_bytes = self.spec.precision.compute_bytes() * 2;
+        let align = (256 / complex_bytes).max(1);
+        let mut regions = Vec::new();
+        let mut end = 0;
+        for (d, (p, _, count)) in self.dispatches(transforms).into_iter().enumerate() {
+            let pass = &self.passes[p];
+            let rec = pass.check_record();
+            if rec == 0 {
+                continue;
+            }
+            let len = count * self.lines_per_transform(pass) * rec;
+            regions.push(CheckRegion {
+                dispatch: d,
+                offset: end,
+                len,
+            });
+            end = (end + len).next_multiple_of(align);
+        }
+        (regions, end.max(1))
+    }
+
+    /// Each transform's sums from the check buffer `records` (complex values, as
+    /// [`Plan::check_regions`] lays them out) after a run of `transforms` transforms.
+    pub(crate) fn check_sums(&self, records: &[Complex64], transforms: usize) -> Vec<Sums> {
+        let mut sums = vec![Sums::default(); transforms];
+        let dispatches = self.dispatches(transforms);
+        let (regions, _) = self.check_regions(transforms);
+        for r in regions {
+            let (p, first, count) = dispatches[r.dispatch];
+            let pass = &self.passes[p];
+            let rec = pass.check_record();
+            let per = self.lines_per_transform(pass);
+            for line in 0..count * per {
+                let Some(values) = records.get(r.offset + line * rec..r.offset + (line + 1) * rec)
+                else {
+                    continue;
+                };
+                let t = first + self.line_transform(pass, line, count);
+                let mut at = values.iter();
+                let mut s = Sums::default();
+                if pass.check_in.is_some() {
+                    s.input = at.next().copied().unwrap_or_default();
+                }
+                if pass.check_out.is_some() {
+                    s.output = at.next().copied().unwrap_or_default();
+                    s.energy = at.next().map_or(0.0, |e| e.re);
+                }
+                if let Some(total) = sums.get_mut(t) {
+                    *total += s;
+                }
+            }
+        }
+        sums
+    }
+
+    /// The transform (within its dispatch of `count`) that line `line` of `pass` belongs to.
+    fn line_transform(&self, pass: &Pass, line: usize, count: usize) -> usize {
+        let per = self.lines_per_transform(pass);
+        match self.spec.layout {
+            Layout::Rows => line / per,
+            // Columns: line = j·columns + column, with the dispatch's columns.
+            Layout::Columns { .. } => line % count,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Σ w_k X_k = √n Σ c_j x_j for the DFT in both directions, odd and even n; the output
+    /// weights have unit magnitude, the input weights unit mean square.
+    #[test]
+    fn weights_predict_the_output_sum() {
+        for n in [1usize, 2, 3, 12, 15, 64, 360] {
+            for direction in [Direction::Forward, Direction::Inverse] {
+                let (c, w) = weights(n, direction);
+                let x32 = crate::reference::random(n, n as u64);
+                let x = crate::reference::widen(&x32);
+                let big_x = crate::reference::fft_f64(&x32, n, direction);
+                let out: Complex64 = w.iter().zip(&big_x).map(|(w, x)| w * x).sum();
+                let inp: Complex64 = c.iter().zip(&x).map(|(c, x)| c * x).sum();
+                let diff = (out - inp * (n as f64).sqrt()).norm();
+                assert!(diff < 1e-9 * n as f64, "n {n} {direction:?}: {diff}");
+                for v in &w {
+                    assert!(
+                        (v.norm() - 1.0).abs() < 1e-9,
+                        "n {n}: |weight| {}",
+                        v.norm()
+                    );
+                }
+                let square = c.iter().map(|c| c.norm_sqr()).sum::<f64>() / n as f64;
+                assert!((square - 1.0).abs() < 1e-9, "n {n}: mean square {square}");
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The checksums of a checksummed plan's kernels ([`crate::Checksum`]): the first pass sums
+//! its loaded points times the input weights, the last pass its stored points times the
+//! output weights (and their energy); each line's threads then add their partial sums
+//! through workgroup memory and the line's first thread writes the line's record to `chk`.
+
+use super::PassGen;
+use crate::kernel::ir::*;
+use crate::plan::Exchange;
+
+/// Per-thread accumulators: input sum, output sum, output energy.
+const IN: &str = "ck_in";
+const OUT: &str = "ck_out";
+const ENERGY: &str = "ck_energy";
+
+/// Lines' partial sums combine this many to a step (fewer barriers than halving).
+const FAN_IN: usize = 8;
+
+impl PassGen<'_> {
+    /// `Σ c_j x_j` over the thread's loaded points (the first pass, before any twiddle).
+    pub(super) fn sum_input(&mut self) {
+        let Some(weights) = &self.pass.check_in else {
+            return;
+        };
+        let offset = self.plan.aux_offset(weights);
+        self.em
+            .comment("checksum: the loaded points times the input weights");
+        let terms: Vec<Expr> = (0..self.e())
+            .map(|m| {
+                self.regs[m]
+                    .clone()
+                    .cmul(load(Mem::Aux, u(offset) + self.in_index(m)))
+            })
+            .collect();
+        self.em.push(Stmt::Var(IN.into(), Ty::Complex, sum(terms)));
+    }
+
+    /// `Σ w_k X_k` and `Σ |X_k|²` over the thread's points about to be stored (the last
+    /// pass, after any normalisation, in the held layout).
+    pub(super) fn sum_output(&mut self) {
+        let Some(weights) = &self.pass.check_out else {
+            return;
+        };
+        let offset = self.plan.aux_offset(weights);
+        self.em
+            .comment("checksum: the stored points times the output weights, and their energy");
+        let (mut terms, mut energy) = (Vec::new(), Vec::new());
+        for m in 0..self.e() {
+            let v = self.regs[m].clone();
+            terms.push(
+                v.clone()
+                    .cmul(load(Mem::Aux, u(offset) + self.out_index(m))),
+            );
+            energy.push(v.re() * v.re() + v.im() * v.im());
+        }
+        self.em.push(Stmt::Var(OUT.into(), Ty::Complex, sum(terms)));
+        self.em
+            .push(Stmt::Var(ENERGY.into(), Ty::Real, sum(energy)));
+    }
+
+    /// Adds the line's threads' sums (a tree of [`FAN_IN`]-way steps through workgroup
+    /// memory) and writes the line's record: `chk[line·r + q]`, `r` the record's length.
+    pub(super) fn write_checks(&mut self) {
+        let p = self.pass;
+        let rec = p.check_record();
+        if rec == 0 {
+            return;
+        }
+        let mut reals = Vec::new();
+        if p.check_in.is_some() {
+            reals.extend([var(IN).re(), var(IN).im()]);
+        }
+        if p.check_out.is_some() {
+            reals.extend([var(OUT).re(), var(OUT).im(), var(ENERGY)]);
+        }
+        let t = self.t();
+        self.em.comment(format!(
+            "checksum: add the line's {t} threads' sums, write its record"
+        ));
+        let first_thread = lt(var("tl"), u(1));
+        let write_if = match self.guarded {
+            true => vec![first_thread, var("valid")],
+            false => vec![first_thread],
+        };
+        if t == 1 {
+            let writes = record_writes(&reals, rec);
+            self.em.push(nest(write_if, writes));
+            return;
+        }
+        // Slot `s` of thread `x` of line `lc`: element (lc·slots + s)·T + x.
+        let slots = match p.exchange {
+            Exchange::Complex => reals
+                .chunks(2)
+                .map(|c| complex(c[0].clone(), c.get(1).cloned().unwrap_or(f(0.0))))
+                .collect::<Vec<_>>(),
+            Exchange::Split => reals.clone(),
+        };
+        let ns = slots.len();
+        let at = move |s: usize, x: Expr| var("lc") * u(ns * t) + u(s * t) + x;
+        self.before_write();
+        for (s, v) in slots.iter().enumerate() {
+            self.em
+                .push(Stmt::Store(Mem::Shared, at(s, var("tl")), v.clone()));
+        }
+        self.before_read();
+        let slot_ty = match p.exchange {
+            Exchange::Complex => Ty::Complex,
+            Exchange::Split => Ty::Real,
+        };
+        let mut cur = t;
+        let mut level = 0;
+        while cur > 1 {
+            // Threads tl < h add slots tl, tl + h, ..., tl + 7h (those below `cur`); only
+            // thread tl writes slot tl, which no other thread reads in this step.
+            let h = cur.div_ceil(FAN_IN);
+            let mut block = Vec::new();
+            let mut sums = Vec::new();
+            for s in 0..ns {
+                let mut terms = vec![load(Mem::Shared, at(s, var("tl")))];
+                for r in 1..FAN_IN {
+                    if r * h >= cur {
+                        break;
+                    }
+                    let x = var("tl") + u(r * h);
+                    terms.push(if (r + 1) * h > cur {
+                        // Only the first cur − r·h threads have a slot this far.
+                        let zero = match slot_ty {
+                            Ty::Complex => complex(f(0.0), f(0.0)),
+                            _ => f(0.0),
+                        };
+                        select(
+                            lt(x.clone(), u(cur)),
+                            load(Mem::Shared, at(s, min(x, u(cur - 1)))),
+                            zero,
+                        )
+                    } else {
+                        load(Mem::Shared, at(s, x))
+                    });
+                }
+                let name = format!("ck{level}_{s}");
+                block.push(Stmt::Let(name.clone(), slot_ty, sum(terms)));
+                sums.push(var(name));
+            }
+            if h == 1 {
+                // Thread 0 holds the line's sums: its record.
+                let reals: Vec<Expr> = match p.exchange {
+                    Exchange::Complex => sums.iter().flat_map(|z| [z.re(), z.im()]).collect(),
+                    Exchange::Split => sums,
+                };
+                block.push(nest(write_if.clone(), record_writes(&reals, rec)));
+                self.em.push(Stmt::If(lt(var("tl"), u(1)), block));
+            } else {
+                for (s, v) in sums.into_iter().enumerate() {
+                    block.push(Stmt::Store(Mem::Shared, at(s, var("tl")), v));
+                }
+                self.em.push(Stmt::If(lt(var("tl"), u(h)), block));
+                self.em.push(Stmt::Barrier);
+            }
+            cur = h;
+            level += 1;
+        }
+    }
+}
+
+/// `terms` added left to right (zero for none).
+fn sum(terms: Vec<Expr>) -> Expr {
+    terms
+        .into_iter()
+        .reduce(|a, b| a + b)
+        .unwrap_or(complex(f(0.0), f(0.0)))
+}
+
+/// The record's stores: `reals` (input re, im, output re, im, energy; as the pass has them)
+/// paired into `rec` complex values at `chk[line·rec + q]`.
+fn record_writes(reals: &[Expr], rec: usize) -> Vec<Stmt> {
+    reals
+        .chunks(2)
+        .enumerate()
+        .map(|(q, c)| {
+            let value = complex(c[0].clone(), c.get(1).cloned().unwrap_or(f(0.0)));
+            Stmt::Store(Mem::Check, var("line") * u(rec) + u(q), value)
+        })
+        .collect()
+}
+
+/// `body` under every condition of `conds` (at least one), nested.
+fn nest(conds: Vec<Expr>, body: Vec<Stmt>) -> Stmt {
+    let mut stmts = body;
+    for c in conds.into_iter().rev() {
+        stmts = vec![Stmt::If(c, stmts)];
+    }
+    match stmts.len() {
+        1 => stmts.remove(0),
+        _ => Stmt::If(lt(u(0), u(1)), stmts),
+    }
+}
