@@ -173,6 +173,11 @@
 #           (SOAK_PLANS, default 1200) and transforms in a loop (SOAK_SECONDS, default 60) on
 #           CUDA and through Vulkan, resident and device free memory after the first round
 #           and at the end; then the error tests (out of memory with the bytes) on CUDA
+#   checksum  issue 19's checksummed mode (tests/checksum.rs): the tests on CUDA (fault-free
+#           runs, a bit flipped between passes reported for its transform, recomputed),
+#           memcheck and racecheck over the GPU tests, then `bench --compare cufft` 2^8..2^24
+#           (CHECK_MIN/CHECK_MAX) plain and with --checksum, two rounds: the ratio's change is
+#           the checksums' cost
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -774,6 +779,23 @@ if want sanitizeall; then
             summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tr '\n' ' ')
             result=$(grep -E "^test result" "$log" | cut -c1-40)
             echo "$tool $f: exit $code; $summary; $result"
+        done
+    done
+fi
+if want checksum; then
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/checksum --test-threads=1 2>&1 |
+        tee "$out/checksum-tests.log" | grep -E "^test |test result|panicked" || status=1
+    for tool in memcheck racecheck; do
+        echo "== compute-sanitizer $tool, checksummed transforms"
+        TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-150} compute-sanitizer --tool $tool \
+            --error-exitcode 9 .carry/tests/checksum --test-threads=1 gpu_ 2>&1 |
+            tee "$out/checksum-$tool.log" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error" | head
+    done
+    for round in 1 2; do
+        for v in "" "--checksum"; do
+            echo "== round $round: ${v:-plain}" | tee -a "$out/checksum.txt"
+            $tf bench --backend cuda --compare cufft --min-log2 ${CHECK_MIN:-8} --max-log2 ${CHECK_MAX:-24} \
+                --reps ${REPS:-20} $v 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/checksum.txt"
         done
     done
 fi
