@@ -37,8 +37,9 @@ pub enum Checksum {
     /// As [`Checksum::Detect`], but the transforms that fail are computed again once from
     /// the input where the call still has it (host data, and
     /// [`crate::Fft::process_out_of_place`]); the error remains only if they fail again. A
-    /// device-resident buffer transformed in place has lost its input: there the failure is
-    /// reported as with `Detect`.
+    /// GPU buffer transformed in place ([`crate::Fft::process_buffer`]) has lost its input:
+    /// there the failure is reported as with `Detect`. The CPU backend keeps each transform's
+    /// input while it runs, and recomputes in every call.
     Recompute,
 }
 
