@@ -176,8 +176,8 @@
 #   checksum  issue 19's checksummed mode (tests/checksum.rs): the tests on CUDA (fault-free
 #           runs, a bit flipped between passes reported for its transform, recomputed),
 #           memcheck and racecheck over the GPU tests, then `bench --compare cufft` 2^8..2^24
-#           (CHECK_MIN/CHECK_MAX) plain and with --checksum, two rounds: the ratio's change is
-#           the checksums' cost
+#           (CHECK_MIN/CHECK_MAX) plain and with --checksum, ROUNDS rounds (2): the ratio's
+#           change is the checksums' cost
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -791,7 +791,7 @@ if want checksum; then
             --error-exitcode 9 .carry/tests/checksum --test-threads=1 gpu_ 2>&1 |
             tee "$out/checksum-$tool.log" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error" | head
     done
-    for round in 1 2; do
+    for round in $(seq ${ROUNDS:-2}); do
         for v in "" "--checksum"; do
             echo "== round $round: ${v:-plain}" | tee -a "$out/checksum.txt"
             $tf bench --backend cuda --compare cufft --min-log2 ${CHECK_MIN:-8} --max-log2 ${CHECK_MAX:-24} \

@@ -176,6 +176,8 @@ pub struct PlanJob<'a> {
     pub columns: bool,
     /// Chain a filter multiply and the inverse transform.
     pub chain: bool,
+    /// Checksummed transform.
+    pub checksum: bool,
     /// Print the kernels' source in this dialect.
     pub source: Option<Dialect>,
     /// The precision to plan for.
@@ -206,6 +208,9 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     if job.chain {
         let filter = vec![tierfft::Complex32::new(1.0, 0.0); job.n];
         spec = spec.then_multiply_and_invert(filter);
+    }
+    if job.checksum {
+        spec = spec.checksum(tierfft::Checksum::Detect);
     }
     spec.validate()?;
     let plan = Plan::with_options(&spec, &limits, &job.options)?;

@@ -136,6 +136,10 @@ struct PlanArgs {
     /// convolution, SAR range compression), as `tierfft bench --chain` times it.
     #[arg(long)]
     chain: bool,
+    /// Plan a checksummed transform (tierfft::Checksum: the kernels also sum input and
+    /// output against weights, and write a record per line or warp).
+    #[arg(long, conflicts_with = "chain")]
+    checksum: bool,
     /// Also print every kernel's generated source in this dialect.
     #[arg(long, value_name = "DIALECT")]
     source: Option<commands::Dialect>,
@@ -267,6 +271,7 @@ fn main() -> ExitCode {
                 normalize: a.normalize,
                 columns: a.columns,
                 chain: a.chain,
+                checksum: a.checksum,
                 source: a.source,
                 precision: a.precision,
                 options: a.planner.options(),

@@ -244,8 +244,8 @@ impl Fault {
     }
 }
 
-/// Where one dispatch's checksum records lie in the check buffer: one record of
-/// [`Pass::check_record`] complex values per line, lines in dispatch order.
+/// Where one dispatch's checksum records lie in the check buffer: [`Plan::check_segments`]
+/// records of [`Pass::check_record`] complex values per line, lines in dispatch order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckRegion {
     /// The dispatch's index in [`Plan::dispatches`].
@@ -257,6 +257,28 @@ pub struct CheckRegion {
 }
 
 impl Plan {
+    /// Threads per group whose checksum sums a [`crate::kernel::ir::Stmt::LaneSum`] adds, in
+    /// a checksummed `pass`: a line's threads (at most a warp's 32) where the device has lane
+    /// sums and a line's threads are consecutive whole warps or fractions of one; `None`
+    /// where the kernel adds them through workgroup memory instead.
+    pub fn lane_width(&self, pass: &Pass) -> Option<usize> {
+        let t = pass.threads_per_line;
+        let warp = self.limits.subgroup_size;
+        (self.limits.lane_sums
+            && warp == 32
+            && pass.order == crate::plan::LineOrder::Contiguous
+            && t.is_power_of_two()
+            && pass.threads().is_multiple_of(warp))
+        .then_some(t.min(warp))
+    }
+
+    /// Checksum records per line of `pass`: one per lane group ([`Plan::lane_width`]), else
+    /// one.
+    pub fn check_segments(&self, pass: &Pass) -> usize {
+        self.lane_width(pass)
+            .map_or(1, |w| pass.threads_per_line / w)
+    }
+
     /// Whether this plan's kernels write checksum records.
     pub fn checksummed(&self) -> bool {
         self.passes.iter().any(|p| p.check_record() > 0)
@@ -276,7 +298,7 @@ impl Plan {
             if rec == 0 {
                 continue;
             }
-            let len = count * self.lines_per_transform(pass) * rec;
+            let len = count * self.lines_per_transform(pass) * self.check_segments(pass) * rec;
             regions.push(CheckRegion {
                 dispatch: d,
                 offset: end,
@@ -298,12 +320,13 @@ impl Plan {
             let pass = &self.passes[p];
             let rec = pass.check_record();
             let per = self.lines_per_transform(pass);
-            for line in 0..count * per {
-                let Some(values) = records.get(r.offset + line * rec..r.offset + (line + 1) * rec)
-                else {
+            let segments = self.check_segments(pass);
+            for record in 0..count * per * segments {
+                let at = r.offset + record * rec;
+                let Some(values) = records.get(at..at + rec) else {
                     continue;
                 };
-                let t = first + self.line_transform(pass, line, count);
+                let t = first + self.line_transform(pass, record / segments, count);
                 let mut at = values.iter();
                 let mut s = Sums::default();
                 if pass.check_in.is_some() {

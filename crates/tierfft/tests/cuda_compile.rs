@@ -40,6 +40,14 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                 f64.inverse().normalized(),
                 f16,
                 bf16,
+                // Checksummed: sums, lane sums or a reduction, the records.
+                FftSpec::new(1 << k)
+                    .batch(batch)
+                    .checksum(tierfft::Checksum::Detect),
+                FftSpec::new(1 << k)
+                    .batch(batch)
+                    .precision(Precision::F64)
+                    .checksum(tierfft::Checksum::Detect),
             ] {
                 let plan = Plan::new(&spec, &limits).expect("plan");
                 for pass in 0..plan.passes.len() {

@@ -253,6 +253,13 @@ impl Dialect for CudaC {
         "cluster_sync();"
     }
 
+    fn lane_sum(&self, name: &str, ty: &str, value: &str, width: u32) -> String {
+        format!(
+            "{ty} {name} = {value}; for (int o = {}; o > 0; o >>= 1) {name} += __shfl_xor_sync(0xffffffffu, {name}, o);",
+            width / 2
+        )
+    }
+
     fn ty(&self, t: Ty) -> &'static str {
         match t {
             Ty::U32 => "unsigned",

@@ -174,6 +174,20 @@ pub enum Stmt {
         /// The value (the type of the workgroup memory's elements).
         value: Expr,
     },
+    /// `let name = Σ value` over the aligned group of `width` threads (consecutive local
+    /// indices, `width` a power of two up to the warp's 32) this thread belongs to: CUDA's
+    /// `__shfl_xor_sync`, no workgroup memory or barrier. Every thread of the warp must reach
+    /// it (top level of the body). Only where [`crate::plan::DeviceLimits::lane_sums`] says.
+    LaneSum {
+        /// The binding.
+        name: String,
+        /// Its type: a real.
+        ty: Ty,
+        /// This thread's addend.
+        value: Expr,
+        /// Threads per group.
+        width: u32,
+    },
     /// Every thread of every workgroup of the cluster arrives, and the workgroup-memory
     /// writes made before it (remote ones included) are visible after it. Only at the top
     /// level of the body or of a top-level [`Stmt::Part`].

@@ -62,6 +62,9 @@ pub trait Dialect {
     fn store_remote(&self, rank: &str, index: &str, value: &str) -> String;
     /// [`Stmt::ClusterBarrier`].
     fn cluster_barrier(&self) -> &'static str;
+    /// [`Stmt::LaneSum`]: `name` (of type `ty`) bound to the sum of `value` over groups of
+    /// `width` threads.
+    fn lane_sum(&self, name: &str, ty: &str, value: &str, width: u32) -> String;
     /// For a top-level [`Stmt::Part`] printed as function `name` of kernel `k`: the
     /// function's head (ending inside its body) and the call that replaces the part; `None`
     /// where the dialect prints parts inline.
@@ -184,6 +187,14 @@ impl<D: Dialect> Printer<'_, D> {
                         .store_remote(&self.expr(rank), &self.expr(index), &self.expr(value))
                 }
                 Stmt::ClusterBarrier => self.d.cluster_barrier().into(),
+                Stmt::LaneSum {
+                    name,
+                    ty,
+                    value,
+                    width,
+                } => self
+                    .d
+                    .lane_sum(name, self.d.ty(*ty), &self.expr(value), *width),
             };
             let _ = writeln!(s, "{pad}{line}");
         }

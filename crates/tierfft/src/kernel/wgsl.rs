@@ -137,6 +137,10 @@ impl Dialect for Wgsl {
         "// unsupported in WGSL: cluster barrier"
     }
 
+    fn lane_sum(&self, name: &str, _ty: &str, value: &str, width: u32) -> String {
+        format!("// unsupported in WGSL: {name} = sum of {value} over {width} lanes")
+    }
+
     fn ty(&self, t: Ty) -> &'static str {
         match t {
             Ty::U32 => "u32",

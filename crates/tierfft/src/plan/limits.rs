@@ -45,6 +45,10 @@ pub struct DeviceLimits {
     /// up); fused chains then default to persistent prefetching kernels
     /// ([`crate::plan::PlanOptions::prefetch`]).
     pub async_copy: bool,
+    /// Threads of a warp can add their values without workgroup memory or barriers (CUDA's
+    /// `__shfl_xor_sync`); checksummed kernels then sum their lines' records per warp
+    /// ([`crate::Checksum`]). False through wgpu, whose WGSL has no such thing everywhere.
+    pub lane_sums: bool,
     /// Most workgroups of the largest shape (all of a workgroup's memory and threads) that
     /// run as one cluster sharing their workgroup memory (CUDA thread-block clusters, read
     /// from the driver); 0 where the device has no clusters. Enables the cluster tier
@@ -93,6 +97,7 @@ impl DeviceLimits {
             l2_bytes: 0,
             max_chain_points: usize::MAX,
             async_copy: false,
+            lane_sums: false,
             max_cluster_blocks: 0,
             compute_units: 0,
             target_threads: super::TARGET_THREADS,
@@ -140,6 +145,7 @@ impl DeviceLimits {
                 l2_bytes: 50 << 20,
                 max_chain_points: super::CUDA_MAX_CHAIN_POINTS,
                 async_copy: true,
+                lane_sums: true,
                 // What the H100's driver reports for blocks of 1024 threads and 227 KiB,
                 // non-portable sizes allowed.
                 max_cluster_blocks: 16,

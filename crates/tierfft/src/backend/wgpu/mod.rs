@@ -116,6 +116,8 @@ fn limits_from(info: &w::AdapterInfo, l: &w::Limits, features: w::Features) -> D
         max_chain_points: usize::MAX,
         // WGSL has no asynchronous copy.
         async_copy: false,
+        // Nor warp shuffles on every adapter.
+        lane_sums: false,
         // Nor clusters of workgroups.
         max_cluster_blocks: 0,
         // Nor how many compute units run them.

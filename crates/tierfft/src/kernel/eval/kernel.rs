@@ -394,6 +394,26 @@ impl Group<'_, '_, '_> {
                         sh.cluster_epoch += 1;
                     }
                 }
+                Stmt::LaneSum {
+                    name, value, width, ..
+                } => {
+                    // Every thread of each group adds the group's values; all must be here.
+                    let width = *width as usize;
+                    let mut values = vec![None; active.len()];
+                    for &t in &running {
+                        values[t] = Some(self.eval(t, group, value)?.f32()?);
+                    }
+                    for &t in &running {
+                        let first = t - (t % self.threads) % width;
+                        let mut sum = 0f32;
+                        for lane in first..first + width {
+                            sum += values.get(lane).copied().flatten().ok_or_else(|| {
+                                format!("a lane sum over {width} threads missed thread {lane}")
+                            })?;
+                        }
+                        self.envs[t].insert(name.clone(), Value::F32(sum));
+                    }
+                }
                 Stmt::Part(inner) => self.block(group, inner, active)?,
                 Stmt::If(c, inner) => {
                     let mut taken = vec![false; active.len()];
@@ -445,7 +465,11 @@ impl Group<'_, '_, '_> {
                 })?;
                 target.store(i, v, t, true)?;
             }
-            Stmt::Barrier | Stmt::ClusterBarrier | Stmt::If(..) | Stmt::Part(_) => {
+            Stmt::Barrier
+            | Stmt::ClusterBarrier
+            | Stmt::If(..)
+            | Stmt::Part(_)
+            | Stmt::LaneSum { .. } => {
                 unreachable!("handled by block")
             }
         }

@@ -1,7 +1,8 @@
 //! The checksums of a checksummed plan's kernels ([`crate::Checksum`]): the first pass sums
 //! its loaded points times the input weights, the last pass its stored points times the
-//! output weights (and their energy); each line's threads then add their partial sums
-//! through workgroup memory and the line's first thread writes the line's record to `chk`.
+//! output weights (and their energy); each line's threads then add their partial sums, by
+//! warp shuffles where the device has them (a record per warp, or per line where lines are
+//! shorter) or through workgroup memory (a record per line), and write them to `chk`.
 
 use super::PassGen;
 use crate::kernel::ir::*;
@@ -82,8 +83,33 @@ impl PassGen<'_> {
             false => vec![first_thread],
         };
         if t == 1 {
-            let writes = record_writes(&reals, rec);
+            let writes = record_writes(&reals, rec, var("line"));
             self.em.push(nest(write_if, writes));
+            return;
+        }
+        if let Some(width) = self.plan.lane_width(p) {
+            // Each group of `width` threads adds its sums by shuffles and its first thread
+            // writes the group's record: segment tl / width of the line.
+            let sums: Vec<Expr> = reals
+                .into_iter()
+                .enumerate()
+                .map(|(q, v)| {
+                    let name = format!("ck_lanes{q}");
+                    self.em.push(Stmt::LaneSum {
+                        name: name.clone(),
+                        ty: Ty::Real,
+                        value: v,
+                        width: width as u32,
+                    });
+                    var(name)
+                })
+                .collect();
+            let segments = t / width;
+            let record = var("line") * u(segments) + var("tl") / u(width);
+            let mut conds = vec![lt(var("tl") % u(width), u(1))];
+            conds.extend(write_if.into_iter().skip(1));
+            self.em
+                .push(nest(conds, record_writes(&sums, rec, record)));
             return;
         }
         // Slot `s` of thread `x` of line `lc`: element (lc·slots + s)·T + x.
@@ -146,7 +172,7 @@ impl PassGen<'_> {
                     Exchange::Complex => sums.iter().flat_map(|z| [z.re(), z.im()]).collect(),
                     Exchange::Split => sums,
                 };
-                block.push(nest(write_if.clone(), record_writes(&reals, rec)));
+                block.push(nest(write_if.clone(), record_writes(&reals, rec, var("line"))));
                 self.em.push(Stmt::If(lt(var("tl"), u(1)), block));
             } else {
                 for (s, v) in sums.into_iter().enumerate() {
@@ -161,23 +187,31 @@ impl PassGen<'_> {
     }
 }
 
-/// `terms` added left to right (zero for none).
-fn sum(terms: Vec<Expr>) -> Expr {
-    terms
-        .into_iter()
-        .reduce(|a, b| a + b)
-        .unwrap_or(complex(f(0.0), f(0.0)))
+/// `terms` added as a balanced tree (a short dependency chain; zero for none).
+fn sum(mut terms: Vec<Expr>) -> Expr {
+    while terms.len() > 1 {
+        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut it = terms.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => a + b,
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms.pop().unwrap_or(complex(f(0.0), f(0.0)))
 }
 
-/// The record's stores: `reals` (input re, im, output re, im, energy; as the pass has them)
-/// paired into `rec` complex values at `chk[line·rec + q]`.
-fn record_writes(reals: &[Expr], rec: usize) -> Vec<Stmt> {
+/// Record `record`'s stores: `reals` (input re, im, output re, im, energy; as the pass has
+/// them) paired into `rec` complex values at `chk[record·rec + q]`.
+fn record_writes(reals: &[Expr], rec: usize, record: Expr) -> Vec<Stmt> {
     reals
         .chunks(2)
         .enumerate()
         .map(|(q, c)| {
             let value = complex(c[0].clone(), c.get(1).cloned().unwrap_or(f(0.0)));
-            Stmt::Store(Mem::Check, var("line") * u(rec) + u(q), value)
+            Stmt::Store(Mem::Check, record.clone() * u(rec) + u(q), value)
         })
         .collect()
 }
