@@ -108,8 +108,7 @@ impl PassGen<'_> {
             let record = var("line") * u(segments) + var("tl") / u(width);
             let mut conds = vec![lt(var("tl") % u(width), u(1))];
             conds.extend(write_if.into_iter().skip(1));
-            self.em
-                .push(nest(conds, record_writes(&sums, rec, record)));
+            self.em.push(nest(conds, record_writes(&sums, rec, record)));
             return;
         }
         // Slot `s` of thread `x` of line `lc`: element (lc·slots + s)·T + x.
@@ -172,7 +171,10 @@ impl PassGen<'_> {
                     Exchange::Complex => sums.iter().flat_map(|z| [z.re(), z.im()]).collect(),
                     Exchange::Split => sums,
                 };
-                block.push(nest(write_if.clone(), record_writes(&reals, rec, var("line"))));
+                block.push(nest(
+                    write_if.clone(),
+                    record_writes(&reals, rec, var("line")),
+                ));
                 self.em.push(Stmt::If(lt(var("tl"), u(1)), block));
             } else {
                 for (s, v) in sums.into_iter().enumerate() {
@@ -187,20 +189,14 @@ impl PassGen<'_> {
     }
 }
 
-/// `terms` added as a balanced tree (a short dependency chain; zero for none).
-fn sum(mut terms: Vec<Expr>) -> Expr {
-    while terms.len() > 1 {
-        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
-        let mut it = terms.into_iter();
-        while let Some(a) = it.next() {
-            next.push(match it.next() {
-                Some(b) => a + b,
-                None => a,
-            });
-        }
-        terms = next;
-    }
-    terms.pop().unwrap_or(complex(f(0.0), f(0.0)))
+/// `terms` added left to right (zero for none). (A balanced tree, tried on the H100, was
+/// faster at some lengths and slower at others as the registers fell out:
+/// docs/BENCHMARKS.md, session 27.)
+fn sum(terms: Vec<Expr>) -> Expr {
+    terms
+        .into_iter()
+        .reduce(|a, b| a + b)
+        .unwrap_or(complex(f(0.0), f(0.0)))
 }
 
 /// Record `record`'s stores: `reals` (input re, im, output re, im, energy; as the pass has
