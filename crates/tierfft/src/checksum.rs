@@ -21,7 +21,7 @@ use num_complex::Complex64;
 use crate::error::{Error, Result};
 use crate::plan::{Pass, Plan};
 use crate::precision::Precision;
-use crate::spec::{Direction, FftSpec, Layout};
+use crate::spec::{Direction, FftSpec};
 
 /// Whether and how transforms are checked ([`FftSpec::checksum`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -156,6 +156,7 @@ impl Judge {
     }
 
     /// The transforms of `sums` (batch indices, from `first`) that fail.
+    #[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]
     pub(crate) fn failures(&self, sums: &[Sums], first: usize) -> Vec<usize> {
         (0..sums.len())
             .filter(|&t| self.fails(&sums[t]))
@@ -186,9 +187,10 @@ pub(crate) fn retry(spec: &FftSpec, tries: usize) -> bool {
 /// The transforms (batch indices from `first`) of a run of `transforms` whose records fail,
 /// the records being `words`: the check buffer as 4-byte words of the plan's arithmetic
 /// precision.
+#[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]
 pub(crate) fn failures(plan: &Plan, words: &[f32], transforms: usize, first: usize) -> Vec<usize> {
     let records: Vec<Complex64> = match plan.spec.precision {
-        Precision::F64 => bytemuck::pod_collect_to_vec::<f32, f64>(words)
+        Precision::F64 => crate::backend::cpu::values::<f64>(words)
             .chunks_exact(2)
             .map(|z| Complex64::new(z[0], z[1]))
             .collect(),
@@ -215,8 +217,29 @@ pub struct Fault {
     pub bit: u32,
 }
 
+/// A fault armed for an executor's next run ([`crate::Fft::inject_fault`]).
+#[derive(Debug, Default)]
+pub(crate) struct Armed(std::sync::Mutex<Option<Fault>>);
+
+impl Armed {
+    /// Arms `fault` for the next run.
+    pub(crate) fn arm(&self, fault: Fault) -> Result<()> {
+        *self
+            .0
+            .lock()
+            .map_err(|_| Error::gpu("a call panicked while arming a fault"))? = Some(fault);
+        Ok(())
+    }
+
+    /// The armed fault, disarmed.
+    pub(crate) fn take(&self) -> Option<Fault> {
+        self.0.lock().ok().and_then(|mut f| f.take())
+    }
+}
+
 impl Fault {
     /// `Ok` when `plan` has a pass `after_pass` and `bit` is a bit of a word.
+    #[cfg(any(feature = "cuda", feature = "wgpu"))]
     pub(crate) fn check(&self, plan: &Plan) -> Result<()> {
         if self.bit >= 32 || self.after_pass >= plan.passes.len() {
             return Err(Error::InvalidSpec(format!(
@@ -236,6 +259,7 @@ impl Fault {
     }
 
     /// The error for a word past the `len` words of the buffer.
+    #[cfg(any(feature = "cuda", feature = "wgpu"))]
     pub(crate) fn out_of_range(&self, len: usize) -> Error {
         Error::InvalidSpec(format!(
             "the fault's word {} lies past the {len} words of pass {}'s output",
@@ -311,6 +335,7 @@ impl Plan {
 
     /// Each transform's sums from the check buffer `records` (complex values, as
     /// [`Plan::check_regions`] lays them out) after a run of `transforms` transforms.
+    #[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]
     pub(crate) fn check_sums(&self, records: &[Complex64], transforms: usize) -> Vec<Sums> {
         let mut sums = vec![Sums::default(); transforms];
         let dispatches = self.dispatches(transforms);
@@ -345,12 +370,13 @@ impl Plan {
     }
 
     /// The transform (within its dispatch of `count`) that line `line` of `pass` belongs to.
+    #[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]
     fn line_transform(&self, pass: &Pass, line: usize, count: usize) -> usize {
         let per = self.lines_per_transform(pass);
         match self.spec.layout {
-            Layout::Rows => line / per,
+            crate::spec::Layout::Rows => line / per,
             // Columns: line = j·columns + column, with the dispatch's columns.
-            Layout::Columns { .. } => line % count,
+            crate::spec::Layout::Columns { .. } => line % count,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The CPU backend: rustfft, batches spread over the machine's cores.
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use num_complex::{Complex, Complex64};
@@ -13,7 +13,7 @@ use std::ptr::NonNull;
 use super::api::CPU_NAME;
 use super::buffer::{Held, Memory, foreign};
 use super::{Executor, Timer};
-use crate::checksum::{Checksum, Fault, Judge, Sums};
+use crate::checksum::{Armed, Checksum, Fault, Judge, Sums};
 use crate::dist::Rows;
 use crate::error::{Error, Result};
 use crate::precision::{Precision, pack_half, unpack_half};
@@ -188,7 +188,7 @@ pub(crate) struct CpuFft<T: Real> {
     /// A checksummed spec's weights: input, output (see [`crate::Checksum`]).
     check: Option<(Vec<Complex64>, Vec<Complex64>)>,
     /// A bit to flip during the next run (tests of the checksummed mode).
-    fault: Mutex<Option<Fault>>,
+    fault: Armed,
 }
 
 /// `spec` planned on the CPU in its precision (f32 or f64; f16 and bf16 computed in f32).
@@ -225,7 +225,7 @@ impl<T: Real> CpuFft<T> {
             storage: spec.precision,
             check: (spec.checksum != Checksum::Off)
                 .then(|| crate::checksum::weights(spec.n, spec.direction)),
-            fault: Mutex::default(),
+            fault: Armed::default(),
         }
     }
 
@@ -248,7 +248,7 @@ impl<T: Real> CpuFft<T> {
 
     /// Transforms `words` (the values as 4-byte words) in place.
     fn run_words(&self, words: &mut [f32]) -> Result<()> {
-        let fault = self.fault.lock().ok().and_then(|mut f| f.take());
+        let fault = self.fault.take();
         let mut failed = Vec::new();
         if self.storage.is_half() {
             let mut parts = unpack_half(words, self.storage);
@@ -429,11 +429,7 @@ impl<T: Real> Executor for CpuFft<T> {
                 fault.bit, fault.after_pass
             )));
         }
-        *self
-            .fault
-            .lock()
-            .map_err(|_| Error::gpu("a call panicked while arming a fault"))? = Some(fault);
-        Ok(())
+        self.fault.arm(fault)
     }
 
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {

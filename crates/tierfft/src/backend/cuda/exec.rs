@@ -13,7 +13,7 @@ use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy};
 use crate::backend::buffer::{Held, foreign};
 use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
-use crate::checksum::{self, Fault};
+use crate::checksum::{self, Armed, Fault};
 use crate::error::Result;
 use crate::kernel::ir::{Binding, Kernel, Mem};
 use crate::kernel::{cuda, pass_kernel};
@@ -55,7 +55,7 @@ pub struct CudaFft {
     /// from several threads at once find the arrays taken and make their own.
     scratch: Mutex<Vec<Option<CudaSlice<f32>>>>,
     /// A bit to flip during the next run (tests of the checksummed mode).
-    fault: Mutex<Option<Fault>>,
+    fault: Armed,
 }
 
 /// The kept-array index of a checksummed plan's record buffer (past every routing slot).
@@ -189,7 +189,7 @@ impl CudaFft {
             words: plan.spec.precision.complex_bytes() / 4,
             chunk,
             scratch: Mutex::default(),
-            fault: Mutex::default(),
+            fault: Armed::default(),
         })
     }
 
@@ -259,7 +259,7 @@ impl CudaFft {
             .map_err(gpu_err("clearing the checksum records"))?;
             drop(record);
         }
-        let fault = self.fault.lock().ok().and_then(|mut f| f.take());
+        let fault = self.fault.take();
         let dispatches = self.plan.dispatches(transforms);
         for (d, &(p, first, count)) in dispatches.iter().enumerate() {
             let pass = &self.plan.passes[p];
@@ -643,11 +643,7 @@ impl Executor for CudaFft {
 
     fn inject_fault(&self, fault: Fault) -> Result<()> {
         fault.check(&self.plan)?;
-        *self
-            .fault
-            .lock()
-            .map_err(|_| crate::Error::gpu("a call panicked while arming a fault"))? = Some(fault);
-        Ok(())
+        self.fault.arm(fault)
     }
 
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {

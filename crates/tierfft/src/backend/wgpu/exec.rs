@@ -10,7 +10,7 @@ use super::{WgpuDevice, WgpuMemory};
 use crate::backend::buffer::{Held, foreign};
 use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
-use crate::checksum::{self, Fault};
+use crate::checksum::{self, Armed, Fault};
 use crate::error::{Error, Result};
 use crate::kernel::ir::{Access, Binding, Kernel, Mem};
 use crate::kernel::{pass_kernel, wgsl};
@@ -41,7 +41,7 @@ pub struct WgpuFft {
     /// Device buffers kept between calls, by routing slot ([`Scratch`]).
     scratch: Mutex<Scratch>,
     /// A bit to flip during the next run (tests of the checksummed mode).
-    fault: Mutex<Option<Fault>>,
+    fault: Armed,
 }
 
 /// The scratch index of a checksummed plan's record buffer (past every routing slot).
@@ -99,7 +99,7 @@ impl WgpuFft {
             point_bytes: plan.spec.precision.complex_bytes(),
             chunk,
             scratch: Mutex::default(),
-            fault: Mutex::default(),
+            fault: Armed::default(),
         })
     }
 
@@ -220,6 +220,20 @@ impl WgpuFft {
         })
     }
 
+    /// [`WgpuFft::prepare`] for the in-place transform of `data`, a buffer of this device.
+    fn prepare_in_place(&self, scratch: &mut Scratch, data: &Held) -> Result<Chunk> {
+        let Some(memory) = WgpuMemory::of(data, &self.dev) else {
+            return Err(foreign(data, &self.dev.name()));
+        };
+        let transforms = 4 * data.floats() / (self.point_bytes * self.plan.spec.n);
+        self.prepare(
+            scratch,
+            transforms,
+            self.plan.routing(false),
+            &[(0, memory)],
+        )
+    }
+
     fn kernel(&self, pass: usize, in_place: bool) -> &Compiled {
         match (&self.in_place, in_place) {
             (Some(k), true) => k,
@@ -294,7 +308,7 @@ impl WgpuFft {
     /// for a checksummed plan, waits and returns the transforms (within the chunk) that
     /// fail their checks.
     fn run(&self, c: &Chunk) -> Result<Vec<usize>> {
-        let fault = self.fault.lock().ok().and_then(|mut f| f.take());
+        let fault = self.fault.take();
         let submit = |range: std::ops::Range<usize>| {
             let mut enc = self.dev.device.create_command_encoder(&Default::default());
             self.encode_dispatches(&mut enc, c, None, range);
@@ -556,16 +570,7 @@ impl Executor for WgpuFft {
     }
 
     fn process_buffer(&self, data: &mut Held) -> Result<()> {
-        let Some(memory) = WgpuMemory::of(data, &self.dev) else {
-            return Err(foreign(data, &self.dev.name()));
-        };
-        let mut scratch = self.scratch()?;
-        let c = self.prepare(
-            &mut scratch,
-            4 * data.floats() / (self.point_bytes * self.plan.spec.n),
-            self.plan.routing(false),
-            &[(0, memory)],
-        )?;
+        let c = self.prepare_in_place(&mut *self.scratch()?, data)?;
         // A checksummed run waits for its records; the input is gone (in place): report.
         let failed = self.run(&c)?;
         self.copy_result_back(&c);
@@ -583,16 +588,7 @@ impl Executor for WgpuFft {
                     .into(),
             });
         }
-        let Some(memory) = WgpuMemory::of(data, &self.dev) else {
-            return Err(foreign(data, &self.dev.name()));
-        };
-        let mut scratch = self.scratch()?;
-        let c = self.prepare(
-            &mut scratch,
-            4 * data.floats() / (self.point_bytes * self.plan.spec.n),
-            self.plan.routing(false),
-            &[(0, memory)],
-        )?;
+        let c = self.prepare_in_place(&mut *self.scratch()?, data)?;
         self.encode(enc, &c, None);
         self.copy_into(enc, &c);
         Ok(())
@@ -620,11 +616,7 @@ impl Executor for WgpuFft {
 
     fn inject_fault(&self, fault: Fault) -> Result<()> {
         fault.check(&self.plan)?;
-        *self
-            .fault
-            .lock()
-            .map_err(|_| Error::gpu("a call panicked while arming a fault"))? = Some(fault);
-        Ok(())
+        self.fault.arm(fault)
     }
 
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {
