@@ -181,6 +181,10 @@ impl PlanCase {
         if let Some(m) = self.columns {
             spec = spec.stacked_columns(usize::from(m % 4));
         }
+        // (Bit 2 of the precision byte, which the four precisions leave free.)
+        if self.precision & 4 != 0 {
+            spec = spec.checksum(tierfft::Checksum::Detect);
+        }
         // Element-wise vectors are only made for batches that are cheap to hold.
         let small = n.saturating_mul(batch) <= 1 << 16;
         let op = |op: &Op| -> Option<PointOp> {
