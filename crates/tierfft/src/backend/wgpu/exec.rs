@@ -352,30 +352,26 @@ impl WgpuFft {
         Ok(checksum::failures(&self.plan, &words, c.transforms, 0))
     }
 
-    /// Runs the chunk from `input` (uploaded again if a checksummed run fails and the spec
-    /// asks to recompute) and reads the result into `out`; returns the transforms (batch
+    /// Uploads `input` into the chunk and runs it, once more (uploading again) if a
+    /// checksummed run fails and the spec asks to recompute; returns the transforms (batch
     /// indices from `first`) that failed their checks.
-    fn run_and_download(
-        &self,
-        c: &Chunk,
-        input: Option<&[f32]>,
-        out: &mut [f32],
-        first: usize,
-    ) -> Result<Vec<usize>> {
+    fn run_from(&self, c: &Chunk, input: &[f32], first: usize) -> Result<Vec<usize>> {
         let mut tries = 0;
         let failed = loop {
-            if let Some(input) = input {
-                self.upload(c, input);
-            }
+            self.upload(c, input);
             let bad = self.run(c)?;
             tries += 1;
-            if bad.is_empty() || input.is_none() || !checksum::retry(&self.plan.spec, tries) {
+            if bad.is_empty() || !checksum::retry(&self.plan.spec, tries) {
                 break bad;
             }
         };
-        let (buffer, offset) = &c.slots[Self::result_slot(c)];
-        self.dev.read(buffer, *offset, out)?;
         Ok(failed.into_iter().map(|t| first + t).collect())
+    }
+
+    /// Reads the chunk's result into `out`.
+    fn download(&self, c: &Chunk, out: &mut [f32]) -> Result<()> {
+        let (buffer, offset) = &c.slots[Self::result_slot(c)];
+        self.dev.read(buffer, *offset, out)
     }
 
     /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s
@@ -542,14 +538,8 @@ impl Executor for WgpuFft {
         let mut failed = Vec::new();
         self.run_chunks(len, routing, |me, c, r| {
             // The chunk's input stays in `data` until its result is read back over it.
-            let input = data[r.clone()].to_vec();
-            failed.extend(me.run_and_download(
-                c,
-                Some(&input),
-                &mut data[r.clone()],
-                r.start / transform,
-            )?);
-            Ok(())
+            failed.extend(me.run_from(c, &data[r.clone()], r.start / transform)?);
+            me.download(c, &mut data[r])
         })?;
         checksum::verdict(failed, self.plan.spec.batch)
     }
@@ -558,13 +548,8 @@ impl Executor for WgpuFft {
         let transform = input.len() / self.plan.spec.batch.max(1);
         let mut failed = Vec::new();
         self.run_chunks(input.len(), self.plan.routing(true), |me, c, r| {
-            failed.extend(me.run_and_download(
-                c,
-                Some(&input[r.clone()]),
-                &mut output[r.clone()],
-                r.start / transform,
-            )?);
-            Ok(())
+            failed.extend(me.run_from(c, &input[r.clone()], r.start / transform)?);
+            me.download(c, &mut output[r])
         })?;
         checksum::verdict(failed, self.plan.spec.batch)
     }
@@ -634,7 +619,8 @@ impl Executor for WgpuFft {
         }
         let mut scratch = self.scratch()?;
         let c = self.prepare(&mut scratch, transforms, self.plan.routing(true), &[])?;
-        let failed = self.run_and_download(&c, Some(input), output, 0)?;
+        let failed = self.run_from(&c, input, 0)?;
+        self.download(&c, output)?;
         checksum::verdict(failed, transforms)?;
         if !self.dev.is_software() {
             let start = Instant::now();
