@@ -292,10 +292,10 @@ impl<T: Real> CpuFft<T> {
         let kept = (self.spec.checksum == Checksum::Recompute).then(|| one.to_vec());
         let mut tries = 0;
         loop {
-            let mut sums = Sums {
-                input: one.iter().zip(input).map(|(x, c)| wide(x) * c).sum(),
-                ..Sums::default()
-            };
+            let mut sums = Sums::default();
+            for (x, c) in one.iter().zip(input) {
+                sums.add_input(wide(x) * c);
+            }
             if let Some((word, f)) = fault.take() {
                 let words: &mut [f32] = bytemuck::cast_slice_mut(one);
                 if let Some(x) = words.get_mut(word) {
@@ -305,8 +305,7 @@ impl<T: Real> CpuFft<T> {
             transform(one);
             for (x, w) in one.iter().zip(output) {
                 let x = wide(x);
-                sums.output += x * w;
-                sums.energy += x.norm_sqr();
+                sums.add_output(x * w, x.norm_sqr());
             }
             tries += 1;
             if !judge.fails(&sums) {
