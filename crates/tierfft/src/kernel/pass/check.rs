@@ -58,8 +58,12 @@ impl PassGen<'_> {
             .push(Stmt::Var(ENERGY.into(), Ty::Real, sum(energy)));
     }
 
-    /// Adds the line's threads' sums (a tree of [`FAN_IN`]-way steps through workgroup
-    /// memory) and writes the line's record: `chk[line·r + q]`, `r` the record's length.
+    /// Adds the line's threads' sums and writes them, `r` complex values a record: by lane
+    /// sums, a record per group of [`Plan::lane_width`] threads (`chk[(line·g + tl / w)·r +
+    /// q]`), where the plan has them; else by a tree of [`FAN_IN`]-way steps through
+    /// workgroup memory, a record per line (`chk[line·r + q]`).
+    ///
+    /// [`Plan::lane_width`]: crate::plan::Plan::lane_width
     pub(super) fn write_checks(&mut self) {
         let p = self.pass;
         let rec = p.check_record();
@@ -214,12 +218,9 @@ fn record_writes(reals: &[Expr], rec: usize, record: Expr) -> Vec<Stmt> {
 
 /// `body` under every condition of `conds` (at least one), nested.
 fn nest(conds: Vec<Expr>, body: Vec<Stmt>) -> Stmt {
-    let mut stmts = body;
-    for c in conds.into_iter().rev() {
-        stmts = vec![Stmt::If(c, stmts)];
-    }
-    match stmts.len() {
-        1 => stmts.remove(0),
-        _ => Stmt::If(lt(u(0), u(1)), stmts),
-    }
+    let mut conds = conds.into_iter().rev();
+    let innermost = conds.next().unwrap_or(lt(u(0), u(1)));
+    conds.fold(Stmt::If(innermost, body), |inner, c| {
+        Stmt::If(c, vec![inner])
+    })
 }
