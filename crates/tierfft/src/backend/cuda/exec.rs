@@ -241,11 +241,17 @@ impl CudaFft {
     ) -> Result<(usize, Option<CudaSlice<f32>>)> {
         let stream = &self.dev.stream;
         let result = Plan::result_slot(routing);
-        let (regions, check_len) = self.plan.check_regions(transforms);
         let check_words = self.plan.spec.precision.compute_bytes() / 2;
-        let mut check = match self.plan.checksummed() {
-            true => Some(self.take_slot(CHECK_SLOT, check_words * check_len)?),
-            false => None,
+        // (Plain plans, on every call's path, skip laying out records they do not write.)
+        let (regions, mut check) = match self.plan.checksummed() {
+            true => {
+                let (regions, len) = self.plan.check_regions(transforms);
+                (
+                    regions,
+                    Some(self.take_slot(CHECK_SLOT, check_words * len)?),
+                )
+            }
+            false => (Vec::new(), None),
         };
         if let Some(c) = check.as_mut() {
             // NaN (all bits set) in every record, so one that no kernel writes fails.

@@ -145,11 +145,11 @@ impl WgpuFft {
                 }
             })
             .collect::<Result<Vec<_>>>()?;
-        let (regions, check_len) = self.plan.check_regions(transforms);
         let record = 2 * self.plan.spec.precision.compute_bytes() as u64;
-        let check = match self.plan.checksummed() {
+        let (regions, check) = match self.plan.checksummed() {
             true => {
-                let need = record * check_len as u64;
+                let (regions, len) = self.plan.check_regions(transforms);
+                let need = record * len as u64;
                 scratch.resize(scratch.len().max(CHECK_SLOT + 1), None);
                 let kept = &mut scratch[CHECK_SLOT];
                 let buffer = match kept {
@@ -157,9 +157,9 @@ impl WgpuFft {
                     _ => self.dev.storage(need, "tierfft checksums")?,
                 };
                 *kept = Some(buffer.clone());
-                Some((buffer, need))
+                (regions, Some((buffer, need)))
             }
-            false => None,
+            false => (Vec::new(), None),
         };
         let max_x = self.plan.limits.max_groups_per_dim;
         let mut dispatches = Vec::new();
