@@ -11,7 +11,7 @@ use num_complex::{Complex32, Complex64};
 use rand::RngExt;
 use tierfft::reference::{relative_l2_error, widen};
 use tierfft::resample::{FRACTION_BITS, PHASES, ResampleSpec, RowPositions, TAPS};
-use tierfft::{Device, Error, FftSpec};
+use tierfft::{Device, Error, FftSpec, NdSpec};
 
 #[test]
 fn transforms_run_on_uploaded_buffers() {
@@ -196,6 +196,94 @@ fn resampling_checks_its_buffers() {
         gpu().plan_resample(&far),
         Err(Error::InvalidSpec(_))
     ));
+}
+
+/// Lengths with a prime factor above 13 between device buffers, as `tierfft.fft` runs them
+/// on a CuPy array: Bluestein's convolution rows (about twice the user's) must stay in the
+/// plan's scratch, out of a caller's output buffer that holds only the user's rows. Out of
+/// place (and in place where marked), outputs poisoned beforehand; every value must be
+/// written, and rows spread over the batch match the f64 reference. Everywhere 100003 points
+/// (a 200704-point convolution, four passes), forward in a batch past 128 MiB of convolution
+/// rows (lavapipe binds that in two dispatch chunks) and normalised inverse in a short one;
+/// on CUDA also 64 rows of 1049934 = 2·3·174989 points (a 2100000-point convolution, four
+/// passes).
+#[test]
+fn bluestein_lengths_between_device_buffers() {
+    let dev = gpu();
+    let mut rng = rng();
+    let mut cases = vec![
+        (100_003, 84, FftSpec::new(100_003), false),
+        (
+            100_003,
+            3,
+            FftSpec::new(100_003).inverse().normalized(),
+            true,
+        ),
+    ];
+    if dev.kind() == tierfft::DeviceKind::Cuda {
+        cases.push((1_049_934, 64, FftSpec::new(1_049_934), true));
+    }
+    for (n, batch, row, in_place) in cases {
+        let what = format!(
+            "{}: n = {n}, batch {batch}, {:?}",
+            dev.name(),
+            row.direction
+        );
+        let mut spec = NdSpec::new(&[batch, n]).axes(&[1]);
+        if row.direction == tierfft::Direction::Inverse {
+            spec = spec.inverse().normalized();
+        }
+        let fft = dev.plan_nd(&spec).unwrap_or_else(|e| panic!("{what}: {e}"));
+        // The same transform in one dimension shows the plan the N-D one runs.
+        let one = dev.plan(&row.clone().batch(batch)).expect("plan");
+        let plan = one.plan().expect("a GPU plan");
+        assert!(
+            plan.bluestein.is_some() && plan.passes.len() > 2,
+            "{what}: a convolution of several passes each way\n{plan}"
+        );
+        eprintln!(
+            "{what}: {} passes, dispatch chunks of {} transforms",
+            plan.passes.len(),
+            plan.transforms_per_dispatch
+        );
+        drop(one);
+        let x = random(&mut rng, batch * n);
+        let mut input = dev.upload(&x).expect("upload");
+        let mut output = dev.upload(&poisoned(x.len())).expect("upload");
+        fft.process_buffer_out_of_place(&mut input, &mut output)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got = output.download().expect("download");
+        drop(output);
+        check_rows(&what, &row, &x, &got);
+        if in_place {
+            fft.process_buffer(&mut input)
+                .unwrap_or_else(|e| panic!("{what} in place: {e}"));
+            let got = input.download().expect("download");
+            check_rows(&format!("{what} in place"), &row, &x, &got);
+        }
+    }
+}
+
+/// Every value of `got` (rows of `row.n` points) written, and its first, second, middle and
+/// last rows within 1e-6 (relative L2, Bluestein's bound) of `row` applied to those of `x`.
+fn check_rows(what: &str, row: &FftSpec, x: &[Complex32], got: &[Complex32]) {
+    let n = row.n;
+    let batch = x.len() / n;
+    assert_eq!(got.len(), x.len(), "{what}");
+    if let Some(i) = got
+        .iter()
+        .position(|z| !(z.re.is_finite() && z.im.is_finite()))
+    {
+        panic!("{what}: element {i} (row {}) is {}", i / n, got[i]);
+    }
+    let mut rows = vec![0, 1, batch / 2, batch - 1];
+    rows.dedup();
+    for r in rows.into_iter().filter(|&r| r < batch) {
+        let span = r * n..(r + 1) * n;
+        let want = tierfft::reference::spec_f64(row, &x[span.clone()]);
+        let err = relative_l2_error(&got[span], &want);
+        assert!(err <= 1e-6, "{what}: row {r}: relative L2 error {err:e}");
+    }
 }
 
 /// A caller's cudarc stream and array (TIERFFT_TEST_DEVICE=cuda; other devices skip): the

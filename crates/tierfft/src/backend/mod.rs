@@ -43,8 +43,8 @@ const HOST_CHUNK_BYTES: u64 = 1 << 30;
 /// Back-to-back untimed work before timed runs on a GPU, so that its clocks have left their
 /// idle state (an idle H100 runs its SMs at 345 MHz). Not enough for `tierfft bench --device
 /// gpu` alone on the H100 through Vulkan, whose times still scattered 1–3× run to run
-/// (docs/BENCHMARKS.md, session 16); `--compare cufft --with-wgpu`, which times right after
-/// CUDA work, is steady.
+/// (docs/BENCHMARKS.md, "2026-11-24, commits cd2cc14 and 64eac99"); `--compare cufft
+/// --with-wgpu`, which times right after CUDA work, is steady.
 #[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub(crate) const WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
 

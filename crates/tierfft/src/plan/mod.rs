@@ -45,16 +45,17 @@ pub const MAX_RADIX: usize = 8;
 /// Default threads per workgroup the planner aims for when it packs several lines together.
 pub const TARGET_THREADS: usize = 256;
 /// The same for NVIDIA GPUs through Vulkan ([`DeviceLimits::target_threads`]). Measured on the
-/// H100 through wgpu/Vulkan against cuFFT in one run (docs/BENCHMARKS.md, session 16): one-pass
-/// lengths 16..1024 ran at 0.78–0.90 of cuFFT in workgroups of 256 threads, 0.90–0.97 in 128
-/// and 0.96–0.98 in 64, where CUDA runs the same kernels at 0.97–1.01 in 256.
+/// H100 through wgpu/Vulkan against cuFFT in one run (docs/BENCHMARKS.md,
+/// "2026-11-24, commits cd2cc14 and 64eac99"): one-pass lengths 16..1024 ran at 0.78–0.90 of
+/// cuFFT in workgroups of 256 threads, 0.90–0.97 in 128 and 0.96–0.98 in 64, where CUDA runs
+/// the same kernels at 0.97–1.01 in 256.
 pub const NVIDIA_VULKAN_TARGET_THREADS: usize = 64;
 /// How passes exchange points on NVIDIA GPUs through Vulkan ([`DeviceLimits::exchange`]): the
 /// split exchange, half the workgroup memory. The driver's own statistics show the same
 /// registers for both exchanges (47–52, CUDA's 40–57), yet on the H100 the complex exchange ran
 /// 2048 and 4096 points at 0.80 and 0.72 of cuFFT (17 and 34 KiB a workgroup), the split one at
 /// 0.97 and 0.98 (9 and 18 KiB), and 16..1024 points alike (0.94–0.97); docs/BENCHMARKS.md,
-/// session 17.
+/// "2026-11-24, commit 08c16cf".
 pub const NVIDIA_VULKAN_EXCHANGE: Option<Exchange> = Some(Exchange::Split);
 /// Most points a thread holds on NVIDIA GPUs through Vulkan ([`DeviceLimits::max_points_per_thread`];
 /// other wgpu devices 8): 16, which lets the planner take the wide line shapes measured on
@@ -83,7 +84,7 @@ pub struct PlanOptions {
     /// requires it.
     pub points_per_thread: Option<usize>,
     /// Multi-pass plans run chunk by chunk, all passes on one chunk before the next, with
-    /// chunks of at most this many bytes so the intermediate stays in the L2 cache (seed 004).
+    /// chunks of at most this many bytes so the intermediate stays in the L2 cache.
     /// `None`: off. Measured slower on the H100 at 6, 12.5 and 24 MiB (docs/BENCHMARKS.md),
     /// so it is an option, not the default.
     pub resident_bytes: Option<usize>,
@@ -237,11 +238,12 @@ impl Default for PlanOptions {
 
 /// Neighbouring columns a workgroup of an `n`-point column transform holds at least, for a
 /// device whose on-chip block is `complex_block` points. Measured on the H100
-/// (docs/BENCHMARKS.md, session 12): more columns read longer runs (16 × 512-point columns
-/// beat 4 by 15 % on 512³), as long as the transform stays one pass and two workgroups'
-/// exchanges share a compute unit (16 × 1024 lost to 8); else one memory transaction's
-/// worth (4 × 8 bytes in f32). Fewer than that (2 × 8192 points in one pass) won in place but lost
-/// 2× out of place (the SAR azimuth FFT), so the planner does not go below a transaction.
+/// (docs/BENCHMARKS.md, "2026-11-24, commits 50cb77a and 584b866"): more columns read longer
+/// runs (16 × 512-point columns beat 4 by 15 % on 512³), as long as the transform stays one
+/// pass and two workgroups' exchanges share a compute unit (16 × 1024 lost to 8); else one
+/// memory transaction's worth (4 × 8 bytes in f32). Fewer than that (2 × 8192 points in one
+/// pass) won in place but lost 2× out of place (the SAR azimuth FFT), so the planner does not
+/// go below a transaction.
 fn column_lines(
     n: usize,
     complex_block: usize,
@@ -758,10 +760,10 @@ impl Plan {
                 let block = block_for(ex);
                 let passes = count(block);
                 // Two passes of rows: a last pass of 512-point lines (8 to a workgroup, so the
-                // strided reads come in 64-byte runs) where the first pass's workgroups then
-                // hold at most half a block (two to a compute unit). On the H100, 2^20 as
-                // 2048 × 512 ran at 0.96 of cuFFT against 0.85 as 1024 × 1024; 2^21 as
-                // 4096 × 512 (one workgroup to an SM) lost (docs/BENCHMARKS.md, session 15).
+                // strided reads come in 64-byte runs) where the first pass's workgroups then hold
+                // at most half a block (two to a compute unit). On the H100, 2^20 as 2048 × 512 ran
+                // at 0.96 of cuFFT against 0.85 as 1024 × 1024; 2^21 as 4096 × 512 (one workgroup
+                // to an SM) lost (docs/BENCHMARKS.md, "2026-11-24, commits fcf65e0 to 08615e9").
                 let short_last = (passes == 2
                     && spec.layout == Layout::Rows
                     && n > SHORT_LAST_PASS * SHORT_LAST_PASS
@@ -964,6 +966,24 @@ impl Plan {
                 })
                 .collect(),
         }
+    }
+
+    /// [`Plan::routing`] keeping the input, for a result written into a caller's array that
+    /// holds only the output's rows. Where the routing's result slot also carries longer rows
+    /// between passes (Bluestein's convolution rows, about twice the user's), the last pass
+    /// writes a slot of its own instead (the next after the routing's), and the earlier
+    /// passes keep theirs in scratch.
+    pub fn routing_into_caller(&self) -> Vec<(usize, usize)> {
+        let mut routing = self.routing(true);
+        let lens = self.slot_lens(&routing);
+        let result = Plan::result_slot(&routing);
+        let out = self.passes.last().map_or(self.spec.n, |p| p.dst_len);
+        if lens.get(result).is_some_and(|&len| len > out)
+            && let Some(last) = routing.last_mut()
+        {
+            last.1 = lens.len();
+        }
+        routing
     }
 
     /// Elements per transform each slot of `routing` must hold: the longest rows any pass

@@ -9,7 +9,7 @@ use cudarc::driver::sys::{CUDA_MEMCPY2D, CUmemorytype, cuMemcpy2DAsync_v2};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use super::one::OneLaunch;
-use super::{CudaDevice, CudaFft, CudaResampler, gpu_err, time_events};
+use super::{CudaDevice, CudaFft, CudaResampler, gpu_err, time_events, view, view_mut};
 use crate::backend::api::Backend;
 use crate::backend::buffer::{Held, Memory};
 use crate::backend::resampler::ResampleExec;
@@ -114,7 +114,7 @@ impl Memory for CudaMemory {
     fn read_range(&self, floats: Range<usize>) -> Result<Vec<f32>> {
         let stream = self.dev.stream();
         let values = stream
-            .clone_dtoh(&self.slice.slice(floats))
+            .clone_dtoh(&view(&self.slice, floats, "a block to exchange")?)
             .map_err(gpu_err("reading a block to exchange"))?;
         stream
             .synchronize()
@@ -123,9 +123,20 @@ impl Memory for CudaMemory {
     }
 
     fn write_range(&mut self, floats: Range<usize>, values: &[f32]) -> Result<()> {
+        if values.len() != floats.len() {
+            return Err(Error::gpu(format!(
+                "writing {} values into elements {}..{} of a device array",
+                values.len(),
+                floats.start,
+                floats.end
+            )));
+        }
         let stream = self.dev.stream();
         stream
-            .memcpy_htod(values, &mut self.slice.slice_mut(floats))
+            .memcpy_htod(
+                values,
+                &mut view_mut(&mut self.slice, floats, "an exchanged block")?,
+            )
             .map_err(gpu_err("writing an exchanged block"))?;
         // The host values are dropped on return.
         stream

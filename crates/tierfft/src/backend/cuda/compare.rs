@@ -17,7 +17,7 @@ use super::cufft_xt::XtPlan;
 use super::energy::{EnergyMeter, EnergyReading};
 use super::exec::{CudaFft, KernelReport, refs, time_events};
 use super::peer::CallbackPeer;
-use super::{CudaDevice, gpu_err};
+use super::{CudaDevice, gpu_err, view};
 use crate::backend::buffer::{with_words_mut, words_of};
 use crate::backend::{Element, median};
 use crate::error::{Error, Result};
@@ -295,7 +295,7 @@ pub fn compare(
         let mut out = vec![Complex32::new(f32::NAN, f32::NAN); len];
         stream
             .memcpy_dtoh(
-                &s.slice(..2 * len),
+                &view(s, 0..2 * len, "the output")?,
                 bytemuck::cast_slice_mut::<Complex32, f32>(&mut out),
             )
             .map_err(gpu_err("downloading"))?;
@@ -489,8 +489,11 @@ fn compare_plain<T: Element>(
     run_cufft(&mut slots[0], &mut cu_out)?;
     let download = |s: &CudaSlice<f32>| -> Result<Vec<T>> {
         let mut out = vec![T::default(); len];
-        with_words_mut(&mut out, |out| stream.memcpy_dtoh(&s.slice(..words), out))
-            .map_err(gpu_err("downloading"))?;
+        with_words_mut(&mut out, |out| {
+            stream
+                .memcpy_dtoh(&view(s, 0..words, "the output")?, out)
+                .map_err(gpu_err("downloading"))
+        })?;
         Ok(out)
     };
     let (ours_out, cufft_out) = (download(&slots[result])?, download(&cu_out)?);

@@ -9,7 +9,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use super::cluster::ClusterLaunch;
-use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy};
+use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy, view, view_mut};
 use crate::backend::buffer::{Held, foreign};
 use crate::backend::reshape::elsewhere;
 use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
@@ -299,13 +299,15 @@ impl CudaFft {
                 };
                 self.words * at * len..self.words * (at + count) * len
             };
+            let rows = |slot: usize| format!("pass {p} of {transforms} transforms, slot {slot}");
             let (src_view, mut dst_view) = if src == dst {
-                (None, slots[dst].slice_mut(range(dst, pass.dst_len)))
+                let d = slots.get_mut(dst).ok_or_else(|| unbound_slot(dst))?;
+                (None, view_mut(d, range(dst, pass.dst_len), &rows(dst))?)
             } else {
-                let (s, d) = two_slots(slots, src, dst);
+                let (s, d) = two_slots(slots, src, dst)?;
                 (
-                    Some(s.slice(range(src, pass.src_len))),
-                    d.slice_mut(range(dst, pass.dst_len)),
+                    Some(view(s, range(src, pass.src_len), &rows(src))?),
+                    view_mut(d, range(dst, pass.dst_len), &rows(dst))?,
                 )
             };
             if let Some(cluster) = k.cluster {
@@ -352,9 +354,11 @@ impl CudaFft {
             let mut dst_arg = Some(&mut dst_view);
             // This dispatch's checksum records.
             let mut check_view = match (&mut check, regions.iter().find(|r| r.dispatch == d)) {
-                (Some(c), Some(r)) => {
-                    Some(c.slice_mut(check_words * r.offset..check_words * (r.offset + r.len)))
-                }
+                (Some(c), Some(r)) => Some(view_mut(
+                    c,
+                    check_words * r.offset..check_words * (r.offset + r.len),
+                    "the checksum records",
+                )?),
                 _ => None,
             };
             let mut check_arg = check_view.as_mut();
@@ -392,11 +396,11 @@ impl CudaFft {
         }
         let mut word = [0f32];
         stream
-            .memcpy_dtoh(&buffer.slice(at.clone()), &mut word)
+            .memcpy_dtoh(&view(buffer, at.clone(), "the word to flip")?, &mut word)
             .map_err(gpu_err("reading the word to flip"))?;
         word[0] = fault.apply(word[0]);
         stream
-            .memcpy_htod(&word, &mut buffer.slice_mut(at))
+            .memcpy_htod(&word, &mut view_mut(buffer, at, "the word to flip")?)
             .map_err(gpu_err("writing the flipped word"))
     }
 
@@ -526,7 +530,10 @@ impl CudaFft {
         let mut slots = self.alloc_slots(transforms, &routing, 0)?;
         self.dev
             .stream
-            .memcpy_htod(input, &mut slots[0])
+            .memcpy_htod(
+                input,
+                &mut view_mut(&mut slots[0], 0..input.len(), "the input")?,
+            )
             .map_err(gpu_err("uploading"))?;
         Ok((slots, routing))
     }
@@ -562,15 +569,25 @@ fn two_slots<'a>(
     slots: &'a mut [&mut CudaSlice<f32>],
     a: usize,
     b: usize,
-) -> (&'a CudaSlice<f32>, &'a mut CudaSlice<f32>) {
-    assert_ne!(a, b, "an out-of-place pass needs two buffers");
-    if a < b {
-        let (lo, hi) = slots.split_at_mut(b);
-        (&*lo[a], &mut *hi[0])
-    } else {
-        let (lo, hi) = slots.split_at_mut(a);
-        (&*hi[0], &mut *lo[b])
+) -> Result<(&'a CudaSlice<f32>, &'a mut CudaSlice<f32>)> {
+    if let Some(&i) = [a, b].iter().find(|&&i| i >= slots.len()) {
+        return Err(unbound_slot(i));
     }
+    Ok(match a.cmp(&b) {
+        std::cmp::Ordering::Less => {
+            let (lo, hi) = slots.split_at_mut(b);
+            (&*lo[a], &mut *hi[0])
+        }
+        std::cmp::Ordering::Greater => {
+            let (lo, hi) = slots.split_at_mut(a);
+            (&*hi[0], &mut *lo[b])
+        }
+        std::cmp::Ordering::Equal => {
+            return Err(crate::Error::gpu(format!(
+                "an out-of-place pass reads and writes the same slot {a}"
+            )));
+        }
+    })
 }
 
 impl Executor for CudaFft {
@@ -596,9 +613,10 @@ impl Executor for CudaFft {
         if result != 0 {
             let (data, rest) = slots.split_at_mut(1);
             let len = data[0].len();
+            let from = rest.get(result - 1).ok_or_else(|| unbound_slot(result))?;
             self.dev
                 .stream
-                .memcpy_dtod(&rest[result - 1].slice(..len), &mut *data[0])
+                .memcpy_dtod(&view(from, 0..len, "the result")?, &mut *data[0])
                 .map_err(gpu_err("copying the result back"))?;
         }
         drop(slots);
@@ -612,7 +630,7 @@ impl Executor for CudaFft {
 
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
         let (src, dst) = (slice_of(src, &self.dev)?, slice_of(dst, &self.dev)?);
-        let routing = self.plan.routing(true);
+        let routing = self.plan.routing_into_caller();
         let result = Plan::result_slot(&routing);
         let transforms = src.len() / (self.words * self.plan.passes[0].src_len);
         // Slot 0 is `src`, the result's slot `dst` (never slot 0: the input is kept), any
@@ -658,7 +676,10 @@ impl Executor for CudaFft {
         let (result, check) = self.enqueue_checked(&mut refs(&mut slots), transforms, &routing)?;
         self.dev
             .stream
-            .memcpy_dtoh(&slots[result].slice(..input.len()), output)
+            .memcpy_dtoh(
+                &view(&slots[result], 0..output.len(), "the result")?,
+                output,
+            )
             .map_err(gpu_err("downloading"))?;
         if let Some(check) = check {
             checksum::verdict(self.failures(check, transforms, 0)?, transforms)?;

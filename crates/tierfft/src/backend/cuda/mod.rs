@@ -34,10 +34,11 @@ pub(crate) use exec::CudaFft;
 pub(crate) use exec::time_events;
 pub(crate) use resample::CudaResampler;
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdevice_attribute as A;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DriverError};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DriverError};
 
 use crate::error::{Error, Result};
 use crate::plan::DeviceLimits;
@@ -91,6 +92,40 @@ fn driver_error(what: &str, e: DriverError) -> Error {
         },
         _ => Error::Gpu { what, source },
     }
+}
+
+/// `array[range]`: cudarc's `slice` panics on a range outside the array, so every range into
+/// a device array goes through here, and one a planner or routing bug puts outside is an
+/// error naming `what`, the range and the array's length.
+pub(crate) fn view<'a, T>(
+    array: &'a CudaSlice<T>,
+    range: Range<usize>,
+    what: &str,
+) -> Result<CudaView<'a, T>> {
+    let len = array.len();
+    array
+        .try_slice(range.clone())
+        .ok_or_else(|| outside(what, &range, len))
+}
+
+/// [`view`], mutable.
+pub(crate) fn view_mut<'a, T>(
+    array: &'a mut CudaSlice<T>,
+    range: Range<usize>,
+    what: &str,
+) -> Result<CudaViewMut<'a, T>> {
+    let len = array.len();
+    array
+        .try_slice_mut(range.clone())
+        .ok_or_else(|| outside(what, &range, len))
+}
+
+fn outside(what: &str, range: &Range<usize>, len: usize) -> Error {
+    Error::gpu(format!(
+        "{what}: elements {}..{} lie outside the device array of {len} (an internal error: \
+         please report it with the spec)",
+        range.start, range.end
+    ))
 }
 
 /// True when the CUDA driver library can be loaded.

@@ -4,8 +4,8 @@
 //! ptxas picks registers without knowing the occupancy they cost. On the H100, the 3125-point
 //! pass (625 threads) took 34 registers, so only two blocks fit a multiprocessor (40 warps);
 //! capped at 32 it holds three (60 warps), spills nothing, and ran 6 % faster, at cuFFT's
-//! speed (docs/BENCHMARKS.md, session 8). Kernels that would spill when trimmed keep their
-//! first compilation.
+//! speed (docs/BENCHMARKS.md, "2026-11-23, commit ba49a12"). Kernels that would spill when
+//! trimmed keep their first compilation.
 
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute as A;

@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, PinnedHostSlice, result};
 
-use super::{CudaDevice, gpu_err};
+use super::{CudaDevice, gpu_err, view, view_mut};
 use crate::error::{Error, Result};
 
 /// f32 values per staging buffer (16 MiB): large enough that a part's fixed costs are small
@@ -102,7 +102,7 @@ impl CudaDevice {
         if src.len() < DIRECT_FLOATS {
             return self
                 .stream
-                .memcpy_htod(src, &mut dst.slice_mut(..src.len()))
+                .memcpy_htod(src, &mut view_mut(dst, 0..src.len(), "the upload")?)
                 .map_err(gpu_err("uploading"));
         }
         let mut slot = self.staging.get(self)?;
@@ -153,7 +153,7 @@ impl CudaDevice {
         }
         if dst.len() < DIRECT_FLOATS {
             self.stream
-                .memcpy_dtoh(&src.slice(..dst.len()), dst)
+                .memcpy_dtoh(&view(src, 0..dst.len(), "the download")?, dst)
                 .map_err(gpu_err("downloading"))?;
             return self.stream.synchronize().map_err(gpu_err("downloading"));
         }

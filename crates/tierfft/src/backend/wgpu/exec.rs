@@ -126,21 +126,22 @@ impl WgpuFft {
         let bytes = point * (n * transforms) as u64;
         let lens = self.plan.slot_lens(&routing);
         scratch.resize(scratch.len().max(lens.len()), None);
+        // Each slot's buffer, the byte it starts at, and the bytes from there it may use.
         let slots = lens
             .iter()
             .zip(scratch.iter_mut())
             .enumerate()
             .map(|(i, (len, kept))| {
                 if let Some((_, m)) = given.iter().find(|(slot, _)| *slot == i) {
-                    return Ok((m.buffer.clone(), m.offset));
+                    return Ok((m.buffer.clone(), m.offset, 4 * m.floats as u64));
                 }
                 let need = point * (len * transforms) as u64;
                 match kept {
-                    Some(b) if b.size() >= need => Ok((b.clone(), 0)),
+                    Some(b) if b.size() >= need => Ok((b.clone(), 0, b.size())),
                     _ => {
                         let b = self.dev.storage(need, &format!("tierfft slot {i}"))?;
                         *kept = Some(b.clone());
-                        Ok((b, 0))
+                        Ok((b, 0, need))
                     }
                 }
             })
@@ -172,7 +173,21 @@ impl WgpuFft {
                 contents: bytemuck::cast_slice(&[lines, 0, 0, 0]),
                 usage: w::BufferUsages::UNIFORM,
             });
-            // Each binding cut to this dispatch's rows (of the pass's own length).
+            // Each binding cut to this dispatch's rows (of the pass's own length). A range
+            // past its slot is refused here: wgpu would accept one that still lies inside the
+            // buffer (a caller's view into a larger one) and the pass would write past it.
+            for (slot, len) in [(src, pass.src_len), (dst, pass.dst_len)] {
+                let (at, bytes) = (point * (first * len) as u64, point * (count * len) as u64);
+                let room = slots.get(slot).ok_or_else(|| unbound_slot(slot))?.2;
+                if at + bytes > room {
+                    return Err(Error::gpu(format!(
+                        "pass {p} of {transforms} transforms, slot {slot}: bytes {at}..{} lie \
+                         outside the slot's {room} (an internal error: please report it with \
+                         the spec)",
+                        at + bytes
+                    )));
+                }
+            }
             let range = |slot: usize, len: usize| {
                 w::BindingResource::Buffer(w::BufferBinding {
                     buffer: &slots[slot].0,
@@ -211,7 +226,7 @@ impl WgpuFft {
         }
         self.dev.check()?;
         Ok(Chunk {
-            slots,
+            slots: slots.into_iter().map(|(b, at, _)| (b, at)).collect(),
             dispatches,
             routing,
             bytes,
@@ -583,7 +598,7 @@ impl Executor for WgpuFft {
         let ours =
             |held| WgpuMemory::of(held, &self.dev).ok_or_else(|| elsewhere(&self.dev.name()));
         let (src_memory, dst_memory) = (ours(src)?, ours(dst)?);
-        let routing = self.plan.routing(true);
+        let routing = self.plan.routing_into_caller();
         // Never slot 0: the input is kept.
         let result = Plan::result_slot(&routing);
         let transforms = 4 * src.floats() / (self.point_bytes * self.plan.passes[0].src_len);
@@ -689,6 +704,13 @@ impl Executor for WgpuFft {
         };
         Ok((seconds, timer))
     }
+}
+
+/// A routing slot the dispatch has no buffer for (a planner bug, reported, not a panic).
+fn unbound_slot(i: usize) -> Error {
+    Error::gpu(format!(
+        "the plan routes a pass through slot {i}, which has no buffer"
+    ))
 }
 
 #[cfg(test)]
