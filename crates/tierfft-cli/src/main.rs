@@ -30,7 +30,7 @@ mod sar;
 
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use tierfft_cli::{CliResult, memory, npy};
 
@@ -60,12 +60,15 @@ enum Command {
     /// Transform a `.npy` array as NumPy does: `np.fft.fftn(x, axes=...)` (default: the last
     /// axis, as `np.fft.fft`), `rfftn` with `--real`, `irfftn` with `--real --inverse [--n N]`.
     ///
-    /// The input may be float32, float64, complex64, complex128, an integer type or bool
-    /// (computed in complex64: float64 parts and integers beyond 2^24 are rounded to float32),
-    /// C or Fortran order, any number of axes, each transformed extent from 1 to 2^27 where the
-    /// device binds it (2^24 on most wgpu adapters). An axis listed twice is transformed twice, as NumPy does, but for the one a
-    /// real transform halves. The output is complex64 (float32
-    /// for C2R) in C order: the input's shape, with the last transformed axis holding N
+    /// The input may be float16, float32, float64, complex64, complex128, an integer type or
+    /// bool, C or Fortran order, any number of axes, each transformed extent from 1 to 2^27
+    /// where the device binds it (2^24 on most wgpu adapters). It is computed in its own
+    /// precision (--precision to choose): float64 and complex128 in f64, on the CPU and on
+    /// GPUs with f64 arithmetic (CUDA, Vulkan with shaderFloat64, lavapipe; a device without
+    /// says so and computes in f32), the rest in f32 (integers beyond 2^24 rounded). An axis
+    /// listed twice is transformed twice, as NumPy does, but for the one a real transform
+    /// halves. The output is complex64, or complex128 in f64 (float32 or float64 after C2R),
+    /// in C order: the input's shape, with the last transformed axis holding N
     /// (`--n`, or the input's extent) points, N/2 + 1 bins after R2C and N reals after C2R,
     /// scaled as NumPy's `norm` (over the product of the transformed extents). Nothing is
     /// written if anything fails.
@@ -117,8 +120,9 @@ struct PlanArgs {
     /// Number of transforms (integer or 2^k).
     #[arg(short, long, default_value = "1", value_parser = parse_count)]
     batch: usize,
-    /// A device profile (lavapipe, apple-m1, h100-vulkan, raspberry-pi-5, small-16k) or a
-    /// device name as for `tierfft devices` (auto, cpu, gpu, or part of an adapter's name).
+    /// A device profile (lavapipe, apple-m1, h100-vulkan, h100-cuda, raspberry-pi-5,
+    /// small-16k) or a device name as for `tierfft devices` (auto, cpu, gpu, or part of an
+    /// adapter's name).
     /// Profiles win: `lavapipe` is the profile; `llvmpipe` plans for the attached lavapipe.
     /// On the CPU, which runs rustfft's own plans, the lavapipe profile is shown.
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
@@ -159,8 +163,8 @@ struct FftArgs {
     /// bool, C or Fortran order, any shape.
     #[arg(short, long, value_name = "FILE")]
     input: std::path::PathBuf,
-    /// Output `.npy` file (complex64; float32 for C2R); replaced only when the transform
-    /// succeeds.
+    /// Output `.npy` file, its name ending in .npy (complex64, or complex128 in f64; float32 or
+    /// float64 after C2R); replaced only when the transform succeeds.
     #[arg(short, long, value_name = "FILE")]
     output: std::path::PathBuf,
     /// Inverse transform (exp(+2πi nk/N)).
@@ -246,7 +250,11 @@ fn quiet_vulkan_device_select() {
 
 fn main() -> ExitCode {
     quiet_vulkan_device_select();
-    let cli = match Cli::try_parse() {
+    let command = sar::computed_help(Cli::command());
+    let cli = match command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with status 0; usage errors exit with clap's 2.

@@ -136,7 +136,7 @@ pub enum Expect {
 }
 
 /// Opens `path` and checks its header: float32, float64, complex64, complex128, integers or
-/// bool (`Scene`: complex64 only), C or Fortran order, the dimensions `expect` asks for, not
+/// bool (`Scene`: complex64 or complex128), C or Fortran order, the dimensions `expect` asks for, not
 /// empty. The data is read by [`Input::read`].
 pub fn open(path: &Path, expect: Expect) -> CliResult<Input> {
     let shown = path.display();
@@ -398,8 +398,8 @@ fn fortran_to_c<T: Copy>(data: &[T], shape: &[usize]) -> Vec<T> {
 }
 
 /// Accepts float32, float64, complex64, complex128, integers of 1 to 8 bytes and booleans, in
-/// either byte order, for `Rows`, and complex64 for `Scene`; anything else is an error naming
-/// the dtype found.
+/// either byte order, for `Rows`, and complex64 or complex128 for `Scene` (real echoes are
+/// refused with the reason); anything else is an error naming the dtype found.
 fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
     if let DType::Plain(t) = dtype {
         let kind = t.type_char();
@@ -415,7 +415,13 @@ fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
             big_endian: t.endianness() == Endianness::Big,
         };
         let wanted = match (expect, kind) {
-            (Expect::Scene, _) => element.is_complex64(),
+            (Expect::Scene, TypeChar::Complex) => matches!(scalar_bytes, 4 | 8),
+            (Expect::Scene, TypeChar::Float | TypeChar::Int | TypeChar::Uint | TypeChar::Bool) => {
+                // Refused with the reason rather than read as complex with zero imaginary parts.
+                let kind = numpy_name(t).unwrap_or_else(|| dtype.descr());
+                return Err(tierfft_sar::echoes::not_complex(&kind));
+            }
+            (Expect::Scene, _) => false,
             (_, TypeChar::Complex) => matches!(scalar_bytes, 4 | 8),
             (_, TypeChar::Float) => matches!(scalar_bytes, 2 | 4 | 8),
             (_, TypeChar::Int | TypeChar::Uint) => matches!(scalar_bytes, 1 | 2 | 4 | 8),
@@ -435,7 +441,7 @@ fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
     };
     let needs = match expect {
         Expect::Rows => "float16, float32, float64, complex64, complex128, an integer type or bool",
-        Expect::Scene => "complex64 ('<c8')",
+        Expect::Scene => "complex64 or complex128",
     };
     Err(format!(
         "dtype is {found}, but tierfft needs {needs}; convert it in numpy with \
@@ -471,6 +477,19 @@ pub fn check_output(path: &Path) -> CliResult<()> {
     let shown = path.display();
     if path.file_name().is_none() || path.is_dir() {
         return Err(format!("output '{shown}' is a directory, not a file name").into());
+    }
+    // NumPy's np.load reads any name, but a .txt or .csv name promises text that .npy bytes
+    // are not: ask for the name that says what the file holds.
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if extension.as_deref() != Some("npy") {
+        return Err(format!(
+            "output '{shown}' does not end in .npy, but tierfft writes a NumPy .npy file \
+             (binary, read with np.load): name it '{}'",
+            path.with_extension("npy").display()
+        )
+        .into());
     }
     let dir = parent_dir(path);
     if !dir.is_dir() {

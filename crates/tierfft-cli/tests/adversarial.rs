@@ -66,12 +66,12 @@ fn npy_corpus_through_tierfft_fft() {
 fn sar_configs_through_tierfft_sar() {
     let dir = TempDir::new("adversarial-sar");
     let mut failures = Vec::new();
-    // The hand-written seeds (the fuzzer's own finds are replayed by crates/tierfft-fuzz).
-    let seeds: Vec<PathBuf> = corpus("sar_config")
+    // The hand-written inputs (the fuzzer's own finds are replayed by crates/tierfft-fuzz).
+    let configs: Vec<PathBuf> = corpus("sar_config")
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
-    for config in &seeds {
+    for config in &configs {
         let out_dir = dir.path("sar-out");
         let _ = std::fs::remove_dir_all(&out_dir);
         let out = dir.run(&[
@@ -95,6 +95,6 @@ fn sar_configs_through_tierfft_sar() {
             failures.push(e);
         }
     }
-    assert!(seeds.len() >= 5);
+    assert!(configs.len() >= 5);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -201,6 +201,21 @@ fn bad_inputs_are_rejected_without_output() {
     }
 }
 
+/// An output name that does not say .npy is refused before any work (a `.txt` name would
+/// hold binary .npy bytes), naming the name to use.
+#[test]
+fn output_names_say_npy() {
+    let dir = TempDir::new("outname");
+    let inp = dir.path("x.npy");
+    write_npy(&inp, &[8], &random(8, 2));
+    let before = dir.files();
+    let txt = dir.path("y.txt");
+    let out = run_fft(&dir, &inp, &txt, "cpu", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("y.npy"), "{}", stderr(&out));
+    assert_eq!(dir.files(), before);
+}
+
 /// What `np.save` writes by default (float64, complex128, int64 from `np.arange`), float32,
 /// smaller integers and bool are read as complex64 with `--precision f32`, and arrays of any number of axes are
 /// transformed along the last one, as `np.fft.fft`; Fortran-order files (`np.save` of a

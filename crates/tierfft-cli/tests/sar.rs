@@ -116,11 +116,12 @@ fn focuses_targets_and_writes_every_output() {
             "target-2-cuts.png",
         ]
     );
-    // image.png: one grey pixel per sample; raw.png averaged down to 1024 a side at most.
+    // image.png: one pixel per sample (1024²) with axes and a colour bar around it; raw.png
+    // averaged down to 1024 a side at most, framed alike.
     let (w, h, c, _) = decode(&out.join("image.png"));
-    assert_eq!((w, h, c), (1024, 1024, 1));
-    let (w, h, _, _) = decode(&out.join("raw.png"));
-    assert!(w <= 1024 && h <= 1024);
+    assert_eq!((w, h, c), (1334, 1224, 3));
+    let (w, h, c, _) = decode(&out.join("raw.png"));
+    assert_eq!((w, h, c), (1334, 1224, 3));
     for (name, size) in [
         ("overview.png", (1200, 1000)),
         ("target-1-crop.png", (900, 780)),
@@ -298,8 +299,8 @@ fn a_failed_run_leaves_an_earlier_runs_outputs_as_they_were() {
     fails_with(&o, &["truncated.npy", "is truncated"]);
     unchanged("truncated echoes");
     // A successful run with one target replaces the earlier run's files, the second
-    // target's figures included, and leaves the user's own file and the echoes it wrote
-    // (raw.npy may be what a run focuses with --raw).
+    // target's figures included, and leaves the user's own file and the echoes and config
+    // it wrote (raw.npy and scene.toml may be what a run focuses with --raw).
     let one = format!("{}{}", small_for_echoes(), target(20010.0, 2.0));
     let cfg = config(&dir, "one.toml", &one);
     assert_ok(&sar(&dir, &["--config", &cfg, "--out", out_s]));
@@ -313,6 +314,7 @@ fn a_failed_run_leaves_an_earlier_runs_outputs_as_they_were() {
             "overview.png",
             "raw.npy",
             "raw.png",
+            "scene.toml",
             "target-1-crop.png",
             "target-1-cuts.png",
         ]
@@ -345,7 +347,10 @@ fn users_echoes_measure_only_the_targets_they_name() {
         ],
     ));
     let raw = sim.join("raw.npy");
-    assert_ok(&sar_raw(&dir, &cfg, &user, &raw));
+    // With the scene.toml written beside the echoes (the simulation's centroid in it), the
+    // same image and measurements.
+    let scene = sim.join("scene.toml");
+    assert_ok(&sar_raw(&dir, scene.to_str().expect("utf-8"), &user, &raw));
     let (a, b) = (metrics(&sim), metrics(&user));
     assert_eq!(a["targets"][0]["metrics"], b["targets"][0]["metrics"]);
     // No targets listed: nothing measured (the default scene's five are not the user's).
@@ -409,7 +414,12 @@ fn users_echoes_of_the_wrong_shape_are_named() {
     assert!(!dir.path("out").exists());
     // Any size is focused as recorded (noise here: no centroid to estimate, nothing to
     // measure).
-    let small = config(&dir, "small.toml", &small_for_echoes());
+    // (The echoes' shape is the scene's size: a config stating another is refused.)
+    let small = config(
+        &dir,
+        "small.toml",
+        &small_for_echoes().replace("samples = 1024\n", ""),
+    );
     let narrow = dir.path("narrow.npy");
     let narrow = narrow.to_str().expect("utf-8");
     let o = sar(
@@ -432,7 +442,8 @@ fn users_echoes_of_the_wrong_shape_are_named() {
         "{header}"
     );
     let (w, h, c, _) = decode(&Path::new(out).join("looks.png"));
-    assert_eq!((w, h, c), (334, 256, 1));
+    // 256 × 334 looks, each side stretched to at least 512 pixels, with axes and a bar.
+    assert_eq!((w, h, c), (822, 712, 3));
     std::fs::remove_dir_all(out).expect("clean");
     // An unknown device lists every name a user can give.
     let o = dir.run(&["sar", "--device", "no-such-gpu", "--out", out]);

@@ -1,5 +1,7 @@
-//! `tierfft.sar` from Python: simulate the seeds' scene and focus echoes with the
+//! `tierfft.sar` from Python: simulate the reference scene and focus echoes with the
 //! Range-Doppler algorithm, returning the image and every target's quality against theory.
+
+use std::time::Instant;
 
 use num_complex::Complex32;
 use numpy::{
@@ -9,11 +11,15 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tierfft_sar::SarError;
 use tierfft_sar::centroid::resolve;
-use tierfft_sar::focus::{FocusOptions, Focuser};
+use tierfft_sar::echoes::{NonFinite, check_finite, check_layout};
+use tierfft_sar::extent::Extent;
+use tierfft_sar::fit::{Fitted, fit};
+use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::measure::{Theories, measure_targets};
 use tierfft_sar::params::{Config, DefaultTargets};
 use tierfft_sar::range::Window;
 use tierfft_sar::replica::Replica;
+use tierfft_sar::report::{Blocks, Report, Timings};
 use tierfft_sar::simulate::simulate as simulate_scene;
 
 use crate::device::PyDevice;
@@ -26,7 +32,7 @@ fn sar_err(e: SarError) -> PyErr {
     }
 }
 
-/// The config from TOML text (`None`: the seeds' 4096 × 4096 scene), with the default five
+/// The config from TOML text (`None`: the 4096 × 4096 reference scene), with the default five
 /// targets where it lists none when `targets` says to keep them.
 fn config(text: Option<&str>, targets: DefaultTargets) -> PyResult<Config> {
     match text {
@@ -56,7 +62,7 @@ fn window(name: &str, which: &str) -> PyResult<Window> {
 }
 
 /// Simulated raw echoes of the scene `config` describes (TOML text as `tierfft sar --config`
-/// reads; `None`: the seeds' scene with five targets), complex64 `[lines, samples]`.
+/// reads; `None`: the reference scene with five targets), complex64 `[lines, samples]`.
 #[pyfunction]
 #[pyo3(signature = (config=None, replica=None))]
 pub fn simulate<'py>(
@@ -72,19 +78,36 @@ pub fn simulate<'py>(
     PyArray1::from_vec(py, raw).reshape([lines, samples])
 }
 
-/// Focuses `raw` (complex64 `[azimuth lines, range samples]`, C-contiguous) on `device`
-/// and, when `measure` is set, measures the config's targets (the seeds' five where it
-/// lists none, as [`simulate`] places them). Returns the complex image and the metrics as
-/// JSON text (device, timings in seconds, theory, and per target its IRW in bins, PSLR and
-/// ISLR in dB and SNR in dB, as imaged and alone). The Doppler centroid is the config's
-/// `radar.doppler_centroid_hz`, or estimated from `raw` when it gives none (reported under
-/// `doppler_centroid`), and the antenna's azimuth pattern `radar.azimuth_pattern` or
-/// recognised in `raw` (`azimuth_pattern`); `src` forces secondary range compression on or off (`None`: when
-/// the scene needs it). `algorithm` is "rda" (Range-Doppler) or "csa" (chirp scaling);
-/// `radiometry` "normalised" (the same gain at every range), "raw" or "spreading" (also
-/// undoing the echoes' 1/R² spreading loss). The GIL is released while it runs.
+/// The TOML of the scene [`simulate`] simulates from `config` (`None`: the reference scene),
+/// with the values the simulation takes where the config leaves them open written in (near
+/// range, Doppler centroid, azimuth pattern, targets): the config that focuses those echoes
+/// and measures their targets, as `tierfft sar --write-raw` writes scene.toml.
 #[pyfunction]
-#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true, src=None, replica=None, algorithm="rda", radiometry="normalised"))]
+#[pyo3(signature = (config=None))]
+pub fn scene_toml(config: Option<&str>) -> PyResult<String> {
+    let config = self::config(config, DefaultTargets::Keep)?;
+    config.validate().map_err(sar_err)?;
+    config.as_simulated().to_toml().map_err(sar_err)
+}
+
+/// Focuses `raw` (complex64 `[azimuth lines, range samples]`, C-contiguous) on `device`
+/// and, when `measure` is set, measures the config's targets: those it lists (none where it
+/// lists none, as `tierfft sar --raw`), or without a config the reference scene's five, as
+/// [`simulate`] places them. The echoes are checked first, as the command checks them: their
+/// shape is the scene's size (a config stating another is refused), NaN or infinite samples
+/// are refused or, with `zero_nonfinite`, set to zero, and echoes that look transposed are
+/// refused unless `trust_layout`. Planned as the command plans ([`tierfft_sar::fit::fit`]:
+/// in blocks or at the recorded size where the device cannot bind the margins). Returns the
+/// complex image and the metrics as JSON text, with the keys of the command's metrics.json
+/// ([`tierfft_sar::report::Report`]). The Doppler centroid is the config's
+/// `radar.doppler_centroid_hz`, or estimated from `raw` when it gives none, and the antenna's
+/// azimuth pattern `radar.azimuth_pattern` or recognised in `raw`; `src` forces secondary
+/// range compression on or off (`None`: when the scene needs it). `algorithm` is "rda"
+/// (Range-Doppler) or "csa" (chirp scaling); `radiometry` "normalised" (the same gain at
+/// every range), "raw" or "spreading" (also undoing the echoes' 1/R² spreading loss). The GIL
+/// is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (raw, device, config=None, range_window="none", azimuth_window="none", rcmc=true, azimuth_equalisation=true, measure=true, src=None, replica=None, algorithm="rda", radiometry="normalised", zero_nonfinite=false, trust_layout=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn focus<'py>(
     py: Python<'py>,
@@ -100,17 +123,21 @@ pub fn focus<'py>(
     replica: Option<PyReadonlyArray1<'py, Complex32>>,
     algorithm: &str,
     radiometry: &str,
+    zero_nonfinite: bool,
+    trust_layout: bool,
 ) -> PyResult<(Bound<'py, PyArray2<Complex32>>, String)> {
-    let mut config = self::config(config, DefaultTargets::Keep)?;
+    // The user's echoes: only the targets a config lists are theirs.
+    let text = config;
+    let mut config = self::config(text, DefaultTargets::Drop)?;
     set_replica(&mut config, replica)?;
     if !measure {
         config.scene.targets.clear();
     }
     let [lines, samples] = [raw.shape()[0], raw.shape()[1]];
-    config.scene.lines = lines;
-    config.scene.samples = samples;
-    config.validate().map_err(sar_err)?;
-    let opts = FocusOptions {
+    config
+        .size_from_echoes(text, lines, samples)
+        .map_err(sar_err)?;
+    let mut opts = FocusOptions {
         range_window: window(range_window, "range_window")?,
         azimuth_window: window(azimuth_window, "azimuth_window")?,
         rcmc,
@@ -132,37 +159,65 @@ pub fn focus<'py>(
     let data = view.as_slice_mut()?;
     data.copy_from_slice(raw);
     let dev = &device.device;
+    let policy = match zero_nonfinite {
+        true => NonFinite::Zero,
+        false => NonFinite::Refuse,
+    };
     let metrics = py
-        .detach(|| -> Result<serde_json::Value, SarError> {
+        .detach(|| -> Result<String, SarError> {
+            // The echoes before the config: a transposed array is named as such, not as a
+            // scene shorter than its aperture.
+            let zeroed = check_finite(data, samples, policy)?;
+            check_layout(&config, data, trust_layout)?;
+            config.validate()?;
             let mut config = config;
+            let clock = Instant::now();
             let centroid = resolve(&mut config, data)?;
             let pattern = tierfft_sar::pattern::resolve(&mut config, data);
-            let focuser = Focuser::new(dev, &config, opts)?;
-            let steps = focuser.focus(data, |_| {})?;
+            let centroid_s = clock.elapsed().as_secs_f64();
+            let clock = Instant::now();
+            let fit = fit(dev, &config, &mut opts, None)?;
+            let plan_s = clock.elapsed().as_secs_f64();
+            let steps = fit.focusing.focus(data, |_| {})?;
             let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);
             let windows = (opts.azimuth_window, opts.range_window);
-            let extent = focuser.extent();
-            let noise = extent.noise_region();
-            let targets = measure_targets(data, &config, windows, &theory, noise);
-            Ok(serde_json::json!({
-                "device": dev.name(),
-                "lines": lines,
-                "samples": samples,
-                "processed": {"lines": extent.padded_lines, "samples": extent.padded_samples},
-                "fully_focused": {"lines": extent.full_lines, "samples": extent.full_samples},
-                "range_window": opts.range_window.to_string(),
-                "azimuth_window": opts.azimuth_window.to_string(),
-                "timings_s": steps,
-                "src": focuser.src(),
-                "algorithm": opts.algorithm.to_string(),
-                "radiometry": opts.radiometry.to_string(),
-                "doppler_centroid": centroid,
-                "azimuth_pattern": pattern,
-                "theory": theory.json(),
-                "targets": targets,
-            }))
+            let extent = Extent::of(&config, opts.margins);
+            let noise = extent.noise_region(&config, theory.irw_bins);
+            let targets = measure_targets(data, &config, windows, &theory, noise.region.as_ref());
+            let mut report = Report::new(
+                dev.name(),
+                (lines, samples),
+                &opts,
+                &extent,
+                &theory,
+                centroid,
+                pattern,
+                &targets,
+            );
+            report.src = fit.focusing.src();
+            report.blocks = match &fit.focusing {
+                Fitted::Strip(f) => Some(Blocks {
+                    count: f.blocks(),
+                    lines: f.block_lines(),
+                    chunk_lines: f.chunk_lines(),
+                }),
+                Fitted::Whole(_) => None,
+            };
+            report.fallback = fit.fallback;
+            report.nonfinite_zeroed = zeroed;
+            report.noise_region = noise.region;
+            report.warnings.extend(noise.warning);
+            report.timings_s = Timings {
+                plan: plan_s,
+                simulate: None,
+                centroid: centroid_s,
+                focus: steps.total_s(),
+                steps,
+                exchange: None,
+            };
+            serde_json::to_string(&report).map_err(|e| SarError::Config(e.to_string()))
         })
         .map_err(sar_err)?;
     drop(view);
-    Ok((image, metrics.to_string()))
+    Ok((image, metrics))
 }

@@ -15,6 +15,9 @@ lines = 1024
 samples = 1024
 snr_db = 20.0
 """
+# The same scene with every value the simulation takes written out, its five targets listed:
+# the config that focuses its echoes and measures its targets.
+SMALL = tierfft.sar.scene_toml(SMALL)
 
 
 def test_focus_meets_theory(device):
@@ -64,7 +67,7 @@ def test_focus_errors():
     with pytest.raises(ValueError, match="window"):
         tierfft.sar.focus(np.zeros((1024, 1024), np.complex64), SMALL, range_window="triangle")
     with pytest.raises(ValueError, match="at least 16"):
-        tierfft.sar.focus(np.zeros((8, 1024), np.complex64), SMALL, device="cpu")
+        tierfft.sar.focus(np.zeros((8, 1024), np.complex64), device="cpu")
     with pytest.raises(TypeError, match="config"):
         tierfft.sar.simulate(3)
 
@@ -137,3 +140,64 @@ def test_a_measured_pulse_is_the_matched_filters_replica():
         tierfft.sar.focus(raw, SMALL, device="cpu", replica=np.zeros((2, 2), np.complex64))
     with pytest.raises(ValueError, match="every sample is zero"):
         tierfft.sar.focus(raw, SMALL, device="cpu", replica=np.zeros(8, np.complex64))
+
+
+# The keys of a focusing run's metrics, the same as `tierfft sar`'s metrics.json
+# (crates/tierfft-cli/tests/echoes.rs checks the command against the same list).
+METRIC_KEYS = {
+    "device", "ranks", "lines", "samples", "range_window", "azimuth_window", "theory", "fused",
+    "processed", "margins", "fallback", "blocks", "fully_focused", "rcmc", "src", "algorithm",
+    "radiometry", "doppler_centroid", "azimuth_pattern", "azimuth_equalisation",
+    "nonfinite_zeroed", "noise_region", "warnings", "timings_s", "targets",
+}
+
+
+def test_metrics_have_the_commands_keys():
+    raw = tierfft.sar.simulate(SMALL)
+    _, metrics = tierfft.sar.focus(raw, SMALL, device="cpu")
+    assert set(metrics) == METRIC_KEYS
+    assert metrics["nonfinite_zeroed"] is None and metrics["fallback"] is None
+    assert set(metrics["timings_s"]) == {"plan", "simulate", "centroid", "focus", "steps", "exchange"}
+
+
+def test_echoes_are_checked_before_any_work_as_the_command_checks_them():
+    raw = tierfft.sar.simulate(SMALL)
+    bad = raw.copy()
+    bad[5, 7] = np.nan
+    bad[700, 3] = np.inf
+    with pytest.raises(ValueError, match=r"2 of the 1048576 .* line 5, sample 7"):
+        tierfft.sar.focus(bad, SMALL, device="cpu")
+    with pytest.warns(RuntimeWarning, match="set 2 NaN or infinite"):
+        image, metrics = tierfft.sar.focus(bad, SMALL, device="cpu", zero_nonfinite=True)
+    assert metrics["nonfinite_zeroed"] == {"count": 2, "first": [5, 7]}
+    assert np.isfinite(image).all() and metrics["targets"][0]["alone"] is not None
+    # Transposed: refused with the advice, unless the layout is said to be intended.
+    with pytest.raises(ValueError, match=r"look transposed.*raw\.T\.copy\(\).*trust_layout"):
+        tierfft.sar.focus(raw.T.copy(), SMALL, device="cpu")
+    tierfft.sar.focus(raw.T.copy(), SMALL, device="cpu", trust_layout=True)
+    # Real samples are refused with the reason; complex128 is focused as complex64.
+    with pytest.raises(TypeError, match="complex baseband"):
+        tierfft.sar.focus(raw.real.copy(), SMALL, device="cpu")
+    wide, _ = tierfft.sar.focus(raw.astype(np.complex128), SMALL, device="cpu")
+    narrow, _ = tierfft.sar.focus(raw, SMALL, device="cpu")
+    assert wide.dtype == np.complex64 and np.array_equal(wide, narrow)
+    # A config stating another size than the echoes' is refused, naming both.
+    with pytest.raises(ValueError, match="scene.samples = 1024, but the echoes have 512"):
+        tierfft.sar.focus(raw[:, :512].copy(), SMALL, device="cpu")
+
+
+def test_only_the_targets_a_config_lists_are_measured():
+    bare = {"radar": {"antenna_m": 8.0, "pulse_s": 2e-6}, "scene": {"lines": 1024, "samples": 1024}}
+    raw = tierfft.sar.simulate(bare)
+    # A config that lists none: none (the reference scene's five are not the user's).
+    _, metrics = tierfft.sar.focus(raw, bare, device="cpu")
+    assert metrics["targets"] == []
+    # An explicit empty list in a dict: none, also when simulating.
+    empty = {"radar": bare["radar"], "scene": {**bare["scene"], "targets": []}}
+    assert "targets = []" in tierfft.sar.scene_toml(empty)
+    _, metrics = tierfft.sar.focus(tierfft.sar.simulate(empty), empty, device="cpu")
+    assert metrics["targets"] == []
+    # scene_toml lists the simulation's targets: all five measured.
+    listed = tierfft.sar.scene_toml(bare)
+    _, metrics = tierfft.sar.focus(raw, listed, device="cpu")
+    assert len(metrics["targets"]) == 5

@@ -4,8 +4,8 @@
 //! `exp(−i4πR0·(D(f) − 1)/λ)` times the carrier phase, with D the `migration` factor. A
 //! phase-only filter undoing that leaves the spectrum's amplitude, which for a target seen
 //! through a uniformly lit beam carries Fresnel ripple (the azimuth chirp is cut off hard at
-//! the beam edges: time-bandwidth product 236 at the seeds' 20 km). The ripple modulates the
-//! window and lifts weighted sidelobes (Taylor −33.3 dB instead of −35.2). So, as range.rs does
+//! the beam edges: time-bandwidth product 236 at the reference scene's 20 km). The ripple modulates
+//! the window and lifts weighted sidelobes (Taylor −33.3 dB instead of −35.2). So, as range.rs does
 //! for the chirp, the filter also divides by a numerically computed reference: the spectrum of
 //! a point target as the beam's pattern lights it ([`crate::pattern`]: uniformly, as the
 //! simulator does by default, or tapered), with the analytic phase taken out.
@@ -83,7 +83,7 @@ fn residual(config: &Config, r0: f64, fft: &dyn rustfft::Fft<f64>) -> Vec<Comple
 /// half a bin. Weighted by it, the filter is never wider than `band` whatever the FFT
 /// length, and narrower by less than a bin (with whole bins it was up to a bin off either
 /// way: 5600 lines, the default scene with margins, gave a 0.1 % wider band and narrower
-/// response, which put the seeds' pair 0.025 lines off when measured alone).
+/// response, which put the reference scene's pair 0.025 lines off when measured alone).
 fn edge_share(f: f64, band: f64, bin: f64) -> f64 {
     ((band / 2.0 - f.abs()) / bin + 0.5).clamp(0.0, 1.0)
 }

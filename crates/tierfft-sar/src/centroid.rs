@@ -66,7 +66,8 @@ pub struct Estimate {
 /// The centroid a focusing run uses, and where it came from, for its report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Used {
-    /// `"config"`, `"estimated"`, or `"broadside"` when it could not be estimated.
+    /// `"config"`, `"estimated"`, `"simulation"` (echoes simulated from the config: the
+    /// centroid they were simulated with), or `"broadside"` when it could not be estimated.
     pub source: &'static str,
     /// The centroid, Hz (a number or `[range m, Hz]` pairs).
     pub hz: Centroid,
@@ -78,6 +79,23 @@ pub struct Used {
     /// Why it could not be estimated, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+}
+
+/// The centroid of echoes simulated from `config` ([`crate::simulate`]: its own, or 0 Hz,
+/// broadside, where it gives none), put into `config` to focus them with.
+pub fn simulated(config: &mut Config) -> Used {
+    let hz = config
+        .radar
+        .doppler_centroid_hz
+        .get_or_insert(Centroid::Constant(0.0))
+        .clone();
+    Used {
+        source: "simulation",
+        hz,
+        mid_swath_hz: config.mid_centroid_hz(),
+        estimate: None,
+        warning: None,
+    }
 }
 
 /// Puts the centroid to focus `raw` with into `config`: its own, or (absent) estimated from

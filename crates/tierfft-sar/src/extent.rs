@@ -16,6 +16,7 @@ use num_complex::Complex32;
 
 use crate::azimuth::kernel_margin;
 use crate::doppler::migration;
+use crate::noise::{self, NoiseChoice, Spans};
 use crate::params::Config;
 use crate::rcmc::RCMC_TAPS;
 
@@ -126,12 +127,22 @@ impl Extent {
         }
     }
 
-    /// Where to measure the image's noise: the first eighth of the lines and samples that
-    /// were focused from a whole aperture and pulse (away from the scene centre, where
-    /// targets usually are), `(lines, samples)`.
-    pub fn noise_region(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-        let eighth = |(a, b): (usize, usize)| a..a + ((b - a) / 8).max(1);
-        (eighth(self.full_lines), eighth(self.full_samples))
+    /// Where to measure the image's noise for `config`'s targets, whose theoretical IRWs are
+    /// `irw_bins` (lines, samples): the largest rectangle of fully focused lines and samples
+    /// clear of every target's sidelobe bands ([`crate::noise`], with its fallbacks).
+    pub fn noise_region(&self, config: &Config, irw_bins: (f64, f64)) -> NoiseChoice {
+        let placed: Vec<(f64, f64)> = config
+            .scene
+            .targets
+            .iter()
+            .map(|t| config.target_position(t))
+            .collect();
+        let spans = Spans {
+            size: (self.lines, self.samples),
+            full_lines: self.full_lines.0..self.full_lines.1,
+            full_samples: self.full_samples.0..self.full_samples.1,
+        };
+        noise::choose(&placed, irw_bins, &spans)
     }
 
     /// The recorded `data` (`lines × samples`) in a processed-size scene of zeros.

@@ -30,19 +30,23 @@ pub mod coupling;
 pub mod csa;
 pub mod dist;
 pub mod doppler;
+pub mod echoes;
 pub mod extent;
+pub mod fit;
 pub mod focus;
 pub mod layout;
 pub mod looks;
 pub mod measure;
 pub mod metrics;
 pub mod neighbours;
+pub mod noise;
 pub mod params;
 pub mod pattern;
 pub mod radiometry;
 pub mod range;
 pub mod rcmc;
 pub mod replica;
+pub mod report;
 pub mod simulate;
 pub mod strip;
 pub mod window;
@@ -53,6 +57,10 @@ pub enum SarError {
     /// A configuration that cannot work (the message says which value and why).
     #[error("bad SAR configuration: {0}")]
     Config(String),
+    /// Echoes that cannot be focused as given (non-finite samples, a transposed or real
+    /// array; the message says what and the remedy).
+    #[error("{0}")]
+    Echoes(String),
     /// The FFT library failed (device, size, memory).
     #[error(transparent)]
     Fft(#[from] tierfft::Error),

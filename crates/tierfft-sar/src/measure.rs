@@ -4,6 +4,7 @@
 
 use crate::metrics::{CutOptions, PointMetrics, analyze_point};
 use crate::neighbours::{AxisResponse, IdealResponse, SceneModel};
+use crate::noise::NoiseRegion;
 use crate::params::Config;
 use crate::range::Window;
 use crate::window::Theory;
@@ -51,7 +52,7 @@ impl Theories {
 }
 
 /// One target's result.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct TargetReport {
     /// Closest-approach slant range, m.
     pub range_m: f64,
@@ -79,23 +80,24 @@ pub struct TargetReport {
 
 /// Measures every configured target in the focused `image`, as imaged and alone (the other
 /// targets' modelled responses taken out). `windows`: the (azimuth,
-/// range) weighting the image was focused with; `noise`: the (lines, samples) the SNR's noise
-/// is measured over ([`crate::extent::Extent::noise_region`]: recorded data focused from a
-/// whole aperture). A target that cannot be measured (lost in noise, at an edge) is reported
-/// with its error; the others are still measured.
+/// range) weighting the image was focused with; `noise`: the region the SNR's noise is
+/// measured over ([`crate::extent::Extent::noise_region`]: clear of the targets' sidelobes
+/// where the scene has room), `None` for no SNR. A target that cannot be measured (lost in
+/// noise, at an edge) is reported with its error; the others are still measured.
 pub fn measure_targets(
     image: &[Complex32],
     config: &Config,
     windows: (Window, Window),
     theory: &Theories,
-    noise: (Range<usize>, Range<usize>),
+    noise: Option<&NoiseRegion>,
 ) -> Vec<TargetReport> {
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let r = &config.radar;
     if config.scene.targets.is_empty() {
         return Vec::new();
     }
-    let noise = Some(noise);
+    let noise: Option<(Range<usize>, Range<usize>)> =
+        noise.map(|n| (n.lines.clone(), n.samples.clone()));
     let response = IdealResponse {
         azimuth: AxisResponse {
             window: windows.0,

@@ -1,8 +1,8 @@
 //! Point targets measured apart from their neighbours.
 //!
 //! Two targets a few resolutions apart on one cut each sit in the other's sidelobes, which
-//! moves both peaks and changes both widths: the seeds' two targets 50 lines apart in one
-//! range bin (4.4/B_D) come out 0.15–0.19 lines off with an unweighted azimuth filter, from
+//! moves both peaks and changes both widths: the reference scene's two targets 50 lines apart in
+//! one range bin (4.4/B_D) come out 0.15–0.19 lines off with an unweighted azimuth filter, from
 //! the geometry alone. To measure what the processor did to each target, the image is
 //! modelled as a sum of ideal responses, one per placed target,
 //!
@@ -246,8 +246,8 @@ mod tests {
         }
     }
 
-    /// The seeds' pair: in phase, 50 lines apart in one range bin. Alone, each is where it
-    /// was placed with the theoretical width; as imaged, each is 6 % narrower.
+    /// The reference scene's pair: in phase, 50 lines apart in one range bin. Alone, each is where
+    /// it was placed with the theoretical width; as imaged, each is 6 % narrower.
     #[test]
     fn a_pair_in_each_others_sidelobes_is_measured_apart() {
         let one = Complex64::new(0.6, -0.8);

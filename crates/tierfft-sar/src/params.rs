@@ -1,5 +1,5 @@
-//! Radar and scene parameters, with the seeds' defaults (docs/SAR.md lists them), loadable
-//! from TOML, validated before any work.
+//! Radar and scene parameters, with the reference scene as defaults (docs/SAR.md lists them),
+//! loadable from TOML, validated before any work.
 //!
 //! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
 //! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
@@ -10,7 +10,7 @@
 //! `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
 //! with `range_m`, `azimuth_m`, `amplitude`.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::SarError;
 pub use crate::doppler::Centroid;
@@ -21,7 +21,7 @@ use crate::replica::Replica;
 pub const C: f64 = 299_792_458.0;
 
 /// The radar and its platform.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Radar {
     /// Carrier frequency, Hz.
@@ -41,6 +41,7 @@ pub struct Radar {
     pub antenna_m: f64,
     /// Slant range of the first range sample's delay, m; `None`: centre the scene's range
     /// window on 20 km.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub near_range_m: Option<f64>,
     /// Whether the transmitted frequency rises (`"up"`) or falls (`"down"`) over the pulse.
     pub chirp: Chirp,
@@ -52,14 +53,16 @@ pub struct Radar {
     /// beam looks (squint), for simulation and focusing. `None`: 0 Hz (broadside) when
     /// simulating; `tierfft sar` and the Python `focus` estimate it from the echoes
     /// ([`crate::centroid`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub doppler_centroid_hz: Option<Centroid>,
     /// The antenna's two-way azimuth pattern (`"uniform"` or `"sinc2"`: [`AzimuthPattern`]),
     /// for simulation and focusing. `None`: uniform when simulating; `tierfft sar` and the
     /// Python `focus` recognise it in the echoes ([`crate::pattern::resolve`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub azimuth_pattern: Option<AzimuthPattern>,
     /// A measured transmit pulse's `.npy` file (complex, 1-D, at `sample_rate_hz`), relative
     /// to the config file: `tierfft sar` loads it into [`Radar::replica`].
-    #[serde(rename = "replica")]
+    #[serde(rename = "replica", skip_serializing_if = "Option::is_none")]
     pub replica_file: Option<String>,
     /// The measured pulse used instead of the ideal chirp ([`crate::replica`]); set with
     /// [`Radar::set_replica`].
@@ -68,7 +71,7 @@ pub struct Radar {
 }
 
 /// The direction of the chirp's frequency sweep.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Chirp {
     /// Rising frequency.
@@ -79,7 +82,7 @@ pub enum Chirp {
 }
 
 /// Which instant of the pulse a delay refers to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PulseReference {
     /// The pulse's centre.
@@ -167,7 +170,7 @@ impl Radar {
 }
 
 /// A point target.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
     /// Closest-approach slant range, m.
@@ -184,7 +187,7 @@ fn one() -> f64 {
 }
 
 /// The simulated (or processed) scene.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Scene {
     /// Azimuth lines (pulses), any number from 16 (processed with margins at an efficient
@@ -193,6 +196,7 @@ pub struct Scene {
     /// Range samples per line, any number from 16.
     pub samples: usize,
     /// Signal-to-noise ratio of one echo sample of a unit target, dB (`None`: no noise).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub snr_db: Option<f64>,
     /// Seed of the noise generator: the same seed gives the same echoes.
     pub seed: u64,
@@ -202,7 +206,7 @@ pub struct Scene {
 
 impl Default for Scene {
     fn default() -> Self {
-        // The seeds' five targets: dr = 50 range resolutions, da = 50 pulses.
+        // The reference scene's five targets: dr = 50 range resolutions, da = 50 pulses.
         let (r0, dr, da) = (20e3, 50.0 * C / (2.0 * 100e6), 50.0 * 100.0 / 1000.0);
         let t = |r: f64, a: f64| Target {
             range_m: r0 + r * dr,
@@ -226,7 +230,7 @@ impl Default for Scene {
 }
 
 /// Radar and scene together, as read from a TOML file.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The radar.
@@ -263,6 +267,69 @@ impl Config {
         Ok(config)
     }
 
+    /// Takes the scene's size from the echoes, `lines × samples`, refusing a config `text`
+    /// (its TOML, where it came from one) that states another size: the echoes' shape is the
+    /// scene's, and a disagreeing config most likely describes other echoes.
+    pub fn size_from_echoes(
+        &mut self,
+        text: Option<&str>,
+        lines: usize,
+        samples: usize,
+    ) -> Result<(), SarError> {
+        if let Some(text) = text {
+            let table: toml::Table =
+                toml::from_str(text).map_err(|e| SarError::Config(e.to_string()))?;
+            let scene = table.get("scene");
+            let stated = |key: &str| scene.and_then(|s| s.get(key)).and_then(|v| v.as_integer());
+            if lines != samples
+                && (stated("lines"), stated("samples"))
+                    == (Some(samples as i64), Some(lines as i64))
+            {
+                return Err(SarError::Echoes(format!(
+                    "the echoes' shape [{lines}, {samples}] is the config's scene transposed \
+                     (scene.lines = {samples}, scene.samples = {lines}): the echoes must be \
+                     [azimuth lines, range samples] (numpy: raw.T.copy())"
+                )));
+            }
+            for (key, found) in [("lines", lines), ("samples", samples)] {
+                if let Some(stated) = stated(key)
+                    && stated != found as i64
+                {
+                    return Err(SarError::Config(format!(
+                        "scene.{key} = {stated}, but the echoes have {found} {key} (shape \
+                         [{lines}, {samples}]): the echoes' shape is the scene's size; remove \
+                         scene.lines and scene.samples from the config, or give the echoes \
+                         it describes"
+                    )));
+                }
+            }
+        }
+        self.scene.lines = lines;
+        self.scene.samples = samples;
+        Ok(())
+    }
+
+    /// The scene as [`crate::simulate`] simulates it, with the values it takes where the config
+    /// leaves them open written in: the near range, the Doppler centroid (0 Hz), the azimuth
+    /// pattern (uniform). Written out ([`Config::to_toml`]), it is the config that focuses the
+    /// simulated echoes and measures their targets.
+    pub fn as_simulated(&self) -> Config {
+        let mut scene = self.clone();
+        let radar = &mut scene.radar;
+        radar.near_range_m = Some(self.near_range_m());
+        radar
+            .doppler_centroid_hz
+            .get_or_insert(Centroid::Constant(0.0));
+        radar.azimuth_pattern.get_or_insert(AzimuthPattern::Uniform);
+        scene
+    }
+
+    /// The config as TOML, every key written out (what [`Config::parse_toml`] reads back to
+    /// an equal config, but for a loaded replica, which is referred to by its file).
+    pub fn to_toml(&self) -> Result<String, SarError> {
+        toml::to_string(self).map_err(|e| SarError::Config(format!("cannot write TOML: {e}")))
+    }
+
     /// Where target `t` lies in the scene, (line, sample), fractional: line `lines/2` is
     /// azimuth 0 m, sample 0 the near range.
     pub fn target_position(&self, t: &Target) -> (f64, f64) {
@@ -271,6 +338,18 @@ impl Config {
             self.scene.lines as f64 / 2.0 + t.azimuth_m / r.azimuth_bin_m(),
             (t.range_m - self.near_range_m()) / r.range_bin_m(),
         )
+    }
+
+    /// Slant range at the middle of the range window, m.
+    pub fn mid_swath_m(&self) -> f64 {
+        self.near_range_m() + self.scene.samples as f64 / 2.0 * self.radar.range_bin_m()
+    }
+
+    /// A target's synthetic aperture at mid-swath, azimuth lines: the fewest lines a scene
+    /// may have (`2·R·tan(θ/2)` over the line spacing `v/PRF`, θ the two-way beamwidth).
+    pub fn aperture_lines(&self) -> f64 {
+        let r = &self.radar;
+        2.0 * self.mid_swath_m() * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m()
     }
 
     /// Bytes of one scene-sized buffer of complex f32 (`lines × samples × 8`); `None` when
@@ -377,12 +456,11 @@ impl Config {
         // A target needs its whole synthetic aperture in the scene: the azimuth filter
         // assumes the full Doppler bandwidth. Checked at mid-swath (targets near the far edge
         // have longer apertures and lose some resolution in a scene barely long enough).
-        let mid_m = self.near_range_m() + s.samples as f64 / 2.0 * r.range_bin_m();
-        let aperture_lines = 2.0 * mid_m * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m();
+        let (mid_m, aperture_lines) = (self.mid_swath_m(), self.aperture_lines());
         if aperture_lines > s.lines as f64 {
             return bad(format!(
                 "scene.lines = {} is shorter than the synthetic aperture at mid-swath ({:.0} m), \
-                 {aperture_lines:.0} lines: use at least {:.0} lines, or a longer \
+                 {aperture_lines:.1} lines: use at least {:.0} lines, or a longer \
                  radar.antenna_m (shorter aperture, coarser azimuth resolution)",
                 s.lines,
                 mid_m,
@@ -487,7 +565,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_are_the_seeds_scene_and_valid() {
+    fn defaults_are_the_reference_scene_and_valid() {
         let c = Config::default();
         c.validate().expect("defaults are valid");
         assert_eq!(c.scene.targets.len(), 5);
@@ -495,6 +573,41 @@ mod tests {
         assert!((c.scene.targets[1].range_m - c.scene.targets[0].range_m - 74.95).abs() < 0.01);
         // 2 m antenna at 3 cm: 0.0133 rad, 88.6 Hz of Doppler, well under the 1 kHz PRF.
         assert!((c.radar.doppler_bandwidth_hz() - 88.6).abs() < 0.5);
+    }
+
+    #[test]
+    fn configs_read_back_what_they_write() {
+        let mut c = Config::default();
+        c.radar.near_range_m = Some(c.near_range_m());
+        c.radar.doppler_centroid_hz = Some(Centroid::Table(vec![[19e3, 40.0], [21e3, 60.0]]));
+        c.radar.azimuth_pattern = Some(AzimuthPattern::Sinc2);
+        c.radar.chirp = Chirp::Down;
+        let text = c.to_toml().expect("written");
+        let back = Config::parse_toml(&text, DefaultTargets::Drop).expect("read back");
+        assert_eq!(back, c, "{text}");
+        // No targets: an empty list, read back as none (not the reference scene's five).
+        c.scene.targets.clear();
+        let text = c.to_toml().expect("written");
+        let back = Config::parse_toml(&text, DefaultTargets::Keep).expect("read back");
+        assert!(back.scene.targets.is_empty(), "{text}");
+    }
+
+    #[test]
+    fn echoes_set_the_size_a_config_may_not_contradict() {
+        let mut c = Config::default();
+        c.size_from_echoes(Some("[scene]\nsnr_db = 3.0\n"), 3000, 2500)
+            .expect("no size stated");
+        assert_eq!((c.scene.lines, c.scene.samples), (3000, 2500));
+        c.size_from_echoes(Some("[scene]\nlines = 3000\n"), 3000, 2500)
+            .expect("the same size");
+        let e = c
+            .size_from_echoes(Some("[scene]\nsamples = 4096\n"), 3000, 2500)
+            .expect_err("another size")
+            .to_string();
+        assert!(
+            e.contains("scene.samples = 4096") && e.contains("2500"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -553,7 +666,7 @@ mod tests {
             ("[radar]\nantenna_m = 1e-9", "beam narrower than 90°"),
             (
                 "[radar]\nantenna_m = 0.03\nprf_hz = 1e6",
-                "189630089 lines: use at least 189630089 lines",
+                "189630088.5 lines: use at least 189630089 lines",
             ),
             ("[radar]\nbandwith_hz = 1.0", "unknown field"),
             (

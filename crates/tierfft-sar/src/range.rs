@@ -18,7 +18,7 @@ pub use crate::window::Window;
 /// Floor of the amplitude equalisation, as a fraction of the mean in-band power of the
 /// replica's spectrum: the filter never divides by less than 1 % of it (|H| at 10 % of its RMS,
 /// a 20 dB boost), so a chirp with deep spectral notches (tiny time-bandwidth product, or
-/// sampling at exactly the bandwidth) cannot blow up noise there. The seeds' chirp
+/// sampling at exactly the bandwidth) cannot blow up noise there. The reference scene's chirp
 /// (time-bandwidth 1000, fs/B 1.2) stays above 27 % of the mean power over the band and is
 /// equalised exactly.
 const EQUALISATION_FLOOR: f64 = 1e-2;
@@ -64,7 +64,7 @@ fn replica_spectrum(radar: &Radar, samples: usize) -> Vec<Complex64> {
 /// the replica's spectrum, `w` the window and `g` the mean of `|H|²` over the band.
 ///
 /// Why not the plain matched filter `conj(H) · w`: the compressed spectrum would then be
-/// `|H|² · w`, and a finite chirp's `|H|` carries Fresnel ripple (for the seeds' chirp,
+/// `|H|² · w`, and a finite chirp's `|H|` carries Fresnel ripple (for the reference scene's chirp,
 /// time-bandwidth 1000: ±5–7 % in amplitude across the band, +19 % near its edges, then a
 /// 5.6 dB fall at the edges), which modulates the window and lifts the sidelobes (Hamming:
 /// −42.1 dB instead of −42.7; Taylor −34.2 instead of −35.2). A phase-only filter

@@ -242,9 +242,9 @@ fn weighted_azimuth_sidelobes_match_theory() {
 }
 
 #[test]
-fn the_seeds_pair_measured_alone_meets_theory() {
-    // The seeds put two targets in one range bin 50 lines (4.4/B_D) apart: in phase, each
-    // lies in the other's sidelobes and comes out 6 % narrow. With the other's modelled
+fn the_reference_pair_measured_alone_meets_theory() {
+    // The reference scene puts two targets in one range bin 50 lines (4.4/B_D) apart: in phase,
+    // each lies in the other's sidelobes and comes out 6 % narrow. With the other's modelled
     // response taken out (tierfft_sar::neighbours), each meets the unweighted targets.
     let mut c = scene();
     let first = c.scene.targets[0].clone();

@@ -9,18 +9,16 @@
 
 use std::ops::Range;
 
-use plotters::backend::RGBPixel;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use tierfft_sar::metrics::upsample;
 
-use super::{
-    DYNAMIC_RANGE_DB, Focused, Frame, Geometry, Rgb, TargetFigure, level, render, tick, window,
-};
+use super::scale::{Scale, draw_colour_bar};
+use super::{Focused, Frame, Geometry, Rgb, TargetFigure, render, tick, window};
 use crate::CliResult;
 
-/// Half-size of a target's crop, lines and samples: with ±32, neighbours at the seeds' target
-/// spacing (50 lines, 60 samples) stay outside the crop, and several sidelobes show.
+/// Half-size of a target's crop, lines and samples: with ±32, neighbours at the reference
+/// scene's target spacing (50 lines, 60 samples) stay outside the crop, and several
+/// sidelobes show.
 pub const CROP_HALF: usize = 32;
 
 /// Interpolation of a crop: points per line and per sample.
@@ -47,12 +45,24 @@ pub const MARK: RGBColor = RGBColor(255, 40, 40);
 const TEXT_BAND: u32 = 70;
 
 /// Width of the colour bar and its labels at the right of a picture, pixels.
-const BAR_AREA: u32 = 130;
+pub(crate) const BAR_AREA: u32 = 130;
 
-/// The colour of `db` (dB of the reference peak): viridis from −[`DYNAMIC_RANGE_DB`] (dark
-/// blue) to 0 dB (yellow).
-pub fn colour(db: f32) -> RGBColor {
-    ViridisRGB::get_color(level(db))
+/// Blank border of a picture's chart, pixels.
+const CHART_MARGIN: u32 = 10;
+
+/// Heights of the axis areas below and above a picture (bins, metres), pixels.
+const X_AXES: (u32, u32) = (50, 60);
+
+/// Widths of the axis areas left and right of a picture (lines, metres), pixels.
+const Y_AXES: (u32, u32) = (80, 80);
+
+/// The figure size whose picture ([`draw_raster`]'s plotting area) is `plot` = (width,
+/// height) pixels.
+pub fn figure_size(plot: (u32, u32)) -> (u32, u32) {
+    (
+        plot.0 + 2 * CHART_MARGIN + Y_AXES.0 + Y_AXES.1 + BAR_AREA,
+        plot.1 + TEXT_BAND + 2 * CHART_MARGIN + X_AXES.0 + X_AXES.1,
+    )
 }
 
 /// dB of part of the image: `rows × cols` values, row 0 at the top (the lowest line).
@@ -68,9 +78,26 @@ pub struct Raster {
     pub lines: Range<f64>,
     /// Samples covered, edge to edge.
     pub samples: Range<f64>,
+    /// Drawn bilinear between cell centres (values at points: interpolated pictures), or
+    /// each value filling its cell (values of blocks: pictures reduced by blocks).
+    pub smooth: bool,
 }
 
 impl Raster {
+    /// dB at image position (line, sample): [`Raster::at`] where smooth, else the value of
+    /// the cell that holds it.
+    pub fn shown(&self, line: f64, sample: f64) -> f32 {
+        if self.smooth {
+            return self.at(line, sample);
+        }
+        let cell = |v: f64, range: &Range<f64>, n: usize| {
+            let f = (v - range.start) / (range.end - range.start) * n as f64;
+            (f.max(0.0) as usize).min(n - 1)
+        };
+        let r = cell(line, &self.lines, self.rows);
+        self.db[r * self.cols + cell(sample, &self.samples, self.cols)]
+    }
+
     /// dB at image position (line, sample), bilinear between the raster's cell centres.
     pub fn at(&self, line: f64, sample: f64) -> f32 {
         let r = (line - self.lines.start) / (self.lines.end - self.lines.start) * self.rows as f64
@@ -132,6 +159,7 @@ pub fn interpolated(
         cols: keep_cols.len(),
         lines: lines.start as f64 - half.0..(lines.end - 1) as f64 + half.0,
         samples: samples.start as f64 - half.1..(samples.end - 1) as f64 + half.1,
+        smooth: true,
     }
 }
 
@@ -168,6 +196,7 @@ pub fn reduced(
         cols,
         lines: lines.start as f64 - 0.5..(lines.start + rows * block.0) as f64 - 0.5,
         samples: samples.start as f64 - 0.5..(samples.start + cols * block.1) as f64 - 0.5,
+        smooth: true,
     }
 }
 
@@ -180,12 +209,12 @@ pub enum Mark {
     Ring((f64, f64), String),
 }
 
-/// Draws `raster` with axes, a dB colour bar, `title` and `subtitle`, and `marks`; returns
-/// the picture's frame too (x: samples, y: −lines).
+/// Draws `raster` with axes, `scale`'s colours and bar, `title` and `subtitle`, and `marks`;
+/// returns the picture's frame too (x: samples, y: −lines).
 pub fn draw_raster(
-    title: &str,
-    subtitle: &str,
+    (title, subtitle): (&str, &str),
     raster: &Raster,
+    scale: &Scale,
     geometry: &Geometry,
     marks: &[Mark],
     size: (u32, u32),
@@ -207,11 +236,11 @@ pub fn draw_raster(
         let (l, s) = (&raster.lines, &raster.samples);
         // y is −line: line numbers grow downwards, in pulse order.
         let mut chart = ChartBuilder::on(&main)
-            .margin(10)
-            .x_label_area_size(50)
-            .top_x_label_area_size(60)
-            .y_label_area_size(80)
-            .right_y_label_area_size(80)
+            .margin(CHART_MARGIN)
+            .x_label_area_size(X_AXES.0)
+            .top_x_label_area_size(X_AXES.1)
+            .y_label_area_size(Y_AXES.0)
+            .right_y_label_area_size(Y_AXES.1)
             .build_cartesian_2d(s.start..s.end, -l.end..-l.start)?
             .set_secondary_coord(
                 geometry.range_m(s.start)..geometry.range_m(s.end),
@@ -245,7 +274,7 @@ pub fn draw_raster(
             for px in xs.clone() {
                 let sample =
                     s.start + ((px - xs.start) as f64 + 0.5) / xs.len() as f64 * (s.end - s.start);
-                root.draw_pixel((px, py), &colour(raster.at(line, sample)))?;
+                root.draw_pixel((px, py), &scale.colour(raster.shown(line, sample)))?;
             }
         }
         for mark in marks {
@@ -270,7 +299,7 @@ pub fn draw_raster(
                 }
             }
         }
-        draw_colour_bar(root, (size.0 - BAR_AREA) as i32 + 20, ys.clone())?;
+        draw_colour_bar(root, (size.0 - BAR_AREA) as i32 + 20, ys.clone(), scale)?;
         frame = Some(Frame {
             x_px: xs,
             y_px: ys,
@@ -281,44 +310,6 @@ pub fn draw_raster(
     })?;
     let frame = frame.ok_or("the picture was not drawn")?;
     Ok((rgb, frame))
-}
-
-/// The dB scale at pixel column `x` beside a picture whose plotting area spans pixel rows
-/// `rows`.
-pub(crate) fn draw_colour_bar(
-    area: &DrawingArea<BitMapBackend<'_, RGBPixel>, Shift>,
-    x: i32,
-    rows: Range<i32>,
-) -> CliResult<()> {
-    let width = 26;
-    let height = (rows.end - rows.start).max(1);
-    for py in rows.clone() {
-        let db = -DYNAMIC_RANGE_DB * (py - rows.start) as f32 / (height - 1).max(1) as f32;
-        area.draw(&PathElement::new([(x, py), (x + width, py)], colour(db)))?;
-    }
-    area.draw(&Rectangle::new(
-        [(x - 1, rows.start - 1), (x + width + 1, rows.end)],
-        BLACK.stroke_width(1),
-    ))?;
-    let step = 10;
-    for db in (0..=DYNAMIC_RANGE_DB as i32).step_by(step) {
-        let y = rows.start + (db as f32 / DYNAMIC_RANGE_DB * height as f32).round() as i32;
-        area.draw(&PathElement::new(
-            [(x + width, y), (x + width + 6, y)],
-            BLACK,
-        ))?;
-        area.draw(&Text::new(
-            format!("{}", -db),
-            (x + width + 9, y - 8),
-            ("sans-serif", 15).into_font(),
-        ))?;
-    }
-    area.draw(&Text::new(
-        "dB".to_string(),
-        (x, rows.start - 30),
-        ("sans-serif", 17).into_font(),
-    ))?;
-    Ok(())
 }
 
 /// Lines and samples the overview shows: every placed target (line, sample) with room around
@@ -378,9 +369,12 @@ pub fn overview_figure(
         )
     };
     draw_raster(
-        &title,
-        "dB of the image's peak; azimuth downwards in pulse order, range to the right (far range right)",
+        (
+            &title,
+            "dB of the image's peak; azimuth downwards in pulse order, range to the right (far range right)",
+        ),
         &raster,
+        &Scale::fixed("dB of the image's peak"),
         geometry,
         &marks,
         OVERVIEW_SIZE,
@@ -399,9 +393,12 @@ pub fn crop_figure(
     let samples = window(sample, CROP_HALF, image.samples);
     let raster = interpolated(image, lines, samples, (CROP_UPSAMPLE, CROP_UPSAMPLE));
     draw_raster(
-        &target.title,
-        "dB of the image's peak, interpolated 8×; red cross: where the target was placed",
+        (
+            &target.title,
+            "dB of the image's peak, interpolated 8×; red cross: where the target was placed",
+        ),
         &raster,
+        &Scale::fixed("dB of the image's peak"),
         geometry,
         &[Mark::Cross(target.expected)],
         CROP_SIZE,
@@ -487,13 +484,25 @@ mod tests {
             near_range_m: 19000.0,
             centre_line: 50.0,
         };
+        let curves = || super::super::CutCurves {
+            imaged_text: String::new(),
+            alone: None,
+            alone_text: String::new(),
+            ideal: tierfft_sar::neighbours::AxisResponse {
+                window: tierfft_sar::window::Window::None,
+                samples_per_unit: 1.0,
+                carrier: 0.0,
+            },
+            ideal_text: String::new(),
+        };
         let target = TargetFigure {
             index: 1,
             title: "target 1".into(),
             peak: (50, 60),
             expected: (50.0, 60.0),
             cut_half: (20, 20),
-            labels: (vec![], vec![]),
+            range: curves(),
+            azimuth: curves(),
         };
         let (rgb, frame) = crop_figure(&img, &geometry, &target).expect("drawn");
         assert_eq!(
@@ -504,7 +513,8 @@ mod tests {
         // The peak's pixel is at the top of the scale (within a fraction of a dB: the pixel's
         // centre is not quite on the sample), in the picture, not only in the bar.
         let (px, py) = frame.pixel((60.0, -50.0));
-        let top = colour(0.0);
+        let scale = Scale::fixed("dB");
+        let top = scale.colour(0.0);
         let at = rgb.at(px as usize, py as usize);
         let near = at
             .iter()
@@ -531,7 +541,7 @@ mod tests {
             .map(|y| rgb.at(rgb.width - BAR_AREA as usize + 30, y as usize))
             .collect();
         let ends = |c: RGBColor| [c.0, c.1, c.2];
-        assert_eq!(bar[0], ends(colour(0.0)));
-        assert_eq!(bar[bar.len() - 1], ends(colour(-DYNAMIC_RANGE_DB)));
+        assert_eq!(bar[0], ends(scale.colour(0.0)));
+        assert_eq!(bar[bar.len() - 1], ends(scale.colour(scale.floor_db)));
     }
 }

@@ -1,7 +1,8 @@
-//! Figures for `tierfft sar`: the whole image and the raw echoes as plain dB pictures, an
-//! overview of the targets and a crop around each with axes in metres and bins and a dB colour
-//! bar ([`image`]), and each target's range and azimuth cuts with the measured values
-//! ([`cuts`]).
+//! Figures for `tierfft sar`: an overview of the targets and a crop around each with axes in
+//! metres and bins and a dB colour bar ([`image`]), the whole image, the raw echoes and the
+//! multi-looked product with the same axes and a colour range chosen from their values
+//! ([`whole`], [`scale`]), and each target's range and azimuth cuts as imaged, alone and
+//! ideal, with the measured values ([`cuts`]).
 //!
 //! PNGs are written with the `png` crate directly; plots are drawn by `plotters` into an RGB
 //! buffer that the same encoder writes, so neither needs the `image` crate. Plot text uses
@@ -10,7 +11,10 @@
 
 pub mod cuts;
 pub mod image;
+pub mod profile;
+pub mod scale;
 pub mod spectrum;
+pub mod whole;
 
 use std::io::BufWriter;
 use std::ops::Range;
@@ -21,15 +25,13 @@ use plotters::backend::RGBPixel;
 use plotters::prelude::*;
 use plotters::style::register_font;
 use tierfft::Complex32;
+use tierfft_sar::neighbours::AxisResponse;
 
 use crate::CliResult;
 
-/// Dynamic range of every dB picture: 0 dB (the reference peak) is white (or the top of the
-/// colour map), this far below black (the bottom).
+/// Dynamic range of the crops, the overview and the spectrum, dB: 0 dB (the reference peak)
+/// is the top of the colour map, this far below the bottom.
 pub const DYNAMIC_RANGE_DB: f32 = 50.0;
-
-/// Longest side of `raw.png`, pixels: the echoes are averaged down to it.
-pub const RAW_SIDE: usize = 1024;
 
 /// Largest magnitude |z| in `data`, never zero so that dB scales stay finite.
 pub fn peak_amplitude(data: &[Complex32]) -> f32 {
@@ -37,80 +39,6 @@ pub fn peak_amplitude(data: &[Complex32]) -> f32 {
         .map(|z| z.norm())
         .fold(0.0f32, f32::max)
         .max(f32::MIN_POSITIVE)
-}
-
-/// Position of `db` (dB below the reference) on the picture's scale: 1 at 0 dB, 0 at
-/// −[`DYNAMIC_RANGE_DB`] and below.
-pub fn level(db: f32) -> f32 {
-    ((db + DYNAMIC_RANGE_DB) / DYNAMIC_RANGE_DB).clamp(0.0, 1.0)
-}
-
-/// Grey level of amplitude `a` relative to `peak`: 255 at 0 dB, 0 at −[`DYNAMIC_RANGE_DB`]
-/// and below.
-pub fn grey(a: f32, peak: f32) -> u8 {
-    let db = 20.0 * (a / peak).max(1e-10).log10();
-    (level(db) * 255.0).round() as u8
-}
-
-/// `image`'s magnitude in dB as an 8-bit grey PNG, one pixel per sample: 0 dB (its peak)
-/// white, −50 dB and below black.
-pub fn write_db_png(path: &Path, image: &Focused) -> CliResult<()> {
-    let pixels: Vec<u8> = image
-        .data
-        .iter()
-        .map(|z| grey(z.norm(), image.peak))
-        .collect();
-    write_png(
-        path,
-        image.samples,
-        image.lines,
-        png::ColorType::Grayscale,
-        &pixels,
-    )
-}
-
-/// Mean power over blocks of `data` (`rows × cols`) in dB as an 8-bit grey PNG whose longer
-/// side is at most `max_side` pixels: the strongest block white, 50 dB below it black.
-/// Averaging, not picking samples, so every echo counts and no beat pattern appears.
-pub fn write_power_png(
-    path: &Path,
-    data: &[Complex32],
-    rows: usize,
-    cols: usize,
-    max_side: usize,
-) -> CliResult<()> {
-    let block = rows.max(cols).div_ceil(max_side.max(1)).max(1);
-    let (height, width) = (rows.div_ceil(block), cols.div_ceil(block));
-    let mut power = vec![0.0f64; width * height];
-    for (r, row) in data.chunks(cols).enumerate().take(rows) {
-        let out = &mut power[(r / block) * width..][..width];
-        for (c, z) in row.iter().enumerate() {
-            out[c / block] += f64::from(z.norm_sqr());
-        }
-    }
-    write_power_db_png(path, &power, width, height)
-}
-
-/// `power` (`height` rows of `width` values) in dB as an 8-bit grey PNG, one pixel per
-/// value: the strongest white, 50 dB below it and lower black.
-pub fn write_power_db_png(
-    path: &Path,
-    power: &[impl Into<f64> + Copy],
-    width: usize,
-    height: usize,
-) -> CliResult<()> {
-    let max = power
-        .iter()
-        .map(|&p| p.into())
-        .fold(f64::MIN_POSITIVE, f64::max);
-    let pixels: Vec<u8> = power
-        .iter()
-        .map(|&p| {
-            let db = 10.0 * (p.into() / max).max(1e-30).log10();
-            (level(db as f32) * 255.0).round() as u8
-        })
-        .collect();
-    write_png(path, width, height, png::ColorType::Grayscale, &pixels)
 }
 
 /// Writes 8-bit `pixels` (row-major, `color`'s channels per pixel) as a PNG.
@@ -188,7 +116,6 @@ pub struct Frame {
 impl Frame {
     /// The pixel at data point (x, y), as plotters maps it (linearly from the plotting
     /// area's first pixel to its end, y upwards).
-    #[cfg(test)]
     pub fn pixel(&self, (x, y): (f64, f64)) -> (f64, f64) {
         let fx = (x - self.x.start) / (self.x.end - self.x.start);
         let fy = (y - self.y.start) / (self.y.end - self.y.start);
@@ -334,8 +261,27 @@ pub struct TargetFigure {
     pub expected: (f64, f64),
     /// Half-lengths of the cuts, (lines, samples).
     pub cut_half: (usize, usize),
-    /// Lines written above the (range, azimuth) cut: the measured values.
-    pub labels: (Vec<String>, Vec<String>),
+    /// What the range cut shows beside the image's own cut.
+    pub range: CutCurves,
+    /// What the azimuth cut shows beside the image's own cut.
+    pub azimuth: CutCurves,
+}
+
+/// One of a target's cuts: the text beside each curve, the cut through the target alone and
+/// the ideal response.
+#[derive(Clone, Debug)]
+pub struct CutCurves {
+    /// Beside the curve as imaged: its measured values.
+    pub imaged_text: String,
+    /// The cut through the target alone (every other target's modelled response taken
+    /// out), through its peak alone, `cut_half` each side; `None` where it was not modelled.
+    pub alone: Option<Vec<Complex32>>,
+    /// Beside the curve alone: its measured values, or why there are none.
+    pub alone_text: String,
+    /// The ideal response along the cut: the window's over the processed band.
+    pub ideal: AxisResponse,
+    /// Beside the ideal curve: theory's values.
+    pub ideal_text: String,
 }
 
 /// Writes a target's crop ([`image::crop_figure`]) and cuts ([`cuts::cut_figure`]) into
@@ -362,6 +308,32 @@ pub fn write_target_figures(
     write_rgb(&out_dir.join(format!("target-{index}-cuts.png")), &cuts)
 }
 
+/// Writes `image.png` ([`whole::image_figure`]) to `path`.
+pub fn write_image(path: &Path, image: &Focused, geometry: &Geometry) -> CliResult<()> {
+    let (rgb, _) =
+        whole::image_figure(image, geometry).map_err(|e| format!("cannot draw the image: {e}"))?;
+    write_rgb(path, &rgb)
+}
+
+/// Writes `raw.png` ([`whole::raw_figure`]) of the `lines × samples` echoes `data` to `path`.
+pub fn write_raw(
+    path: &Path,
+    data: &[Complex32],
+    (lines, samples): (usize, usize),
+    geometry: &Geometry,
+) -> CliResult<()> {
+    let (rgb, _) = whole::raw_figure(data, (lines, samples), geometry)
+        .map_err(|e| format!("cannot draw the echoes: {e}"))?;
+    write_rgb(path, &rgb)
+}
+
+/// Writes `looks.png` ([`whole::looks_figure`]) to `path`.
+pub fn write_looks(path: &Path, looks: &whole::Looks, geometry: &Geometry) -> CliResult<()> {
+    let (rgb, _) = whole::looks_figure(looks, geometry)
+        .map_err(|e| format!("cannot draw the multi-looked image: {e}"))?;
+    write_rgb(path, &rgb)
+}
+
 /// Writes the overview ([`image::overview_figure`]) to `path`.
 pub fn write_overview(
     path: &Path,
@@ -377,15 +349,6 @@ pub fn write_overview(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn grey_spans_fifty_db() {
-        assert_eq!(grey(1.0, 1.0), 255);
-        assert_eq!(grey(2.0, 1.0), 255, "above the peak saturates");
-        assert_eq!(grey(10f32.powf(-25.0 / 20.0), 1.0), 128);
-        assert_eq!(grey(10f32.powf(-50.0 / 20.0), 1.0), 0);
-        assert_eq!(grey(0.0, 1.0), 0);
-    }
 
     #[test]
     fn windows_shrink_at_the_edges() {
@@ -422,28 +385,5 @@ mod tests {
             ],
             ["-20", "0", "0", "0.5", "2.25", "0.3", "0"]
         );
-    }
-
-    #[test]
-    fn raw_pictures_average_down_to_the_longest_side() {
-        let d = std::env::temp_dir().join(format!("tierfft-raw-png-{}", std::process::id()));
-        std::fs::create_dir_all(&d).expect("temp dir");
-        // 8 × 20 values, one strong sample: 4 × 10 blocks of 2 × 2 at max side 10.
-        let mut data = vec![Complex32::new(0.01, 0.0); 8 * 20];
-        data[3 * 20 + 5] = Complex32::new(10.0, 0.0);
-        let path = d.join("raw.png");
-        write_power_png(&path, &data, 8, 20, 10).expect("written");
-        let mut reader = png::Decoder::new(std::io::BufReader::new(
-            std::fs::File::open(&path).expect("file"),
-        ))
-        .read_info()
-        .expect("png");
-        let mut buf = vec![0; reader.output_buffer_size().expect("size")];
-        let info = reader.next_frame(&mut buf).expect("frame");
-        assert_eq!((info.width, info.height), (10, 4));
-        // The block holding the strong sample (row 1, column 2) is white, the rest dark.
-        assert_eq!(buf[10 + 2], 255);
-        assert!(buf.iter().enumerate().all(|(i, &g)| i == 12 || g < 50));
-        let _ = std::fs::remove_dir_all(&d);
     }
 }

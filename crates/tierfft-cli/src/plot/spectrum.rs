@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 
-use super::image::{colour, draw_colour_bar};
+use super::scale::{Scale, draw_colour_bar};
 use super::{Rgb, render};
 use crate::CliResult;
 
@@ -41,6 +41,7 @@ pub fn spectrum_figure(s: &Spectrum) -> CliResult<Rgb> {
         -(s.width as f64 / 2.0).floor(),
         -(s.height as f64 / 2.0).floor(),
     );
+    let scale = Scale::fixed("dB of the strongest non-zero frequency");
     render(SIZE, |root| {
         let (text, picture) = root.split_vertically(TEXT_BAND);
         text.draw(&Text::new(
@@ -76,7 +77,7 @@ pub fn spectrum_figure(s: &Spectrum) -> CliResult<Rgb> {
             for px in xs.clone() {
                 let fx = ((px - xs.start) as f64 + 0.5) / xs.len() as f64;
                 let col = ((fx * w) as usize).min(s.width - 1);
-                root.draw_pixel((px, py), &colour(s.db[row * s.width + col]))?;
+                root.draw_pixel((px, py), &scale.colour(s.db[row * s.width + col]))?;
             }
         }
         if let Some(r) = s.cutoff {
@@ -86,7 +87,7 @@ pub fn spectrum_figure(s: &Spectrum) -> CliResult<Rgb> {
             });
             chart.draw_series(LineSeries::new(circle, RED.stroke_width(2)))?;
         }
-        draw_colour_bar(root, (SIZE.0 - BAR_AREA) as i32 + 20, ys)?;
+        draw_colour_bar(root, (SIZE.0 - BAR_AREA) as i32 + 20, ys, &scale)?;
         Ok(())
     })
 }

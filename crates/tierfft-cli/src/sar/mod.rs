@@ -2,7 +2,7 @@
 //! point target, and write the images, the metrics and the focused complex image. This file
 //! checks everything first and runs the steps; [`measure`] measures, [`figures`] draws.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
@@ -10,14 +10,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Complex32;
 use tierfft_sar::centroid::Used;
 use tierfft_sar::csa::Algorithm;
+use tierfft_sar::echoes::{NonFinite, check_finite, check_layout};
 use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::layout;
 use tierfft_sar::looks::multilook;
 use tierfft_sar::params::{AzimuthPattern, Config, DefaultTargets};
 use tierfft_sar::radiometry::Radiometry;
 use tierfft_sar::range::Window;
 use tierfft_sar::replica::Replica;
+use tierfft_sar::report::{Blocks, Report, Timings};
 use tierfft_sar::simulate::simulate_with_progress;
 
 use crate::npy::{self, Expect};
@@ -35,8 +36,9 @@ use planning::{Focusing, check_scene, open_devices, plan};
 /// Arguments of `tierfft sar`.
 #[derive(Debug, Args)]
 pub struct SarArgs {
-    /// Radar and scene as TOML (keys in crates/tierfft-sar/src/params.rs); defaults: the seeds'
-    /// 4096 × 4096 scene with five targets.
+    /// Radar and scene as TOML: every key, with its unit and default, is in docs/SAR.md's
+    /// table ("Configuration"); examples are in docs/examples/. Default: the reference scene
+    /// (4096 × 4096, five point targets, 20 dB SNR).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name.
@@ -44,16 +46,20 @@ pub struct SarArgs {
     device: String,
     /// Folder for the outputs (created if missing; the files below are replaced only when the
     /// whole run succeeds, other files are left alone): overview.png (the image around the
-    /// targets with axes in m and bins, dB colour bar), image.png (the whole image, 1 pixel per
-    /// sample, grey dB, 50 dB range), raw.png (the echoes' power, at most 1024 pixels a side),
+    /// targets with axes in m and bins, dB colour bar), image.png (the whole image, a pixel per
+    /// sample or the strongest of each block to at most 2048 pixels a side) and raw.png (the
+    /// echoes' mean power, at most 1024 pixels a side), both with the same axes and a dB
+    /// colour bar from the peak down to the picture's 5th percentile (20 to 100 dB),
     /// metrics.json, focused.npy (complex64, lines × samples × 8 bytes), and per target N (1,
     /// 2, … in the config's order) target-N-crop.png (the image around it, interpolated, with
     /// axes and a cross where it was placed) and target-N-cuts.png (its range and azimuth cuts
-    /// in dB with the measured IRW, PSLR and ISLR); with --looks also looks.npy and
-    /// looks.png.
+    /// in dB as imaged, alone and ideal, with the measured IRW, PSLR and ISLR and theory's);
+    /// with --looks also looks.npy and looks.png.
     #[arg(long, default_value = "sar-out", value_name = "DIR")]
     out: PathBuf,
-    /// Azimuth lines, any number from 16: 4096, 3000 or 2^12 (overrides the config).
+    /// Azimuth lines (overrides the config): any number from 16 that holds a target's
+    /// synthetic aperture, e.g. 4096, 3000 or 2^12 (the minimum for the default radar is
+    /// given by `tierfft sar --help`).
     #[arg(long, value_parser = parse_scene_size)]
     lines: Option<usize>,
     /// Range samples per line, any number from 16 (overrides the config).
@@ -66,19 +72,31 @@ pub struct SarArgs {
     /// Azimuth weighting over the Doppler bandwidth, same syntax as --window.
     #[arg(long, default_value = "none", value_name = "WINDOW", value_parser = Window::parse)]
     azimuth_window: Window,
-    /// Focus these raw echoes instead of simulating: complex64 `.npy` of shape [azimuth
-    /// lines, range samples], range samples starting at the config's `radar.near_range_m`
-    /// (set it). Only the targets the config lists (`[[scene.targets]]`) are measured.
+    /// Focus these raw echoes instead of simulating: complex64 or complex128 `.npy` of shape
+    /// [azimuth lines, range samples], range samples starting at the config's
+    /// `radar.near_range_m` (set it; `--write-raw` writes a matching scene.toml). The file's
+    /// shape is the scene's size. Only the targets the config lists (`[[scene.targets]]`)
+    /// are measured. The echoes are checked first: NaN or infinite samples and a layout that
+    /// looks transposed are refused.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["lines", "samples"])]
     raw: Option<PathBuf>,
+    /// With --raw: set NaN or infinite echo samples to zero (recorded in metrics.json as
+    /// `nonfinite_zeroed`) instead of refusing the echoes.
+    #[arg(long, requires = "raw")]
+    zero_nonfinite: bool,
+    /// With --raw: focus echoes whose neighbouring range samples are more alike than
+    /// neighbouring lines, which usually means a transposed array, as they are.
+    #[arg(long, requires = "raw")]
+    trust_layout: bool,
     /// The transmitted pulse as measured: a 1-D complex `.npy` at the range sampling rate,
     /// its delay reference at sample 0 (radar.pulse_reference = "start") or in its middle
     /// ("centre"); used by the matched filter and, when simulating, as the echoes' pulse.
     /// Overrides the config's `radar.replica`.
     #[arg(long, value_name = "FILE")]
     replica: Option<PathBuf>,
-    /// Also write the simulated raw echoes as `raw.npy` (complex64, [lines, samples]), the
-    /// input `--raw` takes.
+    /// Also write the simulated raw echoes as `raw.npy` (complex64, [lines, samples]) and the
+    /// scene.toml that focuses them again: `tierfft sar --raw DIR/raw.npy --config
+    /// DIR/scene.toml`.
     #[arg(long, conflicts_with = "raw")]
     write_raw: bool,
     /// Skip range cell migration correction (to see what it corrects).
@@ -118,7 +136,7 @@ pub struct SarArgs {
     radiometry: Radiometry,
     /// Also write the multi-looked detected product: the power |z|² averaged over blocks of
     /// A lines × R samples, as looks.npy (float32, [lines / A, samples / R] rounded up) and
-    /// looks.png (dB, grey, 50 dB range). "4,1" for four azimuth looks.
+    /// looks.png (dB, axes and colour bar as image.png's). "4,1" for four azimuth looks.
     #[arg(long, value_name = "A,R", value_parser = parse_looks)]
     looks: Option<(usize, usize)>,
     /// Focus the scene in blocks of at least N image lines (widened to an efficient FFT
@@ -153,6 +171,21 @@ fn owned(name: &str) -> bool {
         .and_then(|r| r.strip_suffix("-crop.png").or(r.strip_suffix("-cuts.png")))
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     FILES.contains(&name) || target_figure
+}
+
+/// `tierfft sar`'s help with what depends on the radar computed, not written down: the
+/// fewest lines the default radar's synthetic aperture allows.
+pub fn computed_help(command: clap::Command) -> clap::Command {
+    let config = Config::default();
+    let fewest = config.aperture_lines().ceil();
+    let help = format!(
+        "Azimuth lines (overrides the config): any number from 16 that holds a target's \
+         synthetic aperture at mid-swath (2·R·tan(θ/2) / (v/PRF)): at least {fewest} lines for \
+         the default radar at {:.0} m; a config's radar names its own minimum when refused. \
+         E.g. 4096, 3000 or 2^12",
+        config.mid_swath_m()
+    );
+    command.mut_subcommand("sar", |sar| sar.mut_arg("lines", |arg| arg.help(help)))
 }
 
 /// `--looks A,R`: two counts of at least 1.
@@ -204,68 +237,81 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
         Some(_) => DefaultTargets::Drop,
         None => DefaultTargets::Keep,
     };
-    let mut config = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read config '{}': {e}", path.display()))?;
-            Config::parse_toml(&text, targets).map_err(|e| format!("'{}': {e}", path.display()))?
-        }
+    let text = match &args.config {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("--config: cannot read '{}': {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let from_config = |e: tierfft_sar::SarError| match &args.config {
+        Some(path) => format!("'{}': {e}", path.display()),
+        None => e.to_string(),
+    };
+    let mut config = match &text {
+        Some(text) => Config::parse_toml(text, targets).map_err(from_config)?,
         None => Config::default(),
     };
     config.scene.lines = args.lines.unwrap_or(config.scene.lines);
     config.scene.samples = args.samples.unwrap_or(config.scene.samples);
     // The config's replica is relative to the config file.
-    let replica = args.replica.clone().or_else(|| {
-        let file = config.radar.replica_file.as_ref()?;
-        let dir = args.config.as_ref()?.parent()?;
-        Some(dir.join(file))
-    });
-    if let Some(path) = replica {
-        config.radar.set_replica(read_replica(&path)?);
-    }
-    let raw = match &args.raw {
-        Some(path) => {
-            if config.radar.near_range_m.is_none() {
-                return Err("--raw needs radar.near_range_m in the config (--config FILE): the slant range of the first range sample, m".into());
-            }
-            let input = npy::open(path, Expect::Scene)?;
-            let (lines, samples) = (input.header.batch, input.header.n);
-            config.scene.lines = lines;
-            config.scene.samples = samples;
-            let origin = format!(
-                "the echoes '{}' of shape {:?}",
-                path.display(),
-                input.header.shape
-            );
-            Some((input, origin))
-        }
-        None => None,
+    let replica = match (&args.replica, &config.radar.replica_file, &args.config) {
+        (Some(path), ..) => Some(("--replica", path.clone())),
+        (None, Some(file), Some(config)) => Some((
+            "radar.replica",
+            config.parent().unwrap_or(Path::new("")).join(file),
+        )),
+        _ => None,
     };
-    // Name where the values came from: the config file, and the echoes' shape.
-    config.validate().map_err(|e| {
-        let mut from = Vec::new();
-        if let Some(path) = &args.config {
-            from.push(format!("'{}'", path.display()));
-        }
-        if let Some((_, origin)) = &raw {
-            from.push(origin.clone());
-        }
-        match from.is_empty() {
-            true => e.to_string(),
-            false => format!("{e} (values from {})", from.join(" and ")),
-        }
-    })?;
-    let raw = raw.map(|(input, _)| input);
-    Ok((config, raw))
+    if let Some((option, path)) = replica {
+        let replica = read_replica(&path).map_err(|e| format!("{option}: {e}"))?;
+        config.radar.set_replica(replica);
+    }
+    let Some(path) = &args.raw else {
+        config.validate().map_err(from_config)?;
+        return Ok((config, None));
+    };
+    if config.radar.near_range_m.is_none() {
+        return Err(
+            "--raw needs radar.near_range_m in the config (--config FILE): the slant \
+                    range of the first range sample, m (--write-raw writes a scene.toml with it)"
+                .into(),
+        );
+    }
+    let input = npy::open(path, Expect::Scene).map_err(|e| format!("--raw: {e}"))?;
+    let (lines, samples) = (input.header.batch, input.header.n);
+    config
+        .size_from_echoes(text.as_deref(), lines, samples)
+        .map_err(from_config)?;
+    let Err(invalid) = config.validate() else {
+        return Ok((config, Some(input)));
+    };
+    // A scene that would be valid the other way round: say so when the echoes look
+    // transposed, the likelier cause than the radar.
+    let mut swapped = config.clone();
+    (swapped.scene.lines, swapped.scene.samples) = (samples, lines);
+    if swapped.validate().is_ok() {
+        let data = input.read()?;
+        tierfft_sar::echoes::check_layout(&config, &data, args.trust_layout)?;
+    }
+    Err(format!(
+        "{} (values from {}the echoes '{}' of shape [{lines}, {samples}])",
+        invalid,
+        args.config
+            .as_ref()
+            .map_or(String::new(), |p| format!("'{}' and ", p.display())),
+        path.display()
+    )
+    .into())
 }
 
 /// A measured pulse from a 1-D `.npy` of complex (or real) samples.
-fn read_replica(path: &std::path::Path) -> CliResult<Replica> {
+fn read_replica(path: &Path) -> CliResult<Replica> {
     let input = npy::open(path, Expect::Rows)?;
     let shape = input.header.shape.clone();
     if shape.len() != 1 {
         return Err(format!(
-            "replica '{}' has shape {shape:?}: a pulse is a 1-D array of samples",
+            "'{}' has shape {shape:?}: a pulse is a 1-D array of samples",
             path.display()
         )
         .into());
@@ -280,7 +326,7 @@ fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<Used> 
     match (&used.estimate, &used.warning) {
         (Some(e), _) => eprintln!(
             "Doppler centroid: {:.2} Hz at mid-swath, estimated ({:.2} Hz within the PRF, \
-             multi-look {:.0} Hz: ambiguity {}); give radar.doppler_centroid_hz to fix it",
+             multi-look {:.0} Hz: ambiguity {}); radar.doppler_centroid_hz sets a known value instead",
             used.mid_swath_hz, e.fractional_hz, e.multilook_hz, e.ambiguity
         ),
         (None, Some(why)) => eprintln!("warning: Doppler centroid: {why}"),
@@ -296,7 +342,7 @@ fn resolve_pattern(config: &mut Config, data: &[Complex32]) -> tierfft_sar::patt
     match used.residuals {
         Some([uniform, sinc2]) => eprintln!(
             "azimuth pattern: {}, recognised in the echoes (residuals: uniform {uniform:.3}, \
-             sinc2 {sinc2:.3}); give radar.azimuth_pattern to fix it",
+             sinc2 {sinc2:.3}); radar.azimuth_pattern sets a known one instead",
             used.pattern.name()
         ),
         None if used.source == "assumed" => eprintln!(
@@ -308,18 +354,45 @@ fn resolve_pattern(config: &mut Config, data: &[Complex32]) -> tierfft_sar::patt
     used
 }
 
+/// scene.toml (and replica.npy when a measured pulse was transmitted): the config that focuses
+/// the simulated raw.npy again with `--raw`, every value the simulation used written out.
+fn write_scene(out: &Staged, config: &Config) -> CliResult<()> {
+    let mut scene = config.as_simulated();
+    let radar = &mut scene.radar;
+    if let Some(replica) = &radar.replica {
+        let samples = replica.samples();
+        npy::write_atomic(&out.path("replica.npy"), &[samples.len() as u64], samples)?;
+        radar.replica_file = Some("replica.npy".into());
+    }
+    let text = format!(
+        "# The scene raw.npy was simulated from. Focus it again, from this folder, with\n\
+         #   tierfft sar --raw raw.npy --config scene.toml\n\
+         # Keys: docs/SAR.md, \"Configuration\".\n\n{}",
+        scene.to_toml()?
+    );
+    std::fs::write(out.path("scene.toml"), text)
+        .map_err(|e| format!("cannot write scene.toml: {e}").into())
+}
+
 /// The multi-looked detected product of the focused `data` as looks.npy and looks.png.
 fn write_looks(
     out: &Staged,
     data: &[Complex32],
     (lines, samples): (usize, usize),
     looks: (usize, usize),
+    config: &Config,
 ) -> CliResult<()> {
     let power = multilook(data, lines, samples, looks)?;
     let (height, width) = (lines.div_ceil(looks.0), samples.div_ceil(looks.1));
     let shape = [height as u64, width as u64];
     npy::write_values(&out.path("looks.npy"), &shape, npy::Values::Real(&power))?;
-    plot::write_power_db_png(&out.path("looks.png"), &power, width, height)
+    figures::looks(
+        &out.path("looks.png"),
+        &power,
+        (height, width),
+        looks,
+        config,
+    )
 }
 
 /// `tierfft sar`.
@@ -366,16 +439,38 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         }
     };
     let simulate_s = t.elapsed().as_secs_f64();
+    // The user's echoes are checked before any work on them.
+    let zeroed = match simulated {
+        true => None,
+        false => {
+            let policy = match args.zero_nonfinite {
+                true => NonFinite::Zero,
+                false => NonFinite::Refuse,
+            };
+            let zeroed = check_finite(&mut data, samples, policy)?;
+            if let Some(z) = zeroed {
+                eprintln!(
+                    "warning: set {} NaN or infinite echo samples to zero (--zero-nonfinite; \
+                     the first at line {}, sample {})",
+                    z.count, z.first[0], z.first[1]
+                );
+            }
+            check_layout(&config, &data, args.trust_layout)?;
+            zeroed
+        }
+    };
     let shape = [lines as u64, samples as u64];
     if args.write_raw {
         npy::write_atomic(&out.path("raw.npy"), &shape, &data)?;
+        write_scene(&out, &config)?;
     }
-    plot::write_power_png(&out.path("raw.png"), &data, lines, samples, plot::RAW_SIDE)?;
-    if let Some(warning) = layout::transposed(&config, &data) {
-        eprintln!("warning: {warning}");
-    }
+    figures::raw(&out.path("raw.png"), &data, &config)?;
     let t = Instant::now();
-    let centroid = resolve_centroid(&mut config, &data)?;
+    let centroid = match simulated {
+        // Simulated echoes: the centroid they were simulated with.
+        true => tierfft_sar::centroid::simulated(&mut config),
+        false => resolve_centroid(&mut config, &data)?,
+    };
     let pattern = match (simulated, config.radar.azimuth_pattern) {
         // Simulated echoes without the key: lit uniformly, as the simulator does.
         (true, None) => {
@@ -391,7 +486,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let centroid_s = t.elapsed().as_secs_f64();
     let blocks = check_scene(&config, &on, focus_opts, args.block_lines)?;
     let planning = Instant::now();
-    let focuser = plan(&config, &on, &mut focus_opts, blocks)?;
+    let (focuser, fallback) = plan(&config, &on, &mut focus_opts, blocks)?;
     let plan_s = planning.elapsed().as_secs_f64();
     let extent = Extent::of(&config, focus_opts.margins);
     let src = match &focuser {
@@ -449,24 +544,26 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     spinner.finish_and_clear();
     // Its peak is every figure's 0 dB.
     let image = plot::Focused::new(&data, lines, samples)?;
-    plot::write_db_png(&out.path("image.png"), &image)?;
+    figures::image(&out.path("image.png"), &image, &config)?;
     npy::write_atomic(&out.path("focused.npy"), &shape, &data)?;
     if let Some(looks) = args.looks {
-        write_looks(&out, &data, (lines, samples), looks)?;
+        write_looks(&out, &data, (lines, samples), looks, &config)?;
     }
 
     let theory = Theories::new(&config, args.azimuth_window, args.window);
+    let noise = extent.noise_region(&config, theory.irw_bins);
     let targets = measure_targets(
         &data,
         &config,
         (args.azimuth_window, args.window),
         &theory,
-        extent.noise_region(),
+        noise.region.as_ref(),
     );
-    measure::print_tables(&targets);
+    measure::print_tables(&targets, &theory);
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
-        "timings (wall clock): plan {plan_s:.3} s (device arrays included); simulate {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        "timings (wall clock): plan {plan_s:.3} s (device arrays included); {} {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        if simulated { "simulate" } else { "read echoes" },
         focus_s * 1e3,
         steps.transfer_s * 1e3,
         steps.range_compression_s * 1e3,
@@ -481,49 +578,53 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         steps.azimuth_compression_s * 1e3,
         if args.unfused { "unfused" } else { "fused" }
     );
-    let report = serde_json::json!({
-        "device": device_name,
-        "ranks": args.gpus.unwrap_or(1),
-        "lines": lines,
-        "samples": samples,
-        "window": args.window.to_string(),
-        "azimuth_window": args.azimuth_window.to_string(),
-        "theory": theory.json(),
-        "fused": !args.unfused,
-        "processed": {"lines": extent.padded_lines, "samples": extent.padded_samples},
-        // Focused in blocks of lines (a strip), each from its chunk of echoes; null: whole.
-        "blocks": match &focuser {
-            Focusing::Strip(f) => serde_json::json!({
-                "count": f.blocks(),
-                "lines": f.block_lines(),
-                "chunk_lines": f.chunk_lines(),
-            }),
-            _ => serde_json::Value::Null,
-        },
-        // Image lines and samples focused from a whole aperture and pulse ([first, end)).
-        "fully_focused": {"lines": extent.full_lines, "samples": extent.full_samples},
-        "rcmc": !args.no_rcmc,
-        "src": src,
-        "algorithm": args.algorithm.to_string(),
-        "radiometry": args.radiometry.to_string(),
-        "doppler_centroid": centroid,
-        "azimuth_pattern": pattern,
-        "azimuth_equalisation": !args.no_azimuth_equalisation,
-        "timings_s": {
-            "plan": plan_s,
-            "simulate": simulate_s,
-            "centroid": centroid_s,
-            "focus": focus_s,
-            "steps": steps,
-            "exchange": exchange_s,
-        },
-        "targets": targets,
-    });
+    let mut report = Report::new(
+        device_name.clone(),
+        (lines, samples),
+        &focus_opts,
+        &extent,
+        &theory,
+        centroid,
+        pattern,
+        &targets,
+    );
+    report.ranks = on.devices.len();
+    report.src = src;
+    report.fallback = fallback;
+    report.blocks = match &focuser {
+        Focusing::Strip(f) => Some(Blocks {
+            count: f.blocks(),
+            lines: f.block_lines(),
+            chunk_lines: f.chunk_lines(),
+        }),
+        _ => None,
+    };
+    report.nonfinite_zeroed = zeroed;
+    report.noise_region = noise.region.clone();
+    report.warnings.extend(noise.warning.clone());
+    report.timings_s = Timings {
+        plan: plan_s,
+        simulate: simulated.then_some(simulate_s),
+        centroid: centroid_s,
+        focus: focus_s,
+        steps,
+        exchange: exchange_s,
+    };
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(out.path("metrics.json"), json)
         .map_err(|e| format!("cannot write metrics.json: {e}"))?;
-    figures::draw(out.dir(), &image, &config, &targets, &theory)?;
+    figures::draw(
+        out.dir(),
+        &image,
+        &config,
+        (args.azimuth_window, args.window),
+        &targets,
+        &theory,
+    )?;
     out.commit(owned)?;
+    if let Some(warning) = &noise.warning {
+        eprintln!("warning: {warning}");
+    }
     for (i, t) in targets.iter().enumerate() {
         if let Some(e) = &t.error {
             eprintln!("warning: target {} was not measured: {e}", i + 1);

@@ -6,16 +6,20 @@ use std::sync::Arc;
 
 use tierfft::Device;
 use tierfft::backend::cuda::CudaDevice;
+use tierfft_sar::coupling;
 use tierfft_sar::dist::{self, DistFocuser};
 use tierfft_sar::extent::Extent;
+use tierfft_sar::fit::{Fitted, fit};
 use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
 use tierfft_sar::params::Config;
 use tierfft_sar::strip::StripFocuser;
-use tierfft_sar::{SarError, coupling};
 
 use super::SarArgs;
 use crate::CliResult;
 use crate::memory::{available, format_bytes};
+
+/// Host memory the figures take at most, bytes.
+const FIGURE_BYTES: u64 = 64 << 20;
 
 /// Focusing planned on one device, or spread over several.
 // One per run, never moved in a hot loop: the size difference costs nothing.
@@ -38,8 +42,9 @@ pub(super) fn check_memory(
         return Err(format!("a {lines} × {samples} scene overflows the address space").into());
     };
     let device = &devices[0];
-    // On top of the focuser's: the 8-bit picture behind image.png.
-    let host = needs.host.saturating_add(scene / 8);
+    // On top of the focuser's: the figures' pictures (image.png at most 2048² pixels, as f32,
+    // a copy to find its percentile, and RGB).
+    let host = needs.host.saturating_add(FIGURE_BYTES);
     let what = format!(
         "a {lines} × {samples} scene ({} per complex buffer)",
         format_bytes(scene)
@@ -177,16 +182,15 @@ pub(super) fn check_scene(
     Ok(Some(low))
 }
 
-/// Plans every step of `config`'s scene, whole or in blocks of `blocks` lines. A single
-/// device whose bindings hold the scene but not its margins (lavapipe and other 128 MiB
-/// devices at 4096²) focuses it in blocks, or (none small enough) circularly, and says so:
-/// `opts.margins` is then cleared.
+/// Plans every step of `config`'s scene, whole or in blocks of `blocks` lines, on one device
+/// as [`tierfft_sar::fit::fit`] fits it (its fallback said on the terminal and returned for
+/// metrics.json), or spread over several.
 pub(super) fn plan(
     config: &Config,
     on: &Devices,
     opts: &mut FocusOptions,
     blocks: Option<usize>,
-) -> CliResult<Focusing> {
+) -> CliResult<(Focusing, Option<String>)> {
     if on.devices.len() > 1 {
         if opts.src.is_none() && coupling::needed(config) {
             eprintln!(
@@ -196,46 +200,21 @@ pub(super) fn plan(
             );
         }
         let n = on.devices.len();
-        return Ok(Focusing::Spread(match on.gpus.is_empty() {
-            true => DistFocuser::on_cpu(config, *opts, n)?,
-            false => DistFocuser::on_cuda(config, *opts, &on.gpus)?,
-        }));
+        return Ok((
+            Focusing::Spread(match on.gpus.is_empty() {
+                true => DistFocuser::on_cpu(config, *opts, n)?,
+                false => DistFocuser::on_cuda(config, *opts, &on.gpus)?,
+            }),
+            None,
+        ));
     }
-    let device = &on.devices[0];
-    if let Some(block) = blocks {
-        return Ok(Focusing::Strip(StripFocuser::new(
-            device, config, *opts, block,
-        )?));
+    let fit = fit(&on.devices[0], config, opts, blocks)?;
+    if let Some(why) = &fit.fallback {
+        eprintln!("note: {why}");
     }
-    let detail = match Focuser::new(device, config, *opts) {
-        Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. })) if opts.margins => detail,
-        focuser => return Ok(Focusing::One(focuser?)),
+    let focusing = match fit.focusing {
+        Fitted::Whole(f) => Focusing::One(f),
+        Fitted::Strip(f) => Focusing::Strip(f),
     };
-    let e = Extent::of(config, true);
-    let too_large = format!(
-        "with margins the scene is {} × {}, more than '{}' binds at once ({detail})",
-        e.padded_lines, e.padded_samples, on.name
-    );
-    // Blocks of half the lines, a quarter, ... while they are longer than their aperture.
-    let (ahead, behind) = Extent::reach(config);
-    let mut block = config.scene.lines / 2;
-    while block >= (ahead + behind).max(64) {
-        match StripFocuser::new(device, config, *opts, block) {
-            Ok(strip) => {
-                eprintln!(
-                    "{too_large}: focusing it in blocks of {} lines",
-                    strip.block_lines()
-                );
-                return Ok(Focusing::Strip(strip));
-            }
-            Err(SarError::Fft(tierfft::Error::TooLarge { .. })) => block /= 2,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    eprintln!(
-        "warning: {too_large}: processing it at the recorded size instead, as --circular \
-         does (targets near an edge wrap into the opposite one)"
-    );
-    opts.margins = false;
-    Ok(Focusing::One(Focuser::new(device, config, *opts)?))
+    Ok((focusing, fit.fallback))
 }

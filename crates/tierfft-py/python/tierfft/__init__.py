@@ -11,8 +11,10 @@ The functions take numpy.fft's arguments and return what it returns::
 
 Precision follows the input as in NumPy 2: complex64 results for float16, float32 and
 complex64 input (transformed in f32 on any device), complex128 otherwise (transformed in
-f64 on the CPU, which ``auto`` picks for them; a GPU named for them transforms in f32 for
-now and warns with :class:`PrecisionWarning`). CuPy and PyTorch CUDA arrays are transformed where they lie.
+f64 on the CPU, which ``auto`` picks for them, and on a GPU named for them that has f64
+arithmetic; one without it, Metal, transforms in f32 and warns with
+:class:`PrecisionWarning`). CuPy and PyTorch CUDA arrays are transformed where they lie
+(double-precision ones in f32 for now, with a :class:`PrecisionWarning`).
 For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the
 last 32 plans they made). The GIL is released while a transform runs.
 

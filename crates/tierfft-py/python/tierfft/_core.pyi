@@ -68,6 +68,9 @@ class Transform:
 def simulate(config: Optional[str] = None, replica: Optional[np.ndarray] = None) -> np.ndarray:
     """Simulated raw echoes (complex64 ``[lines, samples]``) of the TOML ``config``."""
 
+def scene_toml(config: Optional[str] = None) -> str:
+    """The TOML of the scene ``simulate(config)`` simulates, every value written out."""
+
 def focus(
     raw: np.ndarray,
     device: Device,
@@ -81,5 +84,7 @@ def focus(
     replica: Optional[np.ndarray] = None,
     algorithm: str = "rda",
     radiometry: str = "normalised",
+    zero_nonfinite: bool = False,
+    trust_layout: bool = False,
 ) -> Tuple[np.ndarray, str]:
     """Focuses ``raw`` and returns the image and the metrics as JSON text."""

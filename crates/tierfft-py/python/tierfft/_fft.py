@@ -3,9 +3,11 @@
 Every function takes what its numpy.fft namesake takes (``n``/``axis`` or ``s``/``axes``,
 ``norm``, ``out``) and returns what it returns, in the same element type: complex64 for
 float16, float32 and complex64 input, complex128 otherwise (float32/float64 for the real
-inverses). Double-precision data are transformed in f64 on the CPU (``auto``), in f32 with
-a ``PrecisionWarning`` on a GPU named for them. CuPy and PyTorch CUDA arrays are
-transformed on their GPU and returned in their own library.
+inverses). Double-precision data are transformed in f64: on the CPU (``auto``), or on a
+GPU named for them that has f64 arithmetic (CUDA, lavapipe, Vulkan with shaderFloat64); a
+GPU without it (Metal) transforms them in f32 with a ``PrecisionWarning``. CuPy and
+PyTorch CUDA arrays are transformed on their GPU and returned in their own library
+(double-precision ones in f32 for now, with a ``PrecisionWarning``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 
     import tierfft.sar
 
-    raw = tierfft.sar.simulate()                       # the seeds' 4096 x 4096 scene
+    raw = tierfft.sar.simulate()                       # the 4096 x 4096 reference scene
     image, metrics = tierfft.sar.focus(raw, device="cpu")
     for t in metrics["targets"]:
         print(t["range_m"], t["metrics"]["range"]["pslr_db"])
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from . import _core
 from ._plan import open_device
 
-__all__ = ["simulate", "focus"]
+__all__ = ["simulate", "scene_toml", "focus"]
 
 Config = Union[str, Dict[str, Any], None]
 
@@ -67,7 +68,9 @@ def _dict_to_toml(config: Dict[str, Any]) -> str:
         lines.append(f"[{table}]")
         arrays = {}
         for key, v in values.items():
-            if isinstance(v, (list, tuple)) and all(isinstance(x, dict) for x in v):
+            # A non-empty list of dicts is an array of tables; an empty list stays a key
+            # (``targets = []``: no targets, not the reference scene's five).
+            if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
                 arrays[key] = v
             else:
                 lines.append(f"{key} = {_value(v)}")
@@ -89,10 +92,23 @@ def _replica(replica: Any) -> Optional[np.ndarray]:
 
 def simulate(config: Config = None, *, replica: Any = None) -> np.ndarray:
     """Raw echoes of the scene ``config`` describes (TOML text, a path, or a dict; ``None``:
-    the seeds' 4096 x 4096 scene with five point targets at 20 dB SNR), complex64
+    the 4096 x 4096 reference scene with five point targets at 20 dB SNR), complex64
     ``[azimuth lines, range samples]``. ``replica``: a measured transmit pulse (1-D complex
     samples at the range sampling rate) to transmit instead of the ideal chirp."""
     return _core.simulate(_toml(config), _replica(replica))
+
+
+def scene_toml(config: Config = None) -> str:
+    """The TOML of the scene :func:`simulate` simulates from ``config`` (``None``: the
+    reference scene), with the values the simulation takes where the config leaves them open
+    written in (``radar.near_range_m``, the Doppler centroid, the azimuth pattern, the
+    targets): the config that focuses those echoes with :func:`focus` and measures their
+    targets, as ``tierfft sar --write-raw`` writes ``scene.toml``::
+
+        scene = tierfft.sar.scene_toml({"scene": {"lines": 3000, "samples": 2500}})
+        image, metrics = tierfft.sar.focus(tierfft.sar.simulate(scene), scene)
+    """
+    return _core.scene_toml(_toml(config))
 
 
 def focus(
@@ -109,15 +125,29 @@ def focus(
     replica: Any = None,
     algorithm: str = "rda",
     radiometry: str = "normalised",
+    zero_nonfinite: bool = False,
+    trust_layout: bool = False,
 ) -> Tuple[np.ndarray, Dict[str, Any]]:
     """Focuses ``raw`` echoes (complex ``[azimuth lines, range samples]``, any size from 16,
     processed with margins and cropped back) with the Range-Doppler algorithm
     (``algorithm="rda"``) or the chirp scaling algorithm (``"csa"``: migration corrected by
     phase multiplies, no interpolation) on ``device``
-    and, unless ``measure`` is false, measures the config's point targets (where it lists
-    none, the seeds' five, as :func:`simulate` places them; ``targets = []`` under
-    ``[scene]`` lists none). The config's ``radar.near_range_m`` (or its default) is the
-    range of the first sample. The Doppler centroid is the config's
+    and, unless ``measure`` is false, measures the config's point targets: those it lists
+    under ``[[scene.targets]]`` (none where it lists none, as ``tierfft sar --raw``), or,
+    without a config, the reference scene's five, as :func:`simulate` places them. The
+    echoes' shape is the scene's size (a config stating another ``scene.lines`` or
+    ``scene.samples`` is refused). The config's ``radar.near_range_m`` (or its default) is
+    the range of the first sample.
+
+    The echoes are checked before any work, as ``tierfft sar --raw`` checks them: complex64
+    or complex128 (complex128 is focused in complex64; a real array is refused: SAR echoes
+    are complex baseband samples); NaN or infinite samples are refused with their count and
+    the first one's place, or set to zero with ``zero_nonfinite=True`` (recorded in
+    ``metrics["nonfinite_zeroed"]``); echoes that look transposed (neighbouring range
+    samples more alike than neighbouring lines, where the radar predicts the opposite) are
+    refused with the ``raw.T.copy()`` advice unless ``trust_layout=True``. A scene larger than
+    the device binds with margins is focused in blocks of lines or at the recorded size, as
+    the command does (``metrics["fallback"]`` says which and why). The Doppler centroid is the config's
     ``radar.doppler_centroid_hz`` (Hz, or ``[[range_m, hz], ...]``), or estimated from the
     echoes when it gives none (``metrics["doppler_centroid"]`` says which); the antenna's
     azimuth pattern likewise is ``radar.azimuth_pattern`` (``"uniform"`` or ``"sinc2"``) or
@@ -130,13 +160,17 @@ def focus(
     azimuth processing gain as it comes, growing with range) or ``"spreading"`` (normalised,
     and the echoes' 1/R² spreading loss undone).
 
-    Returns the focused complex64 image and a dict of metrics: ``device``, ``src``,
+    Returns the focused complex64 image and a dict of metrics with the keys of
+    ``tierfft sar``'s metrics.json (docs/SAR.md, "Metrics"): ``device``, ``src``,
     ``algorithm``, ``radiometry``, ``doppler_centroid``, ``azimuth_pattern``, ``timings_s``
     (seconds per step), ``theory`` (IRW in bins, PSLR and ISLR in dB) and per target
     ``metrics`` (as imaged) and ``alone`` (the other targets' modelled responses taken out),
     each with ``range`` and ``azimuth`` cuts (``irw_bins``, ``pslr_db``, ``islr_db``,
     ``peak_position``) and ``peak_snr_db``; a target that could not be measured has
-    ``error``. Windows: ``none``, ``hamming``, ``taylor``, ``taylor:NBAR:SLL_DB``,
+    ``error``. ``noise_region`` is where the SNR's noise was measured (lines and samples
+    ``[first, end)``, clear of every target's sidelobe rows and columns where ``clean``);
+    ``warnings`` lists what the command prints as warnings, each also raised as a
+    :class:`RuntimeWarning`, as are ``fallback`` and ``nonfinite_zeroed``. Windows: ``none``, ``hamming``, ``taylor``, ``taylor:NBAR:SLL_DB``,
     ``kaiser`` or ``kaiser:BETA``.
     """
     raw = np.asarray(raw)
@@ -144,8 +178,15 @@ def focus(
         raise ValueError(
             f"raw must be a 2-D array [azimuth lines, range samples] (got shape {raw.shape})"
         )
-    if raw.dtype.kind not in "fc":
-        raise TypeError(f"raw must hold complex (or real) samples (got dtype {raw.dtype})")
+    if raw.dtype not in (np.complex64, np.complex128):
+        why = (
+            "a real array is not a SAR echo: focusing needs complex baseband samples (I and Q); "
+            "convert real IF samples to complex baseband first (e.g. scipy.signal.hilbert, "
+            "then mix down)"
+            if raw.dtype.kind in "fiub"
+            else "focusing needs complex baseband samples (I and Q)"
+        )
+        raise TypeError(f"raw must be complex64 or complex128 (got {raw.dtype}): {why}")
     raw = np.ascontiguousarray(raw, dtype=np.complex64)
     image, metrics = _core.focus(
         raw,
@@ -160,5 +201,19 @@ def focus(
         _replica(replica),
         algorithm,
         radiometry,
+        zero_nonfinite,
+        trust_layout,
     )
-    return image, json.loads(metrics)
+    metrics = json.loads(metrics)
+    # What the command prints as notes and warnings, said the Python way.
+    zeroed = metrics["nonfinite_zeroed"]
+    if zeroed:
+        warnings.warn(
+            f"set {zeroed['count']} NaN or infinite echo samples to zero (zero_nonfinite=True; "
+            f"the first at line {zeroed['first'][0]}, sample {zeroed['first'][1]})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    for why in ([metrics["fallback"]] if metrics["fallback"] else []) + metrics["warnings"]:
+        warnings.warn(why, RuntimeWarning, stacklevel=2)
+    return image, metrics
