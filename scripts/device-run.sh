@@ -14,7 +14,7 @@
 #   shapes4096  the 4096² SAR FFT steps under several planner shapes against cuFFT
 #   tune    chain shapes and register caps (--groups-per-unit) against cuFFT, 2^10..2^14
 #   sartests  the device-resident, column, fusion and SAR tests on CUDA and on wgpu/Vulkan
-#   anylen  any length (issue 12): the benchmark's smooth and prime lengths against cuFFT
+#   anylen  any length: the benchmark's smooth and prime lengths against cuFFT
 #           (1 GiB buffers, then batches 1 and 16), the any-length tests on CUDA and on
 #           wgpu/Vulkan, and powers of two again beside them (no regression)
 #   profile Nsight Compute counters of our kernels and cuFFT's, same run and buffers, for the
@@ -38,7 +38,7 @@
 #   interface  after a change to the kernels' interface (bindings): the device-resident
 #           (resampler), fusion, column and accuracy tests on CUDA and on wgpu/Vulkan, a few
 #           lengths against cuFFT, and `tierfft sar` at 4096² end to end
-#   nd      N-D and real transforms (issue 13): the nd, strided, nd_fused, column and
+#   nd      N-D and real transforms: the nd, strided, nd_fused, column and
 #           device-resident tests on
 #           CUDA and on wgpu/Vulkan, then the benchmark table against cuFFT (cufftPlanMany):
 #           R2C and C2R 1-D 2^8..2^24, 1000, 5616 (2^26 reals per call); 2-D C2C and R2C at
@@ -51,7 +51,7 @@
 #           table shapes against cuFFT, two rounds
 #   fusion  the real split and merge fused into one-pass lines, into any pass, or never, side
 #           by side in one run (1-D R2C and C2R against cuFFT, three rounds)
-#   cluster the cluster tier (issue 14): the accuracy tests (cluster lengths and variants) and
+#   cluster the cluster tier: the accuracy tests (cluster lengths and variants) and
 #           the N-D tests on CUDA, then 2^14..2^18 against cuFFT (1 GiB buffers) with the
 #           planner's clusters, without them (--cluster-blocks 1) and in clusters of 2 and 8,
 #           interleaved, two rounds; R2C and C2R from 2^16 reals (half-length clusters)
@@ -62,21 +62,21 @@
 #           2^15..2^18 against cuFFT, two rounds, then R2C and C2R at 2^16..2^18 reals
 #   clustersan  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #           cluster kernels (2^15, 2^16, 2^17, forward and inverse, batches 1 and 3)
-#   multigpu  several GPUs (issue 20; skipped on one): how they are linked, the distributed
+#   multigpu  several GPUs (skipped on one): how they are linked, the distributed
 #           transform tests over NCCL, `tierfft bench --gpus N` on 2-D and 3-D shapes (total,
 #           all-to-all alone, local transforms alone, one GPU, scaling) beside cuFFT's own
 #           multi-GPU transforms (scripts/peers/cufft_multigpu.cu, built here with nvcc),
 #           NCCL's own all-to-all through PyTorch on the same bytes per rank, and
 #           `tierfft sar --gpus N` against one GPU at 16384² and 32768²
-#   resident  L2-resident two-pass plans (issue 14): every pass of a chunk before the next,
+#   resident  L2-resident two-pass plans: every pass of a chunk before the next,
 #           the intermediate one chunk reused (--resident-mib M), 2^18..2^24 against cuFFT
 #           (1 GiB buffers) for several M beside the default, interleaved, two rounds; ncu's
 #           L2 hit rate and DRAM bytes for 2^20; the resident test on CUDA and under memcheck
-#   long    lengths past 2^24 (issue 14): the largest-length accuracy test on CUDA (2^23..2^27,
+#   long    lengths past 2^24: the largest-length accuracy test on CUDA (2^23..2^27,
 #           10^8, 3·2^25) and under memcheck, 2^22..2^27 and the smooth lengths against
 #           cuFFT (1 GiB buffers) as planned and with one or two lines per workgroup
 #           (--min-lines 1/2: two passes to 2^27), two rounds
-#   small   small batches (issue 14): batches 1, 4 and 16 at 2^6..2^22 against cuFFT (time
+#   small   small batches: batches 1, 4 and 16 at 2^6..2^22 against cuFFT (time
 #           per call), then the cluster lengths 2^15..2^17 in clusters of 1 (two passes), 8
 #           and 16 at the same batches
 #   runs    longer runs per workgroup in two- and three-pass plans: 2^18..2^27 against cuFFT
@@ -100,9 +100,9 @@
 #           takes longer than a call
 #   clusterbatch  where the cluster tier starts to beat two passes: 2^15..2^17 at batches 16 to
 #           4096 in the planner's cluster shape against --cluster-blocks 1 (two passes)
-#   final14  issue 14's judged command on the landed code: every length 2^1..2^27 against
+#   final14  the Hopper-tier targets' judged command on the landed code: every length 2^1..2^27 against
 #           cuFFT (1 GiB buffers), the wgpu/Vulkan path beside them up to 2^24
-#   energy  energy per transform (issue 15): NVML's counter over loops of at least a second per
+#   energy  energy per transform: NVML's counter over loops of at least a second per
 #           library, 2^8..2^24 against cuFFT (1 GiB buffers), the chains and the SAR steps
 #   chaincb the fused chain against cuFFT's three-kernel pipeline and cuFFT with the multiply in
 #           an LTO store callback (scripts/peers/cufft_callback.cu, built here with nvcc into a
@@ -134,46 +134,46 @@
 #   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
-#   squint  issue 17's field-data tests (squint, L-band SRC, chirp conventions, any size) on
+#   squint  the SAR field-data tests (squint, L-band SRC, chirp conventions, any size) on
 #           CUDA and on wgpu/Vulkan, the SAR steps with SRC against cuFFT (4096²..16384²), and
 #           `tierfft sar --device cuda` on a 150 Hz squinted scene at 4096², 8192² and 16384²
 #           with SRC (auto: on) and with --src off, and with the centroid estimated at 4096²
-#   strip   issue 17's strips and pulses: the strip, replica, squint, L-band, chirp and focus
+#   strip   SAR strips and pulses: the strip, replica, squint, L-band, chirp and focus
 #           tests on CUDA and on wgpu/Vulkan, then `tierfft sar --device cuda` on a 20000 x
 #           25000 strip whole and in blocks of 5000 lines, and the 150 Hz squinted 16384²
 #           scene (SRC on)
-#   csa     issue 17's chirp scaling and radiometry: the L-band, squint, focus, strip and
+#   csa     SAR chirp scaling and radiometry: the L-band, squint, focus, strip and
 #           fusion tests on CUDA and on wgpu/Vulkan, the SAR steps (with chirp scaling's)
 #           against cuFFT (4096²..16384², chains split as planned and in one kernel), and `tierfft sar --device cuda` on the 150 Hz squinted scene at
 #           4096² and 8192² with --algorithm rda and csa
 #   csabig  `tierfft sar --device cuda` with --algorithm rda and csa on the 150 Hz squinted
 #           scene at 16384² and on a 20000 x 25000 strip whole and in blocks of 5000 lines
-#   pattern issue 17's antenna pattern: the pattern, L-band, squint, strip and focus tests on
+#   pattern the SAR antenna pattern: the pattern, L-band, squint, strip and focus tests on
 #           CUDA and on wgpu/Vulkan, scripts/independent-sar.py (echoes from a NumPy simulator
 #           of its own) focused on CUDA and on the H100 through Vulkan, and `tierfft sar
 #           --device cuda` on a sinc²-lit 8192² scene, the pattern given and then recognised
-#   double  issue 18's f64: tests/double.rs (f64 against a double-double reference) and the
+#   double  f64: tests/double.rs (f64 against a double-double reference) and the
 #           f32 accuracy tests on CUDA and on wgpu/Vulkan, then Z2Z against cuFFT's Z2Z at
 #           2^6..2^24 (1 GiB-plus buffers, with the Vulkan column) and in batches of 1 and 16,
 #           beside the f32 C2C comparison in the same run
-#   ndouble issue 18's f64 real and N-D: tests/double.rs and the f32 N-D tests on CUDA and
+#   ndouble f64 real and N-D: tests/double.rs and the f32 N-D tests on CUDA and
 #           wgpu/Vulkan
-#   d2z     issue 18's D2Z and Z2D against cuFFT's: rows of 2^6..2^24 reals in 512 MiB
+#   d2z     D2Z and Z2D against cuFFT's: rows of 2^6..2^24 reals in 512 MiB
 #           arrays, 2-D and 3-D, then Z2Z at 2^6..2^24 and the f32 C2C baseline (the Vulkan
 #           column left out to stay inside one call)
-#   half    issue 18's f16 and bf16 storage: tests/half.rs on CUDA and wgpu/Vulkan (errors per
+#   half    f16 and bf16 storage: tests/half.rs on CUDA and wgpu/Vulkan (errors per
 #           length), then C2C in f16 and in bf16 against cuFFT's (cufftXtExec) at 2^6..2^22,
 #           2^27-point buffers, and the f32 C2C comparison in the same call
-#   sanitizeall  issue 19: compute-sanitizer over every kernel family (tests/families.rs: one-
+#   sanitizeall  compute-sanitizer over every kernel family (tests/families.rs: one-
 #           and multi-pass rows, clusters, columns, fused chains, persistent prefetching,
 #           fused operations, Bluestein, L2-resident chunks, f16/bf16, f64, real and strided
 #           N-D, the resampler), one test at a time, each tool's summary per family; the tools
 #           in SANITIZE_TOOLS (default memcheck synccheck initcheck racecheck)
-#   soak    issue 19's resource behaviour (tests/resources.rs): plans created and dropped
+#   soak    resource behaviour (tests/resources.rs): plans created and dropped
 #           (SOAK_PLANS, default 1200) and transforms in a loop (SOAK_SECONDS, default 60) on
 #           CUDA and through Vulkan, resident and device free memory after the first round
 #           and at the end; then the error tests (out of memory with the bytes) on CUDA
-#   checksum  issue 19's checksummed mode (tests/checksum.rs): the tests on CUDA (fault-free
+#   checksum  the checksummed mode (tests/checksum.rs): the tests on CUDA (fault-free
 #           runs, a bit flipped between passes reported for its transform, recomputed),
 #           memcheck and racecheck over the GPU tests, then `bench --compare cufft` 2^8..2^24
 #           (CHECK_MIN/CHECK_MAX) plain and with --checksum, ROUNDS rounds (2): the ratio's

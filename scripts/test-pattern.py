@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the test pattern docs/images/pattern.png (512 x 512, 8-bit grey) that the
-`tierfft fft2d` examples in the README use: a disc, a square, a patch of oriented stripes
+`tierfft fft2d` examples in docs/CLI.md use: a disc, a square, a patch of oriented stripes
 (two sharp peaks in the spectrum), a fine grid (a lattice of peaks) and a little noise.
 Needs numpy only. Usage: scripts/test-pattern.py [OUT.png]"""
 import struct

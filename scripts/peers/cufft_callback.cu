@@ -1,5 +1,5 @@
 // cuFFT with the multiply in an LTO callback: the fairest cuFFT peer of tierfft's fused
-// FFT → multiply → inverse FFT (issue 15). The forward plan's store callback multiplies each
+// FFT → multiply → inverse FFT. The forward plan's store callback multiplies each
 // output point by the filter (and the 1/n scale) on its way to memory, so cuFFT makes two
 // trips over the data where its plain pipeline makes three.
 //

@@ -1,5 +1,5 @@
 // cuFFT's own multi-GPU transforms (cufftXt over the GPUs of one host): the peer of
-// `tierfft bench --gpus N` (issue 20). Complex forward transforms, in place, the output
+// `tierfft bench --gpus N`. Complex forward transforms, in place, the output
 // left in cuFFT's shuffled (transposed) layout as ours is, timed the same way: host clock
 // from the call until every GPU is done, median of REPS runs after one untimed run.
 //

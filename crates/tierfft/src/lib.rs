@@ -23,7 +23,7 @@
 //! # }
 //! ```
 
-// No panics on what a user or a device can get wrong: errors instead (issue 19). The few
+// No panics on what a user or a device can get wrong: errors instead. The few
 // invariants of generated code that no input reaches say so where they stand (`#[expect]`
 // with the reason); the fuzz targets in fuzz/ hold the planner to them.
 #![cfg_attr(
@@ -74,3 +74,9 @@ pub use weights::RealWeights;
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeExamples;
+
+/// The library guide's Rust examples (docs/LIBRARY.md), compiled and run as doc-tests so that
+/// they stay true too.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/LIBRARY.md")]
+pub struct LibraryGuideExamples;

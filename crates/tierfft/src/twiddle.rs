@@ -1,7 +1,7 @@
 //! Twiddle factors, computed in f64 and rounded once to the precision of the data.
 //!
 //! Single-precision recurrences or `sin`/`cos` on the GPU lose orders of magnitude of accuracy
-//! (GPU_FFT's experience, seed 002; Vulkan allows 2^-11 absolute error for `sin`), so every
+//! (GPU_FFT's experience; Vulkan allows 2^-11 absolute error for `sin`), so every
 //! twiddle a kernel uses comes from a table built here.
 
 use num_complex::{Complex32, Complex64};

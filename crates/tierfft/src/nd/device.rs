@@ -16,12 +16,13 @@ use crate::spec::RealHalf;
 #[non_exhaustive]
 pub enum FuseReal {
     /// Where it measured faster (the default): in f32 as [`FuseReal::OnePass`]; in f64
-    /// (docs/BENCHMARKS.md session 24, H200) one-pass half-lengths to 2^13, and from 2^15
-    /// merges into several passes at any length, splits to 2^21.
+    /// (docs/BENCHMARKS.md, "2026-11-27, commit c1f7b23", H200) one-pass half-lengths to 2^13,
+    /// and from 2^15 merges into several passes at any length, splits to 2^21.
     #[default]
     Auto,
     /// Where the half-length transform is one pass (from 2^16 reals on the H100 the fused
-    /// multi-pass versions were not faster in f32, docs/BENCHMARKS.md session 11).
+    /// multi-pass versions were not faster in f32, docs/BENCHMARKS.md,
+    /// "2026-11-24, commit 8e2db3a").
     OnePass,
     /// Wherever the device's plan can: the merge on the first of several passes, the split
     /// on the last (when its workgroups pair lines with their mirrors).
@@ -60,13 +61,13 @@ impl NdPlan {
     }
 
     /// Runs a complex transform's axes out of place, from the spectrum into the work array
-    /// (`Buf::Full`, of the same shape for C2C) and back, so that it ends where it started
-    /// (an odd count keeps its first in place). On the H100 (docs/BENCHMARKS.md, session 12)
-    /// 4096- and 8192-point rows took 15–20 % longer in place, and 2-D and 3-D transforms
-    /// gained up to 13 % out of place, except where a column pass writes less than a memory
-    /// transaction a row (8192-point columns, 2 a workgroup, `PlanOptions::min_lines`): its
-    /// partial writes, merged in L2 with what it read in place, cost 24 % more into a fresh
-    /// array. Those stay in place.
+    /// (`Buf::Full`, of the same shape for C2C) and back, so that it ends where it started (an
+    /// odd count keeps its first in place). On the H100 (docs/BENCHMARKS.md,
+    /// "2026-11-24, commits 50cb77a and 584b866") 4096- and 8192-point rows took 15–20 % longer
+    /// in place, and 2-D and 3-D transforms gained up to 13 % out of place, except where a
+    /// column pass writes less than a memory transaction a row (8192-point columns, 2 a
+    /// workgroup, `PlanOptions::min_lines`): its partial writes, merged in L2 with what it read
+    /// in place, cost 24 % more into a fresh array. Those stay in place.
     fn alternate_arrays(&mut self, limits: &DeviceLimits, opts: &PlanOptions) {
         if self.spec.kind() != Kind::ComplexToComplex {
             return;

@@ -73,16 +73,16 @@ pub(super) fn cluster_pass(
     {
         return None;
     }
-    // By default the most workgroups of half a block each, two to a compute unit so that
-    // one's loads and stores overlap the other's exchanges, within the portable cluster
-    // size; else whole blocks; and only where the batch gives every compute unit at least a
-    // block's worth of points. On the H100 against cuFFT (docs/BENCHMARKS.md, sessions 13
-    // and 15): 2^15 in 4 × 8192 points 1.18 at 1 GiB (two passes 0.81), 2^16 in 8 × 8192
-    // 1.38 (1.05); below about 2^21 points in all, two passes win (2^16 × 32: 35.7 µs
-    // against 37.0; × 64: 66.4 against 56.5; 2^17 × 1: 13.7 against 25.1). 2^17 in 8 whole
-    // blocks loses to two passes by 2–28 % as a C2C transform at every batch, but as the
-    // half of a 2^18-real R2C or C2R (256 rows) it runs at 0.93–0.95 of cuFFT against
-    // 0.61–0.76 with two passes, so it stays. Clusters of 16 lost at every length.
+    // By default the most workgroups of half a block each, two to a compute unit so that one's
+    // loads and stores overlap the other's exchanges, within the portable cluster size; else
+    // whole blocks; and only where the batch gives every compute unit at least a block's worth
+    // of points. On the H100 against cuFFT (docs/BENCHMARKS.md, "2026-11-24, commit b0d73a8"
+    // and "2026-11-24, commits fcf65e0 to 08615e9"): 2^15 in 4 × 8192 points 1.18 at 1 GiB (two
+    // passes 0.81), 2^16 in 8 × 8192 1.38 (1.05); below about 2^21 points in all, two passes
+    // win (2^16 × 32: 35.7 µs against 37.0; × 64: 66.4 against 56.5; 2^17 × 1: 13.7 against
+    // 25.1). 2^17 in 8 whole blocks loses to two passes by 2–28 % as a C2C transform at every
+    // batch, but as the half of a 2^18-real R2C or C2R (256 rows) it runs at 0.93–0.95 of cuFFT
+    // against 0.61–0.76 with two passes, so it stays. Clusters of 16 lost at every length.
     let portable = most.min(MAX_PORTABLE_CLUSTER);
     let half_blocks = n / (block / 2).max(1);
     let fills_units = limits.compute_units == 0 || spec.batch * n >= limits.compute_units * block;
@@ -108,9 +108,10 @@ pub(super) fn cluster_pass(
         .min(per_block);
     let threads = per_block / points;
     // Unless asked otherwise, radix 16 for 16 points a thread (on the H100 at 2^15, 1024
-    // threads, 1.33 ms against radix 8's 1.79 ms, which spilled under the 64-register cap)
-    // and radix 8 for more (radix 16 in two rounds holds 32 points and 30 twiddles at once
-    // and spills under 128), as the one-pass shapes do (docs/BENCHMARKS.md, session 13).
+    // threads, 1.33 ms against radix 8's 1.79 ms, which spilled under the 64-register cap) and
+    // radix 8 for more (radix 16 in two rounds holds 32 points and 30 twiddles at once and
+    // spills under 128), as the one-pass shapes do (docs/BENCHMARKS.md,
+    // "2026-11-24, commit b0d73a8").
     let radix = match opts.max_radix {
         super::MAX_RADIX if points <= 16 => 16,
         r => r,

@@ -35,7 +35,7 @@ pub struct DeviceLimits {
     /// when the whole workgroup's registers still fit (see [`RegisterBudget`]).
     pub registers_per_workgroup: usize,
     /// Last-level cache, bytes (0 when the API does not say). Multi-pass plans run in chunks
-    /// that stay resident there between passes (seed 004).
+    /// that stay resident there between passes.
     pub l2_bytes: usize,
     /// Longest chained FFT → multiply → inverse FFT fused into one kernel. Longer chains that
     /// fit one pass run as two kernels (the forward transform; the inverse with the filter on
@@ -225,7 +225,7 @@ impl DeviceLimits {
 
 /// Most points a thread holds under a [`RegisterBudget`]'s wider limit. On the H100 (CUDA),
 /// 7^5 = 16807 as one pass of 343 threads × 49 points ran 1.6× faster than two passes
-/// (docs/BENCHMARKS.md, session 8).
+/// (docs/BENCHMARKS.md, "2026-11-23, commit ba49a12").
 pub const MAX_HELD_POINTS: usize = 64;
 
 /// Fewest lines (transforms) a pass must have to take the wider limit. Such a workgroup fills

@@ -26,9 +26,9 @@ fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
 /// twiddles were coalesced and the padding changed.
 const WIDE_LINES: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 32, 16), (8192, 32, 8)];
 
-/// [`WIDE_LINES`] for f64, whose values take twice the registers. Measured on the H100
-/// against cuFFT's Z2Z in one run (docs/BENCHMARKS.md, session 23): at 4096 points 8 points
-/// per thread (64 registers) ran 1.00 of cuFFT against 0.91 with 32 (192 registers) and
+/// [`WIDE_LINES`] for f64, whose values take twice the registers. Measured on the H100 against
+/// cuFFT's Z2Z in one run (docs/BENCHMARKS.md, "2026-11-26, commit c45055e"): at 4096 points 8
+/// points per thread (64 registers) ran 1.00 of cuFFT against 0.91 with 32 (192 registers) and
 /// 0.95 with 16; 1024, 2048, 8192..65536 points were as fast or faster with the f32 shapes.
 const WIDE_LINES_F64: &[(usize, usize, usize)] = &[(1024, 16, 16), (4096, 8, 8), (8192, 32, 8)];
 
@@ -83,14 +83,15 @@ fn default_shape(opts: &PlanOptions) -> bool {
 
 /// Row transforms of at least this many points that take several passes use radix-16 stages
 /// where registers allow 16 points per thread (CUDA). Measured on the H100 against cuFFT
-/// (docs/BENCHMARKS.md, session 3): 2^18..2^24 went from 0.89, 0.85, 0.83, 0.77, 0.76, 0.65,
-/// 0.58 of cuFFT with radix 8 to 0.99, 0.91, 0.85, 0.85, 0.86, 0.78, 0.78; 2^15..2^17 were
-/// slower with radix 16 (0.81, 1.05, 1.01 against 0.76, 0.96, 0.95).
+/// (docs/BENCHMARKS.md, "2026-11-22, commit d3b9f38"): 2^18..2^24 went from 0.89, 0.85, 0.83,
+/// 0.77, 0.76, 0.65, 0.58 of cuFFT with radix 8 to 0.99, 0.91, 0.85, 0.85, 0.86, 0.78, 0.78;
+/// 2^15..2^17 were slower with radix 16 (0.81, 1.05, 1.01 against 0.76, 0.96, 0.95).
 const RADIX_16_PASSES_FROM: usize = 1 << 18;
 
 /// [`RADIX_16_PASSES_FROM`] for f64: with radix-8 stages (8 points per thread), 2^18, 2^19
 /// and 2^20 ran 0.95, 0.92 and 0.90 of cuFFT's Z2Z against 0.88, 0.87 and 0.87 with radix
-/// 16; 2^21 was level (0.80) and 2^22 slower (0.77 against 0.84). H100, session 23.
+/// 16; 2^21 was level (0.80) and 2^22 slower (0.77 against 0.84). H100, docs/BENCHMARKS.md,
+/// "2026-11-26, commit c45055e".
 const RADIX_16_PASSES_FROM_F64: usize = 1 << 21;
 
 pub(super) fn single_pass(

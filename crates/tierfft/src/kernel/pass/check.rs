@@ -195,7 +195,7 @@ impl PassGen<'_> {
 
 /// `terms` added left to right (zero for none). (A balanced tree, tried on the H100, was
 /// faster at some lengths and slower at others as the registers fell out:
-/// docs/BENCHMARKS.md, session 27.)
+/// docs/BENCHMARKS.md, "2026-11-27, commits dc5820d and d20c764".)
 fn sum(terms: Vec<Expr>) -> Expr {
     terms
         .into_iter()
