@@ -131,12 +131,7 @@ impl Extent {
     /// `irw_bins` (lines, samples): the largest rectangle of fully focused lines and samples
     /// clear of every target's sidelobe bands ([`crate::noise`], with its fallbacks).
     pub fn noise_region(&self, config: &Config, irw_bins: (f64, f64)) -> NoiseChoice {
-        let placed: Vec<(f64, f64)> = config
-            .scene
-            .targets
-            .iter()
-            .map(|t| config.target_position(t))
-            .collect();
+        let placed = config.target_positions();
         let spans = Spans {
             size: (self.lines, self.samples),
             full_lines: self.full_lines.0..self.full_lines.1,

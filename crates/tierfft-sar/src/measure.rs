@@ -111,12 +111,7 @@ pub fn measure_targets(
         },
     };
     let irw = theory.irw_bins;
-    let placed: Vec<(f64, f64)> = config
-        .scene
-        .targets
-        .iter()
-        .map(|t| config.target_position(t))
-        .collect();
+    let placed = config.target_positions();
     let model = SceneModel::fit(image, lines, samples, &response, &placed);
     let mut targets = Vec::new();
     for (k, (t, &expected)) in config.scene.targets.iter().zip(&placed).enumerate() {

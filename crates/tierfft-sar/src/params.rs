@@ -352,6 +352,15 @@ impl Config {
         2.0 * self.mid_swath_m() * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m()
     }
 
+    /// Where each of the scene's targets lies ([`Config::target_position`]), in order.
+    pub fn target_positions(&self) -> Vec<(f64, f64)> {
+        self.scene
+            .targets
+            .iter()
+            .map(|t| self.target_position(t))
+            .collect()
+    }
+
     /// Bytes of one scene-sized buffer of complex f32 (`lines × samples × 8`); `None` when
     /// that overflows the address space.
     pub fn scene_bytes(&self) -> Option<u64> {

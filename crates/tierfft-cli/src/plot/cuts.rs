@@ -276,19 +276,8 @@ pub fn cut_figure(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plot::profile::sinc_cut;
     use tierfft_sar::neighbours::AxisResponse;
-
-    /// Samples of sinc(t − t0) at t = 0..n: the response of an unweighted band-limited
-    /// system, whose 3 dB width is 0.886 bins.
-    fn sinc_cut(n: usize, t0: f64) -> Vec<Complex32> {
-        (0..n)
-            .map(|t| {
-                let x = std::f64::consts::PI * (t as f64 - t0);
-                let v = if x == 0.0 { 1.0 } else { x.sin() / x };
-                Complex32::new(v as f32, 0.0)
-            })
-            .collect()
-    }
 
     /// `points` as pixels of `frame`, densely: every segment stepped at a quarter pixel.
     fn traced(points: &[(f64, f64)], frame: &Frame) -> Vec<(f64, f64)> {

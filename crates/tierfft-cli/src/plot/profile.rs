@@ -67,21 +67,22 @@ pub fn ideal_profile(response: &AxisResponse, span: (f64, f64), factor: usize) -
         .collect()
 }
 
+/// Samples of sinc(t − t0) at t = 0..n: the response of an unweighted band-limited system,
+/// whose 3 dB width is 0.886 bins (for the plot tests).
+#[cfg(test)]
+pub(super) fn sinc_cut(n: usize, t0: f64) -> Vec<Complex32> {
+    (0..n)
+        .map(|t| {
+            let x = std::f64::consts::PI * (t as f64 - t0);
+            let v = if x == 0.0 { 1.0 } else { x.sin() / x };
+            Complex32::new(v as f32, 0.0)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Samples of sinc(t − t0) at t = 0..n: the response of an unweighted band-limited
-    /// system, whose 3 dB width is 0.886 bins.
-    fn sinc_cut(n: usize, t0: f64) -> Vec<Complex32> {
-        (0..n)
-            .map(|t| {
-                let x = std::f64::consts::PI * (t as f64 - t0);
-                let v = if x == 0.0 { 1.0 } else { x.sin() / x };
-                Complex32::new(v as f32, 0.0)
-            })
-            .collect()
-    }
 
     #[test]
     fn a_cut_profile_peaks_at_zero_db_and_zero_bins() {
