@@ -76,10 +76,20 @@ fn simulated(dir: &TempDir) -> (std::path::PathBuf, std::path::PathBuf) {
     let cfg = dir.path("small.toml");
     std::fs::write(&cfg, SMALL).expect("config");
     let sim = dir.path("sim");
-    assert_ok(&sar(
+    let o = sar(
         dir,
         &["--config", text(&cfg), "--out", text(&sim), "--write-raw"],
-    ));
+    );
+    assert_ok(&o);
+    // The terminal tables: a row of units under the headings, theory's row under the
+    // targets; simulated echoes focused with their own centroid, nothing to fix.
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("lines  samples  samples    lines       dB"),
+        "{table}"
+    );
+    assert!(table.contains("    theory "), "{table}");
+    assert!(!stderr(&o).contains("fix it"), "{}", stderr(&o));
     (sim.join("raw.npy"), sim.join("scene.toml"))
 }
 
