@@ -181,6 +181,8 @@ def test_echoes_are_checked_before_any_work_as_the_command_checks_them():
     wide, _ = tierfft.sar.focus(raw.astype(np.complex128), SMALL, device="cpu")
     narrow, _ = tierfft.sar.focus(raw, SMALL, device="cpu")
     assert wide.dtype == np.complex64 and np.array_equal(wide, narrow)
+    swapped, _ = tierfft.sar.focus(raw.astype(">c8"), SMALL, device="cpu")
+    assert np.array_equal(swapped, narrow)
     # A config stating another size than the echoes' is refused, naming both.
     with pytest.raises(ValueError, match="scene.samples = 1024, but the echoes have 512"):
         tierfft.sar.focus(raw[:, :512].copy(), SMALL, device="cpu")

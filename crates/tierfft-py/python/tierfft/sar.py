@@ -178,7 +178,8 @@ def focus(
         raise ValueError(
             f"raw must be a 2-D array [azimuth lines, range samples] (got shape {raw.shape})"
         )
-    if raw.dtype not in (np.complex64, np.complex128):
+    # complex64 or complex128 in either byte order (FITS and network data are big-endian).
+    if not (raw.dtype.kind == "c" and raw.dtype.itemsize in (8, 16)):
         why = (
             "a real array is not a SAR echo: focusing needs complex baseband samples (I and Q); "
             "convert real IF samples to complex baseband first (e.g. scipy.signal.hilbert, "
