@@ -5,10 +5,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Output;
 
-use common::{TempDir, assert_ok, read_c64, stderr, write_npy};
+use common::{TempDir, assert_ok, fails_with, metrics, read_c64, stderr, text, write_npy};
 use tierfft::Complex32;
 
 /// A small scene, 1024 × 1024 with an 8 m antenna (a 664-line aperture) and a 2 µs pulse,
@@ -50,25 +49,6 @@ fn sar(dir: &TempDir, args: &[&str]) -> Output {
     let mut all = vec!["sar", "--device", "cpu"];
     all.extend_from_slice(args);
     dir.run(&all)
-}
-
-fn text(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-/// Checks that `out` failed with exit 1, no panic, and a message holding each of `words`.
-fn fails_with(out: &Output, words: &[&str]) {
-    let msg = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "expected exit 1: {msg}");
-    assert!(!msg.contains("panicked"), "{msg}");
-    for w in words {
-        assert!(msg.contains(w), "message lacks '{w}': {msg}");
-    }
-}
-
-fn metrics(out: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
-        .expect("parse")
 }
 
 /// Simulates SMALL with `--write-raw` into `dir/sim`: (raw.npy, scene.toml).

@@ -6,21 +6,12 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{TempDir, assert_ok};
+use common::{TempDir, assert_ok, metrics, text};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs/examples")
         .join(name)
-}
-
-fn text(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-fn metrics(out: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
-        .expect("parse")
 }
 
 /// Every target of `out`'s metrics measured alone within 2 % of theory's IRW and 0.5 dB of

@@ -7,7 +7,9 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{TempDir, assert_ok, files_in as files, random, stderr, write_npy};
+use common::{
+    TempDir, assert_ok, fails_with, files_in as files, metrics, random, stderr, write_npy,
+};
 
 /// A small scene that focuses in about a second on two cores: 1024 × 1024 with a 8 m antenna
 /// (a 664-line aperture at mid-swath) and a 2 µs pulse (240 samples).
@@ -44,22 +46,6 @@ fn sar_raw(dir: &TempDir, config: &str, out: &Path, raw: &Path) -> Output {
         dir,
         &["--config", config, "--out", &path(out), "--raw", &path(raw)],
     )
-}
-
-/// Checks that `out` failed with exit 1 and a message holding every one of `words`, and no
-/// panic.
-fn fails_with(out: &Output, words: &[&str]) {
-    let msg = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "expected exit 1: {msg}");
-    assert!(!msg.contains("panicked"), "{msg}");
-    for w in words {
-        assert!(msg.contains(w), "message lacks '{w}': {msg}");
-    }
-}
-
-fn metrics(out: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
-        .expect("parse")
 }
 
 /// A decoded 8-bit PNG: (width, height, channels, pixels).

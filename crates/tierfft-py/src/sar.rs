@@ -196,11 +196,7 @@ pub fn focus<'py>(
             );
             report.src = fit.focusing.src();
             report.blocks = match &fit.focusing {
-                Fitted::Strip(f) => Some(Blocks {
-                    count: f.blocks(),
-                    lines: f.block_lines(),
-                    chunk_lines: f.chunk_lines(),
-                }),
+                Fitted::Strip(f) => Some(Blocks::from(f)),
                 Fitted::Whole(_) => None,
             };
             report.fallback = fit.fallback;

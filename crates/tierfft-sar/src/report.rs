@@ -11,6 +11,7 @@ use crate::focus::{FocusOptions, StepTimings};
 use crate::measure::{TargetReport, Theories};
 use crate::noise::NoiseRegion;
 use crate::pattern;
+use crate::strip::StripFocuser;
 
 /// One focusing run's report.
 #[derive(Serialize)]
@@ -96,6 +97,16 @@ pub struct Blocks {
     pub lines: usize,
     /// Lines of echoes each block is focused from.
     pub chunk_lines: usize,
+}
+
+impl From<&StripFocuser> for Blocks {
+    fn from(strip: &StripFocuser) -> Blocks {
+        Blocks {
+            count: strip.blocks(),
+            lines: strip.block_lines(),
+            chunk_lines: strip.chunk_lines(),
+        }
+    }
 }
 
 /// Wall-clock times of a run's steps, s.

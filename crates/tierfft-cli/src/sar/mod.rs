@@ -592,11 +592,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     report.src = src;
     report.fallback = fallback;
     report.blocks = match &focuser {
-        Focusing::Strip(f) => Some(Blocks {
-            count: f.blocks(),
-            lines: f.block_lines(),
-            chunk_lines: f.chunk_lines(),
-        }),
+        Focusing::Strip(f) => Some(Blocks::from(f)),
         _ => None,
     };
     report.nonfinite_zeroed = zeroed;

@@ -160,3 +160,25 @@ pub fn run_numpy_script(script: &str, args: &[&str]) {
     eprintln!("{text}");
     assert!(out.status.success(), "{text}");
 }
+
+/// Checks that `out` failed with exit 1, without a panic, and with a message holding every
+/// one of `words`.
+pub fn fails_with(out: &Output, words: &[&str]) {
+    let msg = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "expected exit 1: {msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+    for w in words {
+        assert!(msg.contains(w), "message lacks '{w}': {msg}");
+    }
+}
+
+/// The metrics.json `tierfft sar` wrote into `out`.
+pub fn metrics(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
+        .expect("parse")
+}
+
+/// `p` as a command-line argument.
+pub fn text(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
