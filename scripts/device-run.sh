@@ -131,7 +131,8 @@
 #           driver's pageable copies and pinned DMA alone, 1 MiB..1 GiB), then `tierfft sar
 #           --device cuda` end to end at 4096² and 16384² with this build and, when carried,
 #           .carry/tierfft-before (a build from before staging), in the same run
-#   vulkantests  every test binary in .carry/tests through wgpu/Vulkan on the H100
+#   vulkantests  every test binary in .carry/tests (library, sar, resources) through wgpu/Vulkan
+#           on the H100
 #   vulkansweep  wgpu/Vulkan alone (no cuFFT) at 2^4..2^14, 1 GiB buffers, under workgroups of
 #           64, 128 and 256 threads with 8 or 16 points a thread (radix 8 or 16)
 #   squint  the SAR field-data tests (squint, L-band SRC, chirp conventions, any size) on
@@ -152,19 +153,19 @@
 #           CUDA and on wgpu/Vulkan, scripts/independent-sar.py (echoes from a NumPy simulator
 #           of its own) focused on CUDA and on the H100 through Vulkan, and `tierfft sar
 #           --device cuda` on a sinc²-lit 8192² scene, the pattern given and then recognised
-#   double  f64: tests/double.rs (f64 against a double-double reference) and the
+#   double  f64: tests/library/double.rs (f64 against a double-double reference) and the
 #           f32 accuracy tests on CUDA and on wgpu/Vulkan, then Z2Z against cuFFT's Z2Z at
 #           2^6..2^24 (1 GiB-plus buffers, with the Vulkan column) and in batches of 1 and 16,
 #           beside the f32 C2C comparison in the same run
-#   ndouble f64 real and N-D: tests/double.rs and the f32 N-D tests on CUDA and
+#   ndouble f64 real and N-D: tests/library/double.rs and the f32 N-D tests on CUDA and
 #           wgpu/Vulkan
 #   d2z     D2Z and Z2D against cuFFT's: rows of 2^6..2^24 reals in 512 MiB
 #           arrays, 2-D and 3-D, then Z2Z at 2^6..2^24 and the f32 C2C baseline (the Vulkan
 #           column left out to stay inside one call)
-#   half    f16 and bf16 storage: tests/half.rs on CUDA and wgpu/Vulkan (errors per
+#   half    f16 and bf16 storage: tests/library/half.rs on CUDA and wgpu/Vulkan (errors per
 #           length), then C2C in f16 and in bf16 against cuFFT's (cufftXtExec) at 2^6..2^22,
 #           2^27-point buffers, and the f32 C2C comparison in the same call
-#   sanitizeall  compute-sanitizer over every kernel family (tests/families.rs: one-
+#   sanitizeall  compute-sanitizer over every kernel family (tests/library/families.rs: one-
 #           and multi-pass rows, clusters, columns, fused chains, persistent prefetching,
 #           fused operations, Bluestein, L2-resident chunks, f16/bf16, f64, real and strided
 #           N-D, the resampler), one test at a time, each tool's summary per family; the tools
@@ -173,7 +174,7 @@
 #           (SOAK_PLANS, default 1200) and transforms in a loop (SOAK_SECONDS, default 60) on
 #           CUDA and through Vulkan, resident and device free memory after the first round
 #           and at the end; then the error tests (out of memory with the bytes) on CUDA
-#   checksum  the checksummed mode (tests/checksum.rs): the tests on CUDA (fault-free
+#   checksum  the checksummed mode (tests/library/checksum.rs): the tests on CUDA (fault-free
 #           runs, a bit flipped between passes reported for its transform, recomputed),
 #           memcheck and racecheck over the GPU tests, then `bench --compare cufft` 2^8..2^24
 #           (CHECK_MIN/CHECK_MAX) plain and with --checksum, ROUNDS rounds (2): the ratio's
@@ -198,7 +199,19 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 status=0
 tf=.carry/tierfft
 
-# The test binaries named after $1 on CUDA, then on wgpu/Vulkan (the H100 through its
+# The former test binaries are modules of two: library (crates/tierfft/tests/library) and
+# sar (crates/tierfft-sar/tests/sar). Runs module $1's tests (filter "$1::") with the
+# arguments after it; focus:: also matches dist_focus::, which is skipped there.
+module_tests() {
+    local bin=library skip=""
+    case $1 in
+        any_size|chirps|dist_focus|fit|focus|lband|noise|pattern|range_compression|replica|squint|strip) bin=sar ;;
+    esac
+    [ "$1" = focus ] && skip="--skip dist_focus::"
+    .carry/tests/$bin "${@:2}" "$1::" $skip
+}
+
+# The test modules named after $1 on CUDA, then on wgpu/Vulkan (the H100 through its
 # name), each appended to $out/$1-DEVICE.log.
 device_tests() {
     local log=$1 dev t
@@ -209,7 +222,7 @@ device_tests() {
     for dev in cuda "${vk:-H100}"; do
         for t in "$@"; do
             echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/$log-$dev.log" |
+            TIERFFT_TEST_DEVICE=$dev module_tests $t --test-threads=1 2>&1 | tee -a "$out/$log-$dev.log" |
                 grep -E "^test |test result|panicked|run on" || status=1
         done
     done
@@ -286,7 +299,7 @@ if want vkstats; then
     done
 fi
 if want interop; then
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/device_resident --test-threads=1 2>&1 | tee "$out/interop.log" |
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 device_resident:: 2>&1 | tee "$out/interop.log" |
         grep -E "^test |test result|panicked|SKIPPED" || status=1
     .carry/cudarc_stream 2>&1 | tee -a "$out/interop.log" || status=1
 fi
@@ -487,7 +500,7 @@ if want anylen; then
     $tf bench --backend cuda --compare cufft --min-log2 8 --max-log2 24 --reps 20 2>&1 | tee "$out/anylen-pow2.txt" || status=1
     for dev in cuda H100; do
         echo "== any_length on $dev"
-        TIERFFT_TEST_DEVICE=$dev .carry/tests/any_length --test-threads=1 2>&1 | tee -a "$out/anylen-tests-$dev.log" |
+        TIERFFT_TEST_DEVICE=$dev .carry/tests/library --test-threads=1 any_length:: 2>&1 | tee -a "$out/anylen-tests-$dev.log" |
             grep -E "^test |test result|panicked|run on|relative" || status=1
     done
 fi
@@ -510,7 +523,7 @@ if want bluestein; then
     for dev in cuda H100; do
         for t in any_length fusion; do
             echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev .carry/tests/$t --test-threads=1 2>&1 | tee -a "$out/bluestein-tests-$dev.log" |
+            TIERFFT_TEST_DEVICE=$dev module_tests $t --test-threads=1 2>&1 | tee -a "$out/bluestein-tests-$dev.log" |
                 grep -E "^test |test result|panicked|run on" || status=1
         done
     done
@@ -629,10 +642,11 @@ cluster_halves() {
     done
 }
 if want cluster; then
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 lengths_2_pow_13_to_16 \
-        lengths_2_pow_17_to_20 cluster_tier planner_variants round_trip batch_split 2>&1 |
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 gpu_accuracy::lengths_2_pow_13_to_16 \
+        gpu_accuracy::lengths_2_pow_17_to_20 gpu_accuracy::cluster_tier gpu_accuracy::planner_variants \
+        gpu_accuracy::round_trip gpu_accuracy::batch_split 2>&1 |
         tee -a "$out/cluster-tests.log" | grep -E "^test |test result|panicked" || status=1
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/nd --test-threads=1 2>&1 | tee -a "$out/cluster-tests.log" |
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 nd:: 2>&1 | tee -a "$out/cluster-tests.log" |
         grep -E "^test |test result|panicked" || status=1
     cluster_rounds cluster.txt "--min-log2 14 --max-log2 18" "" "--cluster-blocks 1" "--cluster-blocks 2" \
         "--cluster-blocks 8"
@@ -669,7 +683,7 @@ if want clustersan; then
     for tool in memcheck racecheck synccheck initcheck; do
         echo "== compute-sanitizer $tool"
         TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-140} compute-sanitizer --tool $tool --error-exitcode 9 \
-            .carry/tests/gpu_accuracy --test-threads=1 --exact cluster_tier_for_sanitizers 2>&1 |
+            .carry/tests/library --test-threads=1 --exact gpu_accuracy::cluster_tier_for_sanitizers 2>&1 |
             tee "$out/clustersan-$tool.log" |
             grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error|error" | head -20
         echo "exit ${PIPESTATUS[0]}"
@@ -702,7 +716,7 @@ if want profile; then
             tee -a "$out/profile-16807.txt" || status=1
     done
     echo "== any_length on H100 (wgpu/Vulkan)"
-    TIERFFT_TEST_DEVICE=H100 .carry/tests/any_length --test-threads=1 2>&1 | tee -a "$out/anylen-tests-H100.log" |
+    TIERFFT_TEST_DEVICE=H100 .carry/tests/library --test-threads=1 any_length:: 2>&1 | tee -a "$out/anylen-tests-H100.log" |
         grep -E "^test |test result|panicked|run on|relative" || status=1
 fi
 if want profile2d; then
@@ -740,12 +754,14 @@ if want wide; then
         --sizes 3125,11979,13689,16464,16807,17496,18000,19683,21000,24576,25000,28561 2>&1 |
         tee "$out/wide.txt" || status=1
 fi
+# library's cuda_compile and kernels_validate modules need no GPU: skipped wherever library
+# runs whole (the skips match nothing in sar and resources).
 if want tests; then
     for dev in cuda H100; do
         for t in .carry/tests/*; do
             echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev "$t" --test-threads=1 2>&1 | tee -a "$out/tests-$dev.log" |
-                grep -E "^test |test result|panicked|run on" || status=1
+            TIERFFT_TEST_DEVICE=$dev "$t" --test-threads=1 --skip cuda_compile:: --skip kernels_validate:: 2>&1 |
+                tee -a "$out/tests-$dev.log" | grep -E "^test |test result|panicked|run on" || status=1
         done
     done
 fi
@@ -753,8 +769,8 @@ if want vulkantests; then
     # The whole suite through wgpu/Vulkan alone (after a change to Vulkan's plans).
     for t in .carry/tests/*; do
         echo "== $t on H100 (Vulkan)"
-        TIERFFT_TEST_DEVICE=H100 "$t" --test-threads=1 2>&1 | tee -a "$out/tests-vulkan.log" |
-            grep -E "test result|panicked|FAILED|run on" || status=1
+        TIERFFT_TEST_DEVICE=H100 "$t" --test-threads=1 --skip cuda_compile:: --skip kernels_validate:: 2>&1 |
+            tee -a "$out/tests-vulkan.log" | grep -E "test result|panicked|FAILED|run on" || status=1
     done
 fi
 if want sanitize; then
@@ -763,18 +779,18 @@ if want sanitize; then
     for tool in memcheck racecheck; do
         echo "== compute-sanitizer $tool"
         TIERFFT_TEST_DEVICE=cuda timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 \
-            .carry/tests/properties --test-threads=1 linearity impulse 2>&1 | tee "$out/sanitize-$tool.log" |
+            .carry/tests/library --test-threads=1 properties::linearity properties::impulse 2>&1 | tee "$out/sanitize-$tool.log" |
             grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error|error" | head -20
         echo "exit ${PIPESTATUS[0]}"
     done
 fi
 if want sanitizeall; then
-    families=$(.carry/tests/families --list 2>/dev/null | sed -n 's/: test$//p')
+    families=$(.carry/tests/library --list families:: 2>/dev/null | sed -n 's/^families::\(.*\): test$/\1/p')
     for tool in ${SANITIZE_TOOLS:-memcheck synccheck initcheck racecheck}; do
         for f in $families; do
             log="$out/sanitizeall-$tool-$f.log"
             TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-150} compute-sanitizer --tool $tool \
-                --error-exitcode 9 .carry/tests/families --test-threads=1 --exact $f > "$log" 2>&1
+                --error-exitcode 9 .carry/tests/library --test-threads=1 --exact families::$f > "$log" 2>&1
             code=$?
             summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tr '\n' ' ')
             result=$(grep -E "^test result" "$log" | cut -c1-40)
@@ -783,12 +799,12 @@ if want sanitizeall; then
     done
 fi
 if want checksum; then
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/checksum --test-threads=1 2>&1 |
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 checksum:: 2>&1 |
         tee "$out/checksum-tests.log" | grep -E "^test |test result|panicked" || status=1
     for tool in memcheck racecheck; do
         echo "== compute-sanitizer $tool, checksummed transforms"
         TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-150} compute-sanitizer --tool $tool \
-            --error-exitcode 9 .carry/tests/checksum --test-threads=1 gpu_ 2>&1 |
+            --error-exitcode 9 .carry/tests/library --test-threads=1 checksum::gpu_ 2>&1 |
             tee "$out/checksum-$tool.log" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error" | head
     done
     for round in $(seq ${ROUNDS:-2}); do
@@ -807,7 +823,7 @@ if want soak; then
             grep -E "plans:|calls over|test result|panicked" || status=1
     done
     echo "== errors on CUDA"
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/errors --test-threads=1 2>&1 | tee "$out/errors-cuda.log" |
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 errors:: 2>&1 | tee "$out/errors-cuda.log" |
         grep -E "test result|panicked|FAILED" || status=1
 fi
 if want multigpu; then
@@ -823,14 +839,14 @@ if want multigpu; then
     export LD_LIBRARY_PATH=/tmp/nccl-lib:${LD_LIBRARY_PATH:-}
     { nvidia-smi topo -m; ls "$nccl"; } 2>&1 | tee "$out/multigpu-topo.txt"
     echo "== dist tests, $gpus GPU(s)"
-    for t in dist dist_focus; do
-        TIERFFT_TEST_DEVICE=cuda TIERFFT_TEST_GPUS=$gpus .carry/tests/$t --test-threads=1 --nocapture 2>&1 |
+    for t in distributed dist_focus; do
+        TIERFFT_TEST_DEVICE=cuda TIERFFT_TEST_GPUS=$gpus module_tests $t --test-threads=1 --nocapture 2>&1 |
             tee -a "$out/multigpu-tests.log" | grep -E "^test |test result|panicked|relative difference" || status=1
     done
     # The row copies and exchanges under compute-sanitizer (ranks sharing GPU 0).
     echo "== compute-sanitizer memcheck, distributed transforms"
     TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-200} compute-sanitizer --tool memcheck --error-exitcode 9 \
-        .carry/tests/dist --test-threads=1 --exact gpu_ranks_through_host_memory 2>&1 |
+        .carry/tests/library --test-threads=1 --exact distributed::gpu_ranks_through_host_memory 2>&1 |
         tee "$out/multigpu-memcheck.log" | grep -E "ERROR SUMMARY|test result|Error" | head -20
     echo "exit ${PIPESTATUS[0]}"
     nvcc -O2 -o /tmp/cufft_multigpu scripts/peers/cufft_multigpu.cu -lcufft 2>&1 | tee "$out/multigpu-peer-build.log"
@@ -860,10 +876,10 @@ if want multigpu; then
     fi
 fi
 if want resident; then
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 resident planner_variants 2>&1 |
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 gpu_accuracy::resident gpu_accuracy::planner_variants 2>&1 |
         tee "$out/resident-tests.log" | grep -E "^test |test result|panicked" || status=1
     TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-150} compute-sanitizer --tool memcheck --error-exitcode 9 \
-        .carry/tests/gpu_accuracy --test-threads=1 --exact resident_chunks_are_correct 2>&1 |
+        .carry/tests/library --test-threads=1 --exact gpu_accuracy::resident_chunks_are_correct 2>&1 |
         tee "$out/resident-memcheck.log" | grep -E "ERROR SUMMARY|test result|Error" | head
     for round in $(seq ${ROUNDS:-2}); do
         for v in "" "--resident-mib 12" "--resident-mib 24" "--resident-mib 32" "--resident-mib 48"; do
@@ -883,10 +899,10 @@ if want resident; then
     done
 fi
 if want long; then
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 --exact largest_lengths_are_correct \
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 --exact gpu_accuracy::largest_lengths_are_correct \
         --nocapture 2>&1 | tee "$out/long-tests.log" | grep -E "error|test result|panicked" || status=1
     TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-200} compute-sanitizer --tool memcheck --error-exitcode 9 \
-        .carry/tests/gpu_accuracy --test-threads=1 --exact largest_lengths_are_correct 2>&1 |
+        .carry/tests/library --test-threads=1 --exact gpu_accuracy::largest_lengths_are_correct 2>&1 |
         tee "$out/long-memcheck.log" | grep -E "ERROR SUMMARY|test result|Error" | head
     for round in $(seq ${ROUNDS:-2}); do
         for v in "" "--min-lines 1" "--min-lines 2"; do
@@ -965,9 +981,10 @@ if want lastpass; then
     done
 fi
 if want shortlast; then
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/gpu_accuracy --test-threads=1 lengths_2_pow_17 lengths_2_pow_21 \
-        planner_variants resident 2>&1 | grep -E "^test |test result|panicked" | tee "$out/shortlast-tests.txt" || status=1
-    TIERFFT_TEST_DEVICE=cuda .carry/tests/nd --test-threads=2 2>&1 | grep -E "test result|panicked" |
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=1 gpu_accuracy::lengths_2_pow_17 \
+        gpu_accuracy::lengths_2_pow_21 gpu_accuracy::planner_variants gpu_accuracy::resident 2>&1 |
+        grep -E "^test |test result|panicked" | tee "$out/shortlast-tests.txt" || status=1
+    TIERFFT_TEST_DEVICE=cuda .carry/tests/library --test-threads=2 nd:: 2>&1 | grep -E "test result|panicked" |
         tee -a "$out/shortlast-tests.txt" || status=1
     for round in 1 2; do
         echo "== round $round" | tee -a "$out/shortlast.txt"

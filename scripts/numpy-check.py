@@ -2,10 +2,10 @@
 """`tierfft fft` against NumPy itself: fft/ifft, fftn/ifftn, rfft/irfft, rfftn/irfftn over
 every ordered subset of axes of arrays of rank 1 to 4 (odd, even and prime extents), the
 norms, NumPy's `n` and `s`, repeated axes, and the inputs NumPy takes (float64, complex128,
-integers, bool, Fortran order, big-endian). Each case writes a .npy, runs the binary, and
-compares its output with NumPy's in float64 (relative L2 error at most 2e-6, shapes equal;
-float64 and complex128 input on the CPU is transformed in f64: float64 or complex128 out,
-within 1e-13).
+integers, bool, Fortran order, big-endian). Each case writes a .npy; one run of the binary
+per device transforms them all (`tierfft fft --jobs`); each output is compared with NumPy's
+in float64 (relative L2 error at most 2e-6, shapes equal; float64 and complex128 input on
+the CPU is transformed in f64: float64 or complex128 out, within 1e-13).
 
 Usage: scripts/numpy-check.py [--tierfft PATH] [--device cpu,lavapipe]
 Exit status 1 when any case fails; each failure is printed with its arguments.
@@ -32,19 +32,37 @@ def main():
     failures = 0
     cases = 0
     with tempfile.TemporaryDirectory() as tmp:
-        inp, out = os.path.join(tmp, "x.npy"), os.path.join(tmp, "y.npy")
         for device in args.device.split(","):
+            # Every case's input is written first, then one process runs them all
+            # (`tierfft fft --jobs`), then each output is compared.
+            jobs = []
 
             def run(x, flags, want, name):
-                nonlocal failures, cases
-                cases += 1
+                k = len(jobs)
+                inp, out = os.path.join(tmp, f"x{k}.npy"), os.path.join(tmp, f"y{k}.npy")
                 np.save(inp, x)
-                cmd = [args.tierfft, "fft", "-i", inp, "-o", out, "-d", device] + flags
-                r = subprocess.run(cmd, capture_output=True, text=True)
-                if r.returncode != 0:
-                    print(f"FAIL {device} {name} {flags}: {r.stderr.strip()[:300]}")
+                jobs.append((x, flags, want, name, out,
+                             ["-i", inp, "-o", out, "-d", device] + flags))
+
+            cases_for(run, np.random.default_rng(7))
+            listing = os.path.join(tmp, f"jobs-{device}.txt")
+            with open(listing, "w") as f:
+                f.writelines(" ".join(job[-1]) + "\n" for job in jobs)
+            r = subprocess.run([args.tierfft, "fft", "--jobs", listing],
+                               capture_output=True, text=True)
+            status = {}
+            for line in r.stdout.splitlines():
+                head, _, rest = line.partition(": ")
+                if head.startswith("job "):
+                    status[int(head[4:])] = rest
+            for k, (x, flags, want, name, out, _) in enumerate(jobs, start=1):
+                cases += 1
+                said = status.get(k, f"no result (exit status {r.returncode}: "
+                                     f"{r.stderr.strip()[-300:]})")
+                if said != "ok":
+                    print(f"FAIL {device} {name} {flags}: {said[:300]}")
                     failures += 1
-                    return
+                    continue
                 got = np.load(out)
                 err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
                 # float64 and complex128 input: transformed in f64 on the CPU.
@@ -56,8 +74,6 @@ def main():
                     print(f"FAIL {device} {name} {flags}: shape {got.shape} "
                           f"(NumPy {want.shape}), {got.dtype}, relative L2 error {err:.2e}")
                     failures += 1
-
-            cases_for(run, np.random.default_rng(7))
     print(f"numpy-check: {cases - failures} of {cases} cases match NumPy {np.__version__}")
     return 1 if failures else 0
 

@@ -219,7 +219,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
     }
     if args.energy {
         // Before the device, so that a machine without the NVIDIA driver hears why.
-        tierfft::backend::cuda::energy::probe()?;
+        tierfft::bench::energy::probe()?;
     }
     let device = crate::commands::open_device(name)?;
     if args.transfers {
@@ -467,7 +467,7 @@ fn transfers(device: &tierfft::Device, reps: usize) -> CliResult<()> {
         "bytes", "staged up", "staged dn", "pageable up", "pageable dn", "pinned up", "pinned dn"
     );
     for (i, log2) in [20, 24, 26, 28, 30].into_iter().enumerate() {
-        let s = tierfft::backend::cuda::transfer_speeds(dev, (1 << log2) / 4, reps)?;
+        let s = tierfft::bench::transfer_speeds(dev, (1 << log2) / 4, reps)?;
         if i == 0 {
             println!("(staged copies use {} host threads)", s.copy_threads);
         }

@@ -4,8 +4,8 @@
 
 use num_complex::{Complex, Complex64};
 use rand::RngExt;
-use tierfft::backend::cuda::compare_nd::{CufftReal, NdData, compare_nd};
 use tierfft::backend::median;
+use tierfft::bench::compare_nd::{CufftReal, NdData, compare_nd};
 use tierfft::nd::FuseReal;
 use tierfft::reference::{NdInput, nd_dd, nd_f64, relative_l2_error64};
 use tierfft::{Complex32, Device, Direction, Element, Kind, NdSpec, Precision};

@@ -7,13 +7,11 @@ use std::sync::Arc;
 use num_complex::Complex;
 use serde::Serialize;
 use tierfft::backend::Element;
-use tierfft::backend::cuda::compare::{
-    Comparison, Energies, Extras, compare, compare_half, compare_z2z,
-};
-use tierfft::backend::cuda::energy::{EnergyMeter, EnergyReading};
-use tierfft::backend::cuda::peer::CallbackPeer;
 use tierfft::backend::cuda::{CudaDevice, CudaFft};
 use tierfft::backend::median;
+use tierfft::bench::compare::{Comparison, Energies, Extras, compare, compare_half, compare_z2z};
+use tierfft::bench::energy::{EnergyMeter, EnergyReading};
+use tierfft::bench::peer::CallbackPeer;
 use tierfft::plan::{Plan, PlanOptions};
 use tierfft::reference::{relative_l2_error, relative_l2_error64, spec_dd, spec_f64, widen};
 use tierfft::{Complex32, Complex64, Device, Direction, FftSpec, Layout, PointOp, Precision};

@@ -11,7 +11,6 @@ use tierfft::nd::NdTransform;
 use tierfft::{Device, DeviceKind, FftSpec, Kind, NdSpec, Precision, f16};
 
 use crate::CliResult;
-use crate::commands::open_device;
 use crate::npy::{self, Input, Values};
 
 /// How `tierfft fft` scales its result, with NumPy's names and meaning (`norm=` of
@@ -64,8 +63,6 @@ pub struct FftJob<'a> {
     pub s: Option<&'a [usize]>,
     /// The scaling.
     pub norm: Norm,
-    /// Device name for [`open_device`].
-    pub device: &'a str,
     /// The precision to transform in; `None`: the input's (f64 for float64 and complex128
     /// files where the device transforms in f64, f16 for float16 pairs, f32 otherwise).
     pub precision: Option<Precision>,
@@ -450,8 +447,8 @@ fn choose_precision(
     }
 }
 
-/// `tierfft fft`: reads, checks, transforms, and only then writes the output.
-pub fn fft(job: &FftJob) -> CliResult<()> {
+/// `tierfft fft` on `device`: reads, checks, transforms, and only then writes the output.
+pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
     let input = npy::open(job.input, npy::Expect::Rows)?;
     npy::check_output(job.output)?;
     let shown = job.input.display();
@@ -511,10 +508,9 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         let n: f64 = axes.iter().map(|&a| real_shape[a] as f64).product();
         n.sqrt().recip()
     });
-    let device = open_device(job.device)?;
     let half_refused = half_refusal(&spec, &axes, &taken);
     let (precision, note) =
-        choose_precision(job.precision, element, job.pairs, &device, half_refused)?;
+        choose_precision(job.precision, element, job.pairs, device, half_refused)?;
     if let Some(note) = &note {
         eprintln!("tierfft: note: {} input: {note}", element.name());
     }
@@ -534,9 +530,9 @@ pub fn fft(job: &FftJob) -> CliResult<()> {
         pairs: job.pairs,
     };
     let (planned, total) = match precision {
-        Precision::F64 => transform::<f64>(&device, input, &work, job.output)?,
-        Precision::F16 => transform_half(&device, input, &work, job.inverse, job.output)?,
-        _ => transform::<f32>(&device, input, &work, job.output)?,
+        Precision::F64 => transform::<f64>(device, input, &work, job.output)?,
+        Precision::F16 => transform_half(device, input, &work, job.inverse, job.output)?,
+        _ => transform::<f32>(device, input, &work, job.output)?,
     };
     let direction = if job.inverse { "inverse" } else { "forward" };
     let kind = spec.kind().abbreviation();

@@ -2,18 +2,6 @@
 //! ([`npy`], fuzzed by `crates/tierfft-fuzz`) and the host-memory headroom it checks
 //! ([`memory`]). The command itself is `main.rs`.
 
-// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::todo,
-        clippy::unimplemented
-    )
-)]
-
 pub mod memory;
 pub mod npy;
 

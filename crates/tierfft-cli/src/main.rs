@@ -3,18 +3,6 @@
 //! This file holds the argument definitions and the dispatch; the work is in [`commands`]
 //! (`devices`, `plan`, `fft`), [`bench`] and [`npy`].
 
-// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::todo,
-        clippy::unimplemented
-    )
-)]
-
 mod bench;
 mod bench_dist;
 mod bench_nd;
@@ -161,12 +149,19 @@ struct PlanArgs {
 struct FftArgs {
     /// Input `.npy` file: float16, float32, float64, complex64, complex128, an integer type or
     /// bool, C or Fortran order, any shape.
-    #[arg(short, long, value_name = "FILE")]
-    input: std::path::PathBuf,
+    #[arg(short, long, value_name = "FILE", required_unless_present = "jobs")]
+    input: Option<std::path::PathBuf>,
     /// Output `.npy` file, its name ending in .npy (complex64, or complex128 in f64; float32 or
     /// float64 after C2R); replaced only when the transform succeeds.
-    #[arg(short, long, value_name = "FILE")]
-    output: std::path::PathBuf,
+    #[arg(short, long, value_name = "FILE", required_unless_present = "jobs")]
+    output: Option<std::path::PathBuf>,
+    /// Run many transforms in one process: each line of FILE holds the options of one
+    /// `tierfft fft` call (`-i x.npy -o y.npy --real ...`, split at whitespace; blank lines
+    /// and lines starting with # are skipped). Each device is opened once. Prints
+    /// `job K: ok` or `job K: error: ...` for each line (K from 1), and fails when any job
+    /// failed.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["input", "output"])]
+    jobs: Option<std::path::PathBuf>,
     /// Inverse transform (exp(+2πi nk/N)).
     #[arg(long)]
     inverse: bool,
@@ -216,6 +211,70 @@ struct FftArgs {
     /// devices`).
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
     device: String,
+}
+
+/// The transform `a` asks for (not a batch of `--jobs`).
+fn fft_job(a: &FftArgs) -> CliResult<fft::FftJob<'_>> {
+    let (Some(input), Some(output)) = (&a.input, &a.output) else {
+        return Err("tierfft fft needs --input and --output (or --jobs FILE)".into());
+    };
+    Ok(fft::FftJob {
+        input,
+        output,
+        inverse: a.inverse,
+        real: a.real,
+        axes: a.axes.as_deref(),
+        n: a.n,
+        s: a.s.as_deref(),
+        norm: a.norm,
+        precision: a.precision,
+        pairs: a.pairs,
+    })
+}
+
+/// `tierfft fft --jobs FILE`: each line's transform, on devices opened once each.
+fn run_fft_jobs(path: &std::path::Path) -> CliResult<()> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--jobs '{}': {e}", path.display()))?;
+    let mut devices: std::collections::HashMap<String, tierfft::Device> = Default::default();
+    let mut failed = 0;
+    let mut jobs = 0;
+    for (k, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        jobs += 1;
+        let result = (|| -> CliResult<()> {
+            let parse_error = |e: clap::Error| e.to_string().trim_end().to_string();
+            let matches = FftArgs::augment_args(clap::Command::new("tierfft fft"))
+                .no_binary_name(true)
+                .try_get_matches_from(line.split_whitespace())
+                .map_err(parse_error)?;
+            let args = FftArgs::from_arg_matches(&matches).map_err(parse_error)?;
+            if args.jobs.is_some() {
+                return Err("a job cannot name --jobs".into());
+            }
+            let job = fft_job(&args)?;
+            let device = match devices.entry(args.device.clone()) {
+                std::collections::hash_map::Entry::Occupied(d) => d.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(commands::open_device(&args.device)?)
+                }
+            };
+            fft::fft(&job, device)
+        })();
+        match result {
+            Ok(()) => println!("job {k}: ok"),
+            Err(e) => {
+                failed += 1;
+                println!("job {k}: error: {}", e.to_string().replace('\n', " "));
+            }
+        }
+    }
+    match failed {
+        0 => Ok(()),
+        _ => Err(format!("{failed} of {jobs} jobs in '{}' failed", path.display()).into()),
+    }
 }
 
 /// Parses a count written as a plain integer (`4096`) or a power of two (`2^22`).
@@ -285,19 +344,10 @@ fn main() -> ExitCode {
                 options: a.planner.options(),
             }),
         },
-        Command::Fft(a) => fft::fft(&fft::FftJob {
-            input: &a.input,
-            output: &a.output,
-            inverse: a.inverse,
-            real: a.real,
-            axes: a.axes.as_deref(),
-            n: a.n,
-            s: a.s.as_deref(),
-            norm: a.norm,
-            device: &a.device,
-            precision: a.precision,
-            pairs: a.pairs,
-        }),
+        Command::Fft(a) => match &a.jobs {
+            Some(jobs) => run_fft_jobs(jobs),
+            None => fft_job(&a).and_then(|job| fft::fft(&job, &commands::open_device(&a.device)?)),
+        },
         Command::Bench(a) => bench::run(&a),
         Command::Sar(a) => sar::run(&a),
         Command::Fft2d(a) => fft2d::run(&a),

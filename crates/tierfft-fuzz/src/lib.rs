@@ -8,18 +8,6 @@
 //! - [`sar_config`]: the SAR configuration (TOML), validated and planned.
 //! - [`plan`]: a transform spec and planner options, planned for a device profile.
 
-// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::todo,
-        clippy::unimplemented
-    )
-)]
-
 mod npy;
 mod plan;
 mod sar;

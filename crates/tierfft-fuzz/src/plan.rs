@@ -9,15 +9,9 @@ use tierfft::fuzzing::check_plan;
 use tierfft::plan::{DeviceLimits, Exchange, PlanOptions};
 use tierfft::{Complex32, FftSpec, PointOp, Precision, RealWeights};
 
-/// Device profiles the plans are made for (`DeviceLimits::profile`).
-pub const PROFILES: &[&str] = &[
-    "lavapipe",
-    "apple-m1",
-    "h100-vulkan",
-    "h100-cuda",
-    "raspberry-pi-5",
-    "small-16k",
-];
+/// Device profiles the plans are made for: every [`DeviceLimits::profile`] (the corpus
+/// indexes this list, so a new profile goes at its end).
+pub const PROFILES: &[&str] = DeviceLimits::PROFILES;
 
 /// Largest batch × length the interpreter runs per case (it interprets every thread).
 pub const INTERPRET_POINTS: usize = 1 << 12;

@@ -3,18 +3,6 @@
 //! DLPack, and SAR focusing. The NumPy-style functions (`tierfft.fft`, ...) are Python, in
 //! `python/tierfft`, on top of these.
 
-// No panics on what a user or a device can get wrong (as in crates/tierfft/src/lib.rs).
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::todo,
-        clippy::unimplemented
-    )
-)]
-
 mod device;
 mod dlpack;
 mod errors;

@@ -143,7 +143,7 @@ def test_a_measured_pulse_is_the_matched_filters_replica():
 
 
 # The keys of a focusing run's metrics, the same as `tierfft sar`'s metrics.json
-# (crates/tierfft-cli/tests/echoes.rs checks the command against the same list).
+# (crates/tierfft-cli/tests/command/echoes.rs checks the command against the same list).
 METRIC_KEYS = {
     "device", "ranks", "lines", "samples", "range_window", "azimuth_window", "theory", "fused",
     "processed", "margins", "fallback", "blocks", "fully_focused", "rcmc", "src", "algorithm",

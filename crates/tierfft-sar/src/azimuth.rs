@@ -13,6 +13,7 @@
 use std::f64::consts::PI;
 
 use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
 use rustfft::FftPlanner;
 
 use crate::doppler::{doppler_hz, migration};
@@ -152,51 +153,39 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Vec<Compl
         }
     };
     let blocks = samples.div_ceil(REFERENCE_BLOCK);
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let threads = rayon::current_num_threads();
+    let design = &design;
     let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
-    // In waves of one range block per thread: each block's columns, `lines` each.
-    for wave in (0..blocks).collect::<Vec<_>>().chunks(threads) {
-        let done: Vec<(usize, Vec<Complex32>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = wave
-                .iter()
-                .map(|&block| {
-                    let (design, inverse, forward) = (&design, &inverse, &forward);
-                    let (residual_fft, taper) = (&residual_fft, &taper);
-                    s.spawn(move || {
-                        let columns =
-                            (block * REFERENCE_BLOCK)..((block + 1) * REFERENCE_BLOCK).min(samples);
-                        let centre =
-                            (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
-                        let eq = match equalise {
-                            true => {
-                                block_equaliser(design, near + centre * bin, residual_fft.as_ref())
-                            }
-                            false => vec![Complex64::new(1.0, 0.0); long],
-                        };
-                        let mut out = vec![Complex32::new(0.0, 0.0); columns.len() * lines];
-                        let mut spectrum = vec![Complex64::new(0.0, 0.0); long];
-                        for (k, kernel) in columns.zip(out.chunks_mut(lines)) {
-                            let r0 = near + k as f64 * bin;
-                            design_column(design, window, r0, &eq, residual, &mut spectrum);
-                            inverse.process(&mut spectrum);
-                            let gain = radiometry.azimuth_gain(design, equalise, r0, reference_m)
-                                / long as f64;
-                            for n in first..=last {
-                                let z = spectrum[n.rem_euclid(long as i64) as usize];
-                                kernel[n.rem_euclid(lines as i64) as usize] +=
-                                    to32(z * (taper(n) * gain));
-                            }
-                            forward.process(kernel);
-                        }
-                        (block, out)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
+    // In waves of one range block per thread of rayon's pool (so that only a wave's columns
+    // are held at once): each block's columns, `lines` each, in the blocks' order.
+    for start in (0..blocks).step_by(threads) {
+        let done: Vec<(usize, Vec<Complex32>)> = (start..(start + threads).min(blocks))
+            .into_par_iter()
+            .map(|block| {
+                let columns =
+                    (block * REFERENCE_BLOCK)..((block + 1) * REFERENCE_BLOCK).min(samples);
+                let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
+                let eq = match equalise {
+                    true => block_equaliser(design, near + centre * bin, residual_fft.as_ref()),
+                    false => vec![Complex64::new(1.0, 0.0); long],
+                };
+                let mut out = vec![Complex32::new(0.0, 0.0); columns.len() * lines];
+                let mut spectrum = vec![Complex64::new(0.0, 0.0); long];
+                for (k, kernel) in columns.zip(out.chunks_mut(lines)) {
+                    let r0 = near + k as f64 * bin;
+                    design_column(design, window, r0, &eq, residual, &mut spectrum);
+                    inverse.process(&mut spectrum);
+                    let gain =
+                        radiometry.azimuth_gain(design, equalise, r0, reference_m) / long as f64;
+                    for n in first..=last {
+                        let z = spectrum[n.rem_euclid(long as i64) as usize];
+                        kernel[n.rem_euclid(lines as i64) as usize] += to32(z * (taper(n) * gain));
+                    }
+                    forward.process(kernel);
+                }
+                (block, out)
+            })
+            .collect();
         // Into the rows, in parallel over them.
         par_rows(&mut h, samples, |b, row| {
             for (block, out) in &done {

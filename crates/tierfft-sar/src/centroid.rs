@@ -22,6 +22,7 @@
 use std::f64::consts::PI;
 
 use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
 use rustfft::FftPlanner;
 use serde::Serialize;
 
@@ -405,22 +406,12 @@ fn multilook(config: &Config, raw: &[Complex32]) -> Result<f64, SarError> {
     Ok(difference / (2.0 * PI) * r.prf_hz * r.carrier_hz / (r.bandwidth_hz / 2.0))
 }
 
-/// `work` on `items` cut into one chunk per thread, the chunks in parallel: each chunk's
-/// result.
-fn per_chunk<T: Sync, R: Send + Default>(items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let per = items.len().div_ceil(threads).max(1);
-    let work = &work;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|chunk| s.spawn(move || work(chunk)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    })
+/// `work` on `items` cut into one chunk per thread of rayon's pool, the chunks in parallel:
+/// each chunk's result, in the chunks' order. (Whole chunks, not single items: each sets up
+/// its scratch once, and the callers' sums keep their grouping.)
+fn per_chunk<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let per = items.len().div_ceil(rayon::current_num_threads()).max(1);
+    items.par_chunks(per).map(&work).collect()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use num_complex::Complex32;
 use tierfft::backend::cuda::CudaDevice;
-use tierfft::dist::{
+use tierfft::distributed::{
     Exchange, LocalExchange, Moves, NcclExchange, Rounds, Rows, Slabs, check_group, copy_rows,
     redistribute,
 };

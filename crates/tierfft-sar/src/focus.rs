@@ -19,7 +19,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
-use tierfft::dist::{Rows, copy_rows};
+use rayon::prelude::*;
+use tierfft::distributed::{Rows, copy_rows};
 use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp, Resampler};
 
 use crate::SarError;
@@ -710,24 +711,16 @@ fn over_columns(
     Ok(())
 }
 
-/// Runs `row(index, row)` over the rows of `data` (`samples` long), in parallel.
+/// Runs `row(index, row)` over the rows of `data` (`samples` long), in parallel on rayon's
+/// pool.
 pub(crate) fn par_rows(
     data: &mut [Complex32],
     samples: usize,
     row: impl Fn(usize, &mut [Complex32]) + Sync,
 ) {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let per = (data.len() / samples).div_ceil(threads).max(1);
-    let row = &row;
-    std::thread::scope(|s| {
-        for (chunk_index, chunk) in data.chunks_mut(per * samples).enumerate() {
-            s.spawn(move || {
-                for (i, r) in chunk.chunks_mut(samples).enumerate() {
-                    row(chunk_index * per + i, r);
-                }
-            });
-        }
-    });
+    data.par_chunks_mut(samples)
+        .enumerate()
+        .for_each(|(i, r)| row(i, r));
 }
 
 pub(crate) fn to32(z: Complex64) -> Complex32 {

@@ -5,7 +5,7 @@
 //! lights it ([`crate::azimuth`]), so that the azimuth window alone shapes the response:
 //! a tapered beam focused as if uniformly lit gives a wider response with lower sidelobes
 //! than the window's theory (a sinc² beam unweighted: IRW 8 % wider, PSLR −18 dB instead of
-//! −13.3; `tests/pattern.rs`). Two patterns:
+//! −13.3; `tests/sar/pattern.rs`). Two patterns:
 //!
 //! - `uniform`: amplitude 1 within the beamwidth 0.886·λ/L that sets the processed Doppler
 //!   band (`Radar::beamwidth_rad`), 0 outside (the simulator's default);
@@ -21,7 +21,7 @@
 //! ranges across the swath, both smoothed over an eighth of the band against the Fresnel
 //! ripple and the interference of targets); sinc² is taken where its residual is under a
 //! quarter of the uniform one's, and uniform is assumed where the band spans fewer than 64
-//! Doppler bins. Measured (`scripts/independent-sar.py`, `tests/pattern.rs`): sinc²
+//! Doppler bins. Measured (`scripts/independent-sar.py`, `tests/sar/pattern.rs`): sinc²
 //! scenes 0.00–0.15 of the uniform residual, uniform scenes 40–190 times it, and 0.43 for
 //! the default targets in a 22-bin band (assumed uniform there).
 

@@ -10,6 +10,7 @@ use std::f64::consts::PI;
 use num_complex::{Complex32, Complex64};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
 
 use crate::params::{C, Config};
 use crate::replica::LineSynth;
@@ -19,35 +20,33 @@ pub fn simulate(config: &Config) -> Vec<Complex32> {
     simulate_with_progress(config, &|_| {})
 }
 
-/// [`simulate`], calling `progress(lines)` as each thread finishes a batch of lines (for a
-/// progress bar; called from the worker threads).
+/// Lines simulated per task, between two calls of the progress callback.
+const BATCH: usize = 64;
+
+/// [`simulate`], calling `progress(lines)` as each batch of (up to 64) lines is done (for a
+/// progress bar; called from rayon's worker threads).
 pub fn simulate_with_progress(
     config: &Config,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Vec<Complex32> {
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let mut raw = vec![Complex32::new(0.0, 0.0); lines * samples];
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let per = lines.div_ceil(threads) * samples;
     let synth = config
         .radar
         .replica
         .as_ref()
         .map(|replica| LineSynth::new(&config.radar, replica, samples));
     let synth = synth.as_ref();
-    std::thread::scope(|s| {
-        for (chunk_index, chunk) in raw.chunks_mut(per).enumerate() {
-            s.spawn(move || {
-                for (i, line) in chunk.chunks_mut(samples).enumerate() {
-                    echo_line(config, chunk_index * per / samples + i, line, synth);
-                    if i % 64 == 63 {
-                        progress(64);
-                    }
-                }
-                progress(chunk.len() / samples % 64);
-            });
-        }
-    });
+    // Batches of lines on rayon's pool, each reporting its progress once. (`max(1)`: with no
+    // samples there are no lines to fill.)
+    raw.par_chunks_mut((BATCH * samples).max(1))
+        .enumerate()
+        .for_each(|(batch, chunk)| {
+            for (i, line) in chunk.chunks_mut(samples).enumerate() {
+                echo_line(config, batch * BATCH + i, line, synth);
+            }
+            progress(chunk.len() / samples);
+        });
     raw
 }
 

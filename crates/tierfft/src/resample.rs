@@ -196,7 +196,6 @@ pub(crate) const ROW_WORDS: usize = 3;
 
 /// The resampling kernel's row positions: per row, [`ROW_WORDS`] words `whole`, `frac`,
 /// `slope`, the signed ones as their two's-complement bits (the kernel's arithmetic wraps).
-#[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub(crate) fn row_values(rows: &[FixedRow]) -> Vec<u32> {
     rows.iter()
         .flat_map(|r| [r.whole as u32, r.frac, r.slope as u32])

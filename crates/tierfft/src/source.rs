@@ -3,8 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::kernel::{self, cuda, ir::Kernel, wgsl};
-use crate::nd::Reshape;
 use crate::plan::Plan;
+use crate::plan::Reshape;
 
 /// A language tierfft prints kernels in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

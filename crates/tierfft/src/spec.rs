@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 
+use crate::base::layout::transpose;
+use crate::base::values::Values;
 use crate::checksum::Checksum;
-use crate::values::Values;
 
+use crate::base::precision::Precision;
 use crate::error::{Error, Result};
-use crate::precision::Precision;
 use crate::weights::RealWeights;
 
 /// log2 of the longest transform tierfft plans (2^27 points, 1 GiB of complex f32).
@@ -197,18 +198,6 @@ impl Layout {
     pub fn is_columns(self) -> bool {
         matches!(self, Layout::Columns { .. })
     }
-}
-
-/// `src` (`matrices` row-major `rows × cols` matrices one after another) with each matrix
-/// transposed.
-pub(crate) fn transpose<T: Copy>(src: &[T], matrices: usize, rows: usize, cols: usize) -> Vec<T> {
-    let mut dst = Vec::with_capacity(src.len());
-    for m in src.chunks(rows * cols).take(matrices) {
-        for c in 0..cols {
-            dst.extend((0..rows).map(|r| m[r * cols + c]));
-        }
-    }
-    dst
 }
 
 /// A batched complex-to-complex transform of complex f32 (`num_complex::Complex32`, interleaved),
@@ -485,7 +474,7 @@ impl FftSpec {
                     self.precision
                 )));
             }
-            if !crate::plan::shape::is_smooth(self.n) {
+            if !crate::base::factors::is_smooth(self.n) {
                 return Err(Error::InvalidSpec(format!(
                     "{} storage covers lengths with no prime factor above 13 (n = {}); \
                      Bluestein's convolution for other lengths runs in f32 or f64",

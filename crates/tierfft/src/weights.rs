@@ -94,7 +94,7 @@ impl RealWeights {
     /// The weights of a batch of `rows × cols` matrices laid out transposed, element by
     /// element (each element's two weights together when per part).
     pub(crate) fn transposed(&self, matrices: usize, rows: usize, cols: usize) -> RealWeights {
-        use crate::spec::transpose;
+        use crate::base::layout::transpose;
         if self.per_part {
             let pairs = transpose(&self.pairs, matrices, rows, cols);
             RealWeights {

@@ -4,6 +4,7 @@
 //! `TIERFFT_SOAK_PLANS` (plans in all) and `TIERFFT_SOAK_SECONDS` (seconds of transforms),
 //! as `scripts/device-run.sh soak` runs them on the H100.
 
+#[path = "library/common.rs"]
 mod common;
 
 use std::sync::Mutex;

@@ -10,13 +10,14 @@ use std::time::Instant;
 
 use super::buffer::Held;
 use super::cpu::HostMemory;
-use super::resampler::{CpuResampler, ResampleExec};
+use super::resampler::{CpuResampler, KernelResampler, ResampleExec};
 use super::reshape::ReshapeExec;
 use super::{DeviceKind, Executor, Timer, compile, cpu};
 use crate::error::{Error, Result};
 use crate::kernel::ir::Kernel;
+use crate::kernel::{resample_grid, resample_kernel};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
-use crate::resample::FixedRow;
+use crate::resample::{FixedRow, row_values};
 use crate::spec::FftSpec;
 
 /// One kind of device. Methods that hand out objects holding the device take it as an
@@ -69,8 +70,26 @@ pub(crate) trait Backend: Any + Send + Sync {
         Ok(())
     }
 
-    /// A resampler for rows of `n` output samples at the fixed-point positions `rows`.
-    fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>>;
+    /// A resampler for rows of `n` output samples at the fixed-point positions `rows`: on a
+    /// GPU, the resampling kernel through [`Backend::one_kernel`] with the positions as its
+    /// table (three u32 words a row).
+    fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>> {
+        let Some(max_groups) = self.limits().map(|l| l.max_groups_per_dim) else {
+            return Err(Error::gpu(format!(
+                "{} has no resampling kernel",
+                self.name()
+            )));
+        };
+        let floats = 2 * n * rows.len();
+        let kernel = self.one_kernel(
+            &resample_kernel(n),
+            Some(bytemuck::cast_slice(&row_values(&rows))),
+            u32::try_from(rows.len()).unwrap_or(u32::MAX),
+            resample_grid(n, rows.len(), max_groups),
+            (floats, floats),
+        )?;
+        Ok(Box::new(KernelResampler(kernel)))
+    }
 
     /// `kernel` compiled to run once over a source and a destination of `floats` (read,
     /// written) f32 values, with `table` (its `aux` binding) uploaded, `lines` outputs and

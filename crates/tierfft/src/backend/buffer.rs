@@ -17,9 +17,9 @@ use super::Device;
 use super::cuda::CudaMemory;
 #[cfg(feature = "wgpu")]
 use super::wgpu::WgpuMemory;
-use crate::dist::Rows;
+use crate::backend::copy::Rows;
+use crate::base::precision::Precision;
 use crate::error::{Error, Result};
-use crate::precision::Precision;
 
 /// An element type device buffers hold: real or complex (interleaved pairs), f32 or f64;
 /// complex pairs of [`half::f16`] or [`half::bf16`] for the 16-bit storage precisions.

@@ -2,8 +2,37 @@
 //! distributed transform's packing and unpacking of the blocks it exchanges.
 
 use super::buffer::Held;
-use crate::dist::Rows;
 use crate::error::{Error, Result};
+
+/// A copy of `rows` rows of `row_len` complex elements from one array to another, each row
+/// `src_pitch` (`dst_pitch`) elements after the last, starting at element `src` (`dst`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rows {
+    /// Rows copied.
+    pub rows: usize,
+    /// Complex elements per row.
+    pub row_len: usize,
+    /// First source element.
+    pub src: usize,
+    /// Source elements from one row's start to the next.
+    pub src_pitch: usize,
+    /// First destination element.
+    pub dst: usize,
+    /// Destination elements from one row's start to the next.
+    pub dst_pitch: usize,
+}
+
+impl Rows {
+    /// Complex elements copied.
+    pub fn len(&self) -> usize {
+        self.rows * self.row_len
+    }
+
+    /// True when nothing is copied.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
 
 /// Copies the rows `c` describes (complex elements) from `src` into `dst`, both held by the
 /// same device; on a GPU the copy is queued on the device's stream.

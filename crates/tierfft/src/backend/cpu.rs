@@ -1,23 +1,26 @@
-//! The CPU backend: rustfft, batches spread over the machine's cores.
+//! The CPU backend: rustfft, batches spread over the machine's cores (rayon's pool).
 
-use std::borrow::Cow;
+use std::ops::Range;
+use std::ptr::NonNull;
 use std::sync::Arc;
 use std::time::Instant;
 
 use num_complex::{Complex, Complex64};
+use rayon::prelude::*;
 use rustfft::{Fft, FftPlanner};
-
-use std::ops::Range;
-use std::ptr::NonNull;
 
 use super::api::CPU_NAME;
 use super::buffer::{Held, Memory, foreign};
+use super::copy::Rows;
+use super::fault::{Armed, Fault};
 use super::{Executor, Timer};
-use crate::checksum::{Armed, Checksum, Fault, Judge, Sums};
-use crate::dist::Rows;
+use crate::base::layout::transpose;
+use crate::base::precision::{Precision, pack_half, unpack_half};
+use crate::base::words::{Real, with_values_mut};
+use crate::checksum::Checksum;
 use crate::error::{Error, Result};
-use crate::precision::{Precision, pack_half, unpack_half};
-use crate::spec::{Direction, FftSpec, PointOp, transpose};
+use crate::plan::checksum::{Judge, Sums};
+use crate::spec::{Direction, FftSpec, PointOp};
 
 /// The CPU's memory: f32 values on the host, owned, or borrowed from another host memory
 /// for a [`super::BufferView`].
@@ -129,49 +132,6 @@ impl Memory for HostMemory {
     }
 }
 
-/// The real types the CPU transforms in: f32 and f64.
-pub(crate) trait Real: rustfft::FftNum + bytemuck::Pod + Into<f64> {
-    /// `x` rounded to this type.
-    fn round(x: f64) -> Self;
-}
-
-impl Real for f32 {
-    fn round(x: f64) -> f32 {
-        x as f32
-    }
-}
-
-impl Real for f64 {
-    fn round(x: f64) -> f64 {
-        x
-    }
-}
-
-/// `words` as values of `T`: borrowed where they are aligned for it, else copied.
-pub(crate) fn values<T: Real>(words: &[f32]) -> Cow<'_, [T]> {
-    match bytemuck::try_cast_slice(words) {
-        Ok(v) => Cow::Borrowed(v),
-        Err(_) => {
-            let mut v = vec![T::zero(); 4 * words.len() / size_of::<T>()];
-            bytemuck::cast_slice_mut::<T, f32>(&mut v).copy_from_slice(words);
-            Cow::Owned(v)
-        }
-    }
-}
-
-/// Runs `f` on `words` as values of `T`, through an aligned copy where they are not aligned
-/// for it (f64 values in memory allocated as f32).
-pub(crate) fn with_values_mut<T: Real>(words: &mut [f32], f: impl FnOnce(&mut [T])) {
-    match bytemuck::try_cast_slice_mut(words) {
-        Ok(v) => f(v),
-        Err(_) => {
-            let mut v = values::<T>(words).into_owned();
-            f(&mut v);
-            words.copy_from_slice(bytemuck::cast_slice(&v));
-        }
-    }
-}
-
 /// A planned transform on the CPU, in f32 or f64 (`T`). Fused operations run unfused here:
 /// pointwise loops around rustfft, the reference the GPU kernels' fusion is tested against.
 /// Column layouts are transposed into rows and back.
@@ -224,7 +184,7 @@ impl<T: Real> CpuFft<T> {
             back,
             storage: spec.precision,
             check: (spec.checksum != Checksum::Off)
-                .then(|| crate::checksum::weights(spec.n, spec.direction)),
+                .then(|| crate::plan::checksum::weights(spec.n, spec.direction)),
             fault: Armed::default(),
         }
     }
@@ -261,7 +221,7 @@ impl<T: Real> CpuFft<T> {
                 failed = self.run(bytemuck::cast_slice_mut(v), fault)
             });
         }
-        crate::checksum::verdict(failed, self.spec.batch)
+        crate::plan::checksum::verdict(failed, self.spec.batch)
     }
 
     /// Transforms `data`; returns the transforms that failed their checksums.
@@ -363,28 +323,24 @@ impl<T: Real> CpuFft<T> {
             self.pointwise(&self.spec.store, chunk, first);
             Vec::new()
         };
-        // Threads only where there is enough to share: each gets at least 2^16 points.
-        let cores = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let threads = cores
+        // Tasks on rayon's pool only where there is enough to share: one per thread, each
+        // with at least 2^16 points, a batch of transforms per call of `work` (rustfft's
+        // scratch set up once per task).
+        let tasks = rayon::current_num_threads()
             .min(self.spec.batch)
             .min(data.len().div_ceil(1 << 16))
             .max(1);
-        if threads == 1 {
+        if tasks == 1 {
             return work(data, 0);
         }
-        let per_thread = self.spec.batch.div_ceil(threads) * self.spec.n;
-        std::thread::scope(|s| {
-            let handles: Vec<_> = data
-                .chunks_mut(per_thread)
-                .enumerate()
-                .map(|(i, chunk)| s.spawn(move || work(chunk, i * per_thread)))
-                .collect();
-            // (A thread's panic goes on to the caller, as the scope would pass it on.)
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        })
+        let per_task = self.spec.batch.div_ceil(tasks) * self.spec.n;
+        // The failed transforms' indices, in order. (A task's panic goes on to the caller.)
+        let found: Vec<Vec<usize>> = data
+            .par_chunks_mut(per_task)
+            .enumerate()
+            .map(|(i, chunk)| work(chunk, i * per_task))
+            .collect();
+        found.into_iter().flatten().collect()
     }
 }
 

@@ -10,6 +10,7 @@ pub(crate) mod copy;
 pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub(crate) mod fault;
 mod resampler;
 pub(crate) mod reshape;
 pub(crate) mod view;
@@ -20,12 +21,12 @@ use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 
-use crate::checksum::Fault;
+use crate::base::precision::{Precision, device_words};
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
-use crate::precision::{Precision, device_words};
 use crate::spec::FftSpec;
 use buffer::{Held, with_words_mut, words_of};
+use fault::Fault;
 use view::sealed::TOKEN;
 
 pub use buffer::{DeviceBuffer, Element, RealElement};
@@ -79,28 +80,6 @@ fn build_kernels<K>(
         }
     }
     Ok((out_of_place, in_place))
-}
-
-/// The plan's device vectors ([`Plan::vectors`]) laid end to end, in the order kernels
-/// index them (one zero when there are none: bindings cannot be empty), as the words of the
-/// plan's precision.
-#[cfg(any(feature = "cuda", feature = "wgpu", test))]
-pub(crate) fn aux_words(plan: &Plan) -> Vec<f32> {
-    let mut values: Vec<Complex64> = plan
-        .vectors()
-        .iter()
-        .flat_map(crate::values::Values::iter)
-        .collect();
-    if values.is_empty() {
-        values.push(Complex64::new(0.0, 0.0));
-    }
-    device_words(values, plan.spec.precision)
-}
-
-/// The plan's twiddle table ([`Plan::twiddle_values`]) as the words of its precision.
-#[cfg(any(feature = "cuda", feature = "wgpu", test))]
-pub(crate) fn twiddle_words(plan: &Plan) -> Vec<f32> {
-    device_words(plan.twiddle_values(), plan.spec.precision)
 }
 
 /// The error for a device of a backend this build of tierfft left out.
@@ -403,7 +382,9 @@ impl Device {
     pub fn plan_with_options(&self, spec: &FftSpec, opts: &PlanOptions) -> Result<Fft> {
         spec.validate()?;
         opts.validate()?;
-        if let Some(e) = crate::precision::refusal(spec.precision, self.name(), self.limits()) {
+        if let Some(e) =
+            crate::plan::limits::precision_refusal(spec.precision, self.name(), self.limits())
+        {
             return Err(e);
         }
         let (plan, exec) = self.backend().fft(spec, opts)?;

@@ -1,10 +1,12 @@
 //! Planned resampling ([`crate::resample`]) on a device: [`Device::plan_resample`].
 
 use num_complex::Complex32;
+use rayon::prelude::*;
 
 use super::api::CPU_NAME;
 use super::buffer::{DeviceBuffer, check_ours, foreign};
 use super::cpu::HostMemory;
+use super::reshape::ReshapeExec;
 use super::view::sealed::TOKEN;
 use super::{AsDeviceBuffer, Device, Measured};
 use crate::error::{Error, Result};
@@ -14,6 +16,16 @@ use crate::resample::{FixedRow, ResampleSpec, TAPS, resample_row, weight_table};
 /// (queued, not waited for).
 pub(crate) trait ResampleExec: Send + Sync {
     fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()>;
+}
+
+/// A GPU backend's resampler: the resampling kernel compiled by its one-kernel launcher
+/// ([`super::api::Backend::one_kernel`]), with the row positions as its table.
+pub(crate) struct KernelResampler(pub(crate) Box<dyn ReshapeExec>);
+
+impl ResampleExec for KernelResampler {
+    fn run(&self, input: &DeviceBuffer, output: &mut DeviceBuffer) -> Result<()> {
+        self.0.run(&input.held, &mut output.held)
+    }
 }
 
 /// Resampling planned (and its kernel compiled) for one device. Reusable; `Send + Sync`.
@@ -107,7 +119,7 @@ impl Resampler {
     }
 }
 
-/// The CPU reference, rows spread over the machine's cores.
+/// The CPU reference, rows spread over the machine's cores (rayon's pool).
 pub(crate) struct CpuResampler {
     n: usize,
     rows: Vec<FixedRow>,
@@ -136,22 +148,10 @@ impl ResampleExec for CpuResampler {
         let (src, dst): (&[Complex32], &mut [Complex32]) =
             (bytemuck::cast_slice(src), bytemuck::cast_slice_mut(dst));
         let n = self.n;
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let per = self.rows.len().div_ceil(threads).max(1);
-        std::thread::scope(|s| {
-            for (c, (out, rows)) in dst
-                .chunks_mut(per * n)
-                .zip(self.rows.chunks(per))
-                .enumerate()
-            {
-                let src = &src[c * per * n..];
-                s.spawn(move || {
-                    for (r, (row, out)) in rows.iter().zip(out.chunks_mut(n)).enumerate() {
-                        resample_row(&self.table, row, &src[r * n..(r + 1) * n], out);
-                    }
-                });
-            }
-        });
+        dst.par_chunks_mut(n)
+            .zip(src.par_chunks(n))
+            .zip(self.rows.par_iter())
+            .for_each(|((out, input), row)| resample_row(&self.table, row, input, out));
         Ok(())
     }
 }

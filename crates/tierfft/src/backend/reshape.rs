@@ -5,11 +5,11 @@ use super::Device;
 use super::api::CPU_NAME;
 use super::buffer::Held;
 use super::cpu::HostMemory;
+use crate::base::precision::{Precision, device_words};
 use crate::error::{Error, Result};
 use crate::kernel::{reshape_grid, reshape_kernel};
-use crate::nd::Reshape;
 use crate::plan::DeviceLimits;
-use crate::precision::{Precision, device_words};
+use crate::plan::Reshape;
 
 /// What each backend's compiled reshape does: `src` → `dst`, both on its device (queued,
 /// not waited for).
@@ -92,8 +92,8 @@ impl ReshapeExec for CpuReshape {
             return Err(elsewhere(CPU_NAME));
         };
         match self.1 {
-            Precision::F64 => crate::nd::reshape_on_host::<f64>(&self.0, src, dst),
-            _ => crate::nd::reshape_on_host::<f32>(&self.0, src, dst),
+            Precision::F64 => crate::plan::reshape_on_host::<f64>(&self.0, src, dst),
+            _ => crate::plan::reshape_on_host::<f32>(&self.0, src, dst),
         }
         Ok(())
     }

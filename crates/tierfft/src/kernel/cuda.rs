@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use super::ir::{Access, Func, Kernel, Mem, Ty};
 use super::print::{self, Dialect};
-use crate::precision::Precision;
+use crate::base::precision::Precision;
 
 /// CUDA C for NVRTC, with reals in `precision` (`float` or `double`).
 pub struct CudaC {

@@ -4,7 +4,7 @@
 //! arrays indexed at run time), so the IR needs no loops. Arithmetic on [`Expr`] folds
 //! constants as it is built, which keeps the printed source short and readable.
 
-use crate::precision::Precision;
+use crate::base::precision::Precision;
 use std::ops::{Add, BitAnd, Div, Mul, Neg, Rem, Shl, Shr, Sub};
 
 /// Value types. Reals and complex values are in the kernel's arithmetic precision

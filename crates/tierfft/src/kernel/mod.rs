@@ -17,6 +17,5 @@ pub mod wgsl;
 pub use pass::pass_kernel;
 pub use real::{reshape_grid, reshape_kernel};
 // The GPU backends launch resampling kernels over this grid.
-#[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub use resample::resample_grid;
 pub use resample::resample_kernel;

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::ir::*;
-use crate::precision::Precision;
+use crate::base::precision::Precision;
 
 /// What a target language spells its own way.
 pub trait Dialect {

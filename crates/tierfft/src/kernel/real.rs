@@ -6,8 +6,8 @@
 //! The `lines` parameter is the number of outputs.
 
 use super::ir::*;
-use crate::nd::Reshape;
-use crate::precision::Precision;
+use crate::base::precision::Precision;
+use crate::plan::Reshape;
 
 /// Threads per workgroup.
 pub const RESHAPE_THREADS: usize = 256;
@@ -251,7 +251,7 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{}: {e}", step.name()));
         let mut want = vec![f32::NAN; floats];
-        crate::nd::reshape_on_host::<f32>(step, src, &mut want);
+        crate::plan::reshape_on_host::<f32>(step, src, &mut want);
         let got: &[f32] = bytemuck::cast_slice(&dst);
         got[..floats]
             .iter()
@@ -322,7 +322,7 @@ mod tests {
             (vec![7], vec![3]),
         ] {
             for real in [false, true] {
-                let span = crate::nd::layout::span(&shape, &strides).expect("small");
+                let span = crate::base::layout::span(&shape, &strides).expect("small");
                 let per = if real { 1 } else { 2 };
                 let gather = Reshape::Gather {
                     shape: shape.clone(),

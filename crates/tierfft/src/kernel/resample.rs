@@ -14,7 +14,7 @@
 use std::f64::consts::PI;
 
 use super::ir::*;
-use crate::precision::Precision;
+use crate::base::precision::Precision;
 use crate::resample::{FRACTION_BITS, PHASES, ROW_WORDS, TAPS};
 
 /// Threads per workgroup: consecutive output samples of one row.
@@ -23,7 +23,6 @@ pub const RESAMPLE_THREADS: usize = 128;
 /// The workgroup grid for `rows` rows of `n` samples: one group per [`RESAMPLE_THREADS`]
 /// samples of a row, folded into two dimensions past `max_per_dim` (the kernel guards the
 /// excess groups).
-#[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub fn resample_grid(n: usize, rows: usize, max_per_dim: u32) -> (u32, u32) {
     let groups = u32::try_from(rows * n.div_ceil(RESAMPLE_THREADS)).unwrap_or(u32::MAX);
     let x = groups.min(max_per_dim).max(1);

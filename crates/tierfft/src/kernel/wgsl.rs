@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use super::ir::{Access, Binding, Func, Kernel, Ty};
 use super::print::{self, Dialect};
-use crate::precision::Precision;
+use crate::base::precision::Precision;
 
 /// The binding of the dispatch parameters (`params`, a uniform `vec4<u32>` whose `.x` is the
 /// lines in this dispatch): after the kernel's buffers.

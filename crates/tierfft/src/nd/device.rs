@@ -5,9 +5,9 @@
 
 use super::plan::{Buf, NdPlan, Step, StepOp};
 use super::{Kind, NdSpec, Reshape};
+use crate::base::precision::Precision;
 use crate::error::Result;
 use crate::plan::{DeviceLimits, LineOrder, Plan, PlanOptions};
-use crate::precision::Precision;
 use crate::spec::RealHalf;
 
 /// Where [`NdPlan::with_fusion`] fuses an even real axis' split (R2C) and merge (C2R) into

@@ -10,9 +10,9 @@ use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
 use crate::backend::view::sealed::TOKEN;
 use crate::backend::{AsDeviceBuffer, Device, DeviceBuffer, Element, Fft, RealElement, Timer};
+use crate::base::precision::Precision;
 use crate::error::{Error, Result};
 use crate::plan::PlanOptions;
-use crate::precision::Precision;
 
 /// A step compiled for the device.
 enum Compiled {
@@ -133,7 +133,9 @@ impl Device {
     /// `tierfft bench --shapes .. --fuse-real ..` and the planner variants).
     pub fn plan_nd_with(&self, spec: &NdSpec, fuse: FuseReal, opts: &PlanOptions) -> Result<NdFft> {
         let plan = NdPlan::with_fusion(spec, self.limits(), fuse, opts)?;
-        if let Some(e) = crate::precision::refusal(spec.precision, self.name(), self.limits()) {
+        if let Some(e) =
+            crate::plan::limits::precision_refusal(spec.precision, self.name(), self.limits())
+        {
             return Err(e);
         }
         let steps = plan

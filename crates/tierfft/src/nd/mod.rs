@@ -11,23 +11,19 @@ mod array;
 mod device;
 mod double;
 mod exec;
-mod host;
 mod host_calls;
-pub(crate) mod layout;
 pub(crate) mod plan;
-mod reshape;
 
 pub use double::NdFft64;
 pub use exec::NdFft;
-pub(crate) use host::reshape as reshape_on_host;
 pub use host_calls::NdTransform;
 
+pub use crate::plan::Reshape;
 pub use device::FuseReal;
 pub use plan::{Buf, NdPlan, Step, StepOp};
-pub use reshape::Reshape;
 
+use crate::base::precision::Precision;
 use crate::error::{Error, Result};
-use crate::precision::Precision;
 use crate::spec::{Direction, MAX_LOG2_N, PointOp};
 
 /// Checks the operations `ops` that `at` ("on_load", "on_store") adds on an array of `len`
@@ -337,7 +333,7 @@ impl NdSpec {
     pub fn input_len(&self) -> usize {
         let shape = self.input_shape();
         match &self.input_strides {
-            Some(strides) => layout::span(&shape, strides).unwrap_or(usize::MAX),
+            Some(strides) => crate::base::layout::span(&shape, strides).unwrap_or(usize::MAX),
             None => shape.iter().product(),
         }
     }
@@ -347,7 +343,7 @@ impl NdSpec {
     pub fn output_len(&self) -> usize {
         let shape = self.output_shape();
         match &self.output_strides {
-            Some(strides) => layout::span(&shape, strides).unwrap_or(usize::MAX),
+            Some(strides) => crate::base::layout::span(&shape, strides).unwrap_or(usize::MAX),
             None => shape.iter().product(),
         }
     }
@@ -411,7 +407,7 @@ impl NdSpec {
             });
         }
         if let Some(strides) = &self.input_strides {
-            layout::check("input", &self.input_shape(), strides, false, MAX_ELEMENTS)?;
+            crate::base::layout::check("input", &self.input_shape(), strides, false, MAX_ELEMENTS)?;
         }
         let dense = |shape: Vec<usize>| shape.iter().product::<usize>();
         let kind = self.kind();
@@ -428,7 +424,13 @@ impl NdSpec {
             kind == Kind::ComplexToReal,
         )?;
         if let Some(strides) = &self.output_strides {
-            layout::check("output", &self.output_shape(), strides, true, MAX_ELEMENTS)?;
+            crate::base::layout::check(
+                "output",
+                &self.output_shape(),
+                strides,
+                true,
+                MAX_ELEMENTS,
+            )?;
         }
         Ok(())
     }

@@ -222,7 +222,7 @@ impl NdPlan {
         let strided = |shape: Vec<usize>, strides: &Option<Vec<usize>>| match strides {
             Some(s) => Some((shape, s.clone())),
             None if both => {
-                let s = super::layout::row_major(&shape);
+                let s = crate::base::layout::row_major(&shape);
                 Some((shape, s))
             }
             None => None,

@@ -15,11 +15,11 @@ use std::sync::Arc;
 use num_complex::{Complex32, Complex64};
 
 use super::{Plan, PlanOptions, shape};
+use crate::base::precision::Precision;
+use crate::base::values::Values;
 use crate::error::{Error, Result};
 use crate::plan::DeviceLimits;
-use crate::precision::Precision;
 use crate::spec::{FftSpec, Layout, MAX_LOG2_N, PointOp};
-use crate::values::Values;
 
 /// How a plan runs Bluestein's algorithm.
 #[derive(Clone, Debug, PartialEq)]
@@ -309,7 +309,7 @@ fn filter(chirp: &[Complex64], m: usize, precision: Precision) -> Vec<Complex64>
     if precision == Precision::F64 && m <= DD_FILTER_MAX {
         // In f64 the spectrum's own error (an f64 FFT's, some 3e-16) would be a third of
         // the transform's: in double-double it is only the final rounding.
-        b = crate::reference::dd::fft_dd(&b, m, -1.0);
+        b = crate::base::dd::fft_dd(&b, m, -1.0);
     } else {
         rustfft::FftPlanner::new()
             .plan_fft_forward(m)

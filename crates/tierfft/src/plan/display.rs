@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Bluestein, Exchange, LineOrder, Pass, Plan};
-use crate::precision::Precision;
+use crate::base::precision::Precision;
 use crate::spec::{Direction, Layout, PointOp, RealHalf};
 
 impl fmt::Display for Plan {

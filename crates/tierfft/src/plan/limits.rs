@@ -1,6 +1,7 @@
 //! What the planner needs to know about a device, read from the device itself.
 
 use super::Exchange;
+use crate::base::precision::Precision;
 use crate::error::{Error, Result};
 
 /// The device facts a plan depends on. Backends fill this from the device's own limits; a few
@@ -218,6 +219,7 @@ impl DeviceLimits {
         "lavapipe",
         "apple-m1",
         "h100-vulkan",
+        "h100-cuda",
         "raspberry-pi-5",
         "small-16k",
     ];
@@ -280,5 +282,26 @@ impl RegisterBudget {
         points <= most
             && (self.wide || !wide)
             && (!known || allocated * (2 * points + 16) <= self.registers_per_workgroup)
+    }
+}
+
+/// Why `device` (with `limits`, `None` for the CPU) cannot run transforms in `precision`,
+/// or `None` when it can: f32, f16 and bf16 everywhere (16-bit storage is converted to f32
+/// around the arithmetic, so the device needs no f16 arithmetic); f64 on the CPU and on GPUs
+/// with f64 arithmetic.
+pub(crate) fn precision_refusal(
+    precision: Precision,
+    device: String,
+    limits: Option<&DeviceLimits>,
+) -> Option<Error> {
+    match limits {
+        Some(l) if precision == Precision::F64 && !l.shader_f64 => Some(Error::Unsupported {
+            what: format!("an FFT in {precision}"),
+            device,
+            detail: "the device has no f64 arithmetic (no SHADER_F64); Device::cpu() transforms \
+                     in f64"
+                .into(),
+        }),
+        _ => None,
     }
 }

@@ -18,27 +18,36 @@
 
 mod bluestein;
 mod check;
+pub(crate) mod checksum;
 mod cluster;
 mod display;
-mod limits;
+pub(crate) mod limits;
 mod passes;
 mod real;
+mod reshape;
+mod reshape_host;
 pub(crate) mod shape;
+// The GPU backends and the interpreter upload tables; the CPU reads the plan itself.
+#[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]
+mod words;
 
+pub use crate::base::factors::is_smooth;
 pub use bluestein::Bluestein;
 pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};
 pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
 pub use real::RealFusion;
-pub use shape::{is_smooth, radices};
+pub use reshape::Reshape;
+pub(crate) use reshape_host::reshape as reshape_on_host;
+pub use shape::radices;
 
 use passes::{multi_pass, single_pass};
 use shape::{prev_power_of_two, split_evenly};
 
+use crate::base::precision::Precision;
+use crate::base::twiddle::TwiddleLayout;
+use crate::base::values::Values;
 use crate::error::{Error, Result};
-use crate::precision::Precision;
 use crate::spec::{FftSpec, Layout, PointOp, RealHalf};
-use crate::twiddle::TwiddleLayout;
-use crate::values::Values;
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
 pub const MAX_RADIX: usize = 8;
@@ -844,7 +853,7 @@ impl Plan {
         }
         real::fuse(&mut passes, spec, limits)?;
         if spec.checksum != crate::Checksum::Off {
-            let (input, output) = crate::checksum::weights(n, spec.direction);
+            let (input, output) = checksum::weights(n, spec.direction);
             passes[0].check_in = Some(input.into());
             if let Some(last) = passes.last_mut() {
                 last.check_out = Some(output.into());

@@ -4,9 +4,9 @@
 use super::limits::RegisterBudget;
 use super::shape::{self, LineShape, prev_power_of_two};
 use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
-use crate::precision::Precision;
+use crate::base::precision::Precision;
+use crate::base::twiddle::TwiddleLayout;
 use crate::spec::FftSpec;
-use crate::twiddle::TwiddleLayout;
 
 /// Pads workgroup memory when the extra eighth still fits the device.
 fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {

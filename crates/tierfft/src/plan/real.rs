@@ -9,10 +9,10 @@
 //! the N-D planner uses is its own choice, measured (`NdPlan::for_device`).
 
 use super::{DeviceLimits, LineOrder, Pass};
+use crate::base::precision::Precision;
+use crate::base::values::Values;
 use crate::error::{Error, Result};
-use crate::precision::Precision;
 use crate::spec::{FftSpec, RealHalf};
-use crate::values::Values;
 
 /// The split or merge a pass fuses, with the twiddles it reads from `aux`.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,8 +57,8 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
     let n = spec.n;
     let table = || {
         Some(match spec.precision {
-            Precision::F64 => Values::from(crate::twiddle::table(n + 1, 1, 2 * n, -1.0)),
-            _ => Values::from(crate::twiddle::table32(n + 1, 1, 2 * n, -1.0)),
+            Precision::F64 => Values::from(crate::base::twiddle::table(n + 1, 1, 2 * n, -1.0)),
+            _ => Values::from(crate::base::twiddle::table32(n + 1, 1, 2 * n, -1.0)),
         })
     };
     let unpaired = |why: String| unfusable(spec, limits, &why);

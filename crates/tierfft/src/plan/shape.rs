@@ -2,35 +2,16 @@
 //! many threads share them. Powers of two keep the measured radix-8/16 shapes; other smooth
 //! sizes (factors 2..13) are chosen by a small search over threads and radix lists.
 
+pub(crate) use crate::base::factors::{is_smooth, smooth_factors};
+
 use super::PlanOptions;
 use super::limits::RegisterBudget;
-
-/// The primes a smooth length may contain: those the kernel generator has codelets for.
-pub const SMOOTH_PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
 
 /// Most passes over device memory the planner considers.
 pub const MAX_PASSES: usize = 8;
 
 /// Largest radix of an on-chip stage for lengths that are not powers of two.
 const MAX_MIXED_RADIX: usize = 16;
-
-/// The prime factors of `n`, largest first, when every one is in [`SMOOTH_PRIMES`].
-pub fn smooth_factors(mut n: usize) -> Option<Vec<usize>> {
-    let mut f = Vec::new();
-    for p in SMOOTH_PRIMES {
-        while n > 1 && n.is_multiple_of(p) {
-            f.push(p);
-            n /= p;
-        }
-    }
-    f.reverse();
-    (n == 1).then_some(f)
-}
-
-/// Whether `n`'s prime factors are all 13 or less, the radices the kernels have (1 is smooth).
-pub fn is_smooth(n: usize) -> bool {
-    smooth_factors(n).is_some()
-}
 
 /// The radices of an on-chip transform of `size` points (a power of two): stages of
 /// `max_radix` after one smaller stage for the remainder (radix-8 after a radix-4 or radix-2

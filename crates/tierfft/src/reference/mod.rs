@@ -4,14 +4,15 @@
 //! otherwise. Check lengths with the spec's own `len()` or `input_len()` before handing
 //! them data from elsewhere.
 
-pub(crate) mod dd;
+use crate::base::dd;
 
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
+use crate::base::layout::transpose;
 use crate::nd::NdSpec;
 use crate::nd::plan::around;
-use crate::spec::{Direction, FftSpec, PointOp, transpose};
+use crate::spec::{Direction, FftSpec, PointOp};
 
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
 /// unnormalised, in the given direction.

@@ -9,18 +9,16 @@ use cudarc::driver::sys::{CUDA_MEMCPY2D, CUmemorytype, cuMemcpy2DAsync_v2};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use super::one::OneLaunch;
-use super::{CudaDevice, CudaFft, CudaResampler, gpu_err, time_events, view, view_mut};
+use super::{CudaDevice, CudaFft, gpu_err, time_events, view, view_mut};
 use crate::backend::api::Backend;
 use crate::backend::buffer::{Held, Memory};
-use crate::backend::resampler::ResampleExec;
+use crate::backend::copy::Rows;
 use crate::backend::reshape::ReshapeExec;
 use crate::backend::view::check_view_start;
 use crate::backend::{Device, DeviceKind, Executor, Timer};
-use crate::dist::Rows;
 use crate::error::{Error, Result};
 use crate::kernel::ir::Kernel;
 use crate::plan::{DeviceLimits, Plan};
-use crate::resample::FixedRow;
 
 /// Bytes of a complex f32 element.
 const COMPLEX: usize = 8;
@@ -275,10 +273,6 @@ impl Backend for CudaDevice {
         self.stream
             .synchronize()
             .map_err(gpu_err("waiting for the GPU"))
-    }
-
-    fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>> {
-        Ok(Box::new(CudaResampler::new(self, n, &rows)?))
     }
 
     fn one_kernel(

@@ -11,13 +11,15 @@ use cudarc::nvrtc::Ptx;
 use super::cluster::ClusterLaunch;
 use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy, view, view_mut};
 use crate::backend::buffer::{Held, foreign};
+use crate::backend::fault::{Armed, Fault};
 use crate::backend::reshape::elsewhere;
-use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
-use crate::checksum::{self, Armed, Fault};
+use crate::backend::{Executor, Timer, build_kernels, host_chunk};
+use crate::checksum;
 use crate::error::Result;
 use crate::kernel::ir::{Binding, Kernel, Mem};
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
+use crate::plan::checksum::{failures, verdict};
 
 /// Which buffer slot each pass reads and writes (see [`Plan::routing`]).
 pub type Routing = Vec<(usize, usize)>;
@@ -172,11 +174,11 @@ impl CudaFft {
         let (out_of_place, in_place) = build_kernels(plan, load)?;
         let twiddles = dev
             .stream
-            .clone_htod(&twiddle_words(plan))
+            .clone_htod(&plan.twiddle_words())
             .map_err(gpu_err("uploading twiddles"))?;
         let aux = dev
             .stream
-            .clone_htod(&aux_words(plan))
+            .clone_htod(&plan.aux_words())
             .map_err(gpu_err("uploading vectors"))?;
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         Ok(CudaFft {
@@ -416,7 +418,7 @@ impl CudaFft {
         let read = self.dev.stream.memcpy_dtoh(&check, &mut words);
         self.keep([(CHECK_SLOT, check)]);
         read.map_err(gpu_err("reading the checksums"))?;
-        Ok(checksum::failures(&self.plan, &words, transforms, first))
+        Ok(failures(&self.plan, &words, transforms, first))
     }
 
     /// Buffers for `transforms` transforms: as many as `routing` uses, less the first `have`
@@ -519,7 +521,7 @@ impl CudaFft {
             .stream
             .synchronize()
             .map_err(gpu_err("running the transform"))?;
-        checksum::verdict(failed, total)
+        verdict(failed, total)
     }
 
     /// Uploads `input` (words) into fresh device buffers for timed runs (input kept in
@@ -623,7 +625,7 @@ impl Executor for CudaFft {
         self.keep((1..).zip(scratch));
         // A checksummed run waits for its records; the input is gone (in place): report.
         match check {
-            Some(check) => checksum::verdict(self.failures(check, transforms, 0)?, transforms),
+            Some(check) => verdict(self.failures(check, transforms, 0)?, transforms),
             None => Ok(()),
         }
     }
@@ -660,7 +662,7 @@ impl Executor for CudaFft {
         drop(slots);
         self.keep(scratch);
         match check {
-            Some(check) => checksum::verdict(self.failures(check, transforms, 0)?, transforms),
+            Some(check) => verdict(self.failures(check, transforms, 0)?, transforms),
             None => Ok(()),
         }
     }
@@ -682,7 +684,7 @@ impl Executor for CudaFft {
             )
             .map_err(gpu_err("downloading"))?;
         if let Some(check) = check {
-            checksum::verdict(self.failures(check, transforms, 0)?, transforms)?;
+            verdict(self.failures(check, transforms, 0)?, transforms)?;
         }
         let start = std::time::Instant::now();
         while start.elapsed() < crate::backend::WARM_UP {

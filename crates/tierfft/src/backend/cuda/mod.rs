@@ -5,25 +5,11 @@
 
 mod backend;
 mod cluster;
-#[cfg(feature = "bench")]
-pub mod compare;
-#[cfg(feature = "bench")]
-pub mod compare_nd;
-#[cfg(feature = "bench")]
-pub mod cufft_xt;
-#[cfg(feature = "bench")]
-pub mod energy;
-mod exec;
+pub(crate) mod exec;
 pub mod nvrtc;
 mod occupancy;
 pub(crate) mod one;
-#[cfg(feature = "bench")]
-pub mod peer;
-mod resample;
-mod transfer;
-
-#[cfg(feature = "bench")]
-pub use transfer::{TransferSpeeds, transfer_speeds};
+pub(crate) mod transfer;
 
 pub(crate) use backend::CudaMemory;
 // The command's cuFFT comparison builds our executor itself.
@@ -32,7 +18,6 @@ pub use exec::CudaFft;
 #[cfg(not(feature = "bench"))]
 pub(crate) use exec::CudaFft;
 pub(crate) use exec::time_events;
-pub(crate) use resample::CudaResampler;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -45,7 +30,7 @@ use crate::plan::DeviceLimits;
 
 /// An NVIDIA GPU through the CUDA driver.
 pub struct CudaDevice {
-    ctx: Arc<CudaContext>,
+    pub(crate) ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     limits: DeviceLimits,
     arch: String,

@@ -8,8 +8,8 @@ use cudarc::nvrtc::Ptx;
 
 use super::exec::unbound;
 use super::{CudaDevice, CudaMemory, gpu_err, nvrtc};
-use crate::backend::buffer::Held;
-use crate::backend::reshape::{ReshapeExec, check_floats, elsewhere};
+use crate::backend::buffer::{Held, foreign};
+use crate::backend::reshape::{ReshapeExec, check_floats};
 use crate::error::Result;
 use crate::kernel::cuda;
 use crate::kernel::ir::{Binding, Kernel, Mem};
@@ -71,11 +71,11 @@ impl OneLaunch {
     /// buffers of this device, of the sizes the kernel was built for.
     pub(crate) fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
         check_floats(src, dst, self.floats)?;
-        let (Some(src), Some(dst)) = (
-            CudaMemory::of(src, &self.dev),
-            CudaMemory::of_mut(dst, &self.dev),
-        ) else {
-            return Err(elsewhere(&self.dev.name()));
+        let Some(src) = CudaMemory::of(src, &self.dev) else {
+            return Err(foreign(src, &self.dev.name()));
+        };
+        let Some(dst) = CudaMemory::of_mut(dst, &self.dev) else {
+            return Err(foreign(dst, &self.dev.name()));
         };
         let cfg = LaunchConfig {
             grid_dim: (self.grid.0, self.grid.1, 1),
@@ -96,7 +96,7 @@ impl OneLaunch {
         // SAFETY: the arguments follow the kernel's parameters (its bindings in order, then
         // `lines`); both arrays hold at least the values the kernel reads and writes
         // (checked above against what it was built for), and every thread past `lines`
-        // outputs does nothing (tests/device_resident.rs and tests/nd.rs run both kernels
+        // outputs does nothing (tests/library/device_resident.rs and tests/library/nd.rs run both kernels
         // with poisoned outputs).
         unsafe { launch.launch(cfg) }.map_err(gpu_err("launching a kernel"))?;
         Ok(())

@@ -4,18 +4,16 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::one::OneDispatch;
-use super::{WgpuDevice, WgpuFft, WgpuResampler};
+use super::{WgpuDevice, WgpuFft};
 use crate::backend::api::Backend;
 use crate::backend::buffer::{Held, Memory};
-use crate::backend::resampler::ResampleExec;
+use crate::backend::copy::Rows;
 use crate::backend::reshape::ReshapeExec;
 use crate::backend::view::check_view_start;
 use crate::backend::{Device, DeviceKind, Executor};
-use crate::dist::Rows;
 use crate::error::{Error, Result};
 use crate::kernel::ir::Kernel;
 use crate::plan::{DeviceLimits, Plan};
-use crate::resample::FixedRow;
 
 /// Memory of a wgpu device: `floats` f32 values from byte `offset` of a storage buffer (the
 /// whole buffer but for a view's memory; the buffer is at least 4 bytes long: wgpu binds no
@@ -150,10 +148,6 @@ impl Backend for WgpuDevice {
 
     fn synchronize(&self) -> Result<()> {
         self.wait()
-    }
-
-    fn resampler(self: Arc<Self>, n: usize, rows: Vec<FixedRow>) -> Result<Box<dyn ResampleExec>> {
-        Ok(Box::new(WgpuResampler::new(self, n, &rows)?))
     }
 
     fn one_kernel(

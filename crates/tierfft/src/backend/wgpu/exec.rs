@@ -8,13 +8,15 @@ use w::util::DeviceExt;
 
 use super::{WgpuDevice, WgpuMemory};
 use crate::backend::buffer::{Held, foreign};
+use crate::backend::fault::{Armed, Fault};
 use crate::backend::reshape::elsewhere;
-use crate::backend::{Executor, Timer, aux_words, build_kernels, host_chunk, twiddle_words};
-use crate::checksum::{self, Armed, Fault};
+use crate::backend::{Executor, Timer, build_kernels, host_chunk};
+use crate::checksum;
 use crate::error::{Error, Result};
 use crate::kernel::ir::{Access, Binding, Kernel, Mem};
 use crate::kernel::{pass_kernel, wgsl};
 use crate::plan::Plan;
+use crate::plan::checksum::{failures, verdict};
 
 /// Workgroups a persistent kernel is dispatched with under wgpu (each loops over groups).
 const PERSISTENT_WAVE: u32 = 256;
@@ -78,14 +80,14 @@ impl WgpuFft {
             .device
             .create_buffer_init(&w::util::BufferInitDescriptor {
                 label: Some("tierfft twiddles"),
-                contents: bytemuck::cast_slice(&twiddle_words(plan)),
+                contents: bytemuck::cast_slice(&plan.twiddle_words()),
                 usage: w::BufferUsages::STORAGE,
             });
         let aux = dev
             .device
             .create_buffer_init(&w::util::BufferInitDescriptor {
                 label: Some("tierfft vectors"),
-                contents: bytemuck::cast_slice(&aux_words(plan)),
+                contents: bytemuck::cast_slice(&plan.aux_words()),
                 usage: w::BufferUsages::STORAGE,
             });
         dev.check()?;
@@ -364,7 +366,7 @@ impl WgpuFft {
         };
         let mut words = vec![0f32; (*bytes / 4) as usize];
         self.dev.read(buffer, 0, &mut words)?;
-        Ok(checksum::failures(&self.plan, &words, c.transforms, 0))
+        Ok(failures(&self.plan, &words, c.transforms, 0))
     }
 
     /// Uploads `input` into the chunk and runs it, once more (uploading again) if a
@@ -556,7 +558,7 @@ impl Executor for WgpuFft {
             failed.extend(me.run_from(c, &data[r.clone()], r.start / transform)?);
             me.download(c, &mut data[r])
         })?;
-        checksum::verdict(failed, self.plan.spec.batch)
+        verdict(failed, self.plan.spec.batch)
     }
 
     fn process_out_of_place(&self, input: &[f32], output: &mut [f32]) -> Result<()> {
@@ -566,7 +568,7 @@ impl Executor for WgpuFft {
             failed.extend(me.run_from(c, &input[r.clone()], r.start / transform)?);
             me.download(c, &mut output[r])
         })?;
-        checksum::verdict(failed, self.plan.spec.batch)
+        verdict(failed, self.plan.spec.batch)
     }
 
     fn process_buffer(&self, data: &mut Held) -> Result<()> {
@@ -575,7 +577,7 @@ impl Executor for WgpuFft {
         let failed = self.run(&c)?;
         self.copy_result_back(&c);
         self.dev.check()?;
-        checksum::verdict(failed, c.transforms)
+        verdict(failed, c.transforms)
     }
 
     fn record(&self, enc: &mut w::CommandEncoder, data: &mut Held) -> Result<()> {
@@ -611,7 +613,7 @@ impl Executor for WgpuFft {
         )?;
         let failed = self.run(&c)?;
         self.dev.check()?;
-        checksum::verdict(failed, transforms)
+        verdict(failed, transforms)
     }
 
     fn inject_fault(&self, fault: Fault) -> Result<()> {
@@ -636,7 +638,7 @@ impl Executor for WgpuFft {
         let c = self.prepare(&mut scratch, transforms, self.plan.routing(true), &[])?;
         let failed = self.run_from(&c, input, 0)?;
         self.download(&c, output)?;
-        checksum::verdict(failed, transforms)?;
+        verdict(failed, transforms)?;
         if !self.dev.is_software() {
             let start = Instant::now();
             while start.elapsed() < crate::backend::WARM_UP {

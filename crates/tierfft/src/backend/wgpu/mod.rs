@@ -3,11 +3,9 @@
 mod backend;
 mod exec;
 pub(crate) mod one;
-mod resample;
 
 pub(crate) use backend::WgpuMemory;
 pub(crate) use exec::WgpuFft;
-pub(crate) use resample::WgpuResampler;
 
 use std::sync::{Arc, Mutex};
 

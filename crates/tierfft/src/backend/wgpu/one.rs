@@ -8,8 +8,8 @@ use w::util::DeviceExt;
 
 use super::exec::Compiled;
 use super::{WgpuDevice, WgpuMemory};
-use crate::backend::buffer::Held;
-use crate::backend::reshape::{ReshapeExec, check_floats, elsewhere};
+use crate::backend::buffer::{Held, foreign};
+use crate::backend::reshape::{ReshapeExec, check_floats};
 use crate::error::Result;
 use crate::kernel::ir::{Kernel, Mem};
 
@@ -66,10 +66,8 @@ impl OneDispatch {
     /// of this device, at least as long as the kernel reads and writes.
     pub(crate) fn run(&self, src: &Held, dst: &Held) -> Result<()> {
         check_floats(src, dst, self.floats)?;
-        let ours = |h| WgpuMemory::of(h, &self.dev);
-        let (Some(src), Some(dst)) = (ours(src), ours(dst)) else {
-            return Err(elsewhere(&self.dev.name()));
-        };
+        let src = WgpuMemory::of(src, &self.dev).ok_or_else(|| foreign(src, &self.dev.name()))?;
+        let dst = WgpuMemory::of(dst, &self.dev).ok_or_else(|| foreign(dst, &self.dev.name()))?;
         let group = self.dev.bind(&self.kernel, &self.params, |mem| match mem {
             Mem::Src => Some(src.binding()),
             Mem::Dst => Some(dst.binding()),

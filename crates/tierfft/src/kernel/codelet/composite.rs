@@ -6,7 +6,7 @@ use crate::kernel::emit::Emitter;
 use crate::kernel::ir::{Expr, Ty};
 
 /// The DFT (sign −1) or inverse DFT (sign +1) of `x`, whose length `r = p·q` has the prime
-/// factor `p` and others in [`super::PRIMES`].
+/// factor `p` and others in [`crate::base::factors::PRIMES`].
 pub fn dft(em: &mut Emitter, x: &[Expr], p: usize, sign: f64) -> Vec<Expr> {
     let r = x.len();
     // x[p·m + s] for s < p are p sequences of q points.

@@ -10,10 +10,8 @@ mod prime;
 
 use super::emit::Emitter;
 use super::ir::{Expr, complex, f};
-use crate::twiddle::twiddle64;
-
-/// The primes a codelet's length may contain.
-pub const PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
+use crate::base::factors::PRIMES;
+use crate::base::twiddle::twiddle64;
 
 /// The DFT (sign −1) or inverse DFT (sign +1) of `x`, whose length has no prime factor
 /// beyond [`PRIMES`].

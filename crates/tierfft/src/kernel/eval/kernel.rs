@@ -4,12 +4,37 @@
 //! rather than hidden ([`SharedMem`]).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use num_complex::Complex32;
 
 use crate::kernel::ir::{Access, BinOp, Builtin, Expr, Func, Kernel, Mem, Shared, Stmt, Ty};
 use crate::kernel::pass_kernel;
 use crate::plan::Plan;
+
+/// One thread's variables by name (names borrowed from the kernel: no allocation per binding).
+type Env<'k> = HashMap<&'k str, Value, BuildHasherDefault<NameHasher>>;
+
+/// The hash of variable names: a multiply-rotate hash (FxHash's). Names are the kernel's
+/// own, so SipHash's resistance to chosen keys buys nothing, and it took a third of the
+/// interpreter's time.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// A value of the kernel IR, evaluated as the GPU would: u32 arithmetic wraps, floats are f32.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -200,7 +225,7 @@ struct Group<'k, 'b, 'c> {
     shared: Vec<SharedMem>,
     /// Threads per workgroup.
     threads: usize,
-    envs: Vec<HashMap<String, Value>>,
+    envs: Vec<Env<'k>>,
     /// Threads that have returned.
     done: Vec<bool>,
     lines: u32,
@@ -208,11 +233,11 @@ struct Group<'k, 'b, 'c> {
     stride: u32,
 }
 
-impl Group<'_, '_, '_> {
-    fn eval(&mut self, t: usize, group: u32, e: &Expr) -> Result<Value, String> {
+impl<'k> Group<'k, '_, '_> {
+    fn eval(&mut self, t: usize, group: u32, e: &'k Expr) -> Result<Value, String> {
         let v = match e {
             Expr::Var(n) => *self.envs[t]
-                .get(n)
+                .get(n.as_str())
                 .ok_or_else(|| format!("{n} is used before it is bound"))?,
             Expr::U32(x) => Value::U32(*x),
             Expr::Float(x) => Value::F32(*x as f32),
@@ -362,7 +387,7 @@ impl Group<'_, '_, '_> {
     }
 
     /// Runs `body` for every thread in `active`, statement by statement.
-    fn block(&mut self, group: u32, body: &[Stmt], active: &[bool]) -> Result<(), String> {
+    fn block(&mut self, group: u32, body: &'k [Stmt], active: &[bool]) -> Result<(), String> {
         for st in body {
             let running: Vec<usize> = (0..active.len())
                 .filter(|&t| active[t] && !self.done[t])
@@ -411,7 +436,7 @@ impl Group<'_, '_, '_> {
                                 format!("a lane sum over {width} threads missed thread {lane}")
                             })?;
                         }
-                        self.envs[t].insert(name.clone(), Value::F32(sum));
+                        self.envs[t].insert(name, Value::F32(sum));
                     }
                 }
                 Stmt::Part(inner) => self.block(group, inner, active)?,
@@ -432,12 +457,12 @@ impl Group<'_, '_, '_> {
         Ok(())
     }
 
-    fn statement(&mut self, t: usize, group: u32, st: &Stmt) -> Result<(), String> {
+    fn statement(&mut self, t: usize, group: u32, st: &'k Stmt) -> Result<(), String> {
         match st {
             Stmt::Comment(_) | Stmt::CopyCommit | Stmt::CopyWait => {}
             Stmt::Let(n, _, e) | Stmt::Var(n, _, e) | Stmt::Assign(n, e) => {
                 let v = self.eval(t, group, e)?;
-                self.envs[t].insert(n.clone(), v);
+                self.envs[t].insert(n, v);
             }
             Stmt::Store(mem, i, v) => {
                 let i = self.eval(t, group, i)?.u32()?;
@@ -540,38 +565,42 @@ pub fn run_kernel(
             }
         ));
     }
+    let all_threads = threads * cluster as usize;
+    // One group reused for every workgroup (or cluster): the variables' tables keep their
+    // capacity, which halved the interpreter's time.
+    let mut g = Group {
+        kernel,
+        bufs,
+        shared: Vec::new(),
+        threads,
+        envs: vec![Env::default(); all_threads],
+        done: vec![false; all_threads],
+        lines,
+        first_group: 0,
+        stride: grid,
+    };
+    let all = vec![true; all_threads];
     for wg in (0..grid).step_by(cluster as usize) {
-        let all_threads = threads * cluster as usize;
-        let mut g = Group {
-            kernel,
-            bufs,
-            shared: (0..cluster)
-                .map(|_| SharedMem::new(kernel.shared))
-                .collect(),
-            threads,
-            envs: vec![HashMap::new(); all_threads],
-            done: vec![false; all_threads],
-            lines,
-            first_group: wg,
-            stride: grid,
-        };
-        let all = vec![true; all_threads];
-        let run = |g: &mut Group| -> Result<(), String> {
-            match &g.kernel.persistent {
-                None => g.block(wg, &g.kernel.body, &all),
-                Some(p) => {
-                    g.block(wg, &p.prologue, &all)?;
-                    let mut group = wg;
-                    // The condition is uniform: every thread computes the same value.
-                    while g.eval(0, group, &p.condition)?.bool()? {
-                        g.block(group, &g.kernel.body, &all)?;
-                        group += grid;
-                    }
-                    Ok(())
+        g.shared = (0..cluster)
+            .map(|_| SharedMem::new(kernel.shared))
+            .collect();
+        g.envs.iter_mut().for_each(Env::clear);
+        g.done.fill(false);
+        g.first_group = wg;
+        let run = match &kernel.persistent {
+            None => g.block(wg, &kernel.body, &all),
+            Some(p) => (|| {
+                g.block(wg, &p.prologue, &all)?;
+                let mut group = wg;
+                // The condition is uniform: every thread computes the same value.
+                while g.eval(0, group, &p.condition)?.bool()? {
+                    g.block(group, &kernel.body, &all)?;
+                    group += grid;
                 }
-            }
+                Ok(())
+            })(),
         };
-        run(&mut g).map_err(|e| match cluster {
+        run.map_err(|e| match cluster {
             1 => format!("kernel {}, workgroup {wg}: {e}", kernel.name),
             c => format!(
                 "kernel {}, cluster of workgroups {wg}..{}: {e}",
@@ -609,9 +638,8 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
     if plan.spec.precision == crate::Precision::F64 {
         return Err("the interpreter runs f32, f16 and bf16 plans (this one is f64)".into());
     }
-    let twiddles: Vec<Complex32> =
-        bytemuck::cast_slice(&crate::backend::twiddle_words(plan)).to_vec();
-    let aux: Vec<Complex32> = bytemuck::cast_slice(&crate::backend::aux_words(plan)).to_vec();
+    let twiddles: Vec<Complex32> = bytemuck::cast_slice(&plan.twiddle_words()).to_vec();
+    let aux: Vec<Complex32> = bytemuck::cast_slice(&plan.aux_words()).to_vec();
     let (regions, check_len) = plan.check_regions(transforms);
     let mut check = vec![poison; check_len];
     for (d, (p, first, count)) in plan.dispatches(transforms).into_iter().enumerate() {
@@ -643,7 +671,8 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
         run_kernel(&kernel, grid, lines, &mut bufs)?;
     }
     if plan.checksummed() {
-        let failed = crate::checksum::failures(plan, bytemuck::cast_slice(&check), transforms, 0);
+        let failed =
+            crate::plan::checksum::failures(plan, bytemuck::cast_slice(&check), transforms, 0);
         if !failed.is_empty() {
             return Err(format!("checksum mismatch in transforms {failed:?}"));
         }
@@ -657,7 +686,7 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
 /// `z` as a [`Ty::Packed`] store in `precision` leaves it: each part rounded to nearest even
 /// in f16 or bf16.
 pub fn round_to_storage(z: Complex32, precision: crate::Precision) -> Complex32 {
-    use crate::precision::round_half;
+    use crate::base::precision::round_half;
     Complex32::new(round_half(z.re, precision), round_half(z.im, precision))
 }
 

@@ -28,9 +28,9 @@ mod real;
 use super::codelet::dft;
 use super::emit::Emitter;
 use super::ir::*;
+use crate::base::precision::Precision;
 use crate::plan::shape::stage_rounds;
 use crate::plan::{Exchange, Pass, Plan, RealFusion};
-use crate::precision::Precision;
 use crate::spec::RealHalf;
 
 /// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
@@ -192,10 +192,10 @@ fn streaming(plan: &Plan, index: usize, mut bindings: Vec<Binding>) -> Vec<Bindi
     bindings
 }
 
-/// The buffers every pass kernel binds, all complex: `src` (left out in place, where the
-/// kernel reads `dst`), `dst`, the twiddle table and the plan's device vectors. The data
-/// (`src`, `dst`) are [`Ty::Packed`] in the 16-bit storage precisions; the tables stay in the
-/// arithmetic precision.
+/// The buffers every pass kernel binds: `src` (left out in place, where the kernel reads
+/// `dst`), `dst`, the twiddle table and the plan's device vectors, all complex but the data
+/// (`src`, `dst`) in the 16-bit storage precisions, which are [`Ty::Packed`]; the tables stay
+/// in the arithmetic precision. (Checksummed passes add the records, `Mem::Check`.)
 pub fn pass_bindings(in_place: bool, precision: Precision) -> Vec<Binding> {
     let data = match precision.is_half() {
         true => Ty::Packed,

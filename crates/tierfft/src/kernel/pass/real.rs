@@ -4,10 +4,10 @@
 //! `n + 1`.
 
 use super::PassGen;
+use crate::base::values::Values;
 use crate::kernel::ir::*;
 use crate::kernel::real::{conj, times_i, times_minus_i};
 use crate::plan::Exchange;
-use crate::values::Values;
 
 impl PassGen<'_> {
     /// Loads each held point `k` merged from bins `k` and `n − k` of its row:
@@ -229,7 +229,7 @@ impl PassGen<'_> {
             u(tw.hi_offset()) + (e >> u(tw.lo_bits as usize)),
         );
         let even = self.em.bind(Ty::Complex, lo.cmul(hi));
-        let step = crate::twiddle::twiddle64(1, 2 * n, -1.0);
+        let step = crate::base::twiddle::twiddle64(1, 2 * n, -1.0);
         let odd = even.clone().cmul(complex(f(step.re), f(step.im)));
         let is_even = lt(k & u(1), u(1));
         self.em.bind(Ty::Complex, select(is_even, even, odd))

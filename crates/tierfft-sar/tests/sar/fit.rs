@@ -1,0 +1,82 @@
+//! Focusing fitted to a device that cannot bind the scene with its margins: the test GPU
+//! (lavapipe by default) opened with 12 MiB bindings, on which a 1024 × 1024 scene (8 MiB a
+//! buffer) fits but its margins do not. The planner falls back, says why, and the targets
+//! still focus to theory.
+
+use tierfft::Device;
+use tierfft_sar::fit::{Fitted, fit};
+use tierfft_sar::focus::FocusOptions;
+use tierfft_sar::metrics::{CutOptions, analyze_point};
+use tierfft_sar::params::{Config, Scene, Target};
+use tierfft_sar::simulate::simulate;
+
+use crate::common::assert_theory;
+
+/// The test GPU's adapter (`TIERFFT_TEST_DEVICE` names it when set: part of its name)
+/// opened with bindings and buffers of at most `bytes`.
+fn small_device(bytes: u64) -> Device {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    let instance = wgpu::Instance::new(desc);
+    let want = std::env::var("TIERFFT_TEST_DEVICE")
+        .ok()
+        .filter(|name| !matches!(name.as_str(), "gpu" | "cuda" | "auto"))
+        .unwrap_or_else(|| "llvmpipe".into())
+        .to_lowercase();
+    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    let adapter = adapters
+        .into_iter()
+        .find(|a| a.get_info().name.to_lowercase().contains(&want))
+        .or_else(|| panic!("no wgpu adapter named like '{want}'"))
+        .expect("adapter");
+    let mut limits = adapter.limits();
+    limits.max_storage_buffer_binding_size = bytes.min(limits.max_storage_buffer_binding_size);
+    limits.max_buffer_size = bytes.min(limits.max_buffer_size);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("device with small limits");
+    Device::from_wgpu(&adapter, device, queue)
+}
+
+#[test]
+fn a_scene_too_large_with_margins_falls_back_and_says_so() {
+    let mut c = Config {
+        scene: Scene {
+            lines: 1024,
+            samples: 1024,
+            snr_db: None,
+            seed: 3,
+            targets: vec![Target {
+                range_m: 20000.0,
+                azimuth_m: 2.0,
+                amplitude: 1.0,
+            }],
+        },
+        ..Config::default()
+    };
+    c.radar.antenna_m = 8.0;
+    c.radar.pulse_s = 2e-6;
+    let device = small_device(12 << 20);
+    let mut opts = FocusOptions::default();
+    let fitted = fit(&device, &c, &mut opts, None).expect("a plan that fits");
+    let why = fitted.fallback.as_deref().expect("a fallback");
+    assert!(why.contains("more than") && why.contains("binds"), "{why}");
+    match &fitted.focusing {
+        // Blocks shorter than the aperture cannot help: at the recorded size, circularly.
+        Fitted::Whole(_) => assert!(!opts.margins && why.contains("recorded size"), "{why}"),
+        Fitted::Strip(_) => assert!(opts.margins && why.contains("blocks"), "{why}"),
+    }
+    let mut data = simulate(&c);
+    fitted.focusing.focus(&mut data, |_| {}).expect("focus");
+    let guess = c.target_position(&c.scene.targets[0]);
+    let guess = (guess.0.round() as usize, guess.1.round() as usize);
+    let cuts = CutOptions {
+        half: 64,
+        half_azimuth: 64,
+        ..CutOptions::default()
+    };
+    let m = analyze_point(&data, 1024, 1024, guess, &cuts, None).expect("measured");
+    assert_theory(&c, 0, &m, "fallback");
+}

@@ -1,0 +1,208 @@
+//! The steps of an N-D or real plan that are not transforms: one pass over whole arrays
+//! moving between real and complex data or between strided and contiguous layouts, one
+//! thread per output element (kernels in `kernel/real.rs`, host versions in `reshape_host.rs`).
+
+use num_complex::Complex64;
+
+use crate::base::precision::Precision;
+
+/// A step that is not a transform: one pass moving between real and complex data, one
+/// thread per output element.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Reshape {
+    /// R2C of `rows` contiguous rows of even length `n` from their `n/2`-point transforms
+    /// `Z` (the reals read in pairs): `X[k] = (Z[k] + Z*[n/2−k])/2 − i·W^k·(Z[k] − Z*[n/2−k])/2`
+    /// for `k = 0..=n/2`, `W = exp(−2πi/n)`, times `scale`.
+    Split {
+        /// Real points per row (even).
+        n: usize,
+        /// Rows.
+        rows: usize,
+        /// Factor on every bin (1/n for a normalised forward transform).
+        scale: f64,
+    },
+    /// C2R's first half for even `n`: from `n/2 + 1` bins per row, the `n/2` complex points
+    /// whose unnormalised `n/2`-point inverse transform is the `n` reals read in pairs:
+    /// `Z[k] = (X[k] + X*[n/2−k]) + i·W^−k·(X[k] − X*[n/2−k])`, times `scale`, with the
+    /// imaginary parts of bins 0 and n/2 ignored.
+    Merge {
+        /// Real points per row (even).
+        n: usize,
+        /// Rows.
+        rows: usize,
+        /// Factor on every point (1/n for a normalised inverse transform).
+        scale: f64,
+    },
+    /// `len` reals to complex values with zero imaginary parts.
+    Widen {
+        /// Elements.
+        len: usize,
+    },
+    /// The first `n/2 + 1` of `n` points along an axis: `[outer][n][inner]` →
+    /// `[outer][n/2 + 1][inner]`.
+    Truncate {
+        /// Product of the extents before the axis.
+        outer: usize,
+        /// The axis' length.
+        n: usize,
+        /// Product of the extents after it.
+        inner: usize,
+    },
+    /// The Hermitian extension along an axis: `[outer][n/2 + 1][inner]` → `[outer][n][inner]`,
+    /// point `k > n/2` being the conjugate of point `n − k`.
+    Extend {
+        /// Product of the extents before the axis.
+        outer: usize,
+        /// The axis' length.
+        n: usize,
+        /// Product of the extents after it.
+        inner: usize,
+    },
+    /// The real parts of `len` complex values, times `scale`.
+    RealPart {
+        /// Elements.
+        len: usize,
+        /// Factor on every value (1/n for a normalised inverse transform).
+        scale: f64,
+    },
+    /// A strided array into a contiguous row-major one: element `i` (row-major over `shape`,
+    /// multi-index `(i_0, ..)`) from element `Σ i_k · strides[k]` of the source.
+    Gather {
+        /// The array's extents.
+        shape: Vec<usize>,
+        /// Source elements between neighbours along each axis.
+        strides: Vec<usize>,
+        /// Reals (else complex values).
+        real: bool,
+    },
+    /// The reverse of [`Reshape::Gather`]: contiguous element `i` to `Σ i_k · strides[k]`
+    /// of the destination, whose other elements are left as they were.
+    Scatter {
+        /// The array's extents.
+        shape: Vec<usize>,
+        /// Destination elements between neighbours along each axis.
+        strides: Vec<usize>,
+        /// Reals (else complex values).
+        real: bool,
+    },
+}
+
+impl Reshape {
+    /// Elements written (one thread each).
+    pub fn outputs(&self) -> usize {
+        match *self {
+            Reshape::Gather { ref shape, .. } | Reshape::Scatter { ref shape, .. } => {
+                shape.iter().product()
+            }
+            Reshape::Split { n, rows, .. } => rows * (n / 2 + 1),
+            Reshape::Merge { n, rows, .. } => rows * (n / 2),
+            Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
+            Reshape::Truncate { outer, n, inner } => outer * (n / 2 + 1) * inner,
+            Reshape::Extend { outer, n, inner } => outer * n * inner,
+        }
+    }
+
+    /// Elements the source holds.
+    pub fn inputs(&self) -> usize {
+        match *self {
+            Reshape::Gather {
+                ref shape,
+                ref strides,
+                ..
+            } => crate::base::layout::span(shape, strides).unwrap_or(usize::MAX),
+            Reshape::Scatter { ref shape, .. } => shape.iter().product(),
+            Reshape::Split { n, rows, .. } => rows * (n / 2),
+            Reshape::Merge { n, rows, .. } => rows * (n / 2 + 1),
+            Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
+            Reshape::Truncate { outer, n, inner } => outer * n * inner,
+            Reshape::Extend { outer, n, inner } => outer * (n / 2 + 1) * inner,
+        }
+    }
+
+    /// 4-byte words the source and the destination hold in `precision` (an f32 real is
+    /// one, an f64 complex value four).
+    pub fn words(&self, precision: Precision) -> (usize, usize) {
+        let (real_src, real_dst) = self.real_ends();
+        let real = precision.storage_bytes() / 4;
+        let per = |is_real: bool| if is_real { real } else { 2 * real };
+        let dst = match self {
+            Reshape::Scatter { shape, strides, .. } => {
+                crate::base::layout::span(shape, strides).unwrap_or(usize::MAX)
+            }
+            _ => self.outputs(),
+        };
+        (self.inputs() * per(real_src), dst * per(real_dst))
+    }
+
+    /// Whether the source and the destination hold reals (else complex values).
+    pub fn real_ends(&self) -> (bool, bool) {
+        match self {
+            Reshape::Gather { real, .. } | Reshape::Scatter { real, .. } => (*real, *real),
+            Reshape::Widen { .. } => (true, false),
+            Reshape::RealPart { .. } => (false, true),
+            _ => (false, false),
+        }
+    }
+
+    /// The twiddles `W_n^k = exp(−2πik/n)`, `k = 0..=n/2`, that splitting and merging read
+    /// (in f64, rounded once to the precision they are used in); `None` for the other
+    /// steps.
+    pub fn twiddles(&self) -> Option<Vec<Complex64>> {
+        match *self {
+            Reshape::Split { n, .. } | Reshape::Merge { n, .. } => {
+                Some(crate::base::twiddle::table(n / 2 + 1, 1, n, -1.0))
+            }
+            _ => None,
+        }
+    }
+
+    /// A short name for kernels and printed plans.
+    pub fn name(&self) -> String {
+        match self {
+            Reshape::Split { n, rows, .. } => {
+                format!(
+                    "split {rows} × {} points into {} bins each (R2C)",
+                    n / 2,
+                    n / 2 + 1
+                )
+            }
+            Reshape::Merge { n, rows, .. } => {
+                format!(
+                    "merge {rows} × {} bins into {} points each (C2R)",
+                    n / 2 + 1,
+                    n / 2
+                )
+            }
+            Reshape::Widen { len } => format!("widen {len} reals to complex"),
+            Reshape::Truncate { outer, n, inner } => {
+                format!(
+                    "keep bins 0..={} of {n} along [{outer}][{n}][{inner}]",
+                    n / 2
+                )
+            }
+            Reshape::Extend { outer, n, inner } => format!(
+                "extend {} bins to {n} by Hermitian symmetry along [{outer}][{}][{inner}]",
+                n / 2 + 1,
+                n / 2 + 1
+            ),
+            Reshape::RealPart { len, .. } => format!("real parts of {len} values"),
+            Reshape::Gather {
+                shape,
+                strides,
+                real,
+            } => format!(
+                "gather the {shape:?} {} input from strides {strides:?}",
+                if *real { "real" } else { "complex" }
+            ),
+            Reshape::Scatter {
+                shape,
+                strides,
+                real,
+            } => format!(
+                "scatter the {shape:?} {} output to strides {strides:?}",
+                if *real { "real" } else { "complex" }
+            ),
+        }
+    }
+}

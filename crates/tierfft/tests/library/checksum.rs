@@ -1,0 +1,226 @@
+//! Checksummed transforms (`tierfft::Checksum`): fault-free runs pass their checks and stay
+//! accurate; a bit flipped in device memory between two passes (`Fft::inject_fault`) is
+//! reported with the transform it hit, and recomputed where asked. On the test GPU
+//! (lavapipe in CI, the H100 through `TIERFFT_TEST_DEVICE=cuda`) and on the CPU.
+
+use tierfft::{Checksum, Device, DeviceKind, Error, Fault, FftSpec, PointOp};
+
+use crate::common::*;
+
+/// The specs every device checks: one pass (packed small transforms, a mixed-radix
+/// length), several passes, columns, a normalised inverse.
+fn specs(mode: Checksum) -> Vec<FftSpec> {
+    vec![
+        FftSpec::new(1024).batch(6),
+        FftSpec::new(8).batch(70),
+        FftSpec::new(360).batch(3),
+        FftSpec::new(1 << 18).batch(2),
+        FftSpec::new(1 << 15).batch(3).inverse().normalized(),
+        FftSpec::new(256).batch(48).columns(),
+    ]
+    .into_iter()
+    .map(|s| s.checksum(mode))
+    .collect()
+}
+
+/// Every spec runs accurately, out of place and in place, and passes its checks.
+fn fault_free(dev: &Device) {
+    let mut rng = rng();
+    for spec in specs(Checksum::Detect) {
+        let fft = dev.plan(&spec).expect("plan");
+        let input = random(&mut rng, spec.len());
+        let mut out = poisoned(spec.len());
+        fft.process_out_of_place(&input, &mut out)
+            .unwrap_or_else(|e| panic!("{} × {}: {e}", spec.n, spec.batch));
+        assert_accurate("checksummed", &spec, &input, &out);
+        let mut data = input.clone();
+        fft.process(&mut data).expect("in place");
+        assert_accurate("checksummed, in place", &spec, &input, &data);
+    }
+}
+
+/// The word of element `element` (imaginary part) of transform `transform` in an
+/// `n`-point pass's output.
+fn word(n: usize, transform: usize, element: usize) -> usize {
+    2 * (transform * n + element) + 1
+}
+
+/// A flipped exponent bit in the intermediate between two passes (or, on the CPU, in the
+/// input after its checksum) is reported for exactly the transform it hit; a low mantissa
+/// bit, below rounding, is not a fault worth the name and may pass; recomputing repairs it.
+fn flips_detected(dev: &Device, spec: FftSpec, passes: usize) {
+    // Fixed data: how much a flipped exponent bit changes a value depends on the value (bit
+    // 27 of a number in [1, 2) divides it by 2^16, of one in [16, 32) multiplies it), and a
+    // change of a few percent of the rms at a position the weights reach weakly can pass
+    // under the rounding bound. With random data one run in many flipped such a value.
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(19);
+    let input = random(&mut rng, spec.len());
+    let n = spec.n;
+    let fft = dev.plan(&spec).expect("plan");
+    if let Some(plan) = fft.plan() {
+        assert_eq!(plan.passes.len(), passes, "{plan}");
+    }
+    for (bit, transform, element) in [(30, 1, 5), (23, 2, n / 2 + 3), (27, 0, n - 1)] {
+        fft.inject_fault(Fault {
+            after_pass: 0,
+            word: word(n, transform, element),
+            bit,
+        })
+        .expect("arm");
+        let mut out = poisoned(spec.len());
+        match fft.process_out_of_place(&input, &mut out) {
+            Err(Error::Checksum { transforms, batch }) => {
+                assert_eq!(transforms, vec![transform], "bit {bit}");
+                assert_eq!(batch, spec.batch);
+            }
+            other => panic!(
+                "bit {bit} of transform {transform}: {other:?}; its error {}",
+                tierfft::reference::relative_l2_error(
+                    &out[transform * n..(transform + 1) * n],
+                    &expected(&FftSpec::new(n), &input[transform * n..(transform + 1) * n])
+                )
+            ),
+        }
+        // The other transforms are intact.
+        for t in (0..spec.batch).filter(|&t| t != transform) {
+            let one = FftSpec::new(n);
+            assert_accurate(
+                "a transform the fault missed",
+                &one,
+                &input[t * n..(t + 1) * n],
+                &out[t * n..(t + 1) * n],
+            );
+        }
+    }
+    // Recomputed: the fault was transient, the call succeeds and the output is right.
+    let again = dev
+        .plan(&spec.clone().checksum(Checksum::Recompute))
+        .expect("plan");
+    again
+        .inject_fault(Fault {
+            after_pass: 0,
+            word: word(n, 1, 7),
+            bit: 30,
+        })
+        .expect("arm");
+    let mut data = input.clone();
+    again.process(&mut data).expect("recomputed");
+    assert_accurate("recomputed", &spec, &input, &data);
+    // Device-resident and in place: on a GPU the input is gone, so the fault is reported;
+    // the CPU keeps each transform's input while it runs, and recomputes.
+    let mut buf = dev.upload(&input).expect("upload");
+    again
+        .inject_fault(Fault {
+            after_pass: 0,
+            word: word(n, 0, 1),
+            bit: 30,
+        })
+        .expect("arm");
+    match (again.process_buffer(&mut buf), dev.kind()) {
+        (Ok(()), DeviceKind::Cpu) => {
+            assert_accurate(
+                "recomputed on the CPU",
+                &spec,
+                &input,
+                &buf.download().expect("download"),
+            );
+        }
+        (Err(Error::Checksum { transforms, .. }), kind) if kind != DeviceKind::Cpu => {
+            assert_eq!(transforms, vec![0]);
+        }
+        other => panic!("device-resident: {other:?}"),
+    }
+}
+
+#[test]
+fn gpu_fault_free() {
+    fault_free(gpu());
+}
+
+#[test]
+fn cpu_fault_free() {
+    fault_free(&Device::cpu());
+}
+
+#[test]
+fn gpu_flip_between_passes_is_detected() {
+    flips_detected(
+        gpu(),
+        FftSpec::new(1 << 18).batch(3).checksum(Checksum::Detect),
+        2,
+    );
+}
+
+#[test]
+fn cpu_flip_is_detected() {
+    flips_detected(
+        &Device::cpu(),
+        FftSpec::new(4096).batch(3).checksum(Checksum::Detect),
+        0,
+    );
+}
+
+/// What the checksummed mode does not cover is refused with a reason.
+#[test]
+fn refusals() {
+    let dev = Device::cpu();
+    let refused = |spec: FftSpec| match dev.plan(&spec.checksum(Checksum::Detect)) {
+        Err(Error::InvalidSpec(m)) => m,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert!(refused(FftSpec::new(1009)).contains("prime factor"));
+    assert!(refused(FftSpec::new(64).on_store(PointOp::Conjugate)).contains("plain transform"));
+    let fft = dev
+        .plan(&FftSpec::new(64).checksum(Checksum::Detect))
+        .expect("plan");
+    let bad = Fault {
+        after_pass: 1,
+        word: 0,
+        bit: 3,
+    };
+    assert!(matches!(fft.inject_fault(bad), Err(Error::InvalidSpec(_))));
+}
+
+/// f64, f16 and bf16 transforms pass their checks on the test GPU and the CPU, at a
+/// one-pass length and a length past one pass (the host's sums of 2^16 f64 terms needed
+/// compensated addition to stay within the f64 tolerance).
+#[test]
+fn other_precisions_pass_their_checks() {
+    use num_complex::Complex;
+    use tierfft::{Complex64, Precision, bf16, f16};
+    let mut rng = rng();
+    for dev in [gpu().clone(), Device::cpu()] {
+        for precision in [Precision::F64, Precision::F16, Precision::Bf16] {
+            for n in [1024, 1 << 16] {
+                let spec = FftSpec::new(n)
+                    .batch(3)
+                    .precision(precision)
+                    .checksum(Checksum::Detect);
+                let fft = dev.plan(&spec).expect("plan");
+                let x = random(&mut rng, spec.len());
+                let run = match precision {
+                    Precision::F64 => {
+                        let mut d: Vec<Complex64> = x
+                            .iter()
+                            .map(|z| Complex64::new(z.re.into(), z.im.into()))
+                            .collect();
+                        fft.process(&mut d)
+                    }
+                    Precision::F16 => {
+                        let h = |v: f32| f16::from_f32(v);
+                        let mut d: Vec<Complex<f16>> =
+                            x.iter().map(|z| Complex::new(h(z.re), h(z.im))).collect();
+                        fft.process(&mut d)
+                    }
+                    _ => {
+                        let h = |v: f32| bf16::from_f32(v);
+                        let mut d: Vec<Complex<bf16>> =
+                            x.iter().map(|z| Complex::new(h(z.re), h(z.im))).collect();
+                        fft.process(&mut d)
+                    }
+                };
+                run.unwrap_or_else(|e| panic!("{precision:?} {n} on {}: {e}", dev.name()));
+            }
+        }
+    }
+}

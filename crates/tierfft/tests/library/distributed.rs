@@ -1,0 +1,369 @@
+//! Distributed transforms (slab decomposition over ranks) against the f64 N-D reference on
+//! fresh random data, outputs poisoned beforehand: 1 to 5 ranks on the CPU exchanging
+//! through memory (`DistFft::on_cpu`, the same plan and exchange interface as NCCL), 2-D,
+//! 3-D and 4-D shapes with extents that do not divide by the ranks, C2C, R2C and C2R, both
+//! spectrum layouts, round trips; on CUDA with NCCL when `TIERFFT_TEST_GPUS` names two or
+//! more GPUs.
+
+use num_complex::Complex32;
+use rand::RngExt;
+use rand::rngs::StdRng;
+use tierfft::distributed::{DistFft, DistSpec, Exchange, LocalExchange, Spectrum};
+use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
+use tierfft::{Element, NdSpec};
+
+use crate::common::*;
+
+/// The one-device spec `spec` computes.
+fn nd_spec(spec: &DistSpec) -> NdSpec {
+    let mut nd = NdSpec::new(&spec.shape).direction(spec.direction);
+    if spec.real {
+        nd = nd.real();
+    }
+    if spec.normalize {
+        nd = nd.normalized();
+    }
+    nd
+}
+
+/// Output slabs poisoned with NaNs on each rank's device.
+fn poisoned_outputs<T: Element>(fft: &DistFft, nan: T) -> Vec<tierfft::DeviceBuffer<T>> {
+    fft.ranks()
+        .iter()
+        .map(|r| {
+            r.device()
+                .upload(&vec![nan; r.output_len()])
+                .expect("upload")
+        })
+        .collect()
+}
+
+/// Runs `fft` on a fresh random global array and returns its relative error against f64.
+fn check(fft: &DistFft, rng: &mut StdRng) -> f64 {
+    let spec = fft.spec();
+    let nd = nd_spec(spec);
+    let nan = Complex32::new(f32::NAN, f32::NAN);
+    let what = format!("{spec:?} over {} ranks", fft.ranks().len());
+    let (got, want) = match (spec.real, nd.kind()) {
+        (false, _) => {
+            let x = random(rng, nd.input_len());
+            let mut inputs = fft.scatter(&x).expect("scatter");
+            let mut outputs = poisoned_outputs(fft, nan);
+            fft.process(&mut inputs, &mut outputs)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            (
+                fft.gather(&outputs).expect("gather"),
+                nd_f64(&nd, &NdInput::Complex(&x)),
+            )
+        }
+        (true, tierfft::Kind::RealToComplex) => {
+            let x: Vec<f32> = (0..nd.input_len())
+                .map(|_| rng.random_range(-1.0..1.0))
+                .collect();
+            let mut inputs = fft.scatter(&x).expect("scatter");
+            let mut outputs = poisoned_outputs(fft, nan);
+            fft.process_real_to_complex(&mut inputs, &mut outputs)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            (
+                fft.gather(&outputs).expect("gather"),
+                nd_f64(&nd, &NdInput::Real(&x)),
+            )
+        }
+        (true, _) => {
+            let x = random(rng, nd.input_len());
+            let mut inputs = fft.scatter(&x).expect("scatter");
+            let mut outputs = poisoned_outputs(fft, f32::NAN);
+            fft.process_complex_to_real(&mut inputs, &mut outputs)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let reals = fft.gather(&outputs).expect("gather");
+            let got = reals.iter().map(|&v| Complex32::new(v, 0.0)).collect();
+            (got, nd_f64(&nd, &NdInput::Complex(&x)))
+        }
+    };
+    let err = relative_l2_error(&got, &want);
+    assert!(err < 1e-5, "{what}: relative L2 error {err:e}");
+    err
+}
+
+fn specs(shape: &[usize]) -> Vec<DistSpec> {
+    let mut out = Vec::new();
+    for spectrum in [Spectrum::Transposed, Spectrum::Natural] {
+        let c2c = DistSpec::new(shape).spectrum(spectrum);
+        let r2c = DistSpec::new(shape).real().spectrum(spectrum);
+        out.extend([
+            c2c.clone(),
+            c2c.inverse().normalized(),
+            r2c.clone(),
+            r2c.inverse(),
+        ]);
+    }
+    out
+}
+
+#[test]
+fn cpu_ranks_match_the_reference() {
+    let mut rng = rng();
+    for (shape, ranks) in [
+        (&[16, 16][..], 1),
+        (&[16, 16][..], 2),
+        (&[12, 10][..], 3),
+        (&[9, 14][..], 4),
+        (&[8, 6, 10][..], 2),
+        (&[7, 9, 5][..], 3),
+        (&[6, 5, 4, 3][..], 5),
+        (&[64, 128][..], 4),
+    ] {
+        for spec in specs(shape) {
+            let fft = DistFft::on_cpu(&spec, ranks).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            // Twice: the second run reuses the scratch arrays the first made.
+            check(&fft, &mut rng);
+            check(&fft, &mut rng);
+        }
+    }
+}
+
+/// Pencils over grids of 1 × 3, 2 × 2, 3 × 2 and 2 × 1 CPU ranks, extents that do not
+/// divide, C2C and real, both directions.
+#[test]
+fn cpu_pencils_match_the_reference() {
+    let mut rng = rng();
+    for (shape, [p0, p1]) in [
+        ([8, 6, 10], [1, 3]),
+        ([8, 6, 10], [2, 2]),
+        ([7, 9, 11], [3, 2]),
+        ([6, 4, 5], [2, 1]),
+    ] {
+        let pencils = |s: DistSpec| s.pencils(p0, p1);
+        for spec in [
+            pencils(DistSpec::new(&shape)),
+            pencils(DistSpec::new(&shape).inverse().normalized()),
+            pencils(DistSpec::new(&shape).real()),
+            pencils(DistSpec::new(&shape).real().inverse()),
+        ] {
+            let fft = DistFft::on_cpu(&spec, p0 * p1).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            check(&fft, &mut rng);
+            check(&fft, &mut rng);
+        }
+    }
+    // A grid that does not match the ranks, a 2-D array, a natural spectrum: errors.
+    let cube = DistSpec::new(&[8, 8, 8]);
+    assert!(DistFft::on_cpu(&cube.clone().pencils(2, 2), 3).is_err());
+    assert!(DistFft::on_cpu(&DistSpec::new(&[8, 8]).pencils(2, 1), 2).is_err());
+    assert!(DistFft::on_cpu(&cube.clone().pencils(2, 1).spectrum(Spectrum::Natural), 2).is_err());
+    // Axis 2 of the complex side (3 bins of 4 reals) is too short for a grid row of 4.
+    assert!(DistFft::on_cpu(&DistSpec::new(&[8, 8, 4]).real().pencils(1, 4), 4).is_err());
+}
+
+/// Forward with a transposed spectrum, then the normalised inverse from it: the input back.
+#[test]
+fn round_trip_through_the_transposed_spectrum() {
+    let mut rng = rng();
+    let shape = [10, 12, 6];
+    let forward = DistFft::on_cpu(&DistSpec::new(&shape), 3).expect("plan");
+    let inverse = DistFft::on_cpu(&DistSpec::new(&shape).inverse().normalized(), 3).expect("plan");
+    let x = random(&mut rng, shape.iter().product());
+    let mut data = forward.scatter(&x).expect("scatter");
+    let (_, mut spectrum) = forward.zeros::<Complex32, Complex32>().expect("zeros");
+    forward.process(&mut data, &mut spectrum).expect("forward");
+    let (_, mut back) = inverse.zeros::<Complex32, Complex32>().expect("zeros");
+    inverse.process(&mut spectrum, &mut back).expect("inverse");
+    let got = inverse.gather(&back).expect("gather");
+    let err = relative_l2_error(&got, &tierfft::reference::widen(&x));
+    assert!(err < 1e-6, "round trip error {err:e}");
+}
+
+#[test]
+fn refuses_what_it_cannot_cut() {
+    let too_many = DistFft::on_cpu(&DistSpec::new(&[4, 64]), 5);
+    assert!(
+        matches!(&too_many, Err(e) if e.to_string().contains("at least one index per rank")),
+        "{:?}",
+        too_many.err()
+    );
+    assert!(DistFft::on_cpu(&DistSpec::new(&[64]), 2).is_err());
+    // Axis 1 of a real 2-D transform is the halved one: 6 reals make 4 bins, too few for 5.
+    assert!(DistFft::on_cpu(&DistSpec::new(&[8, 6]).real(), 5).is_err());
+    // Wrong slab lengths are errors, not panics.
+    let fft = DistFft::on_cpu(&DistSpec::new(&[8, 8]), 2).expect("plan");
+    let (mut inputs, _) = fft.zeros::<Complex32, Complex32>().expect("zeros");
+    let mut short: Vec<_> = (0..2)
+        .map(|_| tierfft::Device::cpu().zeros(3).expect("zeros"))
+        .collect();
+    let err = fft
+        .process(&mut inputs, &mut short)
+        .expect_err("short outputs");
+    assert!(err.to_string().contains("parts of"), "{err}");
+}
+
+/// A rank that fails while the others wait in the exchange makes them fail too, not hang;
+/// exchanges in any order make the same transform; a group that is not one is refused.
+#[test]
+fn one_failing_rank_does_not_hang_the_others() {
+    let spec = DistSpec::new(&[8, 8]);
+    let fft = DistFft::on_cpu(&spec, 2).expect("plan");
+    let (mut inputs, mut outputs) = fft.zeros::<Complex32, Complex32>().expect("zeros");
+    let (done, results) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for (r, (i, o)) in inputs.iter_mut().zip(outputs.iter_mut()).enumerate() {
+            let (rank, done) = (&fft.ranks()[r], done.clone());
+            s.spawn(move || {
+                let mut short = tierfft::Device::cpu().zeros(3).expect("zeros");
+                let out = if r == 0 { &mut short } else { o };
+                done.send(rank.process(i, out).is_err()).expect("send");
+            });
+        }
+        for _ in 0..2 {
+            let failed = results
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a rank hangs after another failed");
+            assert!(failed, "both ranks fail");
+        }
+    });
+    // Reversed exchanges: the same result, ranks sorted by their exchange.
+    let mut rng = rng();
+    let mut reversed: Vec<Box<dyn Exchange>> = LocalExchange::group(3)
+        .into_iter()
+        .map(|e| Box::new(e) as Box<dyn Exchange>)
+        .collect();
+    reversed.reverse();
+    let spec = DistSpec::new(&[9, 12]);
+    let fft = DistFft::new(&spec, vec![tierfft::Device::cpu(); 3], reversed).expect("plan");
+    check(&fft, &mut rng);
+    // Two of a group of three, and a rank twice.
+    let mut two = LocalExchange::group(3);
+    two.truncate(2);
+    let two: Vec<Box<dyn Exchange>> = two.into_iter().map(|e| Box::new(e) as _).collect();
+    assert!(DistFft::new(&spec, vec![tierfft::Device::cpu(); 2], two).is_err());
+    let mut twice: Vec<Box<dyn Exchange>> = Vec::new();
+    for _ in 0..2 {
+        let first = LocalExchange::group(2).into_iter().next().expect("rank 0");
+        twice.push(Box::new(first));
+    }
+    assert!(DistFft::new(&spec, vec![tierfft::Device::cpu(); 2], twice).is_err());
+}
+
+/// `DistFft::time` for every layout (the all-to-alls alone send from the array each move
+/// names) and pencils.
+#[test]
+fn timing_runs_every_layout() {
+    for spec in [
+        DistSpec::new(&[16, 12]),
+        DistSpec::new(&[16, 12]).spectrum(Spectrum::Natural),
+        DistSpec::new(&[8, 6, 10]).pencils(2, 2),
+    ] {
+        let ranks = spec.grid.map_or(3, |[a, b]| a * b);
+        let fft = DistFft::on_cpu(&spec, ranks).expect("plan");
+        let t = fft.time(3).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+        assert_eq!(
+            (t.total.len(), t.exchange.len(), t.transforms.len()),
+            (3, 3, 3)
+        );
+        assert!(t.total.iter().chain(&t.exchange).all(|&s| s >= 0.0));
+    }
+}
+
+/// Row copies refuse what does not fit their buffers, overflowing pitches included.
+#[test]
+fn row_copies_stay_inside_their_buffers() {
+    use tierfft::distributed::{Rows, copy_rows};
+    let dev = tierfft::Device::cpu();
+    let src = dev.upload(&random(&mut rng(), 64)).expect("upload");
+    let mut dst = dev.zeros(64).expect("zeros");
+    let ok = Rows {
+        rows: 4,
+        row_len: 8,
+        src: 0,
+        src_pitch: 16,
+        dst: 32,
+        dst_pitch: 8,
+    };
+    copy_rows(&src, &mut dst, &ok).expect("fits");
+    let (got, want) = (
+        dst.download().expect("download"),
+        src.download().expect("download"),
+    );
+    assert_eq!(got[32 + 8..32 + 16], want[16..24]);
+    for bad in [
+        Rows { rows: 5, ..ok },
+        Rows {
+            src_pitch: 1 << 62,
+            ..ok
+        },
+        Rows {
+            src_pitch: usize::MAX,
+            ..ok
+        },
+        Rows { dst_pitch: 4, ..ok },
+        Rows { dst: 60, ..ok },
+    ] {
+        assert!(copy_rows(&src, &mut dst, &bad).is_err(), "{bad:?}");
+    }
+}
+
+/// The GPU steps (local transforms, packing copies) with 2 and 3 ranks sharing the test
+/// device, exchanging through host memory: CUDA only (wgpu is refused, and checked to be).
+#[test]
+fn gpu_ranks_through_host_memory() {
+    let dev = gpu();
+    let plan = |spec: &DistSpec, ranks: usize| {
+        let exchanges = LocalExchange::group(ranks)
+            .into_iter()
+            .map(|e| Box::new(e) as Box<dyn Exchange>)
+            .collect();
+        DistFft::new(spec, vec![dev.clone(); ranks], exchanges)
+    };
+    if dev.kind() != tierfft::DeviceKind::Cuda {
+        let err = plan(&DistSpec::new(&[16, 16]), 2)
+            .err()
+            .expect("wgpu refused");
+        assert!(err.to_string().contains("CUDA GPUs"), "{err}");
+        eprintln!("{}: refused as expected ({err})", dev.name());
+        return;
+    }
+    let mut rng = rng();
+    for (shape, ranks) in [
+        (&[256, 256][..], 2),
+        (&[100, 90][..], 3),
+        (&[64, 48, 40][..], 2),
+    ] {
+        for spec in specs(shape) {
+            let fft = plan(&spec, ranks).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            check(&fft, &mut rng);
+            check(&fft, &mut rng);
+        }
+    }
+}
+
+/// The NCCL path on `TIERFFT_TEST_GPUS` CUDA GPUs (one GPU runs one rank: NCCL is loaded
+/// and the plan runs, but nothing is sent; skipped when unset).
+#[cfg(feature = "cuda")]
+#[test]
+fn nccl_ranks_match_the_reference() {
+    let gpus: usize = std::env::var("TIERFFT_TEST_GPUS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if gpus == 0 {
+        eprintln!("skipped: set TIERFFT_TEST_GPUS to the number of CUDA GPUs to use");
+        return;
+    }
+    let devices: Vec<_> = (0..gpus)
+        .map(|i| {
+            std::sync::Arc::new(tierfft::backend::cuda::CudaDevice::open(i).expect("open GPU"))
+        })
+        .collect();
+    let mut rng = rng();
+    for (shape, ranks) in [
+        (&[256, 256][..], gpus),
+        (&[100, 90][..], gpus),
+        (&[64, 48, 40][..], gpus),
+        (&[1024, 2048][..], gpus.min(2)),
+    ] {
+        for spec in specs(shape) {
+            let fft = DistFft::on_cuda(&spec, &devices[..ranks])
+                .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            check(&fft, &mut rng);
+            check(&fft, &mut rng);
+        }
+    }
+}
