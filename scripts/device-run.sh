@@ -199,9 +199,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 status=0
 tf=.carry/tierfft
 
-# The former test binaries are modules of two: library (crates/tierfft/tests/library) and
-# sar (crates/tierfft-sar/tests/sar). Runs module $1's tests (filter "$1::") with the
-# arguments after it; focus:: also matches dist_focus::, which is skipped there.
+# The GPU test modules live in two binaries: library (crates/tierfft/tests/library) and sar
+# (crates/tierfft-sar/tests/sar). Runs module $1's tests (filter "$1::") with the arguments
+# after it; focus:: also matches dist_focus::, which is skipped there.
 module_tests() {
     local bin=library skip=""
     case $1 in

@@ -12,23 +12,28 @@ use tierfft_sar::simulate::simulate;
 
 use crate::common::assert_theory;
 
-/// The test GPU's adapter (`TIERFFT_TEST_DEVICE` names it when set: part of its name)
-/// opened with bindings and buffers of at most `bytes`.
+/// The test GPU's adapter opened with bindings and buffers of at most `bytes`: lavapipe by
+/// default, the first GPU adapter for `TIERFFT_TEST_DEVICE` = `gpu`, `cuda` or `auto`, else
+/// the adapter whose name holds `TIERFFT_TEST_DEVICE`.
 fn small_device(bytes: u64) -> Device {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
     let instance = wgpu::Instance::new(desc);
     let want = std::env::var("TIERFFT_TEST_DEVICE")
-        .ok()
-        .filter(|name| !matches!(name.as_str(), "gpu" | "cuda" | "auto"))
-        .unwrap_or_else(|| "llvmpipe".into())
+        .unwrap_or_else(|_| "lavapipe".into())
         .to_lowercase();
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
     let adapter = adapters
         .into_iter()
-        .find(|a| a.get_info().name.to_lowercase().contains(&want))
-        .or_else(|| panic!("no wgpu adapter named like '{want}'"))
-        .expect("adapter");
+        .find(|a| {
+            let info = a.get_info();
+            match want.as_str() {
+                "gpu" | "cuda" | "auto" => info.device_type != wgpu::DeviceType::Cpu,
+                "lavapipe" => info.name.to_lowercase().contains("llvmpipe"),
+                name => info.name.to_lowercase().contains(name),
+            }
+        })
+        .unwrap_or_else(|| panic!("no wgpu adapter for TIERFFT_TEST_DEVICE '{want}'"));
     let mut limits = adapter.limits();
     limits.max_storage_buffer_binding_size = bytes.min(limits.max_storage_buffer_binding_size);
     limits.max_buffer_size = bytes.min(limits.max_buffer_size);
