@@ -6,6 +6,7 @@ use tierfft::backend::DEVICE_ENV;
 use tierfft::backend::cuda::CudaDevice;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::nd::{NdPlan, StepOp};
+use tierfft::plan::schedule::Route;
 use tierfft::plan::{DeviceLimits, Plan};
 use tierfft::{Device, FftSpec, NdSpec};
 
@@ -180,6 +181,8 @@ pub struct PlanJob<'a> {
     pub checksum: bool,
     /// Print the kernels' source in this dialect.
     pub source: Option<Dialect>,
+    /// Print the launch schedule.
+    pub launches: bool,
     /// The precision to plan for.
     pub precision: tierfft::Precision,
     /// Planner options.
@@ -215,6 +218,9 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     spec.validate()?;
     let plan = Plan::with_options(&spec, &limits, &job.options)?;
     println!("{plan}");
+    if job.launches {
+        println!("\n{}", plan.schedule(job.batch, Route::InPlace));
+    }
     print_sources(&plan, job.source)?;
     Ok(())
 }

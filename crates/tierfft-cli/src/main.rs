@@ -135,6 +135,10 @@ struct PlanArgs {
     /// Also print every kernel's generated source in this dialect.
     #[arg(long, value_name = "DIALECT")]
     source: Option<commands::Dialect>,
+    /// Also print the launch schedule of the whole batch run in place (what the GPU backends
+    /// launch): buffer slots, launches, grids, the rows each binds, checksum records.
+    #[arg(long, conflicts_with = "shape")]
+    launches: bool,
     /// Plan for values stored and computed in f32 (default) or f64, or stored in f16 or bf16
     /// and computed in f32: the on-chip capacity and bytes moved follow.
     #[arg(long, value_name = "P", default_value = "f32")]
@@ -340,6 +344,7 @@ fn main() -> ExitCode {
                 chain: a.chain,
                 checksum: a.checksum,
                 source: a.source,
+                launches: a.launches,
                 precision: a.precision,
                 options: a.planner.options(),
             }),

@@ -1001,6 +1001,37 @@ fn plan_for_a_shape() {
     assert!(!out.status.success() && stderr(&out).contains("extent of 0"));
 }
 
+/// `tierfft plan N --launches` prints the launch schedule the GPU backends follow: a
+/// checksummed two-pass plan on the H100 profile launches each pass once over the batch,
+/// binding check records, and names where tests flip a bit.
+#[test]
+fn plan_prints_its_launches() {
+    let dir = TempDir::new("plan-launches");
+    let out = dir.run(&[
+        "plan",
+        "2^20",
+        "--batch",
+        "3",
+        "--checksum",
+        "--launches",
+        "--device",
+        "h100-cuda",
+    ]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "launch schedule of 3 transforms (the input may be overwritten): 2 launches",
+        "slot 0: 3 transforms of 1048576 elements (input and result)",
+        "slot 1: 3 transforms of 1048576 elements\n",
+        "slot 0 [0, 3145728)",
+        "fault points, pass by pass: after launch 0 (slot 1), launch 1 (slot 0)",
+    ] {
+        assert!(text.contains(want), "missing '{want}' in:\n{text}");
+    }
+    let out = dir.run(&["plan", "--shape", "4x4", "--launches"]);
+    assert!(!out.status.success() && stderr(&out).contains("--launches"));
+}
+
 /// Complex values given as float16 pairs (`--pairs`, the form NumPy holds complex half data
 /// in) are transformed in f16 storage where `FftSpec` covers it and written as float16
 /// pairs; a length it does not cover goes through f32 with a note; complex input with

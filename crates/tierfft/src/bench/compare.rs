@@ -137,7 +137,7 @@ pub fn compare(
     let batch = input.len() / spec.n;
     let len = input.len();
     let stream = dev.stream();
-    let (mut slots, routing) = fft.prepare(bytemuck::cast_slice(input))?;
+    let (mut slots, schedule) = fft.prepare(bytemuck::cast_slice(input))?;
     // cuFFT writes to a buffer of its own so both outputs can be checked.
     // SAFETY: written by cuFFT before it is read.
     let mut cu_out: CudaSlice<f32> =
@@ -286,7 +286,7 @@ pub fn compare(
     };
 
     // Warm-up runs whose outputs are checked by the caller.
-    let result = fft.enqueue(&mut refs(&mut slots), batch, &routing)?;
+    let result = fft.enqueue(&mut refs(&mut slots), &schedule)?;
     run_cufft(&mut slots, &mut cu_out)?;
     if let Some((chain, out)) = peer.as_mut() {
         chain.run(&slots[0], out)?;
@@ -311,8 +311,7 @@ pub fn compare(
     );
     for _ in 0..reps {
         ours.extend(time_events(dev, 1, || {
-            fft.enqueue(&mut refs(&mut slots), batch, &routing)
-                .map(|_| ())
+            fft.enqueue(&mut refs(&mut slots), &schedule).map(|_| ())
         })?);
         theirs.extend(time_events(dev, 1, || run_cufft(&mut slots, &mut cu_out))?);
         if let Some((chain, out)) = peer.as_mut() {
@@ -335,8 +334,7 @@ pub fn compare(
             for pipeline in [0, 1, 2, 2, 1, 0] {
                 match pipeline {
                     0 => ours_e.push(meter.measure(dev, seconds, median(&ours), || {
-                        fft.enqueue(&mut refs(&mut slots), batch, &routing)
-                            .map(|_| ())
+                        fft.enqueue(&mut refs(&mut slots), &schedule).map(|_| ())
                     })?),
                     1 => cufft_e.push(meter.measure(dev, seconds, median(&theirs), || {
                         run_cufft(&mut slots, &mut cu_out)
@@ -479,13 +477,12 @@ fn compare_plain<T: Element>(
     run_cufft: impl Fn(&mut CudaSlice<f32>, &mut CudaSlice<f32>) -> Result<()>,
 ) -> Result<Comparison<T>> {
     let (len, words) = (input.len(), input.len() * T::FLOATS);
-    let batch = len / fft.plan().spec.n;
     let stream = dev.stream();
-    let (mut slots, routing) = fft.prepare(&words_of(input))?;
+    let (mut slots, schedule) = fft.prepare(&words_of(input))?;
     // SAFETY: written by cuFFT before it is read.
     let mut cu_out: CudaSlice<f32> =
         unsafe { stream.alloc::<f32>(words) }.map_err(gpu_err("allocating"))?;
-    let result = fft.enqueue(&mut refs(&mut slots), batch, &routing)?;
+    let result = fft.enqueue(&mut refs(&mut slots), &schedule)?;
     run_cufft(&mut slots[0], &mut cu_out)?;
     let download = |s: &CudaSlice<f32>| -> Result<Vec<T>> {
         let mut out = vec![T::default(); len];
@@ -500,8 +497,7 @@ fn compare_plain<T: Element>(
     let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     for _ in 0..reps {
         ours.extend(time_events(dev, 1, || {
-            fft.enqueue(&mut refs(&mut slots), batch, &routing)
-                .map(|_| ())
+            fft.enqueue(&mut refs(&mut slots), &schedule).map(|_| ())
         })?);
         theirs.extend(time_events(dev, 1, || {
             run_cufft(&mut slots[0], &mut cu_out)

@@ -26,6 +26,7 @@ mod passes;
 mod real;
 mod reshape;
 mod reshape_host;
+pub mod schedule;
 pub(crate) mod shape;
 // The GPU backends and the interpreter upload tables; the CPU reads the plan itself.
 #[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]

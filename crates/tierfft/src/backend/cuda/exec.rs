@@ -20,9 +20,7 @@ use crate::kernel::ir::{Binding, Kernel, Mem};
 use crate::kernel::{cuda, pass_kernel};
 use crate::plan::Plan;
 use crate::plan::checksum::{failures, verdict};
-
-/// Which buffer slot each pass reads and writes (see [`Plan::routing`]).
-pub type Routing = Vec<(usize, usize)>;
+use crate::plan::schedule::{Grid, PERSISTENT_WAVE, Route, Schedule};
 
 /// One compiled pass.
 struct Launchable {
@@ -33,8 +31,6 @@ struct Launchable {
     bindings: Vec<Binding>,
     /// Persistent kernels: blocks the whole GPU holds at once (the grid they loop over).
     resident_blocks: Option<u32>,
-    /// Cluster kernels: blocks per cluster (a launch attribute).
-    cluster: Option<u32>,
 }
 
 /// A plan's kernels compiled for a CUDA device.
@@ -168,7 +164,6 @@ impl CudaFft {
                 shared_bytes,
                 bindings: kernel.bindings,
                 resident_blocks,
-                cluster: kernel.cluster,
             })
         };
         let (out_of_place, in_place) = build_kernels(plan, load)?;
@@ -220,40 +215,26 @@ impl CudaFft {
         &self.plan
     }
 
-    /// Enqueues the whole transform of `transforms` transforms held in `slots[0]` on the
-    /// device's stream, following `routing`; returns the slot holding the result.
-    pub fn enqueue(
-        &self,
-        slots: &mut [&mut CudaSlice<f32>],
-        transforms: usize,
-        routing: &[(usize, usize)],
-    ) -> Result<usize> {
-        let (result, check) = self.enqueue_checked(slots, transforms, routing)?;
+    /// Enqueues the launches of `schedule` on the device's stream, the input in `slots[0]`;
+    /// returns the slot holding the result.
+    pub fn enqueue(&self, slots: &mut [&mut CudaSlice<f32>], schedule: &Schedule) -> Result<usize> {
+        let check = self.enqueue_checked(slots, schedule)?;
         self.keep(check.map(|c| (CHECK_SLOT, c)));
-        Ok(result)
+        Ok(schedule.result)
     }
 
-    /// [`CudaFft::enqueue`], also returning a checksummed plan's record buffer
-    /// ([`Plan::check_regions`]) for [`CudaFft::failures`].
+    /// [`CudaFft::enqueue`], returning a checksummed plan's record buffer for
+    /// [`CudaFft::failures`].
     fn enqueue_checked(
         &self,
         slots: &mut [&mut CudaSlice<f32>],
-        transforms: usize,
-        routing: &[(usize, usize)],
-    ) -> Result<(usize, Option<CudaSlice<f32>>)> {
+        schedule: &Schedule,
+    ) -> Result<Option<CudaSlice<f32>>> {
         let stream = &self.dev.stream;
-        let result = Plan::result_slot(routing);
         let check_words = self.plan.spec.precision.compute_bytes() / 2;
-        // (Plain plans, on every call's path, skip laying out records they do not write.)
-        let (regions, mut check) = match self.plan.checksummed() {
-            true => {
-                let (regions, len) = self.plan.check_regions(transforms);
-                (
-                    regions,
-                    Some(self.take_slot(CHECK_SLOT, check_words * len)?),
-                )
-            }
-            false => (Vec::new(), None),
+        let mut check = match schedule.check_len {
+            0 => None,
+            len => Some(self.take_slot(CHECK_SLOT, check_words * len)?),
         };
         if let Some(c) = check.as_mut() {
             // NaN (all bits set) in every record, so one that no kernel writes fails.
@@ -268,51 +249,34 @@ impl CudaFft {
             drop(record);
         }
         let fault = self.fault.take();
-        let dispatches = self.plan.dispatches(transforms);
-        for (d, &(p, first, count)) in dispatches.iter().enumerate() {
-            let pass = &self.plan.passes[p];
-            let (src, dst) = routing[p];
-            let k = match (&self.in_place, src == dst) {
-                (Some(k), true) => k,
-                _ => &self.out_of_place[p],
-            };
-            let lines = (count * self.plan.lines_per_transform(pass)) as u32;
-            let groups = self.plan.groups(pass, count) as u32;
-            let grid = match k.resident_blocks {
-                // Persistent: one wave of blocks, each looping over groups.
-                Some(resident) => (groups.min(resident), 1, 1),
-                None => {
-                    let x = groups.min(self.plan.limits.max_groups_per_dim);
-                    (x, groups.div_ceil(x), 1)
-                }
-            };
-            let cfg = LaunchConfig {
-                grid_dim: grid,
-                block_dim: (k.threads, 1, 1),
-                shared_mem_bytes: k.shared_bytes,
-            };
-            // This dispatch's rows, of the pass's own lengths (Bluestein's differ). A resident
-            // plan runs every pass of a chunk before the next chunk, so its intermediate
-            // slots hold one chunk, reused from the start: they stay in L2.
-            let range = |slot: usize, len: usize| {
-                let at = match self.holds_one_chunk(slot, result) {
-                    true => 0,
-                    false => first,
-                };
-                self.words * at * len..self.words * (at + count) * len
-            };
-            let rows = |slot: usize| format!("pass {p} of {transforms} transforms, slot {slot}");
-            let (src_view, mut dst_view) = if src == dst {
-                let d = slots.get_mut(dst).ok_or_else(|| unbound_slot(dst))?;
-                (None, view_mut(d, range(dst, pass.dst_len), &rows(dst))?)
-            } else {
-                let (s, d) = two_slots(slots, src, dst)?;
-                (
-                    Some(view(s, range(src, pass.src_len), &rows(src))?),
-                    view_mut(d, range(dst, pass.dst_len), &rows(dst))?,
+        for launch in &schedule.launches {
+            let k = self.kernel(launch.pass, launch.in_place);
+            let (x, y) = launch
+                .grid
+                .dims(k.resident_blocks.unwrap_or(PERSISTENT_WAVE));
+            let rows = |slot: usize| {
+                format!(
+                    "pass {} of {} transforms, slot {slot}",
+                    launch.pass, schedule.transforms
                 )
             };
-            if let Some(cluster) = k.cluster {
+            let dst = launch.dst;
+            let (src_view, mut dst_view) = match launch.src {
+                None => {
+                    let d = slots
+                        .get_mut(dst.slot)
+                        .ok_or_else(|| unbound_slot(dst.slot))?;
+                    (None, view_mut(d, dst.scaled(self.words), &rows(dst.slot))?)
+                }
+                Some(src) => {
+                    let (s, d) = two_slots(slots, src.slot, dst.slot)?;
+                    (
+                        Some(view(s, src.scaled(self.words), &rows(src.slot))?),
+                        view_mut(d, dst.scaled(self.words), &rows(dst.slot))?,
+                    )
+                }
+            };
+            if let Grid::Clusters { groups, blocks } = launch.grid {
                 // Cluster kernels launch through the driver with the cluster size attached.
                 let (dst_ptr, dst_record) = dst_view.device_ptr_mut(stream);
                 let mut ptrs = Vec::with_capacity(k.bindings.len());
@@ -334,59 +298,71 @@ impl CudaFft {
                     ptrs.push(ptr);
                     records.push(record);
                 }
-                let mut lines = lines;
+                let mut lines = launch.lines;
                 let mut args: Vec<*mut std::ffi::c_void> = ptrs
                     .iter_mut()
                     .map(|p| std::ptr::from_mut(p).cast())
                     .collect();
                 args.push(std::ptr::from_mut(&mut lines).cast());
-                let launch = ClusterLaunch {
+                let shape = ClusterLaunch {
                     grid: groups,
                     threads: k.threads,
                     shared: k.shared_bytes,
-                    cluster,
+                    cluster: blocks,
                 };
                 // SAFETY: `args` point at the kernel's parameters in order (its bindings'
                 // device pointers, then `lines`), all live until the launch returns; the
                 // buffers outlive the stream's work (the records order later use after it).
-                unsafe { launch.launch(&k.func, stream, &mut args) }?;
+                unsafe { shape.launch(&k.func, stream, &mut args) }?;
                 drop(records);
-                continue;
-            }
-            let mut dst_arg = Some(&mut dst_view);
-            // This dispatch's checksum records.
-            let mut check_view = match (&mut check, regions.iter().find(|r| r.dispatch == d)) {
-                (Some(c), Some(r)) => Some(view_mut(
-                    c,
-                    check_words * r.offset..check_words * (r.offset + r.len),
-                    "the checksum records",
-                )?),
-                _ => None,
-            };
-            let mut check_arg = check_view.as_mut();
-            let mut b = stream.launch_builder(&k.func);
-            // The arguments in the kernel's binding order, then `lines`.
-            for binding in &k.bindings {
-                match binding.mem {
-                    Mem::Src => b.arg(src_view.as_ref().ok_or_else(|| unbound(binding))?),
-                    Mem::Dst => b.arg(dst_arg.take().ok_or_else(|| unbound(binding))?),
-                    Mem::Twiddles => b.arg(&self.twiddles),
-                    Mem::Aux => b.arg(&self.aux),
-                    Mem::Check => b.arg(check_arg.take().ok_or_else(|| unbound(binding))?),
-                    Mem::Shared => return Err(unbound(binding)),
+            } else {
+                let mut dst_arg = Some(&mut dst_view);
+                let mut check_view = match (&mut check, &launch.check) {
+                    (Some(c), Some(r)) => Some(view_mut(
+                        c,
+                        check_words * r.start..check_words * r.end,
+                        "the checksum records",
+                    )?),
+                    _ => None,
                 };
+                let mut check_arg = check_view.as_mut();
+                let mut b = stream.launch_builder(&k.func);
+                // The arguments in the kernel's binding order, then `lines`.
+                for binding in &k.bindings {
+                    match binding.mem {
+                        Mem::Src => b.arg(src_view.as_ref().ok_or_else(|| unbound(binding))?),
+                        Mem::Dst => b.arg(dst_arg.take().ok_or_else(|| unbound(binding))?),
+                        Mem::Twiddles => b.arg(&self.twiddles),
+                        Mem::Aux => b.arg(&self.aux),
+                        Mem::Check => b.arg(check_arg.take().ok_or_else(|| unbound(binding))?),
+                        Mem::Shared => return Err(unbound(binding)),
+                    };
+                }
+                b.arg(&launch.lines);
+                let cfg = LaunchConfig {
+                    grid_dim: (x, y, 1),
+                    block_dim: (k.threads, 1, 1),
+                    shared_mem_bytes: k.shared_bytes,
+                };
+                // SAFETY: the arguments follow the kernel's parameters (its bindings, all
+                // `float2` arrays, then `unsigned lines`); it indexes within the launch's
+                // transforms (checked by the tests and compute-sanitizer).
+                unsafe { b.launch(cfg) }.map_err(gpu_err("launching a pass"))?;
             }
-            b.arg(&lines);
-            // SAFETY: the arguments follow the kernel's parameters (its bindings, all
-            // `float2` arrays, then `unsigned lines`); it indexes within the launch's
-            // transforms (checked by the tests and compute-sanitizer).
-            unsafe { b.launch(cfg) }.map_err(gpu_err("launching a pass"))?;
-            let pass_done = dispatches.get(d + 1).is_none_or(|next| next.0 != p);
-            if let Some(f) = fault.filter(|f| f.after_pass == p && pass_done) {
-                self.flip(slots[routing[p].1], f)?;
+            if let Some(f) = fault.filter(|f| f.after_pass == launch.pass && launch.ends_pass) {
+                self.flip(slots[dst.slot], f)?;
             }
         }
-        Ok((result, check))
+        Ok(check)
+    }
+
+    /// The kernel a launch of `pass` runs: the in-place one where it reads and writes one
+    /// slot and the plan has one.
+    fn kernel(&self, pass: usize, in_place: bool) -> &Launchable {
+        match (&self.in_place, in_place) {
+            (Some(k), true) => k,
+            _ => &self.out_of_place[pass],
+        }
     }
 
     /// Flips `fault`'s bit in `buffer` (on the stream, between two passes).
@@ -407,7 +383,8 @@ impl CudaFft {
     }
 
     /// The transforms (batch indices from `first`) whose records in `check` (from
-    /// [`CudaFft::enqueue_checked`] of `transforms`) fail; waits for the run. Keeps the buffer.
+    /// [`CudaFft::enqueue_checked`] of a run of `transforms`) fail; waits for the run. Keeps
+    /// the buffer.
     fn failures(
         &self,
         check: CudaSlice<f32>,
@@ -421,25 +398,10 @@ impl CudaFft {
         Ok(failures(&self.plan, &words, transforms, first))
     }
 
-    /// Buffers for `transforms` transforms: as many as `routing` uses, less the first `have`
-    /// the caller brings.
-    fn alloc_slots(
-        &self,
-        transforms: usize,
-        routing: &[(usize, usize)],
-        have: usize,
-    ) -> Result<Vec<CudaSlice<f32>>> {
-        let result = Plan::result_slot(routing);
-        // SAFETY: every slot is written (upload or kernel) before it is read.
-        self.plan
-            .slot_lens(routing)
-            .into_iter()
-            .enumerate()
-            .skip(have)
-            .map(|(slot, len)| {
-                let count = self.slot_transforms(slot, result, transforms);
-                self.take_slot(slot, self.words * count * len)
-            })
+    /// Arrays for `schedule`'s slots, less the first `have` the caller brings.
+    fn alloc_slots(&self, schedule: &Schedule, have: usize) -> Result<Vec<CudaSlice<f32>>> {
+        (have..schedule.slots.len())
+            .map(|i| self.take_slot(i, self.words * schedule.slots[i].len()))
             .collect()
     }
 
@@ -470,48 +432,44 @@ impl CudaFft {
         }
     }
 
-    /// Transforms slot `slot` holds for a run of `transforms`: all of them, except in a
-    /// resident plan's intermediate slots (neither the input's nor the result's), which
-    /// hold one chunk.
-    fn slot_transforms(&self, slot: usize, result: usize, transforms: usize) -> usize {
-        match self.holds_one_chunk(slot, result) {
-            true => self.plan.transforms_per_dispatch.min(transforms),
-            false => transforms,
-        }
-    }
-
-    /// Whether `slot` is a resident plan's intermediate (neither the input's slot 0 nor the
-    /// result's), which holds one chunk.
-    fn holds_one_chunk(&self, slot: usize, result: usize) -> bool {
-        self.plan.resident && slot != 0 && slot != result
-    }
-
     /// Transforms chunk by chunk into `output`, reading `input`, or `output` itself when
     /// `input` is `None` (each chunk is uploaded before its result is written back).
     fn run(&self, input: Option<&[f32]>, output: &mut [f32]) -> Result<()> {
         let n = self.words * self.plan.spec.n;
-        let routing = self.plan.routing(input.is_some());
+        let route = match input {
+            Some(_) => Route::KeepInput,
+            None => Route::InPlace,
+        };
         let total = output.len() / n;
-        // Sized for a whole chunk; a shorter last chunk uses their start (launches index by
-        // dispatch, not by array length).
-        let mut slots = self.alloc_slots(self.chunk.min(total), &routing, 0)?;
+        // Sized for a whole chunk; a shorter last chunk uses their start.
+        let whole = self.plan.schedule(self.chunk.min(total), route);
+        let mut slots = self.alloc_slots(&whole, 0)?;
         let mut failed = Vec::new();
         for first in (0..total).step_by(self.chunk) {
             let count = self.chunk.min(total - first);
+            let short;
+            let schedule = match count == whole.transforms {
+                true => &whole,
+                false => {
+                    short = self.plan.schedule(count, route);
+                    &short
+                }
+            };
             let r = first * n..(first + count) * n;
             let mut tries = 0;
             let result = loop {
                 // (The chunk's input is still on the host: a retry uploads it again.)
                 self.dev
                     .write_from_host(&input.unwrap_or(output)[r.clone()], &mut slots[0])?;
-                let (result, check) =
-                    self.enqueue_checked(&mut refs(&mut slots), count, &routing)?;
-                let Some(check) = check else { break result };
+                let check = self.enqueue_checked(&mut refs(&mut slots), schedule)?;
+                let Some(check) = check else {
+                    break schedule.result;
+                };
                 let bad = self.failures(check, count, first)?;
                 tries += 1;
                 if bad.is_empty() || !checksum::retry(&self.plan.spec, tries) {
                     failed.extend(bad);
-                    break result;
+                    break schedule.result;
                 }
             };
             self.dev.read_to_host(&slots[result], &mut output[r])?;
@@ -524,12 +482,12 @@ impl CudaFft {
         verdict(failed, total)
     }
 
-    /// Uploads `input` (words) into fresh device buffers for timed runs (input kept in
-    /// slot 0).
-    pub fn prepare(&self, input: &[f32]) -> Result<(Vec<CudaSlice<f32>>, Routing)> {
-        let routing = self.plan.routing(true);
+    /// Uploads `input` (words) into device buffers for timed runs, and the schedule that
+    /// runs them (the input kept in slot 0).
+    pub fn prepare(&self, input: &[f32]) -> Result<(Vec<CudaSlice<f32>>, Schedule)> {
         let transforms = input.len() / (self.words * self.plan.spec.n);
-        let mut slots = self.alloc_slots(transforms, &routing, 0)?;
+        let schedule = self.plan.schedule(transforms, Route::KeepInput);
+        let mut slots = self.alloc_slots(&schedule, 0)?;
         self.dev
             .stream
             .memcpy_htod(
@@ -537,7 +495,7 @@ impl CudaFft {
                 &mut view_mut(&mut slots[0], 0..input.len(), "the input")?,
             )
             .map_err(gpu_err("uploading"))?;
-        Ok((slots, routing))
+        Ok((slots, schedule))
     }
 }
 
@@ -606,12 +564,13 @@ impl Executor for CudaFft {
         let Some(slice) = CudaMemory::of_mut(data, &self.dev) else {
             return Err(foreign(data, &name));
         };
-        let routing = self.plan.routing(false);
         let transforms = slice.len() / (self.words * self.plan.spec.n);
-        let mut scratch = self.alloc_slots(transforms, &routing, 1)?;
+        let schedule = self.plan.schedule(transforms, Route::InPlace);
+        let mut scratch = self.alloc_slots(&schedule, 1)?;
         let mut slots: Vec<&mut CudaSlice<f32>> =
             std::iter::once(slice).chain(scratch.iter_mut()).collect();
-        let (result, check) = self.enqueue_checked(&mut slots, transforms, &routing)?;
+        let check = self.enqueue_checked(&mut slots, &schedule)?;
+        let result = schedule.result;
         if result != 0 {
             let (data, rest) = slots.split_at_mut(1);
             let len = data[0].len();
@@ -632,25 +591,21 @@ impl Executor for CudaFft {
 
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
         let (src, dst) = (slice_of(src, &self.dev)?, slice_of(dst, &self.dev)?);
-        let routing = self.plan.routing_into_caller();
-        let result = Plan::result_slot(&routing);
         let transforms = src.len() / (self.words * self.plan.passes[0].src_len);
+        let schedule = self.plan.schedule(transforms, Route::IntoCaller);
+        let result = schedule.result;
         // Slot 0 is `src`, the result's slot `dst` (never slot 0: the input is kept), any
         // other a scratch array.
-        let lens = self.plan.slot_lens(&routing);
         let mut scratch = Vec::new();
-        for (i, len) in lens
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != 0 && i != result)
-        {
-            let count = self.slot_transforms(i, result, transforms);
-            scratch.push((i, self.take_slot(i, self.words * count * len)?));
+        for (i, slot) in schedule.slots.iter().enumerate() {
+            if i != 0 && i != result {
+                scratch.push((i, self.take_slot(i, self.words * slot.len())?));
+            }
         }
         let mut taken = scratch.iter_mut().map(|(_, s)| s);
         let mut dst = Some(dst);
         let mut slots = vec![src];
-        for i in 1..lens.len() {
+        for i in 1..schedule.slots.len() {
             let slot = if i == result {
                 dst.take()
             } else {
@@ -658,7 +613,7 @@ impl Executor for CudaFft {
             };
             slots.push(slot.ok_or_else(|| unbound_slot(i))?);
         }
-        let (_, check) = self.enqueue_checked(&mut slots, transforms, &routing)?;
+        let check = self.enqueue_checked(&mut slots, &schedule)?;
         drop(slots);
         self.keep(scratch);
         match check {
@@ -674,8 +629,9 @@ impl Executor for CudaFft {
 
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)> {
         let transforms = input.len() / (self.words * self.plan.spec.n);
-        let (mut slots, routing) = self.prepare(input)?;
-        let (result, check) = self.enqueue_checked(&mut refs(&mut slots), transforms, &routing)?;
+        let (mut slots, schedule) = self.prepare(input)?;
+        let check = self.enqueue_checked(&mut refs(&mut slots), &schedule)?;
+        let result = schedule.result;
         self.dev
             .stream
             .memcpy_dtoh(
@@ -688,15 +644,14 @@ impl Executor for CudaFft {
         }
         let start = std::time::Instant::now();
         while start.elapsed() < crate::backend::WARM_UP {
-            self.enqueue(&mut refs(&mut slots), transforms, &routing)?;
+            self.enqueue(&mut refs(&mut slots), &schedule)?;
             self.dev
                 .stream
                 .synchronize()
                 .map_err(gpu_err("waiting for the GPU"))?;
         }
         let seconds = time_events(&self.dev, reps, || {
-            self.enqueue(&mut refs(&mut slots), transforms, &routing)
-                .map(|_| ())
+            self.enqueue(&mut refs(&mut slots), &schedule).map(|_| ())
         })?;
         Ok((seconds, Timer::GpuTimestamps))
     }

@@ -17,12 +17,7 @@ use crate::kernel::ir::{Access, Binding, Kernel, Mem};
 use crate::kernel::{pass_kernel, wgsl};
 use crate::plan::Plan;
 use crate::plan::checksum::{failures, verdict};
-
-/// Workgroups a persistent kernel is dispatched with under wgpu (each loops over groups).
-const PERSISTENT_WAVE: u32 = 256;
-
-/// Which buffer slot each pass reads and writes.
-type Routing = Vec<(usize, usize)>;
+use crate::plan::schedule::{PERSISTENT_WAVE, Route, Schedule, Span};
 
 /// A plan's kernels compiled for a wgpu device.
 pub struct WgpuFft {
@@ -49,23 +44,31 @@ pub struct WgpuFft {
 /// The scratch index of a checksummed plan's record buffer (past every routing slot).
 const CHECK_SLOT: usize = 8;
 
-/// Buffers a plan keeps from one call to the next, by routing slot (`None`: not made yet, or
-/// the caller's own buffer there): made on first use, or again when a call needs a larger
-/// one, so repeated calls allocate nothing, as cuFFT keeps its work area. A call holds them
-/// until its work is queued, so calls on one plan from several threads take turns.
-type Scratch = Vec<Option<w::Buffer>>;
+/// What a plan keeps from one call to the next, for one call at a time: calls on one plan
+/// from several threads take turns.
+#[derive(Default)]
+struct Scratch {
+    /// Buffers by slot, made on first use or again when a call needs a larger one, so
+    /// repeated calls allocate nothing, as cuFFT keeps its work area (`None`: not made yet,
+    /// or a caller's buffer there). [`CHECK_SLOT`] holds the checksum records.
+    buffers: Vec<Option<w::Buffer>>,
+    /// The last schedule and its launch parameters, reused while calls ask for it again.
+    laid: Option<(Arc<Schedule>, w::Buffer)>,
+    /// The last run on the plan's own buffers only, bound, reused likewise. Runs on a
+    /// caller's buffers are bound anew each call: a kept bind group would keep the caller's
+    /// buffer alive after they drop it.
+    bound: Option<Chunk>,
+}
 
-/// Device buffers for one chunk and the bind groups of one routing over them.
+/// One run's buffers and the bind group of each launch of its schedule.
+#[derive(Clone)]
 struct Chunk {
-    /// Each routing slot's buffer and the byte it starts at.
+    schedule: Arc<Schedule>,
+    /// Each slot's buffer and the byte it starts at.
     slots: Vec<(w::Buffer, u64)>,
-    /// Each dispatch in order: pass, bind group and workgroup grid.
-    dispatches: Vec<(usize, w::BindGroup, u32, u32)>,
-    routing: Routing,
-    bytes: u64,
-    /// Transforms in the chunk.
-    transforms: usize,
-    /// A checksummed plan's record buffer ([`Plan::check_regions`]) and its length, bytes.
+    /// Each launch's bind group, in schedule order.
+    groups: Vec<w::BindGroup>,
+    /// A checksummed plan's record buffer and its length, bytes.
     check: Option<(w::Buffer, u64)>,
 }
 
@@ -112,129 +115,174 @@ impl WgpuFft {
             .map_err(|_| Error::gpu("a call panicked while holding the plan's buffers"))
     }
 
-    /// Buffers and bind groups for `transforms` transforms following `routing`; the slots
-    /// `given` lists are those buffers (a user's device buffers), the others the plan's kept
-    /// buffers from `scratch` (made or enlarged as needed).
+    /// The schedule of `transforms` transforms by `route`, and its launches' parameters: the
+    /// last ones again where they match.
+    fn laid(
+        &self,
+        scratch: &mut Scratch,
+        transforms: usize,
+        route: Route,
+    ) -> (Arc<Schedule>, w::Buffer) {
+        if let Some((s, params)) = &scratch.laid
+            && s.transforms == transforms
+            && s.route == route
+        {
+            return (s.clone(), params.clone());
+        }
+        let schedule = Arc::new(self.plan.schedule(transforms, route));
+        // Each launch's `lines` in a record of its own, at the alignment uniform bindings need.
+        let stride = (self.param_stride() / 4) as usize;
+        let mut words = vec![0u32; stride * schedule.launches.len().max(1)];
+        for (i, l) in schedule.launches.iter().enumerate() {
+            words[i * stride] = l.lines;
+        }
+        let params = self
+            .dev
+            .device
+            .create_buffer_init(&w::util::BufferInitDescriptor {
+                label: Some("tierfft launch parameters"),
+                contents: bytemuck::cast_slice(&words),
+                usage: w::BufferUsages::UNIFORM,
+            });
+        scratch.laid = Some((schedule.clone(), params.clone()));
+        (schedule, params)
+    }
+
+    /// Bytes between two launches' parameter records.
+    fn param_stride(&self) -> u64 {
+        u64::from(self.dev.device.limits().min_uniform_buffer_offset_alignment).max(16)
+    }
+
+    /// Buffers and bind groups for `transforms` transforms by `route`; the slots `given`
+    /// lists are those buffers (a user's device buffers), the others the plan's kept buffers
+    /// (made or enlarged as needed).
     fn prepare(
         &self,
         scratch: &mut Scratch,
         transforms: usize,
-        routing: Routing,
+        route: Route,
         given: &[(usize, &WgpuMemory)],
     ) -> Result<Chunk> {
-        let d = &self.dev.device;
-        let n = self.plan.spec.n;
+        if given.is_empty()
+            && let Some(c) = &scratch.bound
+            && c.schedule.transforms == transforms
+            && c.schedule.route == route
+        {
+            return Ok(c.clone());
+        }
+        let (schedule, params) = self.laid(scratch, transforms, route);
         let point = self.point_bytes as u64;
-        let bytes = point * (n * transforms) as u64;
-        let lens = self.plan.slot_lens(&routing);
-        scratch.resize(scratch.len().max(lens.len()), None);
+        let buffers = &mut scratch.buffers;
+        buffers.resize(buffers.len().max(schedule.slots.len()), None);
+        let mut made = false;
         // Each slot's buffer, the byte it starts at, and the bytes from there it may use.
-        let slots = lens
+        let slots = schedule
+            .slots
             .iter()
-            .zip(scratch.iter_mut())
+            .zip(buffers.iter_mut())
             .enumerate()
-            .map(|(i, (len, kept))| {
-                if let Some((_, m)) = given.iter().find(|(slot, _)| *slot == i) {
+            .map(|(i, (slot, kept))| {
+                if let Some((_, m)) = given.iter().find(|(at, _)| *at == i) {
                     return Ok((m.buffer.clone(), m.offset, 4 * m.floats as u64));
                 }
-                let need = point * (len * transforms) as u64;
+                let need = point * slot.len() as u64;
                 match kept {
                     Some(b) if b.size() >= need => Ok((b.clone(), 0, b.size())),
                     _ => {
                         let b = self.dev.storage(need, &format!("tierfft slot {i}"))?;
                         *kept = Some(b.clone());
+                        made = true;
                         Ok((b, 0, need))
                     }
                 }
             })
             .collect::<Result<Vec<_>>>()?;
         let record = 2 * self.plan.spec.precision.compute_bytes() as u64;
-        let (regions, check) = match self.plan.checksummed() {
-            true => {
-                let (regions, len) = self.plan.check_regions(transforms);
+        let check = match schedule.check_len {
+            0 => None,
+            len => {
                 let need = record * len as u64;
-                scratch.resize(scratch.len().max(CHECK_SLOT + 1), None);
-                let kept = &mut scratch[CHECK_SLOT];
+                buffers.resize(buffers.len().max(CHECK_SLOT + 1), None);
+                let kept = &mut buffers[CHECK_SLOT];
                 let buffer = match kept {
                     Some(b) if b.size() >= need => b.clone(),
-                    _ => self.dev.storage(need, "tierfft checksums")?,
+                    _ => {
+                        made = true;
+                        self.dev.storage(need, "tierfft checksums")?
+                    }
                 };
                 *kept = Some(buffer.clone());
-                (regions, Some((buffer, need)))
+                Some((buffer, need))
             }
-            false => (Vec::new(), None),
         };
-        let max_x = self.plan.limits.max_groups_per_dim;
-        let mut dispatches = Vec::new();
-        for (di, (p, first, count)) in self.plan.dispatches(transforms).into_iter().enumerate() {
-            let pass = &self.plan.passes[p];
-            let (src, dst) = routing[p];
-            let lines = (count * self.plan.lines_per_transform(pass)) as u32;
-            let params = d.create_buffer_init(&w::util::BufferInitDescriptor {
-                label: Some("tierfft params"),
-                contents: bytemuck::cast_slice(&[lines, 0, 0, 0]),
-                usage: w::BufferUsages::UNIFORM,
-            });
-            // Each binding cut to this dispatch's rows (of the pass's own length). A range
-            // past its slot is refused here: wgpu would accept one that still lies inside the
-            // buffer (a caller's view into a larger one) and the pass would write past it.
-            for (slot, len) in [(src, pass.src_len), (dst, pass.dst_len)] {
-                let (at, bytes) = (point * (first * len) as u64, point * (count * len) as u64);
-                let room = slots.get(slot).ok_or_else(|| unbound_slot(slot))?.2;
-                if at + bytes > room {
+        if made {
+            // The bound run holds buffers just replaced.
+            scratch.bound = None;
+        }
+        let stride = self.param_stride();
+        let mut groups = Vec::with_capacity(schedule.launches.len());
+        for (i, launch) in schedule.launches.iter().enumerate() {
+            // A span past its slot is refused here: wgpu would accept one that still lies
+            // inside the buffer (a caller's view into a larger one) and the pass would write
+            // past it.
+            for span in launch.src.iter().chain([&launch.dst]) {
+                let bytes = span.scaled(self.point_bytes);
+                let room = slots
+                    .get(span.slot)
+                    .ok_or_else(|| unbound_slot(span.slot))?
+                    .2;
+                if bytes.end as u64 > room {
                     return Err(Error::gpu(format!(
-                        "pass {p} of {transforms} transforms, slot {slot}: bytes {at}..{} lie \
+                        "pass {} of {transforms} transforms, slot {}: bytes {bytes:?} lie \
                          outside the slot's {room} (an internal error: please report it with \
                          the spec)",
-                        at + bytes
+                        launch.pass, span.slot
                     )));
                 }
             }
-            let range = |slot: usize, len: usize| {
+            let range = |span: &Span| {
+                let bytes = span.scaled(self.point_bytes);
                 w::BindingResource::Buffer(w::BufferBinding {
-                    buffer: &slots[slot].0,
-                    offset: slots[slot].1 + point * (first * len) as u64,
-                    size: w::BufferSize::new(point * (count * len) as u64),
+                    buffer: &slots[span.slot].0,
+                    offset: slots[span.slot].1 + bytes.start as u64,
+                    size: w::BufferSize::new((bytes.end - bytes.start) as u64),
                 })
             };
-            let group = self
-                .dev
-                .bind(self.kernel(p, src == dst), &params, |mem| match mem {
-                    Mem::Src => Some(range(src, pass.src_len)),
-                    Mem::Dst => Some(range(dst, pass.dst_len)),
-                    Mem::Twiddles => Some(self.twiddles.as_entire_binding()),
-                    Mem::Aux => Some(self.aux.as_entire_binding()),
-                    Mem::Check => {
-                        let (buffer, _) = check.as_ref()?;
-                        let r = regions.iter().find(|r| r.dispatch == di)?;
-                        Some(w::BindingResource::Buffer(w::BufferBinding {
-                            buffer,
-                            offset: record * r.offset as u64,
-                            size: w::BufferSize::new(record * r.len as u64),
-                        }))
-                    }
-                    Mem::Shared => None,
-                })?;
-            let groups = self.plan.groups(pass, count) as u32;
-            let (x, y) = if pass.prefetch {
-                // Persistent kernels loop over groups: wgpu says nothing of how many
-                // workgroups run at once, so a fixed wave (enough for several per group).
-                (groups.min(PERSISTENT_WAVE), 1)
-            } else {
-                let x = groups.min(max_x);
-                (x, groups.div_ceil(x))
-            };
-            dispatches.push((p, group, x, y));
+            let lines = w::BindingResource::Buffer(w::BufferBinding {
+                buffer: &params,
+                offset: stride * i as u64,
+                size: w::BufferSize::new(16),
+            });
+            let kernel = self.kernel(launch.pass, launch.in_place);
+            let group = self.dev.bind(kernel, lines, |mem| match mem {
+                Mem::Src => launch.src.as_ref().map(range),
+                Mem::Dst => Some(range(&launch.dst)),
+                Mem::Twiddles => Some(self.twiddles.as_entire_binding()),
+                Mem::Aux => Some(self.aux.as_entire_binding()),
+                Mem::Check => {
+                    let (buffer, _) = check.as_ref()?;
+                    let r = launch.check.as_ref()?;
+                    Some(w::BindingResource::Buffer(w::BufferBinding {
+                        buffer,
+                        offset: record * r.start as u64,
+                        size: w::BufferSize::new(record * r.len() as u64),
+                    }))
+                }
+                Mem::Shared => None,
+            })?;
+            groups.push(group);
         }
         self.dev.check()?;
-        Ok(Chunk {
+        let chunk = Chunk {
+            schedule,
             slots: slots.into_iter().map(|(b, at, _)| (b, at)).collect(),
-            dispatches,
-            routing,
-            bytes,
-            transforms,
+            groups,
             check,
-        })
+        };
+        if given.is_empty() {
+            scratch.bound = Some(chunk.clone());
+        }
+        Ok(chunk)
     }
 
     /// [`WgpuFft::prepare`] for the in-place transform of `data`, a buffer of this device.
@@ -243,12 +291,7 @@ impl WgpuFft {
             return Err(foreign(data, &self.dev.name()));
         };
         let transforms = 4 * data.floats() / (self.point_bytes * self.plan.spec.n);
-        self.prepare(
-            scratch,
-            transforms,
-            self.plan.routing(false),
-            &[(0, memory)],
-        )
+        self.prepare(scratch, transforms, Route::InPlace, &[(0, memory)])
     }
 
     fn kernel(&self, pass: usize, in_place: bool) -> &Compiled {
@@ -265,11 +308,11 @@ impl WgpuFft {
         c: &Chunk,
         timestamps: Option<(&w::QuerySet, u32)>,
     ) {
-        self.encode_dispatches(enc, c, timestamps, 0..c.dispatches.len());
+        self.encode_launches(enc, c, timestamps, 0..c.groups.len());
     }
 
-    /// Records the chunk's dispatches `range` as one compute pass.
-    fn encode_dispatches(
+    /// Records the chunk's launches `range` as one compute pass.
+    fn encode_launches(
         &self,
         enc: &mut w::CommandEncoder,
         c: &Chunk,
@@ -285,34 +328,32 @@ impl WgpuFft {
             label: Some("tierfft fft"),
             timestamp_writes,
         });
-        for (p, group, x, y) in &c.dispatches[range] {
-            let (src, dst) = c.routing[*p];
-            cp.set_pipeline(&self.kernel(*p, src == dst).pipeline);
+        let launches = &c.schedule.launches[range.clone()];
+        for (launch, group) in launches.iter().zip(&c.groups[range]) {
+            let (x, y) = launch.grid.dims(PERSISTENT_WAVE);
+            cp.set_pipeline(&self.kernel(launch.pass, launch.in_place).pipeline);
             cp.set_bind_group(0, group, &[]);
-            cp.dispatch_workgroups(*x, *y, 1);
+            cp.dispatch_workgroups(x, y, 1);
         }
     }
 
     /// Records the copy of the result into slot 0 where the routing leaves it elsewhere.
     fn copy_into(&self, enc: &mut w::CommandEncoder, c: &Chunk) {
-        let result = Self::result_slot(c);
+        let result = c.schedule.result;
         if result != 0 {
             let ((from, at), (into, to)) = (&c.slots[result], &c.slots[0]);
-            enc.copy_buffer_to_buffer(from, *at, into, *to, c.bytes);
+            let bytes = self.point_bytes * self.plan.spec.n * c.schedule.transforms;
+            enc.copy_buffer_to_buffer(from, *at, into, *to, bytes as u64);
         }
     }
 
     /// Copies the result into slot 0 where the routing leaves it elsewhere, and submits.
     fn copy_result_back(&self, c: &Chunk) {
-        if Self::result_slot(c) != 0 {
+        if c.schedule.result != 0 {
             let mut enc = self.dev.device.create_command_encoder(&Default::default());
             self.copy_into(&mut enc, c);
             self.dev.queue.submit([enc.finish()]);
         }
-    }
-
-    fn result_slot(c: &Chunk) -> usize {
-        Plan::result_slot(&c.routing)
     }
 
     fn upload(&self, c: &Chunk, data: &[f32]) {
@@ -328,7 +369,7 @@ impl WgpuFft {
         let fault = self.fault.take();
         let submit = |range: std::ops::Range<usize>| {
             let mut enc = self.dev.device.create_command_encoder(&Default::default());
-            self.encode_dispatches(&mut enc, c, None, range);
+            self.encode_launches(&mut enc, c, None, range);
             self.dev.queue.submit([enc.finish()]);
         };
         if let Some((buffer, bytes)) = &c.check {
@@ -336,17 +377,11 @@ impl WgpuFft {
             let nan = vec![0xFFu8; *bytes as usize];
             self.dev.queue.write_buffer(buffer, 0, &nan);
         }
-        let all = c.dispatches.len();
-        match fault {
-            Some(f) => {
-                // The fault's pass is done after its last dispatch.
-                let split = c
-                    .dispatches
-                    .iter()
-                    .rposition(|d| d.0 == f.after_pass)
-                    .map_or(all, |i| i + 1);
-                submit(0..split);
-                let (buffer, offset) = &c.slots[c.routing[f.after_pass].1];
+        let all = c.groups.len();
+        match fault.and_then(|f| Some((f, c.schedule.fault_point(f.after_pass)?))) {
+            Some((f, (launch, slot))) => {
+                submit(0..launch + 1);
+                let (buffer, offset) = &c.slots[slot];
                 let at = *offset + 4 * f.word as u64;
                 if at + 4 > buffer.size() {
                     return Err(f.out_of_range(((buffer.size() - offset) / 4) as usize));
@@ -357,7 +392,7 @@ impl WgpuFft {
                 self.dev
                     .queue
                     .write_buffer(buffer, at, bytemuck::cast_slice(&word));
-                submit(split..all);
+                submit(launch + 1..all);
             }
             None => submit(0..all),
         }
@@ -366,7 +401,7 @@ impl WgpuFft {
         };
         let mut words = vec![0f32; (*bytes / 4) as usize];
         self.dev.read(buffer, 0, &mut words)?;
-        Ok(failures(&self.plan, &words, c.transforms, 0))
+        Ok(failures(&self.plan, &words, c.schedule.transforms, 0))
     }
 
     /// Uploads `input` into the chunk and runs it, once more (uploading again) if a
@@ -387,31 +422,26 @@ impl WgpuFft {
 
     /// Reads the chunk's result into `out`.
     fn download(&self, c: &Chunk, out: &mut [f32]) -> Result<()> {
-        let (buffer, offset) = &c.slots[Self::result_slot(c)];
+        let (buffer, offset) = &c.slots[c.schedule.result];
         self.dev.read(buffer, *offset, out)
     }
 
-    /// Runs `input` through `routing` chunk by chunk into `output` (which may be `input`'s
-    /// storage: each chunk is uploaded before its result is written back); `words` of data,
-    /// and `io` gets each chunk's range of them.
+    /// Runs `input` by `route` chunk by chunk into `output` (which may be `input`'s storage:
+    /// each chunk is uploaded before its result is written back); `words` of data, and `io`
+    /// gets each chunk's range of them.
     fn run_chunks(
         &self,
         words: usize,
-        routing: Routing,
+        route: Route,
         mut io: impl FnMut(&Self, &Chunk, std::ops::Range<usize>) -> Result<()>,
     ) -> Result<()> {
-        let n = self.plan.spec.n;
-        let transform = self.point_bytes / 4 * n;
+        let transform = self.point_bytes / 4 * self.plan.spec.n;
         let transforms = words / transform;
         let mut scratch = self.scratch()?;
-        let mut prepared: Option<Chunk> = None;
         for first in (0..transforms).step_by(self.chunk) {
             let count = self.chunk.min(transforms - first);
-            let c = match prepared {
-                Some(ref c) if c.bytes == (self.point_bytes * count * n) as u64 => c,
-                _ => prepared.insert(self.prepare(&mut scratch, count, routing.clone(), &[])?),
-            };
-            io(self, c, first * transform..(first + count) * transform)?;
+            let c = self.prepare(&mut scratch, count, route, &[])?;
+            io(self, &c, first * transform..(first + count) * transform)?;
         }
         Ok(())
     }
@@ -519,7 +549,7 @@ impl WgpuDevice {
     pub(super) fn bind<'a>(
         &self,
         kernel: &Compiled,
-        params: &'a w::Buffer,
+        params: w::BindingResource<'a>,
         resource: impl Fn(Mem) -> Option<w::BindingResource<'a>>,
     ) -> Result<w::BindGroup> {
         let mut entries = Vec::with_capacity(kernel.bindings.len() + 1);
@@ -537,7 +567,7 @@ impl WgpuDevice {
         }
         entries.push(w::BindGroupEntry {
             binding: wgsl::params_binding(&kernel.bindings),
-            resource: params.as_entire_binding(),
+            resource: params,
         });
         Ok(self.device.create_bind_group(&w::BindGroupDescriptor {
             label: Some(&kernel.name),
@@ -549,11 +579,10 @@ impl WgpuDevice {
 
 impl Executor for WgpuFft {
     fn process(&self, data: &mut [f32]) -> Result<()> {
-        let routing = self.plan.routing(false);
         let len = data.len();
         let transform = len / self.plan.spec.batch.max(1);
         let mut failed = Vec::new();
-        self.run_chunks(len, routing, |me, c, r| {
+        self.run_chunks(len, Route::InPlace, |me, c, r| {
             // The chunk's input stays in `data` until its result is read back over it.
             failed.extend(me.run_from(c, &data[r.clone()], r.start / transform)?);
             me.download(c, &mut data[r])
@@ -564,7 +593,7 @@ impl Executor for WgpuFft {
     fn process_out_of_place(&self, input: &[f32], output: &mut [f32]) -> Result<()> {
         let transform = input.len() / self.plan.spec.batch.max(1);
         let mut failed = Vec::new();
-        self.run_chunks(input.len(), self.plan.routing(true), |me, c, r| {
+        self.run_chunks(input.len(), Route::KeepInput, |me, c, r| {
             failed.extend(me.run_from(c, &input[r.clone()], r.start / transform)?);
             me.download(c, &mut output[r])
         })?;
@@ -577,7 +606,7 @@ impl Executor for WgpuFft {
         let failed = self.run(&c)?;
         self.copy_result_back(&c);
         self.dev.check()?;
-        verdict(failed, c.transforms)
+        verdict(failed, c.schedule.transforms)
     }
 
     fn record(&self, enc: &mut w::CommandEncoder, data: &mut Held) -> Result<()> {
@@ -600,15 +629,14 @@ impl Executor for WgpuFft {
         let ours =
             |held| WgpuMemory::of(held, &self.dev).ok_or_else(|| elsewhere(&self.dev.name()));
         let (src_memory, dst_memory) = (ours(src)?, ours(dst)?);
-        let routing = self.plan.routing_into_caller();
-        // Never slot 0: the input is kept.
-        let result = Plan::result_slot(&routing);
         let transforms = 4 * src.floats() / (self.point_bytes * self.plan.passes[0].src_len);
+        // Never slot 0: the input is kept.
+        let result = Plan::result_slot(&self.plan.route(Route::IntoCaller));
         let mut scratch = self.scratch()?;
         let c = self.prepare(
             &mut scratch,
             transforms,
-            routing,
+            Route::IntoCaller,
             &[(0, src_memory), (result, dst_memory)],
         )?;
         let failed = self.run(&c)?;
@@ -635,7 +663,7 @@ impl Executor for WgpuFft {
             });
         }
         let mut scratch = self.scratch()?;
-        let c = self.prepare(&mut scratch, transforms, self.plan.routing(true), &[])?;
+        let c = self.prepare(&mut scratch, transforms, Route::KeepInput, &[])?;
         let failed = self.run_from(&c, input, 0)?;
         self.download(&c, output)?;
         verdict(failed, transforms)?;

@@ -68,12 +68,16 @@ impl OneDispatch {
         check_floats(src, dst, self.floats)?;
         let src = WgpuMemory::of(src, &self.dev).ok_or_else(|| foreign(src, &self.dev.name()))?;
         let dst = WgpuMemory::of(dst, &self.dev).ok_or_else(|| foreign(dst, &self.dev.name()))?;
-        let group = self.dev.bind(&self.kernel, &self.params, |mem| match mem {
-            Mem::Src => Some(src.binding()),
-            Mem::Dst => Some(dst.binding()),
-            Mem::Aux => self.table.as_ref().map(|t| t.as_entire_binding()),
-            Mem::Twiddles | Mem::Shared | Mem::Check => None,
-        })?;
+        let group = self.dev.bind(
+            &self.kernel,
+            self.params.as_entire_binding(),
+            |mem| match mem {
+                Mem::Src => Some(src.binding()),
+                Mem::Dst => Some(dst.binding()),
+                Mem::Aux => self.table.as_ref().map(|t| t.as_entire_binding()),
+                Mem::Twiddles | Mem::Shared | Mem::Check => None,
+            },
+        )?;
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&w::ComputePassDescriptor {

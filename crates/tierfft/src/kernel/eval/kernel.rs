@@ -11,6 +11,7 @@ use num_complex::Complex32;
 use crate::kernel::ir::{Access, BinOp, Builtin, Expr, Func, Kernel, Mem, Shared, Stmt, Ty};
 use crate::kernel::pass_kernel;
 use crate::plan::Plan;
+use crate::plan::schedule::{PERSISTENT_WAVE, Route};
 
 /// One thread's variables by name (names borrowed from the kernel: no allocation per binding).
 type Env<'k> = HashMap<&'k str, Value, BuildHasherDefault<NameHasher>>;
@@ -612,63 +613,49 @@ pub fn run_kernel(
     Ok(())
 }
 
-/// Runs every kernel of `plan` on `input` (whole transforms) the way the GPU backends launch
-/// them (routing between buffer slots, dispatches of at most a binding's transforms, the
-/// `Lines` parameter, two-dimensional grids folded into one index, persistent kernels over a
-/// wave of workgroups), and returns the result (rows of the last pass's length: `n + 1` bins
-/// for a real transform's split). A 16-bit plan's `input` is what its buffer holds: each part
-/// already rounded to the precision.
+/// Runs every kernel of `plan` on `input` (whole transforms) by the launch schedule the GPU
+/// backends follow ([`Plan::schedule`], in place as [`crate::Fft::process`] runs it: the
+/// slots, each launch's rows and check records, the `lines` parameter, two-dimensional grids
+/// folded into one index, persistent kernels over a wave of [`PERSISTENT_WAVE`] workgroups),
+/// and returns the result (rows of the last pass's length: `n + 1` bins for a real
+/// transform's split). A 16-bit plan's `input` is what its buffer holds: each part already
+/// rounded to the precision.
 pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, String> {
-    let (src_len, dst_len) = plan.spec.row_lens();
-    let transforms = input.len() / src_len;
-    let routing = plan.routing(false);
-    let lens = plan.slot_lens(&routing);
-    let poison = Complex32::new(f32::NAN, f32::NAN);
-    let mut buffers: Vec<Vec<Complex32>> = lens
-        .iter()
-        .enumerate()
-        .map(|(i, len)| {
-            if i == 0 {
-                input.to_vec()
-            } else {
-                vec![poison; len * transforms]
-            }
-        })
-        .collect();
     if plan.spec.precision == crate::Precision::F64 {
         return Err("the interpreter runs f32, f16 and bf16 plans (this one is f64)".into());
     }
+    let (src_len, dst_len) = plan.spec.row_lens();
+    let transforms = input.len() / src_len;
+    let schedule = plan.schedule(transforms, Route::InPlace);
+    let poison = Complex32::new(f32::NAN, f32::NAN);
+    let mut buffers: Vec<Vec<Complex32>> = schedule
+        .slots
+        .iter()
+        .enumerate()
+        .map(|(i, slot)| match i {
+            0 => input.to_vec(),
+            _ => vec![poison; slot.len()],
+        })
+        .collect();
     let twiddles: Vec<Complex32> = bytemuck::cast_slice(&plan.twiddle_words()).to_vec();
     let aux: Vec<Complex32> = bytemuck::cast_slice(&plan.aux_words()).to_vec();
-    let (regions, check_len) = plan.check_regions(transforms);
-    let mut check = vec![poison; check_len];
-    for (d, (p, first, count)) in plan.dispatches(transforms).into_iter().enumerate() {
-        let pass = &plan.passes[p];
-        let region = match regions.iter().find(|r| r.dispatch == d) {
-            Some(r) => r.offset..r.offset + r.len,
-            None => 0..0,
-        };
-        let (src, dst) = routing[p];
-        let kernel = pass_kernel(plan, p, src == dst);
-        let window = |len: usize| first * len..(first + count) * len;
-        let groups = plan.groups(pass, count) as u32;
-        let grid = if pass.prefetch {
-            groups.min(PERSISTENT_WAVE)
-        } else {
-            // The backends fold grids wider than a dimension allows into rows of workgroups.
-            let x = groups.min(plan.limits.max_groups_per_dim);
-            x * groups.div_ceil(x)
-        };
-        let lines = (count * plan.lines_per_transform(pass)) as u32;
-        let input = (src != dst).then(|| buffers[src][window(pass.src_len)].to_vec());
+    let mut check = vec![poison; schedule.check_len.max(1)];
+    for launch in &schedule.launches {
+        let kernel = pass_kernel(plan, launch.pass, launch.in_place);
+        let (x, y) = launch.grid.dims(PERSISTENT_WAVE);
+        let input = launch.src.map(|s| buffers[s.slot][s.scaled(1)].to_vec());
+        let dst = launch.dst;
         let mut bufs = Buffers {
             src: input.as_deref(),
-            dst: &mut buffers[dst][window(pass.dst_len)],
+            dst: &mut buffers[dst.slot][dst.scaled(1)],
             twiddles: &twiddles,
             aux: &aux,
-            check: &mut check[region],
+            check: match &launch.check {
+                Some(r) => &mut check[r.clone()],
+                None => &mut [],
+            },
         };
-        run_kernel(&kernel, grid, lines, &mut bufs)?;
+        run_kernel(&kernel, x * y, launch.lines, &mut bufs)?;
     }
     if plan.checksummed() {
         let failed =
@@ -677,8 +664,7 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
             return Err(format!("checksum mismatch in transforms {failed:?}"));
         }
     }
-    let last = Plan::result_slot(&routing);
-    let mut out = buffers.swap_remove(last);
+    let mut out = buffers.swap_remove(schedule.result);
     out.truncate(transforms * dst_len);
     Ok(out)
 }
@@ -689,6 +675,3 @@ pub fn round_to_storage(z: Complex32, precision: crate::Precision) -> Complex32 
     use crate::base::precision::round_half;
     Complex32::new(round_half(z.re, precision), round_half(z.im, precision))
 }
-
-/// Workgroups a persistent kernel is launched with here (the wgpu backend's wave).
-const PERSISTENT_WAVE: u32 = 256;
