@@ -118,6 +118,7 @@ impl Kind {
 /// assert!(back.validate().is_ok());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct NdSpec {
     /// Extents of the row-major array, outermost first. For real transforms, the real
     /// array's: the complex side has the last transformed axis cut to `n/2 + 1`.

@@ -83,6 +83,7 @@ const SHORT_LAST_PASS: usize = 512;
 /// The planner's tuning knobs. The defaults are the choices docs/BENCHMARKS.md measured; the
 /// others exist so that variants can be timed side by side (`tierfft bench --radix 16`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PlanOptions {
     /// Threads per workgroup to aim for when packing several lines into one workgroup;
     /// `None`: the device's ([`DeviceLimits::target_threads`]).
@@ -318,6 +319,7 @@ impl Exchange {
 
 /// One pass over device memory: one kernel launch (split into dispatches by binding size).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Pass {
     /// Points per line: the size of the sub-transform this pass does on chip.
     pub size: usize,
@@ -535,6 +537,7 @@ impl Pass {
 
 /// A planned transform: the spec, the passes, and how dispatches are cut to the device.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Plan {
     /// What was asked for.
     pub spec: FftSpec,
