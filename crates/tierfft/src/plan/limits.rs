@@ -36,7 +36,7 @@ pub struct DeviceLimits {
     pub max_points_per_thread: usize,
     /// 32-bit registers one workgroup may use (CUDA: 65536 from sm_50 on); 0 where the API
     /// does not say. Where known, a line that is not a power of two and has no one-pass shape
-    /// within `max_points_per_thread` may hold up to [`MAX_HELD_POINTS`] points per thread
+    /// within `max_points_per_thread` may hold up to `MAX_HELD_POINTS` (64) points per thread
     /// when the whole workgroup's registers still fit (see [`RegisterBudget`]).
     pub registers_per_workgroup: usize,
     /// Last-level cache, bytes (0 when the API does not say). Multi-pass plans run in chunks
@@ -317,12 +317,12 @@ impl PlanOptions {
 /// Most points a thread holds under a [`RegisterBudget`]'s wider limit. On the H100 (CUDA),
 /// 7^5 = 16807 as one pass of 343 threads × 49 points ran 1.6× faster than two passes
 /// (docs/BENCHMARKS.md, "2026-11-23, commit ba49a12").
-pub const MAX_HELD_POINTS: usize = 64;
+pub(crate) const MAX_HELD_POINTS: usize = 64;
 
 /// Fewest lines (transforms) a pass must have to take the wider limit. Such a workgroup fills
 /// a multiprocessor's registers by itself, so few of them leave most of the GPU idle: on the
 /// H100 (132 multiprocessors) one pass beat two from 64 or 128 lines on and lost below.
-pub const WIDE_MIN_LINES: usize = 64;
+pub(crate) const WIDE_MIN_LINES: usize = 64;
 
 /// How many points a thread of a line may hold between stages (and in a stage's rounds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -337,7 +337,7 @@ pub struct RegisterBudget {
     /// Lines a workgroup holds at least (each line's threads hold their points at once).
     pub lines: usize,
     /// Whether the wider limit may be taken: the register file is known and the pass has at
-    /// least [`WIDE_MIN_LINES`] lines.
+    /// least `WIDE_MIN_LINES` (64) lines.
     pub wide: bool,
 }
 
@@ -360,7 +360,7 @@ impl RegisterBudget {
     }
 
     /// Whether the `threads` threads of a line may each hold `points` points: at most
-    /// `self.points`, or with `wide` at most [`MAX_HELD_POINTS`] (only where `self.wide`
+    /// `self.points`, or with `wide` at most `MAX_HELD_POINTS` (only where `self.wide`
     /// allows); and where the register file is known, two registers a point plus 16 for
     /// indices and twiddles, for every thread of the workgroup's lines rounded up to whole
     /// subgroups, within it (on the H100 the shapes past that spilled and ran slower than two

@@ -33,12 +33,13 @@ mod words;
 
 pub use crate::base::factors::is_smooth;
 pub use bluestein::Bluestein;
-pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};
-pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
+pub use cluster::{Cluster, MAX_CLUSTER};
+pub(crate) use cluster::MAX_PORTABLE_CLUSTER;
+pub use limits::{DeviceLimits, RegisterBudget};
+pub(crate) use limits::{MAX_HELD_POINTS, WIDE_MIN_LINES};
 pub use real::RealFusion;
 pub use reshape::Reshape;
 pub(crate) use reshape_host::reshape as reshape_on_host;
-pub use shape::radices;
 
 use passes::{multi_pass, single_pass};
 use shape::{prev_power_of_two, split_evenly};
