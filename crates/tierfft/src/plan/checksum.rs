@@ -194,6 +194,8 @@ pub(crate) fn failures(plan: &Plan, words: &[f32], transforms: usize, first: usi
 
 /// Where one dispatch's checksum records lie in the check buffer: [`Plan::check_segments`]
 /// records of [`Pass::check_record`] complex values per line, lines in dispatch order.
+// Read by the GPU backends only.
+#[cfg_attr(not(any(feature = "cuda", feature = "wgpu")), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CheckRegion {
     /// The dispatch's index in [`Plan::dispatches`].
@@ -235,6 +237,7 @@ impl Plan {
     /// The check buffer's regions for a run of `transforms` transforms, one per dispatch of
     /// a pass that writes records, each starting on a 256-byte boundary (bindings at an
     /// offset must), and the buffer's length in complex elements (at least 1).
+    #[cfg_attr(not(any(feature = "cuda", feature = "wgpu")), allow(dead_code))]
     pub(crate) fn check_regions(&self, transforms: usize) -> (Vec<CheckRegion>, usize) {
         let complex_bytes = self.spec.precision.compute_bytes() * 2;
         let align = (256 / complex_bytes).max(1);

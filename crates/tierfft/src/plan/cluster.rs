@@ -44,7 +44,7 @@ impl Cluster {
 
 /// Workgroups per cluster every device with clusters runs (CUDA's portable size); larger
 /// clusters need the kernel's opt-in, which the CUDA backend gives.
-pub(crate) const MAX_PORTABLE_CLUSTER: usize = 8;
+pub const MAX_PORTABLE_CLUSTER: usize = 8;
 
 /// Most workgroups per cluster the planner takes (the H100's non-portable limit), within
 /// what the device reports ([`DeviceLimits::max_cluster_blocks`]).

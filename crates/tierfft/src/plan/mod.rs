@@ -33,8 +33,7 @@ mod words;
 
 pub use crate::base::factors::is_smooth;
 pub use bluestein::Bluestein;
-pub use cluster::{Cluster, MAX_CLUSTER};
-pub(crate) use cluster::MAX_PORTABLE_CLUSTER;
+pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};
 pub use limits::{DeviceLimits, RegisterBudget};
 pub(crate) use limits::{MAX_HELD_POINTS, WIDE_MIN_LINES};
 pub use real::RealFusion;
