@@ -4,9 +4,9 @@
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::RngExt;
+use tierfft::debug::reference::{fft_f64, relative_l2_error};
 use tierfft::nd::FuseReal;
-use tierfft::reference::{fft_f64, relative_l2_error};
-use tierfft::{Checksum, Complex32, Device, Direction, FftSpec, MAX_LOG2_N};
+use tierfft::{Checksum, Complex32, Device, Direction, FftSpec};
 
 use crate::planner::PlannerArgs;
 use crate::report::{Report, Row, command_line, format_row, header, timer_name};
@@ -178,10 +178,11 @@ pub enum FuseRealArg {
 
 /// `tierfft bench`.
 pub fn run(args: &BenchArgs) -> CliResult<()> {
-    if args.max_log2 > MAX_LOG2_N {
+    if args.max_log2 > FftSpec::MAX_LOG2_N {
         return Err(format!(
-            "--max-log2 {} is above the largest size, 2^{MAX_LOG2_N}",
-            args.max_log2
+            "--max-log2 {} is above the largest size, 2^{}",
+            args.max_log2,
+            FftSpec::MAX_LOG2_N
         )
         .into());
     }
@@ -255,8 +256,11 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         Some(list) => list.clone(),
         None => (args.min_log2..=args.max_log2).map(|k| 1 << k).collect(),
     };
-    if let Some(&bad) = sizes.iter().find(|&&n| n == 0 || n > 1 << MAX_LOG2_N) {
-        return Err(format!("--sizes: {bad} is outside 1 .. 2^{MAX_LOG2_N}").into());
+    if let Some(&bad) = sizes
+        .iter()
+        .find(|&&n| n == 0 || n > 1 << FftSpec::MAX_LOG2_N)
+    {
+        return Err(format!("--sizes: {bad} is outside 1 .. 2^{}", FftSpec::MAX_LOG2_N).into());
     }
     if args.batches.as_ref().is_some_and(|b| b.contains(&0)) {
         return Err("--batches: a batch of 0 transforms".into());

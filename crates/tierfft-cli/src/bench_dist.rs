@@ -4,8 +4,8 @@
 //! the f64 reference where the array is small, else against the one-device result).
 
 use tierfft::backend::median;
+use tierfft::debug::reference::{NdInput, nd_f64, random, relative_l2_error};
 use tierfft::distributed::{DistFft, DistSpec, Spectrum};
-use tierfft::reference::{NdInput, nd_f64, random, relative_l2_error};
 use tierfft::{Complex32, Device, NdSpec};
 
 use crate::CliResult;

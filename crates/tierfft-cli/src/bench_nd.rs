@@ -6,9 +6,10 @@ use num_complex::{Complex, Complex64};
 use rand::RngExt;
 use tierfft::backend::median;
 use tierfft::bench::compare_nd::{CufftReal, NdData, compare_nd};
+use tierfft::debug::reference::{NdInput, nd_dd, nd_f64, relative_l2_error64};
 use tierfft::nd::FuseReal;
-use tierfft::reference::{NdInput, nd_dd, nd_f64, relative_l2_error64};
-use tierfft::{Complex32, Device, Direction, Element, Kind, NdSpec, Precision};
+use tierfft::nd::Kind;
+use tierfft::{Complex32, Device, Direction, Element, NdSpec, Precision};
 
 use crate::CliResult;
 
@@ -120,11 +121,9 @@ fn real_spectrum<T: BenchReal>(
 where
     Complex<T>: Element,
 {
-    let r2c = NdSpec {
-        direction: Direction::Forward,
-        normalize: false,
-        ..c2r.clone()
-    };
+    let mut r2c = c2r.clone();
+    r2c.direction = Direction::Forward;
+    r2c.normalize = false;
     let reals: Vec<T> = (0..r2c.input_len())
         .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
         .collect();

@@ -140,11 +140,11 @@ pub enum Dialect {
     Wgsl,
 }
 
-impl From<Dialect> for tierfft::source::Dialect {
+impl From<Dialect> for tierfft::debug::source::Dialect {
     fn from(d: Dialect) -> Self {
         match d {
-            Dialect::Cuda => tierfft::source::Dialect::Cuda,
-            Dialect::Wgsl => tierfft::source::Dialect::Wgsl,
+            Dialect::Cuda => tierfft::debug::source::Dialect::Cuda,
+            Dialect::Wgsl => tierfft::debug::source::Dialect::Wgsl,
         }
     }
 }

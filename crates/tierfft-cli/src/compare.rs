@@ -12,8 +12,8 @@ use tierfft::backend::median;
 use tierfft::bench::compare::{Comparison, Energies, Extras, compare, compare_half, compare_z2z};
 use tierfft::bench::energy::{EnergyMeter, EnergyReading};
 use tierfft::bench::peer::CallbackPeer;
+use tierfft::debug::reference::{relative_l2_error, relative_l2_error64, spec_dd, spec_f64, widen};
 use tierfft::plan::{Plan, PlanOptions};
-use tierfft::reference::{relative_l2_error, relative_l2_error64, spec_dd, spec_f64, widen};
 use tierfft::{Complex32, Complex64, Device, Direction, FftSpec, Layout, PointOp, Precision};
 
 use crate::CliResult;

@@ -7,8 +7,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use num_complex::Complex;
+use tierfft::nd::Kind;
 use tierfft::nd::NdTransform;
-use tierfft::{Device, DeviceKind, FftSpec, Kind, NdSpec, Precision, f16};
+use tierfft::{Device, DeviceKind, FftSpec, NdSpec, Precision, f16};
 
 use crate::CliResult;
 use crate::npy::{self, Input, Values};

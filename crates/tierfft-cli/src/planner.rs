@@ -66,24 +66,23 @@ pub struct PlannerArgs {
 impl PlannerArgs {
     /// The planner options these arguments ask for.
     pub fn options(&self) -> PlanOptions {
-        PlanOptions {
-            target_threads: self.threads.map(|t| t as usize),
-            max_radix: self.radix,
-            points_per_thread: self.points_per_thread,
-            resident_bytes: self.resident_mib.map(|m| m << 20),
-            groups_per_unit: self.groups_per_unit.map(usize::from),
-            max_chain_points: self.max_chain_points,
-            prefetch: self.prefetch,
-            bluestein_m: self.bluestein_m,
-            measure: self.measure,
-            min_lines: self.min_lines,
-            cluster_blocks: self.cluster_blocks,
-            last_pass_points: self.last_pass,
-            exchange: self.exchange.as_deref().map(|e| match e {
+        PlanOptions::default()
+            .with_target_threads(self.threads.map(|t| t as usize))
+            .with_max_radix(self.radix)
+            .with_points_per_thread(self.points_per_thread)
+            .with_resident_bytes(self.resident_mib.map(|m| m << 20))
+            .with_groups_per_unit(self.groups_per_unit.map(usize::from))
+            .with_max_chain_points(self.max_chain_points)
+            .with_prefetch(self.prefetch)
+            .with_bluestein_m(self.bluestein_m)
+            .with_measure(self.measure)
+            .with_min_lines(self.min_lines)
+            .with_cluster_blocks(self.cluster_blocks)
+            .with_last_pass_points(self.last_pass)
+            .with_exchange(self.exchange.as_deref().map(|e| match e {
                 "split" => Exchange::Split,
                 _ => Exchange::Complex,
-            }),
-        }
+            }))
     }
 }
 

@@ -1,7 +1,7 @@
 //! What `tierfft bench` prints: the table's lines and the `--json` report.
 
 use serde::Serialize;
-use tierfft::Timer;
+use tierfft::backend::Timer;
 
 /// One size's result: the measurement, or why there is none.
 #[derive(Debug, Serialize)]

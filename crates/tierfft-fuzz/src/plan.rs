@@ -263,27 +263,25 @@ impl PlanCase {
                 .map_or(limits.binding_alignment, u64::from);
         }
         let o = &self.options;
-        let opts = PlanOptions {
-            target_threads: o.target_threads.map(usize::from),
-            max_radix: usize::from(o.max_radix % 20),
-            points_per_thread: o.points_per_thread.map(usize::from),
-            resident_bytes: o.resident_bytes.map(|b| b as usize),
-            groups_per_unit: o.groups_per_unit.map(usize::from),
-            max_chain_points: o.max_chain_points.map(|p| p as usize),
-            prefetch: o.prefetch,
-            bluestein_m: o.bluestein_m.map(|m| m as usize % (1 << 24)),
-            min_lines: o.min_lines.map(usize::from),
-            cluster_blocks: o.cluster_blocks.map(usize::from),
-            last_pass_points: o.last_pass_points.map(|p| p as usize),
-            exchange: o.exchange.map(|split| {
+        let opts = PlanOptions::default()
+            .with_target_threads(o.target_threads.map(usize::from))
+            .with_max_radix(usize::from(o.max_radix % 20))
+            .with_points_per_thread(o.points_per_thread.map(usize::from))
+            .with_resident_bytes(o.resident_bytes.map(|b| b as usize))
+            .with_groups_per_unit(o.groups_per_unit.map(usize::from))
+            .with_max_chain_points(o.max_chain_points.map(|p| p as usize))
+            .with_prefetch(o.prefetch)
+            .with_bluestein_m(o.bluestein_m.map(|m| m as usize % (1 << 24)))
+            .with_min_lines(o.min_lines.map(usize::from))
+            .with_cluster_blocks(o.cluster_blocks.map(usize::from))
+            .with_last_pass_points(o.last_pass_points.map(|p| p as usize))
+            .with_exchange(o.exchange.map(|split| {
                 if split {
                     Exchange::Split
                 } else {
                     Exchange::Complex
                 }
-            }),
-            ..PlanOptions::default()
-        };
+            }));
         Some((spec, limits, opts))
     }
 }

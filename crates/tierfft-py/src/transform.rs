@@ -9,8 +9,9 @@ use num_complex::{Complex32, Complex64};
 use numpy::{Element as NpElement, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use tierfft::nd::Kind;
 use tierfft::nd::NdTransform;
-use tierfft::{Device, DeviceBuffer, DeviceKind, Element, Kind, NdFft, NdSpec, PointOp, Precision};
+use tierfft::{Device, DeviceBuffer, DeviceKind, Element, NdFft, NdSpec, PointOp, Precision};
 
 use crate::device::PyDevice;
 use crate::dlpack::{self, CudaArray};

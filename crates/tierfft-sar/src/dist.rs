@@ -13,13 +13,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use num_complex::Complex32;
+use tierfft::backend::Resampler;
 use tierfft::backend::cuda::CudaDevice;
 use tierfft::distributed::{
     Exchange, LocalExchange, Moves, NcclExchange, Rounds, Rows, Slabs, check_group, copy_rows,
     redistribute,
 };
 use tierfft::resample::ResampleSpec;
-use tierfft::{Device, DeviceKind, Fft, FftSpec, PointOp, Resampler};
+use tierfft::{Device, DeviceKind, Fft, FftSpec, PointOp};
 
 use crate::SarError;
 use crate::azimuth::azimuth_filter;

@@ -20,8 +20,9 @@ use std::time::Instant;
 
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
+use tierfft::backend::Resampler;
 use tierfft::distributed::{Rows, copy_rows};
-use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp, Resampler};
+use tierfft::{Device, DeviceBuffer, DeviceKind, Fft, FftSpec, PointOp};
 
 use crate::SarError;
 use crate::azimuth::{AzimuthDesign, azimuth_filter};

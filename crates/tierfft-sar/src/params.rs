@@ -448,11 +448,11 @@ impl Config {
             if v < 16 {
                 return bad(format!("scene.{name} must be at least 16 (got {v})"));
             }
-            if v > 1 << tierfft::MAX_LOG2_N {
+            if v > 1 << tierfft::FftSpec::MAX_LOG2_N {
                 return bad(format!(
                     "scene.{name} = {v} is longer than the longest transform, 2^{} = {}",
-                    tierfft::MAX_LOG2_N,
-                    1usize << tierfft::MAX_LOG2_N
+                    tierfft::FftSpec::MAX_LOG2_N,
+                    1usize << tierfft::FftSpec::MAX_LOG2_N
                 ));
             }
         }

@@ -6,10 +6,10 @@
 
 use num_complex::Complex32;
 
+use crate::debug::reference::{random, relative_l2_error, spec_f64};
 use crate::error::Error;
 use crate::kernel::{self, cuda, wgsl};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
-use crate::reference::{random, relative_l2_error, spec_f64};
 use crate::{FftSpec, Precision};
 
 /// What [`check_plan`] found.

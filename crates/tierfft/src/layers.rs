@@ -23,11 +23,11 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("backend", &["backend"]),
     ("nd", &["nd"]),
     ("distributed", &["distributed"]),
-    // Debug views (kernel source, the reference transform), the fuzzing check, benchmarks,
-    // and the crate root's re-exports.
+    // Debug views (`debug`: kernel source, the reference transform, NVRTC), the fuzzing
+    // check, benchmarks, and the crate root's re-exports.
     (
         "views and tools",
-        &["reference", "source", "fuzzing", "bench", "lib", "layers"],
+        &["debug", "fuzzing", "bench", "lib", "layers"],
     ),
 ];
 

@@ -8,8 +8,40 @@
 //!
 //! Data flows one way: [`FftSpec`] (what you ask for) → [`plan::Plan`] (passes, radices,
 //! threads; pure data) → kernel source in the device's language (readable through
-//! [`source`]) → [`Device`] (compiles and launches). The modules stand on floors in that
-//! order, each importing only from those below (docs/ARCHITECTURE.md).
+//! [`debug::source`]) → [`Device`] (compiles and launches). The modules stand on floors in
+//! that order, each importing only from those below (docs/ARCHITECTURE.md).
+//!
+//! # What is where
+//!
+//! The root holds what a program needs to plan and run transforms:
+//!
+//! - devices and transforms: [`Device`], [`DeviceKind`], [`Fft`] (1-D, planned from an
+//!   [`FftSpec`]), [`NdFft`] and [`NdFft64`] (N-D and real, planned from an [`NdSpec`]);
+//! - what a spec is made of: [`Direction`], [`Layout`], [`PointOp`] with its operands
+//!   [`Values`] and [`RealWeights`], [`Precision`], [`Checksum`], [`RealHalf`];
+//! - data: [`Complex`], [`Complex32`], [`Complex64`], [`f16`], [`bf16`]; device memory
+//!   [`DeviceBuffer`] and its [`BufferView`]s, taken by every call as [`AsDeviceBuffer`],
+//!   typed by [`Element`] (complex) and [`RealElement`] (real);
+//! - [`Error`] and [`Result`].
+//!
+//! The rest lives in modules:
+//!
+//! - [`backend`]: the backends' own devices and interop ([`backend::cuda`],
+//!   [`backend::wgpu`], cargo features), timing ([`backend::Measured`],
+//!   [`backend::Timer`]) and the row resampler ([`backend::Resampler`]).
+//! - [`nd`]: the N-D plan's steps and kinds ([`nd::Kind`], [`nd::NdPlan`], [`nd::FuseReal`],
+//!   [`nd::NdTransform`]).
+//! - [`plan`]: the planner as pure data ([`plan::Plan`], [`plan::PlanOptions`],
+//!   [`plan::DeviceLimits`] and its named profiles).
+//! - [`resample`]: the row resampler's spec ([`resample::ResampleSpec`]).
+//! - [`distributed`]: transforms spread over several devices.
+//! - [`debug`]: views for checking and inspecting, not for production use: kernel source
+//!   ([`debug::source`]), the reference transforms and error norms ([`debug::reference`]),
+//!   NVRTC, and the faults a checksummed transform is tested with ([`debug::Fault`]).
+//!
+//! Public structs and enums that may grow are `#[non_exhaustive]`: build specs and options
+//! with their constructors and setters (`FftSpec::new(n).batch(b)`,
+//! `PlanOptions::default().with_max_radix(16)`), and give `match`es on their enums a `_` arm.
 //!
 //! ```
 //! use num_complex::Complex32;
@@ -31,6 +63,7 @@ mod base;
 #[doc(hidden)]
 pub mod bench;
 mod checksum;
+pub mod debug;
 pub mod distributed;
 mod error;
 #[cfg(feature = "fuzzing")]
@@ -41,26 +74,21 @@ pub(crate) mod kernel;
 mod layers;
 pub mod nd;
 pub mod plan;
-pub mod reference;
 pub mod resample;
-pub mod source;
 mod spec;
 mod weights;
 
-pub use backend::fault::Fault;
 pub use backend::{
-    AsDeviceBuffer, BufferView, Device, DeviceBuffer, DeviceKind, Element, Fft, Measured,
-    RealElement, Resampler, Timer,
+    AsDeviceBuffer, BufferView, Device, DeviceBuffer, DeviceKind, Element, Fft, RealElement,
 };
 pub use base::precision::Precision;
 pub use base::values::Values;
 pub use checksum::Checksum;
-pub use error::{Error, Result, Source};
+pub use error::{Error, Result};
 pub use half::{bf16, f16};
-pub use nd::{Kind, NdFft, NdFft64, NdSpec};
+pub use nd::{NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex, Complex32, Complex64};
-pub use plan::checksum::CheckRegion;
-pub use spec::{Direction, FftSpec, Layout, MAX_LOG2_N, PointOp, RealHalf};
+pub use spec::{Direction, FftSpec, Layout, PointOp, RealHalf};
 pub use weights::RealWeights;
 
 /// The README's Rust examples, compiled and run as doc-tests so that they stay true.

@@ -57,6 +57,7 @@ impl RowPositions {
 
 /// A batch of rows to resample: `n` samples each, one [`RowPositions`] per row.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ResampleSpec {
     /// Samples per row, in and out.
     pub n: usize,

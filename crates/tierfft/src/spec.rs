@@ -14,10 +14,11 @@ use crate::error::{Error, Result};
 use crate::weights::RealWeights;
 
 /// log2 of the longest transform tierfft plans (2^27 points, 1 GiB of complex f32).
-pub const MAX_LOG2_N: u32 = 27;
+pub(crate) const MAX_LOG2_N: u32 = 27;
 
 /// Sign of the exponent: forward is `exp(-2πi nk/N)`, inverse `exp(+2πi nk/N)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Direction {
     /// `X[k] = Σ x[n] exp(-2πi nk/N)`.
     Forward,
@@ -224,6 +225,7 @@ impl Layout {
 /// assert!(spec.validate().is_ok());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FftSpec {
     /// Points per transform: 1 to 2^[`MAX_LOG2_N`]; each device's planner may take less (a
     /// GPU's binding limit: 2^24 on most wgpu adapters).
@@ -260,6 +262,9 @@ pub struct FftSpec {
 }
 
 impl FftSpec {
+    /// Largest transform, as a power of two: `n` runs from 1 to `2^MAX_LOG2_N`.
+    pub const MAX_LOG2_N: u32 = MAX_LOG2_N;
+
     /// A forward, unnormalised transform of `n` points, batch 1.
     pub fn new(n: usize) -> Self {
         FftSpec {

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use tierfft::reference::{fft_f64, relative_l2_error};
+use tierfft::debug::reference::{fft_f64, relative_l2_error};
 use tierfft::{Complex32, Direction};
 
 use crate::common::{TempDir, assert_ok, num_c64, random, read_c64, stderr, write_npy};
@@ -746,7 +746,7 @@ fn bench_energy_without_nvml_says_why() {
 #[test]
 fn real_and_n_dimensional_transforms_like_numpy() {
     use tierfft::NdSpec;
-    use tierfft::reference::{NdInput, nd_f64};
+    use tierfft::debug::reference::{NdInput, nd_f64};
     let dir = TempDir::new("nd");
     let (inp, outp, back) = (dir.path("x.npy"), dir.path("y.npy"), dir.path("z.npy"));
     let x: Vec<f32> = random(4 * 6 * 5, 9).iter().map(|z| z.re).collect();
@@ -822,7 +822,7 @@ fn real_and_n_dimensional_transforms_like_numpy() {
 #[test]
 fn numpy_n_crops_and_pads_the_last_axis() {
     use tierfft::NdSpec;
-    use tierfft::reference::{NdInput, nd_f64};
+    use tierfft::debug::reference::{NdInput, nd_f64};
     let dir = TempDir::new("numpy-n");
     let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
     let x = random(3 * 6, 11);

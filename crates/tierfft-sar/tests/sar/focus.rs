@@ -117,7 +117,7 @@ fn fused_unfused_and_cpu_agree() {
         data
     };
     let cpu = run(&Device::cpu(), true, Algorithm::Rda);
-    let want = tierfft::reference::widen(&cpu);
+    let want = tierfft::debug::reference::widen(&cpu);
     let snr = |image: &[num_complex::Complex32]| {
         let opts = CutOptions {
             half: 64,
@@ -133,7 +133,7 @@ fn fused_unfused_and_cpu_agree() {
     let cpu_snr = snr(&cpu);
     for fused in [true, false] {
         let image = run(&gpu, fused, Algorithm::Rda);
-        let err = tierfft::reference::relative_l2_error(&image, &want);
+        let err = tierfft::debug::reference::relative_l2_error(&image, &want);
         let gpu_snr = snr(&image);
         eprintln!("fused {fused}: error vs CPU {err:e}, SNR {gpu_snr:.3} vs {cpu_snr:.3} dB");
         assert!(err <= 1e-5, "fused {fused}: GPU vs CPU focusing: {err:e}");
@@ -145,7 +145,10 @@ fn fused_unfused_and_cpu_agree() {
     // Chirp scaling's steps unfused on the GPU against its fused kernels on the CPU.
     let cpu = run(&Device::cpu(), true, Algorithm::Csa);
     let image = run(&gpu, false, Algorithm::Csa);
-    let err = tierfft::reference::relative_l2_error(&image, &tierfft::reference::widen(&cpu));
+    let err = tierfft::debug::reference::relative_l2_error(
+        &image,
+        &tierfft::debug::reference::widen(&cpu),
+    );
     eprintln!("chirp scaling unfused: error vs CPU {err:e}");
     assert!(err <= 1e-5, "chirp scaling, unfused GPU vs CPU: {err:e}");
 }

@@ -182,8 +182,8 @@ fn fused_gpu_matches_the_cpu_reference() {
     let gpu = gpu();
     for window in [Window::None, WINDOWS[2]] {
         let (on_gpu, on_cpu) = (compressed(&gpu, window), compressed(&Device::cpu(), window));
-        let want = tierfft::reference::widen(&on_cpu);
-        let err = tierfft::reference::relative_l2_error(&on_gpu, &want);
+        let want = tierfft::debug::reference::widen(&on_cpu);
+        let err = tierfft::debug::reference::relative_l2_error(&on_gpu, &want);
         assert!(err <= 1e-5, "{window}: fused vs CPU: {err:e}");
     }
 }

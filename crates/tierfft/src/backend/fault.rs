@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 /// (or host chunk) and before the next pass reads it. On the CPU backend, which has no
 /// passes, the word is the input's, flipped after its checksum is taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Fault {
     /// The pass after which the bit flips (0 = after the first).
     pub after_pass: usize,
@@ -15,6 +16,17 @@ pub struct Fault {
     pub word: usize,
     /// The bit, 0..32 (23..31 are an f32's exponent).
     pub bit: u32,
+}
+
+impl Fault {
+    /// Bit `bit` of word `word` of the buffer pass `after_pass` writes.
+    pub fn new(after_pass: usize, word: usize, bit: u32) -> Fault {
+        Fault {
+            after_pass,
+            word,
+            bit,
+        }
+    }
 }
 
 /// A fault armed for an executor's next run ([`crate::Fft::inject_fault`]).

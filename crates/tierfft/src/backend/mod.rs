@@ -103,6 +103,7 @@ pub enum Timer {
 
 /// Result of [`Fft::measure`]: the output of one run and the time of each repetition.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Measured<T = Complex32> {
     /// Output of the first run.
     pub output: Vec<T>,

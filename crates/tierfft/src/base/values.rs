@@ -9,6 +9,7 @@ use num_complex::{Complex32, Complex64};
 /// Shared complex values in f32 or f64. Cheap to clone; two clones are the same vector
 /// ([`Values::same`]), which is how a plan stores a vector once however many passes read it.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Values {
     /// Single precision.
     F32(Arc<[Complex32]>),

@@ -30,6 +30,7 @@ pub type RankBuffers<T> = Vec<DeviceBuffer<T>>;
 /// Times of [`DistFft::time`], seconds per run (host clock from a common start until every
 /// device has finished).
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct DistTimes {
     /// The whole transform.
     pub total: Vec<f64>,

@@ -87,6 +87,7 @@ impl Region {
 /// assert!(spec.slabs(2).is_ok());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DistSpec {
     /// The global array's extents, outermost first (at least two axes); for a real transform
     /// the real array's.

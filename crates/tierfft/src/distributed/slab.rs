@@ -39,6 +39,7 @@ pub fn split(n: usize, ranks: usize) -> Vec<Range<usize>> {
 /// (`before`), the messages (`sends[p]`, `recvs[q]`: element ranges of the send and receive
 /// arrays, empty for the rank itself), and copies after it (`after`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Moves {
     /// Copies before the messages (packing blocks to send, and the rank's own block).
     pub before: Vec<(Array, Array, Rows)>,
@@ -74,6 +75,7 @@ pub enum Array {
 
 /// The slab decomposition of a complex array of `shape` over `ranks` ranks.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Slabs {
     /// The global complex array's shape (at least two axes).
     pub shape: Vec<usize>,

@@ -403,7 +403,7 @@ fn gather(block: &[Complex64], inner: usize, c0: usize, t: usize, lines: &mut [C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::fftn_f64;
+    use crate::debug::reference::fftn_f64;
 
     /// A deterministic pseudo-random sequence in [-1, 1).
     fn values(len: usize, seed: u64) -> Vec<f64> {

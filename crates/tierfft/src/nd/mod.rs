@@ -107,7 +107,8 @@ impl Kind {
 /// (complex), `rfftn` (`.real()`) and `irfftn` (`.real().inverse()`).
 ///
 /// ```
-/// use tierfft::{Kind, NdSpec};
+/// use tierfft::NdSpec;
+/// use tierfft::nd::Kind;
 /// // rfftn over both axes of a 1080 × 1920 image: 1080 × 961 complex bins.
 /// let spec = NdSpec::new(&[1080, 1920]).real();
 /// assert_eq!(spec.kind(), Kind::RealToComplex);
@@ -118,6 +119,7 @@ impl Kind {
 /// assert!(back.validate().is_ok());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct NdSpec {
     /// Extents of the row-major array, outermost first. For real transforms, the real
     /// array's: the complex side has the last transformed axis cut to `n/2 + 1`.

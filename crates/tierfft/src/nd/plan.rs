@@ -54,6 +54,7 @@ pub enum StepOp {
 
 /// One step: what it does, what it reads, what it writes.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Step {
     /// The operation.
     pub op: StepOp,
@@ -66,6 +67,7 @@ pub struct Step {
 /// An N-D or real transform as steps over whole arrays. Pure data: printable and testable
 /// without a device.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct NdPlan {
     /// What was asked for.
     pub spec: NdSpec,

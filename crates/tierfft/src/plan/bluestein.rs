@@ -23,6 +23,7 @@ use crate::spec::{FftSpec, Layout, MAX_LOG2_N, PointOp};
 
 /// How a plan runs Bluestein's algorithm.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Bluestein {
     /// Length of the convolution's transforms (smooth, at least `2n − 1`).
     pub m: usize,

@@ -194,8 +194,10 @@ pub(crate) fn failures(plan: &Plan, words: &[f32], transforms: usize, first: usi
 
 /// Where one dispatch's checksum records lie in the check buffer: [`Plan::check_segments`]
 /// records of [`Pass::check_record`] complex values per line, lines in dispatch order.
+// Read by the GPU backends only.
+#[cfg_attr(not(any(feature = "cuda", feature = "wgpu")), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CheckRegion {
+pub(crate) struct CheckRegion {
     /// The dispatch's index in [`Plan::dispatches`].
     pub dispatch: usize,
     /// First complex element of the region.
@@ -235,7 +237,8 @@ impl Plan {
     /// The check buffer's regions for a run of `transforms` transforms, one per dispatch of
     /// a pass that writes records, each starting on a 256-byte boundary (bindings at an
     /// offset must), and the buffer's length in complex elements (at least 1).
-    pub fn check_regions(&self, transforms: usize) -> (Vec<CheckRegion>, usize) {
+    #[cfg_attr(not(any(feature = "cuda", feature = "wgpu")), allow(dead_code))]
+    pub(crate) fn check_regions(&self, transforms: usize) -> (Vec<CheckRegion>, usize) {
         let complex_bytes = self.spec.precision.compute_bytes() * 2;
         let align = (256 / complex_bytes).max(1);
         let mut regions = Vec::new();
@@ -315,9 +318,9 @@ mod tests {
         for n in [1usize, 2, 3, 12, 15, 64, 360] {
             for direction in [Direction::Forward, Direction::Inverse] {
                 let (c, w) = weights(n, direction);
-                let x32 = crate::reference::random(n, n as u64);
-                let x = crate::reference::widen(&x32);
-                let big_x = crate::reference::fft_f64(&x32, n, direction);
+                let x32 = crate::debug::reference::random(n, n as u64);
+                let x = crate::debug::reference::widen(&x32);
+                let big_x = crate::debug::reference::fft_f64(&x32, n, direction);
                 let out: Complex64 = w.iter().zip(&big_x).map(|(w, x)| w * x).sum();
                 let inp: Complex64 = c.iter().zip(&x).map(|(c, x)| c * x).sum();
                 let diff = (out - inp * (n as f64).sqrt()).norm();

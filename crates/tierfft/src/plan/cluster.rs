@@ -19,6 +19,7 @@ use crate::spec::{FftSpec, Layout};
 
 /// The second half of a cluster pass ([`Pass::cluster`]).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Cluster {
     /// Workgroups in one cluster; each holds `n / blocks` points of one transform.
     pub blocks: usize,

@@ -1,13 +1,17 @@
 //! What the planner needs to know about a device, read from the device itself.
 
-use super::Exchange;
+use super::{Exchange, PlanOptions};
 use crate::base::precision::Precision;
 use crate::error::{Error, Result};
 
 /// The device facts a plan depends on. Backends fill this from the device's own limits; a few
 /// named profiles ([`DeviceLimits::profile`]) let `tierfft plan` show plans for devices that
-/// are not attached.
+/// are not attached. Limits for another device start from a profile with fields set by hand
+/// (`let mut l = DeviceLimits::profile("small-16k")?; l.workgroup_memory = 64 << 10;`): the
+/// struct is `#[non_exhaustive]`, so that facts can be added, and planning checks what was set
+/// ([`DeviceLimits::validate`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DeviceLimits {
     /// Human-readable device name.
     pub name: String,
@@ -32,7 +36,7 @@ pub struct DeviceLimits {
     pub max_points_per_thread: usize,
     /// 32-bit registers one workgroup may use (CUDA: 65536 from sm_50 on); 0 where the API
     /// does not say. Where known, a line that is not a power of two and has no one-pass shape
-    /// within `max_points_per_thread` may hold up to [`MAX_HELD_POINTS`] points per thread
+    /// within `max_points_per_thread` may hold up to `MAX_HELD_POINTS` (64) points per thread
     /// when the whole workgroup's registers still fit (see [`RegisterBudget`]).
     pub registers_per_workgroup: usize,
     /// Last-level cache, bytes (0 when the API does not say). Multi-pass plans run in chunks
@@ -225,18 +229,104 @@ impl DeviceLimits {
     ];
 }
 
+/// Setters for the planner's options. [`PlanOptions`] (declared in `plan/mod.rs` with the
+/// planner it steers) is `#[non_exhaustive]`, so that options can be added: outside the
+/// crate it is built from [`PlanOptions::default`] and these, e.g.
+/// `PlanOptions::default().with_max_radix(16).with_measure(true)`. Each sets one field as
+/// is; [`PlanOptions::validate`] (which planning calls) checks the values.
+impl PlanOptions {
+    /// Sets [`PlanOptions::target_threads`].
+    pub fn with_target_threads(mut self, target_threads: Option<usize>) -> Self {
+        self.target_threads = target_threads;
+        self
+    }
+
+    /// Sets [`PlanOptions::max_radix`].
+    pub fn with_max_radix(mut self, max_radix: usize) -> Self {
+        self.max_radix = max_radix;
+        self
+    }
+
+    /// Sets [`PlanOptions::points_per_thread`].
+    pub fn with_points_per_thread(mut self, points_per_thread: Option<usize>) -> Self {
+        self.points_per_thread = points_per_thread;
+        self
+    }
+
+    /// Sets [`PlanOptions::resident_bytes`].
+    pub fn with_resident_bytes(mut self, resident_bytes: Option<usize>) -> Self {
+        self.resident_bytes = resident_bytes;
+        self
+    }
+
+    /// Sets [`PlanOptions::groups_per_unit`].
+    pub fn with_groups_per_unit(mut self, groups_per_unit: Option<usize>) -> Self {
+        self.groups_per_unit = groups_per_unit;
+        self
+    }
+
+    /// Sets [`PlanOptions::max_chain_points`].
+    pub fn with_max_chain_points(mut self, max_chain_points: Option<usize>) -> Self {
+        self.max_chain_points = max_chain_points;
+        self
+    }
+
+    /// Sets [`PlanOptions::prefetch`].
+    pub fn with_prefetch(mut self, prefetch: Option<bool>) -> Self {
+        self.prefetch = prefetch;
+        self
+    }
+
+    /// Sets [`PlanOptions::bluestein_m`].
+    pub fn with_bluestein_m(mut self, bluestein_m: Option<usize>) -> Self {
+        self.bluestein_m = bluestein_m;
+        self
+    }
+
+    /// Sets [`PlanOptions::measure`].
+    pub fn with_measure(mut self, measure: bool) -> Self {
+        self.measure = measure;
+        self
+    }
+
+    /// Sets [`PlanOptions::min_lines`].
+    pub fn with_min_lines(mut self, min_lines: Option<usize>) -> Self {
+        self.min_lines = min_lines;
+        self
+    }
+
+    /// Sets [`PlanOptions::cluster_blocks`].
+    pub fn with_cluster_blocks(mut self, cluster_blocks: Option<usize>) -> Self {
+        self.cluster_blocks = cluster_blocks;
+        self
+    }
+
+    /// Sets [`PlanOptions::last_pass_points`].
+    pub fn with_last_pass_points(mut self, last_pass_points: Option<usize>) -> Self {
+        self.last_pass_points = last_pass_points;
+        self
+    }
+
+    /// Sets [`PlanOptions::exchange`].
+    pub fn with_exchange(mut self, exchange: Option<Exchange>) -> Self {
+        self.exchange = exchange;
+        self
+    }
+}
+
 /// Most points a thread holds under a [`RegisterBudget`]'s wider limit. On the H100 (CUDA),
 /// 7^5 = 16807 as one pass of 343 threads × 49 points ran 1.6× faster than two passes
 /// (docs/BENCHMARKS.md, "2026-11-23, commit ba49a12").
-pub const MAX_HELD_POINTS: usize = 64;
+pub(crate) const MAX_HELD_POINTS: usize = 64;
 
 /// Fewest lines (transforms) a pass must have to take the wider limit. Such a workgroup fills
 /// a multiprocessor's registers by itself, so few of them leave most of the GPU idle: on the
 /// H100 (132 multiprocessors) one pass beat two from 64 or 128 lines on and lost below.
-pub const WIDE_MIN_LINES: usize = 64;
+pub(crate) const WIDE_MIN_LINES: usize = 64;
 
 /// How many points a thread of a line may hold between stages (and in a stage's rounds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RegisterBudget {
     /// Points always allowed: twice the device's points per thread.
     pub points: usize,
@@ -247,7 +337,7 @@ pub struct RegisterBudget {
     /// Lines a workgroup holds at least (each line's threads hold their points at once).
     pub lines: usize,
     /// Whether the wider limit may be taken: the register file is known and the pass has at
-    /// least [`WIDE_MIN_LINES`] lines.
+    /// least `WIDE_MIN_LINES` (64) lines.
     pub wide: bool,
 }
 
@@ -270,7 +360,7 @@ impl RegisterBudget {
     }
 
     /// Whether the `threads` threads of a line may each hold `points` points: at most
-    /// `self.points`, or with `wide` at most [`MAX_HELD_POINTS`] (only where `self.wide`
+    /// `self.points`, or with `wide` at most `MAX_HELD_POINTS` (only where `self.wide`
     /// allows); and where the register file is known, two registers a point plus 16 for
     /// indices and twiddles, for every thread of the workgroup's lines rounded up to whole
     /// subgroups, within it (on the H100 the shapes past that spilled and ran slower than two

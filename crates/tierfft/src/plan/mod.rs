@@ -35,11 +35,11 @@ mod words;
 pub use crate::base::factors::is_smooth;
 pub use bluestein::Bluestein;
 pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};
-pub use limits::{DeviceLimits, MAX_HELD_POINTS, RegisterBudget, WIDE_MIN_LINES};
+pub use limits::{DeviceLimits, RegisterBudget};
+pub(crate) use limits::{MAX_HELD_POINTS, WIDE_MIN_LINES};
 pub use real::RealFusion;
 pub use reshape::Reshape;
 pub(crate) use reshape_host::reshape as reshape_on_host;
-pub use shape::radices;
 
 use passes::{multi_pass, single_pass};
 use shape::{prev_power_of_two, split_evenly};
@@ -84,6 +84,7 @@ const SHORT_LAST_PASS: usize = 512;
 /// The planner's tuning knobs. The defaults are the choices docs/BENCHMARKS.md measured; the
 /// others exist so that variants can be timed side by side (`tierfft bench --radix 16`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PlanOptions {
     /// Threads per workgroup to aim for when packing several lines into one workgroup;
     /// `None`: the device's ([`DeviceLimits::target_threads`]).
@@ -319,6 +320,7 @@ impl Exchange {
 
 /// One pass over device memory: one kernel launch (split into dispatches by binding size).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Pass {
     /// Points per line: the size of the sub-transform this pass does on chip.
     pub size: usize,
@@ -536,6 +538,7 @@ impl Pass {
 
 /// A planned transform: the spec, the passes, and how dispatches are cut to the device.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Plan {
     /// What was asked for.
     pub spec: FftSpec,

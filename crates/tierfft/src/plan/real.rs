@@ -16,6 +16,7 @@ use crate::spec::{FftSpec, RealHalf};
 
 /// The split or merge a pass fuses, with the twiddles it reads from `aux`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RealFusion {
     /// Split or merge, with its scale.
     pub half: RealHalf,

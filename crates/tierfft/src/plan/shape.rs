@@ -16,7 +16,7 @@ const MAX_MIXED_RADIX: usize = 16;
 /// The radices of an on-chip transform of `size` points (a power of two): stages of
 /// `max_radix` after one smaller stage for the remainder (radix-8 after a radix-4 or radix-2
 /// by default).
-pub fn radices(size: usize, max_radix: usize) -> Vec<usize> {
+pub(crate) fn radices(size: usize, max_radix: usize) -> Vec<usize> {
     let bits = size.trailing_zeros();
     let step = max_radix.max(2).trailing_zeros();
     let mut r = match bits % step {

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
+use tierfft::debug::reference::{relative_l2_error, spec_f64};
 use tierfft::plan::is_smooth;
-use tierfft::reference::{relative_l2_error, spec_f64};
 use tierfft::{Device, FftSpec, PointOp};
 
 use crate::common::*;
@@ -136,10 +136,7 @@ fn columns_fused_operations_and_chains() {
 #[test]
 fn measured_bluestein_plans() {
     let mut rng = rng();
-    let measure = tierfft::plan::PlanOptions {
-        measure: true,
-        ..Default::default()
-    };
+    let measure = tierfft::plan::PlanOptions::default().with_measure(true);
     for (n, batch) in [(17, 3), (1009, 2)] {
         let spec = FftSpec::new(n).batch(batch);
         let fft = gpu().plan_with_options(&spec, &measure).expect("plan");

@@ -3,7 +3,8 @@
 //! reported with the transform it hit, and recomputed where asked. On the test GPU
 //! (lavapipe in CI, the H100 through `TIERFFT_TEST_DEVICE=cuda`) and on the CPU.
 
-use tierfft::{Checksum, Device, DeviceKind, Error, Fault, FftSpec, PointOp};
+use tierfft::debug::Fault;
+use tierfft::{Checksum, Device, DeviceKind, Error, FftSpec, PointOp};
 
 use crate::common::*;
 
@@ -61,12 +62,8 @@ fn flips_detected(dev: &Device, spec: FftSpec, passes: usize) {
         assert_eq!(plan.passes.len(), passes, "{plan}");
     }
     for (bit, transform, element) in [(30, 1, 5), (23, 2, n / 2 + 3), (27, 0, n - 1)] {
-        fft.inject_fault(Fault {
-            after_pass: 0,
-            word: word(n, transform, element),
-            bit,
-        })
-        .expect("arm");
+        fft.inject_fault(Fault::new(0, word(n, transform, element), bit))
+            .expect("arm");
         let mut out = poisoned(spec.len());
         match fft.process_out_of_place(&input, &mut out) {
             Err(Error::Checksum { transforms, batch }) => {
@@ -75,7 +72,7 @@ fn flips_detected(dev: &Device, spec: FftSpec, passes: usize) {
             }
             other => panic!(
                 "bit {bit} of transform {transform}: {other:?}; its error {}",
-                tierfft::reference::relative_l2_error(
+                tierfft::debug::reference::relative_l2_error(
                     &out[transform * n..(transform + 1) * n],
                     &expected(&FftSpec::new(n), &input[transform * n..(transform + 1) * n])
                 )
@@ -97,11 +94,7 @@ fn flips_detected(dev: &Device, spec: FftSpec, passes: usize) {
         .plan(&spec.clone().checksum(Checksum::Recompute))
         .expect("plan");
     again
-        .inject_fault(Fault {
-            after_pass: 0,
-            word: word(n, 1, 7),
-            bit: 30,
-        })
+        .inject_fault(Fault::new(0, word(n, 1, 7), 30))
         .expect("arm");
     let mut data = input.clone();
     again.process(&mut data).expect("recomputed");
@@ -110,11 +103,7 @@ fn flips_detected(dev: &Device, spec: FftSpec, passes: usize) {
     // the CPU keeps each transform's input while it runs, and recomputes.
     let mut buf = dev.upload(&input).expect("upload");
     again
-        .inject_fault(Fault {
-            after_pass: 0,
-            word: word(n, 0, 1),
-            bit: 30,
-        })
+        .inject_fault(Fault::new(0, word(n, 0, 1), 30))
         .expect("arm");
     match (again.process_buffer(&mut buf), dev.kind()) {
         (Ok(()), DeviceKind::Cpu) => {
@@ -173,11 +162,7 @@ fn refusals() {
     let fft = dev
         .plan(&FftSpec::new(64).checksum(Checksum::Detect))
         .expect("plan");
-    let bad = Fault {
-        after_pass: 1,
-        word: 0,
-        bit: 3,
-    };
+    let bad = Fault::new(1, 0, 3);
     assert!(matches!(fft.inject_fault(bad), Err(Error::InvalidSpec(_))));
 }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use num_complex::Complex32;
-use tierfft::reference::{relative_l2_error, spec_f64};
+use tierfft::debug::reference::{relative_l2_error, spec_f64};
 use tierfft::{Device, Direction, Error, FftSpec, Layout, PointOp};
 
 use crate::common::*;

@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 use num_complex::{Complex32, Complex64};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-use tierfft::{Device, Direction, FftSpec, reference};
+use tierfft::debug::reference;
+use tierfft::{Device, Direction, FftSpec};
 
 /// Buffer offsets of every element of `shape` laid out by `strides` (elements between
 /// neighbours along each axis), in row-major order.

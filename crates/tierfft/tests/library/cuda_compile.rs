@@ -6,9 +6,9 @@
 
 use std::collections::BTreeSet;
 
-use tierfft::backend::cuda::nvrtc;
+use tierfft::debug::nvrtc;
+use tierfft::debug::source::{Dialect, resample_source};
 use tierfft::plan::{DeviceLimits, Plan};
-use tierfft::source::{Dialect, resample_source};
 use tierfft::{FftSpec, Precision};
 
 #[test]
@@ -21,7 +21,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     }
     let limits = DeviceLimits::profile("h100-cuda").expect("profile");
     let mut sources = BTreeSet::new();
-    for k in 0..=tierfft::MAX_LOG2_N {
+    for k in 0..=tierfft::FftSpec::MAX_LOG2_N {
         for batch in [1, 1000] {
             let f64 = FftSpec::new(1 << k)
                 .batch(batch)
@@ -111,10 +111,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     }
     // Persistent kernels with cp.async prefetching, plain and chained (one filter, or one per
     // transform).
-    let prefetch = tierfft::plan::PlanOptions {
-        prefetch: Some(true),
-        ..Default::default()
-    };
+    let prefetch = tierfft::plan::PlanOptions::default().with_prefetch(Some(true));
     for k in [8, 12] {
         let n = 1usize << k;
         let h: std::sync::Arc<[tierfft::Complex32]> =

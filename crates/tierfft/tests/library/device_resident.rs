@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 
 use num_complex::{Complex32, Complex64};
 use rand::RngExt;
-use tierfft::reference::{relative_l2_error, widen};
+use tierfft::debug::reference::{relative_l2_error, widen};
 use tierfft::resample::{FRACTION_BITS, PHASES, ResampleSpec, RowPositions, TAPS};
 use tierfft::{Device, Error, FftSpec, NdSpec};
 
@@ -279,7 +279,7 @@ fn check_rows(what: &str, row: &FftSpec, x: &[Complex32], got: &[Complex32]) {
     rows.dedup();
     for r in rows.into_iter().filter(|&r| r < batch) {
         let span = r * n..(r + 1) * n;
-        let want = tierfft::reference::spec_f64(row, &x[span.clone()]);
+        let want = tierfft::debug::reference::spec_f64(row, &x[span.clone()]);
         let err = relative_l2_error(&got[span], &want);
         assert!(err <= 1e-6, "{what}: row {r}: relative L2 error {err:e}");
     }
@@ -317,7 +317,7 @@ fn cudarc_arrays_on_the_callers_stream() {
             "the same device memory"
         );
         let out: Vec<f32> = stream.clone_dtoh(&slice).expect("download");
-        let want = tierfft::reference::spec_f64(&spec, &input);
+        let want = tierfft::debug::reference::spec_f64(&spec, &input);
         let err = relative_l2_error(bytemuck::cast_slice(&out), &want);
         assert!(err < BOUND, "n = {}: {err:e}", spec.n);
     }
@@ -389,7 +389,7 @@ fn wgpu_buffers_and_encoders_of_the_caller() {
         .expect("wait");
     let got: Vec<Complex32> =
         bytemuck::cast_slice(&readback.get_mapped_range(..).expect("mapped")).to_vec();
-    let err = relative_l2_error(&got, &tierfft::reference::spec_f64(&spec, &input));
+    let err = relative_l2_error(&got, &tierfft::debug::reference::spec_f64(&spec, &input));
     assert!(err < BOUND, "{err:e}");
     // A buffer transforms cannot use is refused, naming the usage it lacks.
     let read_only = device.create_buffer(&wgpu::BufferDescriptor {

@@ -8,8 +8,8 @@
 use num_complex::Complex32;
 use rand::RngExt;
 use rand::rngs::StdRng;
+use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
 use tierfft::distributed::{DistFft, DistSpec, Exchange, LocalExchange, Spectrum};
-use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
 use tierfft::{Element, NdSpec};
 
 use crate::common::*;
@@ -56,7 +56,7 @@ fn check(fft: &DistFft, rng: &mut StdRng) -> f64 {
                 nd_f64(&nd, &NdInput::Complex(&x)),
             )
         }
-        (true, tierfft::Kind::RealToComplex) => {
+        (true, tierfft::nd::Kind::RealToComplex) => {
             let x: Vec<f32> = (0..nd.input_len())
                 .map(|_| rng.random_range(-1.0..1.0))
                 .collect();
@@ -168,7 +168,7 @@ fn round_trip_through_the_transposed_spectrum() {
     let (_, mut back) = inverse.zeros::<Complex32, Complex32>().expect("zeros");
     inverse.process(&mut spectrum, &mut back).expect("inverse");
     let got = inverse.gather(&back).expect("gather");
-    let err = relative_l2_error(&got, &tierfft::reference::widen(&x));
+    let err = relative_l2_error(&got, &tierfft::debug::reference::widen(&x));
     assert!(err < 1e-6, "round trip error {err:e}");
 }
 

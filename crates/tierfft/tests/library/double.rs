@@ -6,10 +6,11 @@
 use num_complex::Complex64;
 use rand::RngExt;
 use rand::rngs::StdRng;
+use tierfft::debug::reference::{NdInput, nd_dd, relative_l2_error64};
 use tierfft::nd::FuseReal;
+use tierfft::nd::Kind;
 use tierfft::plan::PlanOptions;
-use tierfft::reference::{NdInput, nd_dd, relative_l2_error64};
-use tierfft::{Device, FftSpec, Kind, NdFft, NdSpec, Precision};
+use tierfft::{Device, FftSpec, NdFft, NdSpec, Precision};
 
 use crate::common::*;
 
@@ -41,8 +42,8 @@ fn check(dev: &Device, lens: &[usize], batch: usize, bound: f64) -> f64 {
             let mut out = vec![Complex64::new(f64::NAN, f64::NAN); spec.len()];
             fft.process_out_of_place(&input, &mut out)
                 .expect("out of place");
-            let want = tierfft::reference::spec_dd(&spec, &input);
-            let err = tierfft::reference::relative_l2_error64(&out, &want);
+            let want = tierfft::debug::reference::spec_dd(&spec, &input);
+            let err = tierfft::debug::reference::relative_l2_error64(&out, &want);
             assert!(
                 err <= bound,
                 "{}: n = {n} batch {batch} {dir:?}: relative L2 error {err:e} > {bound:e}",
@@ -51,7 +52,7 @@ fn check(dev: &Device, lens: &[usize], batch: usize, bound: f64) -> f64 {
             worst = worst.max(err);
             let mut data = input.clone();
             fft.process(&mut data).expect("in place");
-            let err = tierfft::reference::relative_l2_error64(&data, &want);
+            let err = tierfft::debug::reference::relative_l2_error64(&data, &want);
             assert!(err <= bound, "in place, n = {n}: {err:e}");
         }
     }
@@ -122,9 +123,9 @@ fn device_buffers_in_f64() {
         let mut buffer = dev.upload(&input).expect("upload");
         fft.process_buffer(&mut buffer).expect("transform");
         let out = buffer.download().expect("download");
-        let err = tierfft::reference::relative_l2_error64(
+        let err = tierfft::debug::reference::relative_l2_error64(
             &out,
-            &tierfft::reference::spec_dd(&spec, &input),
+            &tierfft::debug::reference::spec_dd(&spec, &input),
         );
         assert!(err <= BOUND_F64, "{}: {err:e}", dev.name());
         // An f32 buffer is not an f64 plan's.

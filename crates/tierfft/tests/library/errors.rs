@@ -8,7 +8,7 @@ use crate::common::*;
 #[test]
 fn unsupported_lengths_and_zero_batch() {
     for dev in [Device::cpu(), gpu().clone()] {
-        for n in [0, 1 << (tierfft::MAX_LOG2_N + 1)] {
+        for n in [0, 1 << (tierfft::FftSpec::MAX_LOG2_N + 1)] {
             let e = dev.plan(&FftSpec::new(n)).expect_err("must fail");
             assert!(matches!(e, Error::UnsupportedLength { .. }), "{e}");
             assert!(e.to_string().contains("from 1 to 2^27"), "{e}");
@@ -147,8 +147,8 @@ fn buffers_too_large_for_the_device_are_refused_with_the_bytes() {
 /// several passes, is an error.
 #[test]
 fn kernel_source_of_a_missing_kernel_is_an_error() {
+    use tierfft::debug::source::Dialect;
     use tierfft::plan::{DeviceLimits, Plan};
-    use tierfft::source::Dialect;
     let limits = DeviceLimits::profile("small-16k").expect("profile");
     let plan = Plan::new(&FftSpec::new(1 << 20), &limits).expect("plan");
     assert!(plan.passes.len() > 1);
@@ -174,14 +174,10 @@ fn kernel_source_of_a_missing_kernel_is_an_error() {
 fn hand_made_device_limits_are_checked() {
     use tierfft::plan::{DeviceLimits, Plan};
     let good = DeviceLimits::profile("lavapipe").expect("profile");
-    let zero_threads = DeviceLimits {
-        max_threads: 0,
-        ..good.clone()
-    };
-    let odd_alignment = DeviceLimits {
-        binding_alignment: 0,
-        ..good.clone()
-    };
+    let mut zero_threads = good.clone();
+    zero_threads.max_threads = 0;
+    let mut odd_alignment = good.clone();
+    odd_alignment.binding_alignment = 0;
     for (limits, field) in [
         (zero_threads, "max_threads"),
         (odd_alignment, "binding_alignment"),

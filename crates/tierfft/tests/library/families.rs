@@ -5,8 +5,8 @@
 //! prefetching) plan as other shapes there.
 
 use num_complex::Complex32;
+use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error, spec_f64, widen};
 use tierfft::plan::PlanOptions;
-use tierfft::reference::{NdInput, nd_f64, relative_l2_error, spec_f64, widen};
 use tierfft::resample::{ResampleSpec, RowPositions};
 use tierfft::{Device, FftSpec, NdSpec, PointOp, Precision};
 
@@ -47,10 +47,7 @@ fn one_pass_rows() {
 #[test]
 fn multi_pass_rows() {
     // Clusters off: two and three passes over device memory.
-    let opts = PlanOptions {
-        cluster_blocks: Some(1),
-        ..PlanOptions::default()
-    };
+    let opts = PlanOptions::default().with_cluster_blocks(Some(1));
     check("2^18", &FftSpec::new(1 << 18), &opts, BOUND);
     check(
         "2^16 × 3 inverse",
@@ -58,11 +55,7 @@ fn multi_pass_rows() {
         &opts,
         BOUND,
     );
-    let three = PlanOptions {
-        min_lines: Some(1),
-        last_pass_points: Some(64),
-        ..opts
-    };
+    let three = opts.with_min_lines(Some(1)).with_last_pass_points(Some(64));
     check(
         "2^20, short last pass",
         &FftSpec::new(1 << 20),
@@ -73,10 +66,7 @@ fn multi_pass_rows() {
 
 #[test]
 fn cluster_rows() {
-    let opts = PlanOptions {
-        cluster_blocks: Some(4),
-        ..PlanOptions::default()
-    };
+    let opts = PlanOptions::default().with_cluster_blocks(Some(4));
     check(
         "2^15 × 2 in clusters",
         &FftSpec::new(1 << 15).batch(2),
@@ -118,10 +108,7 @@ fn fused_chains() {
 
 #[test]
 fn persistent_prefetching() {
-    let opts = PlanOptions {
-        prefetch: Some(true),
-        ..PlanOptions::default()
-    };
+    let opts = PlanOptions::default().with_prefetch(Some(true));
     check(
         "4096 × 64 prefetched",
         &FftSpec::new(4096).batch(64),
@@ -152,11 +139,9 @@ fn bluestein_lengths() {
 
 #[test]
 fn l2_resident_chunks() {
-    let opts = PlanOptions {
-        resident_bytes: Some((2 * 8) << 16),
-        cluster_blocks: Some(1),
-        ..PlanOptions::default()
-    };
+    let opts = PlanOptions::default()
+        .with_resident_bytes(Some((2 * 8) << 16))
+        .with_cluster_blocks(Some(1));
     check(
         "2^16 × 5, chunks of 2",
         &FftSpec::new(1 << 16).batch(5),
@@ -215,7 +200,7 @@ fn double_precision() {
             .map(|z| Complex32::new(z.re as f32, z.im as f32))
             .collect();
         let want = spec_f64(&spec, &narrow);
-        let err = tierfft::reference::relative_l2_error64(&data, &want);
+        let err = tierfft::debug::reference::relative_l2_error64(&data, &want);
         assert!(err <= 1e-13, "f64, n = {n}: error {err:e}");
     }
 }
@@ -230,7 +215,7 @@ fn real_and_strided_n_d() {
         NdSpec::new(&[3, 4096]).real().inverse(),
     ] {
         let fft = dev.plan_nd(&spec).expect("plan");
-        let (got, want) = if spec.kind() == tierfft::Kind::RealToComplex {
+        let (got, want) = if spec.kind() == tierfft::nd::Kind::RealToComplex {
             let x: Vec<f32> = random(&mut rng, spec.input_len())
                 .iter()
                 .map(|z| z.re)

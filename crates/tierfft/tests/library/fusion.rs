@@ -10,7 +10,7 @@ use tierfft::{Device, Direction, Error, FftSpec, PointOp};
 use crate::common::*;
 
 fn unfused(spec: &FftSpec, input: &[Complex32]) -> Vec<Complex64> {
-    tierfft::reference::spec_f64(spec, input)
+    tierfft::debug::reference::spec_f64(spec, input)
 }
 
 fn vector(rng: &mut rand::rngs::StdRng, n: usize) -> Arc<[Complex32]> {
@@ -23,7 +23,7 @@ fn check(dev: &Device, spec: &FftSpec, input: &[Complex32], bound: f64) {
         .unwrap_or_else(|e| panic!("{}: n = {}: {e}", dev.name(), spec.n));
     let mut out = poisoned(input.len());
     fft.process_out_of_place(input, &mut out).expect("run");
-    let err = tierfft::reference::relative_l2_error(&out, &unfused(spec, input));
+    let err = tierfft::debug::reference::relative_l2_error(&out, &unfused(spec, input));
     assert!(
         err <= bound,
         "{}: n = {} {:?} chain {}: error {err:e} > {bound:e}",
@@ -35,7 +35,7 @@ fn check(dev: &Device, spec: &FftSpec, input: &[Complex32], bound: f64) {
     // In place gives the same.
     let mut data = input.to_vec();
     fft.process(&mut data).expect("in place");
-    assert!(tierfft::reference::relative_l2_error(&data, &unfused(spec, input)) <= bound);
+    assert!(tierfft::debug::reference::relative_l2_error(&data, &unfused(spec, input)) <= bound);
 }
 
 #[test]
@@ -89,10 +89,7 @@ fn chains_with_a_filter_for_each_transform() {
     // range-Doppler filters are), with a per-element multiply on load as well: in one kernel,
     // split into two, on power-of-two and 7-smooth lengths.
     let mut rng = rng();
-    let split = PlanOptions {
-        max_chain_points: Some(1),
-        ..PlanOptions::default()
-    };
+    let split = PlanOptions::default().with_max_chain_points(Some(1));
     for dev in [gpu().clone(), Device::cpu()] {
         for n in [8, 1000, 1024, 4096, 4800, 8192] {
             for opts in [PlanOptions::default(), split.clone()] {
@@ -109,7 +106,8 @@ fn chains_with_a_filter_for_each_transform() {
                 let input = random(&mut rng, spec.len());
                 let mut out = poisoned(input.len());
                 fft.process_out_of_place(&input, &mut out).expect("run");
-                let err = tierfft::reference::relative_l2_error(&out, &unfused(&spec, &input));
+                let err =
+                    tierfft::debug::reference::relative_l2_error(&out, &unfused(&spec, &input));
                 assert!(err <= 2.0 * BOUND, "{}: n = {n}: error {err:e}", dev.name());
             }
         }
@@ -135,10 +133,7 @@ fn chain_split_into_two_kernels() {
     // kernel; force that at every length, with operations on load and store around it.
     let mut rng = rng();
     let dev = gpu();
-    let opts = PlanOptions {
-        max_chain_points: Some(1),
-        ..PlanOptions::default()
-    };
+    let opts = PlanOptions::default().with_max_chain_points(Some(1));
     for k in [1, 4, 9, 12, 13] {
         let n = 1usize << k;
         for (dir, normalize) in [(Direction::Forward, true), (Direction::Inverse, false)] {
@@ -157,7 +152,7 @@ fn chain_split_into_two_kernels() {
             let input = random(&mut rng, spec.len());
             let mut out = poisoned(input.len());
             fft.process_out_of_place(&input, &mut out).expect("run");
-            let err = tierfft::reference::relative_l2_error(&out, &unfused(&spec, &input));
+            let err = tierfft::debug::reference::relative_l2_error(&out, &unfused(&spec, &input));
             assert!(err <= 2.0 * BOUND, "n = {n} {dir:?}: error {err:e}");
         }
     }
@@ -245,11 +240,9 @@ fn persistent_prefetching_kernels() {
     let mut rng = rng();
     let dev = gpu();
     // Small workgroups, so that the prefetch area fits lavapipe's 32 KiB beside the exchange.
-    let opts = PlanOptions {
-        prefetch: Some(true),
-        target_threads: Some(64),
-        ..PlanOptions::default()
-    };
+    let opts = PlanOptions::default()
+        .with_prefetch(Some(true))
+        .with_target_threads(Some(64));
     for (k, batch) in [(6, 1000), (9, 777), (10, 5), (10, 600)] {
         let n = 1usize << k;
         let plain = FftSpec::new(n).batch(batch);
@@ -267,11 +260,11 @@ fn persistent_prefetching_kernels() {
             let want = unfused(&spec, &input);
             let mut out = poisoned(input.len());
             fft.process_out_of_place(&input, &mut out).expect("run");
-            let err = tierfft::reference::relative_l2_error(&out, &want);
+            let err = tierfft::debug::reference::relative_l2_error(&out, &want);
             assert!(err <= 2.0 * BOUND, "n = {n} batch {batch}: error {err:e}");
             let mut data = input.clone();
             fft.process(&mut data).expect("in place");
-            let err = tierfft::reference::relative_l2_error(&data, &want);
+            let err = tierfft::debug::reference::relative_l2_error(&data, &want);
             assert!(
                 err <= 2.0 * BOUND,
                 "n = {n} batch {batch} in place: error {err:e}"

@@ -96,7 +96,7 @@ fn largest_lengths_are_correct() {
         let input = random(&mut rng, spec.len());
         let mut out = poisoned(spec.len());
         fft.process_out_of_place(&input, &mut out).expect("run");
-        let err = tierfft::reference::relative_l2_error(&out, &expected(&spec, &input));
+        let err = tierfft::debug::reference::relative_l2_error(&out, &expected(&spec, &input));
         // Past the 2^22 range the bound grows with log2 n: 1.2 × BOUND at 2^24.
         let bound = BOUND * 1.2 * (n as f64).log2() / 24.0;
         assert!(err <= bound, "{n}: {err:e} > {bound:e}");
@@ -157,7 +157,7 @@ fn round_trip_returns_the_input() {
             .iter()
             .map(|z| num_complex::Complex64::new(z.re.into(), z.im.into()))
             .collect();
-        let err = tierfft::reference::relative_l2_error(&data, &want);
+        let err = tierfft::debug::reference::relative_l2_error(&data, &want);
         assert!(err <= 2.0 * BOUND, "2^{k}: round trip error {err:e}");
     }
 }
@@ -187,47 +187,22 @@ fn planner_variants_are_correct() {
     let dev = gpu();
     let mut rng = rng();
     let variants = [
-        PlanOptions {
-            max_radix: 16,
-            points_per_thread: Some(16),
-            ..PlanOptions::default()
-        },
-        PlanOptions {
-            points_per_thread: Some(16),
-            ..PlanOptions::default()
-        },
-        PlanOptions {
-            max_radix: 4,
-            ..PlanOptions::default()
-        },
-        PlanOptions {
-            target_threads: Some(64),
-            ..PlanOptions::default()
-        },
-        PlanOptions {
-            target_threads: Some(1024),
-            ..PlanOptions::default()
-        },
+        PlanOptions::default()
+            .with_max_radix(16)
+            .with_points_per_thread(Some(16)),
+        PlanOptions::default().with_points_per_thread(Some(16)),
+        PlanOptions::default().with_max_radix(4),
+        PlanOptions::default().with_target_threads(Some(64)),
+        PlanOptions::default().with_target_threads(Some(1024)),
         // Every pass exchanging real and imaginary parts apart, and never.
-        PlanOptions {
-            exchange: Some(tierfft::plan::Exchange::Split),
-            ..PlanOptions::default()
-        },
-        PlanOptions {
-            exchange: Some(tierfft::plan::Exchange::Complex),
-            ..PlanOptions::default()
-        },
+        PlanOptions::default().with_exchange(Some(tierfft::plan::Exchange::Split)),
+        PlanOptions::default().with_exchange(Some(tierfft::plan::Exchange::Complex)),
         // The cluster tier (where the device has clusters) off, and in clusters of 8 with
         // 32 points per thread.
-        PlanOptions {
-            cluster_blocks: Some(1),
-            ..PlanOptions::default()
-        },
-        PlanOptions {
-            cluster_blocks: Some(8),
-            points_per_thread: Some(32),
-            ..PlanOptions::default()
-        },
+        PlanOptions::default().with_cluster_blocks(Some(1)),
+        PlanOptions::default()
+            .with_cluster_blocks(Some(8))
+            .with_points_per_thread(Some(32)),
     ];
     for opts in &variants {
         for k in [2, 3, 5, 8, 11, 12, 13, 14, 15, 16, 17] {
@@ -262,10 +237,7 @@ fn cluster_tier_for_sanitizers() {
         (17, Some(16)),
         (18, Some(16)),
     ] {
-        let opts = tierfft::plan::PlanOptions {
-            cluster_blocks: blocks,
-            ..Default::default()
-        };
+        let opts = tierfft::plan::PlanOptions::default().with_cluster_blocks(blocks);
         for batch in [1, 3] {
             for (dir, norm) in directions() {
                 let mut spec = FftSpec::new(1 << k).batch(batch).direction(dir);
@@ -289,11 +261,9 @@ fn resident_chunks_are_correct() {
     let mut rng = rng();
     for k in [15, 18, 20] {
         let n = 1usize << k;
-        let opts = tierfft::plan::PlanOptions {
-            resident_bytes: Some(2 * 8 * n),
-            cluster_blocks: Some(1),
-            ..Default::default()
-        };
+        let opts = tierfft::plan::PlanOptions::default()
+            .with_resident_bytes(Some(2 * 8 * n))
+            .with_cluster_blocks(Some(1));
         let spec = FftSpec::new(n).batch(5);
         let fft = dev.plan_with_options(&spec, &opts).expect("plan");
         let plan = fft.plan().expect("a GPU plan");

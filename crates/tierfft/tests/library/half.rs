@@ -6,7 +6,7 @@
 
 use num_complex::{Complex, Complex32};
 use rand::rngs::StdRng;
-use tierfft::reference::{relative_l2_error, spec_f64};
+use tierfft::debug::reference::{relative_l2_error, spec_f64};
 use tierfft::{Device, FftSpec, NdSpec, Precision, bf16, f16};
 
 use crate::common::*;

@@ -4,8 +4,8 @@
 use naga::back::{hlsl, msl, spv};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use tierfft::FftSpec;
+use tierfft::debug::source::Dialect;
 use tierfft::plan::{DeviceLimits, Plan};
-use tierfft::source::Dialect;
 
 fn translate(source: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
@@ -37,7 +37,7 @@ fn every_kernel_validates_and_translates() {
     let mut count = 0;
     for profile in DeviceLimits::PROFILES {
         let limits = DeviceLimits::profile(profile).expect("profile");
-        for k in 0..=tierfft::MAX_LOG2_N {
+        for k in 0..=tierfft::FftSpec::MAX_LOG2_N {
             for batch in [1, 5, 1000] {
                 for spec in [
                     FftSpec::new(1 << k).batch(batch),

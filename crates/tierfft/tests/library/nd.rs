@@ -7,8 +7,9 @@
 use num_complex::{Complex32, Complex64};
 use rand::RngExt;
 use rand::rngs::StdRng;
-use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
-use tierfft::{Device, Error, Kind, NdFft, NdSpec};
+use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
+use tierfft::nd::Kind;
+use tierfft::{Device, Error, NdFft, NdSpec};
 
 use crate::common::*;
 

@@ -6,7 +6,7 @@
 use ndarray::{Array, ShapeBuilder, s};
 use num_complex::Complex32;
 use rand::RngExt;
-use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
+use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
 use tierfft::{Device, Error, NdSpec};
 
 use crate::common::*;

@@ -22,7 +22,7 @@ fn widen(x: &[Complex32]) -> Vec<Complex64> {
 }
 
 fn rel_diff(a: &[Complex32], b: &[Complex64]) -> f64 {
-    tierfft::reference::relative_l2_error(a, b)
+    tierfft::debug::reference::relative_l2_error(a, b)
 }
 
 #[test]

@@ -8,8 +8,9 @@
 use num_complex::Complex32;
 use rand::RngExt;
 use rand::rngs::StdRng;
-use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
-use tierfft::{Device, Kind, NdSpec};
+use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
+use tierfft::nd::Kind;
+use tierfft::{Device, NdSpec};
 
 use crate::common::*;
 
@@ -37,11 +38,9 @@ fn pairs(v: &[f32]) -> Vec<Complex32> {
 fn check(dev: &Device, spec: &NdSpec, rng: &mut StdRng) {
     let what = format!("{}: {spec:?}", dev.name());
     let fft = dev.plan_nd(spec).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let dense = NdSpec {
-        input_strides: None,
-        output_strides: None,
-        ..spec.clone()
-    };
+    let mut dense = spec.clone();
+    dense.input_strides = None;
+    dense.output_strides = None;
     let kind = spec.kind();
     let (in_per, out_per) = match kind {
         Kind::ComplexToComplex => (2, 2),

@@ -6,7 +6,7 @@
 
 use num_complex::Complex32;
 use rand::RngExt;
-use tierfft::reference::{NdInput, nd_f64, relative_l2_error};
+use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
 use tierfft::resample::{ResampleSpec, RowPositions};
 use tierfft::{Device, DeviceBuffer, Error, FftSpec, NdSpec};
 

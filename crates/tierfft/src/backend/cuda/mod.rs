@@ -6,6 +6,8 @@
 mod backend;
 mod cluster;
 pub(crate) mod exec;
+// Public as `tierfft::debug::nvrtc`.
+#[doc(hidden)]
 pub mod nvrtc;
 mod occupancy;
 pub(crate) mod one;
@@ -53,7 +55,7 @@ fn driver_error(what: &str, e: DriverError) -> Error {
     use cudarc::driver::sys::CUresult as R;
     // The code's name, not DriverError's own text, which asks the driver library for it.
     let what = format!("{what}: {:?}", e.0);
-    let source = Some(Box::new(e) as crate::Source);
+    let source = Some(Box::new(e) as crate::error::Source);
     match e.0 {
         R::CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory {
             what,

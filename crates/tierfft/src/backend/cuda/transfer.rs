@@ -214,6 +214,7 @@ impl CudaDevice {
 /// Host-device copy speeds measured on one device, GB/s (bytes moved over the median wall
 /// clock of the repetitions, each waited for).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TransferSpeeds {
     /// Bytes per copy.
     pub bytes: usize,

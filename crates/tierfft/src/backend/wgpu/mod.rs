@@ -16,6 +16,7 @@ use crate::plan::DeviceLimits;
 
 /// One adapter as `tierfft devices` lists it.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct AdapterSummary {
     /// Adapter name.
     pub name: String,

@@ -5,8 +5,8 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use super::run_plan;
+use crate::debug::reference::{relative_l2_error, spec_f64};
 use crate::plan::{DeviceLimits, Plan, WIDE_MIN_LINES};
-use crate::reference::{relative_l2_error, spec_f64};
 use crate::{FftSpec, PointOp};
 
 /// Runs `spec`'s plan for `limits` in the interpreter against the f64 reference, on
@@ -328,7 +328,7 @@ fn check_bluestein(spec: &FftSpec, profile: &str) {
 /// Rows of `2m` reals (`pairs`, read as complex pairs) through the f64 N-D reference's
 /// `rfft`: `m + 1` bins per row, times `scale`.
 fn rfft_f64(pairs: &[Complex32], m: usize, scale: f64) -> Vec<num_complex::Complex64> {
-    use crate::reference::{NdInput, nd_f64};
+    use crate::debug::reference::{NdInput, nd_f64};
     let reals: &[f32] = bytemuck::cast_slice(pairs);
     let spec = crate::NdSpec::new(&[pairs.len() / m, 2 * m])
         .axes(&[1])
@@ -341,7 +341,7 @@ fn rfft_f64(pairs: &[Complex32], m: usize, scale: f64) -> Vec<num_complex::Compl
 /// imaginary parts of bins 0 and m ignored): the `2m` reals of each row as `m` complex
 /// pairs, times `scale`.
 fn irfft_f64(bins: &[Complex32], m: usize, scale: f64) -> Vec<num_complex::Complex64> {
-    use crate::reference::{NdInput, nd_f64};
+    use crate::debug::reference::{NdInput, nd_f64};
     let spec = crate::NdSpec::new(&[bins.len() / (m + 1), 2 * m])
         .axes(&[1])
         .real()

@@ -51,7 +51,7 @@ impl Reshape {
 }
 
 /// The source of the row resampler's kernel for rows of `n` output samples
-/// ([`crate::Resampler`]).
+/// ([`crate::backend::Resampler`]).
 pub fn resample_source(n: usize, dialect: Dialect) -> String {
     dialect.print(&kernel::resample_kernel(n))
 }
