@@ -3,8 +3,10 @@
 # through CUDA and then wgpu/Vulkan, and `tierfft bench --compare cufft` on the same card.
 # Needs .carry/tierfft and .carry/tests/{library,sar} from the workspace's release build
 # (`cargo test --release --workspace --features tierfft/ndarray --no-run`) and, for Vulkan,
-# the loader's Debian packages in .gl/ (docs/CLI.md, other scripts). Logs go to $OUT (or
-# out/); the exit status is 1 when any test failed. NO_BENCH=1 leaves the benchmark out.
+# the loader and the GL dispatch libraries the NVIDIA driver's Vulkan library needs, as
+# Debian packages in .gl/ (`cd .gl && apt-get download libvulkan1 libegl1 libglvnd0
+# libopengl0 libgl1 libglx0 libgles2`; the loader alone finds no adapter). Logs go to $OUT
+# (or out/); the exit status is 1 when any test failed. NO_BENCH=1 leaves the benchmark out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-out}"
@@ -14,6 +16,7 @@ export NODEVICE_SELECT=1
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d) TIERFFT_CACHE_DIR=/tmp/tierfft-cubin
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 # wgpu/Vulkan finds the GPU by its name (H100 or H200).
