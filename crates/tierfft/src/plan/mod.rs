@@ -20,12 +20,14 @@ mod bluestein;
 mod check;
 pub(crate) mod checksum;
 mod cluster;
+mod decompose;
 mod display;
 pub(crate) mod limits;
 mod passes;
 mod real;
 mod reshape;
 mod reshape_host;
+mod roles;
 pub mod schedule;
 pub(crate) mod shape;
 // The GPU backends and the interpreter upload tables; the CPU reads the plan itself.
@@ -41,14 +43,11 @@ pub use real::RealFusion;
 pub use reshape::Reshape;
 pub(crate) use reshape_host::reshape as reshape_on_host;
 
-use passes::{multi_pass, single_pass};
-use shape::{prev_power_of_two, split_evenly};
-
 use crate::base::precision::Precision;
 use crate::base::twiddle::TwiddleLayout;
 use crate::base::values::Values;
 use crate::error::{Error, Result};
-use crate::spec::{FftSpec, Layout, PointOp, RealHalf};
+use crate::spec::{FftSpec, PointOp, RealHalf};
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
 pub const MAX_RADIX: usize = 8;
@@ -76,10 +75,6 @@ pub const NVIDIA_VULKAN_POINTS_PER_THREAD: usize = 16;
 /// points but 1.1× at 8192 and 0.8× at 16384, where the kernel spills; two one-pass kernels
 /// move twice the bytes at about the copy bandwidth instead.
 pub const CUDA_MAX_CHAIN_POINTS: usize = 4096;
-
-/// Points per line of the last of two passes where the first pass's workgroups stay within
-/// half a block ([`Plan::new`]).
-const SHORT_LAST_PASS: usize = 512;
 
 /// The planner's tuning knobs. The defaults are the choices docs/BENCHMARKS.md measured; the
 /// others exist so that variants can be timed side by side (`tierfft bench --radix 16`).
@@ -245,33 +240,6 @@ impl Default for PlanOptions {
             exchange: None,
         }
     }
-}
-
-/// Neighbouring columns a workgroup of an `n`-point column transform holds at least, for a
-/// device whose on-chip block is `complex_block` points. Measured on the H100
-/// (docs/BENCHMARKS.md, "2026-11-24, commits 50cb77a and 584b866"): more columns read longer
-/// runs (16 × 512-point columns beat 4 by 15 % on 512³), as long as the transform stays one
-/// pass and two workgroups' exchanges share a compute unit (16 × 1024 lost to 8); else one
-/// memory transaction's worth (4 × 8 bytes in f32). Fewer than that (2 × 8192 points in one
-/// pass) won in place but lost 2× out of place (the SAR azimuth FFT), so the planner does not
-/// go below a transaction.
-fn column_lines(
-    n: usize,
-    complex_block: usize,
-    limits: &DeviceLimits,
-    precision: Precision,
-) -> usize {
-    let bytes = precision.complex_bytes();
-    let transaction = (limits.transaction_bytes / bytes).max(1);
-    let shares_a_unit = |l: usize| {
-        n * l <= complex_block
-            && 2 * Exchange::Complex.bytes(precision) * n * l <= limits.workgroup_memory
-    };
-    [16, 8, 4]
-        .into_iter()
-        .filter(|&l| l >= transaction)
-        .find(|&l| shares_a_unit(l))
-        .unwrap_or(transaction)
 }
 
 /// How the threads of a workgroup are laid over its lines.
@@ -671,211 +639,15 @@ impl Plan {
     }
 
     /// Plans a transform of smooth length (any, up to Bluestein's inner lengths: the spec
-    /// is validated by the caller).
+    /// is validated by the caller) in three steps: the passes' sizes ([`decompose`]), what
+    /// each pass fuses ([`roles::assign`]) and how many transforms a launch covers
+    /// ([`schedule::dispatch_size`]).
     fn smooth(spec: &FftSpec, limits: &DeviceLimits, opts: &PlanOptions) -> Result<Plan> {
+        let (block, mut passes) = decompose::decompose(spec, limits, opts)?;
+        roles::assign(spec, limits, &mut passes)?;
+        let (transforms_per_dispatch, resident) =
+            schedule::dispatch_size(spec, limits, opts, passes.len())?;
         let n = spec.n;
-        let too_large = |what: String, detail: String| Error::TooLarge {
-            what,
-            device: limits.name.clone(),
-            detail,
-        };
-        let element_bytes = spec.precision.complex_bytes();
-        let transform_bytes = (element_bytes * n) as u64;
-        if transform_bytes > limits.max_binding {
-            return Err(too_large(
-                format!(
-                    "one transform of {n} points ({} MiB)",
-                    transform_bytes >> 20
-                ),
-                format!(
-                    "the device binds at most {} MiB per buffer; use a smaller n",
-                    limits.max_binding >> 20
-                ),
-            ));
-        }
-        let pow2 = n.is_power_of_two();
-        // Powers of two: the largest power-of-two block that fits (so passes split log2 n
-        // evenly); other lengths: whatever fits.
-        let block_for = |ex: Exchange| {
-            let by_memory = limits.workgroup_memory / ex.bytes(spec.precision);
-            let by_memory = if pow2 {
-                prev_power_of_two(by_memory)
-            } else {
-                by_memory
-            };
-            let mut points = limits
-                .max_points_per_thread
-                .max(opts.max_radix)
-                .max(opts.points_per_thread.unwrap_or(1));
-            if !pow2 && limits.registers_per_workgroup > 0 && spec.batch >= WIDE_MIN_LINES {
-                // Where the register file is known, lines may hold more (RegisterBudget).
-                points = points.max(MAX_HELD_POINTS);
-            }
-            by_memory.min(limits.max_threads * points).max(1)
-        };
-        let (complex_block, split_block) =
-            (block_for(Exchange::Complex), block_for(Exchange::Split));
-        let transaction = (limits.transaction_bytes / element_bytes).max(1);
-        let min_lines = opts.min_lines.unwrap_or(match spec.layout {
-            Layout::Rows => transaction,
-            Layout::Columns { .. } => column_lines(n, complex_block, limits, spec.precision),
-        });
-        // Columns: a workgroup holds `min_lines` neighbouring columns.
-        let one_pass_lines = match spec.layout {
-            Layout::Rows => 1,
-            Layout::Columns { .. } => min_lines,
-        };
-        let whole = spec.whole_batch();
-        let matrix_bytes = (element_bytes * spec.len()) as u64;
-        if whole && matrix_bytes > limits.max_binding {
-            return Err(too_large(
-                format!(
-                    "{} × {} elements ({} MiB) bound at once",
-                    spec.batch,
-                    n,
-                    matrix_bytes >> 20
-                ),
-                format!(
-                    "column transforms and per-element multiplies bind the whole batch, and the \
-                     device binds at most {} MiB per buffer",
-                    limits.max_binding >> 20
-                ),
-            ));
-        }
-
-        let long_chain =
-            spec.chain.is_some() && n > opts.max_chain_points.unwrap_or(limits.max_chain_points);
-        let fused_chain = spec.chain.is_some() && !long_chain;
-        let single = |ex: Exchange| single_pass(spec, limits, opts, ex, min_lines, fused_chain);
-        let exchange = opts.exchange_on(limits);
-        let allowed = |ex: Exchange| exchange.is_none_or(|want| want == ex);
-        let complex = allowed(Exchange::Complex);
-        let passes = if pow2 {
-            if complex && n * one_pass_lines <= complex_block {
-                single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
-            } else if let Some(p) = (complex && spec.checksum == crate::Checksum::Off)
-                .then(|| cluster::cluster_pass(spec, limits, opts, complex_block))
-                .flatten()
-            {
-                // Longer than one workgroup holds, within a cluster's: one pass.
-                Some(((complex_block, Exchange::Complex), vec![p]))
-            } else if allowed(Exchange::Split) && n * one_pass_lines <= split_block {
-                single(Exchange::Split).map(|p| ((split_block, Exchange::Split), vec![p]))
-            } else {
-                // Fewest passes; on a tie the cheaper complex exchange.
-                let k = n.trailing_zeros();
-                let count = |b: usize| k.div_ceil((b / min_lines).max(2).ilog2());
-                let ex = match exchange {
-                    Some(ex) => ex,
-                    None if count(split_block) < count(complex_block) => Exchange::Split,
-                    None => Exchange::Complex,
-                };
-                let block = block_for(ex);
-                let passes = count(block);
-                // Two passes of rows: a last pass of 512-point lines (8 to a workgroup, so the
-                // strided reads come in 64-byte runs) where the first pass's workgroups then hold
-                // at most half a block (two to a compute unit). On the H100, 2^20 as 2048 × 512 ran
-                // at 0.96 of cuFFT against 0.85 as 1024 × 1024; 2^21 as 4096 × 512 (one workgroup
-                // to an SM) lost (docs/BENCHMARKS.md, "2026-11-24, commits fcf65e0 to 08615e9").
-                let short_last = (passes == 2
-                    && spec.layout == Layout::Rows
-                    && n > SHORT_LAST_PASS * SHORT_LAST_PASS
-                    && n / SHORT_LAST_PASS * min_lines <= block / 2)
-                    .then_some(SHORT_LAST_PASS);
-                let (bits, last) = match opts.last_pass_points.or(short_last) {
-                    // The passes before the last: as few as hold the rest of the points (a
-                    // short last pass can leave more than `passes - 1` blocks' worth).
-                    Some(last) if last < n => {
-                        let rest = k - last.ilog2();
-                        let per = (block / min_lines).max(2).ilog2();
-                        (split_evenly(rest, rest.div_ceil(per).max(1)), Some(last))
-                    }
-                    _ => (split_evenly(k, passes), None),
-                };
-                let sizes: Vec<usize> = bits.into_iter().map(|b| 1 << b).chain(last).collect();
-                multi_pass(spec, limits, opts, ex, &sizes, min_lines).map(|p| ((block, ex), p))
-            }
-        } else {
-            // Other smooth lengths: one pass where a line fits on chip, else the fewest passes
-            // whose sizes (the prime factors shared out evenly) each fit.
-            let blocks = [
-                (complex_block, Exchange::Complex),
-                (split_block, Exchange::Split),
-            ];
-            let blocks: Vec<_> = blocks.into_iter().filter(|&(_, ex)| allowed(ex)).collect();
-            let one = blocks
-                .iter()
-                .filter(|(b, _)| n * one_pass_lines <= *b)
-                .find_map(|&(b, ex)| single(ex).map(|p| ((b, ex), vec![p])));
-            one.or_else(|| {
-                (2..=shape::MAX_PASSES).find_map(|parts| {
-                    blocks.iter().find_map(|&(b, ex)| {
-                        let sizes = shape::split_factors(n, parts, b / min_lines)?;
-                        multi_pass(spec, limits, opts, ex, &sizes, min_lines).map(|p| ((b, ex), p))
-                    })
-                })
-            })
-        };
-        let Some((block, mut passes)) = passes else {
-            return Err(too_large(
-                format!("an FFT of {n} points"),
-                "no split into passes fits the device's workgroup memory and threads".into(),
-            ));
-        };
-
-        let (src_len, dst_len) = spec.row_lens();
-        let mut transforms_per_dispatch = transforms_per_binding(
-            limits,
-            &[src_len, dst_len],
-            spec.precision.complex_bytes(),
-            spec.whole_batch(),
-            spec.batch,
-        )?;
-        if spec.chain.is_some() && !passes_fuse_chain(&passes) {
-            // A chain that does not fit one kernel: the forward passes, then the same passes
-            // run backwards, the first multiplying by the filter on load.
-            let mut back = passes.clone();
-            for p in &mut passes {
-                p.scale = None;
-            }
-            for p in &mut back {
-                p.inverse = true;
-            }
-            back[0].filter_on_load = true;
-            passes.extend(back);
-        }
-        // Each pass carries the operations its kernel fuses.
-        passes[0].load = spec.load.clone();
-        if let Some(last) = passes.last_mut() {
-            last.set_store(spec.store.clone());
-        }
-        for p in passes
-            .iter_mut()
-            .filter(|p| p.filter_on_load || p.fused_chain)
-        {
-            p.filter = spec.chain.clone();
-        }
-        real::fuse(&mut passes, spec, limits)?;
-        if spec.checksum != crate::Checksum::Off {
-            let (input, output) = checksum::weights(n, spec.direction);
-            passes[0].check_in = Some(input.into());
-            if let Some(last) = passes.last_mut() {
-                last.check_out = Some(output.into());
-            }
-        }
-        // L2 residency: chunks small enough that a pass's output is still cached when the next
-        // pass reads it.
-        let budget = opts.resident_bytes.unwrap_or(0);
-        let resident = passes.len() > 1 && budget > 0 && !whole;
-        if resident {
-            let per = (budget as u64 / transform_bytes).max(1) as usize;
-            transforms_per_dispatch = transforms_per_dispatch.min(per);
-        }
-        let transforms_per_dispatch = if whole {
-            spec.batch
-        } else {
-            transforms_per_dispatch.min(spec.batch)
-        };
         let steps = || passes.iter().flat_map(Pass::steps);
         let lo_bits = if steps().any(Pass::twiddled) {
             n.next_power_of_two().ilog2().div_ceil(2)
@@ -899,10 +671,11 @@ impl Plan {
         for pass in &plan.passes {
             let groups = plan.groups(pass, transforms_per_dispatch) as u64;
             if groups > max_groups {
-                return Err(too_large(
-                    format!("{groups} workgroups in one dispatch"),
-                    format!("the device dispatches at most {max_groups}"),
-                ));
+                return Err(Error::TooLarge {
+                    what: format!("{groups} workgroups in one dispatch"),
+                    device: limits.name.clone(),
+                    detail: format!("the device dispatches at most {max_groups}"),
+                });
             }
         }
         Ok(plan)

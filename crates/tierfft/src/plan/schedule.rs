@@ -10,8 +10,10 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::Plan;
+use super::{DeviceLimits, Plan, PlanOptions, transforms_per_binding};
 use crate::base::values::Values;
+use crate::error::Result;
+use crate::spec::FftSpec;
 
 /// Workgroups a persistent kernel is launched with where the backend cannot ask the device
 /// how many it holds at once (wgpu, the interpreter): enough for several per compute unit
@@ -243,6 +245,43 @@ impl Plan {
             vectors: self.vectors().iter().map(Values::len).sum(),
         }
     }
+}
+
+/// Transforms one launch covers, and whether the plan runs chunk by chunk for L2 residency
+/// ([`Plan::resident`]), for `spec`'s transform in `passes` passes: as many as the binding
+/// limit allows (the whole batch where it must be bound at once), fewer where the
+/// L2-resident option asks for chunks small enough that a pass's output is still cached when
+/// the next pass reads it.
+pub(super) fn dispatch_size(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    passes: usize,
+) -> Result<(usize, bool)> {
+    let whole = spec.whole_batch();
+    let transform_bytes = (spec.precision.complex_bytes() * spec.n) as u64;
+    let (src_len, dst_len) = spec.row_lens();
+    let mut transforms_per_dispatch = transforms_per_binding(
+        limits,
+        &[src_len, dst_len],
+        spec.precision.complex_bytes(),
+        spec.whole_batch(),
+        spec.batch,
+    )?;
+    // L2 residency: chunks small enough that a pass's output is still cached when the next
+    // pass reads it.
+    let budget = opts.resident_bytes.unwrap_or(0);
+    let resident = passes > 1 && budget > 0 && !whole;
+    if resident {
+        let per = (budget as u64 / transform_bytes).max(1) as usize;
+        transforms_per_dispatch = transforms_per_dispatch.min(per);
+    }
+    let transforms_per_dispatch = if whole {
+        spec.batch
+    } else {
+        transforms_per_dispatch.min(spec.batch)
+    };
+    Ok((transforms_per_dispatch, resident))
 }
 
 impl Schedule {
