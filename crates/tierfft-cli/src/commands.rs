@@ -1,9 +1,7 @@
-//! `tierfft devices` and `tierfft plan`, and opening devices by name.
-
-use std::sync::Arc;
+//! `tierfft devices` and `tierfft plan`; opening devices by name is shared with `tierfft
+//! bench` ([`tierfft_bench::shared`]).
 
 use tierfft::backend::DEVICE_ENV;
-use tierfft::backend::cuda::CudaDevice;
 use tierfft::backend::wgpu::list_adapters;
 use tierfft::nd::{NdPlan, StepOp};
 use tierfft::plan::schedule::Route;
@@ -13,26 +11,7 @@ use tierfft::{Device, FftSpec, NdSpec};
 use crate::CliResult;
 use crate::fft::resolve_axes;
 
-/// `--device NAME`: `auto` honours `TIERFFT_DEVICE`; anything else goes to [`Device::by_name`].
-pub fn open_device(name: &str) -> tierfft::Result<Device> {
-    if name.eq_ignore_ascii_case("auto") {
-        Device::auto()
-    } else {
-        Device::by_name(name)
-    }
-}
-
-/// CUDA GPUs 0..n, for `--gpus n`: the GPUs themselves (for NCCL) and as devices.
-pub fn open_gpus(n: usize) -> CliResult<(Vec<Device>, Vec<Arc<CudaDevice>>)> {
-    let gpus = (0..n)
-        .map(|i| {
-            CudaDevice::open(i)
-                .map(Arc::new)
-                .map_err(|e| format!("--gpus {n}: GPU {i}: {e}"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((gpus.iter().map(|g| Device::from(g.clone())).collect(), gpus))
-}
+pub use tierfft_bench::shared::{open_device, open_gpus};
 
 /// `tierfft devices`: one row per wgpu adapter, a row for the CPU, and the `auto` choice.
 pub fn devices() -> CliResult<()> {

@@ -558,9 +558,9 @@ pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
         "tierfft: {direction} {kind} FFT in {precision} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
         job.norm.describe(job.inverse),
         device.name(),
-        crate::report::format_seconds(total.as_secs_f64()),
-        crate::report::format_seconds(planned.as_secs_f64()),
-        crate::report::format_seconds((total - planned).as_secs_f64()),
+        tierfft_bench::shared::format_seconds(total.as_secs_f64()),
+        tierfft_bench::shared::format_seconds(planned.as_secs_f64()),
+        tierfft_bench::shared::format_seconds((total - planned).as_secs_f64()),
         job.output.display()
     );
     Ok(())

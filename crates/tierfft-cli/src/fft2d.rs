@@ -11,7 +11,7 @@ use tierfft::{Complex32, NdSpec, PointOp};
 use crate::CliResult;
 use crate::plot::spectrum::{Spectrum, spectrum_figure};
 use crate::plot::{DYNAMIC_RANGE_DB, write_png, write_rgb};
-use crate::report::format_seconds;
+use tierfft_bench::shared::format_seconds;
 
 /// Arguments of `tierfft fft2d`.
 #[derive(Debug, Args)]

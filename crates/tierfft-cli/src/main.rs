@@ -1,25 +1,22 @@
 //! `tierfft`: list devices, show plans, transform `.npy` files, and benchmark.
 //!
 //! This file holds the argument definitions and the dispatch; the work is in [`commands`]
-//! (`devices`, `plan`, `fft`), [`bench`] and [`npy`].
+//! (`devices`, `plan`, `fft`), [`npy`], and for `tierfft bench` in the tierfft-bench crate
+//! ([`tierfft_bench::command`]), which also holds the argument parsers, planner flags and
+//! device opening the other commands share with it ([`tierfft_bench::shared`]).
 
-mod bench;
-mod bench_dist;
-mod bench_nd;
 mod commands;
-mod compare;
 mod fft;
 mod fft2d;
 mod outdir;
-mod planner;
 mod plot;
-mod report;
 mod sar;
 
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use tierfft_bench::shared::{PlannerArgs, parse_count, parse_shape};
 use tierfft_cli::{CliResult, memory, npy};
 
 /// Planned FFTs of any length on GPUs (CUDA; wgpu: Vulkan, Metal, DX12) and the CPU, and SAR
@@ -70,7 +67,7 @@ enum Command {
     /// shows the median call, per-transform time, GFLOPS (5·N·log2 N·batch / t), effective
     /// bandwidth (16·N·batch bytes / t: one read and one write) and the relative L2 error
     /// against rustfft in f64.
-    Bench(bench::BenchArgs),
+    Bench(tierfft_bench::command::BenchArgs),
     /// Simulate a SAR scene (or read your echoes), focus it (Range-Doppler), measure every
     /// point target (IRW, PSLR, ISLR, SNR, position from cuts upsampled ×16) and write the
     /// figures (overview, per-target crops and cuts, image.png, raw.png), metrics.json and
@@ -145,7 +142,7 @@ struct PlanArgs {
     precision: tierfft::Precision,
     /// Planner variants.
     #[command(flatten)]
-    planner: planner::PlannerArgs,
+    planner: PlannerArgs,
 }
 
 /// Arguments of `tierfft fft`.
@@ -281,22 +278,6 @@ fn run_fft_jobs(path: &std::path::Path) -> CliResult<()> {
     }
 }
 
-/// Parses a count written as a plain integer (`4096`) or a power of two (`2^22`).
-pub fn parse_count(s: &str) -> Result<usize, String> {
-    let s = s.trim();
-    let bad =
-        || format!("'{s}' is not a count: write an integer such as 4096, or 2^k such as 2^22");
-    match s.split_once('^') {
-        Some((base, exp)) => {
-            let base: usize = base.trim().parse().map_err(|_| bad())?;
-            let exp: u32 = exp.trim().parse().map_err(|_| bad())?;
-            base.checked_pow(exp)
-                .ok_or_else(|| format!("'{s}' is too large (more than {})", usize::MAX))
-        }
-        None => s.parse().map_err(|_| bad()),
-    }
-}
-
 /// Mesa's Vulkan device-selection layer (an implicit layer, on by default) probes for a
 /// Wayland display while devices are listed, and on a machine without one prints
 /// "error: XDG_RUNTIME_DIR is invalid or not set" for every probe, though nothing failed.
@@ -327,7 +308,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Devices => commands::devices(),
-        Command::Plan(a) => match a.shape.as_deref().map(bench_nd::parse_shape).transpose() {
+        Command::Plan(a) => match a.shape.as_deref().map(parse_shape).transpose() {
             Err(e) => Err(e.into()),
             Ok(shape) => commands::plan(&commands::PlanJob {
                 n: a.n.unwrap_or(1),
@@ -353,7 +334,7 @@ fn main() -> ExitCode {
             Some(jobs) => run_fft_jobs(jobs),
             None => fft_job(&a).and_then(|job| fft::fft(&job, &commands::open_device(&a.device)?)),
         },
-        Command::Bench(a) => bench::run(&a),
+        Command::Bench(a) => tierfft_bench::command::run(&a),
         Command::Sar(a) => sar::run(&a),
         Command::Fft2d(a) => fft2d::run(&a),
     };
@@ -368,21 +349,6 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_count;
-
-    #[test]
-    fn counts() {
-        assert_eq!(parse_count("4096"), Ok(4096));
-        assert_eq!(parse_count("2^22"), Ok(1 << 22));
-        assert_eq!(parse_count(" 2 ^ 0 "), Ok(1));
-        assert_eq!(parse_count("10^3"), Ok(1000));
-        assert!(parse_count("2^64").is_err());
-        assert!(parse_count("four").is_err());
-        assert!(parse_count("-1").is_err());
-        assert!(parse_count("2^").is_err());
-        assert!(parse_count("").is_err());
-    }
-
     #[test]
     fn cli_is_well_formed() {
         use clap::CommandFactory;

@@ -23,12 +23,9 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("backend", &["backend"]),
     ("nd", &["nd"]),
     ("distributed", &["distributed"]),
-    // Debug views (`debug`: kernel source, the reference transform, NVRTC), the fuzzing
-    // check, benchmarks, and the crate root's re-exports.
-    (
-        "views and tools",
-        &["debug", "fuzzing", "bench", "lib", "layers"],
-    ),
+    // Debug views (`debug`: kernel source, the reference transform, NVRTC, kernel
+    // registers), the fuzzing check, and the crate root's re-exports.
+    ("views and tools", &["debug", "fuzzing", "lib", "layers"]),
 ];
 
 /// The floor (index into [`FLOORS`]) of a top-level module.

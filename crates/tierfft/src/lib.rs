@@ -37,7 +37,8 @@
 //! - [`distributed`]: transforms spread over several devices.
 //! - [`debug`]: views for checking and inspecting, not for production use: kernel source
 //!   ([`debug::source`]), the reference transforms and error norms ([`debug::reference`]),
-//!   NVRTC, and the faults a checksummed transform is tested with ([`debug::Fault`]).
+//!   NVRTC, a CUDA plan's kernel registers ([`debug::kernel_reports`]), and the faults a
+//!   checksummed transform is tested with ([`debug::Fault`]).
 //!
 //! Public structs and enums that may grow are `#[non_exhaustive]`: build specs and options
 //! with their constructors and setters (`FftSpec::new(n).batch(b)`,
@@ -59,9 +60,6 @@
 
 pub mod backend;
 mod base;
-#[cfg(feature = "bench")]
-#[doc(hidden)]
-pub mod bench;
 mod checksum;
 pub mod debug;
 pub mod distributed;

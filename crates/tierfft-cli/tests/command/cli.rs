@@ -712,7 +712,7 @@ fn bench_table_has_header_and_rows() {
 /// any device is opened; `--energy-seconds` below one second is refused.
 #[test]
 fn bench_energy_without_nvml_says_why() {
-    if tierfft::bench::energy::probe().is_ok() {
+    if tierfft_bench::energy::probe().is_ok() {
         eprintln!("NVML is present here; the missing-NVML message is not checked");
         return;
     }

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 #[cfg(feature = "cuda")]
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use num_complex::{Complex32, Complex64};
 
 use super::Device;
@@ -327,6 +327,23 @@ impl<T: Element> DeviceBuffer<T> {
     #[cfg(feature = "wgpu")]
     pub fn wgpu_buffer(&self) -> Option<&::wgpu::Buffer> {
         self.held.get::<WgpuMemory>().map(|m| &m.buffer)
+    }
+
+    /// The memory of a CUDA buffer borrowed as a cudarc view (`T`'s values as interleaved
+    /// f32, [`DeviceBuffer::len`] × `T::FLOATS` of them), for a caller's own kernels or
+    /// libraries (cuFFT, say) on the device's stream, without a copy or a wait: the view
+    /// orders with tierfft's work as any cudarc array does. `None` for buffers of other
+    /// devices.
+    #[cfg(feature = "cuda")]
+    pub fn cuda_view(&self) -> Option<CudaView<'_, f32>> {
+        CudaMemory::slice_in(&self.held).map(CudaSlice::as_view)
+    }
+
+    /// [`DeviceBuffer::cuda_view`], mutable: for a caller's work that writes the buffer (or
+    /// may, as cuFFT may overwrite the input of an out-of-place transform).
+    #[cfg(feature = "cuda")]
+    pub fn cuda_view_mut(&mut self) -> Option<CudaViewMut<'_, f32>> {
+        CudaMemory::slice_in_mut(&mut self.held).map(CudaSlice::as_view_mut)
     }
 
     /// The cudarc array behind a CUDA buffer, without a copy (work queued on it stays

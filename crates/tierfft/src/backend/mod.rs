@@ -127,6 +127,20 @@ pub fn median(xs: &[f64]) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
+/// Registers and memory of one compiled kernel, as the driver reports them (shown as
+/// `tierfft::debug::KernelReport`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KernelResources {
+    /// Registers per thread.
+    pub(crate) registers: i32,
+    /// Local memory (spills) per thread, bytes.
+    pub(crate) local_bytes: i32,
+    /// Dynamic shared memory per block, bytes.
+    pub(crate) shared_bytes: u32,
+    /// Threads per block.
+    pub(crate) threads: u32,
+}
+
 /// What every backend's planned transform does. Host data are the plan's complex values
 /// (`n × batch`, checked by [`Fft`]) as the 4-byte words of its precision, which is how
 /// device memory holds them.
@@ -146,6 +160,17 @@ pub(crate) trait Executor: Send + Sync {
     /// Transforms device-resident `src` (the rows the first pass reads) into `dst` (the rows
     /// the last pass writes; the lengths differ for a real transform's half), `src` intact.
     fn process_between(&self, src: &mut Held, dst: &mut Held) -> Result<()>;
+    /// [`Executor::process_between`] without reading a checksummed plan's records, so that
+    /// nothing waits for the device (CUDA); the other backends check as `process_between`.
+    fn process_between_unverified(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
+        self.process_between(src, dst)
+    }
+    /// Registers, spills and shared memory of each pass's compiled kernel (CUDA only).
+    fn kernel_resources(&self) -> Result<Vec<KernelResources>> {
+        Err(Error::InvalidSpec(
+            "kernel registers and spills are reported for plans on CUDA devices only".into(),
+        ))
+    }
     /// Transforms `input` into `output` once, then times `reps` more runs on
     /// device-resident data (seconds each).
     fn measure(&self, input: &[f32], output: &mut [f32], reps: usize) -> Result<(Vec<f64>, Timer)>;
@@ -535,6 +560,46 @@ impl Fft {
         self.same_rows()?;
         self.check_values::<T>(data.len())?;
         self.exec.process_buffer(&mut data.held)
+    }
+
+    /// Transforms the device-resident `input` (`n × batch` elements) into `output` (as
+    /// many, on the same device, a buffer apart from `input`), leaving `input` as it was: an
+    /// out-of-place run on device memory, as cuFFT's out-of-place plans run. The work is
+    /// queued on the device's stream (CUDA) or queue, not waited for, except that a
+    /// checksummed plan ([`crate::Checksum`]) waits for its records to report failures, as
+    /// [`Fft::process_buffer`] does.
+    pub fn process_buffer_into<T: Element>(
+        &self,
+        input: &mut impl AsDeviceBuffer<T>,
+        output: &mut impl AsDeviceBuffer<T>,
+    ) -> Result<()> {
+        let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
+        self.same_rows()?;
+        self.check_values::<T>(input.len())?;
+        self.check_values::<T>(output.len())?;
+        self.exec.process_between(&mut input.held, &mut output.held)
+    }
+
+    /// [`Fft::process_buffer_into`] leaving a checksummed plan's records unread, so that
+    /// nothing waits (on CUDA; other backends check as `process_buffer_into`). For
+    /// [`crate::debug::process_buffer_into_unverified`].
+    pub(crate) fn process_buffer_into_unverified<T: Element>(
+        &self,
+        input: &mut impl AsDeviceBuffer<T>,
+        output: &mut impl AsDeviceBuffer<T>,
+    ) -> Result<()> {
+        let (input, output) = (input.buffer_mut(TOKEN), output.buffer_mut(TOKEN));
+        self.same_rows()?;
+        self.check_values::<T>(input.len())?;
+        self.check_values::<T>(output.len())?;
+        self.exec
+            .process_between_unverified(&mut input.held, &mut output.held)
+    }
+
+    /// Registers and memory of each pass's compiled kernel (CUDA plans only). For
+    /// [`crate::debug::kernel_reports`].
+    pub(crate) fn kernel_resources(&self) -> Result<Vec<KernelResources>> {
+        self.exec.kernel_resources()
     }
 
     /// Records the in-place transform of `data` (a buffer of this plan's wgpu device, e.g.

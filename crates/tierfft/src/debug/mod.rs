@@ -7,13 +7,17 @@
 //!   checked against, and the relative-L2 error norms the tests use.
 //! - [`nvrtc`] (cargo feature `cuda`): NVRTC, the compiler the CUDA backend runs on the
 //!   kernels' CUDA C, for compiling printed source by hand.
+//! - [`kernels`]: registers and spills of a CUDA plan's kernels ([`KernelReport`]), and
+//!   out-of-place runs that leave a checksummed plan's records unread, for timing.
 //! - [`Fault`]: a bit flipped in device memory between two passes
 //!   ([`Fft::inject_fault`](crate::Fft::inject_fault)), to see what a checksummed transform
 //!   catches.
 
+pub mod kernels;
 pub mod reference;
 pub mod source;
 
 #[cfg(feature = "cuda")]
 pub use crate::backend::cuda::nvrtc;
 pub use crate::backend::fault::Fault;
+pub use kernels::{KernelReport, kernel_reports, process_buffer_into_unverified};

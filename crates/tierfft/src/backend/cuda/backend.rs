@@ -48,6 +48,21 @@ impl CudaMemory {
             .or_else(|| held.get::<CudaBorrowed>().map(|b| &*b.0))
     }
 
+    /// `held`'s array, owned or a view's, on whichever device.
+    pub(crate) fn slice_in(held: &Held) -> Option<&CudaSlice<f32>> {
+        CudaMemory::any_of(held).map(|m| &m.slice)
+    }
+
+    /// `held`'s array, mutable, owned or a view's, on whichever device (only ever handed
+    /// out as a [`cudarc::driver::CudaViewMut`], so that it cannot be swapped out).
+    pub(crate) fn slice_in_mut(held: &mut Held) -> Option<&mut CudaSlice<f32>> {
+        if held.get::<CudaMemory>().is_some() {
+            held.get_mut::<CudaMemory>().map(|m| &mut m.slice)
+        } else {
+            held.get_mut::<CudaBorrowed>().map(|b| &mut b.0.slice)
+        }
+    }
+
     /// `held`'s array, when it is memory of `dev`.
     pub(crate) fn of<'a>(held: &'a Held, dev: &Arc<CudaDevice>) -> Option<&'a CudaSlice<f32>> {
         CudaMemory::any_of(held)

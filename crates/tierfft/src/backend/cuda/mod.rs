@@ -14,10 +14,6 @@ pub(crate) mod one;
 pub(crate) mod transfer;
 
 pub(crate) use backend::CudaMemory;
-// The command's cuFFT comparison builds our executor itself.
-#[cfg(feature = "bench")]
-pub use exec::CudaFft;
-#[cfg(not(feature = "bench"))]
 pub(crate) use exec::CudaFft;
 pub(crate) use exec::time_events;
 

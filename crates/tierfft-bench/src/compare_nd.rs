@@ -3,18 +3,14 @@
 //! Z2D, batched over the leading ones), plus the device-to-device copy bandwidth that
 //! bounds both.
 
-use std::sync::Arc;
-
 use cudarc::cufft::{CudaFft as CuFftPlan, FftDirection, sys as cufft_sys};
-use cudarc::driver::{CudaSlice, CudaViewMut};
+use cudarc::driver::{CudaView, CudaViewMut};
 use num_complex::Complex;
+use tierfft::backend::median;
+use tierfft::nd::Kind;
+use tierfft::{Device, DeviceBuffer, Direction, Element, Error, NdFft, RealElement, Result};
 
-use crate::backend::cuda::exec::time_events;
-use crate::backend::cuda::{CudaDevice, CudaMemory, gpu_err};
-use crate::backend::{Device, DeviceBuffer, Element, RealElement, median};
-use crate::error::{Error, Result};
-use crate::nd::{Kind, NdFft};
-use crate::spec::Direction;
+use crate::cuda::{cuda_of, gpu, gpu_err, time_events};
 
 /// Times of both libraries and the copy bandwidth, from one run, in precision `T`.
 #[derive(Clone, Debug)]
@@ -48,38 +44,38 @@ where
     /// Complex to complex, `len` values each side.
     fn c2c(
         plan: &CuFftPlan,
-        src: &mut CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &mut CudaViewMut<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         len: (usize, usize),
         direction: FftDirection,
     ) -> Result<()>;
     /// Reals to complex values.
     fn r2c(
         plan: &CuFftPlan,
-        src: &CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &CudaView<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         len: (usize, usize),
     ) -> Result<()>;
     /// Complex values to reals.
     fn c2r(
         plan: &CuFftPlan,
-        src: &mut CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &mut CudaViewMut<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         len: (usize, usize),
     ) -> Result<()>;
 }
 
 /// `s` as `len` values of `S` (`None` from cudarc, an error here, when the buffer is
 /// shorter).
-fn view<S>(s: &mut CudaSlice<f32>, len: usize) -> Result<CudaViewMut<'_, S>> {
+fn view<'a, S>(s: &'a mut CudaViewMut<'_, f32>, len: usize) -> Result<CudaViewMut<'a, S>> {
     // SAFETY: the buffers hold values of the plan's precision as 4-byte words: f32 pairs
     // are valid `float2`, f32 word pairs valid f64 and quadruples `double2` (cudarc's
     // allocations are at least 256-byte aligned); cudarc checks the length.
-    unsafe { s.transmute_mut::<S>(len) }.ok_or_else(|| Error::gpu("buffer view"))
+    unsafe { s.transmute_mut::<S>(len) }.ok_or_else(|| gpu("buffer view"))
 }
 
 fn cufft_err(e: impl std::fmt::Debug) -> Error {
-    Error::gpu(format!("cuFFT exec: {e:?}"))
+    gpu(format!("cuFFT exec: {e:?}"))
 }
 
 impl CufftReal for f32 {
@@ -90,8 +86,8 @@ impl CufftReal for f32 {
     ];
     fn c2c(
         plan: &CuFftPlan,
-        src: &mut CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &mut CudaViewMut<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         (a, b): (usize, usize),
         direction: FftDirection,
     ) -> Result<()> {
@@ -101,8 +97,8 @@ impl CufftReal for f32 {
     }
     fn r2c(
         plan: &CuFftPlan,
-        src: &CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &CudaView<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         (_, b): (usize, usize),
     ) -> Result<()> {
         plan.exec_r2c(src, &mut view::<cufft_sys::float2>(dst, b)?)
@@ -110,8 +106,8 @@ impl CufftReal for f32 {
     }
     fn c2r(
         plan: &CuFftPlan,
-        src: &mut CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &mut CudaViewMut<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         (a, _): (usize, usize),
     ) -> Result<()> {
         plan.exec_c2r(&mut view::<cufft_sys::float2>(src, a)?, dst)
@@ -127,8 +123,8 @@ impl CufftReal for f64 {
     ];
     fn c2c(
         plan: &CuFftPlan,
-        src: &mut CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &mut CudaViewMut<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         (a, b): (usize, usize),
         direction: FftDirection,
     ) -> Result<()> {
@@ -142,19 +138,19 @@ impl CufftReal for f64 {
     }
     fn r2c(
         plan: &CuFftPlan,
-        src: &CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &CudaView<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         (a, b): (usize, usize),
     ) -> Result<()> {
         // SAFETY: as in `view`: f32 word pairs are valid f64 values.
-        let src = unsafe { src.transmute::<f64>(a) }.ok_or_else(|| Error::gpu("buffer view"))?;
+        let src = unsafe { src.transmute::<f64>(a) }.ok_or_else(|| gpu("buffer view"))?;
         plan.exec_d2z(&src, &mut view::<cufft_sys::double2>(dst, b)?)
             .map_err(cufft_err)
     }
     fn c2r(
         plan: &CuFftPlan,
-        src: &mut CudaSlice<f32>,
-        dst: &mut CudaSlice<f32>,
+        src: &mut CudaViewMut<'_, f32>,
+        dst: &mut CudaViewMut<'_, f32>,
         (a, b): (usize, usize),
     ) -> Result<()> {
         let mut out = view::<f64>(dst, b)?;
@@ -163,20 +159,25 @@ impl CufftReal for f64 {
     }
 }
 
-fn slice<T: Element>(b: &mut DeviceBuffer<T>) -> Result<&mut CudaSlice<f32>> {
-    b.held
-        .get_mut::<CudaMemory>()
-        .map(|m| &mut m.slice)
+/// `b`'s memory as a cudarc view, or an error for a buffer of another device.
+fn view_of<T: Element>(b: &DeviceBuffer<T>) -> Result<CudaView<'_, f32>> {
+    b.cuda_view()
+        .ok_or_else(|| Error::InvalidSpec("the comparison runs on CUDA buffers".into()))
+}
+
+/// `b`'s memory as a mutable cudarc view, or an error for a buffer of another device.
+fn slice<T: Element>(b: &mut DeviceBuffer<T>) -> Result<CudaViewMut<'_, f32>> {
+    b.cuda_view_mut()
         .ok_or_else(|| Error::InvalidSpec("the comparison runs on CUDA buffers".into()))
 }
 
 /// Runs `fft` and cuFFT on `input` (the first, checked run of each on its own copy of it:
 /// both may overwrite their input; the timed repetitions reuse the overwritten copies, whose
 /// values do not change the time) `reps` times each, interleaved, timing each call with CUDA
-/// events. The spec must
-/// transform the trailing axes in order (what one cuFFT plan does), unnormalised.
+/// events. The spec must transform the trailing axes in order (what one cuFFT plan does),
+/// unnormalised; `device` is the CUDA device `fft` was planned on.
 pub fn compare_nd<T: CufftReal>(
-    dev: &Arc<CudaDevice>,
+    device: &Device,
     fft: &NdFft,
     input: NdData<T>,
     reps: usize,
@@ -192,7 +193,8 @@ where
             "the cuFFT comparison takes up to three trailing axes in order, unnormalised".into(),
         ));
     }
-    let device = Device::from(dev.clone());
+    let dev = cuda_of(device, "the cuFFT comparison")?;
+    let dev = &*dev;
     let stream = dev.stream();
     let dims: Vec<i32> = spec.shape[rank - k..].iter().map(|&d| d as i32).collect();
     let batch: usize = spec.shape[..rank - k].iter().product();
@@ -200,6 +202,11 @@ where
         Kind::ComplexToComplex => T::TYPES[0],
         Kind::RealToComplex => T::TYPES[1],
         Kind::ComplexToReal => T::TYPES[2],
+        other => {
+            return Err(Error::InvalidSpec(format!(
+                "the cuFFT comparison runs C2C, R2C and C2R transforms, not {other:?}"
+            )));
+        }
     };
     let plan = CuFftPlan::plan_many(
         &dims,
@@ -213,7 +220,7 @@ where
         batch as i32,
         stream.clone(),
     )
-    .map_err(|e| Error::gpu(format!("cuFFT plan for {:?}: {e:?}", spec.shape)))?;
+    .map_err(|e| gpu(format!("cuFFT plan for {:?}: {e:?}", spec.shape)))?;
     let (in_len, out_len) = (spec.input_len(), spec.output_len());
     let given = match input {
         NdData::Real(x) => x.len(),
@@ -229,12 +236,17 @@ where
     let direction = match spec.direction {
         Direction::Forward => FftDirection::Forward,
         Direction::Inverse => FftDirection::Inverse,
+        other => {
+            return Err(Error::InvalidSpec(format!(
+                "the cuFFT comparison runs forward or inverse transforms, not {other:?}"
+            )));
+        }
     };
 
     // Pristine input, a working copy for each library, an output for each.
     let (ours_out, cufft_out, ours, theirs) = match (spec.kind(), input) {
         (Kind::RealToComplex, NdData::Real(x)) => {
-            let mut pristine = device.upload(x)?;
+            let pristine = device.upload(x)?;
             let mut work = device.upload(x)?;
             let mut out = device.zeros_of::<Complex<T>>(out_len)?;
             let mut cu_out = device.zeros_of::<Complex<T>>(out_len)?;
@@ -242,9 +254,9 @@ where
                 fft.process_buffer_real_to_complex(work, out)
             };
             ours_run(&mut work, &mut out)?;
-            let src = &*slice(&mut pristine)?;
+            let src = view_of(&pristine)?;
             let cu_run = |cu_out: &mut DeviceBuffer<Complex<T>>| -> Result<()> {
-                T::r2c(&plan, src, slice(cu_out)?, lens)
+                T::r2c(&plan, &src, &mut slice(cu_out)?, lens)
             };
             cu_run(&mut cu_out)?;
             let (a, b) = (out.download()?, cu_out.download()?);
@@ -264,7 +276,7 @@ where
                 fft.process_buffer_complex_to_real(work, out)
             };
             let cu_run = |w: &mut DeviceBuffer<Complex<T>>, o: &mut DeviceBuffer<T>| {
-                T::c2r(&plan, slice(w)?, slice(o)?, lens)
+                T::c2r(&plan, &mut slice(w)?, &mut slice(o)?, lens)
             };
             ours_run(&mut work, &mut out)?;
             cu_run(&mut cu_work, &mut cu_out)?;
@@ -287,7 +299,7 @@ where
             let mut cu_out = device.zeros_of::<Complex<T>>(out_len)?;
             fft.process_buffer(&mut work)?;
             let cu_run = |src: &mut DeviceBuffer<Complex<T>>, o: &mut DeviceBuffer<Complex<T>>| {
-                T::c2c(&plan, slice(src)?, slice(o)?, lens, direction)
+                T::c2c(&plan, &mut slice(src)?, &mut slice(o)?, lens, direction)
             };
             cu_run(&mut src, &mut cu_out)?;
             let (a, b) = (work.download()?, cu_out.download()?);
@@ -304,11 +316,11 @@ where
             ));
         }
     };
-    let mut a = device.zeros_of::<Complex<T>>(complex_len)?;
+    let a = device.zeros_of::<Complex<T>>(complex_len)?;
     let mut b = device.zeros_of::<Complex<T>>(complex_len)?;
-    let (a, b) = (&*slice(&mut a)?, slice(&mut b)?);
+    let (a, mut b) = (view_of(&a)?, slice(&mut b)?);
     let copies = time_events(dev, reps.max(1), || {
-        stream.memcpy_dtod(a, b).map_err(gpu_err("copying"))
+        stream.memcpy_dtod(&a, &mut b).map_err(gpu_err("copying"))
     })?;
     let bytes = std::mem::size_of::<Complex<T>>() * complex_len;
     let copy_gbps = 2.0 * bytes as f64 / median(&copies) / 1e9;

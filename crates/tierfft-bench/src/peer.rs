@@ -6,11 +6,12 @@
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::path::Path;
 
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 use libloading::{Library, Symbol};
+use tierfft::backend::cuda::CudaDevice;
+use tierfft::{Error, Result};
 
-use crate::backend::cuda::CudaDevice;
-use crate::error::{Error, Result};
+use crate::cuda::gpu;
 
 type Create = unsafe extern "C" fn(
     c_int,
@@ -81,7 +82,7 @@ impl CallbackPeer {
     fn error(&self, code: c_int) -> Error {
         // SAFETY: the peer returns a NUL-terminated string it owns until its next call.
         let text = unsafe { CStr::from_ptr((self.last_error)()) }.to_string_lossy();
-        Error::gpu(format!("cuFFT callback peer: {text} (code {code})"))
+        gpu(format!("cuFFT callback peer: {text} (code {code})"))
     }
 
     /// Plans the chain FFT → multiply by `filter` (n complex values as f32 pairs, cycled over
@@ -138,8 +139,8 @@ impl CallbackPeer {
 
 impl PeerChain<'_> {
     /// Enqueues the chain from `input` into `output` (each `n · batch` complex values as f32
-    /// pairs) on the device's stream.
-    pub fn run(&self, input: &CudaSlice<f32>, output: &mut CudaSlice<f32>) -> Result<()> {
+    /// pairs, e.g. [`tierfft::DeviceBuffer::cuda_view`]s) on the device's stream.
+    pub fn run(&self, input: &CudaView<'_, f32>, output: &mut CudaViewMut<'_, f32>) -> Result<()> {
         if input.len() < 2 * self.len || output.len() < 2 * self.len {
             return Err(Error::InvalidSpec(
                 "the callback peer's buffers are shorter than its plan".into(),

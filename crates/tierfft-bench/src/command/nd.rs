@@ -5,13 +5,14 @@
 use num_complex::{Complex, Complex64};
 use rand::RngExt;
 use tierfft::backend::median;
-use tierfft::bench::compare_nd::{CufftReal, NdData, compare_nd};
+
 use tierfft::debug::reference::{NdInput, nd_dd, nd_f64, relative_l2_error64};
 use tierfft::nd::FuseReal;
 use tierfft::nd::Kind;
 use tierfft::{Complex32, Device, Direction, Element, NdSpec, Precision};
 
-use crate::CliResult;
+use super::CommandResult;
+use crate::compare_nd::{CufftReal, NdData, compare_nd};
 
 /// Arrays up to this many elements are checked against the f64 reference; larger ones
 /// against cuFFT (with `--compare`) or not at all.
@@ -88,20 +89,6 @@ impl BenchReal for f64 {
     }
 }
 
-/// Parses `1024x1024` (or `128x128x128`, `2^20`) into a shape.
-pub fn parse_shape(s: &str) -> Result<Vec<usize>, String> {
-    s.split(['x', 'X', '×'])
-        .map(crate::parse_count)
-        .collect::<Result<Vec<_>, _>>()
-        .and_then(|v| {
-            if v.contains(&0) {
-                Err(format!("'{s}' has an extent of 0"))
-            } else {
-                Ok(v)
-            }
-        })
-}
-
 fn shape_name(shape: &[usize]) -> String {
     shape
         .iter()
@@ -117,7 +104,7 @@ fn real_spectrum<T: BenchReal>(
     device: &Device,
     c2r: &NdSpec,
     rng: &mut impl rand::Rng,
-) -> CliResult<Vec<Complex<T>>>
+) -> CommandResult<Vec<Complex<T>>>
 where
     Complex<T>: Element,
 {
@@ -135,7 +122,7 @@ where
 }
 
 /// `tierfft bench --shapes ...`.
-pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
+pub fn run(device: &Device, opts: &NdOptions) -> CommandResult<()> {
     match opts.precision {
         Precision::F32 => run_in::<f32>(device, opts),
         Precision::F64 => run_in::<f64>(device, opts),
@@ -144,12 +131,12 @@ pub fn run(device: &Device, opts: &NdOptions) -> CliResult<()> {
 }
 
 /// [`run`] in precision `T`.
-fn run_in<T: BenchReal>(device: &Device, opts: &NdOptions) -> CliResult<()>
+fn run_in<T: BenchReal>(device: &Device, opts: &NdOptions) -> CommandResult<()>
 where
     Complex<T>: Element,
 {
     let cuda = match (opts.cufft, device.cuda_device()) {
-        (true, Some(d)) => Some(d),
+        (true, Some(_)) => Some(device),
         (true, None) => return Err("--compare cufft needs --backend cuda".into()),
         (false, _) => None,
     };
@@ -214,12 +201,12 @@ where
         let moved = bytes(spec.input_len(), spec.kind() == Kind::RealToComplex)
             + bytes(spec.output_len(), spec.kind() == Kind::ComplexToReal);
         let (ours, cu, copy, err_ours, err_cu) = match &cuda {
-            Some(dev) => {
+            Some(device) => {
                 let data = match r2c {
                     true => NdData::Real(&reals),
                     false => NdData::Complex(&complex),
                 };
-                let c = compare_nd(dev, &fft, data, opts.reps)?;
+                let c = compare_nd(device, &fft, data, opts.reps)?;
                 let (e_ours, e_cu) = match want {
                     Some(_) => (error(&c.ours.0), error(&c.cufft.0)),
                     // Too large to check in f64 here: ours against cuFFT.

@@ -8,7 +8,7 @@ use tierfft::debug::reference::{NdInput, nd_f64, random, relative_l2_error};
 use tierfft::distributed::{DistFft, DistSpec, Spectrum};
 use tierfft::{Complex32, Device, NdSpec};
 
-use crate::CliResult;
+use super::CommandResult;
 
 /// Arrays up to this many elements are checked against the f64 reference.
 const REFERENCE_ELEMENTS: usize = 1 << 22;
@@ -40,10 +40,10 @@ fn relative_difference(a: &[Complex32], b: &[Complex32]) -> f64 {
 }
 
 /// `tierfft bench --shapes .. --gpus N`.
-pub fn run(opts: &DistOptions) -> CliResult<()> {
+pub fn run(opts: &DistOptions) -> CommandResult<()> {
     let (devices, gpus) = match opts.cpu {
         true => (vec![Device::cpu()], Vec::new()),
-        false => crate::commands::open_gpus(opts.ranks)?,
+        false => crate::shared::open_gpus(opts.ranks)?,
     };
     let one = &devices[0];
     println!(

@@ -17,8 +17,10 @@ use cudarc::driver::sys::{CUdevice_attribute as A, CUevent_flags};
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::Clock;
 
-use crate::backend::cuda::{CudaDevice, gpu_err};
-use crate::error::{Error, Result};
+use tierfft::backend::cuda::CudaDevice;
+use tierfft::{Error, Result};
+
+use crate::cuda::{gpu, gpu_err, gpu_from};
 
 /// GPU work of about this long per chunk of calls between two events.
 const CHUNK_SECONDS: f64 = 0.02;
@@ -84,7 +86,7 @@ pub struct EnergyMeter {
 fn energy_mj(device: &nvml_wrapper::Device<'_>) -> Result<u64> {
     device
         .total_energy_consumption()
-        .map_err(|e| Error::gpu_from("reading the GPU's energy counter", e))
+        .map_err(|e| gpu_from("reading the GPU's energy counter", e))
 }
 
 /// Reads `device`'s counter until it moves, returning the new value and when it was seen.
@@ -101,7 +103,7 @@ fn next_update(
             return Ok((e, Instant::now()));
         }
         if Instant::now() > deadline {
-            return Err(Error::gpu("the GPU's energy counter did not move in 2 s"));
+            return Err(gpu("the GPU's energy counter did not move in 2 s"));
         }
     }
 }
@@ -131,7 +133,8 @@ impl EnergyMeter {
     pub fn open(dev: &CudaDevice) -> Result<EnergyMeter> {
         let nvml = load_nvml()?;
         let attr = |a: A| {
-            dev.context()
+            dev.stream()
+                .context()
                 .attribute(a)
                 .map_err(gpu_err("reading the PCI address"))
         };
@@ -155,7 +158,7 @@ impl EnergyMeter {
     /// Power, clocks and power limit now.
     pub fn state(&self) -> Result<BoardState> {
         let d = self.device()?;
-        let nvml = |what: &'static str| move |e| Error::gpu_from(&format!("reading the {what}"), e);
+        let nvml = |what: &'static str| move |e| gpu_from(&format!("reading the {what}"), e);
         Ok(BoardState {
             watts: f64::from(d.power_usage().map_err(nvml("power draw"))?) * 1e-3,
             sm_mhz: d.clock_info(Clock::SM).map_err(nvml("SM clock"))?,
@@ -211,7 +214,7 @@ impl EnergyMeter {
         let (e1, t1) = next_update(&device, &mut keep_busy)?;
         let sm_mhz = device
             .clock_info(Clock::SM)
-            .map_err(|e| Error::gpu_from("reading the SM clock", e))?;
+            .map_err(|e| gpu_from("reading the SM clock", e))?;
         let end = record()?;
         end.synchronize().map_err(gpu_err("waiting for the GPU"))?;
         let gpu_seconds = f64::from(

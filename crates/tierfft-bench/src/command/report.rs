@@ -3,6 +3,8 @@
 use serde::Serialize;
 use tierfft::backend::Timer;
 
+use crate::shared::format_seconds;
+
 /// One size's result: the measurement, or why there is none.
 #[derive(Debug, Serialize)]
 pub struct Row {
@@ -48,17 +50,6 @@ pub fn timer_name(t: Timer) -> &'static str {
     }
 }
 
-/// A duration with a unit that suits it: µs, ms or s.
-pub fn format_seconds(t: f64) -> String {
-    if t < 1e-3 {
-        format!("{:.2} µs", t * 1e6)
-    } else if t < 1.0 {
-        format!("{:.3} ms", t * 1e3)
-    } else {
-        format!("{t:.3} s")
-    }
-}
-
 /// The table's column titles.
 pub fn header() -> String {
     format!(
@@ -101,16 +92,4 @@ pub fn command_line() -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn units() {
-        assert_eq!(format_seconds(12.5e-6), "12.50 µs");
-        assert_eq!(format_seconds(0.0125), "12.500 ms");
-        assert_eq!(format_seconds(2.0), "2.000 s");
-    }
 }

@@ -1,9 +1,17 @@
-//! The planner's tuning knobs as command-line flags, shared by `tierfft plan` and `tierfft bench`.
+//! What `tierfft bench` shares with the other subcommands of the `tierfft` command (which
+//! uses these from here): counts and shapes as arguments, the planner's tuning knobs as
+//! flags, opening devices by name, and durations as text.
+
+use std::sync::Arc;
 
 use clap::Args;
+use tierfft::Device;
+use tierfft::backend::cuda::CudaDevice;
 use tierfft::plan::{Exchange, PlanOptions};
 
-/// Planner variants: timed side by side with `tierfft bench`, inspected with `tierfft plan`.
+/// The planner's tuning knobs as command-line flags, shared by `tierfft plan` and `tierfft
+/// bench`: planner variants timed side by side with `tierfft bench`, inspected with
+/// `tierfft plan`.
 #[derive(Debug, Args)]
 pub struct PlannerArgs {
     /// Planner variant: largest radix of an on-chip stage (2, 4, 8 or 16).
@@ -25,7 +33,7 @@ pub struct PlannerArgs {
     groups_per_unit: Option<u16>,
     /// Planner variant: longest chained FFT → multiply → IFFT fused into one kernel (longer
     /// ones run as two kernels; default: the device's measured limit).
-    #[arg(long, value_name = "N", value_parser = crate::parse_count)]
+    #[arg(long, value_name = "N", value_parser = parse_count)]
     max_chain_points: Option<usize>,
     /// Planner variant: persistent one-pass kernels that prefetch the next lines into
     /// workgroup memory while transforming the current ones (CUDA: cp.async, sm_80 and up);
@@ -35,7 +43,7 @@ pub struct PlannerArgs {
     /// Planner variant: length of Bluestein's convolution for lengths with a prime factor
     /// above 13 (no prime factor above 13 itself, at least 2n − 1; default: the planner's
     /// cheapest).
-    #[arg(long, value_name = "M", value_parser = crate::parse_count)]
+    #[arg(long, value_name = "M", value_parser = parse_count)]
     bluestein_m: Option<usize>,
     /// Time every candidate plan on the device and keep the fastest (today: Bluestein's
     /// convolution length); costs a compile and a few runs per candidate.
@@ -111,4 +119,98 @@ fn parse_radix(s: &str) -> Result<usize, String> {
 /// Points per thread ([`PlanOptions::POINTS_PER_THREAD`]).
 fn parse_points(s: &str) -> Result<usize, String> {
     one_of(s, &PlanOptions::POINTS_PER_THREAD)
+}
+
+/// Parses a count written as a plain integer (`4096`) or a power of two (`2^22`).
+pub fn parse_count(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let bad =
+        || format!("'{s}' is not a count: write an integer such as 4096, or 2^k such as 2^22");
+    match s.split_once('^') {
+        Some((base, exp)) => {
+            let base: usize = base.trim().parse().map_err(|_| bad())?;
+            let exp: u32 = exp.trim().parse().map_err(|_| bad())?;
+            base.checked_pow(exp)
+                .ok_or_else(|| format!("'{s}' is too large (more than {})", usize::MAX))
+        }
+        None => s.parse().map_err(|_| bad()),
+    }
+}
+
+/// Parses `1024x1024` (or `128x128x128`, `2^20`) into a shape.
+pub fn parse_shape(s: &str) -> Result<Vec<usize>, String> {
+    s.split(['x', 'X', '×'])
+        .map(parse_count)
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|v| {
+            if v.contains(&0) {
+                Err(format!("'{s}' has an extent of 0"))
+            } else {
+                Ok(v)
+            }
+        })
+}
+
+/// `--device NAME`: `auto` honours `TIERFFT_DEVICE`; anything else goes to [`Device::by_name`].
+pub fn open_device(name: &str) -> tierfft::Result<Device> {
+    if name.eq_ignore_ascii_case("auto") {
+        Device::auto()
+    } else {
+        Device::by_name(name)
+    }
+}
+
+/// CUDA GPUs 0..n, for `--gpus n`: the GPUs themselves (for NCCL) and as devices.
+pub fn open_gpus(n: usize) -> Result<(Vec<Device>, Vec<Arc<CudaDevice>>), String> {
+    let gpus = (0..n)
+        .map(|i| {
+            CudaDevice::open(i)
+                .map(Arc::new)
+                .map_err(|e| format!("--gpus {n}: GPU {i}: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((gpus.iter().map(|g| Device::from(g.clone())).collect(), gpus))
+}
+
+/// A duration given in seconds, with a unit that suits it: µs, ms or s.
+pub fn format_seconds(t: f64) -> String {
+    if t < 1e-3 {
+        format!("{:.2} µs", t * 1e6)
+    } else if t < 1.0 {
+        format!("{:.3} ms", t * 1e3)
+    } else {
+        format!("{t:.3} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("4096"), Ok(4096));
+        assert_eq!(parse_count("2^22"), Ok(1 << 22));
+        assert_eq!(parse_count(" 2 ^ 0 "), Ok(1));
+        assert_eq!(parse_count("10^3"), Ok(1000));
+        assert!(parse_count("2^64").is_err());
+        assert!(parse_count("four").is_err());
+        assert!(parse_count("-1").is_err());
+        assert!(parse_count("2^").is_err());
+        assert!(parse_count("").is_err());
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(parse_shape("1024x1024"), Ok(vec![1024, 1024]));
+        assert_eq!(parse_shape("2^7×2^7X2"), Ok(vec![128, 128, 2]));
+        assert!(parse_shape("4x0").is_err());
+    }
+
+    #[test]
+    fn units() {
+        assert_eq!(format_seconds(12.5e-6), "12.50 µs");
+        assert_eq!(format_seconds(0.0125), "12.500 ms");
+        assert_eq!(format_seconds(2.0), "2.000 s");
+    }
 }

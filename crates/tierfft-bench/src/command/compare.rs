@@ -7,16 +7,15 @@ use std::sync::Arc;
 use num_complex::Complex;
 use serde::Serialize;
 use tierfft::backend::Element;
-use tierfft::backend::cuda::{CudaDevice, CudaFft};
 use tierfft::backend::median;
-use tierfft::bench::compare::{Comparison, Energies, Extras, compare, compare_half, compare_z2z};
-use tierfft::bench::energy::{EnergyMeter, EnergyReading};
-use tierfft::bench::peer::CallbackPeer;
 use tierfft::debug::reference::{relative_l2_error, relative_l2_error64, spec_dd, spec_f64, widen};
 use tierfft::plan::{Plan, PlanOptions};
-use tierfft::{Complex32, Complex64, Device, Direction, FftSpec, Layout, PointOp, Precision};
+use tierfft::{Complex32, Complex64, Device, Direction, Fft, FftSpec, Layout, PointOp, Precision};
 
-use crate::CliResult;
+use super::CommandResult;
+use crate::compare::{Comparison, Energies, Extras, compare, compare_half, compare_z2z};
+use crate::energy::{EnergyMeter, EnergyReading};
+use crate::peer::CallbackPeer;
 
 /// What to compare.
 pub struct Options {
@@ -136,7 +135,7 @@ fn checked(n: usize, batch: usize) -> usize {
 }
 
 /// Runs the comparison on `device`, which must be CUDA.
-pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
+pub fn run(device: &Device, opts: &Options) -> CommandResult<()> {
     let Some(dev) = &device.cuda_device() else {
         return Err(format!(
             "--compare cufft needs the CUDA backend (--backend cuda), not {}",
@@ -177,7 +176,7 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             dev.limits().compute_units,
             dev.l2_bytes >> 20
         );
-        println!("command: {}", crate::report::command_line());
+        println!("command: {}", super::report::command_line());
         if let Some(w) = &wgpu {
             println!("wgpu:    {}", w.name());
         }
@@ -265,7 +264,7 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
             .collect();
         for (step, spec) in specs {
             let batch = spec.batch;
-            match row(dev, wgpu.as_ref(), step, spec, opts, extras) {
+            match row(device, wgpu.as_ref(), step, spec, opts, extras) {
                 Ok(r) => {
                     if !opts.json {
                         print_row(&r, wgpu.is_some());
@@ -309,7 +308,7 @@ pub fn run(device: &Device, opts: &Options) -> CliResult<()> {
 /// The specs timed for length `n` and `batch`: the plain transform, the chain, or the SAR
 /// focusing steps of an `n` × `batch` scene (`[lines][samples]`, square here).
 fn steps(n: usize, batch: usize, opts: &Options) -> Vec<(String, FftSpec)> {
-    let random = |len| -> Arc<[Complex32]> { crate::bench::random_input(len).into() };
+    let random = |len| -> Arc<[Complex32]> { super::random_input(len).into() };
     let plain = FftSpec::new(n)
         .batch(batch)
         .direction(opts.direction)
@@ -388,40 +387,36 @@ fn first_spec(spec: &FftSpec, count: usize) -> FftSpec {
     first
 }
 
+/// One comparison of `spec` on `device` (a CUDA device), planned there with the options
+/// asked for (with `--measure`, the plan the device's measurement picks).
 fn row(
-    dev: &Arc<CudaDevice>,
+    device: &Device,
     wgpu: Option<&Device>,
     step: String,
     spec: FftSpec,
     opts: &Options,
     extras: Extras<'_>,
-) -> CliResult<Row> {
+) -> CommandResult<Row> {
     let (n, batch) = (spec.n, spec.batch);
-    let plan = if opts.plan.measure {
-        // The plan the device's measurement picks, compiled again (from the cache) here.
-        let measured = Device::from(dev.clone()).plan_with_options(&spec, &opts.plan)?;
-        measured
-            .plan()
-            .cloned()
-            .ok_or("a CUDA transform without a plan")?
-    } else {
-        Plan::with_options(&spec, dev.limits(), &opts.plan)?
-    };
-    let fft = CudaFft::new(dev.clone(), &plan)?;
+    let fft = device.plan_with_options(&spec, &opts.plan)?;
+    let plan = fft
+        .plan()
+        .cloned()
+        .ok_or("a CUDA transform without a plan")?;
     match spec.precision {
-        Precision::F64 => return row_z2z(dev, wgpu, step, &spec, &plan, &fft, opts),
+        Precision::F64 => return row_z2z(device, wgpu, step, &spec, &plan, &fft, opts),
         Precision::F16 => {
             let convert: Conversions<_> = (tierfft::f16::from_f32, tierfft::f16::to_f32);
-            return row_half(dev, step, &spec, &plan, &fft, opts, convert);
+            return row_half(device, step, &spec, &plan, &fft, opts, convert);
         }
         Precision::Bf16 => {
             let convert: Conversions<_> = (tierfft::bf16::from_f32, tierfft::bf16::to_f32);
-            return row_half(dev, step, &spec, &plan, &fft, opts, convert);
+            return row_half(device, step, &spec, &plan, &fft, opts, convert);
         }
         _ => {}
     }
-    let input = crate::bench::random_input(n * batch);
-    let c = compare(dev, &fft, &input, opts.reps, extras)?;
+    let input = super::random_input(n * batch);
+    let c = compare(device, &fft, &input, opts.reps, extras)?;
     let count = checked(n, batch);
     let want = spec_f64(
         &first_spec(&spec, count),
@@ -483,18 +478,18 @@ fn row_of<T>(
 /// [`row`] of an f64 plan: Z2Z against cuFFT's Z2Z, errors against the double-double
 /// reference.
 fn row_z2z(
-    dev: &Arc<CudaDevice>,
+    device: &Device,
     wgpu: Option<&Device>,
     step: String,
     spec: &FftSpec,
     plan: &Plan,
-    fft: &CudaFft,
+    fft: &Fft,
     opts: &Options,
-) -> CliResult<Row> {
+) -> CommandResult<Row> {
     let (n, batch) = (spec.n, spec.batch);
-    let input: Vec<Complex64> = crate::bench::random_input(n * batch)
+    let input: Vec<Complex64> = super::random_input(n * batch)
         .iter()
-        .zip(crate::bench::random_input(n * batch))
+        .zip(super::random_input(n * batch))
         // Random in all 53 bits: two f32 draws per part.
         .map(|(a, b)| {
             Complex64::new(
@@ -503,7 +498,7 @@ fn row_z2z(
             )
         })
         .collect();
-    let c = compare_z2z(dev, fft, &input, opts.reps)?;
+    let c = compare_z2z(device, fft, &input, opts.reps)?;
     let count = checked(n, batch) * n;
     let want = spec_dd(&spec.clone().batch(count / n), &input[..count]);
     let error = |out: &[Complex64]| relative_l2_error64(&out[..count], &want);
@@ -525,23 +520,23 @@ type Conversions<H> = (fn(f32) -> H, fn(H) -> f32);
 /// cuFFT's transforms of the same storage, errors against the f64 transform of the stored
 /// input. No wgpu column.
 fn row_half<H: Copy>(
-    dev: &Arc<CudaDevice>,
+    device: &Device,
     step: String,
     spec: &FftSpec,
     plan: &Plan,
-    fft: &CudaFft,
+    fft: &Fft,
     opts: &Options,
     (from_f32, to_f32): Conversions<H>,
-) -> CliResult<Row>
+) -> CommandResult<Row>
 where
     Complex<H>: Element,
 {
     let (n, batch) = (spec.n, spec.batch);
-    let input: Vec<Complex<H>> = crate::bench::random_input(n * batch)
+    let input: Vec<Complex<H>> = super::random_input(n * batch)
         .iter()
         .map(|z| Complex::new(from_f32(z.re), from_f32(z.im)))
         .collect();
-    let c = compare_half(dev, fft, &input, opts.reps)?;
+    let c = compare_half(device, fft, &input, opts.reps)?;
     let count = checked(n, batch) * n;
     let to_f32s = |v: &[Complex<H>]| -> Vec<Complex32> {
         v[..count]
@@ -588,12 +583,12 @@ const CSA_STEP: &str = "CSA (scaling, range FFT, filter per row, IFFT)";
 /// Times RCMC of an `n` × `n` scene of the default radar (its real migration positions) and
 /// adds it to the FFT steps of that size in `rows`. cuFFT has no interpolation, so both
 /// pipelines use tierfft's resampler for this step.
-fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CliResult<Focusing> {
+fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CommandResult<Focusing> {
     let mut config = tierfft_sar::params::Config::default();
     config.scene.lines = n;
     config.scene.samples = n;
     let spec = tierfft_sar::rcmc::rcmc_spec(&config, 0.0);
-    let input = crate::bench::random_input(spec.len());
+    let input = super::random_input(spec.len());
     let m = device.plan_resample(&spec)?.measure(&input, reps)?;
     let cpu = widen(
         &Device::cpu()

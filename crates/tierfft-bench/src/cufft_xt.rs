@@ -7,8 +7,9 @@ use std::ffi::{c_int, c_longlong, c_void};
 use cudarc::driver::CudaStream;
 use libloading::Library;
 
-use crate::base::precision::Precision;
-use crate::error::{Error, Result};
+use tierfft::{Error, Precision, Result};
+
+use crate::cuda::gpu;
 
 type Create = unsafe extern "C" fn(*mut c_int) -> c_int;
 type SetStream = unsafe extern "C" fn(c_int, *mut c_void) -> c_int;
@@ -59,7 +60,7 @@ fn symbol<T: Copy>(lib: &Library, name: &[u8]) -> Result<T> {
 fn check(code: c_int, what: &str) -> Result<()> {
     match code {
         0 => Ok(()),
-        code => Err(Error::gpu(format!("cuFFT {what}: cufftResult {code}"))),
+        code => Err(gpu(format!("cuFFT {what}: cufftResult {code}"))),
     }
 }
 

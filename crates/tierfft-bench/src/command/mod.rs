@@ -1,5 +1,7 @@
-//! `tierfft bench`: time every power-of-two size in a range and check it against the f64
-//! reference.
+//! `tierfft bench`: its arguments ([`BenchArgs`]) and [`run`], which times every
+//! power-of-two size in a range (or the sizes asked for) and checks each against the f64
+//! reference, or hands over to the comparisons with cuFFT ([`compare`], [`nd`]), the
+//! distributed transforms ([`dist`]) or the host-copy speeds.
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -8,9 +10,20 @@ use tierfft::debug::reference::{fft_f64, relative_l2_error};
 use tierfft::nd::FuseReal;
 use tierfft::{Checksum, Complex32, Device, Direction, FftSpec};
 
-use crate::planner::PlannerArgs;
-use crate::report::{Report, Row, command_line, format_row, header, timer_name};
-use crate::{CliResult, parse_count};
+use crate::shared::{PlannerArgs, parse_count};
+use report::{Report, Row, command_line, format_row, header, timer_name};
+
+pub mod compare;
+pub mod dist;
+pub mod nd;
+pub mod report;
+
+/// The error of a benchmark command: anything printable (the command shows it as
+/// `error: <message>`).
+pub type CommandError = Box<dyn std::error::Error>;
+
+/// Shorthand for a benchmark command's result.
+pub type CommandResult<T> = Result<T, CommandError>;
 
 /// Arguments of `tierfft bench`.
 #[derive(Debug, Args)]
@@ -96,7 +109,7 @@ pub struct BenchArgs {
     /// N-D and real transforms instead of 1-D sizes: these shapes (comma-separated, axes
     /// joined by x, outermost first, e.g. 1024x1024,256x256x256), transformed over the
     /// trailing --dims axes; with --compare cufft, side by side with cufftPlanMany.
-    #[arg(long, value_delimiter = ',', value_parser = crate::bench_nd::parse_shape,
+    #[arg(long, value_delimiter = ',', value_parser = crate::shared::parse_shape,
           value_name = "LIST", conflicts_with_all = ["sizes", "chain", "sar", "batches", "small"])]
     shapes: Option<Vec<Vec<usize>>>,
     /// With --shapes: how many trailing axes to transform (default: all of them).
@@ -157,7 +170,7 @@ fn parse_energy_seconds(s: &str) -> Result<f64, String> {
 
 /// `--grid`: two counts joined by x, e.g. 2x2.
 fn parse_grid(s: &str) -> Result<[usize; 2], String> {
-    match crate::bench_nd::parse_shape(s)?.as_slice() {
+    match crate::shared::parse_shape(s)?.as_slice() {
         &[p0, p1] => Ok([p0, p1]),
         _ => Err(format!("'{s}' is not a grid of two counts such as 2x2")),
     }
@@ -177,7 +190,7 @@ pub enum FuseRealArg {
 }
 
 /// `tierfft bench`.
-pub fn run(args: &BenchArgs) -> CliResult<()> {
+pub fn run(args: &BenchArgs) -> CommandResult<()> {
     if args.max_log2 > FftSpec::MAX_LOG2_N {
         return Err(format!(
             "--max-log2 {} is above the largest size, 2^{}",
@@ -209,7 +222,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         None => &args.device,
     };
     if let (Some(shapes), Some(ranks)) = (&args.shapes, args.gpus) {
-        return crate::bench_dist::run(&crate::bench_dist::DistOptions {
+        return dist::run(&dist::DistOptions {
             shapes,
             ranks: ranks as usize,
             cpu: name == "cpu",
@@ -220,9 +233,9 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
     }
     if args.energy {
         // Before the device, so that a machine without the NVIDIA driver hears why.
-        tierfft::bench::energy::probe()?;
+        crate::energy::probe()?;
     }
-    let device = crate::commands::open_device(name)?;
+    let device = crate::shared::open_device(name)?;
     if args.transfers {
         return transfers(&device, args.reps as usize);
     }
@@ -232,9 +245,9 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         Direction::Forward
     };
     if let Some(shapes) = &args.shapes {
-        return crate::bench_nd::run(
+        return nd::run(
             &device,
-            &crate::bench_nd::NdOptions {
+            &nd::NdOptions {
                 shapes,
                 dims: args.dims,
                 real: args.real,
@@ -266,7 +279,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
         return Err("--batches: a batch of 0 transforms".into());
     }
     if args.compare.is_some() {
-        let opts = crate::compare::Options {
+        let opts = compare::Options {
             sizes,
             batches: match (&args.batches, args.small) {
                 (Some(list), _) => Some(list.clone()),
@@ -285,7 +298,7 @@ pub fn run(args: &BenchArgs) -> CliResult<()> {
             precision: args.precision,
             checksum: checksum(args),
         };
-        return crate::compare::run(&device, &opts);
+        return compare::run(&device, &opts);
     }
     let bar = progress_bar(sizes.len() as u64, args.json);
     if !args.json {
@@ -454,14 +467,14 @@ fn median(mut s: Vec<f64>) -> f64 {
 }
 
 /// `--transfers`: host-device copy speeds on a CUDA device, one row per size.
-fn transfers(device: &tierfft::Device, reps: usize) -> CliResult<()> {
-    let Some(dev) = &device.cuda_device() else {
+fn transfers(device: &tierfft::Device, reps: usize) -> CommandResult<()> {
+    if device.cuda_device().is_none() {
         return Err(format!(
             "--transfers measures CUDA copies; '{}' is not a CUDA device (--device cuda)",
             device.name()
         )
         .into());
-    };
+    }
     println!("device: {}", device.name());
     println!(
         "host-device copies, GB/s (median of {reps}; up = host to device, down = device to host)"
@@ -471,7 +484,7 @@ fn transfers(device: &tierfft::Device, reps: usize) -> CliResult<()> {
         "bytes", "staged up", "staged dn", "pageable up", "pageable dn", "pinned up", "pinned dn"
     );
     for (i, log2) in [20, 24, 26, 28, 30].into_iter().enumerate() {
-        let s = tierfft::bench::transfer_speeds(dev, (1 << log2) / 4, reps)?;
+        let s = crate::transfer::transfer_speeds(device, (1 << log2) / 4, reps)?;
         if i == 0 {
             println!("(staged copies use {} host threads)", s.copy_threads);
         }
