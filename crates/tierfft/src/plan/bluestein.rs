@@ -257,13 +257,12 @@ fn convolution(
     for (i, p) in plan.passes.iter_mut().enumerate() {
         if i == 0 {
             p.src_len = n;
-            p.staged_load = false;
-            p.prefetch = false;
-            p.tables_in_shared = 0;
+            p.load.staged = false;
+            p.persistent = None;
         }
         if i == last {
             p.dst_len = n;
-            p.staged_store = false;
+            p.store.staged = false;
         }
     }
     Ok(plan)

@@ -283,10 +283,10 @@ impl Plan {
                 let Some(total) = sums.get_mut(t) else {
                     continue;
                 };
-                if pass.check_in.is_some() {
+                if pass.check_in().is_some() {
                     total.add_input(at.next().unwrap_or_default());
                 }
-                if pass.check_out.is_some() {
+                if pass.check_out().is_some() {
                     let z = at.next().unwrap_or_default();
                     total.add_output(z, at.next().map_or(0.0, |e| e.re));
                 }

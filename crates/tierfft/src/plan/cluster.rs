@@ -14,7 +14,7 @@
 //! `P1/C` tail lines, one per row of its table, and stores the result once.
 
 use super::shape::{self, split_evenly};
-use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
+use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, StoreOp, normalization};
 use crate::spec::{FftSpec, Layout};
 
 /// The second half of a cluster pass ([`Pass::cluster`]).
@@ -125,38 +125,25 @@ pub(super) fn cluster_pass(
     if threads > limits.max_threads || head < points.max(blocks) || tail < points.max(blocks) {
         return None;
     }
-    let step = |size: usize, stride: usize| Pass {
-        size,
-        radices: shape::radices(size, radix),
-        stride,
-        threads_per_line: size / points,
-        points_per_thread: points,
-        lines_per_group: per_block / size,
-        order: LineOrder::Interleaved,
-        exchange: Exchange::Complex,
-        precision: spec.precision,
-        staged_store: false,
-        staged_load: false,
-        scale: None,
-        padded: true,
-        groups_per_unit,
-        prefetch: false,
-        tables_in_shared: 0,
-        inverse: false,
-        filter_on_load: false,
-        fused_chain: false,
-        src_len: n,
-        dst_len: n,
-        load: Vec::new(),
-        store: Vec::new(),
-        filter: None,
-        real: None,
-        cluster: None,
-        check_in: None,
-        check_out: None,
+    let step = |size: usize, stride: usize| {
+        let mut pass = Pass::step(
+            size,
+            shape::radices(size, radix),
+            stride,
+            (size / points, points, per_block / size),
+            LineOrder::Interleaved,
+            Exchange::Complex,
+            spec.precision,
+            groups_per_unit,
+            n,
+        );
+        pass.padded = true;
+        pass
     };
     let mut last = step(tail, head);
-    last.scale = normalization(spec);
+    last.store
+        .ops
+        .extend(normalization(spec).map(StoreOp::Scale));
     let mut pass = step(head, 1);
     pass.cluster = Some(Box::new(Cluster { blocks, tail: last }));
     if pass.workgroup_bytes() > limits.workgroup_memory {

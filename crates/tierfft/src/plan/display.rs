@@ -149,12 +149,12 @@ impl fmt::Display for Plan {
             } else {
                 "-".to_string()
             };
-            let order = match (p.order, p.staged_store) {
+            let order = match (p.order, p.store.staged) {
                 (LineOrder::Contiguous, _) => "contiguous lines",
                 (LineOrder::Interleaved, false) => "interleaved lines",
                 (LineOrder::Interleaved, true) => "interleaved lines, staged store",
             };
-            let order = if p.staged_load {
+            let order = if p.load.staged {
                 format!("{order}, staged load and store")
             } else {
                 order.to_string()
@@ -164,7 +164,7 @@ impl fmt::Display for Plan {
             } else {
                 order.to_string()
             };
-            let order = if p.prefetch {
+            let order = if p.prefetch() {
                 format!("{order}, persistent with prefetch")
             } else {
                 order
@@ -225,24 +225,25 @@ fn fused(p: &Pass) -> Option<String> {
         names.join(", ")
     };
     let mut parts = Vec::new();
-    if !p.load.is_empty() {
-        parts.push(format!("{} on load", names(&p.load)));
+    let (load, store) = (p.load.points(), p.store.points());
+    if !load.is_empty() {
+        parts.push(format!("{} on load", names(&load)));
     }
-    if p.filter_on_load {
+    if p.filter_on_load() {
         parts.push("filter on load".into());
     }
-    match p.real.as_ref().map(|r| r.half) {
+    match p.real().as_ref().map(|r| r.half) {
         Some(RealHalf::Merge { .. }) => parts.push("C2R merge on load".into()),
         Some(RealHalf::Split { .. }) => parts.push("R2C split on store".into()),
         Some(RealHalf::Truncate) => parts.push("R2C bins 0..=n/2 stored".into()),
         Some(RealHalf::Extend) => parts.push("C2R Hermitian extension on load".into()),
         None => {}
     }
-    if p.fused_chain {
+    if p.fused_chain() {
         parts.push("filter and back-transform".into());
     }
-    if !p.store.is_empty() {
-        parts.push(format!("{} on store", names(&p.store)));
+    if !store.is_empty() {
+        parts.push(format!("{} on store", names(&store)));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
 }

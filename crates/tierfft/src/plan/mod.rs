@@ -23,6 +23,7 @@ mod cluster;
 mod decompose;
 mod display;
 pub(crate) mod limits;
+mod pass;
 mod passes;
 mod real;
 mod reshape;
@@ -39,6 +40,7 @@ pub use bluestein::Bluestein;
 pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};
 pub use limits::{DeviceLimits, RegisterBudget};
 pub(crate) use limits::{MAX_HELD_POINTS, WIDE_MIN_LINES};
+pub use pass::{Body, Geometry, Load, LoadOp, Pass, Persistent, Store, StoreOp};
 pub use real::RealFusion;
 pub use reshape::Reshape;
 pub(crate) use reshape_host::reshape as reshape_on_host;
@@ -47,7 +49,7 @@ use crate::base::precision::Precision;
 use crate::base::twiddle::TwiddleLayout;
 use crate::base::values::Values;
 use crate::error::{Error, Result};
-use crate::spec::{FftSpec, PointOp, RealHalf};
+use crate::spec::{FftSpec, PointOp};
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
 pub const MAX_RADIX: usize = 8;
@@ -286,224 +288,6 @@ impl Exchange {
     }
 }
 
-/// One pass over device memory: one kernel launch (split into dispatches by binding size).
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct Pass {
-    /// Points per line: the size of the sub-transform this pass does on chip.
-    pub size: usize,
-    /// Radices of the on-chip stages, in order; their product is `size`.
-    pub radices: Vec<usize>,
-    /// Product of the earlier passes' sizes (1 for the first pass).
-    pub stride: usize,
-    /// Threads per line.
-    pub threads_per_line: usize,
-    /// Points each thread holds in registers.
-    pub points_per_thread: usize,
-    /// Lines one workgroup transforms together.
-    pub lines_per_group: usize,
-    /// How threads are laid over lines.
-    pub order: LineOrder,
-    /// How stages exchange through workgroup memory.
-    pub exchange: Exchange,
-    /// What the kernel stores and computes in (the spec's).
-    pub precision: Precision,
-    /// Whether results go through workgroup memory before the store, so that it is coalesced
-    /// (the first pass of a multi-pass plan writes whole lines, not strided points; tiny
-    /// transforms whose line has fewer than 4 threads).
-    pub staged_store: bool,
-    /// Whether inputs come through workgroup memory, read as one contiguous tile (tiny
-    /// transforms whose line has fewer than 4 threads, so that neighbouring threads read
-    /// neighbouring addresses).
-    pub staged_load: bool,
-    /// Factor the results are multiplied by before the store (1/n on a normalised inverse).
-    pub scale: Option<f64>,
-    /// Workgroup memory has one unused slot after every [`Exchange::pad_period`] elements, so
-    /// that the strided Stockham writes fall in different banks. Used wherever it fits.
-    pub padded: bool,
-    /// Workgroups per compute unit the kernel is compiled for ([`PlanOptions::groups_per_unit`]).
-    pub groups_per_unit: Option<usize>,
-    /// A persistent kernel: each workgroup loops over line groups, and copies the next
-    /// group's input into workgroup memory (asynchronously where the device can) while it
-    /// transforms the current one, so loads overlap computation without a second resident
-    /// workgroup. One-pass row transforms only; the copy needs `lines · size` more elements
-    /// of workgroup memory.
-    pub prefetch: bool,
-    /// Persistent kernels copy the stage twiddles (and a fused chain's filter) into workgroup
-    /// memory once, after the prefetch area, and read them there: this many elements (0: read
-    /// from device memory).
-    pub tables_in_shared: usize,
-    /// Part of a chain's back-transform: runs in the opposite direction (conjugated twiddles).
-    pub inverse: bool,
-    /// Multiplies by the chain's filter on load: the first pass of a back-transform that runs
-    /// as passes of its own.
-    pub filter_on_load: bool,
-    /// Chains the filter and the back-transform inside this one-pass kernel, in registers.
-    pub fused_chain: bool,
-    /// Elements per transform in the buffer this pass reads and in the one it writes: the
-    /// transform's length, except where a Bluestein plan's first pass reads the user's
-    /// shorter rows and its last pass writes them.
-    pub src_len: usize,
-    /// See [`Pass::src_len`].
-    pub dst_len: usize,
-    /// Pointwise operations on the loaded points, after the pass twiddles, at each point's
-    /// index in its transform: the spec's load operations on a plan's first pass, Bluestein's
-    /// chirp on each convolution's first.
-    pub load: Vec<PointOp>,
-    /// Pointwise operations on the points before they are stored (after [`Pass::scale`]), at
-    /// each point's output index: the spec's store operations on the last pass, Bluestein's
-    /// chirp on each convolution's last.
-    pub store: Vec<PointOp>,
-    /// The chain's filter, read where [`Pass::filter_on_load`] or [`Pass::fused_chain`] says.
-    pub filter: Option<Values>,
-    /// An even real transform's split (after the last pass's last stage) or merge (on
-    /// the first pass's load) fused into this pass ([`RealFusion`]).
-    pub real: Option<RealFusion>,
-    /// A cluster pass: this pass is the head, run by a cluster of workgroups whose second
-    /// half (the tail) reads the head's outputs from their workgroup memory ([`Cluster`]).
-    pub cluster: Option<Box<Cluster>>,
-    /// Checksummed plans' first pass: the input weights (one per point); each line sums its
-    /// loaded points times them ([`crate::Checksum`]) into its checksum record.
-    pub check_in: Option<Values>,
-    /// Checksummed plans' last pass: the output weights; each line sums its stored points
-    /// times them, and their energy `Σ|X|²`, into its checksum record.
-    pub check_out: Option<Values>,
-}
-
-impl Pass {
-    /// Threads in one workgroup.
-    pub fn threads(&self) -> usize {
-        self.threads_per_line * self.lines_per_group
-    }
-
-    /// Number of register exchanges through workgroup memory.
-    pub fn exchanges(&self) -> usize {
-        shape::stage_exchanges(self.size, &self.radices, self.threads_per_line)
-            + usize::from(self.staged_store)
-            + usize::from(self.staged_load)
-            + usize::from(self.splits_real())
-    }
-
-    /// True when this pass splits an even real transform's bins on store (which pairs points
-    /// `k` and `n − k` through workgroup memory).
-    pub fn splits_real(&self) -> bool {
-        matches!(
-            self.real,
-            Some(RealFusion {
-                half: RealHalf::Split { .. },
-                ..
-            })
-        )
-    }
-
-    /// Registers (complex values) a thread needs: the points it holds between stages, or more
-    /// where a stage's butterflies do not share out evenly over the threads.
-    pub fn registers(&self) -> usize {
-        shape::registers(self.size, &self.radices, self.threads_per_line)
-    }
-
-    /// Workgroup-memory elements one workgroup uses (0 when all stages stay in registers):
-    /// the exchange area, then the prefetch area; in a cluster pass, the largest of the
-    /// head's and the tail's exchange areas and the table the head's outputs are sent to,
-    /// which share one area.
-    pub fn shared_len(&self) -> usize {
-        let own = (self.tables_offset() + self.tables_in_shared).max(self.check_len());
-        match &self.cluster {
-            Some(c) => own.max(c.tail.shared_len()).max(c.table_len()),
-            None => own,
-        }
-    }
-
-    /// Complex values in each line's checksum record: the input sum (first pass), the
-    /// output sum and the energy (last pass); 0 for a pass that is not checked.
-    pub fn check_record(&self) -> usize {
-        usize::from(self.check_in.is_some()) + 2 * usize::from(self.check_out.is_some())
-    }
-
-    /// Workgroup-memory elements the reduction of the checksum sums takes: every thread's
-    /// partial sums (as complex pairs or single reals, as the exchange holds them), where a
-    /// line has more than one thread.
-    pub fn check_len(&self) -> usize {
-        let reals =
-            2 * usize::from(self.check_in.is_some()) + 3 * usize::from(self.check_out.is_some());
-        let slots = match self.exchange {
-            Exchange::Complex => reals.div_ceil(2),
-            Exchange::Split => reals,
-        };
-        match self.threads_per_line {
-            0 | 1 => 0,
-            _ => slots * self.threads(),
-        }
-    }
-
-    /// The on-chip steps of this pass: itself, and a cluster pass's tail.
-    pub fn steps(&self) -> impl Iterator<Item = &Pass> {
-        std::iter::once(self).chain(self.cluster.as_ref().map(|c| &c.tail))
-    }
-
-    /// Gives `ops` to the step that stores to device memory: a cluster pass's tail, else the
-    /// pass itself.
-    pub fn set_store(&mut self, ops: Vec<PointOp>) {
-        match self.cluster.as_mut() {
-            Some(c) => c.tail.store = ops,
-            None => self.store = ops,
-        }
-    }
-
-    /// The radices as printed: `8x8x4`, or `-` for none.
-    pub fn radix_label(&self) -> String {
-        if self.radices.is_empty() {
-            return "-".into();
-        }
-        let r: Vec<String> = self.radices.iter().map(|r| r.to_string()).collect();
-        r.join("x")
-    }
-
-    /// Where [`Pass::tables_in_shared`] start in workgroup memory: after the exchange and
-    /// prefetch areas.
-    pub fn tables_offset(&self) -> usize {
-        self.prefetch_offset()
-            + if self.prefetch {
-                self.size * self.lines_per_group
-            } else {
-                0
-            }
-    }
-
-    /// Where the prefetch area starts in workgroup memory, elements: after the exchanges,
-    /// rounded up to 16 bytes for the prefetch's 16-byte copies (a padded 16-point exchange
-    /// is 17 elements, and `cp.async` faults on a misaligned address).
-    pub fn prefetch_offset(&self) -> usize {
-        self.exchange_len()
-            .next_multiple_of((16 / self.exchange_bytes()).max(1))
-    }
-
-    /// Workgroup-memory elements of the register exchanges (padded).
-    pub fn exchange_len(&self) -> usize {
-        let len = self.size * self.lines_per_group;
-        match (self.exchanges(), self.padded) {
-            (0, _) => 0,
-            (_, true) => len + len / self.exchange.pad_period(),
-            (_, false) => len,
-        }
-    }
-
-    /// Workgroup-memory bytes one workgroup uses (0 when all stages stay in registers).
-    pub fn workgroup_bytes(&self) -> usize {
-        self.shared_len() * self.exchange_bytes()
-    }
-
-    /// Workgroup-memory bytes per element of its exchanges.
-    pub fn exchange_bytes(&self) -> usize {
-        self.exchange.bytes(self.precision)
-    }
-
-    /// True when points are multiplied by pass-boundary twiddles on load.
-    pub fn twiddled(&self) -> bool {
-        self.stride > 1
-    }
-}
-
 /// A planned transform: the spec, the passes, and how dispatches are cut to the device.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -604,12 +388,13 @@ impl Plan {
     pub fn vectors(&self) -> Vec<Values> {
         let mut out: Vec<Values> = Vec::new();
         for p in &self.passes {
-            let load = p.load.iter().filter_map(PointOp::vector);
-            let store = p.store.iter().filter_map(PointOp::vector);
-            let real = p.real.iter().filter_map(|r| r.twiddles.clone());
-            let check = p.check_in.iter().chain(&p.check_out).cloned();
+            let (load, store) = (p.load.points(), p.store.points());
+            let load = load.iter().filter_map(PointOp::vector);
+            let store = store.iter().filter_map(PointOp::vector);
+            let real = p.real().and_then(|r| r.twiddles.clone());
+            let check = p.check_in().into_iter().chain(p.check_out()).cloned();
             for v in load
-                .chain(p.filter.clone())
+                .chain(p.filter().cloned())
                 .chain(store)
                 .chain(real)
                 .chain(check)
@@ -684,6 +469,17 @@ impl Plan {
     /// The transform the passes compute: the spec, or Bluestein's longer convolution.
     pub fn transform(&self) -> &FftSpec {
         self.bluestein.as_ref().map_or(&self.spec, |b| &b.transform)
+    }
+
+    /// The transform's geometry as the kernels address it ([`Plan::transform`]'s).
+    pub fn geometry(&self) -> Geometry {
+        let t = self.transform();
+        Geometry {
+            n: t.n,
+            batch: t.batch,
+            layout: t.layout,
+            direction: t.direction,
+        }
     }
 
     /// The twiddle buffer's contents ([`Plan::twiddles`] in the transform's direction).
@@ -866,7 +662,7 @@ fn transforms_per_binding(
 
 /// Whether the chain runs inside a one-pass kernel.
 fn passes_fuse_chain(passes: &[Pass]) -> bool {
-    passes.iter().any(|p| p.fused_chain)
+    passes.iter().any(|p| p.fused_chain())
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

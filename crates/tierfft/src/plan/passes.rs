@@ -3,7 +3,9 @@
 
 use super::limits::RegisterBudget;
 use super::shape::{self, LineShape, prev_power_of_two};
-use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, normalization};
+use super::{
+    Body, DeviceLimits, Exchange, LineOrder, Pass, Persistent, PlanOptions, StoreOp, normalization,
+};
 use crate::base::precision::Precision;
 use crate::base::twiddle::TwiddleLayout;
 use crate::spec::FftSpec;
@@ -138,45 +140,37 @@ pub(super) fn single_pass(
         let bytes = exchange.bytes(spec.precision);
         lines = lines.min((limits.workgroup_memory / (spec.n * bytes)).max(1));
     }
-    let pass = Pass {
-        size: spec.n,
-        radices,
-        stride: 1,
-        threads_per_line,
-        points_per_thread: points,
-        lines_per_group: prev_power_of_two(lines),
-        order: if columns {
-            LineOrder::Interleaved
-        } else {
-            LineOrder::Contiguous
-        },
-        exchange,
-        precision: spec.precision,
-        staged_store: staged,
-        staged_load: staged,
-        scale: normalization(spec),
-        padded: false,
-        groups_per_unit: opts.groups_per_unit,
-        prefetch: false,
-        tables_in_shared: 0,
-        inverse: false,
-        filter_on_load: false,
-        fused_chain,
-        src_len: spec.n,
-        dst_len: spec.n,
-        load: Vec::new(),
-        store: Vec::new(),
-        filter: None,
-        real: None,
-        cluster: None,
-        check_in: None,
-        check_out: None,
+    let order = if columns {
+        LineOrder::Interleaved
+    } else {
+        LineOrder::Contiguous
     };
+    let mut pass = Pass::step(
+        spec.n,
+        radices,
+        1,
+        (threads_per_line, points, prev_power_of_two(lines)),
+        order,
+        exchange,
+        spec.precision,
+        opts.groups_per_unit,
+        spec.n,
+    );
+    pass.load.staged = staged;
+    pass.store.staged = staged;
+    pass.store
+        .ops
+        .extend(normalization(spec).map(StoreOp::Scale));
+    if let (true, Some(filter)) = (fused_chain, &spec.chain) {
+        pass.body = Body::Chain {
+            filter: filter.clone(),
+        };
+    }
     let mut pass = pad_if_it_fits(pass, limits);
     // Prefetching copies 16-byte pairs, every thread the same number of them, as they are
     // stored (so not 16-bit storage, which is converted on load).
     let pairs = pass.size * pass.lines_per_group / 2;
-    pass.prefetch = persistent
+    let prefetch = persistent
         && !spec.precision.is_half()
         && pass.size.is_power_of_two()
         && !columns
@@ -184,16 +178,22 @@ pub(super) fn single_pass(
         && pass.exchanges() > 0
         && exchange == Exchange::Complex
         && pairs.is_multiple_of(pass.threads());
-    if pass.prefetch && pass.workgroup_bytes() > limits.workgroup_memory {
-        pass.prefetch = false;
+    if prefetch {
+        pass.persistent = Some(Persistent::new());
+        if pass.workgroup_bytes() > limits.workgroup_memory {
+            pass.persistent = None;
+        }
     }
-    if pass.prefetch {
+    if pass.prefetch() {
         let twiddles = TwiddleLayout::new(spec.n, [&pass.radices[..]], 0).lo_offset();
         // A filter per point is kept beside the twiddles; one per element is read as it goes.
         let filter = fused_chain && !spec.chain_per_element();
-        pass.tables_in_shared = twiddles + if filter { spec.n } else { 0 };
+        let tables = twiddles + if filter { spec.n } else { 0 };
+        pass.persistent = Some(Persistent {
+            tables_in_shared: tables,
+        });
         if pass.workgroup_bytes() > limits.workgroup_memory {
-            pass.tables_in_shared = 0;
+            pass.persistent = Some(Persistent::new());
         }
     }
     Some(pass)
@@ -242,38 +242,25 @@ pub(super) fn multi_pass(
             lines *= 2;
         }
         let last = i + 1 == sizes.len();
-        let pass = Pass {
+        let mut pass = Pass::step(
             size,
             radices,
             stride,
-            threads_per_line,
-            points_per_thread: points,
-            lines_per_group: lines,
-            order: LineOrder::Interleaved,
+            (threads_per_line, points, lines),
+            LineOrder::Interleaved,
             exchange,
-            precision: spec.precision,
-            // Rows: the first pass writes whole lines, contiguous once staged. Columns: lines
-            // are neighbouring columns, already contiguous across the workgroup.
-            staged_store: i == 0 && !columns,
-            staged_load: false,
-            scale: if last { normalization(spec) } else { None },
-            padded: false,
-            groups_per_unit: opts.groups_per_unit,
-            prefetch: false,
-            tables_in_shared: 0,
-            inverse: false,
-            filter_on_load: false,
-            fused_chain: false,
-            src_len: spec.n,
-            dst_len: spec.n,
-            load: Vec::new(),
-            store: Vec::new(),
-            filter: None,
-            real: None,
-            cluster: None,
-            check_in: None,
-            check_out: None,
-        };
+            spec.precision,
+            opts.groups_per_unit,
+            spec.n,
+        );
+        // Rows: the first pass writes whole lines, contiguous once staged. Columns: lines
+        // are neighbouring columns, already contiguous across the workgroup.
+        pass.store.staged = i == 0 && !columns;
+        if last {
+            pass.store
+                .ops
+                .extend(normalization(spec).map(StoreOp::Scale));
+        }
         passes.push(pad_if_it_fits(pass, limits));
         stride *= size;
     }

@@ -8,7 +8,7 @@
 //! passes a workgroup can hold a line and its mirror line (`split_line`). Which of these
 //! the N-D planner uses is its own choice, measured (`NdPlan::for_device`).
 
-use super::{DeviceLimits, LineOrder, Pass};
+use super::{DeviceLimits, LineOrder, LoadOp, Pass, StoreOp};
 use crate::base::precision::Precision;
 use crate::base::values::Values;
 use crate::error::{Error, Result};
@@ -72,7 +72,7 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
             let lines = n / pass.size;
             let pairs = match pass.order {
                 // (Persistent kernels prefetch whole lines; not paired with a split yet.)
-                LineOrder::Contiguous => count == 1 && !pass.prefetch,
+                LineOrder::Contiguous => count == 1 && !pass.prefetch(),
                 LineOrder::Interleaved => {
                     count > 1
                         && pass.lines_per_group >= 2
@@ -87,13 +87,13 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
                     pass.lines_per_group, lines, pass.order
                 )));
             }
-            pass.real = Some(RealFusion {
+            pass.store.ops.push(StoreOp::Real(RealFusion {
                 half,
                 twiddles: if count == 1 { table() } else { None },
-            });
+            }));
             pass.dst_len = n + 1;
             // The split's own exchange stores each line's bins, contiguous across its threads.
-            pass.staged_store = false;
+            pass.store.staged = false;
             if count == 1 {
                 fit_workgroup(pass, limits);
             }
@@ -109,37 +109,35 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
             };
             // The store keeps the first n/2 + 1 points of each row (as Bluestein's last
             // pass keeps n of m), written by their own threads.
-            pass.real = Some(RealFusion {
+            pass.store.ops.push(StoreOp::Real(RealFusion {
                 half,
                 twiddles: None,
-            });
+            }));
             pass.dst_len = n / 2 + 1;
-            pass.staged_store = false;
+            pass.store.staged = false;
         }
         RealHalf::Extend => {
             let pass = &mut passes[0];
-            pass.real = Some(RealFusion {
+            pass.load.ops.push(LoadOp::Real(RealFusion {
                 half,
                 twiddles: None,
-            });
+            }));
             pass.src_len = n / 2 + 1;
             // Each point reads its own bin: no tile, no prefetched lines.
-            pass.staged_load = false;
-            pass.prefetch = false;
-            pass.tables_in_shared = 0;
+            pass.load.staged = false;
+            pass.persistent = None;
         }
         RealHalf::Merge { .. } => {
             let pass = &mut passes[0];
-            pass.real = Some(RealFusion {
+            pass.load.ops.push(LoadOp::Real(RealFusion {
                 half,
                 twiddles: table(),
-            });
+            }));
             pass.src_len = n + 1;
             // Each point reads its own two bins: no tile through workgroup memory, no
             // prefetched lines.
-            pass.staged_load = false;
-            pass.prefetch = false;
-            pass.tables_in_shared = 0;
+            pass.load.staged = false;
+            pass.persistent = None;
         }
     }
     Ok(())

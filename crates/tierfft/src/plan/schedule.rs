@@ -202,7 +202,7 @@ impl Plan {
                     }
                 };
                 let groups = self.groups(pass, count) as u32;
-                let grid = match (&pass.cluster, pass.prefetch) {
+                let grid = match (&pass.cluster, pass.prefetch()) {
                     (Some(c), _) => Grid::Clusters {
                         groups,
                         blocks: c.blocks as u32,

@@ -123,7 +123,7 @@ fn four_million_points_on_32k_take_two_fused_passes() {
     let plan = Plan::new(&FftSpec::new(1 << 22), &m1).unwrap();
     assert_eq!(plan.passes.len(), 2);
     assert!(!plan.passes[0].twiddled() && plan.passes[1].twiddled());
-    assert!(plan.passes[0].staged_store && !plan.passes[1].staged_store);
+    assert!(plan.passes[0].store.staged && !plan.passes[1].store.staged);
     assert!(
         plan.passes
             .iter()
@@ -191,7 +191,7 @@ fn exchange_can_be_forced() {
         ..PlanOptions::default()
     };
     let prefetch = Plan::with_options(&FftSpec::new(64).batch(1000), &vk, &opts).unwrap();
-    assert!(prefetch.passes[0].prefetch);
+    assert!(prefetch.passes[0].prefetch());
     let m1 = DeviceLimits::profile("apple-m1").unwrap();
     let plan = Plan::new(&FftSpec::new(1024).batch(64), &m1).unwrap();
     assert_eq!(plan.passes[0].exchange, Exchange::Complex);
@@ -360,12 +360,13 @@ fn options_give_radix_16_and_more_points_per_thread() {
 fn tiny_lines_stage_their_loads_and_stores() {
     let lp = DeviceLimits::profile("lavapipe").unwrap();
     let plan = Plan::new(&FftSpec::new(8).batch(1000), &lp).unwrap();
-    assert!(plan.passes[0].staged_load && plan.passes[0].staged_store);
+    assert!(plan.passes[0].load.staged && plan.passes[0].store.staged);
     assert!(
         !Plan::new(&FftSpec::new(64).batch(1000), &lp)
             .unwrap()
             .passes[0]
-            .staged_load
+            .load
+            .staged
     );
 }
 
@@ -422,7 +423,7 @@ fn columns_read_whole_transactions_across_neighbouring_columns() {
     assert_eq!(one.passes.len(), 1);
     let p = &one.passes[0];
     assert_eq!(p.order, LineOrder::Interleaved);
-    assert!(p.lines_per_group >= 4 && !p.staged_load && !p.staged_store);
+    assert!(p.lines_per_group >= 4 && !p.load.staged && !p.store.staged);
     assert_eq!(one.transforms_per_dispatch, 4096);
     let passes = |n: usize| {
         let plan = Plan::new(&FftSpec::new(n).batch(64).columns(), &lp).unwrap();
@@ -457,21 +458,21 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
         assert_eq!(plan.passes.len(), if split { 2 } else { 1 });
         // Only the back-transform normalises; neither pass needs boundary twiddles.
         assert_eq!(
-            plan.passes.last().expect("pass").scale,
+            plan.passes.last().expect("pass").scale(),
             Some(1.0 / n as f64)
         );
         assert!(plan.passes.iter().all(|p| !p.twiddled()) && plan.twiddles.lo_bits == 0);
         if split {
-            assert_eq!(plan.passes[0].scale, None);
+            assert_eq!(plan.passes[0].scale(), None);
         }
     }
     // Fused chains run as persistent prefetching kernels with their tables in workgroup
     // memory where copies are asynchronous (CUDA); plain transforms do not.
     let chain = Plan::new(&FftSpec::new(4096).then_multiply_and_invert(h(4096)), &cuda).unwrap();
     let p = &chain.passes[0];
-    assert!(p.prefetch && p.tables_in_shared > 4096 && p.points_per_thread == 32);
+    assert!(p.prefetch() && p.tables_in_shared() > 4096 && p.points_per_thread == 32);
     assert!(p.workgroup_bytes() <= cuda.workgroup_memory);
-    assert!(!Plan::new(&FftSpec::new(4096), &cuda).unwrap().passes[0].prefetch);
+    assert!(!Plan::new(&FftSpec::new(4096), &cuda).unwrap().passes[0].prefetch());
     // The prefetch area takes 16-byte copies: it starts 16-byte aligned after any exchange
     // (a padded 16-point exchange is 17 elements; CUDA faulted on the misaligned copies).
     for k in 1..=12 {
@@ -479,7 +480,7 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
             .batch(2)
             .then_multiply_and_invert(h(1 << k));
         let p = &Plan::new(&chain, &cuda).unwrap().passes[0];
-        if p.prefetch {
+        if p.prefetch() {
             assert_eq!(p.prefetch_offset() * p.exchange_bytes() % 16, 0, "2^{k}");
             assert!(p.prefetch_offset() >= p.exchange_len());
         }
@@ -488,7 +489,7 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
     let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
     let spec = FftSpec::new(8192).then_multiply_and_invert(h(8192));
     let plan = Plan::new(&spec, &lavapipe).expect("plan");
-    assert!(!plan.split_chain && !plan.passes[0].prefetch);
+    assert!(!plan.split_chain && !plan.passes[0].prefetch());
 }
 
 /// Where the register file is known (CUDA), a smooth line with no one-pass shape within the
@@ -556,7 +557,7 @@ fn cluster_passes_where_the_device_has_clusters() {
         assert!(head.workgroup_bytes() <= h100.workgroup_memory);
         assert!(head.workgroup_bytes() >= 8 * cl.table_len());
         assert_eq!(plan.groups(head, 4), 4 * cl.blocks);
-        assert!(tail.twiddled() && tail.scale.is_none() && !head.twiddled());
+        assert!(tail.twiddled() && tail.scale().is_none() && !head.twiddled());
     }
     // Not taken: off, too long for a cluster of 8, other devices, real halves and chains;
     // by default, batches of fewer points than a workgroup block per compute unit (two
@@ -609,8 +610,8 @@ fn cluster_passes_where_the_device_has_clusters() {
     )
     .unwrap();
     let tail = &inv.passes[0].cluster.as_ref().unwrap().tail;
-    assert_eq!(tail.scale, Some(1.0 / 32768.0));
-    assert_eq!(inv.passes[0].scale, None);
+    assert_eq!(tail.scale(), Some(1.0 / 32768.0));
+    assert_eq!(inv.passes[0].scale(), None);
 }
 
 /// Column workgroups hold as many neighbouring columns as keep the transform one pass with

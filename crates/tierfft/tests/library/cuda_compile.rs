@@ -125,7 +125,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             FftSpec::new(n).batch(1000).then_multiply_and_invert(each),
         ] {
             let plan = Plan::with_options(&spec, &limits, &prefetch).expect("plan");
-            assert!(plan.passes[0].prefetch, "n = {n}");
+            assert!(plan.passes[0].prefetch(), "n = {n}");
             for (pass, in_place) in plan.kernels() {
                 sources.insert(
                     plan.source(pass, in_place, Dialect::Cuda)

@@ -253,7 +253,7 @@ fn persistent_prefetching_kernels() {
         for spec in [plain, chain] {
             let fft = dev.plan_with_options(&spec, &opts).expect("plan");
             assert!(
-                fft.plan().expect("a GPU plan").passes[0].prefetch,
+                fft.plan().expect("a GPU plan").passes[0].prefetch(),
                 "n = {n}"
             );
             let input = random(&mut rng, spec.len());

@@ -4,6 +4,7 @@
 //! stages, padding against bank conflicts, and the barriers they need.
 
 use super::{PassGen, Write};
+use crate::base::values::Values;
 use crate::kernel::ir::*;
 use crate::plan::Exchange;
 use crate::spec::Layout;
@@ -25,14 +26,14 @@ impl PassGen<'_> {
 
     /// Buffer elements between neighbouring points of one transform.
     pub(super) fn point_stride(&self) -> usize {
-        self.spec.point_stride()
+        self.geometry.point_stride()
     }
 
     /// True when the source and destination hold a transform at different places: rows or
     /// stacked matrices of different lengths (a Bluestein plan's first and last passes).
     fn bases_differ(&self) -> bool {
         self.pass.src_len != self.pass.dst_len
-            && (self.spec.matrices() > 1 || self.spec.layout == Layout::Rows)
+            && (self.geometry.matrices() > 1 || self.geometry.layout == Layout::Rows)
     }
 
     /// Element of this thread's transform's point `index` in the buffer `mem` (source or
@@ -50,7 +51,7 @@ impl PassGen<'_> {
         let p = self.pass;
         let lines = p.lines_per_group;
         self.em.comment("which line this thread works on");
-        if !p.prefetch && !self.in_cluster {
+        if !p.prefetch() && !self.in_cluster {
             // (Persistent kernels loop only over groups that exist; a cluster's workgroups
             // all exist and must all reach its barriers.)
             self.em.push(Stmt::If(
@@ -84,8 +85,8 @@ impl PassGen<'_> {
         } else {
             self.em.let_("line", Ty::U32, first + var("lc"));
         }
-        let (n, batch) = (self.spec.n, self.spec.batch);
-        match (self.spec.layout, p.size == n) {
+        let (n, batch) = (self.geometry.n, self.geometry.batch);
+        match (self.geometry.layout, p.size == n) {
             // Stacked matrices: column `line` (or `line mod batch`) lies in matrix
             // `column / w`.
             (Layout::Columns { matrices }, whole) if matrices > 1 => {
@@ -194,7 +195,7 @@ impl PassGen<'_> {
     /// publishes them.
     pub(super) fn tables_to_shared(&self) -> Vec<Stmt> {
         let p = self.pass;
-        if p.tables_in_shared == 0 {
+        if p.tables_in_shared() == 0 {
             return Vec::new();
         }
         let twiddles = self.plan.twiddles.lo_offset();
@@ -215,12 +216,12 @@ impl PassGen<'_> {
             }
         };
         copy(Mem::Twiddles, 0, p.tables_offset(), twiddles);
-        if let (true, Some(filter)) = (self.filter_in_shared(), &p.filter) {
+        if let (true, Some(filter)) = (self.filter_in_shared(), &p.filter()) {
             copy(
                 Mem::Aux,
                 self.plan.aux_offset(filter),
                 p.tables_offset() + twiddles,
-                self.spec.n,
+                self.geometry.n,
             );
         }
         copies
@@ -246,7 +247,7 @@ impl PassGen<'_> {
     pub(super) fn load_held(&mut self) {
         let p = self.pass;
         let (t, e) = (self.t(), self.e());
-        if p.prefetch {
+        if p.prefetch() {
             self.em
                 .comment("this group's lines were copied during the previous group: wait for them");
             self.em.push(Stmt::CopyWait);
@@ -267,7 +268,7 @@ impl PassGen<'_> {
             self.em.stmts.extend(copies);
             return;
         }
-        if p.staged_load {
+        if p.load.staged {
             // Tiny lines: read the workgroup's lines as one contiguous tile (neighbouring
             // threads, neighbouring addresses), then hand each thread its points.
             self.em
@@ -294,7 +295,7 @@ impl PassGen<'_> {
         }
         self.em
             .comment("load (coalesced across neighbouring threads)");
-        let short = p.src_len < self.spec.n;
+        let short = p.src_len < self.geometry.n;
         if short {
             self.em.comment(format!(
                 "the source rows hold {} points: zero past them",
@@ -321,7 +322,7 @@ impl PassGen<'_> {
     /// Multiplies the loaded points by the pass twiddles, where the pass has them.
     pub(super) fn pass_twiddles(&mut self) {
         let p = self.pass;
-        let n = self.spec.n;
+        let n = self.geometry.n;
         let (t, e) = (self.t(), self.e());
         if p.twiddled() {
             let tw = &self.plan.twiddles;
@@ -343,7 +344,7 @@ impl PassGen<'_> {
                     u(tw.hi_offset()) + (ex >> u(tw.lo_bits as usize)),
                 );
                 let mut w = self.em.bind(Ty::Complex, lo.cmul(hi));
-                if p.inverse {
+                if p.inverse() {
                     w = complex(w.re(), -w.im());
                 }
                 self.em
@@ -355,20 +356,12 @@ impl PassGen<'_> {
     /// Multiplies every register by the chain's filter at its point: the spectrum between a
     /// chain's forward and inverse transforms, which in a one-pass line sits at the input's
     /// positions.
-    #[expect(
-        clippy::expect_used,
-        reason = "the planner gives every pass that multiplies by a filter its vector"
-    )]
-    pub(super) fn chain_filter(&mut self) {
+    pub(super) fn chain_filter(&mut self, filter: &Values) {
         let p = self.pass;
-        let filter = p
-            .filter
-            .as_ref()
-            .expect("the planner gives a pass that multiplies by the filter its vector");
         let offset = self.plan.aux_offset(filter);
         // One value per point (kept in workgroup memory by persistent kernels), or one per
         // element of the data (a filter for each transform), read at the point's element.
-        let per_element = filter.len() != self.spec.n;
+        let per_element = filter.len() != self.geometry.n;
         let in_shared = self.filter_in_shared();
         self.em
             .comment("chained: multiply the spectrum by the filter, then transform back");
@@ -394,15 +387,17 @@ impl PassGen<'_> {
     /// element is read from device memory as it goes, and has no room there).
     fn filter_in_shared(&self) -> bool {
         let p = self.pass;
-        p.fused_chain
-            && p.tables_in_shared > 0
-            && p.filter.as_ref().is_some_and(|f| f.len() == self.spec.n)
+        p.fused_chain()
+            && p.tables_in_shared() > 0
+            && p.filter()
+                .as_ref()
+                .is_some_and(|f| f.len() == self.geometry.n)
     }
 
     /// Index within its transform of the input point register `m` holds after the load.
     pub(super) fn in_index(&self, m: usize) -> Expr {
         let pos = var("tl") + u(self.t() * m);
-        let n = self.spec.n;
+        let n = self.geometry.n;
         if self.pass.size == n {
             pos
         } else {
@@ -417,9 +412,9 @@ impl PassGen<'_> {
         let p = self.pass;
         let pos = var("tl") + u(self.t() * m);
         let ns = p.stride;
-        if p.size == self.spec.n {
+        if p.size == self.geometry.n {
             pos
-        } else if ns * p.size == self.spec.n {
+        } else if ns * p.size == self.geometry.n {
             var("j") + pos * u(ns)
         } else {
             (var("j") / u(ns)) * u(ns * p.size) + var("j") % u(ns) + pos * u(ns)
@@ -452,7 +447,7 @@ impl PassGen<'_> {
                 // or not stored, and read the row's last.
                 let element = || {
                     let k = index(self, m);
-                    let k = if row_len < self.spec.n {
+                    let k = if row_len < self.geometry.n {
                         min(k, u(row_len - 1))
                     } else {
                         k
@@ -624,7 +619,7 @@ impl PassGen<'_> {
     pub(super) fn store(&mut self) {
         let p = self.pass;
         let (t, e) = (self.t(), self.e());
-        if let Some(scale) = p.scale {
+        if let Some(scale) = p.scale() {
             self.em.comment("normalise by 1/n");
             for m in 0..e {
                 self.em.push(Stmt::Assign(
@@ -633,9 +628,9 @@ impl PassGen<'_> {
                 ));
             }
         }
-        self.point_ops(&p.store, Mem::Dst, PassGen::out_index);
+        self.point_ops(&p.store.points(), Mem::Dst, PassGen::out_index);
         self.sum_output();
-        if p.staged_store {
+        if p.store.staged {
             // A line's outputs are contiguous (first pass of several, or a one-pass plan), so
             // the workgroup's lines form one contiguous tile. Stage it through workgroup
             // memory and write it with neighbouring threads on neighbouring addresses.
@@ -666,7 +661,7 @@ impl PassGen<'_> {
             }
             return;
         }
-        let short = p.dst_len < self.spec.n;
+        let short = p.dst_len < self.geometry.n;
         self.em.comment(if short {
             format!("store the first {} points of each row", p.dst_len)
         } else {

@@ -19,7 +19,7 @@ const FAN_IN: usize = 8;
 impl PassGen<'_> {
     /// `Σ c_j x_j` over the thread's loaded points (the first pass, before any twiddle).
     pub(super) fn sum_input(&mut self) {
-        let Some(weights) = &self.pass.check_in else {
+        let Some(weights) = &self.pass.check_in() else {
             return;
         };
         let offset = self.plan.aux_offset(weights);
@@ -38,7 +38,7 @@ impl PassGen<'_> {
     /// `Σ w_k X_k` and `Σ |X_k|²` over the thread's points about to be stored (the last
     /// pass, after any normalisation, in the held layout).
     pub(super) fn sum_output(&mut self) {
-        let Some(weights) = &self.pass.check_out else {
+        let Some(weights) = &self.pass.check_out() else {
             return;
         };
         let offset = self.plan.aux_offset(weights);
@@ -71,10 +71,10 @@ impl PassGen<'_> {
             return;
         }
         let mut reals = Vec::new();
-        if p.check_in.is_some() {
+        if p.check_in().is_some() {
             reals.extend([var(IN).re(), var(IN).im()]);
         }
-        if p.check_out.is_some() {
+        if p.check_out().is_some() {
             reals.extend([var(OUT).re(), var(OUT).im(), var(ENERGY)]);
         }
         let t = self.t();

@@ -23,7 +23,7 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
     h.in_cluster = true;
     h.locate_line();
     h.load();
-    h.point_ops(&head.load, Mem::Src, PassGen::in_index);
+    h.point_ops(&head.load.points(), Mem::Src, PassGen::in_index);
     for s in 0..head.radices.len() {
         h.stage(s, false);
     }

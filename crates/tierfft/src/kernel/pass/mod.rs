@@ -30,7 +30,7 @@ use super::emit::Emitter;
 use super::ir::*;
 use crate::base::precision::Precision;
 use crate::plan::shape::stage_rounds;
-use crate::plan::{Exchange, Pass, Plan, RealFusion};
+use crate::plan::{Body, Exchange, Geometry, Pass, Plan, RealFusion};
 use crate::spec::RealHalf;
 
 /// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
@@ -46,9 +46,9 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     }
     let mut g = PassGen::new(plan, pass);
     // A pass of a chain's back-transform runs in the opposite direction.
-    let chain_inverse = pass.inverse;
+    let chain_inverse = pass.inverse();
     g.locate_line();
-    match &pass.real {
+    match &pass.real() {
         Some(RealFusion {
             half: RealHalf::Merge { scale },
             twiddles,
@@ -60,25 +60,25 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
         _ => g.load(),
     }
     g.sum_input();
-    g.point_ops(&pass.load, Mem::Src, PassGen::in_index);
-    if pass.filter_on_load {
-        g.chain_filter();
+    g.point_ops(&pass.load.points(), Mem::Src, PassGen::in_index);
+    if let Some(filter) = pass.load.filter() {
+        g.chain_filter(filter);
     }
     for s in 0..pass.radices.len() {
         g.stage(s, chain_inverse);
     }
     g.gather_held();
-    if pass.fused_chain {
+    if let Body::Chain { filter } = &pass.body {
         // Chained transform (one-pass plans): after the last stage register m holds output
         // point tl + T·m, which is the layout the next transform loads, so the inverse
         // starts in registers.
-        g.chain_filter();
+        g.chain_filter(filter);
         for s in 0..pass.radices.len() {
             g.stage(s, true);
         }
         g.gather_held();
     }
-    match &pass.real {
+    match &pass.real() {
         Some(RealFusion {
             half: RealHalf::Split { scale },
             twiddles,
@@ -110,7 +110,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             pass.exchange
         ),
     ];
-    if let Some(real) = &pass.real {
+    if let Some(real) = &pass.real() {
         doc.push(match real.half {
             RealHalf::Split { .. } => format!(
                 "R2C: split into rows of {} bins on store (the reals read as pairs)",
@@ -159,7 +159,7 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             }
             b
         }),
-        persistent: pass.prefetch.then(|| Persistent {
+        persistent: pass.prefetch().then(|| Persistent {
             prologue: {
                 let mut p = g.tables_to_shared();
                 p.push(Stmt::Comment(
@@ -218,8 +218,8 @@ type Write = (usize, Expr, Option<Expr>);
 
 struct PassGen<'a> {
     plan: &'a Plan,
-    /// The transform the passes compute ([`Plan::transform`]).
-    spec: &'a crate::FftSpec,
+    /// The transform the passes compute ([`Plan::geometry`]).
+    geometry: Geometry,
     pass: &'a Pass,
     em: Emitter,
     regs: Vec<Expr>,
@@ -239,13 +239,13 @@ struct PassGen<'a> {
 
 impl<'a> PassGen<'a> {
     fn new(plan: &'a Plan, pass: &'a Pass) -> Self {
-        let spec = plan.transform();
+        let geometry = plan.geometry();
         let regs = (0..pass.registers())
             .map(|m| var(format!("v{m}")))
             .collect();
         PassGen {
             plan,
-            spec,
+            geometry,
             pass,
             em: Emitter::default(),
             regs,
@@ -275,7 +275,7 @@ impl<'a> PassGen<'a> {
         let t = self.t();
         let (butterflies, rounds) = stage_rounds(p.size, r, t);
         let even = rounds * t == butterflies;
-        let sign = self.spec.direction.sign() * if inverse { -1.0 } else { 1.0 };
+        let sign = self.geometry.direction.sign() * if inverse { -1.0 } else { 1.0 };
         let last = s + 1 == p.radices.len();
         self.em.comment(format!(
             "{}stage {}: radix {r}, {ns}-point sub-transforms done{}",
@@ -327,7 +327,7 @@ impl<'a> PassGen<'a> {
                 let k = self.em.bind(Ty::U32, jj.clone() % u(ns));
                 let table = self.plan.twiddles.stage(ns, r);
                 for (rr, &m) in regs.iter().enumerate().skip(1) {
-                    let mut w = if p.tables_in_shared > 0 {
+                    let mut w = if p.tables_in_shared() > 0 {
                         load(
                             Mem::Shared,
                             u(p.tables_offset() + table.index(rr)) + k.clone(),

@@ -18,7 +18,7 @@ impl PassGen<'_> {
         reason = "the planner gives every merge its twiddles"
     )]
     pub(super) fn load_merged(&mut self, scale: f64, twiddles: Option<&Values>) {
-        let n = self.spec.n;
+        let n = self.geometry.n;
         let twiddles = twiddles.expect("the planner gives a merge its twiddles");
         let w = self.plan.aux_offset(twiddles);
         self.em.comment(format!(
@@ -50,7 +50,7 @@ impl PassGen<'_> {
     /// Loads each held point `k` from its row of `n/2 + 1` bins: bin `k` up to `n/2`, above
     /// it the conjugate of bin `n − k` (a real signal's spectrum is Hermitian).
     pub(super) fn load_extended(&mut self) {
-        let n = self.spec.n;
+        let n = self.geometry.n;
         self.em.comment(format!(
             "C2R: bins 0..={} of each row, the rest by Hermitian symmetry",
             n / 2
@@ -76,7 +76,7 @@ impl PassGen<'_> {
     /// `X[n] = (Re Z[0] − Im Z[0])·scale`. In a one-pass line `n − k` is in the same line; in
     /// the last of several passes it is in the mirror line the workgroup also holds.
     pub(super) fn store_split(&mut self, scale: f64, twiddles: Option<&Values>) {
-        let n = self.spec.n;
+        let n = self.geometry.n;
         let p = self.pass;
         let w = twiddles.map(|t| self.plan.aux_offset(t));
         let (t, e) = (self.t(), self.e());
@@ -214,7 +214,7 @@ impl PassGen<'_> {
     /// table), whose `k` are strided, from the pass twiddles' two small tables (`W^k = W_n^(k/2)`, times
     /// `W^1` for odd `k`), which stay cached where the `n + 1`-entry table would not.
     fn split_twiddle(&mut self, offset: Option<usize>, k: Expr) -> Expr {
-        let n = self.spec.n;
+        let n = self.geometry.n;
         if let Some(offset) = offset {
             return load(Mem::Aux, u(offset) + k);
         }
