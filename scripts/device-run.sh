@@ -754,13 +754,13 @@ if want wide; then
         --sizes 3125,11979,13689,16464,16807,17496,18000,19683,21000,24576,25000,28561 2>&1 |
         tee "$out/wide.txt" || status=1
 fi
-# library's cuda_compile and kernels_validate modules need no GPU: skipped wherever library
-# runs whole (the skips match nothing in sar and resources).
+# library's kernels_validate module needs no GPU: skipped wherever library runs whole (the
+# skip matches nothing in sar and resources).
 if want tests; then
     for dev in cuda H100; do
         for t in .carry/tests/*; do
             echo "== $t on $dev"
-            TIERFFT_TEST_DEVICE=$dev "$t" --test-threads=1 --skip cuda_compile:: --skip kernels_validate:: 2>&1 |
+            TIERFFT_TEST_DEVICE=$dev "$t" --test-threads=1 --skip kernels_validate:: 2>&1 |
                 tee -a "$out/tests-$dev.log" | grep -E "^test |test result|panicked|run on" || status=1
         done
     done
@@ -769,7 +769,7 @@ if want vulkantests; then
     # The whole suite through wgpu/Vulkan alone (after a change to Vulkan's plans).
     for t in .carry/tests/*; do
         echo "== $t on H100 (Vulkan)"
-        TIERFFT_TEST_DEVICE=H100 "$t" --test-threads=1 --skip cuda_compile:: --skip kernels_validate:: 2>&1 |
+        TIERFFT_TEST_DEVICE=H100 "$t" --test-threads=1 --skip kernels_validate:: 2>&1 |
             tee -a "$out/tests-vulkan.log" | grep -E "test result|panicked|FAILED|run on" || status=1
     done
 fi

@@ -63,23 +63,56 @@ fn host_chunk(plan: &Plan, max_buffer: u64) -> usize {
     ((budget / transform) as usize).min(plan.spec.batch)
 }
 
-/// Builds every kernel of `plan` with `build(pass, in_place)`: the out-of-place kernel of each
-/// pass, and the in-place one of a one-pass plan.
+/// A plan's compiled kernels: one for every `(pass, in_place)` of [`Plan::kernels`].
 #[cfg(any(feature = "cuda", feature = "wgpu"))]
-fn build_kernels<K>(
-    plan: &Plan,
-    mut build: impl FnMut(usize, bool) -> Result<K>,
-) -> Result<(Vec<K>, Option<K>)> {
-    let (mut out_of_place, mut in_place) = (Vec::new(), None);
-    for (pass, place) in plan.kernels() {
-        let k = build(pass, place)?;
-        if place {
-            in_place = Some(k);
-        } else {
-            out_of_place.push(k);
-        }
+struct Kernels<K> {
+    built: Vec<((usize, bool), K)>,
+}
+
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+impl<K> Kernels<K> {
+    /// Builds every kernel of `plan` with `build(pass, in_place)`.
+    fn build(plan: &Plan, mut build: impl FnMut(usize, bool) -> Result<K>) -> Result<Self> {
+        let built = plan
+            .kernels()
+            .into_iter()
+            .map(|key| Ok((key, build(key.0, key.1)?)))
+            .collect::<Result<_>>()?;
+        Ok(Kernels { built })
     }
-    Ok((out_of_place, in_place))
+
+    /// The kernel a launch of `pass` runs: its in-place one where the launch reads and
+    /// writes one slot.
+    fn get(&self, pass: usize, in_place: bool) -> Result<&K> {
+        self.built
+            .iter()
+            .find(|(key, _)| *key == (pass, in_place))
+            .map(|(_, k)| k)
+            .ok_or_else(|| {
+                Error::gpu(format!(
+                    "no {} kernel for pass {pass} (an internal error: please report it with \
+                     the spec)",
+                    if in_place { "in-place" } else { "out-of-place" }
+                ))
+            })
+    }
+
+    /// One kernel per pass, in pass order: its out-of-place one where it has both.
+    #[cfg(feature = "cuda")]
+    fn per_pass(&self) -> impl Iterator<Item = &K> {
+        let passes = self
+            .built
+            .iter()
+            .map(|((pass, _), _)| *pass)
+            .max()
+            .map_or(0, |p| p + 1);
+        (0..passes).filter_map(|pass| {
+            self.built
+                .iter()
+                .find(|((p, _), _)| *p == pass)
+                .map(|(_, k)| k)
+        })
+    }
 }
 
 /// The error for a device of a backend this build of tierfft left out.

@@ -7,7 +7,7 @@ use super::shape::{self, prev_power_of_two, split_evenly};
 use super::{DeviceLimits, Exchange, MAX_HELD_POINTS, Pass, PlanOptions, WIDE_MIN_LINES, cluster};
 use crate::base::precision::Precision;
 use crate::error::{Error, Result};
-use crate::spec::{FftSpec, Layout};
+use crate::spec::{FftSpec, Layout, PointOp};
 
 /// Points per line of the last of two passes where the first pass's workgroups stay within
 /// half a block ([`decompose`]).
@@ -118,8 +118,23 @@ pub(super) fn decompose(
         ));
     }
 
-    let long_chain =
-        spec.chain.is_some() && n > opts.max_chain_points.unwrap_or(limits.max_chain_points);
+    // A chain runs as passes of its own (the forward transform's, then the back-transform's,
+    // each binding its own vectors) where it is longer than one kernel holds well, or where
+    // its vectors (the load's multiplies, the filter, the store's) do not fit one binding.
+    let vectors = spec
+        .load
+        .iter()
+        .chain(&spec.store)
+        .filter_map(PointOp::vector);
+    let vector_bytes = 2
+        * spec.precision.compute_bytes() as u64
+        * vectors
+            .chain(spec.chain.clone())
+            .map(|v| v.len() as u64)
+            .sum::<u64>();
+    let long_chain = spec.chain.is_some()
+        && (n > opts.max_chain_points.unwrap_or(limits.max_chain_points)
+            || vector_bytes > limits.max_binding);
     let fused_chain = spec.chain.is_some() && !long_chain;
     let single = |ex: Exchange| single_pass(spec, limits, opts, ex, min_lines, fused_chain);
     let exchange = opts.exchange_on(limits);

@@ -16,6 +16,7 @@
 //! passes, where `lines` consecutive lines share a workgroup so that strided reads and writes
 //! come in runs at least one memory transaction long.
 
+mod aux;
 mod bluestein;
 mod check;
 pub(crate) mod checksum;
@@ -47,9 +48,8 @@ pub(crate) use reshape_host::reshape as reshape_on_host;
 
 use crate::base::precision::Precision;
 use crate::base::twiddle::TwiddleLayout;
-use crate::base::values::Values;
 use crate::error::{Error, Result};
-use crate::spec::{FftSpec, PointOp};
+use crate::spec::FftSpec;
 
 /// Default largest radix of an on-chip stage, and so the points each thread holds.
 pub const MAX_RADIX: usize = 8;
@@ -340,16 +340,21 @@ impl Plan {
         } else {
             bluestein::plan(spec, limits, opts)?
         };
-        let aux_bytes: u64 = plan.vectors().iter().map(|v| 8 * v.len() as u64).sum();
-        if aux_bytes > limits.max_binding {
-            return Err(Error::TooLarge {
-                what: format!("{} MiB of fused device vectors", aux_bytes >> 20),
-                device: limits.name.clone(),
-                detail: format!(
-                    "they share one binding, and the device binds at most {} MiB",
-                    limits.max_binding >> 20
-                ),
-            });
+        // Each launch binds its pass's vectors (a split chain's forward multiply and filter
+        // one at a time, where together they may exceed the binding: see `decompose`).
+        let element = plan.aux_element_bytes() as u64;
+        for pass in 0..plan.passes.len() {
+            let bytes = element * plan.aux_range(pass).len() as u64;
+            if bytes > limits.max_binding {
+                return Err(Error::TooLarge {
+                    what: format!("{} MiB of fused device vectors in one pass", bytes >> 20),
+                    device: limits.name.clone(),
+                    detail: format!(
+                        "a pass binds its vectors together, and the device binds at most {} MiB",
+                        limits.max_binding >> 20
+                    ),
+                });
+            }
         }
         Ok(plan)
     }
@@ -381,46 +386,6 @@ impl Plan {
             (true, Some(e)) => Err(e),
             _ => Ok(plans),
         }
-    }
-
-    /// Every device vector the passes read (fused multiplies and chain filters), each once,
-    /// in the order the kernels' `aux` binding holds them end to end.
-    pub fn vectors(&self) -> Vec<Values> {
-        let mut out: Vec<Values> = Vec::new();
-        for p in &self.passes {
-            let (load, store) = (p.load.points(), p.store.points());
-            let load = load.iter().filter_map(PointOp::vector);
-            let store = store.iter().filter_map(PointOp::vector);
-            let real = p.real().and_then(|r| r.twiddles.clone());
-            let check = p.check_in().into_iter().chain(p.check_out()).cloned();
-            for v in load
-                .chain(p.filter().cloned())
-                .chain(store)
-                .chain(real)
-                .chain(check)
-            {
-                if !out.iter().any(|o| o.same(&v)) {
-                    out.push(v);
-                }
-            }
-        }
-        out
-    }
-
-    /// Where vector `v` (one of [`Plan::vectors`]) starts in the `aux` binding, elements.
-    #[expect(
-        clippy::panic,
-        reason = "the generator asks only for vectors the plan's passes hold (Plan::vectors)"
-    )]
-    pub(crate) fn aux_offset(&self, v: &Values) -> usize {
-        let mut at = 0;
-        for o in self.vectors() {
-            if o.same(v) {
-                return at;
-            }
-            at += o.len();
-        }
-        panic!("aux_offset: a vector the plan's passes do not hold")
     }
 
     /// Plans a transform of smooth length (any, up to Bluestein's inner lengths: the spec
@@ -535,6 +500,13 @@ impl Plan {
                 })
                 .collect();
         }
+        if p > 1 && self.whole_line_passes() {
+            // Each pass transforms whole lines (a chain split into its forward and back
+            // transforms): each in place, after the first has copied out a kept input.
+            let first = if keep_input { (0, 1) } else { (0, 0) };
+            let rest = if keep_input { (1, 1) } else { (0, 0) };
+            return std::iter::once(first).chain(vec![rest; p - 1]).collect();
+        }
         match (keep_input, p) {
             (false, 1) => vec![(0, 0)],
             (false, _) => (0..p).map(|i| (i % 2, 1 - i % 2)).collect(),
@@ -584,15 +556,31 @@ impl Plan {
         lens
     }
 
-    /// The kernels a backend compiles: `(pass, in_place)` for every pass out of place, and the
-    /// one pass of a one-pass plan in place as well.
+    /// The kernels a backend compiles: `(pass, in_place)` for every pass and way it runs
+    /// in the three routes (in place, keeping the input, into a caller's array), in order.
     pub fn kernels(&self) -> Vec<(usize, bool)> {
-        let mut k: Vec<(usize, bool)> = (0..self.passes.len()).map(|i| (i, false)).collect();
-        // (A real transform's half reads and writes rows of different lengths: never in place.)
-        if self.passes.len() == 1 && self.spec.real.is_none() {
-            k.push((0, true));
-        }
+        let routes = [
+            self.routing(false),
+            self.routing(true),
+            self.routing_into_caller(),
+        ];
+        let mut k: Vec<(usize, bool)> = routes
+            .iter()
+            .flat_map(|r| r.iter().enumerate().map(|(pass, &(s, d))| (pass, s == d)))
+            .collect();
+        k.sort_unstable_by_key(|&(pass, in_place)| (in_place, pass));
+        k.dedup();
         k
+    }
+
+    /// Whether every pass transforms whole lines of the plan's length (one-pass plans, and
+    /// chains split into their forward and back transforms of a pass each), so that each
+    /// can run in place. Never for Bluestein's convolution or a real transform's half,
+    /// whose rows differ in length on the two sides.
+    fn whole_line_passes(&self) -> bool {
+        self.bluestein.is_none()
+            && self.spec.real.is_none()
+            && self.passes.iter().all(|p| p.size == self.spec.n)
     }
 
     /// The launches for `transforms` transforms, in order: `(pass, first transform, count)`.

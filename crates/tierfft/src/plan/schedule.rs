@@ -11,7 +11,6 @@ use std::fmt;
 use std::ops::Range;
 
 use super::{DeviceLimits, Plan, PlanOptions, transforms_per_binding};
-use crate::base::values::Values;
 use crate::error::Result;
 use crate::spec::FftSpec;
 
@@ -105,6 +104,8 @@ pub struct Launch {
     /// Whether this is its pass's last launch: the point at which a fault armed for the
     /// pass (tests of the checksummed mode) is injected into the pass's destination slot.
     pub ends_pass: bool,
+    /// The elements of the vectors buffer it binds: its pass's ([`Plan::aux_range`]).
+    pub vectors: Range<usize>,
 }
 
 /// What one slot must hold for a run.
@@ -149,7 +150,8 @@ pub struct Schedule {
     pub check_len: usize,
     /// Complex values in the twiddle buffer every launch binds whole.
     pub twiddles: usize,
-    /// Complex values in the vectors buffer ([`Plan::vectors`]) every launch binds whole.
+    /// Elements of the vectors buffer ([`Plan::aux_len`]), of which each launch binds its
+    /// pass's.
     pub vectors: usize,
 }
 
@@ -230,6 +232,7 @@ impl Plan {
                         .find(|r| r.dispatch == d)
                         .map(|r| r.offset..r.offset + r.len),
                     ends_pass: dispatches.get(d + 1).is_none_or(|next| next.0 != p),
+                    vectors: self.aux_range(p),
                 }
             })
             .collect();
@@ -242,7 +245,7 @@ impl Plan {
             launches,
             check_len,
             twiddles: self.twiddles.len(),
-            vectors: self.vectors().iter().map(Values::len).sum(),
+            vectors: self.aux_len(),
         }
     }
 }
@@ -324,7 +327,8 @@ impl fmt::Display for Schedule {
         }
         writeln!(
             f,
-            "every launch also binds the twiddles ({} values) and the vectors ({} values){}",
+            "every launch also binds the twiddles ({} values) and its pass's part of the \
+             vectors ({} values in all){}",
             self.twiddles,
             self.vectors,
             match self.check_len {
@@ -334,8 +338,8 @@ impl fmt::Display for Schedule {
         )?;
         writeln!(
             f,
-            "{:>4}  {:>4}  {:>13}  {:>9}  {:<22}  {:<22}  {:<22}  checks",
-            "#", "pass", "transforms", "lines", "grid", "reads", "writes"
+            "{:>4}  {:>4}  {:>13}  {:>9}  {:<22}  {:<22}  {:<22}  {:<15}  checks",
+            "#", "pass", "transforms", "lines", "grid", "reads", "writes", "vectors"
         )?;
         let span = |s: &Span| format!("slot {} [{}, {})", s.slot, s.start, s.start + s.len);
         for (i, l) in self.launches.iter().enumerate() {
@@ -352,11 +356,12 @@ impl fmt::Display for Schedule {
                 .map_or("-".into(), |r| format!("[{}, {})", r.start, r.end));
             writeln!(
                 f,
-                "{i:>4}  {:>4}  {:>13}  {:>9}  {grid:<22}  {reads:<22}  {:<22}  {checks}",
+                "{i:>4}  {:>4}  {:>13}  {:>9}  {grid:<22}  {reads:<22}  {:<22}  {:<15}  {checks}",
                 l.pass,
                 format!("{}..{}", l.first, l.first + l.count),
                 l.lines,
-                span(&l.dst)
+                span(&l.dst),
+                format!("[{}, {})", l.vectors.start, l.vectors.end),
             )?;
         }
         if self.check_len > 0 {

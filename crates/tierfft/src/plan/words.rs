@@ -6,16 +6,15 @@ use super::Plan;
 use crate::base::precision::device_words;
 
 impl Plan {
-    /// The plan's device vectors ([`Plan::vectors`]) laid end to end, in the order kernels
-    /// index them (one zero when there are none: bindings cannot be empty).
+    /// The vectors buffer: the plan's device vectors ([`Plan::vectors`]) where
+    /// [`Plan::aux_range`] places them, zeros between.
     pub(crate) fn aux_words(&self) -> Vec<f32> {
-        let mut values: Vec<Complex64> = self
-            .vectors()
-            .iter()
-            .flat_map(crate::base::values::Values::iter)
-            .collect();
-        if values.is_empty() {
-            values.push(Complex64::new(0.0, 0.0));
+        let mut values = vec![Complex64::new(0.0, 0.0); self.aux_len()];
+        for (v, at) in self.aux_layout() {
+            values[at..at + v.len()]
+                .iter_mut()
+                .zip(v.iter())
+                .for_each(|(d, s)| *d = s);
         }
         device_words(values, self.spec.precision)
     }

@@ -1,13 +1,13 @@
 //! The library's integration tests, in one binary: one link instead of one per file, and one
 //! pool of test threads for all of them. Each module is one subject; `resources.rs` measures the
-//! whole process's memory and stays a binary of its own.
+//! whole process's memory and `cuda_compile.rs` plans with tables of gigabytes (see there), so
+//! each stays a binary of its own.
 
 mod common;
 
 mod any_length;
 mod checksum;
 mod columns;
-mod cuda_compile;
 mod device_resident;
 mod distributed;
 mod double;

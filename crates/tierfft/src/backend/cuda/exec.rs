@@ -13,7 +13,7 @@ use super::{CudaDevice, CudaMemory, gpu_err, nvrtc, occupancy, view, view_mut};
 use crate::backend::buffer::{Held, foreign};
 use crate::backend::fault::{Armed, Fault};
 use crate::backend::reshape::elsewhere;
-use crate::backend::{Executor, KernelResources, Timer, build_kernels, host_chunk};
+use crate::backend::{Executor, KernelResources, Kernels, Timer, host_chunk};
 use crate::checksum;
 use crate::error::Result;
 use crate::kernel::ir::{Binding, Kernel, Mem};
@@ -37,11 +37,11 @@ struct Launchable {
 pub(crate) struct CudaFft {
     dev: Arc<CudaDevice>,
     plan: Plan,
-    out_of_place: Vec<Launchable>,
-    in_place: Option<Launchable>,
+    kernels: Kernels<Launchable>,
     /// The twiddle table, in the plan's precision.
     twiddles: CudaSlice<f32>,
-    /// The plan's device vectors ([`Plan::vectors`]) end to end, in the plan's precision.
+    /// The plan's vectors buffer ([`Plan::aux_range`] places each vector), in the plan's
+    /// precision.
     aux: CudaSlice<f32>,
     /// 4-byte words per complex value (2 in f32, 4 in f64): arrays are allocated in words.
     words: usize,
@@ -156,7 +156,7 @@ impl CudaFft {
                 resident_blocks,
             })
         };
-        let (out_of_place, in_place) = build_kernels(plan, load)?;
+        let kernels = Kernels::build(plan, load)?;
         let twiddles = dev
             .stream
             .clone_htod(&plan.twiddle_words())
@@ -169,8 +169,7 @@ impl CudaFft {
         Ok(CudaFft {
             dev,
             plan: plan.clone(),
-            out_of_place,
-            in_place,
+            kernels,
             twiddles,
             aux,
             words: plan.spec.precision.complex_bytes() / 4,
@@ -219,8 +218,15 @@ impl CudaFft {
             drop(record);
         }
         let fault = self.fault.take();
+        let aux_words = self.plan.aux_element_bytes() / 4;
         for launch in &schedule.launches {
-            let k = self.kernel(launch.pass, launch.in_place);
+            let k = self.kernels.get(launch.pass, launch.in_place)?;
+            // The pass's own vectors ([`Plan::aux_range`]).
+            let aux = view(
+                &self.aux,
+                aux_words * launch.vectors.start..aux_words * launch.vectors.end,
+                "the vectors",
+            )?;
             let (x, y) = launch
                 .grid
                 .dims(k.resident_blocks.unwrap_or(PERSISTENT_WAVE));
@@ -262,7 +268,7 @@ impl CudaFft {
                             continue;
                         }
                         Mem::Twiddles => self.twiddles.device_ptr(stream),
-                        Mem::Aux => self.aux.device_ptr(stream),
+                        Mem::Aux => aux.device_ptr(stream),
                         Mem::Shared | Mem::Check => return Err(unbound(binding)),
                     };
                     ptrs.push(ptr);
@@ -303,7 +309,7 @@ impl CudaFft {
                         Mem::Src => b.arg(src_view.as_ref().ok_or_else(|| unbound(binding))?),
                         Mem::Dst => b.arg(dst_arg.take().ok_or_else(|| unbound(binding))?),
                         Mem::Twiddles => b.arg(&self.twiddles),
-                        Mem::Aux => b.arg(&self.aux),
+                        Mem::Aux => b.arg(&aux),
                         Mem::Check => b.arg(check_arg.take().ok_or_else(|| unbound(binding))?),
                         Mem::Shared => return Err(unbound(binding)),
                     };
@@ -324,15 +330,6 @@ impl CudaFft {
             }
         }
         Ok(check)
-    }
-
-    /// The kernel a launch of `pass` runs: the in-place one where it reads and writes one
-    /// slot and the plan has one.
-    fn kernel(&self, pass: usize, in_place: bool) -> &Launchable {
-        match (&self.in_place, in_place) {
-            (Some(k), true) => k,
-            _ => &self.out_of_place[pass],
-        }
     }
 
     /// Flips `fault`'s bit in `buffer` (on the stream, between two passes).
@@ -619,8 +616,8 @@ impl Executor for CudaFft {
     }
 
     fn kernel_resources(&self) -> Result<Vec<KernelResources>> {
-        self.out_of_place
-            .iter()
+        self.kernels
+            .per_pass()
             .map(|k| {
                 Ok(KernelResources {
                     registers: k.func.num_regs().map_err(gpu_err("reading registers"))?,

@@ -10,7 +10,7 @@ use super::{WgpuDevice, WgpuMemory};
 use crate::backend::buffer::{Held, foreign};
 use crate::backend::fault::{Armed, Fault};
 use crate::backend::reshape::elsewhere;
-use crate::backend::{Executor, Timer, build_kernels, host_chunk};
+use crate::backend::{Executor, Kernels, Timer, host_chunk};
 use crate::checksum;
 use crate::error::{Error, Result};
 use crate::kernel::ir::{Access, Binding, Kernel, Mem};
@@ -23,13 +23,11 @@ use crate::plan::schedule::{PERSISTENT_WAVE, Route, Schedule, Span};
 pub struct WgpuFft {
     dev: Arc<WgpuDevice>,
     plan: Plan,
-    /// One kernel per pass, source and destination distinct.
-    out_of_place: Vec<Compiled>,
-    /// Single-pass plans also run in place (one buffer, half the memory).
-    in_place: Option<Compiled>,
+    /// Every kernel of the plan ([`Plan::kernels`]).
+    kernels: Kernels<Compiled>,
     twiddles: w::Buffer,
-    /// The plan's device vectors ([`Plan::vectors`]) end to end (one unused value when there
-    /// are none).
+    /// The plan's vectors buffer ([`Plan::aux_range`] places each vector; one unused value
+    /// when there are none).
     aux: w::Buffer,
     /// Bytes of one complex value (8 in f32, 16 in f64).
     point_bytes: usize,
@@ -68,6 +66,8 @@ struct Chunk {
     slots: Vec<(w::Buffer, u64)>,
     /// Each launch's bind group, in schedule order.
     groups: Vec<w::BindGroup>,
+    /// Each launch's kernel, in schedule order.
+    pipelines: Vec<w::ComputePipeline>,
     /// A checksummed plan's record buffer and its length, bytes.
     check: Option<(w::Buffer, u64)>,
 }
@@ -78,7 +78,7 @@ impl WgpuFft {
         plan.check()?;
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         let compile = |i: usize, in_place: bool| dev.compile(&pass_kernel(plan, i, in_place));
-        let (out_of_place, in_place) = build_kernels(plan, compile)?;
+        let kernels = Kernels::build(plan, compile)?;
         let twiddles = dev
             .device
             .create_buffer_init(&w::util::BufferInitDescriptor {
@@ -97,8 +97,7 @@ impl WgpuFft {
         Ok(WgpuFft {
             dev,
             plan: plan.clone(),
-            out_of_place,
-            in_place,
+            kernels,
             twiddles,
             aux,
             point_bytes: plan.spec.precision.complex_bytes(),
@@ -221,6 +220,7 @@ impl WgpuFft {
         }
         let stride = self.param_stride();
         let mut groups = Vec::with_capacity(schedule.launches.len());
+        let mut pipelines = Vec::with_capacity(schedule.launches.len());
         for (i, launch) in schedule.launches.iter().enumerate() {
             // A span past its slot is refused here: wgpu would accept one that still lies
             // inside the buffer (a caller's view into a larger one) and the pass would write
@@ -253,12 +253,21 @@ impl WgpuFft {
                 offset: stride * i as u64,
                 size: w::BufferSize::new(16),
             });
-            let kernel = self.kernel(launch.pass, launch.in_place);
+            let kernel = self.kernels.get(launch.pass, launch.in_place)?;
+            pipelines.push(kernel.pipeline.clone());
             let group = self.dev.bind(kernel, lines, |mem| match mem {
                 Mem::Src => launch.src.as_ref().map(range),
                 Mem::Dst => Some(range(&launch.dst)),
                 Mem::Twiddles => Some(self.twiddles.as_entire_binding()),
-                Mem::Aux => Some(self.aux.as_entire_binding()),
+                Mem::Aux => {
+                    let element = self.plan.aux_element_bytes() as u64;
+                    let r = &launch.vectors;
+                    Some(w::BindingResource::Buffer(w::BufferBinding {
+                        buffer: &self.aux,
+                        offset: element * r.start as u64,
+                        size: w::BufferSize::new(element * r.len() as u64),
+                    }))
+                }
                 Mem::Check => {
                     let (buffer, _) = check.as_ref()?;
                     let r = launch.check.as_ref()?;
@@ -277,6 +286,7 @@ impl WgpuFft {
             schedule,
             slots: slots.into_iter().map(|(b, at, _)| (b, at)).collect(),
             groups,
+            pipelines,
             check,
         };
         if given.is_empty() {
@@ -292,13 +302,6 @@ impl WgpuFft {
         };
         let transforms = 4 * data.floats() / (self.point_bytes * self.plan.spec.n);
         self.prepare(scratch, transforms, Route::InPlace, &[(0, memory)])
-    }
-
-    fn kernel(&self, pass: usize, in_place: bool) -> &Compiled {
-        match (&self.in_place, in_place) {
-            (Some(k), true) => k,
-            _ => &self.out_of_place[pass],
-        }
     }
 
     /// Records one whole transform of the chunk as one compute pass.
@@ -329,9 +332,10 @@ impl WgpuFft {
             timestamp_writes,
         });
         let launches = &c.schedule.launches[range.clone()];
-        for (launch, group) in launches.iter().zip(&c.groups[range]) {
+        let bound = c.groups[range.clone()].iter().zip(&c.pipelines[range]);
+        for (launch, (group, pipeline)) in launches.iter().zip(bound) {
             let (x, y) = launch.grid.dims(PERSISTENT_WAVE);
-            cp.set_pipeline(&self.kernel(launch.pass, launch.in_place).pipeline);
+            cp.set_pipeline(pipeline);
             cp.set_bind_group(0, group, &[]);
             cp.dispatch_workgroups(x, y, 1);
         }
@@ -447,8 +451,13 @@ impl WgpuFft {
     }
 }
 
+/// Kernels a device keeps compiled for reuse ([`WgpuDevice::compile`]) before it starts
+/// afresh.
+const MAX_KEPT_KERNELS: usize = 1024;
+
 /// A kernel compiled for a wgpu device: its pipeline, and the bind-group layout and buffer
 /// order its bindings ([`Kernel::bindings`]) give.
+#[derive(Clone)]
 pub(super) struct Compiled {
     pub(super) name: String,
     pub(super) pipeline: w::ComputePipeline,
@@ -458,7 +467,8 @@ pub(super) struct Compiled {
 
 impl WgpuDevice {
     /// Prints `kernel` as WGSL and compiles it, with an explicit layout from its bindings (so
-    /// a kernel may leave one unused); compile errors carry naga's message.
+    /// a kernel may leave one unused); compile errors carry naga's message. A kernel this
+    /// device has compiled before is reused.
     pub(super) fn compile(&self, kernel: &Kernel) -> Result<Compiled> {
         if let Some(c) = kernel.cluster {
             return Err(crate::error::Error::Unsupported {
@@ -467,6 +477,30 @@ impl WgpuDevice {
                 detail: "WGSL has no clusters; plan for this device (its limits say so)".into(),
             });
         }
+        // The source holds the bindings and the entry point's name: equal sources compile
+        // to interchangeable pipelines.
+        let source = wgsl::print(kernel);
+        if let Some(c) = self
+            .compiled
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&source).cloned())
+        {
+            return Ok(c);
+        }
+        let compiled = self.compile_source(kernel, &source)?;
+        if let Ok(mut m) = self.compiled.lock() {
+            // A bound on what a long-running process keeps: its plans hold their own.
+            if m.len() >= MAX_KEPT_KERNELS {
+                m.clear();
+            }
+            m.insert(source, compiled.clone());
+        }
+        Ok(compiled)
+    }
+
+    /// Compiles `kernel`, printed as `source`.
+    fn compile_source(&self, kernel: &Kernel, source: &str) -> Result<Compiled> {
         let entry = |binding: u32, ty: w::BufferBindingType| w::BindGroupLayoutEntry {
             binding,
             visibility: w::ShaderStages::COMPUTE,
@@ -503,7 +537,6 @@ impl WgpuDevice {
                 bind_group_layouts: &[Some(&layout)],
                 ..Default::default()
             });
-        let source = wgsl::print(kernel);
         let scope = self.device.push_error_scope(w::ErrorFilter::Validation);
         // SAFETY: every generated kernel indexes in range: the plan tests check the launch
         // shapes against the buffers, and the numerical tests run every kernel family with
@@ -512,7 +545,7 @@ impl WgpuDevice {
             self.device.create_shader_module_trusted(
                 w::ShaderModuleDescriptor {
                     label: Some("tierfft pass"),
-                    source: w::ShaderSource::Wgsl(source.as_str().into()),
+                    source: w::ShaderSource::Wgsl(source.into()),
                 },
                 w::ShaderRuntimeChecks::unchecked(),
             )

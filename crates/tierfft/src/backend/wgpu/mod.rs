@@ -7,6 +7,7 @@ pub(crate) mod one;
 pub(crate) use backend::WgpuMemory;
 pub(crate) use exec::WgpuFft;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ::wgpu as w;
@@ -45,6 +46,10 @@ pub struct WgpuDevice {
     lost: Arc<Mutex<Option<String>>>,
     /// Storage buffers made so far (tests check that plans keep theirs).
     made: std::sync::atomic::AtomicUsize,
+    /// Kernels compiled on this device, by their WGSL source: plans that share a kernel
+    /// (a forward and an inverse of one shape, a strip's blocks, N-D axes of one length)
+    /// compile it once.
+    compiled: Mutex<HashMap<String, exec::Compiled>>,
 }
 
 fn instance() -> w::Instance {
@@ -251,6 +256,7 @@ impl WgpuDevice {
             error: Default::default(),
             lost: Default::default(),
             made: Default::default(),
+            compiled: Default::default(),
         }
     }
 

@@ -649,7 +649,7 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
             src: input.as_deref(),
             dst: &mut buffers[dst.slot][dst.scaled(1)],
             twiddles: &twiddles,
-            aux: &aux,
+            aux: &aux[launch.vectors.clone()],
             check: match &launch.check {
                 Some(r) => &mut check[r.clone()],
                 None => &mut [],

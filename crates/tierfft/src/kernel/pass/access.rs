@@ -219,7 +219,7 @@ impl PassGen<'_> {
         if let (true, Some(filter)) = (self.filter_in_shared(), &p.filter()) {
             copy(
                 Mem::Aux,
-                self.plan.aux_offset(filter),
+                self.aux_offset(filter),
                 p.tables_offset() + twiddles,
                 self.geometry.n,
             );
@@ -358,7 +358,7 @@ impl PassGen<'_> {
     /// positions.
     pub(super) fn chain_filter(&mut self, filter: &Values) {
         let p = self.pass;
-        let offset = self.plan.aux_offset(filter);
+        let offset = self.aux_offset(filter);
         // One value per point (kept in workgroup memory by persistent kernels), or one per
         // element of the data (a filter for each transform), read at the point's element.
         let per_element = filter.len() != self.geometry.n;
@@ -436,7 +436,7 @@ impl PassGen<'_> {
             ("on load", self.pass.src_len)
         };
         for op in ops {
-            let offset = op.vector().map_or(0, |v| self.plan.aux_offset(&v));
+            let offset = op.vector().map_or(0, |v| self.aux_offset(&v));
             self.em.comment(format!("{when}: {}", op.name()));
             for m in 0..self.e() {
                 let v = self.regs[m].clone();

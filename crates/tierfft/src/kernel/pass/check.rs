@@ -22,7 +22,7 @@ impl PassGen<'_> {
         let Some(weights) = &self.pass.check_in() else {
             return;
         };
-        let offset = self.plan.aux_offset(weights);
+        let offset = self.aux_offset(weights);
         self.em
             .comment("checksum: the loaded points times the input weights");
         let terms: Vec<Expr> = (0..self.e())
@@ -41,7 +41,7 @@ impl PassGen<'_> {
         let Some(weights) = &self.pass.check_out() else {
             return;
         };
-        let offset = self.plan.aux_offset(weights);
+        let offset = self.aux_offset(weights);
         self.em
             .comment("checksum: the stored points times the output weights, and their energy");
         let (mut terms, mut energy) = (Vec::new(), Vec::new());

@@ -7,10 +7,11 @@
 
 use super::{PassGen, pass_bindings};
 use crate::kernel::ir::*;
-use crate::plan::{Cluster, Pass, Plan};
+use crate::plan::{Cluster, Plan};
 
-/// The kernel of cluster pass `head` (a plan's only pass).
-pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bool) -> Kernel {
+/// The kernel of cluster pass `index` of `plan` (its only pass).
+pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: bool) -> Kernel {
+    let head = &plan.passes[index];
     let tail = &c.tail;
     assert_eq!(
         head.threads(),
@@ -19,7 +20,7 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
     );
     let lines = tail.lines_per_group;
 
-    let mut h = PassGen::new(plan, head);
+    let mut h = PassGen::new(plan, index, head);
     h.in_cluster = true;
     h.locate_line();
     h.load();
@@ -42,7 +43,7 @@ pub(super) fn cluster_kernel(plan: &Plan, head: &Pass, c: &Cluster, in_place: bo
         });
     }
 
-    let mut g = PassGen::new(plan, tail);
+    let mut g = PassGen::new(plan, index, tail);
     g.in_cluster = true;
     g.locate_line();
     g.em.comment("this workgroup's tail lines, from its table");

@@ -29,22 +29,23 @@ use super::codelet::dft;
 use super::emit::Emitter;
 use super::ir::*;
 use crate::base::precision::Precision;
+use crate::base::values::Values;
 use crate::plan::shape::stage_rounds;
 use crate::plan::{Body, Exchange, Geometry, Pass, Plan, RealFusion};
 use crate::spec::RealHalf;
 
 /// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
-/// source and destination; only single-pass plans may ask for it.
+/// source and destination; only passes of whole lines may ask for it ([`Plan::kernels`]).
 pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     let pass = &plan.passes[index];
     assert!(
-        !in_place || plan.passes.len() == 1,
-        "multi-pass plans run out of place"
+        !in_place || plan.kernels().contains(&(index, true)),
+        "passes of part of a line run out of place"
     );
     if let Some(c) = &pass.cluster {
-        return cluster::cluster_kernel(plan, pass, c, in_place);
+        return cluster::cluster_kernel(plan, index, c, in_place);
     }
-    let mut g = PassGen::new(plan, pass);
+    let mut g = PassGen::new(plan, index, pass);
     // A pass of a chain's back-transform runs in the opposite direction.
     let chain_inverse = pass.inverse();
     g.locate_line();
@@ -218,6 +219,8 @@ type Write = (usize, Expr, Option<Expr>);
 
 struct PassGen<'a> {
     plan: &'a Plan,
+    /// The pass's place in the plan: which vectors its launches bind ([`Plan::aux_range`]).
+    index: usize,
     /// The transform the passes compute ([`Plan::geometry`]).
     geometry: Geometry,
     pass: &'a Pass,
@@ -238,13 +241,16 @@ struct PassGen<'a> {
 }
 
 impl<'a> PassGen<'a> {
-    fn new(plan: &'a Plan, pass: &'a Pass) -> Self {
+    /// The generator of `pass`, pass `index` of `plan` (or, in a cluster pass, one of its
+    /// steps).
+    fn new(plan: &'a Plan, index: usize, pass: &'a Pass) -> Self {
         let geometry = plan.geometry();
         let regs = (0..pass.registers())
             .map(|m| var(format!("v{m}")))
             .collect();
         PassGen {
             plan,
+            index,
             geometry,
             pass,
             em: Emitter::default(),
@@ -256,6 +262,11 @@ impl<'a> PassGen<'a> {
             padded_bases: Vec::new(),
             in_cluster: false,
         }
+    }
+
+    /// Where vector `v` starts in this pass's binding of the vectors buffer.
+    fn aux_offset(&self, v: &Values) -> usize {
+        self.plan.aux_offset(self.index, v)
     }
 
     fn t(&self) -> usize {

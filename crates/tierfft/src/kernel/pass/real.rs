@@ -20,7 +20,7 @@ impl PassGen<'_> {
     pub(super) fn load_merged(&mut self, scale: f64, twiddles: Option<&Values>) {
         let n = self.geometry.n;
         let twiddles = twiddles.expect("the planner gives a merge its twiddles");
-        let w = self.plan.aux_offset(twiddles);
+        let w = self.aux_offset(twiddles);
         self.em.comment(format!(
             "C2R: load bins k and {n} − k of each point's row of {} and merge them",
             n + 1
@@ -78,7 +78,7 @@ impl PassGen<'_> {
     pub(super) fn store_split(&mut self, scale: f64, twiddles: Option<&Values>) {
         let n = self.geometry.n;
         let p = self.pass;
-        let w = twiddles.map(|t| self.plan.aux_offset(t));
+        let w = twiddles.map(|t| self.aux_offset(t));
         let (t, e) = (self.t(), self.e());
         self.em.comment(format!(
             "R2C: pair points k and {n} − k through workgroup memory, split into {} bins",

@@ -2,6 +2,10 @@
 //! Hopper (sm_90), so a code-generation error fails CI although no GPU runs there.
 //! Needs libnvrtc (CI: `pip install nvidia-cuda-nvrtc`, see scripts/test); without it the test
 //! says why it skipped, and fails when `TIERFFT_REQUIRE_NVRTC=1`.
+//!
+//! A binary of its own: planning every length to 2^27, checksummed ones included, makes and
+//! frees tables of gigabytes, and the page faults and unmappings of that slowed the lavapipe
+//! tests sharing its process several times over.
 #![cfg(feature = "cuda")]
 
 use std::collections::BTreeSet;
