@@ -150,8 +150,8 @@ pub struct SarArgs {
     #[arg(long, value_name = "N", value_parser = parse_count, conflicts_with = "gpus")]
     block_lines: Option<usize>,
     /// Spread the scene over this many GPUs (CUDA GPUs 0..N, exchanging through NCCL; with
-    /// --device cpu, N CPU ranks): lines for range compression, range bins for the azimuth
-    /// steps, one all-to-all between them.
+    /// --device cpu, N CPU ranks): lines for the range steps, range bins for the azimuth
+    /// steps and RCMC, an all-to-all wherever the next step needs the other.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
           conflicts_with = "unfused")]
     gpus: Option<u32>,

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::filters::rcmc::RCMC_TAPS;
 use crate::focus::options::Algorithm;
 use crate::focus::step::{Needs, Step};
 use crate::scene::extent::Extent;
@@ -72,32 +73,36 @@ impl fmt::Display for SarPlan {
              {samples}",
             self.algorithm, e.lines, e.samples
         )?;
+        // A filter's length: one value per element of the scene, or its count.
+        let values = |n: usize| match n == lines * samples {
+            true => format!("one value per element ({lines} × {samples})"),
+            false => format!("{n} values"),
+        };
         for (i, step) in self.steps.iter().enumerate() {
             let what = match step {
                 Step::RangeCompression { filter } => format!(
-                    "{lines} range FFTs of {samples} points, a matched filter of {} values \
-                     for every line, inverse FFTs",
-                    filter.len()
+                    "{lines} range FFTs of {samples} points, a matched filter of {} for every \
+                     line, inverse FFTs",
+                    values(filter.len())
                 ),
                 Step::AzimuthFft => format!("{samples} azimuth FFTs of {lines} points (columns)"),
-                Step::Multiply { values, .. } => {
-                    format!("multiply by {} values, one per element", values.len())
-                }
+                Step::Multiply { values: v, .. } => format!(
+                    "multiply by {}, on a device on the next range FFT's load",
+                    values(v.len())
+                ),
                 Step::RangeDopplerFilter { filter, .. } => format!(
-                    "{lines} range FFTs of {samples} points, a filter of {} values (one per \
-                     element), inverse FFTs",
-                    filter.len()
+                    "{lines} range FFTs of {samples} points, a filter of {}, inverse FFTs",
+                    values(filter.len())
                 ),
                 Step::Rcmc { spec } => format!(
-                    "{}-tap sinc resampler over {} Doppler rows of {} range bins",
-                    crate::filters::rcmc::RCMC_TAPS,
+                    "{RCMC_TAPS}-tap sinc resampler over {} Doppler rows of {} range bins",
                     spec.rows.len(),
                     spec.n
                 ),
                 Step::AzimuthCompression { filter } => format!(
-                    "an azimuth filter of {} values (one per element), {samples} inverse \
-                     azimuth FFTs of {lines} points (columns)",
-                    filter.len()
+                    "an azimuth filter of {}, {samples} inverse azimuth FFTs of {lines} points \
+                     (columns)",
+                    values(filter.len())
                 ),
             };
             writeln!(

@@ -31,7 +31,7 @@ impl fmt::Display for Needs {
         match self {
             Needs::Lines => f.write_str("whole range lines"),
             Needs::Columns => f.write_str("whole azimuth columns"),
-            Needs::Pointwise => f.write_str("pointwise"),
+            Needs::Pointwise => f.write_str("each element alone (pointwise)"),
             Needs::BinsWithHalo(halo) => {
                 write!(
                     f,
