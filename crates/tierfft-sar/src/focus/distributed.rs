@@ -572,3 +572,42 @@ fn settle<T>(
     everyone?;
     Ok(value)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::focus::options::Algorithm;
+
+    /// The all-to-alls each algorithm's plan takes: Range-Doppler one (lines to range bins
+    /// after range compression), with SRC or chirp scaling three (to bins for the azimuth
+    /// FFT, back to lines for the range-Doppler filter, to bins again).
+    #[test]
+    fn exchanges_go_where_the_layout_changes() {
+        let mut c = Config::default();
+        (c.radar.antenna_m, c.radar.pulse_s) = (8.0, 2e-6);
+        (c.scene.lines, c.scene.samples) = (1024, 512);
+        let extent = Extent::of(&c, true);
+        let exchanges = |opts: FocusOptions| {
+            let plan = builders::plan(&c, &opts, extent).expect("plan");
+            let layouts = layouts(&plan);
+            let changes = std::iter::once(Layout::Lines)
+                .chain(layouts.iter().copied())
+                .collect::<Vec<_>>()
+                .windows(2)
+                .filter(|w| w[0] != w[1])
+                .count();
+            (changes, layouts.last().copied())
+        };
+        assert_eq!(exchanges(FocusOptions::default()), (1, Some(Layout::Bins)));
+        let src = FocusOptions {
+            src: Some(true),
+            ..FocusOptions::default()
+        };
+        assert_eq!(exchanges(src), (3, Some(Layout::Bins)));
+        let csa = FocusOptions {
+            algorithm: Algorithm::Csa,
+            ..FocusOptions::default()
+        };
+        assert_eq!(exchanges(csa), (3, Some(Layout::Bins)));
+    }
+}
