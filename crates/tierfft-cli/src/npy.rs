@@ -419,7 +419,7 @@ fn check_dtype(dtype: &DType, expect: Expect) -> Result<Element, String> {
             (Expect::Scene, TypeChar::Float | TypeChar::Int | TypeChar::Uint | TypeChar::Bool) => {
                 // Refused with the reason rather than read as complex with zero imaginary parts.
                 let kind = numpy_name(t).unwrap_or_else(|| dtype.descr());
-                return Err(tierfft_sar::echoes::not_complex(&kind));
+                return Err(tierfft_sar::scene::echoes::not_complex(&kind));
             }
             (Expect::Scene, _) => false,
             (_, TypeChar::Complex) => matches!(scalar_bytes, 4 | 8),

@@ -3,10 +3,10 @@
 //! (when small) is simulated and focused on the CPU.
 
 use tierfft::Device;
-use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::{FocusOptions, Focuser, memory_needs};
-use tierfft_sar::params::{Config, DefaultTargets};
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::scene::extent::Extent;
+use tierfft_sar::scene::params::{Config, DefaultTargets};
+use tierfft_sar::scene::simulate::simulate;
 
 /// Largest scene (lines × samples, with margins) focused per input.
 const FOCUS_POINTS: usize = 1 << 14;

@@ -10,17 +10,17 @@ use numpy::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tierfft_sar::SarError;
-use tierfft_sar::centroid::resolve;
-use tierfft_sar::echoes::{NonFinite, check_finite, check_layout};
-use tierfft_sar::extent::Extent;
-use tierfft_sar::fit::{Fitted, fit};
+use tierfft_sar::filters::range::Window;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::measure::{Theories, measure_targets};
-use tierfft_sar::params::{Config, DefaultTargets};
-use tierfft_sar::range::Window;
-use tierfft_sar::replica::Replica;
-use tierfft_sar::report::{Blocks, Report, Timings};
-use tierfft_sar::simulate::simulate as simulate_scene;
+use tierfft_sar::focus::fit::{Fitted, fit};
+use tierfft_sar::quality::measure::{Theories, measure_targets};
+use tierfft_sar::quality::report::{Blocks, Report, Timings};
+use tierfft_sar::scene::centroid::resolve;
+use tierfft_sar::scene::echoes::{NonFinite, check_finite, check_layout};
+use tierfft_sar::scene::extent::Extent;
+use tierfft_sar::scene::params::{Config, DefaultTargets};
+use tierfft_sar::scene::replica::Replica;
+use tierfft_sar::scene::simulate::simulate as simulate_scene;
 
 use crate::device::PyDevice;
 use crate::errors::to_py;
@@ -96,10 +96,10 @@ pub fn scene_toml(config: Option<&str>) -> PyResult<String> {
 /// [`simulate`] places them. The echoes are checked first, as the command checks them: their
 /// shape is the scene's size (a config stating another is refused), NaN or infinite samples
 /// are refused or, with `zero_nonfinite`, set to zero, and echoes that look transposed are
-/// refused unless `trust_layout`. Planned as the command plans ([`tierfft_sar::fit::fit`]:
+/// refused unless `trust_layout`. Planned as the command plans ([`tierfft_sar::focus::fit::fit`]:
 /// in blocks or at the recorded size where the device cannot bind the margins). Returns the
 /// complex image and the metrics as JSON text, with the keys of the command's metrics.json
-/// ([`tierfft_sar::report::Report`]). The Doppler centroid is the config's
+/// ([`tierfft_sar::quality::report::Report`]). The Doppler centroid is the config's
 /// `radar.doppler_centroid_hz`, or estimated from `raw` when it gives none, and the antenna's
 /// azimuth pattern `radar.azimuth_pattern` or recognised in `raw`; `src` forces secondary
 /// range compression on or off (`None`: when the scene needs it). `algorithm` is "rda"
@@ -173,7 +173,7 @@ pub fn focus<'py>(
             let mut config = config;
             let clock = Instant::now();
             let centroid = resolve(&mut config, data)?;
-            let pattern = tierfft_sar::pattern::resolve(&mut config, data);
+            let pattern = tierfft_sar::scene::pattern::resolve(&mut config, data);
             let centroid_s = clock.elapsed().as_secs_f64();
             let clock = Instant::now();
             let fit = fit(dev, &config, &mut opts, None)?;

@@ -584,10 +584,10 @@ const CSA_STEP: &str = "CSA (scaling, range FFT, filter per row, IFFT)";
 /// adds it to the FFT steps of that size in `rows`. cuFFT has no interpolation, so both
 /// pipelines use tierfft's resampler for this step.
 fn whole_focusing(device: &Device, n: usize, reps: usize, rows: &[Row]) -> CommandResult<Focusing> {
-    let mut config = tierfft_sar::params::Config::default();
+    let mut config = tierfft_sar::scene::params::Config::default();
     config.scene.lines = n;
     config.scene.samples = n;
-    let spec = tierfft_sar::rcmc::rcmc_spec(&config, 0.0);
+    let spec = tierfft_sar::filters::rcmc::rcmc_spec(&config, 0.0);
     let input = super::random_input(spec.len());
     let m = device.plan_resample(&spec)?.measure(&input, reps)?;
     let cpu = widen(

@@ -277,7 +277,7 @@ pub fn cut_figure(
 mod tests {
     use super::*;
     use crate::plot::profile::sinc_cut;
-    use tierfft_sar::neighbours::AxisResponse;
+    use tierfft_sar::quality::neighbours::AxisResponse;
 
     /// `points` as pixels of `frame`, densely: every segment stepped at a quarter pixel.
     fn traced(points: &[(f64, f64)], frame: &Frame) -> Vec<(f64, f64)> {
@@ -394,7 +394,7 @@ mod tests {
             *z += n * 0.3;
         }
         let hamming = AxisResponse {
-            window: tierfft_sar::window::Window::Hamming,
+            window: tierfft_sar::filters::window::Window::Hamming,
             samples_per_unit: 1.2,
             carrier: 0.0,
         };
@@ -484,7 +484,7 @@ mod tests {
             alone,
             alone_text: "alone".into(),
             ideal: AxisResponse {
-                window: tierfft_sar::window::Window::None,
+                window: tierfft_sar::filters::window::Window::None,
                 samples_per_unit: 1.0,
                 carrier: 0.0,
             },

@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use plotters::prelude::*;
-use tierfft_sar::metrics::upsample;
+use tierfft_sar::quality::metrics::upsample;
 
 use super::scale::{Scale, draw_colour_bar};
 use super::{Focused, Frame, Geometry, Rgb, TargetFigure, render, tick, window};
@@ -488,8 +488,8 @@ mod tests {
             imaged_text: String::new(),
             alone: None,
             alone_text: String::new(),
-            ideal: tierfft_sar::neighbours::AxisResponse {
-                window: tierfft_sar::window::Window::None,
+            ideal: tierfft_sar::quality::neighbours::AxisResponse {
+                window: tierfft_sar::filters::window::Window::None,
                 samples_per_unit: 1.0,
                 carrier: 0.0,
             },

@@ -25,7 +25,7 @@ use plotters::backend::RGBPixel;
 use plotters::prelude::*;
 use plotters::style::register_font;
 use tierfft::Complex32;
-use tierfft_sar::neighbours::AxisResponse;
+use tierfft_sar::quality::neighbours::AxisResponse;
 
 use crate::CliResult;
 

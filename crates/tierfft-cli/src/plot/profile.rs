@@ -2,8 +2,8 @@
 //! response of the window, in dB of the peak against bins from it.
 
 use tierfft::Complex32;
-use tierfft_sar::metrics::upsample;
-use tierfft_sar::neighbours::AxisResponse;
+use tierfft_sar::quality::metrics::upsample;
+use tierfft_sar::quality::neighbours::AxisResponse;
 
 /// Upsampling of a cut before plotting: 16 points per bin draw the mainlobe and the sidelobe
 /// nulls smoothly.
@@ -121,7 +121,7 @@ mod tests {
             above.last().expect("peak") - above[0]
         };
         let none = ideal_profile(
-            &response(tierfft_sar::window::Window::None),
+            &response(tierfft_sar::filters::window::Window::None),
             (-20.0, 20.0),
             CUT_UPSAMPLE,
         );
@@ -140,7 +140,7 @@ mod tests {
             .fold(f64::MIN, f64::max);
         assert!((side + 13.26).abs() < 0.05, "{side}");
         let hamming = ideal_profile(
-            &response(tierfft_sar::window::Window::Hamming),
+            &response(tierfft_sar::filters::window::Window::Hamming),
             (-20.0, 20.0),
             CUT_UPSAMPLE,
         );
@@ -152,7 +152,7 @@ mod tests {
         );
         let flat = AxisResponse {
             samples_per_unit: 0.0,
-            ..response(tierfft_sar::window::Window::None)
+            ..response(tierfft_sar::filters::window::Window::None)
         };
         assert!(ideal_profile(&flat, (-20.0, 20.0), CUT_UPSAMPLE).is_empty());
     }

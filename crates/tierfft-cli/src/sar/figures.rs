@@ -6,11 +6,11 @@ use std::path::Path;
 
 use num_complex::Complex64;
 use tierfft::Complex32;
-use tierfft_sar::measure::{TargetReport, Theories};
-use tierfft_sar::metrics::PointMetrics;
-use tierfft_sar::neighbours::{AxisResponse, IdealResponse};
-use tierfft_sar::params::Config;
-use tierfft_sar::range::Window;
+use tierfft_sar::filters::range::Window;
+use tierfft_sar::quality::measure::{TargetReport, Theories};
+use tierfft_sar::quality::metrics::PointMetrics;
+use tierfft_sar::quality::neighbours::{AxisResponse, IdealResponse};
+use tierfft_sar::scene::params::Config;
 
 use crate::CliResult;
 use crate::plot::{self, CutCurves, Focused, Geometry, TargetFigure, whole};
@@ -128,7 +128,7 @@ fn nearest(at: (f64, f64), (lines, samples): (usize, usize)) -> (usize, usize) {
 }
 
 /// The ideal response every target is modelled with, as
-/// [`tierfft_sar::measure::measure_targets`] builds it: the windows over the processed bands,
+/// [`tierfft_sar::quality::measure::measure_targets`] builds it: the windows over the processed bands,
 /// the azimuth response turning at the mid-swath Doppler centroid.
 fn ideal_response(config: &Config, (azimuth, range): (Window, Window)) -> IdealResponse {
     let r = &config.radar;
@@ -255,7 +255,7 @@ fn cut_labels(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tierfft_sar::metrics::CutMetrics;
+    use tierfft_sar::quality::metrics::CutMetrics;
 
     /// 11.3 lines and 1.2 samples per 1/B, a squinted azimuth response.
     const RESPONSE: IdealResponse = IdealResponse {

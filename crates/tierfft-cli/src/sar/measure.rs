@@ -1,8 +1,8 @@
 //! The measured targets of `tierfft sar` as tables on the terminal (the measuring itself is
-//! `tierfft_sar::measure`).
+//! `tierfft_sar::quality::measure`).
 
-use tierfft_sar::measure::{TargetReport, Theories};
-use tierfft_sar::metrics::PointMetrics;
+use tierfft_sar::quality::measure::{TargetReport, Theories};
+use tierfft_sar::quality::metrics::PointMetrics;
 
 /// Prints the targets as imaged and alone, each table with a row of theory, or a line saying
 /// there are none.

@@ -8,24 +8,24 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Complex32;
-use tierfft_sar::centroid::Used;
-use tierfft_sar::csa::Algorithm;
-use tierfft_sar::echoes::{NonFinite, check_finite, check_layout};
-use tierfft_sar::extent::Extent;
+use tierfft_sar::filters::radiometry::Radiometry;
+use tierfft_sar::filters::range::Window;
+use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::looks::multilook;
-use tierfft_sar::params::{AzimuthPattern, Config, DefaultTargets};
-use tierfft_sar::radiometry::Radiometry;
-use tierfft_sar::range::Window;
-use tierfft_sar::replica::Replica;
-use tierfft_sar::report::{Blocks, Report, Timings};
-use tierfft_sar::simulate::simulate_with_progress;
+use tierfft_sar::quality::looks::multilook;
+use tierfft_sar::quality::report::{Blocks, Report, Timings};
+use tierfft_sar::scene::centroid::Used;
+use tierfft_sar::scene::echoes::{NonFinite, check_finite, check_layout};
+use tierfft_sar::scene::extent::Extent;
+use tierfft_sar::scene::params::{AzimuthPattern, Config, DefaultTargets};
+use tierfft_sar::scene::replica::Replica;
+use tierfft_sar::scene::simulate::simulate_with_progress;
 
 use crate::npy::{self, Expect};
 use crate::outdir::Staged;
 use crate::plot;
 use crate::{CliResult, parse_count};
-use tierfft_sar::measure::{Theories, measure_targets};
+use tierfft_sar::quality::measure::{Theories, measure_targets};
 
 mod figures;
 mod measure;
@@ -125,7 +125,7 @@ pub struct SarArgs {
     /// The focusing algorithm: rda (Range-Doppler: range compression, azimuth FFT, SRC when
     /// needed, RCMC by 16-tap interpolation, azimuth compression) or csa (chirp scaling:
     /// migration, range compression and SRC by phase multiplies on the transforms' loads and
-    /// stores, no interpolation; not with --gpus).
+    /// stores, no interpolation).
     #[arg(long, default_value = "rda", value_name = "ALGORITHM")]
     algorithm: Algorithm,
     /// How the image's gain varies with range: normalised (a target's peak is the same at
@@ -139,6 +139,10 @@ pub struct SarArgs {
     /// looks.png (dB, axes and colour bar as image.png's). "4,1" for four azimuth looks.
     #[arg(long, value_name = "A,R", value_parser = parse_looks)]
     looks: Option<(usize, usize)>,
+    /// Print the SAR plan for the scene and options (each step with its sizes, what it
+    /// needs whole, its filter's length) and exit without focusing or writing anything.
+    #[arg(long)]
+    plan: bool,
     /// Focus the scene in blocks of at least N image lines (widened to an efficient FFT
     /// length), each from its own lines of echoes and the aperture's around them, and write
     /// one image: for recordings longer than the device holds. Chosen by itself when a CUDA
@@ -146,8 +150,8 @@ pub struct SarArgs {
     #[arg(long, value_name = "N", value_parser = parse_count, conflicts_with = "gpus")]
     block_lines: Option<usize>,
     /// Spread the scene over this many GPUs (CUDA GPUs 0..N, exchanging through NCCL; with
-    /// --device cpu, N CPU ranks): lines for range compression, range bins for the azimuth
-    /// steps, one all-to-all between them.
+    /// --device cpu, N CPU ranks): lines for the range steps, range bins for the azimuth
+    /// steps and RCMC, an all-to-all wherever the next step needs the other.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
           conflicts_with = "unfused")]
     gpus: Option<u32>,
@@ -292,7 +296,7 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
     (swapped.scene.lines, swapped.scene.samples) = (samples, lines);
     if swapped.validate().is_ok() {
         let data = input.read()?;
-        tierfft_sar::echoes::check_layout(&config, &data, args.trust_layout)?;
+        tierfft_sar::scene::echoes::check_layout(&config, &data, args.trust_layout)?;
     }
     Err(format!(
         "{} (values from {}the echoes '{}' of shape [{lines}, {samples}])",
@@ -319,10 +323,10 @@ fn read_replica(path: &Path) -> CliResult<Replica> {
     Replica::new(input.read()?).map_err(|e| format!("'{}': {e}", path.display()).into())
 }
 
-/// The Doppler centroid to focus with ([`tierfft_sar::centroid::resolve`]), said on the
+/// The Doppler centroid to focus with ([`tierfft_sar::scene::centroid::resolve`]), said on the
 /// terminal when it was not given.
 fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<Used> {
-    let used = tierfft_sar::centroid::resolve(config, data)?;
+    let used = tierfft_sar::scene::centroid::resolve(config, data)?;
     match (&used.estimate, &used.warning) {
         (Some(e), _) => eprintln!(
             "Doppler centroid: {:.2} Hz at mid-swath, estimated ({:.2} Hz within the PRF, \
@@ -335,10 +339,10 @@ fn resolve_centroid(config: &mut Config, data: &[Complex32]) -> CliResult<Used> 
     Ok(used)
 }
 
-/// The azimuth pattern to focus with ([`tierfft_sar::pattern::resolve`]), said on the
+/// The azimuth pattern to focus with ([`tierfft_sar::scene::pattern::resolve`]), said on the
 /// terminal when recognised in the echoes.
-fn resolve_pattern(config: &mut Config, data: &[Complex32]) -> tierfft_sar::pattern::Used {
-    let used = tierfft_sar::pattern::resolve(config, data);
+fn resolve_pattern(config: &mut Config, data: &[Complex32]) -> tierfft_sar::scene::pattern::Used {
+    let used = tierfft_sar::scene::pattern::resolve(config, data);
     match used.residuals {
         Some([uniform, sinc2]) => eprintln!(
             "azimuth pattern: {}, recognised in the echoes (residuals: uniform {uniform:.3}, \
@@ -356,6 +360,32 @@ fn resolve_pattern(config: &mut Config, data: &[Complex32]) -> tierfft_sar::patt
 
 /// scene.toml (and replica.npy when a measured pulse was transmitted): the config that focuses
 /// the simulated raw.npy again with `--raw`, every value the simulation used written out.
+/// `tierfft sar --plan`: the plan of `config`'s scene with `opts`, printed. The Doppler
+/// centroid and the azimuth pattern are what focusing would take without the echoes: the
+/// simulation's, or (`--raw`) the config's, else broadside and uniform (focusing estimates
+/// them from the echoes; the steps and their sizes are the same).
+fn print_plan(mut config: Config, simulated: bool, opts: &FocusOptions) -> CliResult<()> {
+    let estimated = !simulated
+        && (config.radar.doppler_centroid_hz.is_none() || config.radar.azimuth_pattern.is_none());
+    if simulated {
+        tierfft_sar::scene::centroid::simulated(&mut config);
+    }
+    config
+        .radar
+        .azimuth_pattern
+        .get_or_insert(AzimuthPattern::Uniform);
+    let extent = Extent::of(&config, opts.margins);
+    let plan = tierfft_sar::focus::builders::plan(&config, opts, extent)?;
+    print!("{plan}");
+    if estimated {
+        println!(
+            "(focusing estimates the Doppler centroid and recognises the azimuth pattern from \
+             the echoes where the config leaves them out; the steps are these)"
+        );
+    }
+    Ok(())
+}
+
 fn write_scene(out: &Staged, config: &Config) -> CliResult<()> {
     let mut scene = config.as_simulated();
     let radar = &mut scene.radar;
@@ -410,12 +440,8 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         radiometry: args.radiometry,
     };
     focus_opts.validate()?;
-    if args.algorithm == Algorithm::Csa && args.gpus.is_some_and(|n| n > 1) {
-        return Err(
-            "focusing over several devices (--gpus) runs the Range-Doppler algorithm \
-                    only: drop --algorithm csa or --gpus"
-                .into(),
-        );
+    if args.plan {
+        return print_plan(config, raw.is_none(), &focus_opts);
     }
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let on = open_devices(args)?;
@@ -468,14 +494,14 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let t = Instant::now();
     let centroid = match simulated {
         // Simulated echoes: the centroid they were simulated with.
-        true => tierfft_sar::centroid::simulated(&mut config),
+        true => tierfft_sar::scene::centroid::simulated(&mut config),
         false => resolve_centroid(&mut config, &data)?,
     };
     let pattern = match (simulated, config.radar.azimuth_pattern) {
         // Simulated echoes without the key: lit uniformly, as the simulator does.
         (true, None) => {
             config.radar.azimuth_pattern = Some(AzimuthPattern::Uniform);
-            tierfft_sar::pattern::Used {
+            tierfft_sar::scene::pattern::Used {
                 pattern: AzimuthPattern::Uniform,
                 source: "simulation",
                 residuals: None,
@@ -492,7 +518,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     let src = match &focuser {
         Focusing::One(f) => f.src(),
         Focusing::Strip(f) => f.src(),
-        Focusing::Spread(_) => false,
+        Focusing::Spread(f) => f.plan().src(),
     };
     let processed = match (&focuser, extent.is_recorded_size()) {
         (Focusing::Strip(f), _) => format!(

@@ -6,13 +6,12 @@ use std::sync::Arc;
 
 use tierfft::Device;
 use tierfft::backend::cuda::CudaDevice;
-use tierfft_sar::coupling;
-use tierfft_sar::dist::{self, DistFocuser};
-use tierfft_sar::extent::Extent;
-use tierfft_sar::fit::{Fitted, fit};
+use tierfft_sar::focus::distributed::{self, DistFocuser};
+use tierfft_sar::focus::fit::{Fitted, fit};
+use tierfft_sar::focus::strip::StripFocuser;
 use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
-use tierfft_sar::params::Config;
-use tierfft_sar::strip::StripFocuser;
+use tierfft_sar::scene::extent::Extent;
+use tierfft_sar::scene::params::Config;
 
 use super::SarArgs;
 use crate::CliResult;
@@ -151,7 +150,7 @@ pub(super) fn check_scene(
     let extent = Extent::of(config, opts.margins);
     let needs = match on.devices.len() {
         1 => memory_needs(config, device, &extent, &opts),
-        n => dist::memory_needs(config, device, n, &extent),
+        n => distributed::memory_needs(config, device, n, &extent, &opts),
     };
     let free = match (on.devices.len(), needs) {
         (1, Some(n)) if n.device > 0 => device.free_memory()?.filter(|&free| n.device > free),
@@ -183,7 +182,7 @@ pub(super) fn check_scene(
 }
 
 /// Plans every step of `config`'s scene, whole or in blocks of `blocks` lines, on one device
-/// as [`tierfft_sar::fit::fit`] fits it (its fallback said on the terminal and returned for
+/// as [`tierfft_sar::focus::fit::fit`] fits it (its fallback said on the terminal and returned for
 /// metrics.json), or spread over several.
 pub(super) fn plan(
     config: &Config,
@@ -192,13 +191,6 @@ pub(super) fn plan(
     blocks: Option<usize>,
 ) -> CliResult<(Focusing, Option<String>)> {
     if on.devices.len() > 1 {
-        if opts.src.is_none() && coupling::needed(config) {
-            eprintln!(
-                "warning: this scene needs secondary range compression (a squinted beam's \
-                 range walk, or a long aperture at a low carrier), which focusing over several \
-                 devices does not have yet: its range sidelobes will be higher than theory"
-            );
-        }
         let n = on.devices.len();
         return Ok((
             Focusing::Spread(match on.gpus.is_empty() {

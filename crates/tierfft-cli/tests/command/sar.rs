@@ -560,7 +560,6 @@ fn chirp_scaling_focuses_and_is_reported() {
     for (args, words) in [
         (&["--src", "off"][..], &["chirp scaling", "SRC off"][..]),
         (&["--no-rcmc"][..], &["chirp scaling", "RCMC off"][..]),
-        (&["--gpus", "2"][..], &["Range-Doppler algorithm only"][..]),
     ] {
         let mut all = vec!["--config", &cfg, "--out", out_arg, "--algorithm", "csa"];
         all.extend_from_slice(args);
@@ -581,5 +580,64 @@ fn chirp_scaling_focuses_and_is_reported() {
             "{}",
             stderr(&o)
         );
+    }
+}
+
+/// `--plan` prints each algorithm's steps in order, with what each needs whole, and exits
+/// before any work: no output folder, nothing focused.
+#[test]
+fn sar_plan_prints_the_steps_and_focuses_nothing() {
+    let dir = TempDir::new("sar-plan");
+    let cfg = config(&dir, "scene.toml", SMALL);
+    let out = dir.path("out");
+    let out_arg = out.to_str().expect("utf-8 path");
+    let rda: &[&str] = &[
+        "range compression",
+        "azimuth FFT",
+        "RCMC",
+        "azimuth compression",
+    ];
+    let csa: &[&str] = &[
+        "azimuth FFT",
+        "chirp scaling",
+        "range compression and SRC (2-D)",
+        "azimuth compression",
+    ];
+    for (algorithm, extra, steps) in [
+        ("rda", &[][..], rda),
+        ("csa", &[][..], csa),
+        // Over several ranks the plan is the same: printed, not focused.
+        ("csa", &["--gpus", "2"][..], csa),
+    ] {
+        let mut args = vec![
+            "--config",
+            &cfg,
+            "--out",
+            out_arg,
+            "--algorithm",
+            algorithm,
+            "--plan",
+        ];
+        args.extend_from_slice(extra);
+        let o = sar(&dir, &args);
+        assert_ok(&o);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.starts_with("SAR plan: ") && text.contains(&format!("({algorithm})")),
+            "{text}"
+        );
+        for (i, step) in steps.iter().enumerate() {
+            assert!(
+                text.contains(&format!("  {}. {step}: ", i + 1)),
+                "{algorithm}: step {} is not {step}:\n{text}",
+                i + 1
+            );
+        }
+        assert_eq!(text.lines().count(), steps.len() + 1, "{text}");
+        for needs in ["needs whole range lines", "needs whole azimuth columns"] {
+            assert!(text.contains(needs), "{text}");
+        }
+        assert!(!out.exists(), "--plan wrote {}", out.display());
+        assert!(!stderr(&o).contains("focusing"), "{}", stderr(&o));
     }
 }

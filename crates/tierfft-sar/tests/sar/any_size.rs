@@ -1,15 +1,15 @@
 //! Scenes of any size, processed with margins at efficient FFT lengths and cropped back
-//! (`tierfft_sar::extent`): a 3000 × 2500 scene focuses to theory on the CPU and the GPU
+//! (`tierfft_sar::scene::extent`): a 3000 × 2500 scene focuses to theory on the CPU and the GPU
 //! (lavapipe unless TIERFFT_TEST_DEVICE says otherwise), and targets at the scene's edges do
 //! not leak into the opposite edge as they do when the scene is processed circularly.
 
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::extent::Extent;
 use tierfft_sar::focus::{FocusOptions, Focuser};
-use tierfft_sar::metrics::{CutOptions, analyze_point};
-use tierfft_sar::params::{Config, Scene, Target};
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
+use tierfft_sar::scene::extent::Extent;
+use tierfft_sar::scene::params::{Config, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 const LINES: usize = 3000;
 const SAMPLES: usize = 2500;

@@ -5,9 +5,9 @@
 use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::metrics::{CutOptions, analyze_point};
-use tierfft_sar::params::{Chirp, Config, PulseReference, Scene, Target};
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
+use tierfft_sar::scene::params::{Chirp, Config, PulseReference, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 // A 4 m antenna halves the default aperture, so that the scene with its margins fits
 // lavapipe's 128 MiB bindings.

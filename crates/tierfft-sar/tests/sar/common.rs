@@ -7,8 +7,8 @@
 use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::focus::{FocusOptions, Focuser};
-use tierfft_sar::metrics::PointMetrics;
-use tierfft_sar::params::Config;
+use tierfft_sar::quality::metrics::PointMetrics;
+use tierfft_sar::scene::params::Config;
 
 /// The GPU the tests run on: `TIERFFT_TEST_DEVICE`, lavapipe by default.
 pub fn gpu() -> Device {

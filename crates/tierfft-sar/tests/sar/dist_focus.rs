@@ -1,5 +1,6 @@
 //! Focusing spread over ranks (`DistFocuser`) against one device's `Focuser` on the same
-//! echoes: 3 CPU ranks (uneven blocks, RCMC halos crossing block edges) in CI; CUDA ranks
+//! echoes: 3 CPU ranks (uneven blocks, RCMC halos crossing block edges; chirp scaling and
+//! SRC, which exchange back to lines and to range bins again) in CI; CUDA ranks
 //! sharing the test GPU through host memory when TIERFFT_TEST_DEVICE names a CUDA device,
 //! and over NCCL on TIERFFT_TEST_GPUS GPUs.
 
@@ -8,11 +9,11 @@ use std::sync::Arc;
 use num_complex::Complex32;
 use tierfft::distributed::{Exchange, LocalExchange};
 use tierfft::{Device, DeviceKind};
-use tierfft_sar::dist::DistFocuser;
-use tierfft_sar::focus::{FocusOptions, Focuser};
-use tierfft_sar::metrics::{CutOptions, analyze_point};
-use tierfft_sar::params::{Config, Scene, Target};
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::focus::distributed::DistFocuser;
+use tierfft_sar::focus::{Algorithm, FocusOptions, Focuser};
+use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
+use tierfft_sar::scene::params::{Config, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 /// 4096 lines × 2048 range bins with targets near the ends of the swath and in the middle,
 /// where the migration is largest, so that RCMC reads across the ranks' block edges.
@@ -78,8 +79,17 @@ fn check(dist: &DistFocuser, raw: &[Complex32], reference: &[Complex32], what: &
 }
 
 fn reference(device: &Device, c: &Config, raw: &[Complex32]) -> Vec<Complex32> {
+    reference_with(device, c, FocusOptions::default(), raw)
+}
+
+fn reference_with(
+    device: &Device,
+    c: &Config,
+    opts: FocusOptions,
+    raw: &[Complex32],
+) -> Vec<Complex32> {
     let mut image = raw.to_vec();
-    Focuser::new(device, c, FocusOptions::default())
+    Focuser::new(device, c, opts)
         .expect("plan")
         .focus(&mut image, |_| {})
         .expect("focus");
@@ -108,6 +118,30 @@ fn cpu_ranks_focus_as_one_device() {
     )
     .expect("plan");
     check(&rotated, &raw, &want, "3 CPU ranks, exchanges rotated");
+}
+
+/// Chirp scaling, and the Range-Doppler algorithm with SRC: their range-Doppler range
+/// filters need whole lines after the azimuth FFT, so the ranks exchange lines for range
+/// bins, back, and for bins again (with SRC, the last with RCMC's halo); the image is one
+/// device's.
+#[test]
+fn cpu_ranks_focus_chirp_scaling_and_src_as_one_device() {
+    let c = scene();
+    let raw = simulate(&c);
+    let csa = FocusOptions {
+        algorithm: Algorithm::Csa,
+        ..FocusOptions::default()
+    };
+    let src = FocusOptions {
+        src: Some(true),
+        ..FocusOptions::default()
+    };
+    for (opts, what) in [(csa, "chirp scaling"), (src, "Range-Doppler with SRC")] {
+        let want = reference_with(&Device::cpu(), &c, opts, &raw);
+        let dist = DistFocuser::on_cpu(&c, opts, 3).expect("plan");
+        assert!(dist.plan().src(), "{what}: {}", dist.plan());
+        check(&dist, &raw, &want, &format!("3 CPU ranks, {what}"));
+    }
 }
 
 #[test]

@@ -4,11 +4,11 @@
 //! still focus to theory.
 
 use tierfft::Device;
-use tierfft_sar::fit::{Fitted, fit};
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::metrics::{CutOptions, analyze_point};
-use tierfft_sar::params::{Config, Scene, Target};
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::focus::fit::{Fitted, fit};
+use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
+use tierfft_sar::scene::params::{Config, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 use crate::common::assert_theory;
 

@@ -1,13 +1,13 @@
 //! Full Range-Doppler focusing of simulated point targets against theory.
 
 use tierfft::Device;
-use tierfft_sar::csa::Algorithm;
+use tierfft_sar::filters::range::Window;
+use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::{FocusOptions, Focuser, focus};
-use tierfft_sar::metrics::{CutOptions, analyze_point};
-use tierfft_sar::neighbours::{AxisResponse, IdealResponse, SceneModel};
-use tierfft_sar::params::{Config, Scene, Target};
-use tierfft_sar::range::Window;
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
+use tierfft_sar::quality::neighbours::{AxisResponse, IdealResponse, SceneModel};
+use tierfft_sar::scene::params::{Config, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 fn scene() -> Config {
     let mut c = Config {
@@ -35,7 +35,8 @@ fn focus_and_measure(
     c: &Config,
     raw: &[num_complex::Complex32],
     opts: FocusOptions,
-) -> Result<tierfft_sar::metrics::PointMetrics, tierfft_sar::metrics::MetricsError> {
+) -> Result<tierfft_sar::quality::metrics::PointMetrics, tierfft_sar::quality::metrics::MetricsError>
+{
     let mut data = raw.to_vec();
     Focuser::new(&Device::cpu(), c, opts)
         .expect("plan")
@@ -248,7 +249,7 @@ fn weighted_azimuth_sidelobes_match_theory() {
 fn the_reference_pair_measured_alone_meets_theory() {
     // The reference scene puts two targets in one range bin 50 lines (4.4/B_D) apart: in phase,
     // each lies in the other's sidelobes and comes out 6 % narrow. With the other's modelled
-    // response taken out (tierfft_sar::neighbours), each meets the unweighted targets.
+    // response taken out (tierfft_sar::quality::neighbours), each meets the unweighted targets.
     let mut c = scene();
     let first = c.scene.targets[0].clone();
     c.scene.targets.push(Target {

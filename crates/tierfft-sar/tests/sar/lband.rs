@@ -7,13 +7,13 @@
 
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::coupling;
-use tierfft_sar::csa::Algorithm;
+use tierfft_sar::filters::coupling;
+use tierfft_sar::filters::radiometry::Radiometry;
+use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
-use tierfft_sar::params::{Chirp, Config, PulseReference, Scene, Target};
-use tierfft_sar::radiometry::Radiometry;
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::metrics::{CutOptions, PointMetrics, analyze_point};
+use tierfft_sar::scene::params::{Chirp, Config, PulseReference, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 use crate::common::assert_theory;
 

@@ -1,4 +1,4 @@
-//! The SNR's noise region (`tierfft_sar::noise`) on a focused scene: targets whose sidelobes
+//! The SNR's noise region (`tierfft_sar::quality::noise`) on a focused scene: targets whose sidelobes
 //! cross the first eighth of the fully focused lines and samples (where the noise used to be
 //! measured) stay out of the chosen region, and the SNR measured there matches both the
 //! same target's alone in the scene (same noise) and theory, where the first eighth reads it
@@ -6,13 +6,13 @@
 
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::extent::Extent;
+use tierfft_sar::filters::range::Window;
 use tierfft_sar::focus::{FocusOptions, Focuser};
-use tierfft_sar::measure::{Theories, measure_targets};
-use tierfft_sar::noise::{BAND_IRWS, NoiseRegion};
-use tierfft_sar::params::{Config, Radar, Scene, Target};
-use tierfft_sar::range::Window;
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::measure::{Theories, measure_targets};
+use tierfft_sar::quality::noise::{BAND_IRWS, NoiseRegion};
+use tierfft_sar::scene::extent::Extent;
+use tierfft_sar::scene::params::{Config, Radar, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 const LINES: usize = 1024;
 const SAMPLES: usize = 1024;

@@ -6,10 +6,10 @@
 use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
-use tierfft_sar::params::{AzimuthPattern, Config, Scene, Target};
-use tierfft_sar::pattern::resolve;
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::metrics::{CutOptions, PointMetrics, analyze_point};
+use tierfft_sar::scene::params::{AzimuthPattern, Config, Scene, Target};
+use tierfft_sar::scene::pattern::resolve;
+use tierfft_sar::scene::simulate::simulate;
 
 /// One target mid-scene lit by `pattern`: the default radar at a 250 Hz PRF (a 665-line 3 dB
 /// aperture at 20 km, time-bandwidth product 236; sinc² lights 1500 lines to its nulls).

@@ -4,10 +4,10 @@
 //! TIERFFT_TEST_DEVICE names another device.
 
 use tierfft::Device;
-use tierfft_sar::metrics::{CutMetrics, analyze_cut};
-use tierfft_sar::params::{Config, Scene, Target};
-use tierfft_sar::range::{Window, compress_range};
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::filters::range::{Window, compress_range};
+use tierfft_sar::quality::metrics::{CutMetrics, analyze_cut};
+use tierfft_sar::scene::params::{Config, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 const LINES: usize = 32;
 const SAMPLES: usize = 2048;

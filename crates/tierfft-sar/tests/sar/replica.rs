@@ -8,10 +8,10 @@ use std::f64::consts::PI;
 use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
-use tierfft_sar::params::{Config, PulseReference, Scene, Target};
-use tierfft_sar::replica::Replica;
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::metrics::{CutOptions, PointMetrics, analyze_point};
+use tierfft_sar::scene::params::{Config, PulseReference, Scene, Target};
+use tierfft_sar::scene::replica::Replica;
+use tierfft_sar::scene::simulate::simulate;
 
 const LINES: usize = 1024;
 const SAMPLES: usize = 2048;

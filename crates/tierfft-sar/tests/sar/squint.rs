@@ -4,13 +4,13 @@
 
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::centroid::estimate;
-use tierfft_sar::csa::Algorithm;
-use tierfft_sar::doppler::Centroid;
+use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
-use tierfft_sar::params::{Config, Scene, Target};
-use tierfft_sar::simulate::simulate;
+use tierfft_sar::quality::metrics::{CutOptions, PointMetrics, analyze_point};
+use tierfft_sar::scene::centroid::estimate;
+use tierfft_sar::scene::doppler::Centroid;
+use tierfft_sar::scene::params::{Config, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 use crate::common::assert_theory;
 

@@ -12,12 +12,12 @@
 
 use num_complex::Complex32;
 use tierfft::Device;
-use tierfft_sar::csa::Algorithm;
+use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::metrics::{CutOptions, PointMetrics, analyze_point};
-use tierfft_sar::params::{Config, Scene, Target};
-use tierfft_sar::simulate::simulate;
-use tierfft_sar::strip::StripFocuser;
+use tierfft_sar::focus::strip::StripFocuser;
+use tierfft_sar::quality::metrics::{CutOptions, PointMetrics, analyze_point};
+use tierfft_sar::scene::params::{Config, Scene, Target};
+use tierfft_sar::scene::simulate::simulate;
 
 const LINES: usize = 6000;
 
