@@ -34,7 +34,7 @@ use crate::focus::builders;
 use crate::focus::focuser::{MemoryNeeds, extra_filters};
 use crate::focus::options::{FocusOptions, StepTimings};
 use crate::focus::plan::SarPlan;
-use crate::focus::resident::{range_doppler_chain, unfused_multiply};
+use crate::focus::resident::{range_doppler_plan, unfused_multiply};
 use crate::focus::step::{Needs, Step};
 use crate::scene::extent::Extent;
 use crate::scene::params::Config;
@@ -121,13 +121,12 @@ enum Action {
 
 /// One step's plans on one rank.
 enum Stage {
-    /// One plan in place over the rank's lines: range compression.
+    /// One plan in place over the rank's lines: range compression, or a range-Doppler
+    /// filter (a multiply before it on its load).
     OnLines(Fft),
     /// One plan in place over the rank's block of range bins: the azimuth FFT or azimuth
     /// compression.
     OnBins(Fft),
-    /// A range-Doppler filter over the rank's lines (a multiply before it on its load).
-    Chain(Vec<Fft>),
     /// RCMC of the rank's block of range bins, into a second array.
     Resample(Resampler),
 }
@@ -260,7 +259,7 @@ impl DistFocuser {
                         on_load = Some(lines_of(values));
                         continue;
                     }
-                    Step::RangeDopplerFilter { filter, .. } => Stage::Chain(range_doppler_chain(
+                    Step::RangeDopplerFilter { filter, .. } => Stage::OnLines(range_doppler_plan(
                         &device,
                         &range_rows,
                         on_load.take(),
@@ -531,9 +530,6 @@ impl RankFocus {
                     let done = match stage {
                         Stage::OnLines(fft) => fft.process_buffer(&mut scene),
                         Stage::OnBins(fft) => fft.process_buffer(bins),
-                        Stage::Chain(plans) => plans
-                            .iter()
-                            .try_for_each(|plan| plan.process_buffer(&mut scene)),
                         Stage::Resample(rcmc) => {
                             let done = match (in_moved, moved.as_mut()) {
                                 (false, Some(moved)) => rcmc.process_buffer(&block, moved),

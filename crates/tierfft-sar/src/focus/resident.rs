@@ -36,13 +36,11 @@ pub(crate) struct Resident {
 // One per step, made once and never moved in a hot loop: the size difference costs nothing.
 #[allow(clippy::large_enum_variant)]
 enum Stage {
-    /// One plan over the scene in place: range compression as one chained plan (one kernel,
-    /// or, lines longer than one pass, the forward passes then the inverse's, the filter
-    /// fused into the first one's load), the column azimuth FFT, or azimuth compression.
+    /// One plan over the scene in place: range compression or a range-Doppler filter as one
+    /// chained plan (one kernel, or the forward passes then the inverse's, the filter fused
+    /// into the first one's load: see [`range_doppler_plan`]), the column azimuth FFT, or
+    /// azimuth compression.
     Fft(Fft),
-    /// A range-Doppler filter: the range FFT (with a multiply on its load), the filter and
-    /// the inverse, chained (see [`range_doppler_chain`]).
-    Chain(Vec<Fft>),
     /// RCMC, from one array into the other.
     Resample(Resampler),
 }
@@ -85,7 +83,7 @@ impl Resident {
                     on_load = Some(values.clone());
                     continue;
                 }
-                Step::RangeDopplerFilter { filter, .. } => Stage::Chain(range_doppler_chain(
+                Step::RangeDopplerFilter { filter, .. } => Stage::Fft(range_doppler_plan(
                     device,
                     &range_rows,
                     on_load.take(),
@@ -157,15 +155,6 @@ impl Resident {
             match (stage, moved.as_mut()) {
                 (Stage::Fft(fft), Some(moved)) if in_moved => fft.process_buffer(moved)?,
                 (Stage::Fft(fft), _) => fft.process_buffer(scene)?,
-                (Stage::Chain(plans), moved) => {
-                    let data = match moved {
-                        Some(moved) if in_moved => moved,
-                        _ => &mut *scene,
-                    };
-                    for plan in plans {
-                        plan.process_buffer(data)?;
-                    }
-                }
                 (Stage::Resample(rcmc), Some(moved)) => {
                     match in_moved {
                         true => rcmc.process_buffer(moved, scene)?,
@@ -258,41 +247,22 @@ pub(crate) fn unfused_multiply(plan: &SarPlan) -> SarError {
     ))
 }
 
-/// SRC's (or chirp scaling's) plans over the range-Doppler rows `rows`: the range FFT (with
-/// the `scaling` multiply on its load), the filter `h` (one per element) and the inverse as
-/// one chain in one kernel; or the range FFT and then the inverse with `h` on its load, where
-/// the device cannot bind the chain's scene-sized vectors together (lavapipe binds 128 MiB)
-/// or the planner splits the chain. Split, it was slower than the two plans in
-/// `tierfft sar` on the H100 at the processed lengths 4800 and 8960 (SRC 0.7 against 0.5 ms,
-/// 2.3 against 1.5; chirp scaling's 1.1 against 0.6, 2.8 against 1.6), although the
-/// power-of-two bench steps gained a little.
-pub(crate) fn range_doppler_chain(
+/// A range-Doppler filter's plan over the range-Doppler rows `rows`: the range FFT (with
+/// the `multiply` before it on its load), the filter `h` (one value per element) and the
+/// inverse, as one chained spec. The planner decides how it runs: one kernel, or the forward
+/// transform and then the inverse with `h` on its load, each binding its own vectors (lines
+/// longer than one kernel holds well, or vectors that together exceed what the device binds:
+/// lavapipe binds 128 MiB).
+pub(crate) fn range_doppler_plan(
     device: &Device,
     rows: &FftSpec,
-    scaling: Option<impl Into<Arc<[Complex32]>>>,
+    multiply: Option<impl Into<Arc<[Complex32]>>>,
     h: impl Into<Arc<[Complex32]>>,
-) -> Result<Vec<Fft>, SarError> {
-    let forward = match scaling {
-        Some(scaling) => rows.clone().on_load(PointOp::MultiplyEach(scaling.into())),
+) -> Result<Fft, SarError> {
+    let forward = match multiply {
+        Some(m) => rows.clone().on_load(PointOp::MultiplyEach(m.into())),
         None => rows.clone(),
     };
     let h: Arc<[Complex32]> = h.into();
-    let chain = forward
-        .clone()
-        .then_multiply_and_invert(h.clone())
-        .normalized();
-    match device.plan(&chain) {
-        Ok(plan) if !plan.plan().is_some_and(|p| p.split_chain) => Ok(vec![plan]),
-        Ok(_) | Err(tierfft::Error::TooLarge { .. }) => Ok(vec![
-            device.plan(&forward)?,
-            device.plan(
-                &rows
-                    .clone()
-                    .inverse()
-                    .normalized()
-                    .on_load(PointOp::MultiplyEach(h)),
-            )?,
-        ]),
-        Err(e) => Err(e.into()),
-    }
+    Ok(device.plan(&forward.then_multiply_and_invert(h).normalized())?)
 }

@@ -1,5 +1,6 @@
 use super::*;
-use crate::spec::MAX_LOG2_N;
+use crate::plan::schedule::Route;
+use crate::spec::{MAX_LOG2_N, PointOp};
 
 fn all_profiles() -> Vec<DeviceLimits> {
     DeviceLimits::PROFILES
@@ -490,6 +491,60 @@ fn long_chains_split_into_two_kernels_where_measured_faster() {
     let spec = FftSpec::new(8192).then_multiply_and_invert(h(8192));
     let plan = Plan::new(&spec, &lavapipe).expect("plan");
     assert!(!plan.split_chain && !plan.passes[0].prefetch());
+}
+
+/// The planner owns every chain split: a chain whose vectors exceed one binding together
+/// splits into its forward and back transforms, each binding only its own pass's vectors;
+/// halves of one pass each run in place, as two plans of their own would.
+#[test]
+fn chains_split_where_their_vectors_do_not_fit_one_binding() {
+    let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
+    let cuda = DeviceLimits::profile("h100-cuda").expect("profile");
+    let each = |len: usize| -> std::sync::Arc<[num_complex::Complex32]> {
+        vec![num_complex::Complex32::new(1.0, 0.0); len].into()
+    };
+    // A scaling and a filter of 72 MiB each: together over lavapipe's 128 MiB binding.
+    let (n, batch) = (2048, 4608);
+    let spec = FftSpec::new(n)
+        .batch(batch)
+        .on_load(PointOp::MultiplyEach(each(n * batch)))
+        .then_multiply_and_invert(each(n * batch))
+        .normalized();
+    let plan = Plan::new(&spec, &lavapipe).expect("plan");
+    assert!(plan.split_chain && plan.passes.len() == 2);
+    let element = plan.aux_element_bytes();
+    for pass in 0..2 {
+        let range = plan.aux_range(pass);
+        assert_eq!(range.len(), n * batch, "pass {pass}");
+        assert_eq!(
+            (range.start * element) as u64 % lavapipe.binding_alignment,
+            0
+        );
+    }
+    assert!(plan.aux_range(0).end <= plan.aux_range(1).start);
+    // Both halves in place; keeping the input, the first copies it out.
+    assert_eq!(plan.routing(false), vec![(0, 0), (0, 0)]);
+    assert_eq!(plan.routing(true), vec![(0, 1), (1, 1)]);
+    assert_eq!(plan.kernels(), vec![(0, false), (0, true), (1, true)]);
+    let s = plan.schedule(batch, Route::InPlace);
+    assert_eq!(s.slots.len(), 1);
+    assert!(
+        s.launches
+            .iter()
+            .all(|l| l.in_place && l.vectors == plan.aux_range(l.pass))
+    );
+    // The same chain where the device binds it whole: one kernel.
+    let plan = Plan::new(&spec, &cuda).expect("plan");
+    assert!(!plan.split_chain && plan.passes.len() == 1);
+    // A pass whose own vectors exceed the binding (the filter and a multiply on the back
+    // transform's store): an error that says so.
+    let too_big = spec
+        .clone()
+        .on_store(PointOp::MultiplyEach(each(n * batch)));
+    match Plan::new(&too_big, &lavapipe) {
+        Err(crate::Error::TooLarge { what, .. }) => assert!(what.contains("vectors"), "{what}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// Where the register file is known (CUDA), a smooth line with no one-pass shape within the
