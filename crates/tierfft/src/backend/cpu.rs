@@ -146,7 +146,7 @@ pub(crate) struct CpuFft<T: Real> {
     /// The spec's precision: f16 and bf16 words are converted to f32 (`T`) and back.
     storage: Precision,
     /// A checksummed spec's weights: input, output (see [`crate::Checksum`]).
-    check: Option<(Vec<Complex64>, Vec<Complex64>)>,
+    check: Option<crate::plan::checksum::Weights>,
     /// A bit to flip during the next run (tests of the checksummed mode).
     fault: Armed,
 }
@@ -242,7 +242,7 @@ impl<T: Real> CpuFft<T> {
     fn run_checked(
         &self,
         one: &mut [Complex<T>],
-        (input, output): &(Vec<Complex64>, Vec<Complex64>),
+        (input, output): &crate::plan::checksum::Weights,
         index: usize,
         mut fault: Option<(usize, Fault)>,
         transform: &dyn Fn(&mut [Complex<T>]),
@@ -253,7 +253,7 @@ impl<T: Real> CpuFft<T> {
         let mut tries = 0;
         loop {
             let mut sums = Sums::default();
-            for (x, c) in one.iter().zip(input) {
+            for (x, c) in one.iter().zip(input.iter()) {
                 sums.add_input(wide(x) * c);
             }
             if let Some((word, f)) = fault.take() {
@@ -263,7 +263,7 @@ impl<T: Real> CpuFft<T> {
                 }
             }
             transform(one);
-            for (x, w) in one.iter().zip(output) {
+            for (x, w) in one.iter().zip(output.iter()) {
                 let x = wide(x);
                 sums.add_output(x * w, x.norm_sqr());
             }

@@ -16,6 +16,8 @@
 //! adds the records of each transform ([`Plan::check_regions`](crate::plan::Plan::check_regions)); the CPU backend computes the
 //! same sums around rustfft.
 
+use std::sync::{Arc, Mutex, Weak};
+
 use num_complex::Complex64;
 
 use crate::base::precision::Precision;
@@ -23,9 +25,40 @@ use crate::error::{Error, Result};
 use crate::plan::{Pass, Plan};
 use crate::spec::{Direction, FftSpec};
 
+/// Input and output weights, shared.
+pub(crate) type Weights = (Arc<[Complex64]>, Arc<[Complex64]>);
+
+/// The weights of a checksummed `n`-point transform in `direction` ([`computed_weights`]),
+/// shared with any live plan of the same length and direction: plans of one transform (f32
+/// and f64, several batches, one per device) hold one table, which at 2^27 points is 4 GiB
+/// and seconds of work. Only weak references are kept: a table goes with its last plan.
+pub(crate) fn weights(n: usize, direction: Direction) -> Weights {
+    type Live = Vec<((usize, Direction), Weak<[Complex64]>, Weak<[Complex64]>)>;
+    static LIVE: Mutex<Live> = Mutex::new(Vec::new());
+    let held = LIVE.lock().ok().and_then(|mut live| {
+        live.retain(|(_, input, output)| input.strong_count() > 0 && output.strong_count() > 0);
+        let (_, input, output) = live.iter().find(|(key, ..)| *key == (n, direction))?;
+        Some((input.upgrade()?, output.upgrade()?))
+    });
+    if let Some(weights) = held {
+        return weights;
+    }
+    // Computed without the lock: plans of other lengths need not wait.
+    let (input, output) = computed_weights(n, direction);
+    let (input, output): Weights = (input.into(), output.into());
+    if let Ok(mut live) = LIVE.lock() {
+        live.push((
+            (n, direction),
+            Arc::downgrade(&input),
+            Arc::downgrade(&output),
+        ));
+    }
+    (input, output)
+}
+
 /// The weights of a checksummed `n`-point transform in `direction`, in f64: `input[j] =
 /// c_j / √n` and `output[k] = w_k` (module docs).
-pub(crate) fn weights(n: usize, direction: Direction) -> (Vec<Complex64>, Vec<Complex64>) {
+fn computed_weights(n: usize, direction: Direction) -> (Vec<Complex64>, Vec<Complex64>) {
     let output: Vec<Complex64> = (0..n as u64)
         .map(|k| {
             // splitmix64 of the index: 53 bits of phase.
@@ -325,7 +358,7 @@ mod tests {
                 let inp: Complex64 = c.iter().zip(&x).map(|(c, x)| c * x).sum();
                 let diff = (out - inp * (n as f64).sqrt()).norm();
                 assert!(diff < 1e-9 * n as f64, "n {n} {direction:?}: {diff}");
-                for v in &w {
+                for v in w.iter() {
                     assert!(
                         (v.norm() - 1.0).abs() < 1e-9,
                         "n {n}: |weight| {}",
