@@ -575,10 +575,11 @@ impl Plan {
 
     /// Whether every pass transforms whole lines of the plan's length (one-pass plans, and
     /// chains split into their forward and back transforms of a pass each), so that each
-    /// can run in place. Never for Bluestein's convolution or a real transform's half,
-    /// whose rows differ in length on the two sides.
+    /// can run in place. Never Bluestein's convolution (its rows are longer than the user's)
+    /// or a real transform's half (its rows differ in length on the two sides).
     fn whole_line_passes(&self) -> bool {
-        self.bluestein.is_none()
+        (self.passes.len() == 1 || self.split_chain)
+            && self.bluestein.is_none()
             && self.spec.real.is_none()
             && self.passes.iter().all(|p| p.size == self.spec.n)
     }

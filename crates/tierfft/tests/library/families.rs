@@ -104,6 +104,23 @@ fn fused_chains() {
         FftSpec::new(256).batch(4).then_multiply_and_invert(each),
         "a filter per element",
     );
+    // A multiply per element on the load and a filter per element, as SAR's chirp scaling
+    // chains them: split where the line is long (CUDA above 4096 points, every device at
+    // 2^15), each half binding its own vector of the plan's vectors buffer; halves of one
+    // pass each run in place.
+    for n in [8192, 1 << 15] {
+        let scaling: std::sync::Arc<[Complex32]> = random(&mut rng, n * 2).into();
+        let each: std::sync::Arc<[Complex32]> = random(&mut rng, n * 2).into();
+        let spec = FftSpec::new(n)
+            .batch(2)
+            .on_load(PointOp::MultiplyEach(scaling))
+            .then_multiply_and_invert(each)
+            .normalized();
+        plain(
+            spec,
+            &format!("{n}-point chain with a multiply and a filter per element"),
+        );
+    }
 }
 
 #[test]
