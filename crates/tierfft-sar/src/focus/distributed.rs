@@ -176,7 +176,9 @@ impl DistFocuser {
         recorded.validate()?;
         if !opts.fused {
             return Err(SarError::Config(
-                "distributed focusing runs the fused steps on each device".into(),
+                "distributed focusing runs the fused steps on each device: set `fused: true` \
+                 (drop --unfused)"
+                    .into(),
             ));
         }
         if devices.len() != exchanges.len() || devices.is_empty() {
@@ -535,7 +537,9 @@ impl RankFocus {
                                 (false, Some(moved)) => rcmc.process_buffer(&block, moved),
                                 (true, Some(moved)) => rcmc.process_buffer(moved, &mut block),
                                 (_, None) => Err(tierfft::Error::InvalidSpec(
-                                    "RCMC was planned without an array to resample into".into(),
+                                    "RCMC was planned without an array to resample into (an \
+                                     internal error: please report it with the configuration)"
+                                        .into(),
                                 )),
                             };
                             in_moved = !in_moved;

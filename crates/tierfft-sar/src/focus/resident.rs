@@ -164,7 +164,9 @@ impl Resident {
                 }
                 (Stage::Resample(_), None) => {
                     return Err(SarError::Config(
-                        "RCMC was planned without an array to resample into".into(),
+                        "RCMC was planned without an array to resample into (an internal \
+                         error: please report it with the configuration)"
+                            .into(),
                     ));
                 }
             }

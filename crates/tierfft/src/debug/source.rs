@@ -27,16 +27,18 @@ impl Dialect {
 
 impl Plan {
     /// The source of pass `pass`'s kernel (0-based), in place (one buffer) or out of place,
-    /// in the plan's precision. `Err` for a pass the plan lacks, in place for a plan of
-    /// several passes (they run out of place), or a plan that fails [`Plan::check`].
+    /// in the plan's precision. `Err` for a kernel the plan does not run ([`Plan::kernels`]:
+    /// passes of part of a line run out of place only, the back-transform of a chain split
+    /// into one-pass halves in place only), or a plan that fails [`Plan::check`].
     pub fn source(&self, pass: usize, in_place: bool, dialect: Dialect) -> Result<String> {
         self.check()?;
         if !self.kernels().contains(&(pass, in_place)) {
             return Err(Error::InvalidSpec(format!(
-                "this plan has no {} kernel for pass {pass} (it has {} pass(es); only a \
-                 one-pass plan runs in place)",
+                "this plan has no {} kernel for pass {pass} (it has {} pass(es) and runs \
+                 these kernels, as (pass, in place): {:?})",
                 if in_place { "in-place" } else { "out-of-place" },
-                self.passes.len()
+                self.passes.len(),
+                self.kernels()
             )));
         }
         Ok(dialect.print(&kernel::pass_kernel(self, pass, in_place)))

@@ -1,8 +1,8 @@
 //! The vectors buffer (`aux`): every device vector the passes read (fused multiplies, a
 //! chain's filter, a real transform's twiddles, checksum weights), each once, each starting
-//! on the device's binding alignment. A launch binds only its own pass's vectors, so that a
-//! chain split into passes binds its forward multiply and its filter one at a time where
-//! the two together exceed what the device binds.
+//! on the device's binding alignment. A launch binds only the span of its own pass's vectors
+//! ([`Plan::aux_range`]), so that a chain split into passes binds its forward multiply and
+//! its filter one at a time where the two together exceed what the device binds.
 
 use std::ops::Range;
 
@@ -51,9 +51,10 @@ impl Plan {
         reason = "the generator asks only for vectors the pass reads (pass_vectors)"
     )]
     pub(crate) fn aux_offset(&self, pass: usize, v: &Values) -> usize {
-        let base = self.aux_range(pass).start;
+        let range = self.aux_range(pass);
         match self.aux_layout().iter().find(|(o, _)| o.same(v)) {
-            Some((_, at)) => at - base,
+            Some((_, at)) if range.start <= *at && at + v.len() <= range.end => at - range.start,
+            Some(_) => panic!("aux_offset: a vector outside pass {pass}'s binding"),
             None => panic!("aux_offset: a vector the plan's passes do not hold"),
         }
     }

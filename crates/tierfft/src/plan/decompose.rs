@@ -121,17 +121,17 @@ pub(super) fn decompose(
     // A chain runs as passes of its own (the forward transform's, then the back-transform's,
     // each binding its own vectors) where it is longer than one kernel holds well, or where
     // its vectors (the load's multiplies, the filter, the store's) do not fit one binding.
+    // (Bytes as the vectors buffer lays them out: each from the binding alignment.)
+    let element = 2 * spec.precision.compute_bytes() as u64;
     let vectors = spec
         .load
         .iter()
         .chain(&spec.store)
         .filter_map(PointOp::vector);
-    let vector_bytes = 2
-        * spec.precision.compute_bytes() as u64
-        * vectors
-            .chain(spec.chain.clone())
-            .map(|v| v.len() as u64)
-            .sum::<u64>();
+    let vector_bytes: u64 = vectors
+        .chain(spec.chain.clone())
+        .map(|v| (element * v.len() as u64).next_multiple_of(limits.binding_alignment))
+        .sum();
     let long_chain = spec.chain.is_some()
         && (n > opts.max_chain_points.unwrap_or(limits.max_chain_points)
             || vector_bytes > limits.max_binding);

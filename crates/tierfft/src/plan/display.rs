@@ -112,7 +112,7 @@ impl fmt::Display for Plan {
                 f,
                 "chained multiply and inverse FFT: {}",
                 if self.split_chain {
-                    "two kernels (pass 2 multiplies on load and transforms back)"
+                    "the forward passes, then the inverse's (the first multiplies on load)"
                 } else {
                     "fused into the same kernel"
                 }

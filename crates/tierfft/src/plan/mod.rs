@@ -343,6 +343,17 @@ impl Plan {
         // Each launch binds its pass's vectors (a split chain's forward multiply and filter
         // one at a time, where together they may exceed the binding: see `decompose`).
         let element = plan.aux_element_bytes() as u64;
+        let total = element * plan.aux_len() as u64;
+        if total > limits.max_buffer {
+            return Err(Error::TooLarge {
+                what: format!("{} MiB of fused device vectors", total >> 20),
+                device: limits.name.clone(),
+                detail: format!(
+                    "they share one buffer, and the device's buffers hold at most {} MiB",
+                    limits.max_buffer >> 20
+                ),
+            });
+        }
         for pass in 0..plan.passes.len() {
             let bytes = element * plan.aux_range(pass).len() as u64;
             if bytes > limits.max_binding {
@@ -481,8 +492,10 @@ impl Plan {
     }
 
     /// Which buffer slot each pass reads and writes. Slot 0 holds the input. With
-    /// `keep_input` false, one-pass plans run in place on slot 0 and longer plans ping-pong
-    /// between slots 0 and 1; with it true, slot 0 is only read (slots 1 and 2 ping-pong).
+    /// `keep_input` false, one-pass plans and chains split into one-pass halves run in place
+    /// on slot 0 and longer plans ping-pong between slots 0 and 1; with it true, slot 0 is
+    /// only read (a split chain's first half writes slot 1 and its second runs in place
+    /// there; other plans ping-pong between slots 1 and 2).
     pub fn routing(&self, keep_input: bool) -> Vec<(usize, usize)> {
         let p = self.passes.len();
         // A real transform's rows differ in length on its two sides: never in place.

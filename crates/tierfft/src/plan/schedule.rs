@@ -26,7 +26,7 @@ pub type Routing = Vec<(usize, usize)>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Route {
     /// Slot 0 holds the input and may be overwritten ([`Plan::routing`] without keeping
-    /// the input): a one-pass plan runs in place.
+    /// the input): a one-pass plan, or a chain split into one-pass halves, runs in place.
     InPlace,
     /// Slot 0 holds the input, which is kept ([`Plan::routing`] keeping the input).
     KeepInput,

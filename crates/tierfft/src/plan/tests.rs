@@ -533,6 +533,14 @@ fn chains_split_where_their_vectors_do_not_fit_one_binding() {
             .iter()
             .all(|l| l.in_place && l.vectors == plan.aux_range(l.pass))
     );
+    // A split forced by `max_chain_points` runs the same way (the kernel family test's case).
+    let forced = PlanOptions::default().with_max_chain_points(Some(512));
+    let small = FftSpec::new(1024)
+        .batch(3)
+        .on_load(PointOp::MultiplyEach(each(3 * 1024)))
+        .then_multiply_and_invert(each(3 * 1024));
+    let plan = Plan::with_options(&small, &lavapipe, &forced).expect("plan");
+    assert!(plan.split_chain && plan.routing(false) == vec![(0, 0), (0, 0)]);
     // The same chain where the device binds it whole: one kernel.
     let plan = Plan::new(&spec, &cuda).expect("plan");
     assert!(!plan.split_chain && plan.passes.len() == 1);

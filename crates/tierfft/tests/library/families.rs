@@ -107,7 +107,7 @@ fn fused_chains() {
     // A multiply per element on the load and a filter per element, as SAR's chirp scaling
     // chains them: split where the line is long (CUDA above 4096 points, every device at
     // 2^15), each half binding its own vector of the plan's vectors buffer; halves of one
-    // pass each run in place.
+    // pass each (8192 under CUDA) run in place.
     for n in [8192, 1 << 15] {
         let scaling: std::sync::Arc<[Complex32]> = random(&mut rng, n * 2).into();
         let each: std::sync::Arc<[Complex32]> = random(&mut rng, n * 2).into();
@@ -121,6 +121,22 @@ fn fused_chains() {
             &format!("{n}-point chain with a multiply and a filter per element"),
         );
     }
+    // The same split forced at 1024 points (`max_chain_points`): two one-pass halves, both in
+    // place, on every device.
+    let scaling: std::sync::Arc<[Complex32]> = random(&mut rng, 1024 * 3).into();
+    let each: std::sync::Arc<[Complex32]> = random(&mut rng, 1024 * 3).into();
+    let spec = FftSpec::new(1024)
+        .batch(3)
+        .on_load(PointOp::MultiplyEach(scaling))
+        .then_multiply_and_invert(each)
+        .normalized();
+    let split = PlanOptions::default().with_max_chain_points(Some(512));
+    check(
+        "1024-point chain split into one-pass halves",
+        &spec,
+        &split,
+        BOUND,
+    );
 }
 
 #[test]

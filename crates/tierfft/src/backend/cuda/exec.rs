@@ -40,8 +40,8 @@ pub(crate) struct CudaFft {
     kernels: Kernels<Launchable>,
     /// The twiddle table, in the plan's precision.
     twiddles: CudaSlice<f32>,
-    /// The plan's vectors buffer ([`Plan::aux_range`] places each vector), in the plan's
-    /// precision.
+    /// The plan's vectors buffer (each vector at its place in [`Plan::vectors`]' layout), in
+    /// the plan's precision; each launch binds its pass's span ([`Plan::aux_range`]).
     aux: CudaSlice<f32>,
     /// 4-byte words per complex value (2 in f32, 4 in f64): arrays are allocated in words.
     words: usize,

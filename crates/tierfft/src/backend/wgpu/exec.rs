@@ -26,8 +26,9 @@ pub struct WgpuFft {
     /// Every kernel of the plan ([`Plan::kernels`]).
     kernels: Kernels<Compiled>,
     twiddles: w::Buffer,
-    /// The plan's vectors buffer ([`Plan::aux_range`] places each vector; one unused value
-    /// when there are none).
+    /// The plan's vectors buffer (each vector at its place in [`Plan::vectors`]' layout; one
+    /// unused value when there are none), of which each launch binds its pass's span
+    /// ([`Plan::aux_range`]).
     aux: w::Buffer,
     /// Bytes of one complex value (8 in f32, 16 in f64).
     point_bytes: usize,
