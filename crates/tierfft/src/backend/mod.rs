@@ -587,7 +587,8 @@ impl Fft {
 
     /// Transforms the device-resident `data` (`n × batch` elements, uploaded with
     /// [`Device::upload`] to the device this transform was planned on) in place. The work is
-    /// queued, not waited for: download the buffer, or [`Device::synchronize`], to wait.
+    /// queued, not waited for: download the buffer, or [`Device::synchronize`], to wait. (A
+    /// checksummed plan waits for its records, to return their verdict.)
     pub fn process_buffer<T: Element>(&self, data: &mut impl AsDeviceBuffer<T>) -> Result<()> {
         let data = data.buffer_mut(TOKEN);
         self.same_rows()?;
