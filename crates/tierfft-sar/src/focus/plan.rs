@@ -13,6 +13,7 @@ use crate::scene::extent::Extent;
 
 /// The steps focusing one scene size, in order.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct SarPlan {
     /// The algorithm whose builder made the steps.
     pub algorithm: Algorithm,

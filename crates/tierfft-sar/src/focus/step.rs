@@ -14,6 +14,7 @@ use crate::focus::options::StepTimings;
 
 /// What part of the scene a step needs whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Needs {
     /// Whole range lines (rows): range transforms.
     Lines,
@@ -45,6 +46,7 @@ impl fmt::Display for Needs {
 /// One step of focusing, with the values it applies. Filters are shared (`Arc`) with the
 /// device plans made from them, so a plan holds no copy of its own.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Step {
     /// Range compression: per line, the range FFT, the matched filter (`samples` values,
     /// the same for every line: [`crate::filters::range::range_filter`]) and the inverse.
