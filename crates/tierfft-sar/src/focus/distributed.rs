@@ -27,14 +27,16 @@ use tierfft::distributed::{
     redistribute,
 };
 use tierfft::resample::ResampleSpec;
-use tierfft::{Device, DeviceKind, Fft, FftSpec, PointOp};
+use tierfft::{Device, DeviceKind, Fft, FftSpec};
 
 use crate::error::SarError;
 use crate::focus::builders;
 use crate::focus::focuser::{MemoryNeeds, extra_filters};
 use crate::focus::options::{FocusOptions, StepTimings};
 use crate::focus::plan::SarPlan;
-use crate::focus::resident::{range_doppler_plan, unfused_multiply};
+use crate::focus::resident::{
+    azimuth_compression, range_compression, range_doppler_plan, unfused_multiply,
+};
 use crate::focus::step::{Needs, Step};
 use crate::scene::extent::Extent;
 use crate::scene::params::Config;
@@ -249,12 +251,7 @@ impl DistFocuser {
                 }
                 let stage = match step {
                     Step::RangeCompression { filter } => Stage::OnLines(
-                        device.plan(
-                            &range_rows
-                                .clone()
-                                .then_multiply_and_invert(filter.clone())
-                                .normalized(),
-                        )?,
+                        device.plan(&range_compression(&range_rows, filter.clone()))?,
                     ),
                     Step::AzimuthFft => Stage::OnBins(device.plan(&columns)?),
                     Step::Multiply { values, .. } => {
@@ -277,15 +274,9 @@ impl DistFocuser {
                                 .collect(),
                         ))?,
                     ),
-                    Step::AzimuthCompression { filter } => Stage::OnBins(
-                        device.plan(
-                            &columns
-                                .clone()
-                                .inverse()
-                                .normalized()
-                                .on_load(PointOp::MultiplyEach(bins_of(filter))),
-                        )?,
-                    ),
+                    Step::AzimuthCompression { filter } => {
+                        Stage::OnBins(device.plan(&azimuth_compression(&columns, bins_of(filter)))?)
+                    }
                 };
                 actions.push(Action::Run { step: i, stage });
             }

@@ -69,15 +69,9 @@ impl Resident {
                 return Err(unfused_multiply(plan));
             }
             let stage = match step {
-                // Lines longer than one on-chip pass chain over passes of their own.
-                Step::RangeCompression { filter } => Stage::Fft(
-                    device.plan(
-                        &range_rows
-                            .clone()
-                            .then_multiply_and_invert(filter.clone())
-                            .normalized(),
-                    )?,
-                ),
+                Step::RangeCompression { filter } => {
+                    Stage::Fft(device.plan(&range_compression(&range_rows, filter.clone()))?)
+                }
                 Step::AzimuthFft => Stage::Fft(device.plan(&columns)?),
                 Step::Multiply { values, .. } => {
                     on_load = Some(values.clone());
@@ -90,15 +84,9 @@ impl Resident {
                     filter.clone(),
                 )?),
                 Step::Rcmc { spec } => Stage::Resample(device.plan_resample(spec)?),
-                Step::AzimuthCompression { filter } => Stage::Fft(
-                    device.plan(
-                        &columns
-                            .clone()
-                            .inverse()
-                            .normalized()
-                            .on_load(PointOp::MultiplyEach(filter.clone())),
-                    )?,
-                ),
+                Step::AzimuthCompression { filter } => {
+                    Stage::Fft(device.plan(&azimuth_compression(&columns, filter.clone()))?)
+                }
             };
             stages.push((i, stage));
         }
@@ -247,6 +235,23 @@ pub(crate) fn unfused_multiply(plan: &SarPlan) -> SarError {
          multiply runs on the load of the range-Doppler filter after it: put one after it",
         plan.algorithm
     ))
+}
+
+/// Range compression over the range lines `rows`: the range FFT, the matched `filter` and
+/// the inverse as one chained spec (lines longer than one on-chip pass chain over passes of
+/// their own).
+pub(crate) fn range_compression(rows: &FftSpec, filter: Arc<[Complex32]>) -> FftSpec {
+    rows.clone().then_multiply_and_invert(filter).normalized()
+}
+
+/// Azimuth compression over the azimuth columns `columns`: the inverse azimuth FFT with the
+/// azimuth `filter` (one value per element) on its load.
+pub(crate) fn azimuth_compression(columns: &FftSpec, filter: Arc<[Complex32]>) -> FftSpec {
+    columns
+        .clone()
+        .inverse()
+        .normalized()
+        .on_load(PointOp::MultiplyEach(filter))
 }
 
 /// A range-Doppler filter's plan over the range-Doppler rows `rows`: the range FFT (with

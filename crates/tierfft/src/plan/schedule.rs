@@ -187,6 +187,8 @@ impl Plan {
             false => (Vec::new(), 0),
         };
         let dispatches = self.dispatches(transforms);
+        let vectors: Vec<Range<usize>> =
+            (0..self.passes.len()).map(|p| self.aux_range(p)).collect();
         let launches = dispatches
             .iter()
             .enumerate()
@@ -232,7 +234,7 @@ impl Plan {
                         .find(|r| r.dispatch == d)
                         .map(|r| r.offset..r.offset + r.len),
                     ends_pass: dispatches.get(d + 1).is_none_or(|next| next.0 != p),
-                    vectors: self.aux_range(p),
+                    vectors: vectors[p].clone(),
                 }
             })
             .collect();
