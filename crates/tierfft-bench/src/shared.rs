@@ -69,6 +69,10 @@ pub struct PlannerArgs {
     /// barriers); default: complex where a line fits, else the fewest passes.
     #[arg(long, value_name = "KIND", value_parser = ["complex", "split"])]
     exchange: Option<String>,
+    /// Plan from the planner's model alone, not the shapes `tierfft tune` measured on this
+    /// device (its wisdom file, or the defaults shipped for the device).
+    #[arg(long)]
+    no_wisdom: bool,
 }
 
 impl PlannerArgs {
@@ -91,6 +95,7 @@ impl PlannerArgs {
                 "split" => Exchange::Split,
                 _ => Exchange::Complex,
             }))
+            .with_wisdom(!self.no_wisdom)
     }
 }
 

@@ -171,7 +171,7 @@ pub struct PlanJob<'a> {
 /// `tierfft plan`: prints the plan for a profile or a device's real limits, and optionally
 /// the source of its kernels.
 pub fn plan(job: &PlanJob) -> CliResult<()> {
-    let limits = plan_limits(job.device)?;
+    let (limits, device) = plan_limits(job.device)?;
     if job.options.measure {
         return Err(
             "--measure times plans on a device; `tierfft plan` runs nothing (the \
@@ -195,7 +195,25 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
         spec = spec.checksum(tierfft::Checksum::Detect);
     }
     spec.validate()?;
-    let plan = Plan::with_options(&spec, &limits, &job.options)?;
+    // On an attached device, the shapes measured there (as `Device::plan` takes them).
+    let mut options = job.options.clone();
+    if let Some(dev) = &device
+        && let Some(e) =
+            tierfft::backend::wisdom::lookup(&dev.name(), &dev.driver(), &spec, &limits, &options)?
+    {
+        let m = &e.measured;
+        println!(
+            "wisdom for {} ({}): {} ({} against the planner's {}, batch {})\n",
+            e.device,
+            e.driver,
+            e.choice.flags(),
+            tierfft_bench::shared::format_seconds(m.seconds),
+            tierfft_bench::shared::format_seconds(m.default_seconds),
+            m.batch
+        );
+        options = e.choice.apply(&options);
+    }
+    let plan = Plan::with_options(&spec, &limits, &options)?;
     println!("{plan}");
     if job.launches {
         println!("\n{}", plan.schedule(job.batch, Route::InPlace));
@@ -204,21 +222,23 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     Ok(())
 }
 
-/// The limits `tierfft plan` plans for: a profile, or the named device's own.
-fn plan_limits(device: &str) -> CliResult<DeviceLimits> {
+/// The limits `tierfft plan` plans for: a profile, or the named device's own (with the
+/// device, whose wisdom plans take).
+fn plan_limits(device: &str) -> CliResult<(DeviceLimits, Option<Device>)> {
     if let Some(profile) = DeviceLimits::profile(device) {
-        return Ok(profile);
+        return Ok((profile, None));
     }
     let dev = open_device(device)?;
     Ok(match dev.limits() {
-        Some(l) => l.clone(),
+        Some(l) => (l.clone(), Some(dev)),
         None => {
             println!(
                 "{} runs rustfft's own plans; showing the plan for the lavapipe profile",
                 dev.name()
             );
-            DeviceLimits::profile("lavapipe")
-                .ok_or("the lavapipe profile is missing from the library")?
+            let profile = DeviceLimits::profile("lavapipe")
+                .ok_or("the lavapipe profile is missing from the library")?;
+            (profile, None)
         }
     })
 }

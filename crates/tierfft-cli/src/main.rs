@@ -11,6 +11,7 @@ mod fft2d;
 mod outdir;
 mod plot;
 mod sar;
+mod tune;
 
 use std::process::ExitCode;
 
@@ -78,6 +79,18 @@ enum Command {
     /// bar); with --lowpass R or --highpass R, the image filtered in the frequency domain and
     /// transformed back (C2R) as lowpass.png or highpass.png.
     Fft2d(fft2d::Fft2dArgs),
+    /// Time the candidate shapes of each length on a device and keep the fastest as wisdom
+    /// (FFTW's word), which later plans of those lengths on that device, driver and library
+    /// version take instead of the planner's model.
+    ///
+    /// Each length runs a batch filling --mib (or --batch transforms); its candidates are the
+    /// planner's own plan and each planner option varied alone (points per thread, radix,
+    /// threads, workgroups per SM, lines, last pass, cluster size, exchange, L2 chunks), then
+    /// the winning values together. Every candidate's result is checked against the
+    /// planner's own plan's; the fastest wins only where it beats the planner's own plan by
+    /// 2 % when both are timed again. Prints each length's times and choice; the file keeps
+    /// each length's entry as soon as it is measured.
+    Tune(tune::TuneArgs),
 }
 
 /// Arguments of `tierfft plan`.
@@ -337,6 +350,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => tierfft_bench::command::run(&a),
         Command::Sar(a) => sar::run(&a),
         Command::Fft2d(a) => fft2d::run(&a),
+        Command::Tune(a) => tune::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -71,6 +71,10 @@ pub enum Error {
     /// A planner option has a value the planner cannot use.
     #[error("invalid planner option: {0}")]
     InvalidOptions(String),
+    /// A wisdom file (`tierfft tune`'s measured shapes) could not be read: the message
+    /// names the file, the entry and the field.
+    #[error("invalid wisdom: {0}")]
+    InvalidWisdom(String),
     /// A spec asks for something no backend can do (the message says what and the limit).
     #[error("invalid spec: {0}")]
     InvalidSpec(String),

@@ -1108,3 +1108,62 @@ fn float16_pairs_transform_in_f16_storage() {
     let err = relative_l2_error(&got, &fft_f64(&stored, 64, Direction::Forward));
     assert!(err <= 5e-7, "float16 reals: relative L2 error {err:e}");
 }
+
+#[test]
+fn tune_writes_wisdom_that_plans_take() {
+    let dir = TempDir::new("tune");
+    let file = dir.path("wisdom.json");
+    let env = [("TIERFFT_WISDOM", file.as_path())];
+    let args = [
+        "tune",
+        "--device",
+        "lavapipe",
+        "--sizes",
+        "1024,2^14",
+        "--mib",
+        "1",
+        "--reps",
+        "2",
+    ];
+    let out = dir.run_with_env(&args, &env);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("1024") && stdout.contains("16384"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let wisdom = tierfft::plan::wisdom::Wisdom::parse(&text, "wisdom.json").unwrap();
+    assert_eq!(wisdom.entries.len(), 2, "{text}");
+    // The plan on the device names the wisdom it takes; --no-wisdom plans without it.
+    let plan = |extra: &[&str]| {
+        let mut a = vec!["plan", "1024", "--batch", "128", "--device", "llvmpipe"];
+        a.extend_from_slice(extra);
+        let out = dir.run_with_env(&a, &env);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(
+        plan(&[]).starts_with("wisdom for llvmpipe"),
+        "{}",
+        plan(&[])
+    );
+    assert!(!plan(&["--no-wisdom"]).contains("wisdom for"));
+    // A damaged file is an error naming it, and nothing is planned.
+    std::fs::write(&file, "{ not json").unwrap();
+    let out = dir.run_with_env(&["plan", "1024", "--device", "llvmpipe"], &env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("wisdom.json") && stderr.contains("tierfft tune"),
+        "{stderr}"
+    );
+}

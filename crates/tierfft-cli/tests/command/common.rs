@@ -44,15 +44,28 @@ impl TempDir {
 
     /// Runs `tierfft` with `args` and `TIERFFT_DEVICE` set to `device_env` (or unset).
     pub fn run_with_device_env(&self, args: &[&str], device_env: Option<&str>) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tierfft"));
-        cmd.args(args)
-            .env_remove("XDG_RUNTIME_DIR")
-            .env_remove("NODEVICE_SELECT");
+        let mut cmd = self.command(args);
         match device_env {
             Some(v) => cmd.env("TIERFFT_DEVICE", v),
             None => cmd.env_remove("TIERFFT_DEVICE"),
         };
         cmd.output().expect("run tierfft")
+    }
+
+    /// Runs `tierfft` with `args` and the environment variables `env` set.
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut cmd = self.command(args);
+        cmd.env_remove("TIERFFT_DEVICE").envs(env.iter().copied());
+        cmd.output().expect("run tierfft")
+    }
+
+    /// `tierfft` with `args`, without XDG_RUNTIME_DIR or NODEVICE_SELECT.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tierfft"));
+        cmd.args(args)
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("NODEVICE_SELECT");
+        cmd
     }
 
     /// Names of the files in the directory.

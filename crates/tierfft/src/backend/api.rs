@@ -29,6 +29,10 @@ pub(crate) trait Backend: Any + Send + Sync {
     /// Which backend this is.
     fn kind(&self) -> DeviceKind;
 
+    /// The driver, as wisdom entries record it (`CUDA 13.0`; the Vulkan driver's name and
+    /// version): shapes measured under one driver are not trusted under another.
+    fn driver(&self) -> String;
+
     /// The limits the planner uses; `None` for a backend that runs its own plans (the CPU).
     fn limits(&self) -> Option<&DeviceLimits>;
 
@@ -52,7 +56,8 @@ pub(crate) trait Backend: Any + Send + Sync {
             .limits()
             .cloned()
             .ok_or_else(|| Error::gpu(format!("{} plans nothing itself", self.name())))?;
-        let (plan, exec) = compile(spec, &limits, opts, |p| self.clone().executor(p))?;
+        let opts = super::wisdom::advise(&self.name(), &self.driver(), spec, &limits, opts)?;
+        let (plan, exec) = compile(spec, &limits, &opts, |p| self.clone().executor(p))?;
         Ok((Some(plan), exec))
     }
 
@@ -142,6 +147,10 @@ impl Backend for Cpu {
 
     fn kind(&self) -> DeviceKind {
         DeviceKind::Cpu
+    }
+
+    fn driver(&self) -> String {
+        "rustfft".into()
     }
 
     fn distributes(&self) -> bool {

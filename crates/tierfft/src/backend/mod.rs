@@ -13,9 +13,11 @@ pub mod cuda;
 pub(crate) mod fault;
 mod resampler;
 pub(crate) mod reshape;
+mod tune;
 pub(crate) mod view;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
+pub mod wisdom;
 
 use std::sync::Arc;
 
@@ -31,6 +33,7 @@ use view::sealed::TOKEN;
 
 pub use buffer::{DeviceBuffer, Element, RealElement};
 pub use resampler::Resampler;
+pub use tune::{Timed, Tuning};
 pub use view::{AsDeviceBuffer, BufferView};
 
 /// Environment variable naming the device [`Device::auto`] should use (same names as
@@ -419,6 +422,12 @@ impl Device {
     /// The device's name.
     pub fn name(&self) -> String {
         self.backend_ref().name()
+    }
+
+    /// The driver, as wisdom entries record it (`CUDA 13.0`; a Vulkan driver's name and
+    /// version; `rustfft` on the CPU).
+    pub fn driver(&self) -> String {
+        self.backend_ref().driver()
     }
 
     /// The limits the planner uses; `None` on the CPU, which runs rustfft's own plans.

@@ -307,6 +307,12 @@ impl PlanOptions {
         self
     }
 
+    /// Sets [`PlanOptions::wisdom`].
+    pub fn with_wisdom(mut self, wisdom: bool) -> Self {
+        self.wisdom = wisdom;
+        self
+    }
+
     /// Sets [`PlanOptions::exchange`].
     pub fn with_exchange(mut self, exchange: Option<Exchange>) -> Self {
         self.exchange = exchange;

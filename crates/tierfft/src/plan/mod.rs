@@ -32,6 +32,8 @@ mod reshape_host;
 mod roles;
 pub mod schedule;
 pub(crate) mod shape;
+pub mod tune;
+pub mod wisdom;
 // The GPU backends and the interpreter upload tables; the CPU reads the plan itself.
 #[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]
 mod words;
@@ -114,10 +116,17 @@ pub struct PlanOptions {
     /// at least `2n − 1`), overriding the planner's choice; ignored for smooth lengths.
     pub bluestein_m: Option<usize>,
     /// Compile every candidate plan and time it on the device, keeping the fastest (FFTW's
-    /// `MEASURE`): today the choice of Bluestein's convolution length, which bytes moved
-    /// alone gets within 1.0–1.4× of the best on the H100 (docs/BENCHMARKS.md). Costs a
-    /// compile and a few runs of the user's batch per candidate, once per plan.
+    /// `MEASURE`): for lengths with a prime factor above 13 the choice of Bluestein's
+    /// convolution length, which bytes moved alone gets within 1.0–1.4× of the best on the
+    /// H100 (docs/BENCHMARKS.md); for smooth lengths the shapes of [`tune::variations`] (as
+    /// `tierfft tune` does, without keeping the result). Costs a compile and a few runs of
+    /// the user's batch per candidate, once per plan.
     pub measure: bool,
+    /// Take the shape choices measured on this device, where a wisdom entry speaks for the
+    /// transform ([`wisdom`]; `tierfft tune` writes them) and the other options leave the
+    /// shape to the planner ([`PlanOptions::leaves_shape_to_planner`]). `false`: the
+    /// planner's model alone. Default `true`.
+    pub wisdom: bool,
     /// Neighbouring lines a workgroup of a strided pass (columns, the later passes of a long
     /// transform) holds at least, so that each of its loads and stores is a run of that many
     /// points. `None`: for rows' later passes one memory transaction's worth
@@ -149,6 +158,22 @@ impl PlanOptions {
 
     /// Points per thread a kernel can hold.
     pub const POINTS_PER_THREAD: [usize; 5] = [2, 4, 8, 16, 32];
+
+    /// Whether every option a wisdom entry sets ([`wisdom::Choice`]) is at its default, and
+    /// nothing is to be measured: only then do plans take the device's wisdom.
+    pub fn leaves_shape_to_planner(&self) -> bool {
+        let d = PlanOptions::default();
+        !self.measure
+            && self.target_threads == d.target_threads
+            && self.max_radix == d.max_radix
+            && self.points_per_thread == d.points_per_thread
+            && self.groups_per_unit == d.groups_per_unit
+            && self.min_lines == d.min_lines
+            && self.cluster_blocks == d.cluster_blocks
+            && self.last_pass_points == d.last_pass_points
+            && self.exchange == d.exchange
+            && self.resident_bytes == d.resident_bytes
+    }
 
     /// Threads per workgroup to pack lines up to on `limits`: the option, else the device's.
     pub(crate) fn threads_on(&self, limits: &DeviceLimits) -> usize {
@@ -240,6 +265,7 @@ impl Default for PlanOptions {
             cluster_blocks: None,
             last_pass_points: None,
             exchange: None,
+            wisdom: true,
         }
     }
 }
@@ -372,14 +398,33 @@ impl Plan {
 
     /// The plans [`PlanOptions::measure`] times for `spec`: one for each of Bluestein's
     /// convolution lengths that fits ([`Bluestein::candidates`]) where `n` has a prime factor
-    /// above 13 and no length is pinned, else the one plan [`Plan::with_options`] makes.
+    /// above 13 and no length is pinned; for a smooth length the plan
+    /// [`Plan::with_options`] makes, then those of [`tune::variations`] that differ from
+    /// it, where the options leave the shape to the planner.
     pub fn candidates(
         spec: &FftSpec,
         limits: &DeviceLimits,
         opts: &PlanOptions,
     ) -> Result<Vec<Plan>> {
-        if is_smooth(spec.n) || opts.bluestein_m.is_some() {
+        if opts.bluestein_m.is_some() {
             return Ok(vec![Plan::with_options(spec, limits, opts)?]);
+        }
+        if is_smooth(spec.n) {
+            let base = Plan::with_options(spec, limits, opts)?;
+            let unmeasured = opts.clone().with_measure(false);
+            let others = match unmeasured.leaves_shape_to_planner() {
+                true => tune::distinct_plans(
+                    spec,
+                    limits,
+                    &unmeasured,
+                    &base,
+                    tune::variations(spec, limits),
+                ),
+                false => Vec::new(),
+            };
+            return Ok(std::iter::once(base)
+                .chain(others.into_iter().map(|(_, p)| p))
+                .collect());
         }
         let mut plans = Vec::new();
         let mut last_error = None;

@@ -233,6 +233,10 @@ pub(super) fn multi_pass(
                 && lines * threads_per_line <= limits.max_threads
         };
         let mut lines = min_lines.min(all_lines.next_power_of_two());
+        // The fewest lines must fit too (a last pass forced long by the options may not).
+        if lines * size * exchange.bytes(spec.precision) > limits.workgroup_memory {
+            return None;
+        }
         let total_lines = if columns { 1 } else { spec.batch } * all_lines;
         let spread = spread_lines(total_lines, min_lines, limits);
         while fits(2 * lines)

@@ -23,4 +23,5 @@ mod ndarray_interop;
 mod properties;
 mod self_reference;
 mod strided;
+mod tune;
 mod views;

@@ -251,6 +251,10 @@ impl Backend for CudaDevice {
         DeviceKind::Cuda
     }
 
+    fn driver(&self) -> String {
+        CudaDevice::driver(self)
+    }
+
     fn limits(&self) -> Option<&DeviceLimits> {
         Some(CudaDevice::limits(self))
     }

@@ -253,6 +253,16 @@ impl CudaDevice {
         format!("{} (CUDA {})", self.name, self.arch)
     }
 
+    /// The CUDA version the driver supports (`CUDA 13.0`), or `CUDA` where it cannot say.
+    pub fn driver(&self) -> String {
+        let mut v: std::ffi::c_int = 0;
+        // SAFETY: a plain out-parameter; the driver library is loaded (the context exists).
+        match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }.result() {
+            Ok(()) => format!("CUDA {}.{}", v / 1000, (v % 1000) / 10),
+            Err(_) => "CUDA".into(),
+        }
+    }
+
     /// The limits the planner uses.
     pub fn limits(&self) -> &DeviceLimits {
         &self.limits

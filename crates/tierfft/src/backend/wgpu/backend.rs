@@ -119,6 +119,10 @@ impl Backend for WgpuDevice {
         DeviceKind::Wgpu
     }
 
+    fn driver(&self) -> String {
+        WgpuDevice::driver(self)
+    }
+
     fn limits(&self) -> Option<&DeviceLimits> {
         Some(WgpuDevice::limits(self))
     }

@@ -303,6 +303,13 @@ impl WgpuDevice {
         format!("{} ({:?})", self.info.name, self.info.backend)
     }
 
+    /// The driver's name and version as the adapter reports them (e.g. `NVIDIA 580.159.04`).
+    pub fn driver(&self) -> String {
+        format!("{} {}", self.info.driver, self.info.driver_info)
+            .trim()
+            .to_string()
+    }
+
     /// The limits the planner uses.
     pub fn limits(&self) -> &DeviceLimits {
         &self.limits
