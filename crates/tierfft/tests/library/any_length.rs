@@ -152,4 +152,12 @@ fn measured_bluestein_plans() {
             "n = {n}, m = {m:?}: relative L2 error {err:e}"
         );
     }
+    // Smooth lengths: the shapes `tierfft tune` times, one of them kept.
+    let spec = FftSpec::new(2048).batch(8);
+    let fft = gpu().plan_with_options(&spec, &measure).expect("plan");
+    let input = random(&mut rng, spec.len());
+    let mut out = poisoned(spec.len());
+    fft.process_out_of_place(&input, &mut out).expect("run");
+    let err = relative_l2_error(&out, &spec_f64(&spec, &input));
+    assert!(err <= bound(2048), "measured 2048: relative L2 error {err:e}");
 }
