@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use tierfft::backend::wisdom;
+use tierfft::backend::{Outcome, wisdom};
 use tierfft::plan::wisdom::Wisdom;
 use tierfft::{FftSpec, Precision};
 use tierfft_bench::shared::{format_seconds, open_device, parse_count};
@@ -32,7 +32,7 @@ pub struct TuneArgs {
     /// Data per timed run, MiB: each length runs a batch that fills it (at least one
     /// transform). Shapes tuned on a batch that fills the device apply to every such batch.
     #[arg(long, default_value_t = 256, value_name = "MIB",
-          value_parser = clap::value_parser!(u64).range(1..=16384))]
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
     mib: u64,
     /// Transforms per run instead of --mib (tunes small batches, which the wisdom keeps apart
     /// from batches that fill the device).
@@ -48,7 +48,8 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
     reps: u32,
     /// Wisdom file to add the winners to (default: the one plans read, TIERFFT_WISDOM or
-    /// ~/.cache/tierfft/wisdom.json); `-` prints them as a wisdom file instead.
+    /// ~/.cache/tierfft/wisdom.json); `-` prints them as a wisdom file on stdout instead
+    /// (the table then goes to stderr).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Also print every candidate's time.
@@ -83,7 +84,9 @@ pub fn run(a: &TuneArgs) -> CliResult<()> {
         )?),
     };
     if let Some(p) = &out {
-        wisdom::read(p)?;
+        // Read and written back unchanged: a file that cannot be is refused now, not after
+        // the first length's measurements.
+        wisdom::record(p, [])?;
     }
     let device = open_device(&a.device)?;
     let element = a.precision.complex_bytes() as u64;
@@ -100,21 +103,26 @@ pub fn run(a: &TuneArgs) -> CliResult<()> {
             spec.validate().map(|_| spec)
         })
         .collect::<tierfft::Result<Vec<_>>>()?;
-    println!(
+    // The table on stdout, unless stdout carries the wisdom file itself.
+    let table = |line: String| match out {
+        Some(_) => println!("{line}"),
+        None => eprintln!("{line}"),
+    };
+    table(format!(
         "tuning on {} ({}), {} runs a candidate",
         device.name(),
         device.driver(),
         a.reps
-    );
-    println!(
+    ));
+    table(format!(
         "{:>10} {:>7} {:>6} {:>11} {:>11} {:>6}  choice",
         "n", "batch", "plans", "planner", "best", "gain"
-    );
+    ));
     let mut found = Wisdom::new();
     for spec in &specs {
         let tuning = device.tune(spec, a.reps as usize)?;
         let m = &tuning.entry.measured;
-        println!(
+        table(format!(
             "{:>10} {:>7} {:>6} {:>11} {:>11} {:>5.2}×  {}",
             spec.n,
             m.batch,
@@ -123,32 +131,40 @@ pub fn run(a: &TuneArgs) -> CliResult<()> {
             format_seconds(m.seconds),
             m.default_seconds / m.seconds,
             tuning.entry.choice.flags()
-        );
-        if a.verbose {
-            for t in &tuning.timed {
-                let time = match &t.seconds {
-                    Ok(s) => format_seconds(*s),
-                    Err(e) => format!("not kept: {e}"),
-                };
-                println!("{:>18} {} pass(es)  {time}", t.choice.flags(), t.passes);
-            }
-        }
+        ));
         for t in &tuning.timed {
-            if let Err(e) = &t.seconds
-                && e.contains("differs")
-            {
-                eprintln!("warning: n = {}, {}: {e}", spec.n, t.choice.flags());
+            let time = match &t.outcome {
+                Outcome::Seconds(s) => format_seconds(*s),
+                Outcome::Failed(e) => format!("did not run: {e}"),
+                Outcome::Differs(d) => {
+                    // A planner or generator bug: always said, verbose or not.
+                    eprintln!(
+                        "warning: n = {}, {}: its result differs from the planner's own \
+                         plan's by {d:.1e} (relative L2); not kept",
+                        spec.n,
+                        t.choice.flags()
+                    );
+                    format!("differs by {d:.1e}, not kept")
+                }
+                other => format!("{other:?}"),
+            };
+            if a.verbose {
+                table(format!(
+                    "{:>18} {} pass(es)  {time}",
+                    t.choice.flags(),
+                    t.passes
+                ));
             }
         }
         // Each length's winner is kept as soon as it is known.
         match &out {
             Some(p) => wisdom::record(p, [tuning.entry])?,
-            None => found.insert(tuning.entry),
+            None => found.insert(tuning.entry)?,
         }
     }
     match out {
         Some(p) => println!("wrote {}", p.display()),
-        None => print!("{}", found.to_json()),
+        None => print!("{}", found.to_json()?),
     }
     Ok(())
 }

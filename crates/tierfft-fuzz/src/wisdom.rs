@@ -19,7 +19,10 @@ pub fn wisdom(data: &[u8]) -> Result<(), String> {
     let Ok(w) = Wisdom::parse(text, "fuzz.json") else {
         return Ok(());
     };
-    let again = Wisdom::parse(&w.to_json(), "its own output")
+    let text = w
+        .to_json()
+        .map_err(|e| format!("accepted wisdom does not print: {e}"))?;
+    let again = Wisdom::parse(&text, "its own output")
         .map_err(|e| format!("accepted wisdom prints to text it refuses: {e}"))?;
     if again != w {
         return Err(format!(

@@ -21,9 +21,9 @@ pub mod wisdom;
 
 use std::sync::Arc;
 
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex32;
 
-use crate::base::precision::{Precision, device_words};
+use crate::base::precision::{Precision, random_words};
 use crate::error::{Error, Result};
 use crate::plan::{DeviceLimits, Plan, PlanOptions};
 use crate::spec::FftSpec;
@@ -33,7 +33,7 @@ use view::sealed::TOKEN;
 
 pub use buffer::{DeviceBuffer, Element, RealElement};
 pub use resampler::Resampler;
-pub use tune::{Timed, Tuning};
+pub use tune::{Outcome, Timed, Tuning};
 pub use view::{AsDeviceBuffer, BufferView};
 
 /// Environment variable naming the device [`Device::auto`] should use (same names as
@@ -424,7 +424,7 @@ impl Device {
         self.backend_ref().name()
     }
 
-    /// The driver, as wisdom entries record it (`CUDA 13.0`; a Vulkan driver's name and
+    /// The driver, as wisdom entries record it (`CUDA 13.0, NVRTC 13.0`; a Vulkan driver's name and
     /// version; `rustfft` on the CPU).
     pub fn driver(&self) -> String {
         self.backend_ref().driver()
@@ -484,29 +484,32 @@ pub(crate) fn compile(
         let exec = build(&plan)?;
         return Ok((plan, exec));
     }
-    // The batch as one device buffer holds it (the whole batch where kernels index it all);
-    // timing does not depend on the values, as long as they are ordinary numbers.
+    // The batch as one device buffer holds it (the whole batch where kernels index it all).
     let transforms = plans
         .iter()
         .map(|p| host_chunk(p, limits.max_buffer))
         .min()
         .unwrap_or(1);
-    let input = device_words(
-        (0..transforms * spec.n)
-            .map(|i| Complex64::new((i % 7) as f64 - 3.0, (i % 5) as f64 - 2.0)),
-        spec.precision,
-    );
+    let input = random_words(transforms * spec.n, spec.precision);
     let mut output = vec![0.0; input.len()];
     let mut best: Option<(f64, Plan, Box<dyn Executor>)> = None;
+    // The first candidate's result, which every other candidate's must match.
+    let mut expected: Option<Vec<f64>> = None;
     for plan in plans {
         let timed = build(&plan).and_then(|exec| {
             let (seconds, _) = exec.measure(&input, &mut output, MEASURE_REPS)?;
             Ok((median(&seconds), exec))
         });
-        // A candidate that does not compile or run here is passed over.
-        if let Ok((t, exec)) = timed
-            && best.as_ref().is_none_or(|(b, _, _)| t < *b)
-        {
+        // A candidate that does not compile or run here, or computes something else (a
+        // planner bug `tierfft tune` reports), is passed over.
+        let Ok((t, exec)) = timed else { continue };
+        let got = tune::complex_parts(&output, spec.precision);
+        match &expected {
+            None => expected = Some(got),
+            Some(e) if !tune::agrees(&got, e, spec.precision) => continue,
+            Some(_) => {}
+        }
+        if best.as_ref().is_none_or(|(b, _, _)| t < *b) {
             best = Some((t, plan, exec));
         }
     }

@@ -8,7 +8,9 @@
 //! the device's name, its driver and this library's version; a shipped default only the
 //! device's name. A damaged file is an error when plans would read it, naming the file.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
@@ -34,7 +36,7 @@ pub fn shipped() -> Result<&'static Wisdom> {
 /// The user's wisdom file: [`WISDOM_ENV`], else `wisdom.json` in the cache folder; `None`
 /// when switched off or when there is no home folder.
 pub fn path() -> Option<PathBuf> {
-    match std::env::var_os(WISDOM_ENV) {
+    match std::env::var_os(WISDOM_ENV).filter(|p| !p.is_empty()) {
         Some(p) if p == "off" => None,
         Some(p) => Some(PathBuf::from(p)),
         None => std::env::var_os("XDG_CACHE_HOME")
@@ -58,22 +60,51 @@ pub fn read(path: &Path) -> Result<Wisdom> {
 
 /// Adds `entries` to the wisdom file at `path` (made with its folder where missing;
 /// entries for the same device, driver, version and transforms replaced), written whole
-/// through a temporary file so that a reader never sees half of it. Plans in this process
-/// read the new file from then on.
+/// through a temporary file so that a reader never sees half of it, under a lock on
+/// `PATH.lock` so that tuners in other processes add theirs rather than overwrite them.
+/// Plans in this process read the new file from then on. `Err`, the file unchanged, for an
+/// entry the reader would refuse and for a file that cannot be read or written.
 pub fn record(path: &Path, entries: impl IntoIterator<Item = Entry>) -> Result<()> {
-    let mut w = read(path)?;
-    for e in entries {
-        w.insert(e);
-    }
     let fail = |e: std::io::Error| {
-        Error::InvalidWisdom(format!("{}: cannot be written ({e})", path.display()))
+        Error::InvalidWisdom(format!(
+            "{}: cannot be written ({e}); fix its folder's permissions or name another file \
+             (TIERFFT_WISDOM, --out)",
+            path.display()
+        ))
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(fail)?;
     }
-    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, w.to_json()).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path.with_extension("json.lock"))
+        .map_err(fail)?;
+    lock.lock().map_err(fail)?;
+    let mut w = read(path)?;
+    for e in entries {
+        w.insert(e)?;
+    }
+    // A name of this process and call, so that threads recording at once do not share it.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let tmp = path.with_extension(format!(
+        "json.{}.{}.tmp",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let text = w.to_json()?;
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(text.as_bytes())?;
+            f.sync_all()
+        })
+        .and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(e));
+    }
+    drop(lock);
     if let Ok(mut loaded) = loaded().lock() {
         *loaded = None;
     }

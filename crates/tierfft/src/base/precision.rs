@@ -111,6 +111,30 @@ pub(crate) fn device_words(
     }
 }
 
+/// `points` pseudo-random complex values in [-1, 1) as the device words of `precision`
+/// (the same on every call): input for timing plans.
+pub(crate) fn random_words(points: usize, precision: Precision) -> Vec<f32> {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        // xorshift64*: plenty for input data, and the same on every run.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    };
+    let parts: Vec<f64> = (0..2 * points).map(|_| next()).collect();
+    match precision {
+        Precision::F64 => bytemuck::cast_slice(&parts).to_vec(),
+        Precision::F32 => parts.iter().map(|&x| x as f32).collect(),
+        Precision::F16 | Precision::Bf16 => {
+            let values: Vec<f32> = parts.iter().map(|&x| x as f32).collect();
+            let mut words = vec![0.0; points];
+            pack_half(&values, precision, &mut words);
+            words
+        }
+    }
+}
+
 /// `x` as the 16 bits `precision` (f16 or bf16) stores it, rounded to nearest even.
 fn half_bits(x: f32, precision: Precision) -> u16 {
     match precision {

@@ -162,17 +162,7 @@ impl PlanOptions {
     /// Whether every option a wisdom entry sets ([`wisdom::Choice`]) is at its default, and
     /// nothing is to be measured: only then do plans take the device's wisdom.
     pub fn leaves_shape_to_planner(&self) -> bool {
-        let d = PlanOptions::default();
-        !self.measure
-            && self.target_threads == d.target_threads
-            && self.max_radix == d.max_radix
-            && self.points_per_thread == d.points_per_thread
-            && self.groups_per_unit == d.groups_per_unit
-            && self.min_lines == d.min_lines
-            && self.cluster_blocks == d.cluster_blocks
-            && self.last_pass_points == d.last_pass_points
-            && self.exchange == d.exchange
-            && self.resident_bytes == d.resident_bytes
+        !self.measure && wisdom::Choice::of(self) == wisdom::Choice::default()
     }
 
     /// Threads per workgroup to pack lines up to on `limits`: the option, else the device's.

@@ -798,3 +798,18 @@ fn precision_sets_bytes_on_chip_and_in_memory() {
         (Exchange::Complex, Exchange::Split)
     );
 }
+
+/// A last pass forced long by the options, whose fewest lines overflow workgroup memory
+/// (8 lines of 512 points in 32 KiB on a 16 KiB device), is refused or planned otherwise,
+/// never planned past the device (the wisdom fuzz target found it).
+#[test]
+fn a_forced_last_pass_that_overflows_workgroup_memory_is_not_planned() {
+    let limits = DeviceLimits::profile("raspberry-pi-5").unwrap();
+    let opts = PlanOptions::default()
+        .with_last_pass_points(Some(512))
+        .with_min_lines(Some(8));
+    match Plan::with_options(&FftSpec::new(1 << 20), &limits, &opts) {
+        Ok(plan) => plan.check().unwrap(),
+        Err(e) => assert!(matches!(e, Error::TooLarge { .. }), "{e}"),
+    }
+}

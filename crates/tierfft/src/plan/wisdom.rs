@@ -26,7 +26,7 @@ pub const FORMAT: &str = "tierfft wisdom 1";
 pub const LIBRARY_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Entries measured on devices, one per device, driver, version and [`Key`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Wisdom {
@@ -44,7 +44,7 @@ pub struct Entry {
     /// The device's name as [`crate::Device::name`] gives it, backend included
     /// (`NVIDIA H100 80GB HBM3 (CUDA sm_90)`).
     pub device: String,
-    /// The driver it was measured with, as the backend reports it (`CUDA 13.0`).
+    /// The driver it was measured with, as the backend reports it (`CUDA 13.0, NVRTC 13.0`).
     pub driver: String,
     /// The library version that measured it ([`LIBRARY_VERSION`]).
     pub tierfft: String,
@@ -137,6 +137,23 @@ pub struct Choice {
 }
 
 impl Choice {
+    /// The shape options `opts` sets away from their defaults.
+    pub fn of(opts: &PlanOptions) -> Choice {
+        let d = PlanOptions::default();
+        let set = |v: Option<usize>, default: Option<usize>| v.filter(|_| v != default);
+        Choice {
+            target_threads: set(opts.target_threads, d.target_threads),
+            max_radix: set(Some(opts.max_radix), Some(d.max_radix)),
+            points_per_thread: set(opts.points_per_thread, d.points_per_thread),
+            groups_per_unit: set(opts.groups_per_unit, d.groups_per_unit),
+            min_lines: set(opts.min_lines, d.min_lines),
+            cluster_blocks: set(opts.cluster_blocks, d.cluster_blocks),
+            last_pass_points: set(opts.last_pass_points, d.last_pass_points),
+            exchange: opts.exchange.filter(|_| opts.exchange != d.exchange),
+            resident_bytes: set(opts.resident_bytes, d.resident_bytes),
+        }
+    }
+
     /// `opts` with this choice's options set (those it leaves `None` as they were).
     pub fn apply(&self, opts: &PlanOptions) -> PlanOptions {
         let mut o = opts.clone();
@@ -205,6 +222,13 @@ pub struct Measured {
     pub candidates: usize,
 }
 
+impl Default for Wisdom {
+    /// No entries, in this version's format.
+    fn default() -> Self {
+        Wisdom::new()
+    }
+}
+
 impl Wisdom {
     /// No entries.
     pub fn new() -> Wisdom {
@@ -219,7 +243,8 @@ impl Wisdom {
     pub fn parse(text: &str, origin: &str) -> Result<Wisdom> {
         let bad = |m: String| {
             Err(Error::InvalidWisdom(format!(
-                "{origin}: {m}; run `tierfft tune` again or delete the file"
+                "{origin}: {m}; delete the file (or set TIERFFT_WISDOM=off) and run `tierfft \
+                 tune` again"
             )))
         };
         let w: Wisdom = match serde_json::from_str(text) {
@@ -244,15 +269,25 @@ impl Wisdom {
     }
 
     /// The file's text: pretty JSON, one field a line.
-    pub fn to_json(&self) -> String {
-        // Plain data with string keys and finite numbers (checked on parse and on insert).
-        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self)
+            .map(|text| text + "\n")
+            .map_err(|e| Error::InvalidWisdom(format!("cannot be printed: {e}")))
     }
 
     /// Adds `entry`, replacing the entry of the same device, driver, version and key.
-    pub fn insert(&mut self, entry: Entry) {
+    /// `Err` (and nothing added) for an entry [`Wisdom::parse`] would refuse, such as a
+    /// time that is not a positive number.
+    pub fn insert(&mut self, entry: Entry) -> Result<()> {
+        if let Err(m) = entry.check() {
+            return Err(Error::InvalidWisdom(format!(
+                "entry for {} points on {}: {m}",
+                entry.key.n, entry.device
+            )));
+        }
         self.entries.retain(|e| !e.same_place(&entry));
         self.entries.push(entry);
+        Ok(())
     }
 
     /// The entry for `key` measured on `device` with `driver` by this version of the
@@ -393,11 +428,16 @@ mod tests {
     #[test]
     fn round_trips_and_replaces_entries_of_the_same_place() {
         let mut w = Wisdom::new();
-        w.insert(entry(4096, "CUDA 13.0", 16));
-        w.insert(entry(8192, "CUDA 13.0", 16));
-        w.insert(entry(4096, "CUDA 13.0", 32));
+        w.insert(entry(4096, "CUDA 13.0", 16)).unwrap();
+        w.insert(entry(8192, "CUDA 13.0", 16)).unwrap();
+        w.insert(entry(4096, "CUDA 13.0", 32)).unwrap();
         assert_eq!(w.entries.len(), 2);
-        let back = Wisdom::parse(&w.to_json(), "test").unwrap();
+        let mut bad = entry(2048, "CUDA 13.0", 16);
+        bad.measured.seconds = f64::NAN;
+        let e = w.insert(bad).unwrap_err().to_string();
+        assert!(e.contains("2048 points") && e.contains("positive"), "{e}");
+        assert_eq!(w.entries.len(), 2);
+        let back = Wisdom::parse(&w.to_json().unwrap(), "test").unwrap();
         assert_eq!(back, w);
         let key = &w.entries[1].key;
         let found = back.lookup(&w.entries[1].device, "CUDA 13.0", key, false);
@@ -408,7 +448,7 @@ mod tests {
     fn stale_entries_are_not_found_unless_any_driver() {
         let mut w = Wisdom::new();
         let mut old = entry(4096, "CUDA 12.8", 16);
-        w.insert(old.clone());
+        w.insert(old.clone()).unwrap();
         let (device, key) = (old.device.clone(), old.key.clone());
         assert!(w.lookup(&device, "CUDA 13.0", &key, false).is_none());
         assert!(w.lookup(&device, "CUDA 13.0", &key, true).is_some());
@@ -418,15 +458,15 @@ mod tests {
         );
         old.tierfft = "0.0.1".into();
         let mut v = Wisdom::new();
-        v.insert(old);
+        v.insert(old).unwrap();
         assert!(v.lookup(&device, "CUDA 12.8", &key, false).is_none());
     }
 
     #[test]
     fn bad_files_are_errors_naming_the_entry() {
         let mut w = Wisdom::new();
-        w.insert(entry(4096, "CUDA 13.0", 16));
-        let good = w.to_json();
+        w.insert(entry(4096, "CUDA 13.0", 16)).unwrap();
+        let good = w.to_json().unwrap();
         let cases = [
             (good.replace("4096", "4099"), "no prime factor above 13"),
             (
@@ -464,5 +504,7 @@ mod tests {
         assert_eq!(o.points_per_thread, Some(8));
         assert_eq!(c.flags(), "--radix 16 --last-pass 512");
         assert_eq!(Choice::default().flags(), "default");
+        assert_eq!(Choice::of(&c.apply(&PlanOptions::default())), c);
+        assert_eq!(Choice::of(&PlanOptions::default()), Choice::default());
     }
 }

@@ -159,5 +159,8 @@ fn measured_bluestein_plans() {
     let mut out = poisoned(spec.len());
     fft.process_out_of_place(&input, &mut out).expect("run");
     let err = relative_l2_error(&out, &spec_f64(&spec, &input));
-    assert!(err <= bound(2048), "measured 2048: relative L2 error {err:e}");
+    assert!(
+        err <= bound(2048),
+        "measured 2048: relative L2 error {err:e}"
+    );
 }

@@ -253,13 +253,18 @@ impl CudaDevice {
         format!("{} (CUDA {})", self.name, self.arch)
     }
 
-    /// The CUDA version the driver supports (`CUDA 13.0`), or `CUDA` where it cannot say.
+    /// The CUDA version the driver supports and the NVRTC version that compiles the kernels
+    /// (`CUDA 13.0, NVRTC 13.0`), each left out where it cannot be read.
     pub fn driver(&self) -> String {
         let mut v: std::ffi::c_int = 0;
         // SAFETY: a plain out-parameter; the driver library is loaded (the context exists).
-        match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }.result() {
+        let cuda = match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }.result() {
             Ok(()) => format!("CUDA {}.{}", v / 1000, (v % 1000) / 10),
             Err(_) => "CUDA".into(),
+        };
+        match nvrtc::version() {
+            Ok((major, minor)) => format!("{cuda}, NVRTC {major}.{minor}"),
+            Err(_) => cuda,
         }
     }
 
