@@ -29,8 +29,9 @@ pub(crate) trait Backend: Any + Send + Sync {
     /// Which backend this is.
     fn kind(&self) -> DeviceKind;
 
-    /// The driver, as wisdom entries record it (`CUDA 13.0, NVRTC 13.0`; the Vulkan driver's name and
-    /// version): shapes measured under one driver are not trusted under another.
+    /// The driver, as wisdom entries record it (`CUDA 13.0, NVRTC 13.0`; the Vulkan
+    /// driver's name and version): shapes measured under one driver are not trusted under
+    /// another.
     fn driver(&self) -> String;
 
     /// The limits the planner uses; `None` for a backend that runs its own plans (the CPU).

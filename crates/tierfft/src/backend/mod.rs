@@ -424,8 +424,8 @@ impl Device {
         self.backend_ref().name()
     }
 
-    /// The driver, as wisdom entries record it (`CUDA 13.0, NVRTC 13.0`; a Vulkan driver's name and
-    /// version; `rustfft` on the CPU).
+    /// The driver, as wisdom entries record it (`CUDA 13.0, NVRTC 13.0`; a Vulkan driver's
+    /// name and version; `rustfft` on the CPU).
     pub fn driver(&self) -> String {
         self.backend_ref().driver()
     }

@@ -89,25 +89,19 @@ impl Device {
             return Err(e);
         }
         let key = Key::of(spec, &limits).ok_or_else(|| {
+            let has: Vec<&str> = [
+                (spec.chain.is_some(), ", a chain"),
+                (spec.real.is_some(), ", a real half"),
+                (spec.checksum != crate::Checksum::Off, ", a checksum"),
+            ]
+            .into_iter()
+            .filter_map(|(has, what)| has.then_some(what))
+            .collect();
             Error::InvalidSpec(format!(
                 "tune takes complex transforms of lengths with no prime factor above 13, \
-                 without a chain, real half or checksum (got {} points{}{}{})",
+                 without a chain, real half or checksum (got {} points{})",
                 spec.n,
-                if spec.chain.is_some() {
-                    ", a chain"
-                } else {
-                    ""
-                },
-                if spec.real.is_some() {
-                    ", a real half"
-                } else {
-                    ""
-                },
-                if spec.checksum != crate::Checksum::Off {
-                    ", a checksum"
-                } else {
-                    ""
-                },
+                has.concat()
             ))
         })?;
         let opts = PlanOptions::default().with_wisdom(false);

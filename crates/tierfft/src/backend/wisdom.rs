@@ -2,8 +2,8 @@
 //! (measured with `tierfft tune` on the GPUs they name) and the user's wisdom file, which
 //! `tierfft tune` writes.
 //!
-//! The file is [`WISDOM_ENV`] when set (`off`: none), else `wisdom.json` in the user's cache
-//! folder (`$XDG_CACHE_HOME/tierfft`, or `~/.cache/tierfft`). It is read once per process,
+//! The file is [`WISDOM_ENV`] when set and not empty (`off`: none), else `wisdom.json` in
+//! the user's cache folder (`$XDG_CACHE_HOME/tierfft`, or `~/.cache/tierfft`). It is read once per process,
 //! when the first plan asks, and again after [`record`] writes it. An entry there must match
 //! the device's name, its driver and this library's version; a shipped default only the
 //! device's name. A damaged file is an error when plans would read it, naming the file.
