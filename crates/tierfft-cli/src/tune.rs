@@ -89,6 +89,14 @@ pub fn run(a: &TuneArgs) -> CliResult<()> {
         wisdom::record(p, [])?;
     }
     let device = open_device(&a.device)?;
+    if device.limits().is_none() {
+        return Err(format!(
+            "{} runs rustfft's own plans: there is nothing to tune (name a GPU: --device cuda, \
+             gpu or lavapipe)",
+            device.name()
+        )
+        .into());
+    }
     let element = a.precision.complex_bytes() as u64;
     let specs = sizes
         .iter()
