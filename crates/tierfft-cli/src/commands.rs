@@ -211,7 +211,12 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
             tierfft_bench::shared::format_seconds(m.default_seconds),
             m.batch
         );
-        options = e.choice.apply(&options);
+        let advised = e.choice.apply(&options);
+        match Plan::with_options(&spec, &limits, &advised) {
+            Ok(_) => options = advised,
+            // As `Device::plan` does: an entry that does not plan gives way to the model.
+            Err(err) => println!("(it does not plan this spec: {err}; the planner's model)\n"),
+        }
     }
     let plan = Plan::with_options(&spec, &limits, &options)?;
     println!("{plan}");

@@ -1157,6 +1157,31 @@ fn tune_writes_wisdom_that_plans_take() {
         plan(&[])
     );
     assert!(!plan(&["--no-wisdom"]).contains("wisdom for"));
+    // An entry whose choice does not plan (a last pass of 8192 points, 64 lines to a
+    // workgroup, past lavapipe's 32 KiB) gives way to the planner's model: the transform
+    // runs and is right, and `tierfft plan` says so.
+    let mut edited = wisdom.clone();
+    for e in &mut edited.entries {
+        e.choice = tierfft::plan::wisdom::Choice::of(
+            &tierfft::plan::PlanOptions::default()
+                .with_last_pass_points(Some(8192))
+                .with_min_lines(Some(64)),
+        );
+    }
+    std::fs::write(&file, edited.to_json().unwrap()).unwrap();
+    let x = random(2 * 16384, 7);
+    let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
+    write_npy(&inp, &[2, 16384], &x);
+    let (i, o) = (inp.to_str().unwrap(), outp.to_str().unwrap());
+    let out = dir.run_with_env(&["fft", "-i", i, "-o", o, "--device", "lavapipe"], &env);
+    assert_ok(&out);
+    let (_, y) = read_c64(&outp);
+    let err = relative_l2_error(&y, &fft_f64(&x, 16384, Direction::Forward));
+    assert!(err <= 5e-7, "relative L2 error {err:e}");
+    let out = dir.run_with_env(&["plan", "2^14", "--device", "llvmpipe"], &env);
+    assert_ok(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("does not plan this spec"), "{stdout}");
     // A damaged file is an error naming it, and nothing is planned.
     std::fs::write(&file, "{ not json").unwrap();
     let out = dir.run_with_env(&["plan", "1024", "--device", "llvmpipe"], &env);

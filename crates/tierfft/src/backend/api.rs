@@ -57,8 +57,14 @@ pub(crate) trait Backend: Any + Send + Sync {
             .limits()
             .cloned()
             .ok_or_else(|| Error::gpu(format!("{} plans nothing itself", self.name())))?;
-        let opts = super::wisdom::advise(&self.name(), &self.driver(), spec, &limits, opts)?;
-        let (plan, exec) = compile(spec, &limits, &opts, |p| self.clone().executor(p))?;
+        let advised = super::wisdom::advise(&self.name(), &self.driver(), spec, &limits, opts)?;
+        let build = |p: &Plan| self.clone().executor(p);
+        let (plan, exec) = match compile(spec, &limits, &advised, build) {
+            // An entry whose shape does not plan or compile for this spec (made for another
+            // batch or operations, or by another planner) gives way to the model.
+            Err(_) if advised != *opts => compile(spec, &limits, opts, build)?,
+            result => result?,
+        };
         Ok((Some(plan), exec))
     }
 

@@ -182,8 +182,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_shipped_wisdom_parses() {
-        shipped().unwrap();
+    fn the_shipped_wisdom_plans_on_the_devices_it_names() {
+        use crate::plan::{Plan, PlanOptions};
+        for e in &shipped().unwrap().entries {
+            let profile = match e.device.contains("(Vulkan)") {
+                true => "h100-vulkan",
+                false => "h100-cuda",
+            };
+            let limits = DeviceLimits::profile(profile).unwrap();
+            let mut spec = FftSpec::new(e.key.n)
+                .batch(e.measured.batch)
+                .precision(e.key.precision);
+            if e.key.columns {
+                spec = spec.columns();
+            }
+            let plan = Plan::with_options(&spec, &limits, &e.choice.apply(&PlanOptions::default()));
+            plan.and_then(|p| p.check()).unwrap_or_else(|err| {
+                panic!("{} points on {}: {err}", e.key.n, e.device);
+            });
+        }
     }
 
     #[test]
