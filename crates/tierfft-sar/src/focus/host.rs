@@ -5,14 +5,13 @@
 //! focusing device.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use num_complex::Complex32;
 use tierfft::backend::Resampler;
 use tierfft::{Device, Fft, FftSpec};
 
 use crate::error::SarError;
-use crate::focus::options::StepTimings;
+use crate::focus::options::{StepTimings, lap_timer};
 use crate::focus::plan::SarPlan;
 use crate::focus::step::Step;
 
@@ -86,12 +85,7 @@ impl Host {
     ) -> Result<StepTimings, SarError> {
         let (lines, samples) = plan.shape();
         let mut t = StepTimings::default();
-        let mut clock = Instant::now();
-        let mut lap = || {
-            let s = clock.elapsed().as_secs_f64();
-            clock = Instant::now();
-            s
-        };
+        let mut lap = lap_timer();
         // The timing field of the last step that has one, for a multiply after it.
         let mut timed: Option<&Step> = None;
         for (step, stage) in plan.steps.iter().zip(&self.stages) {

@@ -126,6 +126,17 @@ impl Default for FocusOptions {
     }
 }
 
+/// A stopwatch for the executors' steps: each call returns the seconds since the previous
+/// call (or since it was made) and starts the next lap.
+pub(crate) fn lap_timer() -> impl FnMut() -> f64 {
+    let mut clock = std::time::Instant::now();
+    move || {
+        let s = clock.elapsed().as_secs_f64();
+        clock = std::time::Instant::now();
+        s
+    }
+}
+
 /// Wall-clock time of each focusing step, seconds. Fused, the steps run on device-resident
 /// data (each timed to its completion) and the copies are [`StepTimings::transfer_s`];
 /// unfused, each step includes its own copies.

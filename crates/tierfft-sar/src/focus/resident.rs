@@ -7,7 +7,6 @@
 //! padded layout on the device with `copy_rows`.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use num_complex::Complex32;
 use tierfft::backend::Resampler;
@@ -15,7 +14,7 @@ use tierfft::distributed::{Rows, copy_rows};
 use tierfft::{Device, DeviceBuffer, Fft, FftSpec, PointOp};
 
 use crate::error::SarError;
-use crate::focus::options::StepTimings;
+use crate::focus::options::{StepTimings, lap_timer};
 use crate::focus::plan::SarPlan;
 use crate::focus::step::Step;
 use crate::scene::extent::Extent;
@@ -120,12 +119,7 @@ impl Resident {
         mut on_step: impl FnMut(&str),
     ) -> Result<StepTimings, SarError> {
         let mut t = StepTimings::default();
-        let mut clock = Instant::now();
-        let mut lap = || {
-            let s = clock.elapsed().as_secs_f64();
-            clock = Instant::now();
-            s
-        };
+        let mut lap = lap_timer();
         let sync = || self.device.synchronize();
         let mut buffers = self.buffers.lock().map_err(|_| {
             SarError::Config("an earlier focusing run panicked while holding the scene".into())

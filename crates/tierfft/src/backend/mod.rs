@@ -52,6 +52,15 @@ const HOST_CHUNK_BYTES: u64 = 1 << 30;
 #[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub(crate) const WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// tierfft's folder in the user's cache (`$XDG_CACHE_HOME/tierfft`, else
+/// `~/.cache/tierfft`), where compiled kernels and wisdom are kept; `None` without a home.
+pub(crate) fn user_cache() -> Option<std::path::PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+        .map(|d| d.join("tierfft"))
+}
+
 /// Transforms per host chunk for `plan` on a device whose buffers hold at most `max_buffer`
 /// bytes (at least one transform, at most the batch; the whole batch when the plan binds it
 /// at once, which the planner checked fits).

@@ -39,10 +39,7 @@ pub fn path() -> Option<PathBuf> {
     match std::env::var_os(WISDOM_ENV).filter(|p| !p.is_empty()) {
         Some(p) if p == "off" => None,
         Some(p) => Some(PathBuf::from(p)),
-        None => std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-            .map(|d| d.join("tierfft").join("wisdom.json")),
+        None => super::user_cache().map(|d| d.join("wisdom.json")),
     }
 }
 

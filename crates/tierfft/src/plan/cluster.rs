@@ -86,7 +86,7 @@ pub(super) fn cluster_pass(
     // against 0.61–0.76 with two passes, so it stays. Clusters of 16 lost at every length.
     let portable = most.min(MAX_PORTABLE_CLUSTER);
     let half_blocks = n / (block / 2).max(1);
-    let fills_units = limits.compute_units == 0 || spec.batch * n >= limits.compute_units * block;
+    let fills_units = limits.filled_by(spec.batch.saturating_mul(n), block);
     let (blocks, most) = match opts.cluster_blocks {
         Some(1) => return None,
         Some(c) => (c, most),

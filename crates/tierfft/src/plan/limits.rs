@@ -218,6 +218,13 @@ impl DeviceLimits {
         Ok(())
     }
 
+    /// Whether `points` in all (a batch's) give every compute unit at least `block` of
+    /// them; always where the device does not say how many units it has. The cluster tier
+    /// and wisdom's keys both split batches here.
+    pub fn filled_by(&self, points: usize, block: usize) -> bool {
+        self.compute_units == 0 || points >= self.compute_units.saturating_mul(block)
+    }
+
     /// Names accepted by [`DeviceLimits::profile`].
     pub const PROFILES: &'static [&'static str] = &[
         "lavapipe",

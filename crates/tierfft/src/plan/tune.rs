@@ -82,17 +82,7 @@ pub fn combinations(better: &[Choice]) -> Vec<Choice> {
 
 /// `a` with the options it leaves unset taken from `b`.
 fn merge(a: &Choice, b: &Choice) -> Choice {
-    Choice {
-        target_threads: a.target_threads.or(b.target_threads),
-        max_radix: a.max_radix.or(b.max_radix),
-        points_per_thread: a.points_per_thread.or(b.points_per_thread),
-        groups_per_unit: a.groups_per_unit.or(b.groups_per_unit),
-        min_lines: a.min_lines.or(b.min_lines),
-        cluster_blocks: a.cluster_blocks.or(b.cluster_blocks),
-        last_pass_points: a.last_pass_points.or(b.last_pass_points),
-        exchange: a.exchange.or(b.exchange),
-        resident_bytes: a.resident_bytes.or(b.resident_bytes),
-    }
+    Choice::of(&a.apply(&b.apply(&PlanOptions::default())))
 }
 
 /// The plans of `choices` on top of `opts` (wisdom off), each differing from the others and

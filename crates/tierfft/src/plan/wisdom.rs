@@ -97,8 +97,7 @@ impl Key {
 pub fn fills_device(spec: &FftSpec, limits: &DeviceLimits) -> bool {
     let bytes = Exchange::Complex.bytes(spec.precision);
     let block = super::shape::prev_power_of_two((limits.workgroup_memory / bytes).max(1));
-    limits.compute_units == 0
-        || spec.batch.saturating_mul(spec.n) >= limits.compute_units.saturating_mul(block)
+    limits.filled_by(spec.batch.saturating_mul(spec.n), block)
 }
 
 /// The planner options an entry sets: the shape choices of [`PlanOptions`] (`None`: the
@@ -216,7 +215,7 @@ pub struct Measured {
     pub batch: usize,
     /// The winner's median time per run, seconds.
     pub seconds: f64,
-    /// The planner's own choice's median time per run, in the same session, seconds.
+    /// The planner's own choice's median time per run, timed beside the winner, seconds.
     pub default_seconds: f64,
     /// Candidate plans timed.
     pub candidates: usize,

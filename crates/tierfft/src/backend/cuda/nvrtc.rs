@@ -99,10 +99,7 @@ fn cache_dir() -> Option<PathBuf> {
     match std::env::var_os(CACHE_ENV) {
         Some(d) if d == "off" => None,
         Some(d) => Some(PathBuf::from(d)),
-        None => std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-            .map(|d| d.join("tierfft").join("cubin")),
+        None => crate::backend::user_cache().map(|d| d.join("cubin")),
     }
 }
 
