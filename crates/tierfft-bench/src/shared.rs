@@ -69,6 +69,15 @@ pub struct PlannerArgs {
     /// barriers); default: complex where a line fits, else the fewest passes.
     #[arg(long, value_name = "KIND", value_parser = ["complex", "split"])]
     exchange: Option<String>,
+    /// Planner variant: run a two-pass transform as one launch whose workgroups take tiles
+    /// of either pass by ticket, so that the second pass reads the intermediate from L2
+    /// (CUDA; default: off, two launches).
+    #[arg(long, value_name = "on|off", value_parser = parse_switch)]
+    merge: Option<bool>,
+    /// Planner variant: most workgroups a merged launch keeps resident (default: as many as
+    /// the device holds at once).
+    #[arg(long, value_name = "G", value_parser = parse_count)]
+    persistent_groups: Option<usize>,
     /// Plan from the planner's model alone, not the shapes `tierfft tune` measured on this
     /// device (its wisdom file, or the defaults shipped for the device).
     #[arg(long)]
@@ -95,6 +104,8 @@ impl PlannerArgs {
                 "split" => Exchange::Split,
                 _ => Exchange::Complex,
             }))
+            .with_merge(self.merge)
+            .with_persistent_groups(self.persistent_groups)
             .with_wisdom(!self.no_wisdom)
     }
 }

@@ -158,11 +158,53 @@ __device__ __forceinline__ void cluster_sync() {{
     )
 }
 
+/// Tickets and counters between the blocks of one launch ([`Mem::Counters`]): one thread
+/// takes tickets, one ahead, and the block shares them (a block holding a next ticket is
+/// running, and works through the one before it first: waits still end); a block signals its finished writes with a fence
+/// and an atomic add (release), and waits for a count with acquire loads, as cooperative
+/// groups' grid barrier does. `ld.acquire` and `__nanosleep` need sm_70 (CUDA 13 starts at
+/// sm_75).
+const TICKETS: &str = r#"// Thread 0 holds the block's next ticket in `pending`, taken while the current one runs, so
+// that the atomic's round trip is hidden; the block shares the one it takes now.
+__device__ __forceinline__ unsigned take_ticket(unsigned* cnt, unsigned& pending) {
+    __shared__ unsigned ticket;
+    __syncthreads(); // every thread has read the previous ticket
+    if (threadIdx.x == 0) {
+        ticket = pending;
+        pending = atomicAdd(cnt, 1u);
+    }
+    __syncthreads();
+    return ticket;
+}
+__device__ __forceinline__ void signal_done(unsigned* counter) {
+    __syncthreads(); // the block's writes are issued
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+    }
+}
+__device__ __forceinline__ void wait_for(const unsigned* counter, unsigned target) {
+    if (threadIdx.x == 0) {
+        unsigned seen;
+        for (;;) {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+            if (seen >= target) break;
+            __nanosleep(64);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+"#;
+
 impl Dialect for CudaC {
     fn preamble(&self, k: &Kernel) -> String {
         let c = self.ty(Ty::Complex);
         let mut s = prelude(c, self.ty(Ty::Real), self.make());
         s.push_str(packing(self.precision));
+        if k.bindings.iter().any(|b| b.mem == Mem::Counters) {
+            s.push_str(TICKETS);
+        }
         if k.cluster.is_some() {
             let (ptx, reg) = if self.f64() {
                 ("f64", "d")
@@ -218,8 +260,23 @@ impl Dialect for CudaC {
         ("blockIdx.x", "gridDim.x")
     }
 
-    fn loop_head(&self, condition: &str) -> String {
-        format!("for (unsigned grp = blockIdx.x; {condition}; grp += gridDim.x) {{")
+    fn loop_head(&self, condition: &str, tickets: bool) -> String {
+        match tickets {
+            true => format!(
+                "unsigned pending = threadIdx.x == 0 ? atomicAdd(cnt, 1u) : 0u;\n    \
+                 for (unsigned grp = take_ticket(cnt, pending); {condition}; \
+                 grp = take_ticket(cnt, pending)) {{"
+            ),
+            false => format!("for (unsigned grp = blockIdx.x; {condition}; grp += gridDim.x) {{"),
+        }
+    }
+
+    fn signal(&self, counter: &str) -> String {
+        format!("signal_done(&cnt[{counter}]);")
+    }
+
+    fn wait_for(&self, counter: &str, target: &str) -> String {
+        format!("wait_for(&cnt[{counter}], {target});")
     }
 
     fn copy_async(&self, shared: &str, src: &str, index: &str) -> String {

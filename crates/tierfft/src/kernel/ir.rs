@@ -43,6 +43,10 @@ pub enum Mem {
     Aux,
     /// A checksummed plan's records: one per line of the dispatch ([`crate::Checksum`]).
     Check,
+    /// A ticketed kernel's counters ([`Persistent::tickets`]): u32s, zero at the launch.
+    /// Counter 0 hands out the tickets; the others count finished work
+    /// ([`Stmt::Signal`], [`Stmt::WaitFor`]).
+    Counters,
 }
 
 /// Built-in functions on reals.
@@ -159,9 +163,11 @@ pub enum Stmt {
     /// before other threads read them).
     CopyWait,
     /// A part of the kernel compiled on its own where the dialect can (CUDA: a `__noinline__`
-    /// function at the top level of the body; elsewhere, and nested, a scope), so that its
-    /// registers are allocated apart from the rest's and its bindings end with it. It reads
-    /// only builtins, bindings, workgroup memory and its own bindings.
+    /// function at the top level of the body, a persistent kernel's loop body included;
+    /// elsewhere, and nested, a scope), so that its registers are allocated apart from the
+    /// rest's, a loop around it cannot hoist its table loads into registers held across
+    /// iterations, and its bindings end with it. It reads only builtins, bindings, workgroup
+    /// memory and its own bindings.
     Part(Vec<Stmt>),
     /// `sh[index] = value` in the workgroup memory of workgroup `rank` of this thread's
     /// cluster ([`Kernel::cluster`]; CUDA's distributed shared memory). Visible to that
@@ -192,6 +198,25 @@ pub enum Stmt {
     /// writes made before it (remote ones included) are visible after it. Only at the top
     /// level of the body or of a top-level [`Stmt::Part`].
     ClusterBarrier,
+    /// The workgroup's device-memory writes so far are done: after a barrier, one thread
+    /// adds 1 to `counters[counter]` with release ordering, so that a workgroup that sees
+    /// the count ([`Stmt::WaitFor`]) sees the writes. Under a condition uniform across the
+    /// workgroup only.
+    Signal {
+        /// The counter ([`Mem::Counters`]).
+        counter: Expr,
+    },
+    /// Waits until `counters[counter] >= target` (one thread polls with acquire ordering,
+    /// then a barrier), after which the writes of the workgroups that signalled it are
+    /// visible. Only in a ticketed kernel ([`Persistent::tickets`]), on work that earlier
+    /// tickets complete: every earlier ticket is held by a running workgroup, so the wait
+    /// ends. Under a condition uniform across the workgroup only.
+    WaitFor {
+        /// The counter ([`Mem::Counters`]).
+        counter: Expr,
+        /// The count to wait for.
+        target: Expr,
+    },
 }
 
 /// Workgroup memory a kernel declares.
@@ -300,17 +325,80 @@ impl Mem {
             Mem::Twiddles => "tw",
             Mem::Aux => "aux",
             Mem::Check => "chk",
+            Mem::Counters => "cnt",
         }
     }
 }
 
-/// The loop of a persistent (grid-stride) kernel.
+/// The loop of a persistent kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Persistent {
     /// Runs once before the loop.
     pub prologue: Vec<Stmt>,
     /// The loop runs while this holds for the group index.
     pub condition: Expr,
+    /// Each iteration's group index is a ticket: one thread takes the next value of
+    /// `counters[0]` ([`Mem::Counters`]) and the workgroup shares it, so groups are handed
+    /// out in order to whichever workgroup is free, and a group may wait for earlier ones
+    /// ([`Stmt::WaitFor`]). `false`: grid-stride, `FirstGroup + k·GroupStride`.
+    pub tickets: bool,
+}
+
+/// Calls `f` on every expression of `body`, outermost first, nested blocks included (for
+/// rewriting a body built for one kernel into another's, e.g. its builtins).
+pub fn map_exprs(body: &mut [Stmt], f: &mut impl FnMut(&mut Expr)) {
+    fn expr(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
+        f(e);
+        match e {
+            Expr::Var(_) | Expr::U32(_) | Expr::Float(_) | Expr::Builtin(_) => {}
+            Expr::Load(_, a) | Expr::Neg(a) | Expr::Re(a) | Expr::Im(a) => expr(a, f),
+            Expr::Bin(_, a, b) | Expr::Complex(a, b) | Expr::CMul(a, b) => {
+                expr(a, f);
+                expr(b, f);
+            }
+            Expr::Select(c, a, b) => {
+                expr(c, f);
+                expr(a, f);
+                expr(b, f);
+            }
+            Expr::Call(_, args) => args.iter_mut().for_each(|a| expr(a, f)),
+        }
+    }
+    for st in body {
+        match st {
+            Stmt::Comment(_)
+            | Stmt::Return
+            | Stmt::Barrier
+            | Stmt::CopyCommit
+            | Stmt::CopyWait
+            | Stmt::ClusterBarrier => {}
+            Stmt::Let(_, _, e) | Stmt::Var(_, _, e) | Stmt::Assign(_, e) => expr(e, f),
+            Stmt::Store(_, i, v) => {
+                expr(i, f);
+                expr(v, f);
+            }
+            Stmt::If(c, inner) => {
+                expr(c, f);
+                map_exprs(inner, f);
+            }
+            Stmt::Part(inner) => map_exprs(inner, f),
+            Stmt::CopyAsync { shared, index } => {
+                expr(shared, f);
+                expr(index, f);
+            }
+            Stmt::StoreRemote { rank, index, value } => {
+                expr(rank, f);
+                expr(index, f);
+                expr(value, f);
+            }
+            Stmt::LaneSum { value, .. } => expr(value, f),
+            Stmt::Signal { counter } => expr(counter, f),
+            Stmt::WaitFor { counter, target } => {
+                expr(counter, f);
+                expr(target, f);
+            }
+        }
+    }
 }
 
 /// `name`.

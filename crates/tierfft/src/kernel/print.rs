@@ -52,8 +52,13 @@ pub trait Dialect {
     }
     /// The first group index and the group stride of a persistent kernel.
     fn grid(&self) -> (&'static str, &'static str);
-    /// The head of a persistent kernel's loop over `grp` while `condition` holds.
-    fn loop_head(&self, condition: &str) -> String;
+    /// The head of a persistent kernel's loop over `grp` while `condition` holds:
+    /// grid-stride, or by tickets ([`Persistent::tickets`]).
+    fn loop_head(&self, condition: &str, tickets: bool) -> String;
+    /// [`Stmt::Signal`] of a printed counter index.
+    fn signal(&self, counter: &str) -> String;
+    /// [`Stmt::WaitFor`] of a printed counter index and target.
+    fn wait_for(&self, counter: &str, target: &str) -> String;
     /// [`Stmt::CopyAsync`] from buffer `src`.
     fn copy_async(&self, shared: &str, src: &str, index: &str) -> String;
     /// [`Stmt::CopyCommit`] and [`Stmt::CopyWait`].
@@ -111,22 +116,24 @@ pub fn print(d: &impl Dialect, k: &Kernel) -> String {
         }
     }
     s.push_str(&d.header(k));
+    // The body, its top-level parts replaced by their calls.
     let mut calls = calls.into_iter();
-    match &k.persistent {
-        None => {
-            for st in &k.body {
-                match matches!(st, Stmt::Part(_)).then(|| calls.next()).flatten() {
-                    Some(call) => {
-                        let _ = writeln!(s, "    {call}");
-                    }
-                    None => p.block(&mut s, std::slice::from_ref(st), 1),
+    let mut body = |s: &mut String, depth: usize| {
+        for st in &k.body {
+            match matches!(st, Stmt::Part(_)).then(|| calls.next()).flatten() {
+                Some(call) => {
+                    let _ = writeln!(s, "{}{call}", "    ".repeat(depth));
                 }
+                None => p.block(s, std::slice::from_ref(st), depth),
             }
         }
+    };
+    match &k.persistent {
+        None => body(&mut s, 1),
         Some(l) => {
             p.block(&mut s, &l.prologue, 1);
-            let _ = writeln!(s, "    {}", d.loop_head(&p.expr(&l.condition)));
-            p.block(&mut s, &k.body, 2);
+            let _ = writeln!(s, "    {}", d.loop_head(&p.expr(&l.condition), l.tickets));
+            body(&mut s, 2);
             s.push_str("    }\n");
         }
     }
@@ -187,6 +194,10 @@ impl<D: Dialect> Printer<'_, D> {
                         .store_remote(&self.expr(rank), &self.expr(index), &self.expr(value))
                 }
                 Stmt::ClusterBarrier => self.d.cluster_barrier().into(),
+                Stmt::Signal { counter } => self.d.signal(&self.expr(counter)),
+                Stmt::WaitFor { counter, target } => {
+                    self.d.wait_for(&self.expr(counter), &self.expr(target))
+                }
                 Stmt::LaneSum {
                     name,
                     ty,

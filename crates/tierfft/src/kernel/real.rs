@@ -247,6 +247,7 @@ mod tests {
                 twiddles: &[],
                 aux: &twiddles,
                 check: &mut [],
+                counters: &mut [],
             },
         )
         .unwrap_or_else(|e| panic!("{}: {e}", step.name()));

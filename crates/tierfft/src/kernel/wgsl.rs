@@ -113,8 +113,24 @@ impl Dialect for Wgsl {
         ("wg.x", "nwg.x")
     }
 
-    fn loop_head(&self, condition: &str) -> String {
-        format!("for (var grp: u32 = wg.x; {condition}; grp = grp + nwg.x) {{")
+    // Ticketed kernels wait on other workgroups, and WGSL promises no forward progress
+    // between workgroups: the planner makes them only for devices that do
+    // ([`crate::plan::DeviceLimits::workgroups_wait`]), never through wgpu.
+    fn loop_head(&self, condition: &str, tickets: bool) -> String {
+        match tickets {
+            true => {
+                format!("// unsupported in WGSL: a loop over tickets while {condition}\n    {{")
+            }
+            false => format!("for (var grp: u32 = wg.x; {condition}; grp = grp + nwg.x) {{"),
+        }
+    }
+
+    fn signal(&self, counter: &str) -> String {
+        format!("// unsupported in WGSL: signal counter {counter}")
+    }
+
+    fn wait_for(&self, counter: &str, target: &str) -> String {
+        format!("// unsupported in WGSL: wait for counter {counter} to reach {target}")
     }
 
     // WGSL has no asynchronous copy: copy now (the loop still overlaps nothing, but runs the

@@ -82,6 +82,35 @@ impl Plan {
                 );
             }
         }
+        if let Some(m) = &self.merged {
+            if !limits.workgroups_wait {
+                return too_large(
+                    "two passes merged into one launch".into(),
+                    "its workgroups cannot wait for one another".into(),
+                );
+            }
+            let [a, b] = [0, 1].map(|i| self.passes.get(i));
+            let tiles = |p: &super::Pass| self.lines_per_transform(p) / p.lines_per_group.max(1);
+            match (a, b) {
+                (Some(a), Some(b))
+                    if self.passes.len() == 2
+                        && a.threads() == b.threads()
+                        && m.tiles == [tiles(a), tiles(b)]
+                        && m.tiles.iter().all(|&t| t > 0)
+                        && m.lag > 0
+                        && m.groups != Some(0)
+                        && [a, b].iter().all(|p| {
+                            self.lines_per_transform(p)
+                                .is_multiple_of(p.lines_per_group.max(1))
+                        }) => {}
+                _ => {
+                    return broken(format!(
+                        "a merged launch ({m:?}) of passes that are not two of whole tiles on \
+                         the same threads"
+                    ));
+                }
+            }
+        }
         let bytes = self.spec.precision.complex_bytes() as u64;
         let most_groups = u64::from(limits.max_groups_per_dim).pow(2);
         let count = self.transforms_per_dispatch.min(self.spec.batch) as u64;

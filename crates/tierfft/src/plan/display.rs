@@ -188,6 +188,15 @@ impl fmt::Display for Plan {
                 p.workgroup_bytes(),
             )?;
         }
+        if let Some(m) = &self.merged {
+            writeln!(
+                f,
+                "passes 1 and 2 run as one launch: workgroups take their {} and {} tiles a \
+                 transform by ticket, pass 1 running {} transform(s) ahead, so that pass 2 \
+                 reads the intermediate from L2",
+                m.tiles[0], m.tiles[1], m.lag
+            )?;
+        }
         writeln!(f)?;
         let data = (s.precision.complex_bytes() * s.len()) as f64;
         writeln!(

@@ -54,6 +54,11 @@ pub struct DeviceLimits {
     /// `__shfl_xor_sync`); checksummed kernels then sum their lines' records per warp
     /// ([`crate::Checksum`]). False through wgpu, whose WGSL has no such thing everywhere.
     pub lane_sums: bool,
+    /// A workgroup may wait for the work of another that is resident at the same time
+    /// (CUDA: resident blocks run to completion whatever the others do), so two passes can
+    /// run as one launch whose workgroups take tiles by ticket ([`crate::plan::Merged`]).
+    /// False through wgpu: WGSL promises no progress between workgroups.
+    pub workgroups_wait: bool,
     /// Most workgroups of the largest shape (all of a workgroup's memory and threads) that
     /// run as one cluster sharing their workgroup memory (CUDA thread-block clusters, read
     /// from the driver); 0 where the device has no clusters. Enables the cluster tier
@@ -103,6 +108,7 @@ impl DeviceLimits {
             max_chain_points: usize::MAX,
             async_copy: false,
             lane_sums: false,
+            workgroups_wait: false,
             max_cluster_blocks: 0,
             compute_units: 0,
             target_threads: super::TARGET_THREADS,
@@ -151,6 +157,7 @@ impl DeviceLimits {
                 max_chain_points: super::CUDA_MAX_CHAIN_POINTS,
                 async_copy: true,
                 lane_sums: true,
+                workgroups_wait: true,
                 // What the H100's driver reports for blocks of 1024 threads and 227 KiB,
                 // non-portable sizes allowed.
                 max_cluster_blocks: 16,
@@ -257,6 +264,18 @@ impl PlanOptions {
     /// Sets [`PlanOptions::points_per_thread`].
     pub fn with_points_per_thread(mut self, points_per_thread: Option<usize>) -> Self {
         self.points_per_thread = points_per_thread;
+        self
+    }
+
+    /// Sets [`PlanOptions::merge`].
+    pub fn with_merge(mut self, merge: Option<bool>) -> Self {
+        self.merge = merge;
+        self
+    }
+
+    /// Sets [`PlanOptions::persistent_groups`].
+    pub fn with_persistent_groups(mut self, groups: Option<usize>) -> Self {
+        self.persistent_groups = groups;
         self
     }
 

@@ -24,6 +24,7 @@ mod cluster;
 mod decompose;
 mod display;
 pub(crate) mod limits;
+mod merged;
 mod pass;
 mod passes;
 mod real;
@@ -43,6 +44,7 @@ pub use bluestein::Bluestein;
 pub use cluster::{Cluster, MAX_CLUSTER, MAX_PORTABLE_CLUSTER};
 pub use limits::{DeviceLimits, RegisterBudget};
 pub(crate) use limits::{MAX_HELD_POINTS, WIDE_MIN_LINES};
+pub use merged::{Merged, Ticket};
 pub use pass::{Body, Geometry, Load, LoadOp, Pass, Persistent, Store, StoreOp};
 pub use real::RealFusion;
 pub use reshape::Reshape;
@@ -150,6 +152,18 @@ pub struct PlanOptions {
     /// twice the barriers; `None`: the device's ([`DeviceLimits::exchange`]), else complex
     /// wherever the line fits and the fewest passes where it does not.
     pub exchange: Option<Exchange>,
+    /// `Some(true)`: run a two-pass plan as one launch whose workgroups take tiles of
+    /// either pass by ticket, the first pass a few transforms ahead of the second, so that
+    /// the intermediate is read back from the L2 cache ([`Merged`]), where the device lets
+    /// workgroups wait for one another ([`DeviceLimits::workgroups_wait`]: CUDA). `None`
+    /// or `Some(false)`: two launches. Off by default: on the H100 it halves the DRAM reads
+    /// but ran at 0.80-0.92 of the two launches' speed (docs/BENCHMARKS.md). Plans the
+    /// merged kernel cannot run (fused operations, chains, real halves, checksums, columns)
+    /// take two launches whatever this says.
+    pub merge: Option<bool>,
+    /// Most workgroups a merged launch keeps resident ([`Merged::groups`]); `None`: as many
+    /// as the device holds at once. Fewer make it slower; tests run it with one.
+    pub persistent_groups: Option<usize>,
 }
 
 impl PlanOptions {
@@ -228,6 +242,9 @@ impl PlanOptions {
                 "min_lines must be a power of two from 1 to 64 (got {l})"
             ));
         }
+        if self.persistent_groups == Some(0) {
+            return bad("persistent_groups must be at least 1 (got 0)".into());
+        }
         if let Some(m) = self.bluestein_m
             && !is_smooth(m)
         {
@@ -256,6 +273,8 @@ impl Default for PlanOptions {
             last_pass_points: None,
             exchange: None,
             wisdom: true,
+            merge: None,
+            persistent_groups: None,
         }
     }
 }
@@ -332,6 +351,9 @@ pub struct Plan {
     /// A length with a prime factor above 13: the passes run Bluestein's convolution, a
     /// longer smooth transform (see [`Bluestein`]).
     pub bluestein: Option<Bluestein>,
+    /// The two passes run as one launch, taking tiles by ticket ([`Merged`]); `None`: one
+    /// launch per pass and dispatch.
+    pub merged: Option<Merged>,
 }
 
 impl Plan {
@@ -443,6 +465,7 @@ impl Plan {
         roles::assign(spec, limits, &mut passes)?;
         let (transforms_per_dispatch, resident) =
             schedule::dispatch_size(spec, limits, opts, passes.len())?;
+        let merged = merged::choose(spec, limits, opts, &mut passes, resident);
         let n = spec.n;
         let steps = || passes.iter().flat_map(Pass::steps);
         let lo_bits = if steps().any(Pass::twiddled) {
@@ -462,6 +485,7 @@ impl Plan {
             split_chain,
             twiddles,
             bluestein: None,
+            merged,
         };
         let max_groups = u64::from(limits.max_groups_per_dim).pow(2);
         for pass in &plan.passes {
@@ -531,7 +555,12 @@ impl Plan {
     /// on slot 0 and longer plans ping-pong between slots 0 and 1; with it true, slot 0 is
     /// only read (a split chain's first half writes slot 1 and its second runs in place
     /// there; other plans ping-pong between slots 1 and 2).
+    /// A merged plan ([`Plan::merged`]) reads slot 0 and leaves the intermediate and the
+    /// result in slot 1, the second pass running in place there.
     pub fn routing(&self, keep_input: bool) -> Vec<(usize, usize)> {
+        if self.merged.is_some() {
+            return vec![(0, 1), (1, 1)];
+        }
         let p = self.passes.len();
         // A real transform's rows differ in length on its two sides: never in place.
         let keep_input = keep_input || self.spec.real.is_some();
@@ -606,7 +635,25 @@ impl Plan {
 
     /// The kernels a backend compiles: `(pass, in_place)` for every pass and way it runs
     /// in the three routes (in place, keeping the input, into a caller's array), in order.
+    /// Workgroup-memory bytes of pass `index`'s kernel: a merged kernel's is the larger of
+    /// its two passes'.
+    pub fn kernel_workgroup_bytes(&self, index: usize) -> usize {
+        match self.merged {
+            Some(_) => self
+                .passes
+                .iter()
+                .map(Pass::workgroup_bytes)
+                .max()
+                .unwrap_or(0),
+            None => self.passes[index].workgroup_bytes(),
+        }
+    }
+
+    /// A merged plan has one kernel, pass 0's, which runs both passes.
     pub fn kernels(&self) -> Vec<(usize, bool)> {
+        if self.merged.is_some() {
+            return vec![(0, false)];
+        }
         let routes = [
             self.routing(false),
             self.routing(true),
@@ -633,14 +680,18 @@ impl Plan {
     }
 
     /// The launches for `transforms` transforms, in order: `(pass, first transform, count)`.
-    /// Pass-major normally; chunk-major when the plan is [`Plan::resident`].
+    /// Pass-major normally; chunk-major when the plan is [`Plan::resident`]; pass 0's alone
+    /// when it is [`Plan::merged`] (its launches run both passes).
     pub fn dispatches(&self, transforms: usize) -> Vec<(usize, usize, usize)> {
         let per = self.transforms_per_dispatch;
         let chunks: Vec<(usize, usize)> = (0..transforms)
             .step_by(per)
             .map(|f| (f, per.min(transforms - f)))
             .collect();
-        let passes = 0..self.passes.len();
+        let passes = match self.merged {
+            Some(_) => 0..1,
+            None => 0..self.passes.len(),
+        };
         if self.resident {
             chunks
                 .iter()

@@ -47,6 +47,9 @@ pub enum Grid {
     /// A cluster kernel: `groups` workgroups in clusters of `blocks` (CUDA thread-block
     /// clusters sharing their workgroup memory).
     Clusters { groups: u32, blocks: u32 },
+    /// A merged kernel ([`crate::plan::Merged`]): one wave of workgroups (at most `groups`
+    /// where that is set) taking the `tickets` tiles of both passes by ticket.
+    Tickets { tickets: u32, groups: Option<u32> },
 }
 
 impl Grid {
@@ -57,6 +60,18 @@ impl Grid {
             Grid::Fixed { x, y } => (x, y),
             Grid::Persistent { groups } => (groups.min(wave).max(1), 1),
             Grid::Clusters { groups, .. } => (groups, 1),
+            Grid::Tickets { tickets, groups } => {
+                (tickets.min(wave).min(groups.unwrap_or(u32::MAX)).max(1), 1)
+            }
+        }
+    }
+
+    /// Whether the launch needs counters zeroed before it ([`crate::kernel::ir::Mem::Counters`]):
+    /// how many, for a launch of `transforms` transforms (the ticket, then one per transform).
+    pub fn counters(self, transforms: usize) -> usize {
+        match self {
+            Grid::Tickets { .. } => 1 + transforms,
+            _ => 0,
         }
     }
 }
@@ -84,6 +99,8 @@ impl Span {
 pub struct Launch {
     /// The pass ([`Plan::passes`]) whose kernel runs.
     pub pass: usize,
+    /// The passes it runs: its own, or both of a merged plan's ([`Plan::merged`]).
+    pub passes: Range<usize>,
     /// Whether the pass reads and writes one slot, and so runs its in-place kernel.
     pub in_place: bool,
     /// First transform of the batch this launch covers.
@@ -206,13 +223,17 @@ impl Plan {
                     }
                 };
                 let groups = self.groups(pass, count) as u32;
-                let grid = match (&pass.cluster, pass.prefetch()) {
-                    (Some(c), _) => Grid::Clusters {
+                let grid = match (&self.merged, &pass.cluster, pass.prefetch()) {
+                    (Some(m), _, _) => Grid::Tickets {
+                        tickets: m.tickets(count) as u32,
+                        groups: m.groups.map(|g| g as u32),
+                    },
+                    (None, Some(c), _) => Grid::Clusters {
                         groups,
                         blocks: c.blocks as u32,
                     },
-                    (None, true) => Grid::Persistent { groups },
-                    (None, false) => {
+                    (None, None, true) => Grid::Persistent { groups },
+                    (None, None, false) => {
                         let x = groups.min(self.limits.max_groups_per_dim).max(1);
                         Grid::Fixed {
                             x,
@@ -222,6 +243,10 @@ impl Plan {
                 };
                 Launch {
                     pass: p,
+                    passes: match self.merged {
+                        Some(_) => 0..2,
+                        None => p..p + 1,
+                    },
                     in_place: src == dst,
                     first,
                     count,
@@ -233,6 +258,7 @@ impl Plan {
                         .iter()
                         .find(|r| r.dispatch == d)
                         .map(|r| r.offset..r.offset + r.len),
+                    // (A merged plan's last launch ends both passes.)
                     ends_pass: dispatches.get(d + 1).is_none_or(|next| next.0 != p),
                     vectors: vectors[p].clone(),
                 }
@@ -295,7 +321,7 @@ impl Schedule {
         let i = self
             .launches
             .iter()
-            .rposition(|l| l.pass == pass && l.ends_pass)?;
+            .rposition(|l| l.passes.contains(&pass) && l.ends_pass)?;
         Some((i, self.launches[i].dst.slot))
     }
 }
@@ -350,6 +376,7 @@ impl fmt::Display for Schedule {
                 Grid::Fixed { x, y } => format!("{x} x {y}"),
                 Grid::Persistent { groups } => format!("persistent over {groups}"),
                 Grid::Clusters { groups, blocks } => format!("{groups} in clusters of {blocks}"),
+                Grid::Tickets { tickets, .. } => format!("{tickets} tiles by ticket"),
             };
             let reads = l.src.as_ref().map_or("(in place)".into(), span);
             let checks = l
@@ -406,7 +433,9 @@ mod tests {
                     let mut covered = vec![0; plan.passes.len()];
                     let mut checks: Vec<Range<usize>> = Vec::new();
                     for l in &s.launches {
-                        covered[l.pass] += l.count;
+                        for p in l.passes.clone() {
+                            covered[p] += l.count;
+                        }
                         for span in l.src.iter().chain([&l.dst]) {
                             assert!(
                                 span.start + span.len <= s.slots[span.slot].len(),
@@ -423,7 +452,7 @@ mod tests {
                     assert!(covered.iter().all(|&c| c == batch), "{covered:?}");
                     for p in 0..plan.passes.len() {
                         let (i, slot) = s.fault_point(p).expect("every pass has an end");
-                        assert!(s.launches[i + 1..].iter().all(|l| l.pass != p));
+                        assert!(s.launches[i + 1..].iter().all(|l| !l.passes.contains(&p)));
                         assert_eq!(slot, s.routing[p].1);
                     }
                 }

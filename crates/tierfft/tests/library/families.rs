@@ -64,6 +64,49 @@ fn multi_pass_rows() {
     );
 }
 
+/// Two passes merged into one launch (CUDA): tiles by ticket, done-counters per transform,
+/// pass 2 in place on the intermediate. With a wave of one workgroup (every ticket in turn),
+/// of three (more tiles than resident workgroups), and the device's; past the L2 cache.
+/// Through wgpu the same specs run as two launches.
+#[test]
+fn merged_passes() {
+    let merge = |groups: Option<usize>| {
+        PlanOptions::default()
+            .with_cluster_blocks(Some(1))
+            .with_merge(Some(true))
+            .with_persistent_groups(groups)
+    };
+    let cases = [
+        ("2^18 × 6", FftSpec::new(1 << 18).batch(6), merge(None)),
+        (
+            "2^19 × 3 inverse",
+            FftSpec::new(1 << 19).batch(3).inverse().normalized(),
+            merge(None),
+        ),
+        (
+            "2^18 × 2, one workgroup",
+            FftSpec::new(1 << 18).batch(2),
+            merge(Some(1)),
+        ),
+        (
+            "2^20 × 3, three workgroups",
+            FftSpec::new(1 << 20).batch(3),
+            merge(Some(3)),
+        ),
+        ("2^22 past the L2 cache", FftSpec::new(1 << 22), merge(None)),
+    ];
+    for (what, spec, opts) in cases {
+        let fft = gpu().plan_with_options(&spec, &opts).expect("plan");
+        let plan = fft.plan().expect("a GPU plan");
+        assert_eq!(
+            plan.merged.is_some(),
+            plan.limits.workgroups_wait,
+            "{what}: merged where the device lets workgroups wait\n{plan}"
+        );
+        check(what, &spec, &opts, BOUND);
+    }
+}
+
 #[test]
 fn cluster_rows() {
     let opts = PlanOptions::default().with_cluster_blocks(Some(4));

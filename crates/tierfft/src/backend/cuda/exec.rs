@@ -62,6 +62,8 @@ pub(crate) struct CudaFft {
 
 /// The kept-array index of a checksummed plan's record buffer (past every routing slot).
 const CHECK_SLOT: usize = 8;
+/// The kept-array index of a merged plan's counters ([`Mem::Counters`]).
+const COUNTER_SLOT: usize = 9;
 
 /// Compiles `kernel` (or takes it from the cache) and raises its shared-memory limit to
 /// `shared_bytes` where that is past the default 48 KiB.
@@ -90,9 +92,11 @@ impl CudaFft {
         plan.check()?;
         let load = |i: usize, in_place: bool| -> Result<Launchable> {
             let mut kernel = pass_kernel(plan, i, in_place);
-            let shared_bytes = plan.passes[i].workgroup_bytes() as u32;
+            let shared_bytes = plan.kernel_workgroup_bytes(i) as u32;
             let mut func = compile(&dev, &kernel, shared_bytes)?;
-            if kernel.groups_per_unit.is_none() && kernel.persistent.is_none() {
+            // (Ticketed kernels too; prefetching ones keep the compiler's choice.)
+            let trims = kernel.persistent.as_ref().is_none_or(|p| p.tickets);
+            if kernel.groups_per_unit.is_none() && trims {
                 let threads = kernel.threads as usize;
                 if let Some(blocks) = occupancy::trim(&dev, &func, threads, shared_bytes as usize)?
                 {
@@ -219,6 +223,17 @@ impl CudaFft {
         }
         let fault = self.fault.take();
         let aux_words = self.plan.aux_element_bytes() / 4;
+        // A merged plan's counters (u32s in a word array), zeroed before each launch.
+        let counters = schedule
+            .launches
+            .iter()
+            .map(|l| l.grid.counters(l.count))
+            .max()
+            .unwrap_or(0);
+        let mut counters = match counters {
+            0 => None,
+            len => Some(self.take_slot(COUNTER_SLOT, len)?),
+        };
         for launch in &schedule.launches {
             let k = self.kernels.get(launch.pass, launch.in_place)?;
             // The pass's own vectors ([`Plan::aux_range`]).
@@ -269,7 +284,7 @@ impl CudaFft {
                         }
                         Mem::Twiddles => self.twiddles.device_ptr(stream),
                         Mem::Aux => aux.device_ptr(stream),
-                        Mem::Shared | Mem::Check => return Err(unbound(binding)),
+                        Mem::Shared | Mem::Check | Mem::Counters => return Err(unbound(binding)),
                     };
                     ptrs.push(ptr);
                     records.push(record);
@@ -302,6 +317,17 @@ impl CudaFft {
                     _ => None,
                 };
                 let mut check_arg = check_view.as_mut();
+                let mut counter_view = match (&mut counters, launch.grid.counters(launch.count)) {
+                    (Some(c), len) if len > 0 => {
+                        let mut v = view_mut(c, 0..len, "the counters")?;
+                        stream
+                            .memset_zeros(&mut v)
+                            .map_err(gpu_err("zeroing the counters"))?;
+                        Some(v)
+                    }
+                    _ => None,
+                };
+                let mut counter_arg = counter_view.as_mut();
                 let mut b = stream.launch_builder(&k.func);
                 // The arguments in the kernel's binding order, then `lines`.
                 for binding in &k.bindings {
@@ -311,6 +337,7 @@ impl CudaFft {
                         Mem::Twiddles => b.arg(&self.twiddles),
                         Mem::Aux => b.arg(&aux),
                         Mem::Check => b.arg(check_arg.take().ok_or_else(|| unbound(binding))?),
+                        Mem::Counters => b.arg(counter_arg.take().ok_or_else(|| unbound(binding))?),
                         Mem::Shared => return Err(unbound(binding)),
                     };
                 }
@@ -325,10 +352,13 @@ impl CudaFft {
                 // transforms (checked by the tests and compute-sanitizer).
                 unsafe { b.launch(cfg) }.map_err(gpu_err("launching a pass"))?;
             }
-            if let Some(f) = fault.filter(|f| f.after_pass == launch.pass && launch.ends_pass) {
+            if let Some(f) =
+                fault.filter(|f| launch.passes.contains(&f.after_pass) && launch.ends_pass)
+            {
                 self.flip(slots[dst.slot], f)?;
             }
         }
+        self.keep(counters.map(|c| (COUNTER_SLOT, c)));
         Ok(check)
     }
 

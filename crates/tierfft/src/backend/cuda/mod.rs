@@ -221,6 +221,7 @@ impl CudaDevice {
             max_chain_points: crate::plan::CUDA_MAX_CHAIN_POINTS,
             async_copy: major >= 8,
             lane_sums: true,
+            workgroups_wait: true,
             max_cluster_blocks: 0,
             compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             target_threads: crate::plan::TARGET_THREADS,

@@ -89,7 +89,9 @@ impl OneLaunch {
                 Mem::Src => launch.arg(src),
                 Mem::Dst => launch.arg(dst.take().ok_or_else(|| unbound(binding))?),
                 Mem::Aux => launch.arg(self.table.as_ref().ok_or_else(|| unbound(binding))?),
-                Mem::Twiddles | Mem::Shared | Mem::Check => return Err(unbound(binding)),
+                Mem::Twiddles | Mem::Shared | Mem::Check | Mem::Counters => {
+                    return Err(unbound(binding));
+                }
             };
         }
         launch.arg(&self.lines);

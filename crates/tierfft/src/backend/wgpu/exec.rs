@@ -77,6 +77,15 @@ impl WgpuFft {
     /// Compiles `plan`'s kernels on `dev`.
     pub fn new(dev: Arc<WgpuDevice>, plan: &Plan) -> Result<WgpuFft> {
         plan.check()?;
+        if plan.merged.is_some() {
+            return Err(crate::error::Error::Unsupported {
+                what: "two passes merged into one launch".into(),
+                device: dev.name(),
+                detail: "its workgroups wait for one another, which WGSL does not promise to \
+                         allow; plan with PlanOptions::merge = Some(false)"
+                    .into(),
+            });
+        }
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         let compile = |i: usize, in_place: bool| dev.compile(&pass_kernel(plan, i, in_place));
         let kernels = Kernels::build(plan, compile)?;
@@ -278,7 +287,8 @@ impl WgpuFft {
                         size: w::BufferSize::new(record * r.len() as u64),
                     }))
                 }
-                Mem::Shared => None,
+                // (Merged plans, the only ones with counters, are refused in `new`.)
+                Mem::Shared | Mem::Counters => None,
             })?;
             groups.push(group);
         }

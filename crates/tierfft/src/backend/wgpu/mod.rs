@@ -122,6 +122,8 @@ fn limits_from(info: &w::AdapterInfo, l: &w::Limits, features: w::Features) -> D
         async_copy: false,
         // Nor warp shuffles on every adapter.
         lane_sums: false,
+        // Nor progress between workgroups, which a workgroup waiting for another needs.
+        workgroups_wait: false,
         // Nor clusters of workgroups.
         max_cluster_blocks: 0,
         // Nor how many compute units run them.

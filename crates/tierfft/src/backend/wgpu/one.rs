@@ -75,7 +75,7 @@ impl OneDispatch {
                 Mem::Src => Some(src.binding()),
                 Mem::Dst => Some(dst.binding()),
                 Mem::Aux => self.table.as_ref().map(|t| t.as_entire_binding()),
-                Mem::Twiddles | Mem::Shared | Mem::Check => None,
+                Mem::Twiddles | Mem::Shared | Mem::Check | Mem::Counters => None,
             },
         )?;
         let mut enc = self.dev.device.create_command_encoder(&Default::default());

@@ -214,6 +214,8 @@ pub struct Buffers<'a> {
     pub aux: &'a [Complex32],
     /// A checksummed pass's records (this dispatch's region), else empty.
     pub check: &'a mut [Complex32],
+    /// A ticketed kernel's counters ([`Mem::Counters`]), zero at the launch; else empty.
+    pub counters: &'a mut [u32],
 }
 
 /// One workgroup's run of a kernel, or one cluster's: its workgroups' threads numbered one
@@ -342,6 +344,7 @@ impl<'k> Group<'k, '_, '_> {
             Mem::Twiddles => at(self.bufs.twiddles, "twiddles"),
             Mem::Aux => at(self.bufs.aux, "aux"),
             Mem::Check => at(self.bufs.check, "chk"),
+            Mem::Counters => Err("counters are read only by tickets and waits".into()),
         }
     }
 
@@ -440,13 +443,42 @@ impl<'k> Group<'k, '_, '_> {
                         self.envs[t].insert(name, Value::F32(sum));
                     }
                 }
+                Stmt::Signal { counter } => {
+                    let t = self.uniform(&running, active.len(), "a signal")?;
+                    let c = self.eval(t, group, counter)?.u32()?;
+                    *self.counter(c)? += 1;
+                    // (It begins with a barrier.)
+                    for sh in &mut self.shared {
+                        sh.epoch += 1;
+                    }
+                }
+                Stmt::WaitFor { counter, target } => {
+                    // Workgroups run one after the other here, and take tickets in order: a
+                    // wait that is not already met would never be.
+                    let t = self.uniform(&running, active.len(), "a wait")?;
+                    let c = self.eval(t, group, counter)?.u32()?;
+                    let target = self.eval(t, group, target)?.u32()?;
+                    let seen = *self.counter(c)?;
+                    if seen < target {
+                        return Err(format!(
+                            "waits for counter {c} to reach {target}, but it is {seen} and no \
+                             earlier ticket will raise it: the kernel would hang"
+                        ));
+                    }
+                    for sh in &mut self.shared {
+                        sh.epoch += 1;
+                    }
+                }
                 Stmt::Part(inner) => self.block(group, inner, active)?,
                 Stmt::If(c, inner) => {
                     let mut taken = vec![false; active.len()];
                     for &t in &running {
                         taken[t] = self.eval(t, group, c)?.bool()?;
                     }
-                    self.block(group, inner, &taken)?;
+                    // (A branch no thread takes is skipped whole, barriers and all.)
+                    if taken.contains(&true) {
+                        self.block(group, inner, &taken)?;
+                    }
                 }
                 _ => {
                     for &t in &running {
@@ -456,6 +488,28 @@ impl<'k> Group<'k, '_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The first of `running`, which must be every thread that has not returned (`what` is
+    /// a statement the whole workgroup reaches together, like a barrier).
+    fn uniform(&self, running: &[usize], threads: usize, what: &str) -> Result<usize, String> {
+        let all = (0..threads).filter(|&t| !self.done[t]).count();
+        match running.first() {
+            Some(&t) if running.len() == all => Ok(t),
+            _ => Err(format!(
+                "{what} reached by {} of {all} threads (divergent control flow)",
+                running.len()
+            )),
+        }
+    }
+
+    /// Counter `c` of the launch's counters.
+    fn counter(&mut self, c: u32) -> Result<&mut u32, String> {
+        let len = self.bufs.counters.len();
+        self.bufs
+            .counters
+            .get_mut(c as usize)
+            .ok_or_else(|| format!("counter {c} past the launch's {len}"))
     }
 
     fn statement(&mut self, t: usize, group: u32, st: &'k Stmt) -> Result<(), String> {
@@ -495,7 +549,9 @@ impl<'k> Group<'k, '_, '_> {
             | Stmt::ClusterBarrier
             | Stmt::If(..)
             | Stmt::Part(_)
-            | Stmt::LaneSum { .. } => {
+            | Stmt::LaneSum { .. }
+            | Stmt::Signal { .. }
+            | Stmt::WaitFor { .. } => {
                 unreachable!("handled by block")
             }
         }
@@ -544,7 +600,8 @@ fn call(f: Func, args: &[Value]) -> Result<Value, String> {
 
 /// Runs `kernel` on `bufs` as a dispatch of `grid` workgroups does, `lines` being the
 /// dispatch's line count; a persistent kernel's workgroups each loop over the groups
-/// `first, first + grid, ...` while its condition holds; a cluster kernel's workgroups run a
+/// `first, first + grid, ...` (or, ticketed, over the tickets they take) while its condition
+/// holds; a cluster kernel's workgroups run a
 /// cluster at a time, in lockstep. Errors name the workgroup and what went wrong: an index
 /// out of bounds, a race in workgroup memory, a divergent barrier.
 pub fn run_kernel(
@@ -590,6 +647,23 @@ pub fn run_kernel(
         g.first_group = wg;
         let run = match &kernel.persistent {
             None => g.block(wg, &kernel.body, &all),
+            Some(p) if p.tickets => (|| {
+                g.block(wg, &p.prologue, &all)?;
+                // One workgroup at a time: the first takes every ticket, in order, and the
+                // rest find none left (the GPU's interleavings are the sanitizer's to check).
+                loop {
+                    let group = *g.counter(0)?;
+                    *g.counter(0)? += 1;
+                    // (Taking a ticket passes barriers.)
+                    for sh in &mut g.shared {
+                        sh.epoch += 1;
+                    }
+                    if !g.eval(0, group, &p.condition)?.bool()? {
+                        return Ok(());
+                    }
+                    g.block(group, &kernel.body, &all)?;
+                }
+            })(),
             Some(p) => (|| {
                 g.block(wg, &p.prologue, &all)?;
                 let mut group = wg;
@@ -645,6 +719,7 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
         let (x, y) = launch.grid.dims(PERSISTENT_WAVE);
         let input = launch.src.map(|s| buffers[s.slot][s.scaled(1)].to_vec());
         let dst = launch.dst;
+        let mut counters = vec![0; launch.grid.counters(launch.count)];
         let mut bufs = Buffers {
             src: input.as_deref(),
             dst: &mut buffers[dst.slot][dst.scaled(1)],
@@ -654,6 +729,7 @@ pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, Stri
                 Some(r) => &mut check[r.clone()],
                 None => &mut [],
             },
+            counters: &mut counters,
         };
         run_kernel(&kernel, x * y, launch.lines, &mut bufs)?;
     }

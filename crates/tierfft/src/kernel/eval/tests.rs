@@ -74,6 +74,63 @@ fn multi_pass_plans() {
     check(&FftSpec::new(1 << 15).inverse().normalized(), "lavapipe");
 }
 
+/// Two passes merged into one launch ([`crate::plan::Merged`]: tickets, done-counters, the
+/// second pass in place on the intermediate), on a device small enough that 2^14 and 2^15
+/// take two passes: lags of one and of several transforms, threads evened out by more lines,
+/// forward and normalised inverse; a hand-broken plan's wait is caught, not hung on.
+#[test]
+fn merged_plans() {
+    let small = DeviceLimits {
+        name: "small-merging".into(),
+        workgroups_wait: true,
+        l2_bytes: 1 << 20,
+        compute_units: 2,
+        ..DeviceLimits::profile("small-16k").expect("profile")
+    };
+    let merge = crate::plan::PlanOptions::default().with_merge(Some(true));
+    for (k, batch) in [(14, 3), (15, 2), (14, 1)] {
+        for spec in [
+            FftSpec::new(1 << k).batch(batch),
+            FftSpec::new(1 << k).batch(batch).inverse().normalized(),
+        ] {
+            let plan = Plan::with_options(&spec, &small, &merge).expect("plan");
+            assert!(plan.merged.is_some(), "n = 2^{k}: not merged\n{plan}");
+            check_with(&spec, &small, &merge);
+        }
+    }
+    let lags: Vec<usize> = [(14, 1), (15, 1), (14, 40)]
+        .into_iter()
+        .map(|(k, units)| {
+            let limits = DeviceLimits {
+                compute_units: units,
+                ..small.clone()
+            };
+            let spec = FftSpec::new(1 << k).batch(4);
+            check_with(&spec, &limits, &merge);
+            let plan = Plan::with_options(&spec, &limits, &merge).expect("plan");
+            plan.merged.expect("merged").lag
+        })
+        .collect();
+    assert!(
+        lags.contains(&1) && lags.iter().any(|&l| l > 1),
+        "lags {lags:?}"
+    );
+    // The H100's shapes: radix-16 stages, padded exchanges, pass twiddles.
+    let h100 = DeviceLimits::profile("h100-cuda").expect("profile");
+    check_with(&FftSpec::new(1 << 18).batch(2), &h100, &merge);
+    // Not asked to merge: two launches.
+    let spec = FftSpec::new(1 << 14).batch(2);
+    assert!(Plan::new(&spec, &small).expect("plan").merged.is_none());
+    // A second pass issued before its transform's first: the wait would never end.
+    let mut plan = Plan::with_options(&spec, &small, &merge).expect("plan");
+    if let Some(m) = plan.merged.as_mut() {
+        m.lag = 0;
+    }
+    let input = vec![Complex32::new(1.0, 0.0); spec.len()];
+    let e = run_plan(&plan, &input).expect_err("a wait that cannot end");
+    assert!(e.contains("would hang"), "{e}");
+}
+
 /// A device small enough that clusters appear at 512..2048 points: 256-point workgroups
 /// (4 KiB, 32 threads), clusters of up to 16.
 fn tiny_clusters() -> DeviceLimits {

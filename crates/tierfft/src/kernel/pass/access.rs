@@ -51,7 +51,7 @@ impl PassGen<'_> {
         let p = self.pass;
         let lines = p.lines_per_group;
         self.em.comment("which line this thread works on");
-        if !p.prefetch() && !self.in_cluster {
+        if !p.prefetch() && !self.runs_to_end {
             // (Persistent kernels loop only over groups that exist; a cluster's workgroups
             // all exist and must all reach its barriers.)
             self.em.push(Stmt::If(

@@ -21,7 +21,7 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
     let lines = tail.lines_per_group;
 
     let mut h = PassGen::new(plan, index, head);
-    h.in_cluster = true;
+    h.runs_to_end = true;
     h.locate_line();
     h.load();
     h.point_ops(&head.load.points(), Mem::Src, PassGen::in_index);
@@ -44,7 +44,7 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
     }
 
     let mut g = PassGen::new(plan, index, tail);
-    g.in_cluster = true;
+    g.runs_to_end = true;
     g.locate_line();
     g.em.comment("this workgroup's tail lines, from its table");
     for m in 0..g.e() {

@@ -23,6 +23,7 @@
 mod access;
 mod check;
 mod cluster;
+mod merged;
 mod real;
 
 use super::codelet::dft;
@@ -45,48 +46,50 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
     if let Some(c) = &pass.cluster {
         return cluster::cluster_kernel(plan, index, c, in_place);
     }
-    let mut g = PassGen::new(plan, index, pass);
-    // A pass of a chain's back-transform runs in the opposite direction.
+    if let Some(m) = &plan.merged {
+        return merged::merged_kernel(plan, m);
+    }
+    let g = pass_body(plan, index, false);
+    let doc = pass_doc(plan, index);
+    let shared = pass_shared(pass);
+    Kernel {
+        name: format!("fft_pass{}", index + 1),
+        doc,
+        precision: pass.precision,
+        threads: pass.threads() as u32,
+        groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
+        cluster: None,
+        shared,
+        bindings: streaming(plan, index, {
+            let mut b = pass_bindings(in_place, pass.precision);
+            if pass.check_record() > 0 {
+                b.push(Binding::read_write(Mem::Check, Ty::Complex));
+            }
+            b
+        }),
+        persistent: pass.prefetch().then(|| Persistent {
+            prologue: {
+                let mut p = g.tables_to_shared();
+                p.push(Stmt::Comment(
+                    "prefetch the first group's lines into workgroup memory".into(),
+                ));
+                p.extend(g.prefetch(Expr::Builtin(Builtin::FirstGroup)));
+                p
+            },
+            condition: lt(
+                Expr::Builtin(Builtin::GroupIndex) * u(pass.lines_per_group),
+                Expr::Builtin(Builtin::Lines),
+            ),
+            tickets: false,
+        }),
+        body: g.em.stmts,
+    }
+}
+
+/// The header comment of pass `index`'s kernel: what it computes and its shape.
+fn pass_doc(plan: &Plan, index: usize) -> Vec<String> {
+    let pass = &plan.passes[index];
     let chain_inverse = pass.inverse();
-    g.locate_line();
-    match &pass.real() {
-        Some(RealFusion {
-            half: RealHalf::Merge { scale },
-            twiddles,
-        }) => g.load_merged(*scale, twiddles.as_ref()),
-        Some(RealFusion {
-            half: RealHalf::Extend,
-            ..
-        }) => g.load_extended(),
-        _ => g.load(),
-    }
-    g.sum_input();
-    g.point_ops(&pass.load.points(), Mem::Src, PassGen::in_index);
-    if let Some(filter) = pass.load.filter() {
-        g.chain_filter(filter);
-    }
-    for s in 0..pass.radices.len() {
-        g.stage(s, chain_inverse);
-    }
-    g.gather_held();
-    if let Body::Chain { filter } = &pass.body {
-        // Chained transform (one-pass plans): after the last stage register m holds output
-        // point tl + T·m, which is the layout the next transform loads, so the inverse
-        // starts in registers.
-        g.chain_filter(filter);
-        for s in 0..pass.radices.len() {
-            g.stage(s, true);
-        }
-        g.gather_held();
-    }
-    match &pass.real() {
-        Some(RealFusion {
-            half: RealHalf::Split { scale },
-            twiddles,
-        }) => g.store_split(*scale, twiddles.as_ref()),
-        _ => g.store(),
-    }
-    g.write_checks();
     let total = plan.passes.len();
     let dir = match (plan.transform().direction.sign() < 0.0, chain_inverse) {
         (true, false) => "forward",
@@ -138,44 +141,69 @@ pub fn pass_kernel(plan: &Plan, index: usize, in_place: bool) -> Kernel {
             pass.stride * pass.size
         ));
     }
-    let shared = (pass.exchanges() > 0 || pass.check_len() > 0).then(|| Shared {
+    doc
+}
+
+/// The workgroup memory pass `pass`'s kernel declares, if any.
+fn pass_shared(pass: &Pass) -> Option<Shared> {
+    (pass.exchanges() > 0 || pass.check_len() > 0).then(|| Shared {
         ty: match pass.exchange {
             Exchange::Complex => Ty::Complex,
             Exchange::Split => Ty::Real,
         },
         len: pass.shared_len(),
-    });
-    Kernel {
-        name: format!("fft_pass{}", index + 1),
-        doc,
-        precision: pass.precision,
-        threads: pass.threads() as u32,
-        groups_per_unit: pass.groups_per_unit.map(|g| g as u32),
-        cluster: None,
-        shared,
-        bindings: streaming(plan, index, {
-            let mut b = pass_bindings(in_place, pass.precision);
-            if pass.check_record() > 0 {
-                b.push(Binding::read_write(Mem::Check, Ty::Complex));
-            }
-            b
-        }),
-        persistent: pass.prefetch().then(|| Persistent {
-            prologue: {
-                let mut p = g.tables_to_shared();
-                p.push(Stmt::Comment(
-                    "prefetch the first group's lines into workgroup memory".into(),
-                ));
-                p.extend(g.prefetch(Expr::Builtin(Builtin::FirstGroup)));
-                p
-            },
-            condition: lt(
-                Expr::Builtin(Builtin::GroupIndex) * u(pass.lines_per_group),
-                Expr::Builtin(Builtin::Lines),
-            ),
-        }),
-        body: g.em.stmts,
+    })
+}
+
+/// The generator of pass `index` of `plan` with its body built: load, stages, store and
+/// checksums (`runs_to_end`: no early return for workgroups past the lines, for a kernel
+/// that loops).
+fn pass_body(plan: &Plan, index: usize, runs_to_end: bool) -> PassGen<'_> {
+    let pass = &plan.passes[index];
+    let mut g = PassGen::new(plan, index, pass);
+    g.runs_to_end = runs_to_end;
+    // A pass of a chain's back-transform runs in the opposite direction.
+    let chain_inverse = pass.inverse();
+    g.locate_line();
+    match &pass.real() {
+        Some(RealFusion {
+            half: RealHalf::Merge { scale },
+            twiddles,
+        }) => g.load_merged(*scale, twiddles.as_ref()),
+        Some(RealFusion {
+            half: RealHalf::Extend,
+            ..
+        }) => g.load_extended(),
+        _ => g.load(),
     }
+    g.sum_input();
+    g.point_ops(&pass.load.points(), Mem::Src, PassGen::in_index);
+    if let Some(filter) = pass.load.filter() {
+        g.chain_filter(filter);
+    }
+    for s in 0..pass.radices.len() {
+        g.stage(s, chain_inverse);
+    }
+    g.gather_held();
+    if let Body::Chain { filter } = &pass.body {
+        // Chained transform (one-pass plans): after the last stage register m holds output
+        // point tl + T·m, which is the layout the next transform loads, so the inverse
+        // starts in registers.
+        g.chain_filter(filter);
+        for s in 0..pass.radices.len() {
+            g.stage(s, true);
+        }
+        g.gather_held();
+    }
+    match &pass.real() {
+        Some(RealFusion {
+            half: RealHalf::Split { scale },
+            twiddles,
+        }) => g.store_split(*scale, twiddles.as_ref()),
+        _ => g.store(),
+    }
+    g.write_checks();
+    g
 }
 
 /// `bindings` of pass `index` with a resident plan's input (first pass) and output (last
@@ -236,8 +264,9 @@ struct PassGen<'a> {
     guarded: bool,
     /// Padded thread-dependent parts of shared indices already bound, by their printed form.
     padded_bases: Vec<(String, Expr)>,
-    /// One step of a cluster pass: every workgroup runs to the end (no early return).
-    in_cluster: bool,
+    /// Every workgroup runs to the end (no early return): a step of a cluster pass, or a
+    /// pass of a merged kernel's loop.
+    runs_to_end: bool,
 }
 
 impl<'a> PassGen<'a> {
@@ -260,7 +289,7 @@ impl<'a> PassGen<'a> {
             shared_written: false,
             guarded: plan.partial_groups(pass),
             padded_bases: Vec::new(),
-            in_cluster: false,
+            runs_to_end: false,
         }
     }
 

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs on a GPU machine what the build machine put in .carry/ (the tierfft binary and the
+# library test binary, stripped), for the merged two-pass launch (PlanOptions::merge), one
+# step per argument:
+#   test      tests/library's families::merged_passes on CUDA (waves of one workgroup, of
+#             three, and the device's), then under compute-sanitizer memcheck, racecheck and
+#             synccheck, each tool's summary
+#   bench     `tierfft bench --backend cuda --compare cufft` over 2^MIN_LOG2..2^MAX_LOG2
+#             (default 17..24), forward then inverse, merged and not (--merge on|off), two
+#             rounds interleaved, all in one process per line so the cards' clocks match
+# Usage (carry .carry): OUT=dir bash scripts/device-merged.sh STEP...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:?OUT: a folder for the results}
+export TIERFFT_CACHE_DIR=/tmp/tierfft-cubin NODEVICE_SELECT=1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv | tee "$out/gpu.txt"
+status=0
+for step in "$@"; do
+    case "$step" in
+    test)
+        TIERFFT_TEST_DEVICE=cuda .carry/tests/library --exact families::merged_passes 2>&1 |
+            tail -3 | tee "$out/test.txt"
+        for tool in memcheck racecheck synccheck; do
+            echo "== compute-sanitizer $tool" | tee -a "$out/sanitize.txt"
+            TIERFFT_TEST_DEVICE=cuda timeout "${SANITIZE_SECONDS:-170}" compute-sanitizer --tool $tool \
+                --error-exitcode 9 .carry/tests/library --test-threads=1 --exact families::merged_passes \
+                > "$out/sanitize-$tool.log" 2>&1
+            echo "exit $?" | tee -a "$out/sanitize.txt"
+            grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|panicked" "$out/sanitize-$tool.log" |
+                head -8 | tee -a "$out/sanitize.txt"
+        done
+        ;;
+    bench)
+        for round in 1 2; do
+            for dir in "" --inverse; do
+                for merge in on off; do
+                    echo "== round $round, ${dir:-forward}, --merge $merge" | tee -a "$out/bench.txt"
+                    .carry/tierfft bench --backend cuda --compare cufft $dir --merge $merge \
+                        --min-log2 "${MIN_LOG2:-17}" --max-log2 "${MAX_LOG2:-24}" 2>&1 |
+                        tee -a "$out/bench.txt" || status=1
+                done
+            done
+        done
+        ;;
+    *) echo "unknown step $step" >&2; exit 2 ;;
+    esac
+done
+exit $status
