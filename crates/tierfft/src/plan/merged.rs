@@ -35,8 +35,8 @@ pub struct Merged {
     pub groups: Option<usize>,
 }
 
-/// What the launch over one transform does with a ticket: which pass (0 or 1), transform
-/// and tile of that pass.
+/// What one ticket of a merged launch does: a tile of pass 0 or 1 of one of its
+/// transforms ([`Merged::ticket`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ticket {
     /// The pass, 0 or 1.
@@ -106,7 +106,7 @@ pub(super) fn choose(
     passes: &mut [Pass],
     resident: bool,
 ) -> Option<Merged> {
-    // Off unless asked for: on the H100 the merged launch measured 0.80-0.92 of the two
+    // Off unless asked for: on the H100 the merged launch measured 0.79-0.91 of the two
     // launches' speed at 2^17..2^21 (docs/BENCHMARKS.md).
     let wanted = opts.merge == Some(true);
     let plain = |p: &Pass| {

@@ -66,8 +66,9 @@ impl Grid {
         }
     }
 
-    /// Whether the launch needs counters zeroed before it ([`crate::kernel::ir::Mem::Counters`]):
-    /// how many, for a launch of `transforms` transforms (the ticket, then one per transform).
+    /// Counters ([`crate::kernel::ir::Mem::Counters`]) a launch of `transforms` transforms
+    /// needs zeroed before it: for a merged launch the ticket, then one per transform; 0 for
+    /// the others.
     pub fn counters(self, transforms: usize) -> usize {
         match self {
             Grid::Tickets { .. } => 1 + transforms,
