@@ -160,27 +160,28 @@ __device__ __forceinline__ void cluster_sync() {{
 
 /// Tickets and counters between the blocks of one launch ([`Mem::Counters`]): one thread
 /// takes tickets, one ahead, and the block shares them (a block holding a next ticket is
-/// running, and works through the one before it first: waits still end); a block signals its finished writes with a fence
-/// and an atomic add (release), and waits for a count with acquire loads, as cooperative
-/// groups' grid barrier does. `ld.acquire` and `__nanosleep` need sm_70 (CUDA 13 starts at
+/// running, and works through the one before it first: waits still end); a block signals
+/// its finished writes with a release add after a barrier, and waits for a count with
+/// acquire loads before one. `ld.acquire` and `__nanosleep` need sm_70 (CUDA 13 starts at
 /// sm_75).
 const TICKETS: &str = r#"// Thread 0 holds the block's next ticket in `pending`, taken while the current one runs, so
-// that the atomic's round trip is hidden; the block shares the one it takes now.
-__device__ __forceinline__ unsigned take_ticket(unsigned* cnt, unsigned& pending) {
-    __shared__ unsigned ticket;
-    __syncthreads(); // every thread has read the previous ticket
+// that the atomic's round trip is hidden; the block shares the one it takes now through two
+// slots in turn: the one written now was last read a whole iteration ago, before the barrier
+// every iteration passes (its signal or its wait).
+__device__ __forceinline__ unsigned take_ticket(unsigned* cnt, unsigned& pending, unsigned& turn) {
+    __shared__ unsigned ticket[2];
+    turn ^= 1u;
     if (threadIdx.x == 0) {
-        ticket = pending;
+        ticket[turn] = pending;
         pending = atomicAdd(cnt, 1u);
     }
     __syncthreads();
-    return ticket;
+    return ticket[turn];
 }
 __device__ __forceinline__ void signal_done(unsigned* counter) {
     __syncthreads(); // the block's writes are issued
     if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(counter, 1u);
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" :: "l"(counter) : "memory");
     }
 }
 __device__ __forceinline__ void wait_for(const unsigned* counter, unsigned target) {
@@ -191,7 +192,6 @@ __device__ __forceinline__ void wait_for(const unsigned* counter, unsigned targe
             if (seen >= target) break;
             __nanosleep(64);
         }
-        __threadfence();
     }
     __syncthreads();
 }
@@ -263,9 +263,9 @@ impl Dialect for CudaC {
     fn loop_head(&self, condition: &str, tickets: bool) -> String {
         match tickets {
             true => format!(
-                "unsigned pending = threadIdx.x == 0 ? atomicAdd(cnt, 1u) : 0u;\n    \
-                 for (unsigned grp = take_ticket(cnt, pending); {condition}; \
-                 grp = take_ticket(cnt, pending)) {{"
+                "unsigned pending = threadIdx.x == 0 ? atomicAdd(cnt, 1u) : 0u, turn = 0u;\n    \
+                 for (unsigned grp = take_ticket(cnt, pending, turn); {condition}; \
+                 grp = take_ticket(cnt, pending, turn)) {{"
             ),
             false => format!("for (unsigned grp = blockIdx.x; {condition}; grp += gridDim.x) {{"),
         }

@@ -340,7 +340,9 @@ pub struct Persistent {
     /// Each iteration's group index is a ticket: one thread takes the next value of
     /// `counters[0]` ([`Mem::Counters`]) and the workgroup shares it, so groups are handed
     /// out in order to whichever workgroup is free, and a group may wait for earlier ones
-    /// ([`Stmt::WaitFor`]). `false`: grid-stride, `FirstGroup + k·GroupStride`.
+    /// ([`Stmt::WaitFor`]). The body must pass a barrier every iteration (CUDA shares the
+    /// tickets through two workgroup-memory slots in turn). `false`: grid-stride,
+    /// `FirstGroup + k·GroupStride`.
     pub tickets: bool,
 }
 

@@ -106,7 +106,7 @@ pub(super) fn choose(
     passes: &mut [Pass],
     resident: bool,
 ) -> Option<Merged> {
-    // Off unless asked for: on the H100 the merged launch measured 0.79-0.91 of the two
+    // Off unless asked for: on the H100 the merged launch measured 0.81-1.01 of the two
     // launches' speed at 2^17..2^21 (docs/BENCHMARKS.md).
     let wanted = opts.merge == Some(true);
     let plain = |p: &Pass| {

@@ -157,7 +157,7 @@ pub struct PlanOptions {
     /// the intermediate is read back from the L2 cache ([`Merged`]), where the device lets
     /// workgroups wait for one another ([`DeviceLimits::workgroups_wait`]: CUDA). `None`
     /// or `Some(false)`: two launches. Off by default: on the H100 it halves the DRAM reads
-    /// but ran at 0.79-0.91 of the two launches' speed (docs/BENCHMARKS.md). Plans the
+    /// but ran at 0.81-1.01 of the two launches' speed (docs/BENCHMARKS.md). Plans the
     /// merged kernel cannot run (fused operations, chains, real halves, checksums, columns)
     /// take two launches whatever this says.
     pub merge: Option<bool>,
