@@ -64,6 +64,14 @@ pub fn variations(spec: &FftSpec, limits: &DeviceLimits) -> Vec<Choice> {
             ..Choice::default()
         });
     }
+    // Two passes in one launch, where workgroups may wait for one another (the planner
+    // merges only two-pass plans: for others this plans as the default and is dropped).
+    if limits.workgroups_wait {
+        out.push(Choice {
+            merge: Some(true),
+            ..Choice::default()
+        });
+    }
     out
 }
 
@@ -130,6 +138,23 @@ mod tests {
             assert!(plans.len() <= 40, "2^{log2}: {} candidates", plans.len());
             assert!(plans.iter().all(|(_, p)| *p != base));
         }
+    }
+
+    /// Two-pass lengths on a device whose workgroups may wait have the merged launch
+    /// among their candidates; one-pass lengths and wgpu devices do not.
+    #[test]
+    fn merged_launch_is_a_candidate_of_two_pass_lengths() {
+        let merged = |limits: &DeviceLimits, log2: u32| {
+            let spec = FftSpec::new(1 << log2).batch((1 << 27) >> log2);
+            let opts = PlanOptions::default().with_wisdom(false);
+            let base = Plan::with_options(&spec, limits, &opts).unwrap();
+            distinct_plans(&spec, limits, &opts, &base, variations(&spec, limits))
+                .iter()
+                .any(|(c, p)| c.merge == Some(true) && p.merged.is_some())
+        };
+        assert!(merged(&h100(), 18) && merged(&h100(), 20));
+        assert!(!merged(&h100(), 12));
+        assert!(!merged(&DeviceLimits::profile("h100-vulkan").unwrap(), 18));
     }
 
     #[test]

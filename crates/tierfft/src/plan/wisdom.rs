@@ -133,6 +133,9 @@ pub struct Choice {
     /// [`PlanOptions::resident_bytes`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resident_bytes: Option<usize>,
+    /// [`PlanOptions::merge`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merge: Option<bool>,
 }
 
 impl Choice {
@@ -150,6 +153,7 @@ impl Choice {
             last_pass_points: set(opts.last_pass_points, d.last_pass_points),
             exchange: opts.exchange.filter(|_| opts.exchange != d.exchange),
             resident_bytes: set(opts.resident_bytes, d.resident_bytes),
+            merge: opts.merge.filter(|_| opts.merge != d.merge),
         }
     }
 
@@ -165,6 +169,7 @@ impl Choice {
         o.last_pass_points = self.last_pass_points.or(o.last_pass_points);
         o.exchange = self.exchange.or(o.exchange);
         o.resident_bytes = self.resident_bytes.or(o.resident_bytes);
+        o.merge = self.merge.or(o.merge);
         o
     }
 
@@ -197,6 +202,10 @@ impl Choice {
         push(
             "resident-mib",
             self.resident_bytes.map(|v| format!("{}", v >> 20)),
+        );
+        push(
+            "merge",
+            self.merge.map(|m| if m { "on" } else { "off" }.into()),
         );
         if f.is_empty() {
             "default".into()
