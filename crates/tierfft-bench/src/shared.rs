@@ -78,6 +78,11 @@ pub struct PlannerArgs {
     /// the device holds at once).
     #[arg(long, value_name = "G", value_parser = parse_count)]
     persistent_groups: Option<usize>,
+    /// Planner variant: most rounds a one-pass line may exchange in through workgroup
+    /// memory, a part at a time (2, 4 or 8), so that a line the registers hold but workgroup
+    /// memory does not stays one pass (default: one round).
+    #[arg(long, value_name = "R")]
+    exchange_rounds: Option<usize>,
     /// Plan from the planner's model alone, not the shapes `tierfft tune` measured on this
     /// device (its wisdom file, or the defaults shipped for the device).
     #[arg(long)]
@@ -106,6 +111,7 @@ impl PlannerArgs {
             }))
             .with_merge(self.merge)
             .with_persistent_groups(self.persistent_groups)
+            .with_exchange_rounds(self.exchange_rounds)
             .with_wisdom(!self.no_wisdom)
     }
 }

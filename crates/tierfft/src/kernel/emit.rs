@@ -22,6 +22,14 @@ impl Emitter {
         var(name)
     }
 
+    /// Declares a fresh mutable temporary of type `ty` holding `e`, and returns it.
+    pub fn var(&mut self, ty: Ty, e: Expr) -> Expr {
+        let name = format!("y{}", self.next);
+        self.next += 1;
+        self.stmts.push(Stmt::Var(name.clone(), ty, e));
+        var(name)
+    }
+
     /// Binds `e` to the name `name`.
     pub fn let_(&mut self, name: &str, ty: Ty, e: Expr) -> Expr {
         self.stmts.push(Stmt::Let(name.to_string(), ty, e));

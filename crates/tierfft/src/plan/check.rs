@@ -64,6 +64,16 @@ impl Plan {
                     );
                 }
             }
+            let points = pass.size * pass.lines_per_group;
+            if pass.rounds == 0
+                || (pass.rounds > 1
+                    && !points.is_multiple_of(pass.rounds * pass.exchange.pad_period()))
+            {
+                return broken(format!(
+                    "pass {i}: {points} points a workgroup exchanged in {} rounds",
+                    pass.rounds
+                ));
+            }
             if pass.workgroup_bytes() > limits.workgroup_memory {
                 return too_large(
                     format!(

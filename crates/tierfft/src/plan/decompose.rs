@@ -2,7 +2,7 @@
 //! the on-chip block and exchange they assume. What each pass fuses comes after
 //! ([`super::roles`]), and how many transforms each launch covers after that.
 
-use super::passes::{multi_pass, single_pass};
+use super::passes::{multi_pass, pad_if_it_fits, single_pass};
 use super::shape::{self, prev_power_of_two, split_evenly};
 use super::{DeviceLimits, Exchange, MAX_HELD_POINTS, Pass, PlanOptions, WIDE_MIN_LINES, cluster};
 use crate::base::precision::Precision;
@@ -151,6 +151,10 @@ pub(super) fn decompose(
             Some(((complex_block, Exchange::Complex), vec![p]))
         } else if allowed(Exchange::Split) && n * one_pass_lines <= split_block {
             single(Exchange::Split).map(|p| ((split_block, Exchange::Split), vec![p]))
+        } else if let Some(p) = in_rounds(spec, limits, opts, exchange, &single) {
+            // The registers hold the line, workgroup memory a part of it at a time.
+            let ex = p.exchange;
+            Some(((block_for(ex), ex), vec![p]))
         } else {
             // Fewest passes; on a tie the cheaper complex exchange.
             let k = n.trailing_zeros();
@@ -214,4 +218,42 @@ pub(super) fn decompose(
     };
 
     Ok((block, passes))
+}
+
+/// A one-pass row transform whose exchanges go through workgroup memory in rounds
+/// ([`Pass::rounds`]), where [`PlanOptions::exchange_rounds`] allows them: the fewest rounds
+/// (a power of two, at most the option) in which `single`'s line fits the memory, in the
+/// device's exchange (else complex). `None` where the option is off, the spec fuses anything
+/// past a scale (a chain, a real half, checksums: they use workgroup memory of their own),
+/// or no number of rounds allowed fits.
+fn in_rounds(
+    spec: &FftSpec,
+    limits: &DeviceLimits,
+    opts: &PlanOptions,
+    exchange: Option<Exchange>,
+    single: &dyn Fn(Exchange) -> Option<Pass>,
+) -> Option<Pass> {
+    let most = opts.exchange_rounds.unwrap_or(1);
+    if most < 2
+        || spec.layout != Layout::Rows
+        || spec.chain.is_some()
+        || spec.real.is_some()
+        || spec.checksum != crate::Checksum::Off
+    {
+        return None;
+    }
+    let ex = exchange.unwrap_or(Exchange::Complex);
+    let mut pass = single(ex)?;
+    if pass.prefetch() || pass.load.staged || pass.store.staged || pass.exchanges() == 0 {
+        return None;
+    }
+    let points = pass.size * pass.lines_per_group;
+    let bytes = points * ex.bytes(spec.precision);
+    let rounds = bytes.div_ceil(limits.workgroup_memory).next_power_of_two();
+    if rounds > most || !points.is_multiple_of(rounds * ex.pad_period()) {
+        return None;
+    }
+    pass.rounds = rounds.max(1);
+    let pass = pad_if_it_fits(pass, limits);
+    (pass.workgroup_bytes() <= limits.workgroup_memory).then_some(pass)
 }

@@ -164,6 +164,11 @@ impl fmt::Display for Plan {
             } else {
                 order.to_string()
             };
+            let order = if p.rounds > 1 {
+                format!("{order}, exchanges in {} rounds", p.rounds)
+            } else {
+                order
+            };
             let order = if p.prefetch() {
                 format!("{order}, persistent with prefetch")
             } else {

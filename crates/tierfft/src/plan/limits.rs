@@ -273,6 +273,12 @@ impl PlanOptions {
         self
     }
 
+    /// Sets [`PlanOptions::exchange_rounds`].
+    pub fn with_exchange_rounds(mut self, rounds: Option<usize>) -> Self {
+        self.exchange_rounds = rounds;
+        self
+    }
+
     /// Sets [`PlanOptions::persistent_groups`].
     pub fn with_persistent_groups(mut self, groups: Option<usize>) -> Self {
         self.persistent_groups = groups;

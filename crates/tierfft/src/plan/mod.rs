@@ -164,6 +164,12 @@ pub struct PlanOptions {
     /// Most workgroups a merged launch keeps resident ([`Merged::groups`]); `None`: as many
     /// as the device holds at once. Fewer make it slower; tests run it with one.
     pub persistent_groups: Option<usize>,
+    /// Most rounds a one-pass row transform may exchange in ([`Pass::rounds`]: a part of the
+    /// line through workgroup memory at a time), so that a power-of-two line that the
+    /// threads' registers hold but workgroup memory does not (16384 points through Vulkan's
+    /// 48 KiB) stays one pass instead of two: 2, 4 or 8. `None`: one round (two passes for
+    /// such lines). Not measured yet: an option.
+    pub exchange_rounds: Option<usize>,
 }
 
 impl PlanOptions {
@@ -242,6 +248,11 @@ impl PlanOptions {
                 "min_lines must be a power of two from 1 to 64 (got {l})"
             ));
         }
+        if let Some(r) = self.exchange_rounds
+            && ![2, 4, 8].contains(&r)
+        {
+            return bad(format!("exchange_rounds must be 2, 4 or 8 (got {r})"));
+        }
         if self.persistent_groups == Some(0) {
             return bad("persistent_groups must be at least 1 (got 0)".into());
         }
@@ -275,6 +286,7 @@ impl Default for PlanOptions {
             wisdom: true,
             merge: None,
             persistent_groups: None,
+            exchange_rounds: None,
         }
     }
 }

@@ -35,6 +35,11 @@ pub struct Pass {
     /// Workgroup memory has one unused slot after every [`Exchange::pad_period`] elements, so
     /// that the strided Stockham writes fall in different banks. Used wherever it fits.
     pub padded: bool,
+    /// Each exchange goes through workgroup memory in this many rounds, a part of the
+    /// workgroup's points each (every thread writes the values bound for the part, then
+    /// reads those it needs from it), so that a line the registers hold but workgroup memory
+    /// does not stays one pass ([`super::PlanOptions::exchange_rounds`]); 1: in one.
+    pub rounds: usize,
     /// Workgroups per compute unit the kernel is compiled for ([`super::PlanOptions::groups_per_unit`]).
     pub groups_per_unit: Option<usize>,
     /// Elements per transform in the buffer this pass reads and in the one it writes: the
@@ -261,6 +266,7 @@ impl Pass {
             exchange,
             precision,
             padded: false,
+            rounds: 1,
             groups_per_unit,
             src_len: len,
             dst_len: len,
@@ -434,9 +440,9 @@ impl Pass {
             .next_multiple_of((16 / self.exchange_bytes()).max(1))
     }
 
-    /// Workgroup-memory elements of the register exchanges (padded).
+    /// Workgroup-memory elements of the register exchanges (padded): one round's.
     pub fn exchange_len(&self) -> usize {
-        let len = self.size * self.lines_per_group;
+        let len = self.size * self.lines_per_group / self.rounds.max(1);
         match (self.exchanges(), self.padded) {
             (0, _) => 0,
             (_, true) => len + len / self.exchange.pad_period(),

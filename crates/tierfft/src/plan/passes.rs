@@ -11,7 +11,7 @@ use crate::base::twiddle::TwiddleLayout;
 use crate::spec::FftSpec;
 
 /// Pads workgroup memory when the extra eighth still fits the device.
-fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
+pub(super) fn pad_if_it_fits(mut pass: Pass, limits: &DeviceLimits) -> Pass {
     // Padding relies on power-of-two strides and alignments ([`crate::kernel`]'s `pad`).
     pass.padded = pass.size.is_power_of_two() && pass.threads_per_line.is_power_of_two();
     if pass.workgroup_bytes() > limits.workgroup_memory {

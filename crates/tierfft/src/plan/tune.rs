@@ -53,6 +53,9 @@ pub fn variations(spec: &FftSpec, limits: &DeviceLimits) -> Vec<Choice> {
     if clusters.len() > 1 {
         each(&clusters, |c, v| c.cluster_blocks = Some(v));
     }
+    // One pass exchanging in rounds where a line fits the registers but not workgroup
+    // memory (elsewhere this plans as the default and is dropped).
+    each(&[2, 4], |c, v| c.exchange_rounds = Some(v));
     // L2-resident chunks, where the device says how large its L2 is.
     if limits.l2_bytes >= 4 << 20 {
         let quarter = (limits.l2_bytes / 4) >> 20 << 20;
@@ -155,6 +158,22 @@ mod tests {
         assert!(merged(&h100(), 18) && merged(&h100(), 20));
         assert!(!merged(&h100(), 12));
         assert!(!merged(&DeviceLimits::profile("h100-vulkan").unwrap(), 18));
+    }
+
+    /// 16384 points through Vulkan's 48 KiB: one pass in rounds among the candidates.
+    #[test]
+    fn rounds_are_a_candidate_where_the_line_outgrows_workgroup_memory() {
+        let limits = DeviceLimits::profile("h100-vulkan").unwrap();
+        let spec = FftSpec::new(1 << 14).batch(1 << 13);
+        let opts = PlanOptions::default().with_wisdom(false);
+        let base = Plan::with_options(&spec, &limits, &opts).unwrap();
+        assert_eq!(base.passes.len(), 2);
+        let plans = distinct_plans(&spec, &limits, &opts, &base, variations(&spec, &limits));
+        assert!(
+            plans
+                .iter()
+                .any(|(c, p)| c.exchange_rounds.is_some() && p.passes.len() == 1)
+        );
     }
 
     #[test]

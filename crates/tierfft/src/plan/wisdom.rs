@@ -136,6 +136,9 @@ pub struct Choice {
     /// [`PlanOptions::merge`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merge: Option<bool>,
+    /// [`PlanOptions::exchange_rounds`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exchange_rounds: Option<usize>,
 }
 
 impl Choice {
@@ -154,6 +157,7 @@ impl Choice {
             exchange: opts.exchange.filter(|_| opts.exchange != d.exchange),
             resident_bytes: set(opts.resident_bytes, d.resident_bytes),
             merge: opts.merge.filter(|_| opts.merge != d.merge),
+            exchange_rounds: set(opts.exchange_rounds, d.exchange_rounds),
         }
     }
 
@@ -170,6 +174,7 @@ impl Choice {
         o.exchange = self.exchange.or(o.exchange);
         o.resident_bytes = self.resident_bytes.or(o.resident_bytes);
         o.merge = self.merge.or(o.merge);
+        o.exchange_rounds = self.exchange_rounds.or(o.exchange_rounds);
         o
     }
 
@@ -206,6 +211,10 @@ impl Choice {
         push(
             "merge",
             self.merge.map(|m| if m { "on" } else { "off" }.into()),
+        );
+        push(
+            "exchange-rounds",
+            self.exchange_rounds.map(|v| v.to_string()),
         );
         if f.is_empty() {
             "default".into()

@@ -107,6 +107,31 @@ fn merged_passes() {
     }
 }
 
+/// One-pass lines exchanged through workgroup memory in rounds: 8192 points in the complex
+/// exchange take two rounds through lavapipe's 32 KiB; where the memory holds the line (CUDA)
+/// the same options plan one round.
+#[test]
+fn exchange_rounds() {
+    let opts = PlanOptions::default()
+        .with_exchange_rounds(Some(2))
+        .with_exchange(Some(tierfft::plan::Exchange::Complex));
+    let spec = FftSpec::new(1 << 13).batch(3);
+    let fft = gpu().plan_with_options(&spec, &opts).expect("plan");
+    let plan = fft.plan().expect("a GPU plan");
+    let fits = plan.limits.workgroup_memory >= (8 << 13);
+    assert!(
+        plan.passes.len() == 1 && (plan.passes[0].rounds > 1) != fits,
+        "one pass, in rounds where the memory does not hold the line\n{plan}"
+    );
+    check("8192 × 3 in rounds", &spec, &opts, BOUND);
+    check(
+        "8192 × 2 inverse in rounds",
+        &FftSpec::new(1 << 13).batch(2).inverse().normalized(),
+        &opts,
+        BOUND,
+    );
+}
+
 #[test]
 fn cluster_rows() {
     let opts = PlanOptions::default().with_cluster_blocks(Some(4));

@@ -165,3 +165,46 @@ fn generated_source_is_readable() {
     // Indented, one statement per line.
     assert!(source.lines().filter(|l| l.starts_with("    ")).count() > 50);
 }
+
+/// One-pass lines exchanged in rounds (`PlanOptions::exchange_rounds`): the H100's Vulkan
+/// shape for 16384 points (split, padded, two rounds) and complex exchanges in two to eight.
+#[test]
+fn exchange_round_kernels_validate_and_translate() {
+    use tierfft::plan::{Exchange, PlanOptions};
+    let vulkan = DeviceLimits::profile("h100-vulkan").expect("profile");
+    let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
+    let complex = |r: usize| {
+        PlanOptions::default()
+            .with_exchange_rounds(Some(r))
+            .with_exchange(Some(Exchange::Complex))
+    };
+    let cases = [
+        (
+            &vulkan,
+            1 << 14,
+            PlanOptions::default().with_exchange_rounds(Some(2)),
+        ),
+        (&vulkan, 1 << 14, complex(4)),
+        (&lavapipe, 1 << 13, complex(2)),
+    ];
+    for (limits, n, opts) in cases {
+        for spec in [
+            FftSpec::new(n).batch(3),
+            FftSpec::new(n).inverse().normalized(),
+        ] {
+            let plan = Plan::with_options(&spec, limits, &opts).expect("plan");
+            assert!(
+                plan.passes.len() == 1 && plan.passes[0].rounds > 1,
+                "{plan}"
+            );
+            for (pass, in_place) in plan.kernels() {
+                let source = plan
+                    .source(pass, in_place, Dialect::Wgsl)
+                    .expect("kernel source");
+                if let Err(e) = translate(&source) {
+                    panic!("{} {n} in rounds, pass {pass}:\n{e}\n{source}", limits.name);
+                }
+            }
+        }
+    }
+}

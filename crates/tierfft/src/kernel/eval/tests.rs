@@ -131,6 +131,48 @@ fn merged_plans() {
     assert!(e.contains("would hang"), "{e}");
 }
 
+/// One-pass lines exchanged through workgroup memory in rounds ([`crate::plan::Pass::rounds`]):
+/// complex and split exchanges, padded and not, 2 to 8 rounds, forward and normalised
+/// inverse; the H100's Vulkan shape for 16384 points.
+#[test]
+fn exchange_rounds() {
+    let rounds = |r: usize| crate::plan::PlanOptions::default().with_exchange_rounds(Some(r));
+    let lavapipe = DeviceLimits::profile("lavapipe").expect("profile");
+    let small = DeviceLimits {
+        name: "small-rounds".into(),
+        workgroup_memory: 8 << 10,
+        ..lavapipe.clone()
+    };
+    let split = |r: usize| rounds(r).with_exchange(Some(crate::plan::Exchange::Split));
+    let complex = |r: usize| rounds(r).with_exchange(Some(crate::plan::Exchange::Complex));
+    let cases = [
+        (&lavapipe, 1 << 13, complex(2), 2),
+        (&small, 1 << 11, complex(8), 2),
+        (&small, 1 << 12, complex(8), 4),
+        (&small, 1 << 13, complex(8), 8),
+        (&small, 1 << 13, split(4), 4),
+    ];
+    for (limits, n, opts, want) in cases {
+        for spec in [
+            FftSpec::new(n).batch(3),
+            FftSpec::new(n).batch(2).inverse().normalized(),
+        ] {
+            let plan = Plan::with_options(&spec, limits, &opts).expect("plan");
+            assert!(
+                plan.passes.len() == 1 && plan.passes[0].rounds == want,
+                "{n} on {}: expected one pass in {want} rounds\n{plan}",
+                limits.name
+            );
+            check_with(&spec, limits, &opts);
+        }
+    }
+    let vulkan = DeviceLimits::profile("h100-vulkan").expect("profile");
+    check_with(&FftSpec::new(1 << 14), &vulkan, &rounds(2));
+    // Too few rounds allowed: two passes, as without the option.
+    let plan = Plan::with_options(&FftSpec::new(1 << 13), &small, &complex(2)).expect("plan");
+    assert_eq!(plan.passes.len(), 2, "{plan}");
+}
+
 /// A device small enough that clusters appear at 512..2048 points: 256-point workgroups
 /// (4 KiB, 32 threads), clusters of up to 16.
 fn tiny_clusters() -> DeviceLimits {

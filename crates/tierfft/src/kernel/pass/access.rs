@@ -9,6 +9,9 @@ use crate::kernel::ir::*;
 use crate::plan::Exchange;
 use crate::spec::Layout;
 
+/// What of a value an exchange sends: the value, or its real or imaginary part.
+type Part = fn(&Expr) -> Expr;
+
 impl PassGen<'_> {
     /// Workgroup memory index of line-position `pos` of this thread's line.
     pub(super) fn shared_index(&self, pos: Expr) -> Expr {
@@ -518,6 +521,10 @@ impl PassGen<'_> {
     /// Register `m` goes to workgroup memory at `writes`' index (only where its condition
     /// holds); then register `m` is reloaded from `reads`' index.
     pub(super) fn exchange(&mut self, writes: Vec<Write>, reads: Vec<(usize, Expr)>) {
+        if self.pass.rounds > 1 {
+            self.exchange_in_rounds(writes, reads);
+            return;
+        }
         let writes: Vec<Write> = writes
             .into_iter()
             .map(|(m, i, when)| (m, self.pad(i), when))
@@ -561,6 +568,88 @@ impl PassGen<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// [`PassGen::exchange`] through workgroup memory a part at a time ([`Pass::rounds`]):
+    /// round `r` holds elements `[r·c, (r + 1)·c)` of the exchange (`c` its size over the
+    /// rounds, a multiple of the padding period, so that the padded index less the round's
+    /// padded start is the part's own). Each thread writes the registers bound there, then
+    /// reads the values it needs from there into temporaries; the registers take the
+    /// temporaries after the last round, so that no value is overwritten before it is sent.
+    /// The split exchange sends the real parts, then the imaginary parts, each in rounds.
+    ///
+    /// [`Pass::rounds`]: crate::plan::Pass::rounds
+    fn exchange_in_rounds(&mut self, writes: Vec<Write>, reads: Vec<(usize, Expr)>) {
+        let p = self.pass;
+        let part = p.size * p.lines_per_group / p.rounds;
+        let period = p.exchange.pad_period();
+        let parts: Vec<(Ty, Part)> = match p.exchange {
+            Exchange::Complex => vec![(Ty::Complex, Expr::clone)],
+            Exchange::Split => vec![(Ty::Real, Expr::re), (Ty::Real, Expr::im)],
+        };
+        self.em.comment(format!(
+            "exchange in {} rounds of {part} elements through workgroup memory",
+            p.rounds
+        ));
+        let zero = |ty: Ty| match ty {
+            Ty::Complex => complex(f(0.0), f(0.0)),
+            _ => f(0.0),
+        };
+        let temps: Vec<Vec<Expr>> = reads
+            .iter()
+            .map(|_| {
+                parts
+                    .iter()
+                    .map(|&(ty, _)| self.em.var(ty, zero(ty)))
+                    .collect()
+            })
+            .collect();
+        let writes: Vec<(usize, Expr, Expr, Option<Expr>)> = writes
+            .into_iter()
+            .map(|(m, i, when)| (m, i.clone(), self.pad(i), when))
+            .collect();
+        let reads: Vec<(usize, Expr, Expr)> = reads
+            .into_iter()
+            .map(|(m, i)| (m, i.clone(), self.pad(i)))
+            .collect();
+        for (k, &(_, part_of)) in parts.iter().enumerate() {
+            for r in 0..p.rounds {
+                let lo = r * part;
+                let start = match p.padded {
+                    true => lo + lo / period,
+                    false => lo,
+                };
+                let inside = |i: &Expr| lt(i.clone() - u(lo), u(part));
+                self.before_write();
+                for (m, i, at, when) in &writes {
+                    let value = part_of(&self.regs[*m]);
+                    let store = Stmt::Store(Mem::Shared, at.clone() - u(start), value);
+                    let store = Stmt::If(inside(i), vec![store]);
+                    self.push_if(when, store);
+                }
+                self.before_read();
+                for ((_, i, at), temp) in reads.iter().zip(&temps) {
+                    let Expr::Var(name) = &temp[k] else {
+                        unreachable!("temporaries are variables")
+                    };
+                    self.em.push(Stmt::If(
+                        inside(i),
+                        vec![Stmt::Assign(
+                            name.clone(),
+                            load(Mem::Shared, at.clone() - u(start)),
+                        )],
+                    ));
+                }
+            }
+        }
+        for ((m, ..), temp) in reads.iter().zip(temps) {
+            let value = match temp.as_slice() {
+                [z] => z.clone(),
+                [re, im] => complex(re.clone(), im.clone()),
+                _ => unreachable!("one or two parts"),
+            };
+            self.em.push(Stmt::Assign(format!("v{m}"), value));
         }
     }
 
