@@ -10,7 +10,7 @@ use crate::plan::Exchange;
 use crate::spec::Layout;
 
 /// What of a value an exchange sends: the value, or its real or imaginary part.
-type Part = fn(&Expr) -> Expr;
+type Component = fn(&Expr) -> Expr;
 
 impl PassGen<'_> {
     /// Workgroup memory index of line-position `pos` of this thread's line.
@@ -584,7 +584,7 @@ impl PassGen<'_> {
         let p = self.pass;
         let part = p.size * p.lines_per_group / p.rounds;
         let period = p.exchange.pad_period();
-        let parts: Vec<(Ty, Part)> = match p.exchange {
+        let parts: Vec<(Ty, Component)> = match p.exchange {
             Exchange::Complex => vec![(Ty::Complex, Expr::clone)],
             Exchange::Split => vec![(Ty::Real, Expr::re), (Ty::Real, Expr::im)],
         };
