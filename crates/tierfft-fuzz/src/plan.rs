@@ -51,6 +51,7 @@ struct Limits {
     max_cluster_blocks: Option<u8>,
     compute_units: Option<u8>,
     target_threads: Option<u16>,
+    workgroups_wait: Option<bool>,
 }
 
 /// A length: a power of two, a smooth length, or any.
@@ -107,6 +108,9 @@ struct Options {
     cluster_blocks: Option<u8>,
     last_pass_points: Option<u32>,
     exchange: Option<bool>,
+    merge: Option<bool>,
+    persistent_groups: Option<u8>,
+    exchange_rounds: Option<u8>,
 }
 
 impl Length {
@@ -254,6 +258,7 @@ impl PlanCase {
                 &mut limits.target_threads,
                 l.target_threads.map(usize::from),
             );
+            limits.workgroups_wait = l.workgroups_wait.unwrap_or(limits.workgroups_wait);
             limits.max_binding = l.max_binding.map_or(limits.max_binding, u64::from);
             limits.max_groups_per_dim = l
                 .max_groups_per_dim
@@ -281,7 +286,10 @@ impl PlanCase {
                 } else {
                     Exchange::Complex
                 }
-            }));
+            }))
+            .with_merge(o.merge)
+            .with_persistent_groups(o.persistent_groups.map(usize::from))
+            .with_exchange_rounds(o.exchange_rounds.map(usize::from));
         Some((spec, limits, opts))
     }
 }
