@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine what the build machine put in .carry/ (the tierfft binary and the
-# library test binary, stripped), for the merged two-pass launch (PlanOptions::merge), one
-# step per argument:
+# library test binary, stripped), for the tiers' options that are off by default, one step
+# per argument:
 #   test      tests/library's families::merged_passes on CUDA (waves of one workgroup, of
 #             three, and the device's), then under compute-sanitizer memcheck, racecheck and
 #             synccheck, each tool's summary
 #   bench     `tierfft bench --backend cuda --compare cufft` over 2^MIN_LOG2..2^MAX_LOG2
 #             (default 17..24), forward then inverse, merged and not (--merge on|off), two
 #             rounds interleaved, all in one process per line so the cards' clocks match
-# Usage (carry .carry): OUT=dir bash scripts/device-merged.sh STEP...
+#   rounds    the same with --with-wgpu over 2^12..2^14, with and without
+#             --exchange-rounds 2 (16384 points in one pass through Vulkan's 48 KiB), forward
+#             then inverse, two rounds interleaved; needs the Vulkan loader's packages in .gl/
+# Usage (carry .carry, and .gl for rounds): OUT=dir bash scripts/device-tiers.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:?OUT: a folder for the results}
@@ -38,6 +41,23 @@ for step in "$@"; do
                     .carry/tierfft bench --backend cuda --compare cufft $dir --merge $merge \
                         --min-log2 "${MIN_LOG2:-17}" --max-log2 "${MAX_LOG2:-24}" 2>&1 |
                         tee -a "$out/bench.txt" || status=1
+                done
+            done
+        done
+        ;;
+    rounds)
+        # The Vulkan loader and GL dispatch libraries for --with-wgpu (as scripts/device-tune.sh).
+        for f in .gl/*.deb; do dpkg -x "$f" /; done
+        ldconfig
+        export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d)
+        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+        export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+        for round in 1 2; do
+            for dir in "" --inverse; do
+                for flags in "--exchange-rounds 2" ""; do
+                    echo "== round $round, ${dir:-forward}, ${flags:-one round}" | tee -a "$out/rounds.txt"
+                    .carry/tierfft bench --backend cuda --compare cufft --with-wgpu $dir $flags \
+                        --min-log2 12 --max-log2 14 2>&1 | tee -a "$out/rounds.txt" || status=1
                 done
             done
         done
