@@ -22,12 +22,12 @@ impl Emitter {
         var(name)
     }
 
-    /// Declares a fresh mutable temporary of type `ty` holding `e`, and returns it.
-    pub fn var(&mut self, ty: Ty, e: Expr) -> Expr {
+    /// Declares a fresh mutable temporary of type `ty` holding `e`, and returns its name.
+    pub fn var(&mut self, ty: Ty, e: Expr) -> String {
         let name = format!("y{}", self.next);
         self.next += 1;
         self.stmts.push(Stmt::Var(name.clone(), ty, e));
-        var(name)
+        name
     }
 
     /// Binds `e` to the name `name`.

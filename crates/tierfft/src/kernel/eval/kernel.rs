@@ -398,16 +398,8 @@ impl<'k> Group<'k, '_, '_> {
                 .collect();
             match st {
                 Stmt::Barrier => {
-                    let all = (0..active.len()).filter(|&t| !self.done[t]).count();
-                    if running.len() != all {
-                        return Err(format!(
-                            "barrier reached by {} of {all} threads (divergent control flow)",
-                            running.len()
-                        ));
-                    }
-                    for sh in &mut self.shared {
-                        sh.epoch += 1;
-                    }
+                    self.uniform(&running, active.len(), "barrier")?;
+                    self.barrier();
                 }
                 Stmt::ClusterBarrier => {
                     if running.len() != self.envs.len() {
@@ -444,18 +436,20 @@ impl<'k> Group<'k, '_, '_> {
                     }
                 }
                 Stmt::Signal { counter } => {
-                    let t = self.uniform(&running, active.len(), "a signal")?;
+                    let Some(t) = self.uniform(&running, active.len(), "a signal")? else {
+                        continue;
+                    };
                     let c = self.eval(t, group, counter)?.u32()?;
                     *self.counter(c)? += 1;
                     // (It begins with a barrier.)
-                    for sh in &mut self.shared {
-                        sh.epoch += 1;
-                    }
+                    self.barrier();
                 }
                 Stmt::WaitFor { counter, target } => {
                     // Workgroups run one after the other here, and take tickets in order: a
                     // wait that is not already met would never be.
-                    let t = self.uniform(&running, active.len(), "a wait")?;
+                    let Some(t) = self.uniform(&running, active.len(), "a wait")? else {
+                        continue;
+                    };
                     let c = self.eval(t, group, counter)?.u32()?;
                     let target = self.eval(t, group, target)?.u32()?;
                     let seen = *self.counter(c)?;
@@ -465,9 +459,7 @@ impl<'k> Group<'k, '_, '_> {
                              earlier ticket will raise it: the kernel would hang"
                         ));
                     }
-                    for sh in &mut self.shared {
-                        sh.epoch += 1;
-                    }
+                    self.barrier();
                 }
                 Stmt::Part(inner) => self.block(group, inner, active)?,
                 Stmt::If(c, inner) => {
@@ -490,13 +482,27 @@ impl<'k> Group<'k, '_, '_> {
         Ok(())
     }
 
-    /// The first of `running`, which must be every thread that has not returned (`what` is
-    /// a statement the whole workgroup reaches together, like a barrier).
-    fn uniform(&self, running: &[usize], threads: usize, what: &str) -> Result<usize, String> {
+    /// Workgroup memory's accesses after this point are ordered after those before it: a
+    /// barrier (or a statement that passes one) for every workgroup of the group.
+    fn barrier(&mut self) {
+        for sh in &mut self.shared {
+            sh.epoch += 1;
+        }
+    }
+
+    /// The first of `running` (`None` where every thread has returned), which must be every
+    /// thread that has not returned (`what` is a statement the whole workgroup reaches
+    /// together, like a barrier).
+    fn uniform(
+        &self,
+        running: &[usize],
+        threads: usize,
+        what: &str,
+    ) -> Result<Option<usize>, String> {
         let all = (0..threads).filter(|&t| !self.done[t]).count();
-        match running.first() {
-            Some(&t) if running.len() == all => Ok(t),
-            _ => Err(format!(
+        match running.len() == all {
+            true => Ok(running.first().copied()),
+            false => Err(format!(
                 "{what} reached by {} of {all} threads (divergent control flow)",
                 running.len()
             )),
@@ -655,9 +661,7 @@ pub fn run_kernel(
                     let group = *g.counter(0)?;
                     *g.counter(0)? += 1;
                     // (Taking a ticket passes barriers.)
-                    for sh in &mut g.shared {
-                        sh.epoch += 1;
-                    }
+                    g.barrier();
                     if !g.eval(0, group, &p.condition)?.bool()? {
                         return Ok(());
                     }

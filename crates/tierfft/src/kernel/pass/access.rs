@@ -596,7 +596,7 @@ impl PassGen<'_> {
             Ty::Complex => complex(f(0.0), f(0.0)),
             _ => f(0.0),
         };
-        let temps: Vec<Vec<Expr>> = reads
+        let temps: Vec<Vec<String>> = reads
             .iter()
             .map(|_| {
                 parts
@@ -630,13 +630,10 @@ impl PassGen<'_> {
                 }
                 self.before_read();
                 for ((_, i, at), temp) in reads.iter().zip(&temps) {
-                    let Expr::Var(name) = &temp[k] else {
-                        unreachable!("temporaries are variables")
-                    };
                     self.em.push(Stmt::If(
                         inside(i),
                         vec![Stmt::Assign(
-                            name.clone(),
+                            temp[k].clone(),
                             load(Mem::Shared, at.clone() - u(start)),
                         )],
                     ));
@@ -645,8 +642,8 @@ impl PassGen<'_> {
         }
         for ((m, ..), temp) in reads.iter().zip(temps) {
             let value = match temp.as_slice() {
-                [z] => z.clone(),
-                [re, im] => complex(re.clone(), im.clone()),
+                [z] => var(z),
+                [re, im] => complex(var(re), var(im)),
                 _ => unreachable!("one or two parts"),
             };
             self.em.push(Stmt::Assign(format!("v{m}"), value));

@@ -5,7 +5,7 @@
 //! body is the pass's own (the same generator as its kernel alone), with the tile for the
 //! workgroup index.
 
-use super::{pass_body, pass_doc, pass_shared};
+use super::{pass_bindings, pass_body, pass_doc, pass_shared};
 use crate::kernel::emit::Emitter;
 use crate::kernel::ir::*;
 use crate::plan::{Merged, Plan};
@@ -84,10 +84,6 @@ pub(super) fn merged_kernel(plan: &Plan, m: &Merged) -> Kernel {
         }),
         (a, b) => a.or(b),
     };
-    let data = match first.precision.is_half() {
-        true => Ty::Packed,
-        false => Ty::Complex,
-    };
     Kernel {
         name: "fft_merged".into(),
         doc,
@@ -96,17 +92,15 @@ pub(super) fn merged_kernel(plan: &Plan, m: &Merged) -> Kernel {
         groups_per_unit: first.groups_per_unit.map(|g| g as u32),
         cluster: None,
         shared,
-        bindings: vec![
+        bindings: {
+            let mut b = pass_bindings(false, first.precision);
             // The input is read once: evict-first, so that the intermediate keeps the L2.
-            Binding {
-                streaming: true,
-                ..Binding::read(Mem::Src, data)
-            },
-            Binding::read_write(Mem::Dst, data),
-            Binding::read(Mem::Twiddles, Ty::Complex),
-            Binding::read(Mem::Aux, Ty::Complex),
-            Binding::read_write(Mem::Counters, Ty::U32),
-        ],
+            for src in b.iter_mut().filter(|b| b.mem == Mem::Src) {
+                src.streaming = true;
+            }
+            b.push(Binding::read_write(Mem::Counters, Ty::U32));
+            b
+        },
         persistent: Some(Persistent {
             prologue: Vec::new(),
             condition: lt(
