@@ -8,9 +8,10 @@
 #   bench     `tierfft bench --backend cuda --compare cufft` over 2^MIN_LOG2..2^MAX_LOG2
 #             (default 17..24), forward then inverse, merged and not (--merge on|off), two
 #             rounds interleaved, all in one process per line so the cards' clocks match
-#   rounds    the same with --with-wgpu over 2^12..2^14, with and without
-#             --exchange-rounds 2 (16384 points in one pass through Vulkan's 48 KiB), forward
-#             then inverse, two rounds interleaved; needs the Vulkan loader's packages in .gl/
+#   rounds    the same with --with-wgpu over 2^12..2^15, with --exchange-rounds 2 and 4
+#             (16384 and 32768 points in one pass through Vulkan's 48 KiB) and without
+#             (the shipped wisdom), forward then inverse, ROUNDS rounds interleaved (default
+#             1); needs the Vulkan loader's packages in .gl/
 # Usage (carry .carry, and .gl for rounds): OUT=dir bash scripts/device-tiers.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,12 +53,12 @@ for step in "$@"; do
         export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d)
         export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
         export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-        for round in 1 2; do
+        for round in $(seq "${ROUNDS:-1}"); do
             for dir in "" --inverse; do
-                for flags in "--exchange-rounds 2" ""; do
+                for flags in "--exchange-rounds 2" "--exchange-rounds 4" ""; do
                     echo "== round $round, ${dir:-forward}, ${flags:-one round}" | tee -a "$out/rounds.txt"
                     .carry/tierfft bench --backend cuda --compare cufft --with-wgpu $dir $flags \
-                        --min-log2 12 --max-log2 14 2>&1 | tee -a "$out/rounds.txt" || status=1
+                        --min-log2 12 --max-log2 15 2>&1 | tee -a "$out/rounds.txt" || status=1
                 done
             done
         done
