@@ -8,17 +8,28 @@
 #   bench     `tierfft bench --backend cuda --compare cufft` over 2^MIN_LOG2..2^MAX_LOG2
 #             (default 17..24), forward then inverse, merged and not (--merge on|off), two
 #             rounds interleaved, all in one process per line so the cards' clocks match
+#   vulkan    `tierfft bench --backend cuda --compare cufft --with-wgpu --sizes
+#             8192,16384,2^15`, the shipped wisdom's shapes against exchanges in rounds
+#             combined with the complex exchange, radix 16 and 16 points a thread, forward
 #   rounds    the same with --with-wgpu over 2^12..2^15, with --exchange-rounds 2 and 4
 #             (16384 and 32768 points in one pass through Vulkan's 48 KiB) and without
 #             (the shipped wisdom), forward then inverse, ROUNDS rounds interleaved (default
 #             1); needs the Vulkan loader's packages in .gl/
-# Usage (carry .carry, and .gl for rounds): OUT=dir bash scripts/device-tiers.sh STEP...
+# Usage (carry .carry, and .gl for vulkan and rounds): OUT=dir bash scripts/device-tiers.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:?OUT: a folder for the results}
 export TIERFFT_CACHE_DIR=/tmp/tierfft-cubin NODEVICE_SELECT=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv | tee "$out/gpu.txt"
 status=0
+# The Vulkan loader and GL dispatch libraries for --with-wgpu (as scripts/device-tune.sh).
+vulkan_env() {
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d)
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+}
 for step in "$@"; do
     case "$step" in
     test)
@@ -46,13 +57,19 @@ for step in "$@"; do
             done
         done
         ;;
+    vulkan)
+        vulkan_env
+        for flags in "" "--exchange complex --exchange-rounds 2" \
+            "--exchange complex --exchange-rounds 2 --radix 16" "--exchange complex --exchange-rounds 4" \
+            "--exchange-rounds 2 --radix 16" "--exchange-rounds 4 --radix 16" \
+            "--exchange-rounds 4 --points-per-thread 16" "--exchange complex --exchange-rounds 8"; do
+            echo "== ${flags:-shipped wisdom}" | tee -a "$out/vulkan.txt"
+            .carry/tierfft bench --backend cuda --compare cufft --with-wgpu $flags --sizes 8192,16384,2^15 2>&1 |
+                tee -a "$out/vulkan.txt" || status=1
+        done
+        ;;
     rounds)
-        # The Vulkan loader and GL dispatch libraries for --with-wgpu (as scripts/device-tune.sh).
-        for f in .gl/*.deb; do dpkg -x "$f" /; done
-        ldconfig
-        export WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=$(mktemp -d)
-        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-        export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+        vulkan_env
         for round in $(seq "${ROUNDS:-1}"); do
             for dir in "" --inverse; do
                 for flags in "--exchange-rounds 2" "--exchange-rounds 4" ""; do

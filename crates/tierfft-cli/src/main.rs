@@ -85,8 +85,8 @@ enum Command {
     ///
     /// Each length runs a batch filling --mib (or --batch transforms); its candidates are the
     /// planner's own plan and each planner option varied alone (points per thread, radix,
-    /// threads, workgroups per SM, lines, last pass, cluster size, exchange, L2 chunks), then
-    /// the winning values together. Every candidate's result is checked against the
+    /// threads, workgroups per SM, lines, last pass, cluster size, exchange, exchange rounds,
+    /// L2 chunks, merged launch), then the winning values together. Every candidate's result is checked against the
     /// planner's own plan's; the fastest wins only where it beats the planner's own plan by
     /// 2 % when both are timed again. Prints each length's times and choice; the file keeps
     /// each length's entry as soon as it is measured.

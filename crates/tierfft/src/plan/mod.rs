@@ -168,8 +168,9 @@ pub struct PlanOptions {
     /// line through workgroup memory at a time), so that a power-of-two line that the
     /// threads' registers hold but workgroup memory does not (16384 points through Vulkan's
     /// 48 KiB) stays one pass instead of two: 2, 4 or 8. `None`: one round (two passes for
-    /// such lines). Measured on the H100 through Vulkan: 16384 points in two rounds 1.71×
-    /// the two-pass plan, 32768 in four slower than two passes (docs/BENCHMARKS.md); the
+    /// such lines). Measured on the H100 through Vulkan (docs/BENCHMARKS.md): 16384 points
+    /// in four rounds of the complex exchange 1.91× the two-pass plan, 8192 in two 1.21×
+    /// the split exchange's one round, 32768 in four or eight slower than two passes; the
     /// shipped wisdom takes it where it won.
     pub exchange_rounds: Option<usize>,
 }

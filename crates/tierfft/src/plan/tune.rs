@@ -54,8 +54,14 @@ pub fn variations(spec: &FftSpec, limits: &DeviceLimits) -> Vec<Choice> {
         each(&clusters, |c, v| c.cluster_blocks = Some(v));
     }
     // One pass exchanging in rounds where a line fits the registers but not workgroup
-    // memory (elsewhere this plans as the default and is dropped).
+    // memory (elsewhere this plans as the default and is dropped); also in the complex
+    // exchange where the device's is split (NVIDIA through Vulkan: 8192 and 16384 points
+    // ran faster so), which neither choice alone plans.
     each(&[2, 4], |c, v| c.exchange_rounds = Some(v));
+    each(&[2, 4, 8], |c, v| {
+        c.exchange = Some(Exchange::Complex);
+        c.exchange_rounds = Some(v);
+    });
     // L2-resident chunks, where the device says how large its L2 is.
     if limits.l2_bytes >= 4 << 20 {
         let quarter = (limits.l2_bytes / 4) >> 20 << 20;
@@ -174,6 +180,16 @@ mod tests {
                 .iter()
                 .any(|(c, p)| c.exchange_rounds.is_some() && p.passes.len() == 1)
         );
+        // 8192 points fit the split exchange in one round, the complex one in two.
+        let spec = FftSpec::new(1 << 13).batch(1 << 14);
+        let base = Plan::with_options(&spec, &limits, &opts).unwrap();
+        assert_eq!(base.passes[0].exchange, Exchange::Split);
+        let plans = distinct_plans(&spec, &limits, &opts, &base, variations(&spec, &limits));
+        assert!(plans.iter().any(|(_, p)| {
+            p.passes.len() == 1
+                && p.passes[0].exchange == Exchange::Complex
+                && p.passes[0].rounds == 2
+        }));
     }
 
     #[test]
