@@ -52,6 +52,7 @@ struct Limits {
     compute_units: Option<u8>,
     target_threads: Option<u16>,
     workgroups_wait: Option<bool>,
+    exchange_rounds: Option<u8>,
 }
 
 /// A length: a power of two, a smooth length, or any.
@@ -259,6 +260,10 @@ impl PlanCase {
                 l.target_threads.map(usize::from),
             );
             limits.workgroups_wait = l.workgroups_wait.unwrap_or(limits.workgroups_wait);
+            set(
+                &mut limits.exchange_rounds,
+                l.exchange_rounds.map(usize::from),
+            );
             limits.max_binding = l.max_binding.map_or(limits.max_binding, u64::from);
             limits.max_groups_per_dim = l
                 .max_groups_per_dim

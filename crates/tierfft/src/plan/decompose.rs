@@ -140,6 +140,13 @@ pub(super) fn decompose(
     let exchange = opts.exchange_on(limits);
     let allowed = |ex: Exchange| exchange.is_none_or(|want| want == ex);
     let complex = allowed(Exchange::Complex);
+    // The device's rounds of the complex exchange, where the options choose neither
+    // ([`DeviceLimits::exchange_rounds`]).
+    let device_rounds = limits.exchange_rounds > 1
+        && opts.exchange.is_none()
+        && opts.exchange_rounds.is_none()
+        && opts.prefetch != Some(true)
+        && spec.precision == Precision::F32;
     let passes = if pow2 {
         if complex && n * one_pass_lines <= complex_block {
             single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
@@ -149,9 +156,29 @@ pub(super) fn decompose(
         {
             // Longer than one workgroup holds, within a cluster's: one pass.
             Some(((complex_block, Exchange::Complex), vec![p]))
+        } else if let Some(p) = device_rounds
+            .then(|| {
+                in_rounds(
+                    spec,
+                    limits,
+                    limits.exchange_rounds,
+                    Exchange::Complex,
+                    &single,
+                )
+            })
+            .flatten()
+        {
+            // The device's own rounds of the complex exchange.
+            Some(((complex_block, Exchange::Complex), vec![p]))
         } else if allowed(Exchange::Split) && n * one_pass_lines <= split_block {
             single(Exchange::Split).map(|p| ((split_block, Exchange::Split), vec![p]))
-        } else if let Some(p) = in_rounds(spec, limits, opts, exchange, &single) {
+        } else if let Some(p) = in_rounds(
+            spec,
+            limits,
+            opts.exchange_rounds.unwrap_or(1),
+            exchange.unwrap_or(Exchange::Complex),
+            &single,
+        ) {
             // The registers hold the line, workgroup memory a part of it at a time.
             let ex = p.exchange;
             Some(((block_for(ex), ex), vec![p]))
@@ -221,19 +248,18 @@ pub(super) fn decompose(
 }
 
 /// A one-pass row transform whose exchanges go through workgroup memory in rounds
-/// ([`Pass::rounds`]), where [`PlanOptions::exchange_rounds`] allows them: the fewest rounds
-/// (a power of two, at most the option) in which `single`'s line fits the memory, in the
-/// device's exchange (else complex). `None` where the option is off, the spec fuses anything
-/// past a scale (a chain, a real half, checksums: they use workgroup memory of their own),
-/// or no number of rounds allowed fits.
+/// ([`Pass::rounds`]), at most `most` ([`PlanOptions::exchange_rounds`], else
+/// [`DeviceLimits::exchange_rounds`]): the fewest rounds (a power of two) in which `single`'s
+/// line fits the memory in exchange `ex`. `None` where fewer than two are allowed, the spec
+/// fuses anything past a scale (a chain, a real half, checksums: they use workgroup memory
+/// of their own), or no number of rounds allowed fits.
 fn in_rounds(
     spec: &FftSpec,
     limits: &DeviceLimits,
-    opts: &PlanOptions,
-    exchange: Option<Exchange>,
+    most: usize,
+    ex: Exchange,
     single: &dyn Fn(Exchange) -> Option<Pass>,
 ) -> Option<Pass> {
-    let most = opts.exchange_rounds.unwrap_or(1);
     if most < 2
         || spec.layout != Layout::Rows
         || spec.chain.is_some()
@@ -242,7 +268,6 @@ fn in_rounds(
     {
         return None;
     }
-    let ex = exchange.unwrap_or(Exchange::Complex);
     let mut pass = single(ex)?;
     if pass.prefetch() || pass.load.staged || pass.store.staged || pass.exchanges() == 0 {
         return None;
@@ -250,10 +275,11 @@ fn in_rounds(
     let points = pass.size * pass.lines_per_group;
     let bytes = points * ex.bytes(spec.precision);
     let rounds = bytes.div_ceil(limits.workgroup_memory).next_power_of_two();
-    if rounds > most || !points.is_multiple_of(rounds * ex.pad_period()) {
+    // (A line whose exchange fits at once is no business of this.)
+    if rounds < 2 || rounds > most || !points.is_multiple_of(rounds * ex.pad_period()) {
         return None;
     }
-    pass.rounds = rounds.max(1);
+    pass.rounds = rounds;
     let pass = pad_if_it_fits(pass, limits);
     (pass.workgroup_bytes() <= limits.workgroup_memory).then_some(pass)
 }

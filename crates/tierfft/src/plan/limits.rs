@@ -80,6 +80,14 @@ pub struct DeviceLimits {
     /// wherever the line fits. NVIDIA GPUs through Vulkan take
     /// [`NVIDIA_VULKAN_EXCHANGE`](super::NVIDIA_VULKAN_EXCHANGE).
     pub exchange: Option<Exchange>,
+    /// Most rounds the planner's model exchanges a one-pass f32 line in, through the complex
+    /// exchange, where the line fits the registers but its complex exchange does not fit
+    /// workgroup memory at once (taken before the device's [`DeviceLimits::exchange`] and
+    /// before a second pass; [`PlanOptions::exchange_rounds`](super::PlanOptions::exchange_rounds)
+    /// and [`PlanOptions::exchange`](super::PlanOptions::exchange) set it aside): 1, none;
+    /// NVIDIA GPUs through Vulkan take
+    /// [`NVIDIA_VULKAN_EXCHANGE_ROUNDS`](super::NVIDIA_VULKAN_EXCHANGE_ROUNDS).
+    pub exchange_rounds: usize,
     /// The device computes in f64 (wgpu `SHADER_F64`; every CUDA GPU). Whether tierfft's
     /// kernels use it is the planner's and backends' business ([`crate::Precision`]).
     pub shader_f64: bool,
@@ -113,6 +121,7 @@ impl DeviceLimits {
             compute_units: 0,
             target_threads: super::TARGET_THREADS,
             exchange: None,
+            exchange_rounds: 1,
             shader_f64: false,
             shader_f16: false,
         };
@@ -137,6 +146,7 @@ impl DeviceLimits {
                 workgroup_memory: 48 << 10,
                 target_threads: super::NVIDIA_VULKAN_TARGET_THREADS,
                 exchange: super::NVIDIA_VULKAN_EXCHANGE,
+                exchange_rounds: super::NVIDIA_VULKAN_EXCHANGE_ROUNDS,
                 max_points_per_thread: super::NVIDIA_VULKAN_POINTS_PER_THREAD,
                 max_binding: 2 * gib,
                 max_buffer: 4 * gib,
@@ -209,6 +219,7 @@ impl DeviceLimits {
             ("max_points_per_thread", self.max_points_per_thread),
             ("max_chain_points", self.max_chain_points),
             ("target_threads", self.target_threads),
+            ("exchange_rounds", self.exchange_rounds),
         ];
         if let Some((name, _)) = fields.iter().find(|(_, v)| *v == 0) {
             return Err(Error::InvalidSpec(format!(

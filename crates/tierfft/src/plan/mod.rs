@@ -72,6 +72,13 @@ pub const NVIDIA_VULKAN_TARGET_THREADS: usize = 64;
 /// 0.97 and 0.98 (9 and 18 KiB), and 16..1024 points alike (0.94–0.97); docs/BENCHMARKS.md,
 /// "2026-11-24, commit 08c16cf".
 pub const NVIDIA_VULKAN_EXCHANGE: Option<Exchange> = Some(Exchange::Split);
+/// Most rounds of the complex exchange the planner takes for one-pass f32 lines on NVIDIA
+/// GPUs through Vulkan ([`DeviceLimits::exchange_rounds`]), where the complex exchange does
+/// not fit 48 KiB at once. Measured on the H100 (docs/BENCHMARKS.md, "2026-12-06, commits
+/// 4ab28fa to 8478e0d and the next"): 8192 points in two rounds 1.16× the split exchange in
+/// one (242 against 280 µs a 256 MiB batch), 16384 in four 1.93× two passes (258 against
+/// 497 µs); 32768 in eight ran slower than two passes, hence at most four.
+pub const NVIDIA_VULKAN_EXCHANGE_ROUNDS: usize = 4;
 /// Most points a thread holds on NVIDIA GPUs through Vulkan ([`DeviceLimits::max_points_per_thread`];
 /// other wgpu devices 8): 16, which lets the planner take the wide line shapes measured on
 /// CUDA. The driver's statistics: 78–90 registers at 16 points, 150–173 at 32.
@@ -167,11 +174,10 @@ pub struct PlanOptions {
     /// Most rounds a one-pass row transform may exchange in ([`Pass::rounds`]: a part of the
     /// line through workgroup memory at a time), so that a power-of-two line that the
     /// threads' registers hold but workgroup memory does not (16384 points through Vulkan's
-    /// 48 KiB) stays one pass instead of two: 2, 4 or 8. `None`: one round (two passes for
-    /// such lines). Measured on the H100 through Vulkan (docs/BENCHMARKS.md): 16384 points
-    /// in four rounds of the complex exchange 1.91× the two-pass plan, 8192 in two 1.21×
-    /// the split exchange's one round, 32768 in four or eight slower than two passes; the
-    /// shipped wisdom takes it where it won.
+    /// 48 KiB) stays one pass instead of two: 2, 4 or 8, in the exchange
+    /// [`PlanOptions::exchange`] or the device chooses. `None`: the device's rounds of the
+    /// complex exchange ([`DeviceLimits::exchange_rounds`]: up to four for f32 lines on
+    /// NVIDIA through Vulkan, none elsewhere).
     pub exchange_rounds: Option<usize>,
 }
 

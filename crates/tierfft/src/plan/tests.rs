@@ -159,7 +159,8 @@ fn nvidia_vulkan_packs_small_workgroups() {
 
 /// `PlanOptions::exchange` forces the exchange: split where complex would fit (half the
 /// workgroup memory), complex where only split would fit one pass (two passes then). NVIDIA
-/// through Vulkan takes the split exchange unless told otherwise; other devices complex.
+/// through Vulkan takes the split exchange unless told otherwise, or the complex one in
+/// rounds where it does not fit at once; other devices complex.
 #[test]
 fn exchange_can_be_forced() {
     let vk = DeviceLimits::profile("h100-vulkan").unwrap();
@@ -184,7 +185,35 @@ fn exchange_can_be_forced() {
             .iter()
             .all(|p| p.exchange == Exchange::Complex)
     );
-    assert_eq!(with(8192, None).passes.len(), 1);
+    // Where the complex exchange does not fit at once, NVIDIA through Vulkan takes it in
+    // rounds (f32 one-pass lines, at most four rounds): 8192 in two, 16384 in four; 2^15
+    // and f64 as before; forcing the split exchange undoes it.
+    for (n, rounds) in [(8192, 2), (16384, 4)] {
+        let plan = with(n, None);
+        let p = &plan.passes[0];
+        assert!(
+            plan.passes.len() == 1 && p.exchange == Exchange::Complex && p.rounds == rounds,
+            "{plan}"
+        );
+    }
+    let split = with(8192, Some(Exchange::Split));
+    assert!(
+        split.passes.len() == 1 && split.passes[0].rounds == 1,
+        "{split}"
+    );
+    assert_eq!(with(1 << 15, None).passes.len(), 2);
+    let f64 = Plan::new(&FftSpec::new(8192).batch(64).precision(Precision::F64), &vk).unwrap();
+    assert!(f64.passes.iter().all(|p| p.rounds == 1), "{f64}");
+    assert!(
+        Plan::new(
+            &FftSpec::new(8192).batch(64),
+            &DeviceLimits::profile("lavapipe").unwrap()
+        )
+        .unwrap()
+        .passes
+        .iter()
+        .all(|p| p.rounds == 1)
+    );
     // Asking for prefetching (which needs the complex exchange) sets the device's aside.
     let opts = PlanOptions {
         prefetch: Some(true),

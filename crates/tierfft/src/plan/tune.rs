@@ -166,30 +166,37 @@ mod tests {
         assert!(!merged(&DeviceLimits::profile("h100-vulkan").unwrap(), 18));
     }
 
-    /// 16384 points through Vulkan's 48 KiB: one pass in rounds among the candidates.
+    /// Through Vulkan's 48 KiB the planner exchanges 16384 points in four rounds of the
+    /// complex exchange, 8192 in two; the split exchange (in rounds or two passes, and in one
+    /// round at 8192) is among the candidates, and the options undo the device's rounds.
     #[test]
-    fn rounds_are_a_candidate_where_the_line_outgrows_workgroup_memory() {
+    fn rounds_and_the_split_exchange_are_candidates_where_the_line_outgrows_workgroup_memory() {
         let limits = DeviceLimits::profile("h100-vulkan").unwrap();
-        let spec = FftSpec::new(1 << 14).batch(1 << 13);
         let opts = PlanOptions::default().with_wisdom(false);
-        let base = Plan::with_options(&spec, &limits, &opts).unwrap();
-        assert_eq!(base.passes.len(), 2);
-        let plans = distinct_plans(&spec, &limits, &opts, &base, variations(&spec, &limits));
-        assert!(
-            plans
-                .iter()
-                .any(|(c, p)| c.exchange_rounds.is_some() && p.passes.len() == 1)
-        );
-        // 8192 points fit the split exchange in one round, the complex one in two.
-        let spec = FftSpec::new(1 << 13).batch(1 << 14);
-        let base = Plan::with_options(&spec, &limits, &opts).unwrap();
-        assert_eq!(base.passes[0].exchange, Exchange::Split);
-        let plans = distinct_plans(&spec, &limits, &opts, &base, variations(&spec, &limits));
-        assert!(plans.iter().any(|(_, p)| {
-            p.passes.len() == 1
-                && p.passes[0].exchange == Exchange::Complex
-                && p.passes[0].rounds == 2
-        }));
+        for (log2, rounds) in [(14, 4), (13, 2)] {
+            let spec = FftSpec::new(1 << log2).batch(1 << (27 - log2));
+            let base = Plan::with_options(&spec, &limits, &opts).unwrap();
+            let p = &base.passes[0];
+            assert!(
+                base.passes.len() == 1 && p.exchange == Exchange::Complex && p.rounds == rounds,
+                "{base}"
+            );
+            let plans = distinct_plans(&spec, &limits, &opts, &base, variations(&spec, &limits));
+            assert!(
+                plans
+                    .iter()
+                    .any(|(_, p)| p.passes.iter().all(|p| p.exchange == Exchange::Split)),
+                "2^{log2}"
+            );
+        }
+        let spec = FftSpec::new(1 << 14).batch(1 << 13);
+        let split = Plan::with_options(
+            &spec,
+            &limits,
+            &opts.clone().with_exchange(Some(Exchange::Split)),
+        )
+        .unwrap();
+        assert_eq!(split.passes.len(), 2, "{split}");
     }
 
     #[test]

@@ -226,6 +226,8 @@ impl CudaDevice {
             compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             target_threads: crate::plan::TARGET_THREADS,
             exchange: None,
+            // Every complex exchange of a line the registers hold fits at once.
+            exchange_rounds: 1,
             shader_f64: true,
             // Half-precision arithmetic from sm_53.
             shader_f16: (major, minor) >= (5, 3),

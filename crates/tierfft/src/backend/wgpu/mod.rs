@@ -138,6 +138,11 @@ fn limits_from(info: &w::AdapterInfo, l: &w::Limits, features: w::Features) -> D
         } else {
             None
         },
+        exchange_rounds: if nvidia_vulkan {
+            crate::plan::NVIDIA_VULKAN_EXCHANGE_ROUNDS
+        } else {
+            1
+        },
         shader_f64: features.contains(w::Features::SHADER_F64),
         shader_f16: features.contains(w::Features::SHADER_F16),
     }
