@@ -8,13 +8,13 @@
 #   bench     `tierfft bench --backend cuda --compare cufft` over 2^MIN_LOG2..2^MAX_LOG2
 #             (default 17..24), forward then inverse, merged and not (--merge on|off), two
 #             rounds interleaved, all in one process per line so the cards' clocks match
-#   vulkan    `tierfft bench --backend cuda --compare cufft --with-wgpu --sizes
-#             8192,16384,2^15`, the shipped wisdom's shapes against exchanges in rounds
-#             combined with the complex exchange, radix 16 and 16 points a thread, forward
 #   rounds    the same with --with-wgpu over 2^12..2^15, with --exchange-rounds 2 and 4
 #             (16384 and 32768 points in one pass through Vulkan's 48 KiB) and without
 #             (the shipped wisdom), forward then inverse, ROUNDS rounds interleaved (default
 #             1); needs the Vulkan loader's packages in .gl/
+#   vulkan    `tierfft bench --backend cuda --compare cufft --with-wgpu --sizes
+#             8192,16384,2^15`, the shipped wisdom's shapes against exchanges in rounds
+#             combined with the complex exchange, radix 16 and 16 points a thread, forward
 # Usage (carry .carry, and .gl for vulkan and rounds): OUT=dir bash scripts/device-tiers.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
