@@ -80,7 +80,8 @@ pub struct PlannerArgs {
     persistent_groups: Option<usize>,
     /// Planner variant: most rounds a one-pass line may exchange in through workgroup
     /// memory, a part at a time (2, 4 or 8), so that a line the registers hold but workgroup
-    /// memory does not stays one pass (default: one round).
+    /// memory does not stays one pass (default: the device's: up to four rounds of the
+    /// complex exchange for f32 lines on NVIDIA through Vulkan, one elsewhere).
     #[arg(long, value_name = "R")]
     exchange_rounds: Option<usize>,
     /// Plan from the planner's model alone, not the shapes `tierfft tune` measured on this

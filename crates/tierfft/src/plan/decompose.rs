@@ -141,12 +141,15 @@ pub(super) fn decompose(
     let allowed = |ex: Exchange| exchange.is_none_or(|want| want == ex);
     let complex = allowed(Exchange::Complex);
     // The device's rounds of the complex exchange, where the options choose neither
-    // ([`DeviceLimits::exchange_rounds`]).
-    let device_rounds = limits.exchange_rounds > 1
-        && opts.exchange.is_none()
+    // ([`DeviceLimits::exchange_rounds`]; 1: none).
+    let device_rounds = match opts.exchange.is_none()
         && opts.exchange_rounds.is_none()
         && opts.prefetch != Some(true)
-        && spec.precision == Precision::F32;
+        && spec.precision == Precision::F32
+    {
+        true => limits.exchange_rounds,
+        false => 1,
+    };
     let passes = if pow2 {
         if complex && n * one_pass_lines <= complex_block {
             single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
@@ -156,18 +159,7 @@ pub(super) fn decompose(
         {
             // Longer than one workgroup holds, within a cluster's: one pass.
             Some(((complex_block, Exchange::Complex), vec![p]))
-        } else if let Some(p) = device_rounds
-            .then(|| {
-                in_rounds(
-                    spec,
-                    limits,
-                    limits.exchange_rounds,
-                    Exchange::Complex,
-                    &single,
-                )
-            })
-            .flatten()
-        {
+        } else if let Some(p) = in_rounds(spec, limits, device_rounds, Exchange::Complex, &single) {
             // The device's own rounds of the complex exchange.
             Some(((complex_block, Exchange::Complex), vec![p]))
         } else if allowed(Exchange::Split) && n * one_pass_lines <= split_block {

@@ -38,7 +38,8 @@ pub struct Pass {
     /// Each exchange goes through workgroup memory in this many rounds, a part of the
     /// workgroup's points each (every thread writes the values bound for the part, then
     /// reads those it needs from it), so that a line the registers hold but workgroup memory
-    /// does not stays one pass ([`super::PlanOptions::exchange_rounds`]); 1: in one.
+    /// does not stays one pass ([`super::PlanOptions::exchange_rounds`],
+    /// [`super::DeviceLimits::exchange_rounds`]); 1: in one.
     pub rounds: usize,
     /// Workgroups per compute unit the kernel is compiled for ([`super::PlanOptions::groups_per_unit`]).
     pub groups_per_unit: Option<usize>,
