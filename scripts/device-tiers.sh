@@ -2,9 +2,9 @@
 # Runs on a GPU machine what the build machine put in .carry/ (the tierfft binary and the
 # library test binary, stripped), for the tiers' options that are off by default, one step
 # per argument:
-#   test      tests/library's families::merged_passes on CUDA (waves of one workgroup, of
-#             three, and the device's), then under compute-sanitizer memcheck, racecheck and
-#             synccheck, each tool's summary
+#   test      tests/library's TESTS (default families::merged_passes: waves of one
+#             workgroup, of three, and the device's) on CUDA, then under compute-sanitizer
+#             memcheck, racecheck and synccheck, each tool's summary
 #   bench     `tierfft bench --backend cuda --compare cufft` over 2^MIN_LOG2..2^MAX_LOG2
 #             (default 17..24), forward then inverse, merged and not (--merge on|off), two
 #             rounds interleaved, all in one process per line so the cards' clocks match
@@ -12,6 +12,10 @@
 #             (16384 and 32768 points in one pass through Vulkan's 48 KiB) and without
 #             (the shipped wisdom), forward then inverse, ROUNDS rounds interleaved (default
 #             1); needs the Vulkan loader's packages in .gl/
+#   real      R2C and C2R (`--real --dims 1`) over REAL_SHAPES (default 2^16..2^26 reals a
+#             row, 2^26 a call), the split and merge fused (`--fuse-real one-pass`) against
+#             steps of their own (`never`), and .carry/tierfft-before's fused where it is
+#             there, two rounds interleaved
 #   vulkan    `tierfft bench --backend cuda --compare cufft --with-wgpu --sizes
 #             8192,16384,2^15`, the shipped wisdom's shapes against exchanges in rounds
 #             combined with the complex exchange, radix 16 and 16 points a thread, forward
@@ -33,12 +37,15 @@ vulkan_env() {
 for step in "$@"; do
     case "$step" in
     test)
-        TIERFFT_TEST_DEVICE=cuda .carry/tests/library --exact families::merged_passes 2>&1 |
+        tests=${TESTS:-families::merged_passes}
+        # shellcheck disable=SC2086 # the test names, one word each
+        TIERFFT_TEST_DEVICE=cuda .carry/tests/library --exact $tests 2>&1 |
             tail -3 | tee "$out/test.txt"
         for tool in memcheck racecheck synccheck; do
             echo "== compute-sanitizer $tool" | tee -a "$out/sanitize.txt"
+            # shellcheck disable=SC2086
             TIERFFT_TEST_DEVICE=cuda timeout "${SANITIZE_SECONDS:-170}" compute-sanitizer --tool $tool \
-                --error-exitcode 9 .carry/tests/library --test-threads=1 --exact families::merged_passes \
+                --error-exitcode 9 .carry/tests/library --test-threads=1 --exact $tests \
                 > "$out/sanitize-$tool.log" 2>&1
             echo "exit $?" | tee -a "$out/sanitize.txt"
             grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|panicked" "$out/sanitize-$tool.log" |
@@ -53,6 +60,21 @@ for step in "$@"; do
                     .carry/tierfft bench --backend cuda --compare cufft $dir --merge $merge \
                         --min-log2 "${MIN_LOG2:-17}" --max-log2 "${MAX_LOG2:-24}" 2>&1 |
                         tee -a "$out/bench.txt" || status=1
+                done
+            done
+        done
+        ;;
+    real)
+        shapes=${REAL_SHAPES:-1048576x64,65536x1024,16384x4096,4096x16384,1024x65536,512x131072,256x262144,128x524288,64x1048576}
+        for round in 1 2; do
+            for dir in "" --inverse; do
+                for run in "tierfft one-pass" "tierfft never" "tierfft-before one-pass"; do
+                    read -r bin fuse <<<"$run"
+                    [ -x ".carry/$bin" ] || continue
+                    echo "== round $round, ${dir:-forward}, $bin --fuse-real $fuse" | tee -a "$out/real.txt"
+                    ".carry/$bin" bench --backend cuda --compare cufft --real --dims 1 $dir \
+                        --fuse-real "$fuse" --shapes "$shapes" --reps 20 2>&1 |
+                        tee -a "$out/real.txt" || status=1
                 done
             done
         done

@@ -15,7 +15,7 @@
 
 use super::shape::{self, split_evenly};
 use super::{DeviceLimits, Exchange, LineOrder, Pass, PlanOptions, StoreOp, normalization};
-use crate::spec::{FftSpec, Layout};
+use crate::spec::{FftSpec, Layout, RealHalf};
 
 /// The second half of a cluster pass ([`Pass::cluster`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -51,7 +51,8 @@ pub const MAX_PORTABLE_CLUSTER: usize = 8;
 pub const MAX_CLUSTER: usize = 16;
 
 /// The one cluster pass for `spec` on `limits`, where the device has clusters, the transform
-/// is a power-of-two row transform without a chain or a real half (those keep their passes),
+/// is a power-of-two row transform without a chain (which keeps its passes; an even real
+/// transform's split or merge fuses into the tail or the head, [`super::real::fuse`]),
 /// larger than `block` (one workgroup's on-chip points) and at most `block` times the cluster
 /// size: [`PlanOptions::cluster_blocks`] workgroups, or by default as many of half a block
 /// as the cluster size allows (two to a compute unit), else of a whole block, for a batch
@@ -70,7 +71,7 @@ pub(super) fn cluster_pass(
         || most < 2
         || spec.layout != Layout::Rows
         || spec.chain.is_some()
-        || spec.real.is_some()
+        || matches!(spec.real, Some(RealHalf::Truncate | RealHalf::Extend))
     {
         return None;
     }

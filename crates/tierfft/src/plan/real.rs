@@ -66,15 +66,23 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
     match half {
         RealHalf::Split { .. } => {
             let count = passes.len();
-            let Some(pass) = passes.last_mut() else {
+            let Some(last) = passes.last_mut() else {
                 return Err(unpaired("the plan has no pass".into()));
+            };
+            // A cluster pass stores from its tail, the last of its two steps: paired as the
+            // last of several passes.
+            let clustered = last.cluster.is_some();
+            let several = count > 1 || clustered;
+            let pass = match last.cluster.as_mut() {
+                Some(c) => &mut c.tail,
+                None => &mut *last,
             };
             let lines = n / pass.size;
             let pairs = match pass.order {
                 // (Persistent kernels prefetch whole lines; not paired with a split yet.)
-                LineOrder::Contiguous => count == 1 && !pass.prefetch(),
+                LineOrder::Contiguous => !several && !pass.prefetch(),
                 LineOrder::Interleaved => {
-                    count > 1
+                    several
                         && pass.lines_per_group >= 2
                         && pass.lines_per_group.is_multiple_of(2)
                         && lines.is_multiple_of(pass.lines_per_group)
@@ -89,15 +97,17 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
             }
             pass.store.ops.push(StoreOp::Real(RealFusion {
                 half,
-                twiddles: if count == 1 { table() } else { None },
+                twiddles: if several { None } else { table() },
             }));
             pass.dst_len = n + 1;
             // The split's own exchange stores each line's bins, contiguous across its threads.
             pass.store.staged = false;
-            if count == 1 {
+            if !several {
                 fit_workgroup(pass, limits);
             }
-            if pass.workgroup_bytes() > limits.workgroup_memory {
+            // (A cluster pass's lengths are its whole kernel's: the head's too.)
+            last.dst_len = n + 1;
+            if last.workgroup_bytes() > limits.workgroup_memory {
                 return Err(unpaired(
                     "its exchange does not fit workgroup memory".into(),
                 ));
@@ -159,6 +169,21 @@ pub(crate) fn split_line(g: usize, t: usize, group: usize, lines: usize) -> usiz
     }
 }
 
+/// The workgroup and place `(g, t)` of line `j` in a split's last pass of `group` lines a
+/// workgroup: the inverse of [`split_line`] (where a cluster pass's head sends the outputs of
+/// its tail line `j`; the model of `kernel::pass`'s cluster kernel, for its test).
+#[cfg(test)]
+pub(crate) fn split_slot(j: usize, group: usize, lines: usize) -> (usize, usize) {
+    let half = group / 2;
+    let mirrored = 2 * j >= lines;
+    let base = if mirrored {
+        (lines - j) % (lines / 2)
+    } else {
+        j
+    };
+    (base / half, base % half + if mirrored { half } else { 0 })
+}
+
 /// Halves the lines a workgroup packs until its workgroup memory fits the device (the split's
 /// exchange may be the pass's first).
 fn fit_workgroup(pass: &mut Pass, limits: &DeviceLimits) {
@@ -172,7 +197,7 @@ fn fit_workgroup(pass: &mut Pass, limits: &DeviceLimits) {
 
 #[cfg(test)]
 mod tests {
-    use super::split_line;
+    use super::{split_line, split_slot};
 
     #[test]
     fn split_lines_take_every_line_once_with_its_mirror() {
@@ -191,6 +216,7 @@ mod tests {
                         t ^ (group / 2)
                     };
                     assert_eq!(split_line(g, partner, group, lines), mirror);
+                    assert_eq!(split_slot(j, group, lines), (g, t));
                 }
             }
             assert!(seen.iter().all(|&s| s));

@@ -143,6 +143,54 @@ fn cluster_rows() {
     );
 }
 
+/// R2C and C2R whose half-length transform runs in clusters: the split on the tail's store,
+/// the merge on the head's load (one step where the device has clusters; elsewhere the
+/// half-length transform and its split or merge as other shapes plan them). Batches of one
+/// cluster and of three, 2^16 and 2^17 reals.
+#[test]
+fn cluster_real_rows() {
+    let dev = gpu();
+    let mut rng = rng();
+    let opts = PlanOptions::default().with_cluster_blocks(Some(4));
+    for (rows, reals) in [(1, 1 << 16), (3, 1 << 16), (2, 1 << 17)] {
+        for spec in [
+            NdSpec::new(&[rows, reals]).axes(&[1]).real(),
+            NdSpec::new(&[rows, reals])
+                .axes(&[1])
+                .real()
+                .inverse()
+                .normalized(),
+        ] {
+            let fft = dev
+                .plan_nd_with(&spec, tierfft::nd::FuseReal::OnePass, &opts)
+                .expect("plan");
+            let clusters = dev.limits().is_some_and(|l| l.max_cluster_blocks >= 4);
+            assert!(
+                !clusters || fft.plan().steps.len() == 1,
+                "{spec:?}: the split or merge fused into the cluster pass\n{:?}",
+                fft.plan()
+            );
+            let (got, want) = if spec.kind() == tierfft::nd::Kind::RealToComplex {
+                let x: Vec<f32> = random(&mut rng, spec.input_len())
+                    .iter()
+                    .map(|z| z.re)
+                    .collect();
+                let mut out = poisoned(spec.output_len());
+                fft.process_real_to_complex(&x, &mut out).expect("run");
+                (out, nd_f64(&spec, &NdInput::Real(&x)))
+            } else {
+                let x = random(&mut rng, spec.input_len());
+                let mut out = vec![f32::NAN; spec.output_len()];
+                fft.process_complex_to_real(&x, &mut out).expect("run");
+                let got = out.iter().map(|&v| Complex32::new(v, 0.0)).collect();
+                (got, nd_f64(&spec, &NdInput::Complex(&x)))
+            };
+            let err = relative_l2_error(&got, &want);
+            assert!(err <= BOUND, "{spec:?}: error {err:e}");
+        }
+    }
+}
+
 #[test]
 fn columns() {
     plain(

@@ -237,6 +237,66 @@ fn cluster_plans() {
     }
 }
 
+/// An even real transform's split on a cluster pass's tail (each workgroup holding tail lines
+/// with their mirrors, sent there by the head) and its merge on the head's load: clusters of
+/// 2 to 16 on the small device, the H100's shape of the 2^16-real half for large batches,
+/// against f64, with a scale.
+#[test]
+fn cluster_real_halves() {
+    use crate::spec::RealHalf;
+    let tiny = tiny_clusters();
+    let h100 = DeviceLimits::profile("h100-cuda").expect("profile");
+    let mut rng = StdRng::seed_from_u64(13);
+    for (limits, k, blocks) in [
+        (&tiny, 9, None),
+        (&tiny, 10, None),
+        (&tiny, 11, None),
+        (&tiny, 9, Some(2)),
+        (&tiny, 11, Some(16)),
+        (&h100, 15, Some(4)),
+    ] {
+        let m = 1usize << k;
+        let batch = if k < 12 { 3 } else { 1 };
+        let opts = crate::plan::PlanOptions {
+            cluster_blocks: blocks,
+            ..Default::default()
+        };
+        let run = |spec: &FftSpec, input: &[Complex32]| {
+            let plan = Plan::with_options(spec, limits, &opts).expect("plan");
+            assert!(
+                plan.passes.len() == 1 && plan.passes[0].cluster.is_some(),
+                "m = {m}: expected one cluster pass\n{plan}"
+            );
+            let out =
+                run_plan(&plan, input).unwrap_or_else(|e| panic!("{}:\n{plan}\n{e}", limits.name));
+            (plan, out)
+        };
+        let split = FftSpec::new(m)
+            .batch(batch)
+            .real_half(RealHalf::Split { scale: 0.5 });
+        let input = random(&mut rng, m * batch);
+        let (plan, out) = run(&split, &input);
+        assert!(
+            plan.passes[0]
+                .steps()
+                .last()
+                .is_some_and(|t| t.splits_real())
+        );
+        let err = relative_l2_error(&out, &rfft_f64(&input, m, 0.5));
+        assert!(err <= 1e-6, "split of m = {m}: error {err:e}\n{plan}");
+
+        let scale = 1.0 / (2 * m) as f64;
+        let merge = FftSpec::new(m)
+            .batch(batch)
+            .inverse()
+            .real_half(RealHalf::Merge { scale });
+        let bins = random(&mut rng, (m + 1) * batch);
+        let (plan, out) = run(&merge, &bins);
+        let err = relative_l2_error(&out, &irfft_f64(&bins, m, scale));
+        assert!(err <= 1e-6, "merge of m = {m}: error {err:e}\n{plan}");
+    }
+}
+
 /// Columns, fused loads and stores, and chains (persistent prefetching kernels on CUDA).
 #[test]
 fn columns_fusion_and_chains() {

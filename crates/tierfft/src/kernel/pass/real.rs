@@ -135,14 +135,10 @@ impl PassGen<'_> {
                     self.em.push(Stmt::Store(Mem::Shared, at.clone(), z));
                 }
                 self.before_read();
+                // Read where each is used, so that a thread holds one pair at a time.
                 own.iter()
                     .zip(&mirrors)
-                    .map(|(a, b)| {
-                        (
-                            self.em.bind(Ty::Complex, load(Mem::Shared, a.clone())),
-                            self.em.bind(Ty::Complex, load(Mem::Shared, b.clone())),
-                        )
-                    })
+                    .map(|(a, b)| (load(Mem::Shared, a.clone()), load(Mem::Shared, b.clone())))
                     .collect()
             }
             Exchange::Split => {
@@ -179,7 +175,7 @@ impl PassGen<'_> {
             }
         };
         let half = f(0.5 * scale);
-        let mut stores = Vec::new();
+        self.em.comment("split and store the bins");
         for (q, (k, (a, b))) in ks.into_iter().zip(pairs).enumerate() {
             let k = self.em.bind(Ty::U32, k);
             let a = self.em.bind(Ty::Complex, a);
@@ -191,7 +187,7 @@ impl PassGen<'_> {
             let tw = self.split_twiddle(w, k.clone()).cmul(odd);
             let tw = self.em.bind(Ty::Complex, tw);
             let x = self.em.bind(Ty::Complex, even + times_minus_i(tw));
-            stores.push(Stmt::Store(Mem::Dst, self.element(Mem::Dst, k.clone()), x));
+            let mut stores = vec![Stmt::Store(Mem::Dst, self.element(Mem::Dst, k.clone()), x)];
             if q == 0 {
                 // Bin n (W^n = −1): (Re Z[0] − Im Z[0])·scale, by the thread holding k = 0.
                 let last = complex((a.re() - a.im()) * f(scale), f(0.0));
@@ -200,12 +196,12 @@ impl PassGen<'_> {
                     vec![Stmt::Store(Mem::Dst, self.element(Mem::Dst, u(n)), last)],
                 ));
             }
-        }
-        self.em.comment("store the bins");
-        if self.guarded {
-            self.em.push(Stmt::If(var("valid"), stores));
-        } else {
-            self.em.stmts.extend(stores);
+            // Each bin stored once computed: nothing held across the loop.
+            if self.guarded {
+                self.em.push(Stmt::If(var("valid"), stores));
+            } else {
+                self.em.stmts.extend(stores);
+            }
         }
     }
 
