@@ -15,7 +15,8 @@
 #   real      R2C and C2R (`--real --dims 1`) over REAL_SHAPES (default 2^16..2^26 reals a
 #             row, 2^26 a call), the split and merge fused (`--fuse-real one-pass`) against
 #             steps of their own (`never`), and .carry/tierfft-before's fused where it is
-#             there, two rounds interleaved
+#             there, two rounds interleaved; then fused into several passes
+#             (`any-passes`) over SEVERAL_SHAPES, with the planner's lines and with 16
 #   vulkan    `tierfft bench --backend cuda --compare cufft --with-wgpu --sizes
 #             8192,16384,2^15`, the shipped wisdom's shapes against exchanges in rounds
 #             combined with the complex exchange, radix 16 and 16 points a thread, forward
@@ -76,6 +77,17 @@ for step in "$@"; do
                         --fuse-real "$fuse" --shapes "$shapes" --reps 20 2>&1 |
                         tee -a "$out/real.txt" || status=1
                 done
+            done
+        done
+        # The split and merge on several passes, the last one's workgroups holding 8 lines
+        # (the planner's: 32-byte runs of lines and of their mirrors) or 16.
+        for dir in "" --inverse; do
+            for lines in "" 16; do
+                echo "== ${dir:-forward}, tierfft --fuse-real any-passes ${lines:+--min-lines $lines}" | tee -a "$out/real.txt"
+                .carry/tierfft bench --backend cuda --compare cufft --real --dims 1 $dir \
+                    --fuse-real any-passes ${lines:+--min-lines $lines} --reps 20 \
+                    --shapes "${SEVERAL_SHAPES:-128x524288,64x1048576,16x4194304}" 2>&1 |
+                    tee -a "$out/real.txt" || status=1
             done
         done
         ;;
