@@ -15,8 +15,10 @@
 #   real      R2C and C2R (`--real --dims 1`) over REAL_SHAPES (default 2^16..2^26 reals a
 #             row, 2^26 a call), the split and merge fused (`--fuse-real one-pass`) against
 #             steps of their own (`never`), and .carry/tierfft-before's fused where it is
-#             there, two rounds interleaved; then fused into several passes
-#             (`any-passes`) over SEVERAL_SHAPES, with the planner's lines and with 16
+#             there, two rounds interleaved
+#   several   R2C and C2R over SEVERAL_SHAPES (default 2^19..2^24 reals a row), the split
+#             and merge as steps (`--fuse-real never`) against fused into several passes
+#             (`any-passes`), with the planner's lines and with 16, two rounds interleaved
 #   vulkan    `tierfft bench --backend cuda --compare cufft --with-wgpu --sizes
 #             8192,16384,2^15`, the shipped wisdom's shapes against exchanges in rounds
 #             combined with the complex exchange, radix 16 and 16 points a thread, forward
@@ -79,15 +81,21 @@ for step in "$@"; do
                 done
             done
         done
-        # The split and merge on several passes, the last one's workgroups holding 8 lines
-        # (the planner's: 32-byte runs of lines and of their mirrors) or 16.
-        for dir in "" --inverse; do
-            for lines in "" 16; do
-                echo "== ${dir:-forward}, tierfft --fuse-real any-passes ${lines:+--min-lines $lines}" | tee -a "$out/real.txt"
-                .carry/tierfft bench --backend cuda --compare cufft --real --dims 1 $dir \
-                    --fuse-real any-passes ${lines:+--min-lines $lines} --reps 20 \
-                    --shapes "${SEVERAL_SHAPES:-128x524288,64x1048576,16x4194304}" 2>&1 |
-                    tee -a "$out/real.txt" || status=1
+        ;;
+    several)
+        # The split and merge as steps of their own against fused into several passes, the
+        # last one's workgroups holding the planner's lines (8: 32-byte runs of lines and of
+        # their mirrors) or 16.
+        for round in 1 2; do
+            for dir in "" --inverse; do
+                for flags in "never" "any-passes" "any-passes --min-lines 16"; do
+                    echo "== round $round, ${dir:-forward}, --fuse-real $flags" | tee -a "$out/several.txt"
+                    # shellcheck disable=SC2086 # the flags, word by word
+                    .carry/tierfft bench --backend cuda --compare cufft --real --dims 1 $dir \
+                        --fuse-real $flags --reps 20 \
+                        --shapes "${SEVERAL_SHAPES:-128x524288,64x1048576,32x2097152,16x4194304,8x8388608,4x16777216}" 2>&1 |
+                        tee -a "$out/several.txt" || status=1
+                done
             done
         done
         ;;

@@ -135,10 +135,18 @@ impl PassGen<'_> {
                     self.em.push(Stmt::Store(Mem::Shared, at.clone(), z));
                 }
                 self.before_read();
-                // Read where each is used, so that a thread holds one pair at a time.
+                // Unguarded lines read each pair where it is used, so that a thread holds one
+                // at a time; guarded ones (small packed lines) all first.
+                let now = self.guarded;
                 own.iter()
                     .zip(&mirrors)
-                    .map(|(a, b)| (load(Mem::Shared, a.clone()), load(Mem::Shared, b.clone())))
+                    .map(|(a, b)| {
+                        let (a, b) = (load(Mem::Shared, a.clone()), load(Mem::Shared, b.clone()));
+                        match now {
+                            true => (self.em.bind(Ty::Complex, a), self.em.bind(Ty::Complex, b)),
+                            false => (a, b),
+                        }
+                    })
                     .collect()
             }
             Exchange::Split => {
@@ -176,6 +184,10 @@ impl PassGen<'_> {
         };
         let half = f(0.5 * scale);
         self.em.comment("split and store the bins");
+        // Unguarded, each bin is stored once computed (nothing held across the loop: at 2^17
+        // reals in clusters, 88 bytes of spills fewer; 16384 reals 0.85 → 0.92 of cuFFT on the
+        // H100); guarded, under one condition after all (64 reals: 0.86 against 0.72).
+        let mut guarded = Vec::new();
         for (q, (k, (a, b))) in ks.into_iter().zip(pairs).enumerate() {
             let k = self.em.bind(Ty::U32, k);
             let a = self.em.bind(Ty::Complex, a);
@@ -196,12 +208,13 @@ impl PassGen<'_> {
                     vec![Stmt::Store(Mem::Dst, self.element(Mem::Dst, u(n)), last)],
                 ));
             }
-            // Each bin stored once computed: nothing held across the loop.
-            if self.guarded {
-                self.em.push(Stmt::If(var("valid"), stores));
-            } else {
-                self.em.stmts.extend(stores);
+            match self.guarded {
+                true => guarded.extend(stores),
+                false => self.em.stmts.extend(stores),
             }
+        }
+        if self.guarded {
+            self.em.push(Stmt::If(var("valid"), guarded));
         }
     }
 
