@@ -30,6 +30,24 @@ fn check(what: &str, spec: &FftSpec, opts: &PlanOptions, bound: f64) {
     assert!(err <= bound, "{what}, in place: error {err:e}");
 }
 
+/// Runs the R2C or C2R `fft` of `spec` on fresh random data (outputs poisoned) and returns
+/// its relative L2 error against the f64 reference.
+fn real_error(fft: &tierfft::nd::NdFft, spec: &NdSpec, rng: &mut rand::rngs::StdRng) -> f64 {
+    let (got, want) = if spec.kind() == tierfft::nd::Kind::RealToComplex {
+        let x: Vec<f32> = random(rng, spec.input_len()).iter().map(|z| z.re).collect();
+        let mut out = poisoned(spec.output_len());
+        fft.process_real_to_complex(&x, &mut out).expect("run");
+        (out, nd_f64(spec, &NdInput::Real(&x)))
+    } else {
+        let x = random(rng, spec.input_len());
+        let mut out = vec![f32::NAN; spec.output_len()];
+        fft.process_complex_to_real(&x, &mut out).expect("run");
+        let got = out.iter().map(|&v| Complex32::new(v, 0.0)).collect();
+        (got, nd_f64(spec, &NdInput::Complex(&x)))
+    };
+    relative_l2_error(&got, &want)
+}
+
 fn plain(spec: FftSpec, what: &str) {
     check(what, &spec, &PlanOptions::default(), BOUND);
 }
@@ -170,22 +188,7 @@ fn cluster_real_rows() {
                 "{spec:?}: the split or merge fused into the cluster pass\n{:?}",
                 fft.plan()
             );
-            let (got, want) = if spec.kind() == tierfft::nd::Kind::RealToComplex {
-                let x: Vec<f32> = random(&mut rng, spec.input_len())
-                    .iter()
-                    .map(|z| z.re)
-                    .collect();
-                let mut out = poisoned(spec.output_len());
-                fft.process_real_to_complex(&x, &mut out).expect("run");
-                (out, nd_f64(&spec, &NdInput::Real(&x)))
-            } else {
-                let x = random(&mut rng, spec.input_len());
-                let mut out = vec![f32::NAN; spec.output_len()];
-                fft.process_complex_to_real(&x, &mut out).expect("run");
-                let got = out.iter().map(|&v| Complex32::new(v, 0.0)).collect();
-                (got, nd_f64(&spec, &NdInput::Complex(&x)))
-            };
-            let err = relative_l2_error(&got, &want);
+            let err = real_error(&fft, &spec, &mut rng);
             assert!(err <= BOUND, "{spec:?}: error {err:e}");
         }
     }
@@ -364,22 +367,7 @@ fn real_and_strided_n_d() {
         NdSpec::new(&[3, 4096]).real().inverse(),
     ] {
         let fft = dev.plan_nd(&spec).expect("plan");
-        let (got, want) = if spec.kind() == tierfft::nd::Kind::RealToComplex {
-            let x: Vec<f32> = random(&mut rng, spec.input_len())
-                .iter()
-                .map(|z| z.re)
-                .collect();
-            let mut out = poisoned(spec.output_len());
-            fft.process_real_to_complex(&x, &mut out).expect("run");
-            (out, nd_f64(&spec, &NdInput::Real(&x)))
-        } else {
-            let x = random(&mut rng, spec.input_len());
-            let mut out = vec![f32::NAN; spec.output_len()];
-            fft.process_complex_to_real(&x, &mut out).expect("run");
-            let got = out.iter().map(|&v| Complex32::new(v, 0.0)).collect();
-            (got, nd_f64(&spec, &NdInput::Complex(&x)))
-        };
-        let err = relative_l2_error(&got, &want);
+        let err = real_error(&fft, &spec, &mut rng);
         assert!(err <= BOUND, "{spec:?}: error {err:e}");
     }
     // A 2-D transform of pitched rows: gathered and scattered by kernels of their own.
