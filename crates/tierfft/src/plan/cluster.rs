@@ -85,7 +85,8 @@ pub(super) fn cluster_pass(
     // 25.1). 2^17 in 8 whole blocks loses to two passes by 2–28 % as a C2C transform at every
     // batch, but as the half of a 2^18-real R2C or C2R (256 rows) it ran at 0.93–0.95 of cuFFT
     // against 0.61–0.76 with two passes, and with the split or merge fused into it at 1.14–1.24
-    // ("2026-12-06, commits 8b8c90e and the next"), so it stays. Clusters of 16 lost at every length.
+    // ("2026-12-06, commits 8b8c90e and the next"), so it stays. Clusters of 16 lost at every
+    // length.
     let portable = most.min(MAX_PORTABLE_CLUSTER);
     let half_blocks = n / (block / 2).max(1);
     let fills_units = limits.filled_by(spec.batch.saturating_mul(n), block);

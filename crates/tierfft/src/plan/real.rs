@@ -71,8 +71,7 @@ pub(super) fn fuse(passes: &mut [Pass], spec: &FftSpec, limits: &DeviceLimits) -
             };
             // A cluster pass stores from its tail, the last of its two steps: paired as the
             // last of several passes.
-            let clustered = last.cluster.is_some();
-            let several = count > 1 || clustered;
+            let several = count > 1 || last.cluster.is_some();
             let pass = match last.cluster.as_mut() {
                 Some(c) => &mut c.tail,
                 None => &mut *last,

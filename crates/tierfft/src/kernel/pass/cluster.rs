@@ -8,8 +8,7 @@
 
 use super::{PassGen, pass_bindings};
 use crate::kernel::ir::*;
-use crate::plan::{Cluster, Plan, RealFusion};
-use crate::spec::RealHalf;
+use crate::plan::{Cluster, Plan};
 
 /// The kernel of cluster pass `index` of `plan` (its only pass).
 pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: bool) -> Kernel {
@@ -25,13 +24,7 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
     let mut h = PassGen::new(plan, index, head);
     h.runs_to_end = true;
     h.locate_line();
-    match head.real() {
-        Some(RealFusion {
-            half: RealHalf::Merge { scale },
-            twiddles,
-        }) => h.load_merged(*scale, twiddles.as_ref()),
-        _ => h.load(),
-    }
+    h.load_line();
     h.point_ops(&head.load.points(), Mem::Src, PassGen::in_index);
     for s in 0..head.radices.len() {
         h.stage(s, false);
@@ -40,40 +33,36 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
     h.em.comment("every workgroup of the cluster is done with its workgroup memory");
     h.em.push(Stmt::ClusterBarrier);
     let split = tail.splits_real();
-    if split {
+    let (size, half) = (head.size, lines / 2);
+    h.em.comment(match split {
         // The tail's workgroups hold lines with their mirrors (plan::split_line).
-        let (size, half) = (head.size, lines / 2);
-        h.em.comment(format!(
+        true => format!(
             "send output q of head line j to tail line q: lines q < {} to workgroup q / {half}, \
              row q mod {half}; their mirrors {size} − q (and {}) to the same workgroup, {half} rows on; \
              column j of the row",
             size / 2,
             size / 2
-        ));
-        for m in 0..h.e() {
-            let q = h.em.bind(Ty::U32, var("tl") + u(h.t() * m));
+        ),
+        false => format!(
+            "send output q of head line j to tail line q: workgroup q / {lines}, column j of row q mod {lines} of its table"
+        ),
+    });
+    for m in 0..h.e() {
+        let q = h.em.bind(Ty::U32, var("tl") + u(h.t() * m));
+        let (rank, row) = if split {
             let mirrored = h.em.bind(Ty::Bool, ge(q.clone(), u(size / 2)));
             let base = select(mirrored.clone(), (u(size) - q.clone()) & u(size / 2 - 1), q);
             let base = h.em.bind(Ty::U32, base);
             let row = base.clone() % u(half) + select(mirrored, u(half), u(0));
-            h.em.push(Stmt::StoreRemote {
-                rank: base / u(half),
-                index: row * u(c.row()) + var("j"),
-                value: h.regs[m].clone(),
-            });
-        }
-    } else {
-        h.em.comment(format!(
-            "send output q of head line j to tail line q: workgroup q / {lines}, column j of row q mod {lines} of its table"
-        ));
-        for m in 0..h.e() {
-            let q = h.em.bind(Ty::U32, var("tl") + u(h.t() * m));
-            h.em.push(Stmt::StoreRemote {
-                rank: q.clone() / u(lines),
-                index: (q % u(lines)) * u(c.row()) + var("j"),
-                value: h.regs[m].clone(),
-            });
-        }
+            (base / u(half), row)
+        } else {
+            (q.clone() / u(lines), q % u(lines))
+        };
+        h.em.push(Stmt::StoreRemote {
+            rank,
+            index: row * u(c.row()) + var("j"),
+            value: h.regs[m].clone(),
+        });
     }
 
     let mut g = PassGen::new(plan, index, tail);
@@ -96,13 +85,7 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
         g.stage(s, false);
     }
     g.gather_held();
-    match tail.store.real() {
-        Some(RealFusion {
-            half: RealHalf::Split { scale },
-            twiddles,
-        }) => g.store_split(*scale, twiddles.as_ref()),
-        _ => g.store(),
-    }
+    g.store_line();
 
     let n = plan.transform().n;
     let dir = if plan.transform().direction.sign() < 0.0 {

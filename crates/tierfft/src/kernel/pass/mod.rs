@@ -32,7 +32,7 @@ use super::ir::*;
 use crate::base::precision::Precision;
 use crate::base::values::Values;
 use crate::plan::shape::stage_rounds;
-use crate::plan::{Body, Exchange, Geometry, Pass, Plan, RealFusion};
+use crate::plan::{Body, Exchange, Geometry, Pass, Plan};
 use crate::spec::RealHalf;
 
 /// Builds the kernel of pass `index` of `plan`. `in_place` binds one read-write buffer for
@@ -165,17 +165,7 @@ fn pass_body(plan: &Plan, index: usize, runs_to_end: bool) -> PassGen<'_> {
     // A pass of a chain's back-transform runs in the opposite direction.
     let chain_inverse = pass.inverse();
     g.locate_line();
-    match &pass.real() {
-        Some(RealFusion {
-            half: RealHalf::Merge { scale },
-            twiddles,
-        }) => g.load_merged(*scale, twiddles.as_ref()),
-        Some(RealFusion {
-            half: RealHalf::Extend,
-            ..
-        }) => g.load_extended(),
-        _ => g.load(),
-    }
+    g.load_line();
     g.sum_input();
     g.point_ops(&pass.load.points(), Mem::Src, PassGen::in_index);
     if let Some(filter) = pass.load.filter() {
@@ -195,13 +185,7 @@ fn pass_body(plan: &Plan, index: usize, runs_to_end: bool) -> PassGen<'_> {
         }
         g.gather_held();
     }
-    match &pass.real() {
-        Some(RealFusion {
-            half: RealHalf::Split { scale },
-            twiddles,
-        }) => g.store_split(*scale, twiddles.as_ref()),
-        _ => g.store(),
-    }
+    g.store_line();
     g.write_checks();
     g
 }

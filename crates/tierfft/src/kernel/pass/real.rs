@@ -7,9 +7,38 @@ use super::PassGen;
 use crate::base::values::Values;
 use crate::kernel::ir::*;
 use crate::kernel::real::{conj, times_i, times_minus_i};
-use crate::plan::Exchange;
+use crate::plan::{Exchange, RealFusion};
+use crate::spec::RealHalf;
 
 impl PassGen<'_> {
+    /// Loads the line's points from device memory: merged or extended from bins where the
+    /// pass fuses a C2R's merge or extension, else as they are.
+    pub(super) fn load_line(&mut self) {
+        match self.pass.load.real() {
+            Some(RealFusion {
+                half: RealHalf::Merge { scale },
+                twiddles,
+            }) => self.load_merged(*scale, twiddles.as_ref()),
+            Some(RealFusion {
+                half: RealHalf::Extend,
+                ..
+            }) => self.load_extended(),
+            _ => self.load(),
+        }
+    }
+
+    /// Stores the line's points to device memory: split into bins where the pass fuses an
+    /// R2C's split, else as they are (a cut rides on the plain store).
+    pub(super) fn store_line(&mut self) {
+        match self.pass.store.real() {
+            Some(RealFusion {
+                half: RealHalf::Split { scale },
+                twiddles,
+            }) => self.store_split(*scale, twiddles.as_ref()),
+            _ => self.store(),
+        }
+    }
+
     /// Loads each held point `k` merged from bins `k` and `n − k` of its row:
     /// `Z[k] = ((a + b) + i·W^−k·(a − b))·scale` with `a = X[k]`, `b = X*[n−k]`, the
     /// imaginary parts of bins 0 and `n` ignored (a real signal's spectrum has none).
@@ -137,12 +166,12 @@ impl PassGen<'_> {
                 self.before_read();
                 // Unguarded lines read each pair where it is used, so that a thread holds one
                 // at a time; guarded ones (small packed lines) all first.
-                let now = self.guarded;
+                let read_first = self.guarded;
                 own.iter()
                     .zip(&mirrors)
                     .map(|(a, b)| {
                         let (a, b) = (load(Mem::Shared, a.clone()), load(Mem::Shared, b.clone()));
-                        match now {
+                        match read_first {
                             true => (self.em.bind(Ty::Complex, a), self.em.bind(Ty::Complex, b)),
                             false => (a, b),
                         }
