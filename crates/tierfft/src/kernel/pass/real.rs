@@ -50,30 +50,128 @@ impl PassGen<'_> {
         let n = self.geometry.n;
         let twiddles = twiddles.expect("the planner gives a merge its twiddles");
         let w = self.aux_offset(twiddles);
+        let p = self.pass;
+        if p.size == n && p.rounds <= 1 && p.exchanges() > 0 {
+            return self.load_merged_line(scale, w);
+        }
         self.em.comment(format!(
             "C2R: load bins k and {n} − k of each point's row of {} and merge them",
             n + 1
         ));
         for m in 0..self.e() {
             let k = self.em.bind(Ty::U32, self.in_index(m));
-            let first = self.em.bind(Ty::Bool, lt(k.clone(), u(1)));
             let at = self.element(Mem::Src, k.clone());
             let x = self.em.bind(Ty::Complex, load(Mem::Src, at));
             let at = self.element(Mem::Src, u(n) - k.clone());
             let y = self.em.bind(Ty::Complex, load(Mem::Src, at));
-            let a = complex(x.re(), select(first.clone(), f(0.0), x.im()));
-            let a = self.em.bind(Ty::Complex, a);
-            let b = complex(y.re(), select(first, f(0.0), -y.im()));
-            let b = self.em.bind(Ty::Complex, b);
-            let t = conj(load(Mem::Aux, u(w) + k)).cmul(a.clone() - b.clone());
-            let t = self.em.bind(Ty::Complex, t);
-            self.em.push(Stmt::Var(
-                format!("v{m}"),
-                Ty::Complex,
-                (a + b + times_i(t)) * f(scale),
-            ));
+            self.merge_point(m, k, x, y, scale, w);
         }
         self.declare_spare_registers();
+    }
+
+    /// [`PassGen::load_merged`] for a one-pass line whose exchanges hold it whole: each bin is
+    /// loaded once and the thread holding `k` reads bin `n − k` from workgroup memory (bin
+    /// `n`, the mirror of 0, from device memory), rather than every bin twice from device
+    /// memory.
+    fn load_merged_line(&mut self, scale: f64, w: usize) {
+        let n = self.geometry.n;
+        self.em.comment(format!(
+            "C2R: load bin k of each point's row of {}, bin {n} − k through workgroup memory, \
+             and merge them",
+            n + 1
+        ));
+        let (t, e) = (self.t(), self.e());
+        let ks: Vec<Expr> = (0..e).map(|m| var("tl") + u(t * m)).collect();
+        let xs: Vec<Expr> = ks
+            .iter()
+            .map(|k| {
+                let at = self.element(Mem::Src, k.clone());
+                self.em.bind(Ty::Complex, load(Mem::Src, at))
+            })
+            .collect();
+        // Only register 0 of thread 0 holds k = 0.
+        let at = self.element(Mem::Src, u(n));
+        let last = self.em.bind(Ty::Complex, load(Mem::Src, at));
+        let own: Vec<Expr> = self
+            .held_slots()
+            .into_iter()
+            .map(|(_, at)| self.pad(at))
+            .collect();
+        let mirrors: Vec<Expr> = ks
+            .iter()
+            .enumerate()
+            .map(|(m, k)| {
+                let mk = match m {
+                    0 => select(lt(k.clone(), u(1)), u(0), u(n) - k.clone()),
+                    _ => u(n) - k.clone(),
+                };
+                let mk = self.em.bind(Ty::U32, mk);
+                let at = self.shared_index(mk);
+                self.pad_whole(at)
+            })
+            .collect();
+        let ys: Vec<Expr> = match self.pass.exchange {
+            Exchange::Complex => {
+                self.before_write();
+                for (x, at) in xs.iter().zip(&own) {
+                    self.em
+                        .push(Stmt::Store(Mem::Shared, at.clone(), x.clone()));
+                }
+                self.before_read();
+                mirrors
+                    .iter()
+                    .map(|at| self.em.bind(Ty::Complex, load(Mem::Shared, at.clone())))
+                    .collect()
+            }
+            Exchange::Split => {
+                let mut parts = Vec::new();
+                for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
+                    self.before_write();
+                    for (x, at) in xs.iter().zip(&own) {
+                        self.em.push(Stmt::Store(Mem::Shared, at.clone(), part(x)));
+                    }
+                    self.before_read();
+                    let read: Vec<Expr> = mirrors
+                        .iter()
+                        .map(|at| self.em.bind(Ty::Real, load(Mem::Shared, at.clone())))
+                        .collect();
+                    parts.push(read);
+                }
+                parts[0]
+                    .iter()
+                    .zip(&parts[1])
+                    .map(|(re, im)| complex(re.clone(), im.clone()))
+                    .collect()
+            }
+        };
+        for (m, ((k, x), y)) in ks.into_iter().zip(xs).zip(ys).enumerate() {
+            let k = self.em.bind(Ty::U32, k);
+            let y = match m {
+                0 => select(lt(k.clone(), u(1)), last.clone(), y),
+                _ => y,
+            };
+            let y = self.em.bind(Ty::Complex, y);
+            self.merge_point(m, k, x, y, scale, w);
+        }
+        self.declare_spare_registers();
+    }
+
+    /// Register `m` merged from `x = X[k]` and `y = X[n − k]`:
+    /// `Z[k] = ((a + b) + i·W^−k·(a − b))·scale` with `a = x`, `b = y*`, the imaginary parts
+    /// of bins 0 and `n` ignored; `W` read from `aux` at `w`.
+    fn merge_point(&mut self, m: usize, k: Expr, x: Expr, y: Expr, scale: f64, w: usize) {
+        let first = self.em.bind(Ty::Bool, lt(k.clone(), u(1)));
+        let a = complex(x.re(), select(first.clone(), f(0.0), x.im()));
+        let a = self.em.bind(Ty::Complex, a);
+        let b = complex(y.re(), select(first, f(0.0), -y.im()));
+        let b = self.em.bind(Ty::Complex, b);
+        let t = conj(load(Mem::Aux, u(w) + k)).cmul(a.clone() - b.clone());
+        let t = self.em.bind(Ty::Complex, t);
+        self.em.push(Stmt::Var(
+            format!("v{m}"),
+            Ty::Complex,
+            (a + b + times_i(t)) * f(scale),
+        ));
     }
 
     /// Loads each held point `k` from its row of `n/2 + 1` bins: bin `k` up to `n/2`, above
