@@ -13,9 +13,9 @@
 #             (the shipped wisdom), forward then inverse, ROUNDS rounds interleaved (default
 #             1); needs the Vulkan loader's packages in .gl/
 #   real      R2C and C2R (`--real --dims 1`) over REAL_SHAPES (default 2^16..2^26 reals a
-#             row, 2^26 a call), the split and merge fused (`--fuse-real one-pass`) against
-#             steps of their own (`never`), and .carry/tierfft-before's fused where it is
-#             there, two rounds interleaved
+#             row, 2^26 a call), the split and merge fused where the planner fuses them
+#             (`--fuse-real auto`) against steps of their own (`never`), and
+#             .carry/tierfft-before's choice where it is there, two rounds interleaved
 #   several   R2C and C2R over SEVERAL_SHAPES (default 2^19..2^24 reals a row), the split
 #             and merge as steps (`--fuse-real never`) against fused into several passes
 #             (`any-passes`), with the planner's lines and with 16, two rounds interleaved
@@ -71,7 +71,7 @@ for step in "$@"; do
         shapes=${REAL_SHAPES:-1048576x64,65536x1024,16384x4096,4096x16384,1024x65536,512x131072,256x262144,128x524288,64x1048576}
         for round in 1 2; do
             for dir in "" --inverse; do
-                for run in "tierfft one-pass" "tierfft never" "tierfft-before one-pass"; do
+                for run in "tierfft auto" "tierfft never" "tierfft-before auto"; do
                     read -r bin fuse <<<"$run"
                     [ -x ".carry/$bin" ] || continue
                     echo "== round $round, ${dir:-forward}, $bin --fuse-real $fuse" | tee -a "$out/real.txt"

@@ -179,7 +179,7 @@ fn parse_grid(s: &str) -> Result<[usize; 2], String> {
 /// `--fuse-real` (see [`FuseReal`]).
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum FuseRealArg {
-    /// Where it measured faster (f32: one-pass; f64: see `FuseReal::Auto`).
+    /// Where it measured faster (f32: any passes; f64: see `FuseReal::Auto`).
     Auto,
     /// Where the half-length transform is one pass.
     OnePass,

@@ -15,14 +15,15 @@ use crate::spec::RealHalf;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FuseReal {
-    /// Where it measured faster (the default): in f32 as [`FuseReal::OnePass`]; in f64
-    /// (docs/BENCHMARKS.md, "2026-11-27, commit c1f7b23", H200) one-pass half-lengths to 2^13,
-    /// and from 2^15 merges into several passes at any length, splits to 2^21.
+    /// Where it measured faster (the default): in f32 as [`FuseReal::AnyPasses`]
+    /// (docs/BENCHMARKS.md, "2026-12-06, commits 61c9446 and the next", H100: 2^19..2^24
+    /// reals, merges 1.10-1.24 times and splits 0.98-1.29 times as fast as with steps of
+    /// their own); in f64 (docs/BENCHMARKS.md,
+    /// "2026-11-27, commit c1f7b23", H200) one-pass half-lengths to 2^13, and from 2^15
+    /// merges into several passes at any length, splits to 2^21.
     #[default]
     Auto,
-    /// Where the half-length transform is one pass (from 2^16 reals on the H100 the fused
-    /// multi-pass versions were not faster in f32, docs/BENCHMARKS.md,
-    /// "2026-11-24, commit 8e2db3a").
+    /// Where the half-length transform is one pass (a cluster pass included).
     OnePass,
     /// Wherever the device's plan can: the merge on the first of several passes, the split
     /// on the last (when its workgroups pair lines with their mirrors).
@@ -166,6 +167,8 @@ fn worth_fusing(spec: &crate::FftSpec, passes: usize, fuse: FuseReal) -> bool {
         }
         (_, Some(RealHalf::Split { .. })) if f64_auto => spec.n <= F64_FUSED_SPLIT_PASSES,
         (_, Some(RealHalf::Merge { .. })) if f64_auto => true,
+        // (f32: N-D and real transforms run in f32 or f64.)
+        (FuseReal::Auto, Some(RealHalf::Split { .. } | RealHalf::Merge { .. })) => true,
         (FuseReal::Auto | FuseReal::OnePass, _) => one_pass,
         (FuseReal::AnyPasses, _) => true,
         (FuseReal::Never, _) => false,
@@ -228,14 +231,12 @@ mod tests {
             fused(&NdSpec::new(&[8, 6]).real().inverse()),
             ["fft false", "fft true"]
         );
-        // Half of 2^16 takes two passes on lavapipe: split and merge stay steps.
-        assert_eq!(
-            fused(&NdSpec::new(&[1 << 16]).real()),
-            ["fft false", "split"]
-        );
+        // Half of 2^16 takes two passes on lavapipe: the split rides on the last, the merge
+        // on the first.
+        assert_eq!(fused(&NdSpec::new(&[1 << 16]).real()), ["fft true"]);
         assert_eq!(
             fused(&NdSpec::new(&[1 << 16]).real().inverse()),
-            ["merge", "fft false"]
+            ["fft true"]
         );
         // Odd lengths: the cut and the Hermitian extension fuse into the full transform
         // (the widening and the real parts stay steps); Bluestein half lengths keep theirs.

@@ -7,11 +7,14 @@ use super::shape::{self, prev_power_of_two, split_evenly};
 use super::{DeviceLimits, Exchange, MAX_HELD_POINTS, Pass, PlanOptions, WIDE_MIN_LINES, cluster};
 use crate::base::precision::Precision;
 use crate::error::{Error, Result};
-use crate::spec::{FftSpec, Layout, PointOp};
+use crate::spec::{FftSpec, Layout, PointOp, RealHalf};
 
 /// Points per line of the last of two passes where the first pass's workgroups stay within
 /// half a block ([`decompose`]).
 const SHORT_LAST_PASS: usize = 512;
+
+/// Lines a workgroup of the passes of an f32 R2C whose split rides on the last of several.
+const SPLIT_MIN_LINES: usize = 16;
 
 /// Neighbouring columns a workgroup of an `n`-point column transform holds at least, for a
 /// device whose on-chip block is `complex_block` points. Measured on the H100
@@ -92,6 +95,16 @@ pub(super) fn decompose(
     let (complex_block, split_block) = (block_for(Exchange::Complex), block_for(Exchange::Split));
     let transaction = (limits.transaction_bytes / element_bytes).max(1);
     let min_lines = opts.min_lines.unwrap_or(match spec.layout {
+        // An f32 R2C's split on the last of several passes stores lines and their mirror
+        // lines: 128-byte runs of both (16 lines) took 2^22..2^24 reals from 0.71-0.76 of
+        // cuFFT with the split a step of its own to 0.91-0.92 on the H100, through three
+        // passes instead of two (docs/BENCHMARKS.md, "2026-12-06, commit 61c9446").
+        Layout::Rows
+            if spec.precision == Precision::F32
+                && matches!(spec.real, Some(RealHalf::Split { .. })) =>
+        {
+            SPLIT_MIN_LINES
+        }
         Layout::Rows => transaction,
         Layout::Columns { .. } => column_lines(n, complex_block, limits, spec.precision),
     });

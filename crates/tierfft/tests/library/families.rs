@@ -361,11 +361,17 @@ fn double_precision() {
 fn real_and_strided_n_d() {
     let dev = gpu();
     let mut rng = rng();
-    // R2C and C2R with the split and merge fused into the half-length transform.
-    for spec in [
-        NdSpec::new(&[3, 4096]).real(),
-        NdSpec::new(&[3, 4096]).real().inverse(),
-    ] {
+    // R2C and C2R with the split and merge fused into the half-length transform: packed
+    // short lines, a line a workgroup, and the H100's longest one-pass line.
+    for spec in [[5, 64], [3, 4096], [2, 16384]]
+        .into_iter()
+        .flat_map(|shape| {
+            [
+                NdSpec::new(&shape).real(),
+                NdSpec::new(&shape).real().inverse(),
+            ]
+        })
+    {
         let fft = dev.plan_nd(&spec).expect("plan");
         let err = real_error(&fft, &spec, &mut rng);
         assert!(err <= BOUND, "{spec:?}: error {err:e}");

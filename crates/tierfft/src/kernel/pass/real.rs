@@ -89,7 +89,7 @@ impl PassGen<'_> {
                 self.em.bind(Ty::Complex, load(Mem::Src, at))
             })
             .collect();
-        // Only register 0 of thread 0 holds k = 0.
+        // Bin n, the mirror of k = 0.
         let at = self.element(Mem::Src, u(n));
         let last = self.em.bind(Ty::Complex, load(Mem::Src, at));
         let own: Vec<Expr> = self
@@ -97,20 +97,8 @@ impl PassGen<'_> {
             .into_iter()
             .map(|(_, at)| self.pad(at))
             .collect();
-        let mirrors: Vec<Expr> = ks
-            .iter()
-            .enumerate()
-            .map(|(m, k)| {
-                let mk = match m {
-                    0 => select(lt(k.clone(), u(1)), u(0), u(n) - k.clone()),
-                    _ => u(n) - k.clone(),
-                };
-                let mk = self.em.bind(Ty::U32, mk);
-                let at = self.shared_index(mk);
-                self.pad_whole(at)
-            })
-            .collect();
-        let ys: Vec<Expr> = match self.pass.exchange {
+        // (X[k], X[n − k]) for each of the thread's k.
+        let pairs: Vec<(Expr, Option<Expr>)> = match self.pass.exchange {
             Exchange::Complex => {
                 self.before_write();
                 for (x, at) in xs.iter().zip(&own) {
@@ -118,12 +106,16 @@ impl PassGen<'_> {
                         .push(Stmt::Store(Mem::Shared, at.clone(), x.clone()));
                 }
                 self.before_read();
-                mirrors
-                    .iter()
-                    .map(|at| self.em.bind(Ty::Complex, load(Mem::Shared, at.clone())))
+                // Both read back where they are used, so that a thread holds one pair at a
+                // time.
+                own.iter()
+                    .map(|at| (load(Mem::Shared, at.clone()), None))
                     .collect()
             }
             Exchange::Split => {
+                let mirrors: Vec<Expr> = (ks.iter().enumerate())
+                    .map(|(m, k)| self.merge_mirror(m, k))
+                    .collect();
                 let mut parts = Vec::new();
                 for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
                     self.before_write();
@@ -137,14 +129,20 @@ impl PassGen<'_> {
                         .collect();
                     parts.push(read);
                 }
-                parts[0]
-                    .iter()
-                    .zip(&parts[1])
-                    .map(|(re, im)| complex(re.clone(), im.clone()))
+                (xs.into_iter().zip(parts[0].iter().zip(&parts[1])))
+                    .map(|(x, (re, im))| (x, Some(complex(re.clone(), im.clone()))))
                     .collect()
             }
         };
-        for (m, ((k, x), y)) in ks.into_iter().zip(xs).zip(ys).enumerate() {
+        for (m, (k, (x, y))) in ks.into_iter().zip(pairs).enumerate() {
+            let x = self.em.bind(Ty::Complex, x);
+            let y = match y {
+                Some(y) => y,
+                None => {
+                    let at = self.merge_mirror(m, &k);
+                    load(Mem::Shared, at)
+                }
+            };
             let k = self.em.bind(Ty::U32, k);
             let y = match m {
                 0 => select(lt(k.clone(), u(1)), last.clone(), y),
@@ -154,6 +152,20 @@ impl PassGen<'_> {
             self.merge_point(m, k, x, y, scale, w);
         }
         self.declare_spare_registers();
+    }
+
+    /// Workgroup-memory index (padded) of bin `n − k` of register `m`'s line, bin 0's for
+    /// `k = 0` (whose mirror, bin `n`, is not in the line).
+    fn merge_mirror(&mut self, m: usize, k: &Expr) -> Expr {
+        let n = self.geometry.n;
+        let mk = match m {
+            // (Only register 0 of thread 0 holds k = 0.)
+            0 => select(lt(k.clone(), u(1)), u(0), u(n) - k.clone()),
+            _ => u(n) - k.clone(),
+        };
+        let mk = self.em.bind(Ty::U32, mk);
+        let at = self.shared_index(mk);
+        self.pad_whole(at)
     }
 
     /// Register `m` merged from `x = X[k]` and `y = X[n − k]`:
