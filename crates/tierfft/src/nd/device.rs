@@ -16,7 +16,7 @@ use crate::spec::RealHalf;
 #[non_exhaustive]
 pub enum FuseReal {
     /// Where it measured faster (the default): in f32 as [`FuseReal::AnyPasses`]
-    /// (docs/BENCHMARKS.md, "2026-12-06, commits 61c9446 and the next", H100: 2^19..2^24
+    /// (docs/BENCHMARKS.md, "2026-12-06, commits 61c9446 to 86360fa", H100: 2^19..2^24
     /// reals, merges 1.10-1.24 times and splits 0.98-1.29 times as fast as with steps of
     /// their own); in f64 (docs/BENCHMARKS.md,
     /// "2026-11-27, commit c1f7b23", H200) one-pass half-lengths to 2^13, and from 2^15

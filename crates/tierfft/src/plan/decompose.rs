@@ -98,7 +98,7 @@ pub(super) fn decompose(
         // An f32 R2C's split on the last of several passes stores lines and their mirror
         // lines: 128-byte runs of both (16 lines) took 2^22..2^24 reals from 0.71-0.76 of
         // cuFFT with the split a step of its own to 0.91-0.92 on the H100, through three
-        // passes instead of two (docs/BENCHMARKS.md, "2026-12-06, commit 61c9446").
+        // passes instead of two (docs/BENCHMARKS.md, "2026-12-06, commits 61c9446 to 86360fa").
         Layout::Rows
             if spec.precision == Precision::F32
                 && matches!(spec.real, Some(RealHalf::Split { .. })) =>
