@@ -23,6 +23,7 @@
 mod access;
 mod check;
 mod cluster;
+mod exchange;
 mod merged;
 mod real;
 
