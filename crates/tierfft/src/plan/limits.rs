@@ -1,6 +1,6 @@
 //! What the planner needs to know about a device, read from the device itself.
 
-use super::{Exchange, PlanOptions};
+use super::Exchange;
 use crate::base::precision::Precision;
 use crate::error::{Error, Result};
 
@@ -252,115 +252,6 @@ impl DeviceLimits {
         "raspberry-pi-5",
         "small-16k",
     ];
-}
-
-/// Setters for the planner's options. [`PlanOptions`] (declared in `plan/mod.rs` with the
-/// planner it steers) is `#[non_exhaustive]`, so that options can be added: outside the
-/// crate it is built from [`PlanOptions::default`] and these, e.g.
-/// `PlanOptions::default().with_max_radix(16).with_measure(true)`. Each sets one field as
-/// is; [`PlanOptions::validate`] (which planning calls) checks the values.
-impl PlanOptions {
-    /// Sets [`PlanOptions::target_threads`].
-    pub fn with_target_threads(mut self, target_threads: Option<usize>) -> Self {
-        self.target_threads = target_threads;
-        self
-    }
-
-    /// Sets [`PlanOptions::max_radix`].
-    pub fn with_max_radix(mut self, max_radix: usize) -> Self {
-        self.max_radix = max_radix;
-        self
-    }
-
-    /// Sets [`PlanOptions::points_per_thread`].
-    pub fn with_points_per_thread(mut self, points_per_thread: Option<usize>) -> Self {
-        self.points_per_thread = points_per_thread;
-        self
-    }
-
-    /// Sets [`PlanOptions::merge`].
-    pub fn with_merge(mut self, merge: Option<bool>) -> Self {
-        self.merge = merge;
-        self
-    }
-
-    /// Sets [`PlanOptions::exchange_rounds`].
-    pub fn with_exchange_rounds(mut self, rounds: Option<usize>) -> Self {
-        self.exchange_rounds = rounds;
-        self
-    }
-
-    /// Sets [`PlanOptions::persistent_groups`].
-    pub fn with_persistent_groups(mut self, groups: Option<usize>) -> Self {
-        self.persistent_groups = groups;
-        self
-    }
-
-    /// Sets [`PlanOptions::resident_bytes`].
-    pub fn with_resident_bytes(mut self, resident_bytes: Option<usize>) -> Self {
-        self.resident_bytes = resident_bytes;
-        self
-    }
-
-    /// Sets [`PlanOptions::groups_per_unit`].
-    pub fn with_groups_per_unit(mut self, groups_per_unit: Option<usize>) -> Self {
-        self.groups_per_unit = groups_per_unit;
-        self
-    }
-
-    /// Sets [`PlanOptions::max_chain_points`].
-    pub fn with_max_chain_points(mut self, max_chain_points: Option<usize>) -> Self {
-        self.max_chain_points = max_chain_points;
-        self
-    }
-
-    /// Sets [`PlanOptions::prefetch`].
-    pub fn with_prefetch(mut self, prefetch: Option<bool>) -> Self {
-        self.prefetch = prefetch;
-        self
-    }
-
-    /// Sets [`PlanOptions::bluestein_m`].
-    pub fn with_bluestein_m(mut self, bluestein_m: Option<usize>) -> Self {
-        self.bluestein_m = bluestein_m;
-        self
-    }
-
-    /// Sets [`PlanOptions::measure`].
-    pub fn with_measure(mut self, measure: bool) -> Self {
-        self.measure = measure;
-        self
-    }
-
-    /// Sets [`PlanOptions::min_lines`].
-    pub fn with_min_lines(mut self, min_lines: Option<usize>) -> Self {
-        self.min_lines = min_lines;
-        self
-    }
-
-    /// Sets [`PlanOptions::cluster_blocks`].
-    pub fn with_cluster_blocks(mut self, cluster_blocks: Option<usize>) -> Self {
-        self.cluster_blocks = cluster_blocks;
-        self
-    }
-
-    /// Sets [`PlanOptions::last_pass_points`].
-    pub fn with_last_pass_points(mut self, last_pass_points: Option<usize>) -> Self {
-        self.last_pass_points = last_pass_points;
-        self
-    }
-
-    /// Sets [`PlanOptions::wisdom`].
-    pub fn with_wisdom(mut self, wisdom: bool) -> Self {
-        self.wisdom = wisdom;
-        self
-    }
-
-    /// Sets [`PlanOptions::exchange`].
-    pub fn with_exchange(mut self, exchange: Option<Exchange>) -> Self {
-        self.exchange = exchange;
-        self
-    }
 }
 
 /// Most points a thread holds under a [`RegisterBudget`]'s wider limit. On the H100 (CUDA),
