@@ -1,6 +1,8 @@
 //! The planner's tuning knobs ([`PlanOptions`]): every choice the planner's model makes, open
 //! to be set by hand, timed side by side or taken from wisdom.
 
+#[cfg(doc)]
+use super::{Cluster, Merged, Pass, tune};
 use super::{DeviceLimits, Exchange, MAX_CLUSTER, MAX_RADIX, is_smooth, wisdom};
 use crate::error::{Error, Result};
 
