@@ -83,9 +83,9 @@ for step in "$@"; do
         done
         ;;
     several)
-        # The split and merge as steps of their own against fused into several passes, the
-        # last one's workgroups holding the planner's lines (8: 32-byte runs of lines and of
-        # their mirrors) or 16.
+        # The split and merge as steps of their own against fused into several passes, with
+        # the planner's lines (16 for an f32 split: 128-byte runs of lines and of their
+        # mirrors; 4 or 8 for a merge) or 16 for both.
         for round in 1 2; do
             for dir in "" --inverse; do
                 for flags in "never" "any-passes" "any-passes --min-lines 16"; do

@@ -18,9 +18,9 @@ pub enum FuseReal {
     /// Where it measured faster (the default): in f32 as [`FuseReal::AnyPasses`]
     /// (docs/BENCHMARKS.md, "2026-12-06, commits 61c9446 to 86360fa", H100: 2^19..2^24
     /// reals, merges 1.10-1.24 times and splits 0.98-1.29 times as fast as with steps of
-    /// their own); in f64 (docs/BENCHMARKS.md,
-    /// "2026-11-27, commit c1f7b23", H200) one-pass half-lengths to 2^13, and from 2^15
-    /// merges into several passes at any length, splits to 2^21.
+    /// their own); in f64 (docs/BENCHMARKS.md, "2026-11-27, commit c1f7b23", H200) one-pass
+    /// half-lengths to 2^13, and from 2^15 merges into several passes at any length, splits
+    /// to 2^21.
     #[default]
     Auto,
     /// Where the half-length transform is one pass (a cluster pass included).

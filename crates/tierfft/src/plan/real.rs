@@ -3,8 +3,8 @@
 //! half the length instead of that plus a pass of their own.
 //!
 //! The merge (C2R) needs bins `k` and `n − k` of each point's row: the first pass loads bin
-//! `k` and, in a one-pass line, reads bin `n − k` from the thread that loaded it through
-//! workgroup memory, else from device memory too. The split (R2C) needs the transform's
+//! `k` and, in a one-pass line of at most 16 points a thread, reads bin `n − k` from the
+//! thread that loaded it through workgroup memory, else from device memory too. The split (R2C) needs the transform's
 //! outputs `k` and `n − k` together: a one-pass line holds both, and in the last of several
 //! passes a workgroup can hold a line and its mirror line (`split_line`). Which of these
 //! the N-D planner uses is its own choice, measured (`NdPlan::for_device`).

@@ -94,58 +94,14 @@ impl PassGen<'_> {
         // Bin n, the mirror of k = 0.
         let at = self.element(Mem::Src, u(n));
         let last = self.em.bind(Ty::Complex, load(Mem::Src, at));
-        let own: Vec<Expr> = self
-            .held_slots()
-            .into_iter()
-            .map(|(_, at)| self.pad(at))
+        let mirrors: Vec<Expr> = (ks.iter().enumerate())
+            .map(|(m, k)| self.merge_mirror(m, k))
             .collect();
-        // (X[k], X[n − k]) for each of the thread's k.
-        let pairs: Vec<(Expr, Option<Expr>)> = match self.pass.exchange {
-            Exchange::Complex => {
-                self.before_write();
-                for (x, at) in xs.iter().zip(&own) {
-                    self.em
-                        .push(Stmt::Store(Mem::Shared, at.clone(), x.clone()));
-                }
-                self.before_read();
-                // Both read back where they are used, so that a thread holds one pair at a
-                // time.
-                own.iter()
-                    .map(|at| (load(Mem::Shared, at.clone()), None))
-                    .collect()
-            }
-            Exchange::Split => {
-                let mirrors: Vec<Expr> = (ks.iter().enumerate())
-                    .map(|(m, k)| self.merge_mirror(m, k))
-                    .collect();
-                let mut parts = Vec::new();
-                for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
-                    self.before_write();
-                    for (x, at) in xs.iter().zip(&own) {
-                        self.em.push(Stmt::Store(Mem::Shared, at.clone(), part(x)));
-                    }
-                    self.before_read();
-                    let read: Vec<Expr> = mirrors
-                        .iter()
-                        .map(|at| self.em.bind(Ty::Real, load(Mem::Shared, at.clone())))
-                        .collect();
-                    parts.push(read);
-                }
-                (xs.into_iter().zip(parts[0].iter().zip(&parts[1])))
-                    .map(|(x, (re, im))| (x, Some(complex(re.clone(), im.clone()))))
-                    .collect()
-            }
-        };
+        // (X[k], X[n − k]) for each of the thread's k, each read where it is used.
+        let pairs = self.pair_with_mirrors(&xs, &mirrors, false);
         for (m, (k, (x, y))) in ks.into_iter().zip(pairs).enumerate() {
-            let x = self.em.bind(Ty::Complex, x);
-            let y = match y {
-                Some(y) => y,
-                None => {
-                    let at = self.merge_mirror(m, &k);
-                    load(Mem::Shared, at)
-                }
-            };
             let k = self.em.bind(Ty::U32, k);
+            let x = self.em.bind(Ty::Complex, x);
             let y = match m {
                 0 => select(lt(k.clone(), u(1)), last.clone(), y),
                 _ => y,
@@ -154,6 +110,74 @@ impl PassGen<'_> {
             self.merge_point(m, k, x, y, scale, w);
         }
         self.declare_spare_registers();
+    }
+
+    /// Each of `values` (the thread's held points, in register order) paired with the value
+    /// at its mirror's workgroup-memory index (`mirrors`, padded) through workgroup memory:
+    /// `(value, mirror)` as loads from there, bound at once where `read_first` (the split
+    /// exchange, which sends real and imaginary parts in turn, always binds).
+    fn pair_with_mirrors(
+        &mut self,
+        values: &[Expr],
+        mirrors: &[Expr],
+        read_first: bool,
+    ) -> Vec<(Expr, Expr)> {
+        let own: Vec<Expr> = self
+            .held_slots()
+            .into_iter()
+            .map(|(_, at)| self.pad(at))
+            .collect();
+        match self.pass.exchange {
+            Exchange::Complex => {
+                self.before_write();
+                for (z, at) in values.iter().zip(&own) {
+                    self.em
+                        .push(Stmt::Store(Mem::Shared, at.clone(), z.clone()));
+                }
+                self.before_read();
+                own.iter()
+                    .zip(mirrors)
+                    .map(|(a, b)| {
+                        let (a, b) = (load(Mem::Shared, a.clone()), load(Mem::Shared, b.clone()));
+                        match read_first {
+                            true => (self.em.bind(Ty::Complex, a), self.em.bind(Ty::Complex, b)),
+                            false => (a, b),
+                        }
+                    })
+                    .collect()
+            }
+            Exchange::Split => {
+                let mut parts = Vec::new();
+                for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
+                    self.before_write();
+                    for (z, at) in values.iter().zip(&own) {
+                        self.em.push(Stmt::Store(Mem::Shared, at.clone(), part(z)));
+                    }
+                    self.before_read();
+                    let read: Vec<(Expr, Expr)> = own
+                        .iter()
+                        .zip(mirrors)
+                        .map(|(a, b)| {
+                            (
+                                self.em.bind(Ty::Real, load(Mem::Shared, a.clone())),
+                                self.em.bind(Ty::Real, load(Mem::Shared, b.clone())),
+                            )
+                        })
+                        .collect();
+                    parts.push(read);
+                }
+                parts[0]
+                    .iter()
+                    .zip(&parts[1])
+                    .map(|((ar, br), (ai, bi))| {
+                        (
+                            complex(ar.clone(), ai.clone()),
+                            complex(br.clone(), bi.clone()),
+                        )
+                    })
+                    .collect()
+            }
+        }
     }
 
     /// Workgroup-memory index (padded) of bin `n − k` of register `m`'s line, bin 0's for
@@ -262,67 +286,11 @@ impl PassGen<'_> {
                 mirrors.push(self.pad_whole(at));
             }
         }
-        let own: Vec<Expr> = self
-            .held_slots()
-            .into_iter()
-            .map(|(_, at)| self.pad(at))
-            .collect();
-        // (Z[k], Z[n − k]) for each of the thread's k.
-        let pairs: Vec<(Expr, Expr)> = match self.pass.exchange {
-            Exchange::Complex => {
-                self.before_write();
-                for (m, at) in own.iter().enumerate() {
-                    let z = self.regs[m].clone();
-                    self.em.push(Stmt::Store(Mem::Shared, at.clone(), z));
-                }
-                self.before_read();
-                // Unguarded lines read each pair where it is used, so that a thread holds one
-                // at a time; guarded ones (small packed lines) all first.
-                let read_first = self.guarded;
-                own.iter()
-                    .zip(&mirrors)
-                    .map(|(a, b)| {
-                        let (a, b) = (load(Mem::Shared, a.clone()), load(Mem::Shared, b.clone()));
-                        match read_first {
-                            true => (self.em.bind(Ty::Complex, a), self.em.bind(Ty::Complex, b)),
-                            false => (a, b),
-                        }
-                    })
-                    .collect()
-            }
-            Exchange::Split => {
-                let mut parts = Vec::new();
-                for part in [Expr::re as fn(&Expr) -> Expr, Expr::im] {
-                    self.before_write();
-                    for (m, at) in own.iter().enumerate() {
-                        let z = part(&self.regs[m]);
-                        self.em.push(Stmt::Store(Mem::Shared, at.clone(), z));
-                    }
-                    self.before_read();
-                    let read: Vec<(Expr, Expr)> = own
-                        .iter()
-                        .zip(&mirrors)
-                        .map(|(a, b)| {
-                            (
-                                self.em.bind(Ty::Real, load(Mem::Shared, a.clone())),
-                                self.em.bind(Ty::Real, load(Mem::Shared, b.clone())),
-                            )
-                        })
-                        .collect();
-                    parts.push(read);
-                }
-                parts[0]
-                    .iter()
-                    .zip(&parts[1])
-                    .map(|((ar, br), (ai, bi))| {
-                        (
-                            complex(ar.clone(), ai.clone()),
-                            complex(br.clone(), bi.clone()),
-                        )
-                    })
-                    .collect()
-            }
-        };
+        // (Z[k], Z[n − k]) for each of the thread's k. Unguarded lines read each pair where
+        // it is used, so that a thread holds one at a time; guarded ones (small packed lines)
+        // all first.
+        let held: Vec<Expr> = self.regs[..e].to_vec();
+        let pairs = self.pair_with_mirrors(&held, &mirrors, self.guarded);
         let half = f(0.5 * scale);
         self.em.comment("split and store the bins");
         // Unguarded, each bin is stored once computed (nothing held across the loop: at 2^17
