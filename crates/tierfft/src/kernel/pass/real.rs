@@ -51,9 +51,7 @@ impl PassGen<'_> {
         let twiddles = twiddles.expect("the planner gives a merge its twiddles");
         let w = self.aux_offset(twiddles);
         let p = self.pass;
-        // (Lines of more points a thread lost with it: on the H100, 16384 reals in 256
-        // threads of 32 points ran at 0.64 of cuFFT against 0.79 with two loads a point.)
-        if p.size == n && p.rounds <= 1 && p.exchanges() > 0 && self.e() <= 16 {
+        if p.size == n && p.rounds <= 1 && p.exchanges() > 0 {
             return self.load_merged_line(scale, w);
         }
         self.em.comment(format!(
@@ -71,10 +69,10 @@ impl PassGen<'_> {
         self.declare_spare_registers();
     }
 
-    /// [`PassGen::load_merged`] for a one-pass line whose exchanges hold it whole, of at most
-    /// 16 points a thread: each bin is loaded once and the thread holding `k` reads bin
-    /// `n − k` from workgroup memory (bin `n`, the mirror of 0, from device memory), rather
-    /// than every bin twice from device memory.
+    /// [`PassGen::load_merged`] for a one-pass line whose exchanges hold it whole: each bin
+    /// is loaded once and the thread holding `k` reads bin `n − k` from workgroup memory
+    /// (bin `n`, the mirror of 0, from device memory), rather than every bin twice from
+    /// device memory.
     fn load_merged_line(&mut self, scale: f64, w: usize) {
         let n = self.geometry.n;
         self.em.comment(format!(
