@@ -19,6 +19,8 @@
 #   several   R2C and C2R over SEVERAL_SHAPES (default 2^19..2^24 reals a row), the split
 #             and merge as steps (`--fuse-real never`) against fused into several passes
 #             (`any-passes`), with the planner's lines and with 16, two rounds interleaved
+#   profilereal  ncu on the one-pass R2C and C2R kernels over PROFILE_SHAPES (default 16384
+#             and 2^15 reals a row), forward and inverse
 #   vulkan    `tierfft bench --backend cuda --compare cufft --with-wgpu --sizes
 #             8192,16384,2^15`, the shipped wisdom's shapes against exchanges in rounds
 #             combined with the complex exchange, radix 16 and 16 points a thread, forward
@@ -80,6 +82,28 @@ for step in "$@"; do
                         tee -a "$out/real.txt" || status=1
                 done
             done
+        done
+        ;;
+    profilereal)
+        # ncu on the one-pass R2C and C2R kernels over PROFILE_SHAPES (default 16384 and 2^15
+        # reals a row), forward and inverse: where the C2R's time goes that the R2C's does not.
+        metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+        metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
+        metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
+        metrics+=,launch__registers_per_thread,launch__block_size,launch__grid_size
+        metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+        metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+        metrics+=,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
+        metrics+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
+        metrics+=,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
+        metrics+=,smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+        metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+        metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+        for dir in "" --inverse; do
+            echo "== profile ${dir:-forward}" | tee -a "$out/profilereal.txt"
+            timeout 120 ncu --clock-control none --metrics "$metrics" --csv --kernel-name regex:fft_pass \
+                .carry/tierfft bench --backend cuda --compare cufft --real --dims 1 $dir --reps 1 \
+                --shapes "${PROFILE_SHAPES:-4096x16384,2048x32768}" >> "$out/profilereal.txt" 2>&1 || status=1
         done
         ;;
     several)
