@@ -3,7 +3,7 @@
 
 use pyo3::PyErr;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyConnectionError, PyMemoryError, PyRuntimeError, PyValueError};
 
 create_exception!(
     tierfft,
@@ -22,6 +22,7 @@ pub fn to_py(e: tierfft::Error) -> PyErr {
         E::NoDevice(_) | E::Gpu { .. } | E::DeviceLost { .. } | E::Compile { .. } => {
             DeviceError::new_err(message)
         }
+        E::Ranks { .. } => PyConnectionError::new_err(message),
         _ => PyValueError::new_err(message),
     }
 }

@@ -127,6 +127,17 @@ pub enum Error {
         /// Transforms in the call.
         batch: usize,
     },
+    /// The ranks of a distributed transform could not meet or exchange data: a rank failed
+    /// or exited, the rendezvous address or port was wrong, or not every rank arrived in
+    /// time. The message names the rank and what to check.
+    #[error("between ranks: {what}")]
+    Ranks {
+        /// What failed, and what to do.
+        what: String,
+        /// The operating system's error, where there is one.
+        #[source]
+        source: Option<Source>,
+    },
     /// A generated kernel did not compile; the message carries the compiler's log.
     #[error("kernel '{kernel}' failed to compile: {log}")]
     Compile {
@@ -143,6 +154,18 @@ impl Error {
         Error::Gpu {
             what: what.into(),
             source: None,
+        }
+    }
+
+    /// A failure between ranks ([`Error::Ranks`]), the system's error kept as the source.
+    pub(crate) fn ranks(what: impl Into<String>, source: Option<std::io::Error>) -> Error {
+        let what = what.into();
+        match source {
+            Some(e) => Error::Ranks {
+                what: format!("{what} ({e})"),
+                source: Some(Box::new(e)),
+            },
+            None => Error::Ranks { what, source: None },
         }
     }
 

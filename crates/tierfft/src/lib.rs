@@ -99,3 +99,8 @@ pub struct ReadmeExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/LIBRARY.md")]
 pub struct LibraryGuideExamples;
+
+/// The process-per-rank guide's Rust example (docs/PROCESSES.md), compiled as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/PROCESSES.md")]
+pub struct ProcessesGuideExamples;

@@ -1,11 +1,14 @@
 //! `tierfft bench --shapes .. --gpus N`: complex N-D transforms spread over N GPUs (NCCL),
 //! or N CPU ranks with `--backend cpu`, timed whole, as their all-to-all alone and as their
 //! local transforms alone, beside the same transform on one device, and checked (against
-//! the f64 reference where the array is small, else against the one-device result).
+//! the f64 reference where the array is small, else against the one-device result). With
+//! `--launcher env` this process is one rank of N that a launcher started (torchrun, mpirun,
+//! srun), meeting the others at the rendezvous address; rank 0 prints the table.
 
+use num_complex::Complex64;
 use tierfft::backend::median;
 use tierfft::debug::reference::{NdInput, nd_f64, random, relative_l2_error};
-use tierfft::distributed::{DistFft, DistSpec, Spectrum};
+use tierfft::distributed::{DistFft, DistSpec, DistTimes, Launch, RankFft, Rendezvous, Spectrum};
 use tierfft::{Complex32, Device, NdSpec};
 
 use super::CommandResult;
@@ -27,6 +30,8 @@ pub struct DistOptions<'a> {
     pub grid: Option<[usize; 2]>,
     /// Timed runs per measurement.
     pub reps: usize,
+    /// This process is one rank of `ranks`, started by a launcher ([`Launch::from_env`]).
+    pub launched: bool,
 }
 
 /// Relative L2 distance of `a` from `b`.
@@ -41,70 +46,31 @@ fn relative_difference(a: &[Complex32], b: &[Complex32]) -> f64 {
 
 /// `tierfft bench --shapes .. --gpus N`.
 pub fn run(opts: &DistOptions) -> CommandResult<()> {
+    if opts.launched {
+        return run_launched(opts);
+    }
     let (devices, gpus) = match opts.cpu {
         true => (vec![Device::cpu()], Vec::new()),
         false => crate::shared::open_gpus(opts.ranks)?,
     };
     let one = &devices[0];
-    println!(
-        "devices: {} × {} ({})",
-        opts.ranks,
-        one.name(),
-        if opts.cpu {
-            "CPU ranks, in-memory exchange"
-        } else {
-            "NCCL"
-        }
-    );
-    println!(
-        "complex forward transforms, {}; median of {} runs; host clock from a \
-         common start until every device is done (one device: {})",
-        match (opts.grid, opts.natural) {
-            (Some([p0, p1]), _) => format!("3-D shapes as pencils over {p0} × {p1} ranks"),
-            (None, true) => "slabs, spectrum natural (two all-to-alls)".into(),
-            (None, false) => "slabs, spectrum transposed (one all-to-all)".into(),
+    print_header(
+        opts,
+        one,
+        match opts.cpu {
+            true => "CPU ranks, in-memory exchange",
+            false => "NCCL",
         },
-        opts.reps,
-        if opts.cpu {
-            "host clock"
-        } else {
-            "CUDA events"
-        }
-    );
-    println!(
-        "{:>16} {:>5} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10} {:>8} {:>9} {:>9}",
-        "shape",
-        "ranks",
-        "total ms",
-        "a2a ms",
-        "local ms",
-        "(a+l)/t",
-        "a2a GB/s",
-        "1 dev ms",
-        "scaling",
-        "error",
-        "vs"
     );
     for (k, shape) in opts.shapes.iter().enumerate() {
-        let name = shape
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join("×");
-        let mut spec = DistSpec::new(shape);
-        if opts.natural {
-            spec = spec.spectrum(Spectrum::Natural);
-        }
-        if let (Some([p0, p1]), 3) = (opts.grid, shape.len()) {
-            spec = spec.pencils(p0, p1);
-        }
+        let spec = dist_spec(shape, opts);
         let fft = match opts.cpu {
             true => DistFft::on_cpu(&spec, opts.ranks)?,
             false => DistFft::on_cuda(&spec, &gpus)?,
         };
         let elements: usize = shape.iter().product();
         // One run on random data, checked.
-        let x = random(elements, 0x9e37_79b9_7f4a_7c15 ^ k as u64);
+        let x = random(elements, seed(k));
         let mut inputs = fft.scatter(&x)?;
         let (_, mut outputs) = fft.zeros::<Complex32, Complex32>()?;
         fft.process(&mut inputs, &mut outputs)?;
@@ -127,7 +93,6 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
         };
         drop((x, got));
         let times = fft.time(opts.reps)?;
-        let (total, a2a, local) = times.medians();
         let bytes = fft
             .ranks()
             .iter()
@@ -138,31 +103,227 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
             Ok(f) => f.time(opts.reps).map(|(s, _)| median(&s)).ok(),
             Err(_) => None,
         };
-        let fmt_ms = |s: Option<f64>| s.map_or("-".into(), |s| format!("{:.3}", 1e3 * s));
-        println!(
-            "{:>16} {:>5} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>9.1} {:>10} {:>8} {:>9.2e} {:>9}",
-            name,
-            opts.ranks,
-            1e3 * total,
-            1e3 * a2a,
-            1e3 * local,
-            (a2a + local) / total,
-            bytes as f64 / a2a / 1e9,
-            fmt_ms(single),
-            single.map_or("-".into(), |s| format!(
-                "{:.2}",
-                s / (opts.ranks as f64 * total)
-            )),
-            error,
-            against
+        print_row(opts, shape, &times, bytes, single, (error, against));
+    }
+    print_footer();
+    Ok(())
+}
+
+/// `--launcher env`: this process is one rank; the ranks meet at the launcher's rendezvous,
+/// and every rank checks and times its part while rank 0 prints.
+fn run_launched(opts: &DistOptions) -> CommandResult<()> {
+    let launch = Launch::from_env()?;
+    if launch.ranks != opts.ranks {
+        return Err(format!(
+            "--gpus {} but the launcher ({}) started {} ranks: give --gpus the launcher's \
+             number of processes",
+            opts.ranks, launch.launcher, launch.ranks
+        )
+        .into());
+    }
+    let device = match opts.cpu {
+        true => Device::cpu(),
+        false => Device::cuda(launch.local_rank)
+            .map_err(|e| format!("rank {}: GPU {}: {e}", launch.rank, launch.local_rank))?,
+    };
+    let mut meet = Rendezvous::join(&launch)?;
+    let root = launch.rank == 0;
+    if root {
+        print_header(
+            opts,
+            &device,
+            match opts.cpu {
+                true => "CPU ranks, one process each, TCP exchange",
+                false => "one process each, NCCL",
+            },
         );
     }
+    for (k, shape) in opts.shapes.iter().enumerate() {
+        let spec = dist_spec(shape, opts);
+        let exchange = meet.exchange(&device)?;
+        let fft = RankFft::new(&spec, device.clone(), exchange)?;
+        let (squares, against) = launched_error((&fft, &spec), &mut meet, shape, k)?;
+        let error = (squares[0] / squares[1].max(f64::MIN_POSITIVE)).sqrt();
+        let times = fft.time(opts.reps, |ok| meet.end_round(ok))?;
+        let times = meet.slowest(&times)?;
+        let bytes = meet
+            .all_gather(&(fft.bytes_sent() as u64).to_le_bytes())?
+            .iter()
+            .map(|b| u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])))
+            .max()
+            .unwrap_or(0);
+        // The one-device run on rank 0's device, while the others wait for the next shape.
+        if root {
+            let single = device
+                .plan_nd(&NdSpec::new(shape))
+                .and_then(|f| f.time(opts.reps))
+                .map(|(s, _)| median(&s))
+                .ok();
+            print_row(
+                opts,
+                shape,
+                &times,
+                bytes as usize,
+                single,
+                (error, against),
+            );
+        }
+        drop(fft);
+        meet.barrier()?;
+    }
+    if root {
+        print_footer();
+    }
+    Ok(())
+}
+
+/// Every rank's squared error and squared norm, summed over the ranks: a run of `fft` (of
+/// `spec`) on
+/// random data against the f64 reference where the array is small enough for each rank to
+/// compute it, else a forward and normalised inverse round trip of the rank's own random
+/// part.
+fn launched_error(
+    (fft, spec): (&RankFft, &DistSpec),
+    meet: &mut Rendezvous,
+    shape: &[usize],
+    k: usize,
+) -> CommandResult<([f64; 2], &'static str)> {
+    let device = fft.device();
+    let elements: usize = shape.iter().product();
+    let nan = Complex32::new(f32::NAN, f32::NAN);
+    let (got, want, against) = if elements <= REFERENCE_ELEMENTS {
+        let x = random(elements, seed(k));
+        let mut input = device.upload(&fft.input_box().cut(&x, shape)?)?;
+        let mut output = device.upload(&vec![nan; fft.output_len()])?;
+        fft.process(&mut input, &mut output)?;
+        let want = nd_f64(&NdSpec::new(shape), &NdInput::Complex(&x));
+        let want = fft.output_box().cut(&want, shape)?;
+        (output.download()?, want, "f64")
+    } else {
+        let spec = spec.clone().inverse().normalized();
+        let back = RankFft::new(&spec, device.clone(), meet.exchange(device)?)?;
+        let x = random(fft.input_len(), seed(k) ^ (fft.rank() as u64 + 1));
+        let mut input = device.upload(&x)?;
+        let mut spectrum = device.upload(&vec![nan; fft.output_len()])?;
+        let mut output = device.upload(&vec![nan; back.output_len()])?;
+        fft.process(&mut input, &mut spectrum)?;
+        back.process(&mut spectrum, &mut output)?;
+        let want = x
+            .iter()
+            .map(|z| Complex64::new(z.re.into(), z.im.into()))
+            .collect();
+        (output.download()?, want, "round trip")
+    };
+    let mut squares = [0.0f64; 2];
+    for (g, w) in got.iter().zip(&want) {
+        let g = Complex64::new(g.re.into(), g.im.into());
+        squares[0] += (g - w).norm_sqr();
+        squares[1] += w.norm_sqr();
+    }
+    let bytes: Vec<u8> = squares.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut total = [0.0f64; 2];
+    for b in meet.all_gather(&bytes)? {
+        for (t, v) in total.iter_mut().zip(b.chunks_exact(8)) {
+            *t += f64::from_le_bytes(v.try_into().unwrap_or([0; 8]));
+        }
+    }
+    Ok((total, against))
+}
+
+/// The seed of shape `k`'s random data.
+fn seed(k: usize) -> u64 {
+    0x9e37_79b9_7f4a_7c15 ^ k as u64
+}
+
+/// The transform of `shape` the options ask for.
+fn dist_spec(shape: &[usize], opts: &DistOptions) -> DistSpec {
+    let mut spec = DistSpec::new(shape);
+    if opts.natural {
+        spec = spec.spectrum(Spectrum::Natural);
+    }
+    if let (Some([p0, p1]), 3) = (opts.grid, shape.len()) {
+        spec = spec.pencils(p0, p1);
+    }
+    spec
+}
+
+fn print_header(opts: &DistOptions, one: &Device, exchange: &str) {
+    println!("devices: {} × {} ({exchange})", opts.ranks, one.name());
+    println!(
+        "complex forward transforms, {}; median of {} runs; host clock from a \
+         common start until every device is done (one device: {})",
+        match (opts.grid, opts.natural) {
+            (Some([p0, p1]), _) => format!("3-D shapes as pencils over {p0} × {p1} ranks"),
+            (None, true) => "slabs, spectrum natural (two all-to-alls)".into(),
+            (None, false) => "slabs, spectrum transposed (one all-to-all)".into(),
+        },
+        opts.reps,
+        if opts.cpu {
+            "host clock"
+        } else {
+            "CUDA events"
+        }
+    );
+    println!(
+        "{:>16} {:>5} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10} {:>8} {:>9} {:>10}",
+        "shape",
+        "ranks",
+        "total ms",
+        "a2a ms",
+        "local ms",
+        "(a+l)/t",
+        "a2a GB/s",
+        "1 dev ms",
+        "scaling",
+        "error",
+        "vs"
+    );
+}
+
+/// One shape's line: the group's `times`, the most bytes a rank sent, one device's median
+/// time, and the error against what.
+fn print_row(
+    opts: &DistOptions,
+    shape: &[usize],
+    times: &DistTimes,
+    bytes: usize,
+    single: Option<f64>,
+    (error, against): (f64, &str),
+) {
+    let name = shape
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("×");
+    let (total, a2a, local) = times.medians();
+    let fmt_ms = |s: Option<f64>| s.map_or("-".into(), |s| format!("{:.3}", 1e3 * s));
+    println!(
+        "{:>16} {:>5} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>9.1} {:>10} {:>8} {:>9.2e} {:>10}",
+        name,
+        opts.ranks,
+        1e3 * total,
+        1e3 * a2a,
+        1e3 * local,
+        (a2a + local) / total,
+        bytes as f64 / a2a / 1e9,
+        fmt_ms(single),
+        single.map_or("-".into(), |s| format!(
+            "{:.2}",
+            s / (opts.ranks as f64 * total)
+        )),
+        error,
+        against
+    );
+}
+
+fn print_footer() {
     println!();
     println!(
         "a2a: the all-to-alls alone, without their packing copies (NCCL grouped send/recv on GPUs, same buffers and counts); local: \
          the local transforms alone; (a+l)/t: their sum over the \
          whole transform (1 = no cost beyond them); a2a GB/s: bytes each rank sends its \
-         peers / a2a time; scaling: one device's time / (ranks × total)."
+         peers / a2a time; scaling: one device's time / (ranks × total); vs: what the error \
+         is against (f64: the reference; 1 dev: one device's result; round trip: the input \
+         after a forward and normalised inverse transform)."
     );
-    Ok(())
 }

@@ -121,6 +121,12 @@ pub struct BenchArgs {
     #[arg(long, requires = "shapes", value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..), conflicts_with_all = ["real", "compare", "dims", "inverse"])]
     gpus: Option<u32>,
+    /// With --gpus: how the ranks are started. Without it, this process runs all N (GPUs
+    /// 0..N); `env`: this process is one rank of N that a launcher started (torchrun,
+    /// mpirun, srun; one process per GPU, the GPU its local rank), the ranks meeting at
+    /// MASTER_ADDR:MASTER_PORT (or TIERFFT_RENDEZVOUS=host:port); rank 0 prints the table.
+    #[arg(long, requires = "gpus", value_enum, value_name = "HOW")]
+    launcher: Option<LauncherArg>,
     /// With --gpus: leave the spectrum cut along axis 0 like the input (a second
     /// all-to-all) instead of along axis 1.
     #[arg(long, requires = "gpus")]
@@ -189,6 +195,13 @@ pub enum FuseRealArg {
     Never,
 }
 
+/// `--launcher`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum LauncherArg {
+    /// One process per rank, placed by the launcher's environment variables.
+    Env,
+}
+
 /// `tierfft bench`.
 pub fn run(args: &BenchArgs) -> CommandResult<()> {
     if args.max_log2 > FftSpec::MAX_LOG2_N {
@@ -229,6 +242,7 @@ pub fn run(args: &BenchArgs) -> CommandResult<()> {
             natural: args.natural_spectrum,
             grid: args.grid,
             reps: args.reps as usize,
+            launched: args.launcher.is_some(),
         });
     }
     if args.energy {

@@ -59,6 +59,17 @@ impl TempDir {
         cmd.output().expect("run tierfft")
     }
 
+    /// Starts `tierfft` with `args` and the environment variables `env` set, its output
+    /// captured; the caller waits for it.
+    pub fn spawn_with_vars(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        let mut cmd = self.command(args);
+        cmd.env_remove("TIERFFT_DEVICE")
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        cmd.spawn().expect("start tierfft")
+    }
+
     /// `tierfft` with `args`, without XDG_RUNTIME_DIR or NODEVICE_SELECT.
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tierfft"));

@@ -9,5 +9,6 @@ mod cli;
 mod echoes;
 mod examples;
 mod independent_sar;
+mod launcher;
 mod numpy;
 mod sar;

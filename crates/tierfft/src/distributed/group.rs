@@ -5,16 +5,15 @@
 use std::sync::Arc;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
+use super::DistSpec;
 use super::exchange::{Exchange, LocalExchange};
 #[cfg(feature = "cuda")]
 use super::nccl::NcclExchange;
-use super::rank::{Part, RankFft};
-use super::{DistSpec, Region};
+use super::rank::{DistTimes, RankFft};
 #[cfg(feature = "cuda")]
 use crate::backend::cuda::CudaDevice;
-use crate::backend::{Device, DeviceBuffer, Element, median};
+use crate::backend::{Device, DeviceBuffer, Element};
 use crate::error::{Error, Result};
 
 /// A distributed transform over the devices of one process: rank `i` on device `i`.
@@ -26,30 +25,6 @@ pub struct DistFft {
 
 /// One buffer per rank, in rank order.
 pub type RankBuffers<T> = Vec<DeviceBuffer<T>>;
-
-/// Times of [`DistFft::time`], seconds per run (host clock from a common start until every
-/// device has finished).
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct DistTimes {
-    /// The whole transform.
-    pub total: Vec<f64>,
-    /// The all-to-alls alone, without their packing copies (same buffers and counts).
-    pub exchange: Vec<f64>,
-    /// The local transforms alone.
-    pub transforms: Vec<f64>,
-}
-
-impl DistTimes {
-    /// Medians of the three, seconds.
-    pub fn medians(&self) -> (f64, f64, f64) {
-        (
-            median(&self.total),
-            median(&self.exchange),
-            median(&self.transforms),
-        )
-    }
-}
 
 impl DistFft {
     /// One rank per `(device, exchange)` pair, rank `i` being `exchanges[i].rank()`.
@@ -226,7 +201,7 @@ impl DistFft {
         check_whole(whole.len(), &shape)?;
         self.ranks
             .iter()
-            .map(|r| r.device().upload(&cut(whole, &shape, r.input_box())))
+            .map(|r| r.device().upload(&r.input_box().cut(whole, &shape)?))
             .collect()
     }
 
@@ -243,7 +218,8 @@ impl DistFft {
         }
         let mut whole = vec![T::default(); shape.iter().product()];
         for (r, part) in self.ranks.iter().zip(parts) {
-            place(&part.download()?, &mut whole, &shape, r.output_box())?;
+            r.output_box()
+                .place(&part.download()?, &mut whole, &shape)?;
         }
         Ok(whole)
     }
@@ -264,47 +240,23 @@ impl DistFft {
     }
 
     /// Times `reps` runs of a complex forward transform, of its all-to-alls alone and of its
-    /// local transforms alone, on zeroed parts (values do not change the time), after one
-    /// untimed run of each. Each run starts on every rank at once and ends when every device
-    /// has finished (host clock).
+    /// local transforms alone ([`RankFft::time`] on every rank at once): each run from a
+    /// common start until every device has finished.
     pub fn time(&self, reps: usize) -> Result<DistTimes> {
-        if self.spec.real || self.spec.direction != crate::Direction::Forward {
-            return Err(Error::InvalidSpec(
-                "DistFft::time times complex forward transforms".into(),
-            ));
-        }
-        let (mut inputs, mut outputs) = self.zeros::<num_complex::Complex32, _>()?;
-        let mut timed = |part: Part| -> Result<Vec<f64>> {
-            let rounds = Rounds::new(self.ranks.len());
-            let reps = reps.max(1);
-            let per_rank = self.on_threads(&mut inputs, &mut outputs, |rank, i, o| {
-                let mut seconds = Vec::with_capacity(reps);
-                for rep in 0..=reps {
-                    rounds.end(true)?;
-                    let t = Instant::now();
-                    let done = rank
-                        .run_part(part, i, o)
-                        .and_then(|()| rank.device().synchronize());
-                    let elapsed = t.elapsed().as_secs_f64();
-                    let everyone = rounds.end(done.is_ok());
-                    done?;
-                    everyone?;
-                    if rep > 0 {
-                        seconds.push(elapsed);
-                    }
-                }
-                Ok(seconds)
-            })?;
-            // A run lasts until its slowest rank is done.
-            Ok((0..reps)
-                .map(|k| per_rank.iter().map(|s| s[k]).fold(0.0, f64::max))
-                .collect())
-        };
-        Ok(DistTimes {
-            total: timed(Part::All)?,
-            exchange: timed(Part::Exchange)?,
-            transforms: timed(Part::Transforms)?,
-        })
+        let rounds = Rounds::new(self.ranks.len());
+        let per_rank = std::thread::scope(|s| {
+            let handles: Vec<_> = (self.ranks.iter())
+                .map(|rank| s.spawn(|| rank.time(reps, |ok| rounds.end(ok))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::gpu("a rank's thread panicked")))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+        Ok(DistTimes::slowest(&per_rank))
     }
 }
 
@@ -363,52 +315,4 @@ fn check_whole(len: usize, shape: &[usize]) -> Result<()> {
     Err(Error::InvalidSpec(format!(
         "the global array holds {len} elements; shape {shape:?} has {expected}"
     )))
-}
-
-/// The runs of the global array `shape` (row-major) that `region` covers, in the region's
-/// own row-major order: `(start, length)` of each piece along the last axis.
-fn runs(shape: &[usize], region: &Region) -> Vec<(usize, usize)> {
-    let d = shape.len();
-    let last = region.0[d - 1].clone();
-    let outer: Vec<_> = region.0[..d - 1].to_vec();
-    let count: usize = outer.iter().map(|r| r.len()).product();
-    let mut out = Vec::with_capacity(count);
-    let mut index: Vec<usize> = outer.iter().map(|r| r.start).collect();
-    for _ in 0..count {
-        let row = index.iter().zip(shape).fold(0, |a, (i, n)| a * n + i);
-        out.push((row * shape[d - 1] + last.start, last.len()));
-        // The next index of the outer axes, last fastest.
-        for k in (0..d - 1).rev() {
-            index[k] += 1;
-            if index[k] < outer[k].end {
-                break;
-            }
-            index[k] = outer[k].start;
-        }
-    }
-    out
-}
-
-fn cut<T: Element>(whole: &[T], shape: &[usize], region: &Region) -> Vec<T> {
-    runs(shape, region)
-        .into_iter()
-        .flat_map(|(start, len)| whole[start..start + len].iter().copied())
-        .collect()
-}
-
-fn place<T: Element>(part: &[T], whole: &mut [T], shape: &[usize], region: &Region) -> Result<()> {
-    if part.len() != region.len() {
-        return Err(Error::InvalidSpec(format!(
-            "an output part holds {} elements; its region {:?} has {}",
-            part.len(),
-            region.0,
-            region.len()
-        )));
-    }
-    let mut at = 0;
-    for (start, len) in runs(shape, region) {
-        whole[start..start + len].copy_from_slice(&part[at..at + len]);
-        at += len;
-    }
-    Ok(())
 }

@@ -25,20 +25,26 @@
 
 mod exchange;
 mod group;
+mod launch;
 #[cfg(feature = "cuda")]
 mod nccl;
 mod plan;
 mod play;
 mod rank;
+mod rendezvous;
 mod slab;
+mod socket;
 
 pub use exchange::{Exchange, LocalExchange};
-pub use group::{DistFft, DistTimes, RankBuffers, Rounds, check_group};
+pub use group::{DistFft, RankBuffers, Rounds, check_group};
+pub use launch::{Launch, RENDEZVOUS_VAR};
 #[cfg(feature = "cuda")]
 pub use nccl::{NcclExchange, nccl_available, nccl_unique_id};
 pub use play::{copy_rows, redistribute};
-pub use rank::RankFft;
+pub use rank::{DistTimes, RankFft};
+pub use rendezvous::{JOIN_TIMEOUT, Rendezvous};
 pub use slab::{Array, Moves, Rows, Slabs, split};
+pub use socket::SocketExchange;
 
 use crate::error::{Error, Result};
 use crate::spec::Direction;
@@ -73,6 +79,81 @@ impl Region {
     /// The local array's shape.
     pub fn shape(&self) -> Vec<usize> {
         self.0.iter().map(|r| r.len()).collect()
+    }
+
+    /// The box's elements of `whole`, a global row-major array of `shape`, in the box's own
+    /// row-major order (a rank's part of a global input).
+    pub fn cut<T: Copy>(&self, whole: &[T], shape: &[usize]) -> Result<Vec<T>> {
+        self.check(whole.len(), shape)?;
+        Ok(self
+            .runs(shape)
+            .into_iter()
+            .flat_map(|(start, len)| whole[start..start + len].iter().copied())
+            .collect())
+    }
+
+    /// Writes `part`, the box's elements in its row-major order, into `whole`, a global
+    /// row-major array of `shape` (a rank's part of a global output).
+    pub fn place<T: Copy>(&self, part: &[T], whole: &mut [T], shape: &[usize]) -> Result<()> {
+        self.check(whole.len(), shape)?;
+        if part.len() != self.len() {
+            return Err(Error::InvalidSpec(format!(
+                "a part holds {} elements; its region {:?} has {}",
+                part.len(),
+                self.0,
+                self.len()
+            )));
+        }
+        let mut at = 0;
+        for (start, len) in self.runs(shape) {
+            whole[start..start + len].copy_from_slice(&part[at..at + len]);
+            at += len;
+        }
+        Ok(())
+    }
+
+    /// The global array (of `len` elements) must have `shape`, and the box lie inside it.
+    fn check(&self, len: usize, shape: &[usize]) -> Result<()> {
+        let expected: usize = shape.iter().product();
+        let inside = self.0.len() == shape.len()
+            && !shape.is_empty()
+            && self
+                .0
+                .iter()
+                .zip(shape)
+                .all(|(r, &n)| r.start <= r.end && r.end <= n);
+        if len != expected || !inside {
+            return Err(Error::InvalidSpec(format!(
+                "a global array of {len} elements and shape {shape:?} (holding {expected}) \
+                 does not hold the region {:?}",
+                self.0
+            )));
+        }
+        Ok(())
+    }
+
+    /// The runs of the global array `shape` (row-major) that the box covers, in the box's
+    /// own row-major order: `(start, length)` of each piece along the last axis.
+    fn runs(&self, shape: &[usize]) -> Vec<(usize, usize)> {
+        let d = shape.len();
+        let last = self.0[d - 1].clone();
+        let outer = &self.0[..d - 1];
+        let count: usize = outer.iter().map(|r| r.len()).product();
+        let mut out = Vec::with_capacity(count);
+        let mut index: Vec<usize> = outer.iter().map(|r| r.start).collect();
+        for _ in 0..count {
+            let row = index.iter().zip(shape).fold(0, |a, (i, n)| a * n + i);
+            out.push((row * shape[d - 1] + last.start, last.len()));
+            // The next index of the outer axes, last fastest.
+            for k in (0..d - 1).rev() {
+                index[k] += 1;
+                if index[k] < outer[k].end {
+                    break;
+                }
+                index[k] = outer[k].start;
+            }
+        }
+        out
     }
 }
 

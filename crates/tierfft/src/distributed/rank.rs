@@ -2,12 +2,13 @@
 //! change of layout, [`super::plan`]), and the scratch arrays it keeps between runs.
 
 use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
 
 use super::exchange::Exchange;
 use super::plan::{Plan, Slot, Step};
 use super::play::play;
 use super::{DistSpec, Region};
-use crate::backend::{Device, DeviceBuffer};
+use crate::backend::{Device, DeviceBuffer, median};
 use crate::error::{Error, Result};
 use crate::spec::Direction;
 
@@ -35,9 +36,49 @@ struct Scratch {
 /// A rank's exchange and scratch, held for one run.
 type Locked<'a> = (MutexGuard<'a, Box<dyn Exchange>>, MutexGuard<'a, Scratch>);
 
-/// What one timed run does (for [`super::DistFft::time`]).
+/// Times of a distributed transform ([`RankFft::time`], [`super::DistFft::time`]), seconds
+/// per run (host clock from a common start until the device, or every device, has finished).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DistTimes {
+    /// The whole transform.
+    pub total: Vec<f64>,
+    /// The all-to-alls alone, without their packing copies (same buffers and counts).
+    pub exchange: Vec<f64>,
+    /// The local transforms alone.
+    pub transforms: Vec<f64>,
+}
+
+impl DistTimes {
+    /// Each run's time on the slowest of `ranks` (each rank's [`RankFft::time`]): the
+    /// group's times.
+    pub fn slowest(ranks: &[DistTimes]) -> DistTimes {
+        let max = |of: fn(&DistTimes) -> &Vec<f64>| -> Vec<f64> {
+            let runs = ranks.iter().map(|r| of(r).len()).min().unwrap_or(0);
+            (0..runs)
+                .map(|k| ranks.iter().map(|r| of(r)[k]).fold(0.0, f64::max))
+                .collect()
+        };
+        DistTimes {
+            total: max(|t| &t.total),
+            exchange: max(|t| &t.exchange),
+            transforms: max(|t| &t.transforms),
+        }
+    }
+
+    /// Medians of the three, seconds.
+    pub fn medians(&self) -> (f64, f64, f64) {
+        (
+            median(&self.total),
+            median(&self.exchange),
+            median(&self.transforms),
+        )
+    }
+}
+
+/// What one timed run does (for [`RankFft::time`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Part {
+enum Part {
     /// The whole transform.
     All,
     /// The all-to-alls alone (no packing copies), on the same buffers and counts.
@@ -194,16 +235,49 @@ impl RankFft {
         self.run(User::RealOut(input, output), Part::All)
     }
 
-    /// One timed run of `part` of a complex transform on the buffers
-    /// [`RankFft::process`] takes.
-    pub(crate) fn run_part(
+    /// This rank's times of `reps` runs of a complex forward transform, of its all-to-alls
+    /// alone and of its local transforms alone, on zeroed parts (values do not change the
+    /// time), after one untimed run of each. Each run starts when `end_round(true)` returns
+    /// and ends when this rank's device has finished; then `end_round(ok)` must return on
+    /// every rank (and fail on every rank where one failed), so every rank calls this with
+    /// the same `reps` and a barrier between the ranks: [`super::Rounds::end`] for threads,
+    /// [`super::Rendezvous::end_round`] for processes.
+    pub fn time(
         &self,
-        part: Part,
-        input: &mut DeviceBuffer,
-        output: &mut DeviceBuffer,
-    ) -> Result<()> {
-        self.expect(false, None)?;
-        self.run(User::Complex(input, output), part)
+        reps: usize,
+        mut end_round: impl FnMut(bool) -> Result<()>,
+    ) -> Result<DistTimes> {
+        if self.spec.real || self.spec.direction != Direction::Forward {
+            return Err(Error::InvalidSpec(
+                "distributed timing runs complex forward transforms".into(),
+            ));
+        }
+        let mut input = self.device.zeros(self.input_len())?;
+        let mut output = self.device.zeros(self.output_len())?;
+        let reps = reps.max(1);
+        let mut timed = |part: Part| -> Result<Vec<f64>> {
+            let mut seconds = Vec::with_capacity(reps);
+            for rep in 0..=reps {
+                end_round(true)?;
+                let t = Instant::now();
+                let done = self
+                    .run(User::Complex(&mut input, &mut output), part)
+                    .and_then(|()| self.device.synchronize());
+                let elapsed = t.elapsed().as_secs_f64();
+                let everyone = end_round(done.is_ok());
+                done?;
+                everyone?;
+                if rep > 0 {
+                    seconds.push(elapsed);
+                }
+            }
+            Ok(seconds)
+        };
+        Ok(DistTimes {
+            total: timed(Part::All)?,
+            exchange: timed(Part::Exchange)?,
+            transforms: timed(Part::Transforms)?,
+        })
     }
 
     /// Runs the plan's steps (those of `part`); on an error, tells the other ranks

@@ -8,8 +8,12 @@
 use num_complex::Complex32;
 use rand::RngExt;
 use rand::rngs::StdRng;
+use std::time::Duration;
 use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
-use tierfft::distributed::{DistFft, DistSpec, Exchange, LocalExchange, Spectrum};
+
+use tierfft::distributed::{
+    DistFft, DistSpec, Exchange, Launch, LocalExchange, Rendezvous, Spectrum,
+};
 use tierfft::{Element, NdSpec};
 
 use crate::common::*;
@@ -240,6 +244,135 @@ fn one_failing_rank_does_not_hang_the_others() {
         twice.push(Box::new(first));
     }
     assert!(DistFft::new(&spec, vec![tierfft::Device::cpu(); 2], twice).is_err());
+}
+
+/// A free TCP port on the loopback interface, as `127.0.0.1:port`.
+fn free_loopback() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("its address").to_string()
+}
+
+/// The exchanges of `ranks` ranks that meet at a rendezvous on loopback and connect over TCP
+/// ([`Rendezvous::exchange`] on the CPU: `SocketExchange`), each made on a thread of its
+/// own as each would be in a process of its own.
+fn socket_group(ranks: usize) -> Vec<Box<dyn Exchange>> {
+    let at = free_loopback();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..ranks)
+            .map(|r| {
+                let at = &at;
+                s.spawn(move || {
+                    let launch = Launch::new(r, ranks, 0, at).expect("launch");
+                    let mut meet =
+                        Rendezvous::join_within(&launch, Duration::from_secs(60)).expect("join");
+                    assert_eq!(
+                        meet.all_gather(&[r as u8; 3]).expect("all-gather"),
+                        (0..ranks).map(|q| vec![q as u8; 3]).collect::<Vec<_>>()
+                    );
+                    meet.exchange(&tierfft::Device::cpu()).expect("exchange")
+                })
+            })
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().expect("a rank's thread"))
+            .collect()
+    })
+}
+
+/// Ranks that meet at a rendezvous and exchange over TCP, as ranks in processes of their own
+/// do (here threads on loopback): the same plans as through memory against the f64
+/// reference, a rank that fails makes the others fail instead of waiting, and timing runs.
+#[test]
+fn socket_ranks_match_the_reference() {
+    let mut rng = rng();
+    for (shape, ranks) in [(&[12, 10][..], 3), (&[8, 6, 10][..], 2), (&[16, 16][..], 1)] {
+        for spec in specs(shape) {
+            let fft = DistFft::new(
+                &spec,
+                vec![tierfft::Device::cpu(); ranks],
+                socket_group(ranks),
+            )
+            .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            check(&fft, &mut rng);
+            check(&fft, &mut rng);
+        }
+    }
+    let spec = DistSpec::new(&[16, 12]);
+    let fft = DistFft::new(&spec, vec![tierfft::Device::cpu(); 2], socket_group(2)).expect("plan");
+    let t = fft.time(2).expect("time");
+    assert_eq!(
+        (t.total.len(), t.exchange.len(), t.transforms.len()),
+        (2, 2, 2)
+    );
+    // Rank 0 is given a short output: it fails before its first all-to-all, and rank 1,
+    // waiting there, gets an error too.
+    let (mut inputs, mut outputs) = fft.zeros::<Complex32, Complex32>().expect("zeros");
+    let (done, results) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for (r, (i, o)) in inputs.iter_mut().zip(outputs.iter_mut()).enumerate() {
+            let (rank, done) = (&fft.ranks()[r], done.clone());
+            s.spawn(move || {
+                let mut short = tierfft::Device::cpu().zeros(3).expect("zeros");
+                let out = if r == 0 { &mut short } else { o };
+                done.send(rank.process(i, out).map_err(|e| e.to_string()))
+                    .expect("send");
+            });
+        }
+        for _ in 0..2 {
+            let result = results
+                .recv_timeout(Duration::from_secs(60))
+                .expect("a rank hangs after another failed");
+            assert!(result.is_err(), "both ranks fail");
+        }
+    });
+    // Every later all-to-all of the group fails at once.
+    assert!(fft.process(&mut inputs, &mut outputs).is_err());
+}
+
+/// A rendezvous refuses ranks that disagree on their number, and gives up on ranks that do
+/// not come, naming them.
+#[test]
+fn rendezvous_mistakes_are_errors() {
+    let at = free_loopback();
+    let short = Duration::from_secs(2);
+    let alone = Launch::new(0, 3, 0, &at).expect("launch");
+    let err = Rendezvous::join_within(&alone, short)
+        .err()
+        .expect("nobody came");
+    assert!(err.to_string().contains("ranks 1, 2"), "{err}");
+    let at = free_loopback();
+    std::thread::scope(|s| {
+        let root = s.spawn(|| {
+            Rendezvous::join_within(&Launch::new(0, 2, 0, &at).expect("launch"), short)
+                .err()
+                .expect("a rank of another group")
+        });
+        let other = Rendezvous::join_within(&Launch::new(1, 3, 0, &at).expect("launch"), short);
+        assert!(other.is_err());
+        let err = root.join().expect("rank 0");
+        assert!(err.to_string().contains("same number of ranks"), "{err}");
+    });
+}
+
+/// The join's timeout bounds only the join: later waits for a slow rank last as long as it
+/// takes.
+#[test]
+fn rendezvous_waits_for_slow_ranks_after_joining() {
+    let at = free_loopback();
+    let join = Duration::from_millis(500);
+    std::thread::scope(|s| {
+        let slow = s.spawn(|| {
+            let mut meet =
+                Rendezvous::join_within(&Launch::new(1, 2, 0, &at).expect("launch"), join)
+                    .expect("join");
+            std::thread::sleep(2 * join);
+            meet.end_round(true)
+        });
+        let mut meet = Rendezvous::join_within(&Launch::new(0, 2, 0, &at).expect("launch"), join)
+            .expect("join");
+        meet.end_round(true).expect("rank 0 waits for rank 1");
+        slow.join().expect("rank 1").expect("rank 1's round");
+    });
 }
 
 /// `DistFft::time` for every layout (the all-to-alls alone send from the array each move
