@@ -17,6 +17,7 @@ pub mod compare;
 pub mod dist;
 pub mod nd;
 pub mod report;
+pub mod split;
 
 /// The error of a benchmark command: anything printable (the command shows it as
 /// `error: <message>`).
@@ -115,10 +116,12 @@ pub struct BenchArgs {
     /// With --shapes: how many trailing axes to transform (default: all of them).
     #[arg(long, requires = "shapes", value_name = "K")]
     dims: Option<usize>,
-    /// With --shapes: each complex transform spread over this many GPUs (CUDA GPUs 0..N,
-    /// exchanging through NCCL; N CPU ranks with --backend cpu), timed whole, as its
-    /// all-to-all alone and as its local transforms alone, beside one device.
-    #[arg(long, requires = "shapes", value_name = "N",
+    /// Several GPUs (CUDA GPUs 0..N; N CPU ranks or devices with --backend cpu). With
+    /// --shapes: each complex transform spread over them (exchanging through NCCL), timed
+    /// whole, as its all-to-all alone and as its local transforms alone, beside one device.
+    /// With --sizes or --min-log2/--max-log2: each size's batch split across them (a share
+    /// of max(1, --points / N) transforms each, no exchange), beside one device.
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..), conflicts_with_all = ["real", "compare", "dims", "inverse"])]
     gpus: Option<u32>,
     /// With --gpus: how the ranks are started. Without it, this process runs all N (GPUs
@@ -243,6 +246,26 @@ pub fn run(args: &BenchArgs) -> CommandResult<()> {
             grid: args.grid,
             reps: args.reps as usize,
             launched: args.launcher.is_some(),
+        });
+    }
+    if let Some(devices) = args.gpus.filter(|_| args.shapes.is_none()) {
+        if args.launcher.is_some() || args.natural_spectrum || args.grid.is_some() {
+            return Err(
+                "--launcher, --natural-spectrum and --grid spread N-D transforms: \
+                        give them --shapes"
+                    .into(),
+            );
+        }
+        let sizes: Vec<usize> = match &args.sizes {
+            Some(list) => list.clone(),
+            None => (args.min_log2..=args.max_log2).map(|k| 1 << k).collect(),
+        };
+        return split::run(&split::SplitOptions {
+            sizes: &sizes,
+            devices: devices as usize,
+            cpu: name == "cpu",
+            points: args.points,
+            reps: args.reps as usize,
         });
     }
     if args.energy {

@@ -1,7 +1,7 @@
 //! `tierfft bench --gpus N --launcher env`: one process per rank, as a launcher starts them
 //! (torchrun's, Open MPI's and Slurm's variables), meeting on loopback and exchanging over
 //! TCP between CPU ranks, checked against the f64 reference; ranks that disagree fail
-//! instead of waiting.
+//! instead of waiting. And `--gpus N` over sizes: a batch split across devices.
 
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -176,4 +176,56 @@ fn ranks_that_disagree_fail_instead_of_waiting() {
         !out.status.success() && stderr.contains("--gpus 3 but the launcher"),
         "{stderr}"
     );
+}
+
+/// `--gpus N` with sizes: each size's batch split across N devices (CPU devices here),
+/// checked against f64, beside one device.
+#[test]
+fn batches_split_across_devices() {
+    let dir = TempDir::new("split");
+    let out = dir.run(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--gpus",
+        "3",
+        "--sizes",
+        "64,1000",
+        "--points",
+        "2^12",
+        "--reps",
+        "2",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for n in ["64", "1000"] {
+        let line = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(n))
+            .unwrap_or_else(|| panic!("no line for {n}:\n{stdout}"));
+        let error: f64 = line
+            .split_whitespace()
+            .last()
+            .expect("error")
+            .parse()
+            .expect("a number");
+        assert!(error < 1e-6, "{line}");
+    }
+    // The spreading options need N-D shapes.
+    let out = dir.run(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--gpus",
+        "2",
+        "--sizes",
+        "64",
+        "--grid",
+        "1x2",
+    ]);
+    assert!(!out.status.success());
 }

@@ -23,6 +23,7 @@
 //! cols2(c)]` and transforms axis 0 (cuFFTMp's pencils, Z to X). Each rank's part of the
 //! global arrays is [`RankFft::input_box`] and [`RankFft::output_box`].
 
+mod batch;
 mod exchange;
 mod group;
 mod launch;
@@ -35,6 +36,7 @@ mod rendezvous;
 mod slab;
 mod socket;
 
+pub use batch::SplitBatch;
 pub use exchange::{Exchange, LocalExchange};
 pub use group::{DistFft, RankBuffers, Rounds, check_group};
 pub use launch::{Launch, RENDEZVOUS_VAR};

@@ -500,3 +500,52 @@ fn nccl_ranks_match_the_reference() {
         }
     }
 }
+
+/// A batch split across devices (three CPU devices; the test GPU twice, through host memory
+/// and device-resident; in place) against the f64 reference, with a shared window fused;
+/// batches smaller than the devices; what it cannot split is refused.
+#[test]
+fn batch_split_across_devices() {
+    use tierfft::distributed::SplitBatch;
+    use tierfft::{Device, FftSpec, PointOp};
+    let mut rng = rng();
+    let window: std::sync::Arc<[Complex32]> = random(&mut rng, 96).into();
+    for (devices, batch) in [
+        (vec![Device::cpu(); 3], 10),
+        (vec![Device::cpu(); 4], 2),
+        (vec![gpu().clone(); 2], 7),
+    ] {
+        let spec = FftSpec::new(96)
+            .batch(batch)
+            .on_load(PointOp::Multiply(window.clone()));
+        let split = SplitBatch::new(&spec, &devices).expect("plan");
+        assert_eq!(split.shares().len(), batch.min(devices.len()));
+        let x = random(&mut rng, 96 * batch);
+        let mut got = x.clone();
+        split.process(&mut got).expect("process");
+        assert_accurate("host shares", &spec, &x, &got);
+        // Device-resident shares, each holding its rows of x.
+        let mut buffers: Vec<_> = (split.shares().iter().zip(&devices))
+            .map(|(share, d)| {
+                d.upload(&x[share.start * 96..share.end * 96])
+                    .expect("upload")
+            })
+            .collect();
+        split.process_buffers(&mut buffers).expect("process");
+        let got: Vec<Complex32> = buffers
+            .iter()
+            .flat_map(|b| b.download().expect("download"))
+            .collect();
+        assert_accurate("device shares", &spec, &x, &got);
+        assert!(split.process_buffers(&mut buffers[..1]).is_err());
+        assert_eq!(split.time(2).expect("time").len(), 2);
+    }
+    let cpus = [Device::cpu(), Device::cpu()];
+    let each = FftSpec::new(8)
+        .batch(4)
+        .on_load(PointOp::MultiplyEach(random(&mut rng, 32).into()));
+    let err = SplitBatch::new(&each, &cpus).err().expect("refused");
+    assert!(err.to_string().contains("whole batch"), "{err}");
+    assert!(SplitBatch::new(&FftSpec::new(8), &[]).is_err());
+    assert!(SplitBatch::new(&FftSpec::new(8).batch(4).columns(), &cpus).is_err());
+}
