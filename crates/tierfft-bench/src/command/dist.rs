@@ -123,8 +123,10 @@ fn run_launched(opts: &DistOptions) -> CommandResult<()> {
     }
     let device = match opts.cpu {
         true => Device::cpu(),
-        false => Device::cuda(launch.local_rank)
-            .map_err(|e| format!("rank {}: GPU {}: {e}", launch.rank, launch.local_rank))?,
+        false => {
+            let gpu = launch.gpu_ordinal(tierfft::backend::cuda::CudaDevice::count()?);
+            Device::cuda(gpu).map_err(|e| format!("rank {}: GPU {gpu}: {e}", launch.rank))?
+        }
     };
     let mut meet = Rendezvous::join(&launch)?;
     let root = launch.rank == 0;
@@ -149,7 +151,9 @@ fn run_launched(opts: &DistOptions) -> CommandResult<()> {
         let bytes = meet
             .all_gather(&(fft.bytes_sent() as u64).to_le_bytes())?
             .iter()
-            .map(|b| u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])))
+            .map(|b| {
+                u64::from_le_bytes(b.get(..8).and_then(|b| b.try_into().ok()).unwrap_or([0; 8]))
+            })
             .max()
             .unwrap_or(0);
         // The one-device run on rank 0's device, while the others wait for the next shape.

@@ -4,6 +4,7 @@
 use std::ops::Range;
 use std::time::Instant;
 
+use super::on_threads;
 use crate::backend::{Device, DeviceBuffer, Element, Fft};
 use crate::error::{Error, Result};
 use crate::spec::{FftSpec, Layout, PointOp};
@@ -17,7 +18,8 @@ pub struct SplitBatch {
 }
 
 impl SplitBatch {
-    /// Plans `spec`'s batch split across `devices` (devices beyond the batch get no share).
+    /// Plans `spec`'s batch split across `devices`: device `i` of the first
+    /// `min(batch, devices.len())` takes share `i`, the others none.
     /// The spec's transforms lie in rows ([`Layout::Rows`]) and its vectors are shared by
     /// every transform: a vector laid out over the whole batch ([`PointOp::MultiplyEach`],
     /// [`PointOp::Weight`], a chain of one filter per transform) is refused, since each
@@ -71,8 +73,7 @@ impl SplitBatch {
         &self.spec
     }
 
-    /// Each device's transforms (indices into the batch), in the order of the devices that
-    /// have a share.
+    /// Each share's transforms (indices into the batch): share `i` is device `i`'s.
     pub fn shares(&self) -> Vec<Range<usize>> {
         self.parts
             .iter()
@@ -100,15 +101,17 @@ impl SplitBatch {
         on_threads(self.parts.iter().zip(chunks), |((_, fft, _), chunk)| {
             fft.process(chunk)
         })
+        .map(|_| ())
     }
 
-    /// Transforms device-resident shares in place, `buffers[i]` on the device of the `i`-th
-    /// share holding its `n × share` elements; queued, not waited for.
+    /// Transforms device-resident shares in place, `buffers[i]` on device `i` holding share
+    /// `i`'s `n × share` elements; queued, not waited for.
     pub fn process_buffers<T: Element>(&self, buffers: &mut [DeviceBuffer<T>]) -> Result<()> {
         self.check_buffers(buffers)?;
         on_threads(self.parts.iter().zip(buffers), |((_, fft, _), buffer)| {
             fft.process_buffer(buffer)
         })
+        .map(|_| ())
     }
 
     /// Zeroed buffers for [`SplitBatch::process_buffers`], one per share on its device.
@@ -161,31 +164,12 @@ impl SplitBatch {
     }
 }
 
-/// `batch` transforms cut into `devices` contiguous shares differing by at most one.
+/// `batch` transforms cut into `devices` contiguous shares differing by at most one, the
+/// larger first (so that any empty ones are last).
 fn shares(batch: usize, devices: usize) -> Vec<Range<usize>> {
-    (0..devices)
-        .map(|d| batch * d / devices..batch * (d + 1) / devices)
-        .collect()
-}
-
-/// `f` on every item at once, a thread each; the first error once all have finished.
-fn on_threads<I: Send>(
-    items: impl Iterator<Item = I>,
-    f: impl Fn(I) -> Result<()> + Sync,
-) -> Result<()> {
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items.map(|item| s.spawn(move || f(item))).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::gpu("a device's thread panicked")))
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .collect()
-    })
+    let (base, extra) = (batch / devices, batch % devices);
+    let start = |d: usize| d * base + d.min(extra);
+    (0..devices).map(|d| start(d)..start(d + 1)).collect()
 }
 
 #[cfg(test)]

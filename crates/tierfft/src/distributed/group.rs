@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::DistSpec;
 use super::exchange::{Exchange, LocalExchange};
 #[cfg(feature = "cuda")]
 use super::nccl::NcclExchange;
 use super::rank::{DistTimes, RankFft};
+use super::{DistSpec, on_threads};
 #[cfg(feature = "cuda")]
 use crate::backend::cuda::CudaDevice;
 use crate::backend::{Device, DeviceBuffer, Element};
@@ -141,24 +141,11 @@ impl DistFft {
         outputs: &mut [DeviceBuffer<O>],
         f: impl Fn(&RankFft, &mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        let f = &f;
-        std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .ranks
-                .iter()
-                .zip(inputs.iter_mut().zip(outputs.iter_mut()))
-                .map(|(rank, (i, o))| s.spawn(move || f(rank, i, o)))
-                .collect();
-            // Every thread is joined before the first error is returned.
-            let results: Vec<Result<T>> = handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(Error::gpu("a rank's thread panicked")))
-                })
-                .collect();
-            results.into_iter().collect()
-        })
+        let ranks = self
+            .ranks
+            .iter()
+            .zip(inputs.iter_mut().zip(outputs.iter_mut()));
+        on_threads(ranks, |(rank, (i, o))| f(rank, i, o))
     }
 
     /// A complex transform: `inputs[i]` (overwritten) into `outputs[i]`, rank `i`'s parts ([`RankFft::input_box`], [`RankFft::output_box`]).
@@ -244,17 +231,8 @@ impl DistFft {
     /// common start until every device has finished.
     pub fn time(&self, reps: usize) -> Result<DistTimes> {
         let rounds = Rounds::new(self.ranks.len());
-        let per_rank = std::thread::scope(|s| {
-            let handles: Vec<_> = (self.ranks.iter())
-                .map(|rank| s.spawn(|| rank.time(reps, |ok| rounds.end(ok))))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(Error::gpu("a rank's thread panicked")))
-                })
-                .collect::<Result<Vec<_>>>()
+        let per_rank = on_threads(self.ranks.iter(), |rank| {
+            rank.time(reps, |ok| rounds.end(ok))
         })?;
         Ok(DistTimes::slowest(&per_rank))
     }

@@ -36,7 +36,8 @@ pub struct Launch {
     /// Where the ranks meet, `host:port`: rank 0 listens there and the others connect.
     /// Empty for a group of one.
     pub rendezvous: String,
-    /// The launcher whose variables these are ("torchrun", "Open MPI", "PMI", "Slurm").
+    /// The launcher whose variables these are ("torchrun", "Open MPI", "PMI", "Slurm"), or
+    /// "explicit" for [`Launch::new`].
     pub launcher: &'static str,
 }
 
@@ -78,33 +79,34 @@ impl Launch {
                 None,
             ));
         };
-        let number = |name: &str, required: bool| -> Result<Option<usize>> {
-            match var(name) {
-                Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                    Error::ranks(
-                        format!(
-                            "{name}={v:?} (from {launcher}) is not a count: it must be a whole \
-                         number such as 0 or 4"
-                        ),
-                        None,
-                    )
-                }),
-                None if required => Err(Error::ranks(
-                    format!(
-                        "{} is set but {name} is not: {launcher} sets both; set {name} to the \
-                     number of processes",
-                        rank
-                    ),
-                    None,
-                )),
-                None => Ok(None),
-            }
+        let number = |name: &str| -> Result<Option<usize>> {
+            var(name)
+                .map(|v| {
+                    v.trim().parse().map_err(|_| {
+                        Error::ranks(
+                            format!(
+                                "{name}={v:?} (from {launcher}) is not a count: it must be a \
+                                 whole number such as 0 or 4"
+                            ),
+                            None,
+                        )
+                    })
+                })
+                .transpose()
         };
-        let rank_value = number(rank, true)?.unwrap_or(0);
-        let ranks_value = number(ranks, true)?.unwrap_or(1);
+        let rank_value = number(rank)?.unwrap_or(0);
+        let ranks_value = number(ranks)?.ok_or_else(|| {
+            Error::ranks(
+                format!(
+                    "{rank} is set but {ranks} is not: {launcher} sets both; set {ranks} to \
+                     the number of processes"
+                ),
+                None,
+            )
+        })?;
         check_rank(rank_value, ranks_value, launcher)?;
         // Without a local rank every process is taken to be on a host of its own.
-        let local_rank = number(local, false)?.unwrap_or(0);
+        let local_rank = number(local)?.unwrap_or(0);
         let rendezvous = match (var(RENDEZVOUS_VAR), var("MASTER_ADDR"), var("MASTER_PORT")) {
             (Some(at), _, _) => at,
             (None, Some(host), Some(port)) => join_host_port(&host, &port),
@@ -129,6 +131,16 @@ impl Launch {
         };
         launch.validate()?;
         Ok(launch)
+    }
+
+    /// The GPU this process takes of the `visible` ones: its local rank, or the only one
+    /// where the launcher gave each process a GPU of its own (Slurm's `--gpus-per-task`,
+    /// `CUDA_VISIBLE_DEVICES` set per process).
+    pub fn gpu_ordinal(&self, visible: usize) -> usize {
+        match visible {
+            1 => 0,
+            _ => self.local_rank,
+        }
     }
 
     fn validate(&self) -> Result<()> {

@@ -51,6 +51,27 @@ pub use socket::SocketExchange;
 use crate::error::{Error, Result};
 use crate::spec::Direction;
 
+/// `f` on every item at once, a thread each; every result, or the first error once all
+/// have finished (ranks and devices of one process run this way).
+pub(crate) fn on_threads<I: Send, T: Send>(
+    items: impl Iterator<Item = I>,
+    f: impl Fn(I) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items.map(|item| s.spawn(move || f(item))).collect();
+        // Every thread is joined before the first error is returned.
+        let results: Vec<Result<T>> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::gpu("a rank's or device's thread panicked")))
+            })
+            .collect();
+        results.into_iter().collect()
+    })
+}
+
 /// Where a distributed transform's spectrum lies: its output (forward) or input (inverse).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -252,8 +252,11 @@ impl RankFft {
                 "distributed timing runs complex forward transforms".into(),
             ));
         }
-        let mut input = self.device.zeros(self.input_len())?;
-        let mut output = self.device.zeros(self.output_len())?;
+        // Every rank learns of one whose buffers could not be made, rather than wait for it.
+        let buffers = (self.device.zeros(self.input_len()))
+            .and_then(|input| Ok((input, self.device.zeros(self.output_len())?)));
+        end_round(buffers.is_ok())?;
+        let (mut input, mut output) = buffers?;
         let reps = reps.max(1);
         let mut timed = |part: Part| -> Result<Vec<f64>> {
             let mut seconds = Vec::with_capacity(reps);

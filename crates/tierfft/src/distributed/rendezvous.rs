@@ -21,6 +21,9 @@ const MAGIC: &[u8; 8] = b"tierfft1";
 /// A larger message from a peer is taken for a stray connection, not a rank.
 const MAX_MESSAGE: u64 = 1 << 26;
 
+/// How long a connection to a rendezvous may take to say which rank it is.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// This process's links to the other ranks of its launch, made by [`Rendezvous::join`].
 pub struct Rendezvous {
     rank: usize,
@@ -29,7 +32,7 @@ pub struct Rendezvous {
     links: Vec<Option<TcpStream>>,
 }
 
-fn io_error(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Error {
+pub(crate) fn io_error(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Error {
     move |e| Error::ranks(what.to_string(), Some(e))
 }
 
@@ -137,21 +140,28 @@ impl Rendezvous {
         let deadline = Instant::now() + timeout;
         let at = &launch.rendezvous;
         let addrs = resolve(at)?;
-        let port = split_host_port(at).map_or(0, |(_, port)| port);
-        // A loopback address is listened on as given; any other on every interface, since
-        // the name other hosts know this one by need not be an address of this one.
-        let listen: SocketAddr = match addrs[0].ip().is_loopback() {
-            true => addrs[0],
-            false if addrs[0].is_ipv6() => {
-                SocketAddr::new(std::net::Ipv6Addr::UNSPECIFIED.into(), port)
-            }
-            false => SocketAddr::new(std::net::Ipv4Addr::UNSPECIFIED.into(), port),
+        let (host, port) = split_host_port(at).unwrap_or(("", 0));
+        // A loopback address given as such (an IP or "localhost") is listened on as given;
+        // any other name on every interface, since the name other hosts know this one by
+        // need not resolve here to an address they reach (Debian maps a host's own name to
+        // 127.0.1.1).
+        let loopback = host == "localhost"
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        let listen: SocketAddr = match (loopback, addrs[0].is_ipv6()) {
+            (true, _) => addrs[0],
+            (false, true) => SocketAddr::new(std::net::Ipv6Addr::UNSPECIFIED.into(), port),
+            (false, false) => SocketAddr::new(std::net::Ipv4Addr::UNSPECIFIED.into(), port),
         };
         let listener = TcpListener::bind(listen).map_err(io_error(format!(
             "rank 0 listening at {listen} (the rendezvous address {at}; choose a free port)"
         )))?;
         let all = accept_until(&listener, deadline, links.len() - 1, |mut stream| {
-            let (rank, ranks) = read_hello(&mut stream)?;
+            // A connection that is not a rank (a port scan, a stray client) is dropped.
+            let Ok((rank, ranks)) = read_hello(&mut stream) else {
+                return Ok(false);
+            };
             if ranks != links.len() || rank == 0 || rank >= ranks || links[rank].is_some() {
                 return Err(Error::ranks(
                     format!(
@@ -163,7 +173,7 @@ impl Rendezvous {
                 ));
             }
             links[rank] = Some(stream);
-            Ok(())
+            Ok(true)
         })?;
         if !all {
             let missing: Vec<String> = (1..links.len())
@@ -194,7 +204,7 @@ impl Rendezvous {
     fn connect_to_root(launch: &Launch, timeout: Duration) -> Result<TcpStream> {
         let deadline = Instant::now() + timeout;
         let at = &launch.rendezvous;
-        let stream = connect_until(at, deadline)?;
+        let stream = connect_until(at, deadline, "rank 0 (the rendezvous)")?;
         let wait = deadline.saturating_duration_since(Instant::now());
         stream
             .set_read_timeout(Some(wait.max(Duration::from_millis(1))))
@@ -243,8 +253,24 @@ impl Rendezvous {
         })
     }
 
-    /// Every rank's `mine`, in rank order, on every rank (each must call it).
+    /// Every rank's `mine` (at most 64 MiB), in rank order, on every rank (each must call
+    /// it). On an error this rank's links are closed, so that no rank waits on it.
     pub fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
+        if mine.len() as u64 > MAX_MESSAGE {
+            self.abort();
+            return Err(Error::ranks(
+                format!(
+                    "rank {} gave an all-gather {} bytes; it takes at most {MAX_MESSAGE}",
+                    self.rank,
+                    mine.len()
+                ),
+                None,
+            ));
+        }
+        self.gather(mine).inspect_err(|_| self.abort())
+    }
+
+    fn gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
         let lost = |rank: usize| {
             move |e: std::io::Error| {
                 Error::ranks(
@@ -259,7 +285,8 @@ impl Rendezvous {
         if self.rank != 0 {
             let root = self.link(0)?;
             write_message(root, mine).map_err(lost(0))?;
-            let all = read_message(root, MAX_MESSAGE * self.ranks as u64).map_err(lost(0))?;
+            let packed = (MAX_MESSAGE + 8) * self.ranks as u64;
+            let all = read_message(root, packed).map_err(lost(0))?;
             return unpack(&all, self.ranks);
         }
         let mut all = vec![mine.to_vec()];
@@ -364,6 +391,12 @@ impl Rendezvous {
             }
             let mut id = [0u8; 128];
             id.copy_from_slice(&sent[1..]);
+            // NCCL's own join waits for every rank: one that cannot load it says so first.
+            let available = super::nccl_available();
+            self.end_round(available).map_err(|e| match available {
+                true => Error::NoDevice(format!("another rank could not load NCCL ({e})")),
+                false => e,
+            })?;
             let exchange = super::NcclExchange::from_id(gpu, self.rank, self.ranks, &id)?;
             return Ok(Box::new(exchange));
         }
@@ -396,13 +429,13 @@ fn unpack(mut packed: &[u8], ranks: usize) -> Result<Vec<Vec<u8>>> {
     Ok(all)
 }
 
-/// Accepts connections on `listener` until `count` of them were taken by `take` (true), or
-/// `deadline` passes (false).
+/// Accepts connections on `listener` until `take` has kept `count` of them (it returns
+/// false for one it drops), true; or false once `deadline` passes.
 pub(crate) fn accept_until(
     listener: &TcpListener,
     deadline: Instant,
     count: usize,
-    mut take: impl FnMut(TcpStream) -> Result<()>,
+    mut take: impl FnMut(TcpStream) -> Result<bool>,
 ) -> Result<bool> {
     listener
         .set_nonblocking(true)
@@ -414,13 +447,15 @@ pub(crate) fn accept_until(
                 stream
                     .set_nonblocking(false)
                     .map_err(io_error("a connection"))?;
+                // A rank says hello as soon as it connects.
                 let wait = deadline.saturating_duration_since(Instant::now());
                 stream
-                    .set_read_timeout(Some(wait.max(Duration::from_millis(1))))
+                    .set_read_timeout(Some(wait.clamp(Duration::from_millis(1), HELLO_TIMEOUT)))
                     .map_err(io_error("setting a timeout"))?;
                 let _ = stream.set_nodelay(true);
-                take(stream)?;
-                taken += 1;
+                if take(stream)? {
+                    taken += 1;
+                }
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 if Instant::now() >= deadline {
@@ -434,23 +469,29 @@ pub(crate) fn accept_until(
     Ok(true)
 }
 
-/// Connects to `at` (`host:port`), retrying until `deadline` while nothing listens there.
-pub(crate) fn connect_until(at: &str, deadline: Instant) -> Result<TcpStream> {
+/// Connects to `what` at `at` (`host:port`), retrying until `deadline` while nothing
+/// listens there (or the name does not resolve yet).
+pub(crate) fn connect_until(at: &str, deadline: Instant, what: &str) -> Result<TcpStream> {
     loop {
         let mut last = None;
-        for addr in resolve(at)? {
-            match TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
-                Ok(stream) => {
-                    let _ = stream.set_nodelay(true);
-                    return Ok(stream);
+        match at.to_socket_addrs() {
+            Ok(addrs) => {
+                for addr in addrs {
+                    match TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
+                        Ok(stream) => {
+                            let _ = stream.set_nodelay(true);
+                            return Ok(stream);
+                        }
+                        Err(e) => last = Some(e),
+                    }
                 }
-                Err(e) => last = Some(e),
             }
+            Err(e) => last = Some(e),
         }
         if Instant::now() >= deadline {
             return Err(Error::ranks(
                 format!(
-                    "nothing answered at {at} in the time given: is rank 0 running, and is \
+                    "nothing answered at {at} in the time given: is {what} running, and is \
                      that its host's address?"
                 ),
                 last,

@@ -3,14 +3,14 @@
 //! on one host or several) and for testing the process bootstrap without GPUs; GPU buffers
 //! go through host memory, so on GPUs it is no measure of speed.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::exchange::{Exchange, check_ranges};
 use super::rendezvous::{
-    Rendezvous, accept_until, connect_until, hello, read_hello, write_message,
+    Rendezvous, accept_until, connect_until, hello, read_hello, read_message, write_message,
 };
 use crate::backend::DeviceBuffer;
 use crate::error::{Error, Result};
@@ -44,7 +44,16 @@ impl SocketExchange {
     /// a free port of the address its peers reach it at, the addresses are shared through
     /// the rendezvous, and each rank connects to the ranks below it and accepts the ranks
     /// above.
+    /// A rank that fails here closes its rendezvous links, so that no rank waits on it.
     pub fn connect(rendezvous: &mut Rendezvous) -> Result<SocketExchange> {
+        let connected = SocketExchange::join_mesh(rendezvous);
+        if connected.is_err() {
+            rendezvous.abort();
+        }
+        connected
+    }
+
+    fn join_mesh(rendezvous: &mut Rendezvous) -> Result<SocketExchange> {
         let (rank, ranks) = (rendezvous.rank(), rendezvous.ranks());
         let mut peers: Vec<Option<TcpStream>> = (0..ranks).map(|_| None).collect();
         let listener = match rendezvous.local_ip() {
@@ -67,13 +76,15 @@ impl SocketExchange {
         let deadline = Instant::now() + CONNECT_TIMEOUT;
         for (p, address) in addresses.iter().enumerate().take(rank) {
             let at = String::from_utf8_lossy(address);
-            let stream = connect_until(&at, deadline)?;
+            let stream = connect_until(&at, deadline, &format!("rank {p}"))?;
             (&stream).write_all(&hello(rank, ranks)).map_err(lost(p))?;
             peers[p] = Some(stream);
         }
         if let Some(listener) = &listener {
             let all = accept_until(listener, deadline, ranks - 1 - rank, |mut stream| {
-                let (from, of) = read_hello(&mut stream)?;
+                let Ok((from, of)) = read_hello(&mut stream) else {
+                    return Ok(false);
+                };
                 if of != ranks || from <= rank || from >= ranks || peers[from].is_some() {
                     return Err(Error::ranks(
                         format!(
@@ -86,7 +97,7 @@ impl SocketExchange {
                     ));
                 }
                 peers[from] = Some(stream);
-                Ok(())
+                Ok(true)
             })?;
             if !all {
                 return Err(Error::ranks(
@@ -112,47 +123,63 @@ impl SocketExchange {
         })
     }
 
-    /// Sends `blocks[p]` to each peer `p` and receives one block from each, as f32 values.
-    fn swap(&self, blocks: &[Option<Vec<f32>>]) -> Result<Vec<Option<Vec<f32>>>> {
-        std::thread::scope(|scope| {
+    /// Sends `blocks[p]` to each peer `p` and receives from each peer `q` a block of
+    /// `expect[q]` f32 values; on any failure every connection is closed, so that no peer
+    /// waits on this rank.
+    fn swap(&self, blocks: &[Vec<f32>], expect: &[usize]) -> Result<Vec<Vec<f32>>> {
+        let swapped = std::thread::scope(|scope| {
             // Writes on threads of their own, so that no two ranks wait on each other's
             // full socket buffers.
             let writers: Vec<_> = (self.peers.iter().enumerate())
                 .filter_map(|(p, s)| s.as_ref().map(|s| (p, s)))
                 .map(|(p, stream)| {
-                    let block = blocks[p].as_deref().unwrap_or(&[]);
+                    let block = &blocks[p];
                     scope.spawn(move || {
                         write_message(stream, bytemuck::cast_slice(block)).map_err(lost(p))
                     })
                 })
                 .collect();
-            let mut received: Vec<Option<Vec<f32>>> = vec![None; self.ranks];
+            let mut received = vec![Vec::new(); self.ranks];
             let mut failed = None;
             for (q, stream) in self.peers.iter().enumerate() {
                 let Some(stream) = stream else { continue };
-                match read_block(stream) {
-                    Ok(values) => received[q] = Some(values),
-                    Err(e) => {
-                        failed = Some(lost(q)(e));
-                        // Wake this rank's writers and the peers blocked on this rank.
-                        self.shutdown();
-                        break;
+                match read_message(stream, 4 * expect[q] as u64) {
+                    Ok(bytes) if bytes.len() == 4 * expect[q] => {
+                        received[q] = bytemuck::pod_collect_to_vec(&bytes);
                     }
+                    Ok(bytes) => {
+                        failed = Some(Error::InvalidSpec(format!(
+                            "rank {} expected {} elements from rank {q} and got {}",
+                            self.rank,
+                            expect[q] / 2,
+                            bytes.len() / 8
+                        )));
+                    }
+                    Err(e) => failed = Some(lost(q)(e)),
+                }
+                if failed.is_some() {
+                    // Wake this rank's writers and the peers blocked on this rank.
+                    self.shutdown();
+                    break;
                 }
             }
             for writer in writers {
                 let written = writer
                     .join()
                     .unwrap_or_else(|_| Err(Error::ranks("a sending thread panicked", None)));
-                if failed.is_none() {
-                    written?;
+                if let Err(e) = written {
+                    failed.get_or_insert(e);
                 }
             }
             match failed {
                 Some(e) => Err(e),
                 None => Ok(received),
             }
-        })
+        });
+        if swapped.is_err() {
+            self.shutdown();
+        }
+        swapped
     }
 
     fn shutdown(&self) {
@@ -160,24 +187,6 @@ impl SocketExchange {
             let _ = stream.shutdown(Shutdown::Both);
         }
     }
-}
-
-/// One block of f32 values written by [`write_message`].
-fn read_block(stream: &TcpStream) -> std::io::Result<Vec<f32>> {
-    let mut len = [0u8; 8];
-    (&*stream).read_exact(&mut len)?;
-    let len = u64::from_le_bytes(len);
-    if len % 4 != 0 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("a block of {len} bytes, not a whole number of f32 values"),
-        ));
-    }
-    let values = usize::try_from(len / 4)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "a block too large"))?;
-    let mut block = vec![0f32; values];
-    (&*stream).read_exact(bytemuck::cast_slice_mut(&mut block))?;
-    Ok(block)
 }
 
 impl Exchange for SocketExchange {
@@ -207,37 +216,29 @@ impl Exchange for SocketExchange {
                 None,
             ));
         }
-        // A rank whose own ranges are wrong still takes part (sending nothing), so that its
-        // peers get an error from the sizes instead of waiting; then it reports its own.
-        let checked = check_ranges(self.ranks, (send.len(), sends), (recv.len(), recvs));
-        let mut blocks: Vec<Option<Vec<f32>>> = vec![None; self.ranks];
-        if checked.is_ok() {
-            let me = self.rank;
-            for (p, range) in sends.iter().enumerate().filter(|&(p, _)| p != me) {
-                let block = send
-                    .held
-                    .memory()
-                    .read_range(2 * range.start..2 * range.end);
-                // The peers are waiting for this rank's blocks: closing the connections
-                // gives them an error instead.
-                blocks[p] = Some(block.inspect_err(|_| self.abort())?);
-            }
+        // Ranges that do not fit this rank's buffers are its own mistake, but its peers are
+        // waiting for it: closing the connections gives them an error instead.
+        if let Err(e) = check_ranges(self.ranks, (send.len(), sends), (recv.len(), recvs)) {
+            self.abort();
+            return Err(e);
         }
-        let received = self.swap(&blocks).inspect_err(|_| self.broken = true)?;
-        checked?;
-        for (q, range) in recvs.iter().enumerate().filter(|&(q, _)| q != self.rank) {
-            let block = received[q].as_deref().unwrap_or(&[]);
-            if block.len() != 2 * range.len() {
-                return Err(Error::InvalidSpec(format!(
-                    "rank {} expected {} elements from rank {q} and got {}",
-                    self.rank,
-                    range.len(),
-                    block.len() / 2
-                )));
-            }
-            recv.held
-                .memory_mut()
-                .write_range(2 * range.start..2 * range.end, block)?;
+        let me = self.rank;
+        let mut blocks = vec![Vec::new(); self.ranks];
+        for (p, range) in sends.iter().enumerate().filter(|&(p, _)| p != me) {
+            let block = send
+                .held
+                .memory()
+                .read_range(2 * range.start..2 * range.end);
+            blocks[p] = block.inspect_err(|_| self.abort())?;
+        }
+        let expect: Vec<usize> = recvs.iter().map(|r| 2 * r.len()).collect();
+        let received = self
+            .swap(&blocks, &expect)
+            .inspect_err(|_| self.broken = true)?;
+        for (q, range) in recvs.iter().enumerate().filter(|&(q, _)| q != me) {
+            let written =
+                (recv.held.memory_mut()).write_range(2 * range.start..2 * range.end, &received[q]);
+            written.inspect_err(|_| self.abort())?;
         }
         Ok(())
     }

@@ -375,6 +375,43 @@ fn rendezvous_waits_for_slow_ranks_after_joining() {
     });
 }
 
+/// A connection to the rendezvous port that is not a rank (a port scan, a stray client) is
+/// dropped, and the ranks still meet.
+#[test]
+fn rendezvous_drops_strangers() {
+    use std::io::Write;
+    let at = free_loopback();
+    std::thread::scope(|s| {
+        let root = s.spawn(|| {
+            Rendezvous::join_within(
+                &Launch::new(0, 2, 0, &at).expect("launch"),
+                Duration::from_secs(30),
+            )
+        });
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let mut stranger = loop {
+            match std::net::TcpStream::connect(&at) {
+                Ok(stream) => break stream,
+                Err(e) if std::time::Instant::now() > deadline => panic!("{e}"),
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        stranger
+            .write_all(b"GET / HTTP/1.0\r\n\r\n")
+            .expect("a stranger's request");
+        drop(stranger);
+        let mut rank1 = Rendezvous::join_within(
+            &Launch::new(1, 2, 0, &at).expect("launch"),
+            Duration::from_secs(30),
+        )
+        .expect("rank 1 joins");
+        let mut rank0 = root.join().expect("rank 0").expect("rank 0 joins");
+        let other = s.spawn(move || rank1.broadcast(b"ignored"));
+        assert_eq!(rank0.broadcast(b"id").expect("broadcast"), b"id");
+        assert_eq!(other.join().expect("rank 1").expect("broadcast"), b"id");
+    });
+}
+
 /// `DistFft::time` for every layout (the all-to-alls alone send from the array each move
 /// names) and pencils.
 #[test]

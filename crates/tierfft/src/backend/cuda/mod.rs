@@ -160,6 +160,15 @@ fn cluster_limit(
 }
 
 impl CudaDevice {
+    /// CUDA GPUs this process sees (after `CUDA_VISIBLE_DEVICES`); 0 without a driver.
+    pub fn count() -> Result<usize> {
+        if !driver_available() {
+            return Ok(0);
+        }
+        let count = CudaContext::device_count().map_err(gpu_err("counting CUDA devices"))?;
+        Ok(count.max(0) as usize)
+    }
+
     /// Opens GPU `ordinal` (0 for the first).
     pub fn open(ordinal: usize) -> Result<CudaDevice> {
         if !driver_available() {
