@@ -39,18 +39,21 @@ impl SplitBatch {
             )));
         }
         let per_batch = (spec.load.iter().chain(&spec.store))
-            .find(|op| matches!(op, PointOp::MultiplyEach(_) | PointOp::Weight(_)))
-            .map(|op| format!("{op:?}").chars().take(40).collect::<String>())
+            .find_map(|op| match op {
+                PointOp::MultiplyEach(_) => Some("a PointOp::MultiplyEach vector"),
+                PointOp::Weight(_) => Some("a PointOp::Weight vector"),
+                _ => None,
+            })
             .or_else(|| {
-                spec.chain
-                    .as_ref()
+                (spec.chain.as_ref())
                     .filter(|c| c.len() != spec.n)
-                    .map(|_| "a chain with one filter per transform".to_string())
+                    .map(|_| "a chain with one filter per transform")
             });
-        if let Some(op) = per_batch {
+        if let Some(what) = per_batch {
             return Err(Error::InvalidSpec(format!(
-                "a batch split across devices takes vectors shared by every transform; {op}.. \
-                 is laid out over the whole batch: plan one Fft per device with its part of it"
+                "a batch split across devices takes vectors shared by every transform, and \
+                 {what} is laid out over the whole batch: plan one Fft per device with its \
+                 part of it"
             )));
         }
         let shares = shares(spec.batch, devices.len());
