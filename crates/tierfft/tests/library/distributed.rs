@@ -199,12 +199,9 @@ fn refuses_what_it_cannot_cut() {
     assert!(err.to_string().contains("parts of"), "{err}");
 }
 
-/// A rank that fails while the others wait in the exchange makes them fail too, not hang;
-/// exchanges in any order make the same transform; a group that is not one is refused.
-#[test]
-fn one_failing_rank_does_not_hang_the_others() {
-    let spec = DistSpec::new(&[8, 8]);
-    let fft = DistFft::on_cpu(&spec, 2).expect("plan");
+/// Rank 0 of `fft` (two ranks) is given a short output: it fails before its first
+/// all-to-all, and rank 1, waiting there, gets an error too instead of waiting forever.
+fn short_output_fails_every_rank(fft: &DistFft) {
     let (mut inputs, mut outputs) = fft.zeros::<Complex32, Complex32>().expect("zeros");
     let (done, results) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
@@ -218,11 +215,20 @@ fn one_failing_rank_does_not_hang_the_others() {
         }
         for _ in 0..2 {
             let failed = results
-                .recv_timeout(std::time::Duration::from_secs(60))
+                .recv_timeout(Duration::from_secs(60))
                 .expect("a rank hangs after another failed");
             assert!(failed, "both ranks fail");
         }
     });
+}
+
+/// A rank that fails while the others wait in the exchange makes them fail too, not hang;
+/// exchanges in any order make the same transform; a group that is not one is refused.
+#[test]
+fn one_failing_rank_does_not_hang_the_others() {
+    let spec = DistSpec::new(&[8, 8]);
+    let fft = DistFft::on_cpu(&spec, 2).expect("plan");
+    short_output_fails_every_rank(&fft);
     // Reversed exchanges: the same result, ranks sorted by their exchange.
     let mut rng = rng();
     let mut reversed: Vec<Box<dyn Exchange>> = LocalExchange::group(3)
@@ -304,27 +310,8 @@ fn socket_ranks_match_the_reference() {
         (t.total.len(), t.exchange.len(), t.transforms.len()),
         (2, 2, 2)
     );
-    // Rank 0 is given a short output: it fails before its first all-to-all, and rank 1,
-    // waiting there, gets an error too.
+    short_output_fails_every_rank(&fft);
     let (mut inputs, mut outputs) = fft.zeros::<Complex32, Complex32>().expect("zeros");
-    let (done, results) = std::sync::mpsc::channel();
-    std::thread::scope(|s| {
-        for (r, (i, o)) in inputs.iter_mut().zip(outputs.iter_mut()).enumerate() {
-            let (rank, done) = (&fft.ranks()[r], done.clone());
-            s.spawn(move || {
-                let mut short = tierfft::Device::cpu().zeros(3).expect("zeros");
-                let out = if r == 0 { &mut short } else { o };
-                done.send(rank.process(i, out).map_err(|e| e.to_string()))
-                    .expect("send");
-            });
-        }
-        for _ in 0..2 {
-            let result = results
-                .recv_timeout(Duration::from_secs(60))
-                .expect("a rank hangs after another failed");
-            assert!(result.is_err(), "both ranks fail");
-        }
-    });
     // Every later all-to-all of the group fails at once.
     assert!(fft.process(&mut inputs, &mut outputs).is_err());
 }
