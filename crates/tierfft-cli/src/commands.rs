@@ -136,6 +136,18 @@ pub struct NdJob<'a> {
     pub axes: Option<&'a [i64]>,
     /// R2C (C2R when inverse).
     pub real: bool,
+    /// Spread over ranks instead of planned on one device.
+    pub spread: Option<Spread>,
+}
+
+/// A transform spread over ranks, for `tierfft plan --shape .. --gpus N`.
+pub struct Spread {
+    /// Ranks.
+    pub ranks: usize,
+    /// Pencils over this grid (3-D shapes).
+    pub grid: Option<[usize; 2]>,
+    /// The spectrum cut like the input (a second all-to-all).
+    pub natural: bool,
 }
 
 /// What `tierfft plan` was asked to show.
@@ -171,6 +183,13 @@ pub struct PlanJob<'a> {
 /// `tierfft plan`: prints the plan for a profile or a device's real limits, and optionally
 /// the source of its kernels.
 pub fn plan(job: &PlanJob) -> CliResult<()> {
+    if let Some((nd, spread)) = job
+        .nd
+        .as_ref()
+        .and_then(|nd| Some((nd, nd.spread.as_ref()?)))
+    {
+        return plan_spread(job, nd, spread);
+    }
     let (limits, device) = plan_limits(job.device)?;
     if job.options.measure {
         return Err(
@@ -224,6 +243,53 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
         println!("\n{}", plan.schedule(job.batch, Route::InPlace));
     }
     print_sources(&plan, job.source)?;
+    Ok(())
+}
+
+/// `tierfft plan --shape .. --gpus N`: each rank's part of the global arrays and its steps,
+/// the local transforms planned on the named device (exchanging through memory here: the
+/// steps are the same over NCCL).
+fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
+    use tierfft::distributed::{DistSpec, Exchange, LocalExchange, RankFft, Spectrum};
+    if DeviceLimits::profile(job.device).is_some() {
+        return Err(format!(
+            "--gpus plans each rank's transforms on a device, not the profile '{}': give \
+             --device cuda, gpu or cpu",
+            job.device
+        )
+        .into());
+    }
+    let device = open_device(job.device)?;
+    let mut spec = DistSpec::new(nd.shape);
+    if nd.real {
+        spec = spec.real();
+    }
+    if job.inverse {
+        spec = spec.inverse();
+    }
+    if job.normalize {
+        spec = spec.normalized();
+    }
+    if spread.natural {
+        spec = spec.spectrum(Spectrum::Natural);
+    }
+    if let Some([p0, p1]) = spread.grid {
+        spec = spec.pencils(p0, p1);
+    }
+    println!(
+        "{:?} over {} ranks, each rank's local transforms planned on {}:",
+        nd.shape,
+        spread.ranks,
+        device.name()
+    );
+    for exchange in LocalExchange::group(spread.ranks) {
+        let rank = RankFft::new(
+            &spec,
+            device.clone(),
+            Box::new(exchange) as Box<dyn Exchange>,
+        )?;
+        print!("{rank}");
+    }
     Ok(())
 }
 

@@ -115,6 +115,19 @@ struct PlanArgs {
     /// With --shape: a real transform (R2C; C2R with --inverse).
     #[arg(long, requires = "shape")]
     real: bool,
+    /// With --shape: the transform spread over N ranks (GPUs), each rank's part of the
+    /// global arrays and its steps: local transforms (planned on --device, a device of
+    /// the ranks' kind) and all-to-alls.
+    #[arg(long, requires = "shape", value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..), conflicts_with_all = ["axes", "source"])]
+    gpus: Option<u32>,
+    /// With --gpus: 3-D shapes as pencils over a P0xP1 grid of the ranks.
+    #[arg(long, requires = "gpus", value_name = "P0xP1",
+          value_parser = tierfft_bench::command::parse_grid)]
+    grid: Option<[usize; 2]>,
+    /// With --gpus: the spectrum cut along axis 0 like the input (a second all-to-all).
+    #[arg(long, requires = "gpus", conflicts_with = "grid")]
+    natural_spectrum: bool,
     /// Number of transforms (integer or 2^k).
     #[arg(short, long, default_value = "1", value_parser = parse_count)]
     batch: usize,
@@ -329,6 +342,11 @@ fn main() -> ExitCode {
                     shape,
                     axes: a.axes.as_deref(),
                     real: a.real,
+                    spread: a.gpus.map(|ranks| commands::Spread {
+                        ranks: ranks as usize,
+                        grid: a.grid,
+                        natural: a.natural_spectrum,
+                    }),
                 }),
                 batch: a.batch,
                 device: &a.device,

@@ -178,7 +178,7 @@ fn parse_energy_seconds(s: &str) -> Result<f64, String> {
 }
 
 /// `--grid`: two counts joined by x, e.g. 2x2.
-fn parse_grid(s: &str) -> Result<[usize; 2], String> {
+pub fn parse_grid(s: &str) -> Result<[usize; 2], String> {
     match crate::shared::parse_shape(s)?.as_slice() {
         &[p0, p1] => Ok([p0, p1]),
         _ => Err(format!("'{s}' is not a grid of two counts such as 2x2")),

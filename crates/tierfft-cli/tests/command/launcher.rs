@@ -229,3 +229,39 @@ fn batches_split_across_devices() {
     ]);
     assert!(!out.status.success());
 }
+
+/// `tierfft plan --shape .. --gpus N`: every rank's part and steps; profiles are refused
+/// (each rank's transforms are planned on a device).
+#[test]
+fn plans_spread_over_ranks_print() {
+    let dir = TempDir::new("plan-gpus");
+    let out = dir.run(&[
+        "plan", "--shape", "12x10", "--gpus", "3", "--device", "cpu", "--real",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "rank 0 on",
+        "rank 2 on",
+        "R2C over axes [1]",
+        "all-to-all between",
+        "scratch:",
+    ] {
+        assert!(stdout.contains(want), "{want}:\n{stdout}");
+    }
+    let out = dir.run(&[
+        "plan",
+        "--shape",
+        "12x10",
+        "--gpus",
+        "2",
+        "--device",
+        "h100-cuda",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--device cuda, gpu or cpu"));
+}

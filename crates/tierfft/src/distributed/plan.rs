@@ -313,3 +313,84 @@ fn pencil_steps(
         }
     })
 }
+
+impl std::fmt::Display for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Slot::Input => write!(f, "the input"),
+            Slot::Output => write!(f, "the output"),
+            Slot::Scratch(k) => write!(f, "scratch {k}"),
+        }
+    }
+}
+
+/// The bytes of `elements` complex f32 values, in a unit that suits them.
+fn bytes(elements: usize) -> String {
+    let b = 8 * elements;
+    match b {
+        0..1024 => format!("{b} B"),
+        1024..0x10_0000 => format!("{:.1} KiB", b as f64 / 1024.0),
+        0x10_0000..0x4000_0000 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        _ => format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64),
+    }
+}
+
+/// What a local transform computes: its kind and direction, axes and array.
+fn describe(fft: &NdFft) -> String {
+    let spec = fft.spec();
+    let kind = match (spec.real, spec.direction) {
+        (false, Direction::Forward) => "C2C forward",
+        (false, Direction::Inverse) => "C2C inverse",
+        (true, Direction::Forward) => "R2C",
+        (true, Direction::Inverse) => "C2R",
+    };
+    format!("{kind} over axes {:?} of {:?}", spec.axes, spec.shape)
+}
+
+/// One line per step, then the scratch; each line starts with `indent`.
+impl Plan {
+    pub(crate) fn write(&self, f: &mut std::fmt::Formatter<'_>, indent: &str) -> std::fmt::Result {
+        for (k, step) in self.steps.iter().enumerate() {
+            write!(f, "{indent}{}. ", k + 1)?;
+            match step {
+                Step::Fft { fft, on } => writeln!(f, "{} in place on {on}", describe(fft))?,
+                Step::RealIn { fft, into } => {
+                    writeln!(f, "{} from the input into {into}", describe(fft))?
+                }
+                Step::RealOut { fft, from } => {
+                    writeln!(f, "{} from {from} into the output", describe(fft))?
+                }
+                Step::Move {
+                    moves,
+                    natural,
+                    transposed,
+                } => {
+                    let total = |ranges: &[std::ops::Range<usize>]| -> (usize, usize) {
+                        let busy = ranges.iter().filter(|r| !r.is_empty()).count();
+                        (busy, ranges.iter().map(|r| r.len()).sum())
+                    };
+                    let (to, sent) = total(&moves.sends);
+                    let (from, got) = total(&moves.recvs);
+                    writeln!(
+                        f,
+                        "all-to-all between {natural} (natural) and {transposed} (transposed): \
+                         {} to {to} rank(s), {} from {from}; {} row copies before, {} after",
+                        bytes(sent),
+                        bytes(got),
+                        moves.before.len(),
+                        moves.after.len()
+                    )?;
+                }
+            }
+        }
+        let scratch: usize = self.arrays.iter().sum();
+        writeln!(
+            f,
+            "{indent}scratch: {} array(s), {}; staging {}, receiving {}",
+            self.arrays.len(),
+            bytes(scratch),
+            bytes(self.staging),
+            bytes(self.received)
+        )
+    }
+}

@@ -36,6 +36,21 @@ struct Scratch {
 /// A rank's exchange and scratch, held for one run.
 type Locked<'a> = (MutexGuard<'a, Box<dyn Exchange>>, MutexGuard<'a, Scratch>);
 
+/// The rank, its device, the parts of the global arrays it holds and its steps.
+impl std::fmt::Display for RankFft {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "rank {} on {}: input {:?} of the global array, output {:?}",
+            self.rank,
+            self.device.name(),
+            self.plan.input.0,
+            self.plan.output.0
+        )?;
+        self.plan.write(f, "  ")
+    }
+}
+
 /// Times of a distributed transform ([`RankFft::time`], [`super::DistFft::time`]), seconds
 /// per run (host clock from a common start until the device, or every device, has finished).
 #[derive(Clone, Debug)]
