@@ -6,7 +6,7 @@
 #             processes started as torchrun would (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_*),
 #             beside the same in one process (`--gpus N`), two rounds; with one GPU, the
 #             process bootstrap and NCCL with one rank
-#   split     `tierfft bench --backend cuda --gpus N --sizes $SIZES`: each size's batch
+#   split     `tierfft bench --backend cuda --gpus N --sizes $SIZES --points 2^26`: each size's batch
 #             split across the GPUs beside one GPU
 # Usage (carry .carry): OUT=dir [RANKS=n] [SHAPES=list] [SIZES=list] bash scripts/device-ranks.sh STEP...
 set -uo pipefail
@@ -41,7 +41,7 @@ for step in "$@"; do
         done
         ;;
     split)
-        $tf bench --backend cuda --gpus "$ranks" --sizes "${SIZES:-256,4096,2^16,2^20}" 2>&1 |
+        $tf bench --backend cuda --gpus "$ranks" --sizes "${SIZES:-256,4096,2^16,2^20}" --points 2^26 2>&1 |
             tee -a "$out/split.txt" || status=1
         ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
