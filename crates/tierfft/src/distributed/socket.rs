@@ -145,7 +145,9 @@ impl SocketExchange {
                 let Some(stream) = stream else { continue };
                 match read_message(stream, 4 * expect[q] as u64) {
                     Ok(bytes) if bytes.len() == 4 * expect[q] => {
-                        received[q] = bytemuck::pod_collect_to_vec(&bytes);
+                        received[q] = (bytes.chunks_exact(4))
+                            .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+                            .collect();
                     }
                     Ok(bytes) => {
                         failed = Some(Error::InvalidSpec(format!(
