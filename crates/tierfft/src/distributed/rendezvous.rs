@@ -32,7 +32,8 @@ pub struct Rendezvous {
     links: Vec<Option<TcpStream>>,
 }
 
-pub(crate) fn io_error(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Error {
+/// An I/O failure between ranks, saying what was being done.
+fn io_error(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Error {
     move |e| Error::ranks(what.to_string(), Some(e))
 }
 
