@@ -127,25 +127,11 @@ impl DistFft {
         f: impl Fn(&RankFft, &mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> Result<()> + Sync,
     ) -> Result<()> {
         self.check_buffers(inputs, outputs)?;
-        self.on_threads(inputs, outputs, |rank, i, o| {
+        let ranks = (self.ranks.iter()).zip(inputs.iter_mut().zip(outputs.iter_mut()));
+        on_threads(ranks, |(rank, (i, o))| {
             f(rank, i, o).and_then(|()| rank.device().synchronize())
         })
         .map(|_| ())
-    }
-
-    /// `f(rank, input, output)` on a thread per rank, all at once; each rank's result, or
-    /// the first error.
-    fn on_threads<I: Element, O: Element, T: Send>(
-        &self,
-        inputs: &mut [DeviceBuffer<I>],
-        outputs: &mut [DeviceBuffer<O>],
-        f: impl Fn(&RankFft, &mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> Result<T> + Sync,
-    ) -> Result<Vec<T>> {
-        let ranks = self
-            .ranks
-            .iter()
-            .zip(inputs.iter_mut().zip(outputs.iter_mut()));
-        on_threads(ranks, |(rank, (i, o))| f(rank, i, o))
     }
 
     /// A complex transform: `inputs[i]` (overwritten) into `outputs[i]`, rank `i`'s parts ([`RankFft::input_box`], [`RankFft::output_box`]).
