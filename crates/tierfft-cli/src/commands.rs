@@ -250,7 +250,7 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
 /// the local transforms planned on the named device (exchanging through memory here: the
 /// steps are the same over NCCL).
 fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
-    use tierfft::distributed::{DistSpec, Exchange, LocalExchange, RankFft, Spectrum};
+    use tierfft::distributed::{Exchange, LocalExchange, RankFft};
     if DeviceLimits::profile(job.device).is_some() {
         return Err(format!(
             "--gpus plans each rank's transforms on a device, not the profile '{}': give \
@@ -260,7 +260,7 @@ fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
         .into());
     }
     let device = open_device(job.device)?;
-    let mut spec = DistSpec::new(nd.shape);
+    let mut spec = tierfft_bench::command::dist::dist_spec(nd.shape, spread.natural, spread.grid);
     if nd.real {
         spec = spec.real();
     }
@@ -269,12 +269,6 @@ fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
     }
     if job.normalize {
         spec = spec.normalized();
-    }
-    if spread.natural {
-        spec = spec.spectrum(Spectrum::Natural);
-    }
-    if let Some([p0, p1]) = spread.grid {
-        spec = spec.pencils(p0, p1);
     }
     println!(
         "{:?} over {} ranks, each rank's local transforms planned on {}:",

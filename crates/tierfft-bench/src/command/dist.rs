@@ -63,7 +63,7 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
         },
     );
     for (k, shape) in opts.shapes.iter().enumerate() {
-        let spec = dist_spec(shape, opts);
+        let spec = dist_spec(shape, opts.natural, opts.grid);
         let fft = match opts.cpu {
             true => DistFft::on_cpu(&spec, opts.ranks)?,
             false => DistFft::on_cuda(&spec, &gpus)?,
@@ -141,7 +141,7 @@ fn run_launched(opts: &DistOptions) -> CommandResult<()> {
         );
     }
     for (k, shape) in opts.shapes.iter().enumerate() {
-        let spec = dist_spec(shape, opts);
+        let spec = dist_spec(shape, opts.natural, opts.grid);
         let exchange = meet.exchange(&device)?;
         let fft = RankFft::new(&spec, device.clone(), exchange)?;
         let (squares, against) = launched_error((&fft, &spec), &mut meet, shape, k)?;
@@ -239,13 +239,14 @@ fn seed(k: usize) -> u64 {
     0x9e37_79b9_7f4a_7c15 ^ k as u64
 }
 
-/// The transform of `shape` the options ask for.
-fn dist_spec(shape: &[usize], opts: &DistOptions) -> DistSpec {
+/// The complex forward transform of `shape` spread over ranks: the spectrum cut like the
+/// input where `natural`, 3-D shapes as pencils over `grid`.
+pub fn dist_spec(shape: &[usize], natural: bool, grid: Option<[usize; 2]>) -> DistSpec {
     let mut spec = DistSpec::new(shape);
-    if opts.natural {
+    if natural {
         spec = spec.spectrum(Spectrum::Natural);
     }
-    if let (Some([p0, p1]), 3) = (opts.grid, shape.len()) {
+    if let (Some([p0, p1]), 3) = (grid, shape.len()) {
         spec = spec.pencils(p0, p1);
     }
     spec

@@ -37,6 +37,16 @@ fn io_error(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Erro
     move |e| Error::ranks(what.to_string(), Some(e))
 }
 
+/// A connection to `rank` that broke: that rank failed or exited.
+pub(crate) fn lost(rank: usize) -> impl FnOnce(std::io::Error) -> Error {
+    move |e| {
+        Error::ranks(
+            format!("the connection to rank {rank} broke: that rank failed or exited"),
+            Some(e),
+        )
+    }
+}
+
 /// What a rank says first on every connection: who it is, of how many, in its byte order.
 pub(crate) fn hello(rank: usize, ranks: usize) -> Vec<u8> {
     let mut bytes = MAGIC.to_vec();
@@ -272,14 +282,6 @@ impl Rendezvous {
     }
 
     fn gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
-        let lost = |rank: usize| {
-            move |e: std::io::Error| {
-                Error::ranks(
-                    format!("the link with rank {rank} broke: that rank failed or exited"),
-                    Some(e),
-                )
-            }
-        };
         if self.ranks == 1 {
             return Ok(vec![mine.to_vec()]);
         }

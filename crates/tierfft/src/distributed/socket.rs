@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::exchange::{Exchange, check_ranges};
 use super::rendezvous::{
-    Rendezvous, accept_until, connect_until, hello, read_hello, read_message, write_message,
+    Rendezvous, accept_until, connect_until, hello, lost, read_hello, read_message, write_message,
 };
 use crate::backend::DeviceBuffer;
 use crate::error::{Error, Result};
@@ -26,17 +26,6 @@ pub struct SocketExchange {
     peers: Vec<Option<TcpStream>>,
     /// Set when an all-to-all failed part-way: later ones fail at once.
     broken: bool,
-}
-
-fn lost(rank: usize) -> impl FnOnce(std::io::Error) -> Error {
-    move |e| {
-        Error::ranks(
-            format!(
-                "the connection to rank {rank} broke during an all-to-all: that rank failed or exited"
-            ),
-            Some(e),
-        )
-    }
 }
 
 impl SocketExchange {
