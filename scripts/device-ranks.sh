@@ -8,6 +8,11 @@
 #             process bootstrap and NCCL with one rank
 #   split     `tierfft bench --backend cuda --gpus N --sizes $SIZES --points 2^26`: each size's batch
 #             split across the GPUs beside one GPU
+#   tests     the distributed library tests on CUDA (NCCL over the N GPUs, peer copies
+#             between ranks sharing the first), then under compute-sanitizer memcheck
+#             (needs .carry/tests/library)
+#   links     `tierfft bench --backend cuda --shapes $SHAPES --gpus N` with each --link and
+#             with --parts 1 beside the planner's parts, two rounds
 # Usage (carry .carry): OUT=dir [RANKS=n] [SHAPES=list] [SIZES=list] bash scripts/device-ranks.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +48,31 @@ for step in "$@"; do
     split)
         $tf bench --backend cuda --gpus "$ranks" --sizes "${SIZES:-256,4096,2^16,2^20}" --points 2^26 2>&1 |
             tee -a "$out/split.txt" || status=1
+        ;;
+    tests)
+        export TIERFFT_TEST_DEVICE=cuda TIERFFT_TEST_GPUS=$ranks
+        .carry/tests/library distributed 2>&1 | tail -25 | tee -a "$out/tests.txt" || status=1
+        for t in distributed::gpu_ranks_through_peer_copies distributed::nccl_ranks_match_the_reference; do
+            echo "== compute-sanitizer memcheck $t" | tee -a "$out/tests.txt"
+            timeout "${SANITIZE_SECONDS:-240}" compute-sanitizer --tool memcheck --error-exitcode 9 \
+                .carry/tests/library --test-threads=1 --exact "$t" > "$out/memcheck-${t#*::}.log" 2>&1
+            echo "exit $?" | tee -a "$out/tests.txt"
+            grep -E "ERROR SUMMARY|test result|panicked" "$out/memcheck-${t#*::}.log" | head -6 |
+                tee -a "$out/tests.txt"
+        done
+        ;;
+    links)
+        shapes=${SHAPES:-8192x8192,512x512x512}
+        for round in 1 2; do
+            for link in nccl peer; do
+                for parts in "" "--parts 1"; do
+                    echo "== round $round, --link $link $parts" | tee -a "$out/links.txt"
+                    # shellcheck disable=SC2086 # --parts and its value, two words
+                    $tf bench --backend cuda --shapes "$shapes" --gpus "$ranks" --link $link $parts 2>&1 |
+                        tee -a "$out/links.txt" || status=1
+                done
+            done
+        done
         ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
     esac

@@ -148,6 +148,8 @@ pub struct Spread {
     pub grid: Option<[usize; 2]>,
     /// The spectrum cut like the input (a second all-to-all).
     pub natural: bool,
+    /// Parts each slab's change of layout is cut into (`None`: the planner's choice).
+    pub parts: Option<usize>,
 }
 
 /// What `tierfft plan` was asked to show.
@@ -246,11 +248,52 @@ pub fn plan(job: &PlanJob) -> CliResult<()> {
     Ok(())
 }
 
+/// One rank's end of an exchange that is planned and printed, never run: on GPUs it plans
+/// as NCCL and peer copies do (all-to-alls beside the transforms), on the CPU as host memory.
+struct Printed {
+    rank: usize,
+    ranks: usize,
+    gpu: bool,
+}
+
+impl tierfft::distributed::Exchange for Printed {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn ranks(&self) -> usize {
+        self.ranks
+    }
+
+    fn link(&self) -> &'static str {
+        match self.gpu {
+            true => "NCCL or peer copies",
+            false => "host memory",
+        }
+    }
+
+    fn overlaps(&self) -> bool {
+        self.gpu
+    }
+
+    fn all_to_all(
+        &mut self,
+        _: &tierfft::DeviceBuffer,
+        _: &[std::ops::Range<usize>],
+        _: &mut tierfft::DeviceBuffer,
+        _: &[std::ops::Range<usize>],
+    ) -> tierfft::Result<()> {
+        Err(tierfft::Error::InvalidSpec(
+            "a distributed plan made for printing does not run".into(),
+        ))
+    }
+}
+
 /// `tierfft plan --shape .. --gpus N`: each rank's part of the global arrays and its steps,
-/// the local transforms planned on the named device (exchanging through memory here: the
-/// steps are the same over NCCL).
+/// the local transforms planned on the named device, the steps as that device's exchange
+/// plans them.
 fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
-    use tierfft::distributed::{Exchange, LocalExchange, RankFft};
+    use tierfft::distributed::{Exchange, RankFft};
     if DeviceLimits::profile(job.device).is_some() {
         return Err(format!(
             "--gpus plans each rank's transforms on a device, not the profile '{}': give \
@@ -260,7 +303,12 @@ fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
         .into());
     }
     let device = open_device(job.device)?;
-    let mut spec = tierfft_bench::command::dist::dist_spec(nd.shape, spread.natural, spread.grid);
+    let mut spec = tierfft_bench::command::dist::dist_spec(
+        nd.shape,
+        spread.natural,
+        spread.grid,
+        spread.parts,
+    );
     if nd.real {
         spec = spec.real();
     }
@@ -276,7 +324,13 @@ fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
         spread.ranks,
         device.name()
     );
-    for exchange in LocalExchange::group(spread.ranks) {
+    let gpu = device.kind() == tierfft::DeviceKind::Cuda;
+    for rank in 0..spread.ranks {
+        let exchange = Printed {
+            rank,
+            ranks: spread.ranks,
+            gpu,
+        };
         let rank = RankFft::new(
             &spec,
             device.clone(),

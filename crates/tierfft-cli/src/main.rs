@@ -128,6 +128,11 @@ struct PlanArgs {
     /// With --gpus: the spectrum cut along axis 0 like the input (a second all-to-all).
     #[arg(long, requires = "gpus", conflicts_with = "grid")]
     natural_spectrum: bool,
+    /// With --gpus: cut each slab's change of layout into K parts (default: the planner's
+    /// choice for the device's exchange).
+    #[arg(long, requires = "gpus", value_name = "K", conflicts_with = "grid",
+          value_parser = clap::value_parser!(u32).range(1..64))]
+    parts: Option<u32>,
     /// Number of transforms (integer or 2^k).
     #[arg(short, long, default_value = "1", value_parser = parse_count)]
     batch: usize,
@@ -346,6 +351,7 @@ fn main() -> ExitCode {
                         ranks: ranks as usize,
                         grid: a.grid,
                         natural: a.natural_spectrum,
+                        parts: a.parts.map(|p| p as usize),
                     }),
                 }),
                 batch: a.batch,

@@ -8,7 +8,9 @@
 use num_complex::Complex64;
 use tierfft::backend::median;
 use tierfft::debug::reference::{NdInput, nd_f64, random, relative_l2_error};
-use tierfft::distributed::{DistFft, DistSpec, DistTimes, Launch, RankFft, Rendezvous, Spectrum};
+use tierfft::distributed::{
+    DistFft, DistSpec, DistTimes, Launch, Link, RankFft, Rendezvous, Spectrum,
+};
 use tierfft::{Complex32, Device, NdSpec};
 
 use super::CommandResult;
@@ -28,6 +30,10 @@ pub struct DistOptions<'a> {
     pub natural: bool,
     /// Pencils over this grid for 3-D shapes.
     pub grid: Option<[usize; 2]>,
+    /// Parts each slab's change of layout is cut into (`None`: the planner's choice).
+    pub parts: Option<usize>,
+    /// How the GPUs of this process exchange.
+    pub link: Link,
     /// Timed runs per measurement.
     pub reps: usize,
     /// This process is one rank of `ranks`, started by a launcher ([`Launch::from_env`]).
@@ -54,20 +60,15 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
         false => crate::shared::open_gpus(opts.ranks)?,
     };
     let one = &devices[0];
-    print_header(
-        opts,
-        one,
-        match opts.cpu {
-            true => "CPU ranks, in-memory exchange",
-            false => "NCCL",
-        },
-    );
     for (k, shape) in opts.shapes.iter().enumerate() {
-        let spec = dist_spec(shape, opts.natural, opts.grid);
+        let spec = dist_spec(shape, opts.natural, opts.grid, opts.parts);
         let fft = match opts.cpu {
             true => DistFft::on_cpu(&spec, opts.ranks)?,
-            false => DistFft::on_cuda(&spec, &gpus)?,
+            false => DistFft::on_cuda_with(&spec, &gpus, opts.link)?,
         };
+        if k == 0 {
+            print_header(opts, one);
+        }
         let elements: usize = shape.iter().product();
         // One run on random data, checked.
         let x = random(elements, seed(k));
@@ -103,7 +104,8 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
             Ok(f) => f.time(opts.reps).map(|(s, _)| median(&s)).ok(),
             Err(_) => None,
         };
-        print_row(opts, shape, &times, bytes, single, (error, against));
+        let how = (fft.link(), fft.ranks()[0].parts());
+        print_row(opts, shape, how, &times, bytes, single, (error, against));
     }
     print_footer();
     Ok(())
@@ -131,17 +133,11 @@ fn run_launched(opts: &DistOptions) -> CommandResult<()> {
     let mut meet = Rendezvous::join(&launch)?;
     let root = launch.rank == 0;
     if root {
-        print_header(
-            opts,
-            &device,
-            match opts.cpu {
-                true => "CPU ranks, one process each, TCP exchange",
-                false => "one process each, NCCL",
-            },
-        );
+        print_header(opts, &device);
+        println!("one process per rank");
     }
     for (k, shape) in opts.shapes.iter().enumerate() {
-        let spec = dist_spec(shape, opts.natural, opts.grid);
+        let spec = dist_spec(shape, opts.natural, opts.grid, opts.parts);
         let exchange = meet.exchange(&device)?;
         let fft = RankFft::new(&spec, device.clone(), exchange)?;
         let (squares, against) = launched_error((&fft, &spec), &mut meet, shape, k)?;
@@ -166,6 +162,7 @@ fn run_launched(opts: &DistOptions) -> CommandResult<()> {
             print_row(
                 opts,
                 shape,
+                (fft.link(), fft.parts()),
                 &times,
                 bytes as usize,
                 single,
@@ -241,8 +238,16 @@ fn seed(k: usize) -> u64 {
 
 /// The complex forward transform of `shape` spread over ranks: the spectrum cut like the
 /// input where `natural`, 3-D shapes as pencils over `grid`.
-pub fn dist_spec(shape: &[usize], natural: bool, grid: Option<[usize; 2]>) -> DistSpec {
+pub fn dist_spec(
+    shape: &[usize],
+    natural: bool,
+    grid: Option<[usize; 2]>,
+    parts: Option<usize>,
+) -> DistSpec {
     let mut spec = DistSpec::new(shape);
+    if let (Some(parts), None) = (parts, grid) {
+        spec = spec.parts(parts);
+    }
     if natural {
         spec = spec.spectrum(Spectrum::Natural);
     }
@@ -252,8 +257,8 @@ pub fn dist_spec(shape: &[usize], natural: bool, grid: Option<[usize; 2]>) -> Di
     spec
 }
 
-fn print_header(opts: &DistOptions, one: &Device, exchange: &str) {
-    println!("devices: {} × {} ({exchange})", opts.ranks, one.name());
+fn print_header(opts: &DistOptions, one: &Device) {
+    println!("devices: {} × {}", opts.ranks, one.name());
     println!(
         "complex forward transforms, {}; median of {} runs; host clock from a \
          common start until every device is done (one device: {})",
@@ -270,26 +275,30 @@ fn print_header(opts: &DistOptions, one: &Device, exchange: &str) {
         }
     );
     println!(
-        "{:>16} {:>5} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10} {:>8} {:>9} {:>10}",
+        "{:>16} {:>5} {:>12} {:>5} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10} {:>8} {:>8} {:>9} {:>10}",
         "shape",
         "ranks",
+        "link",
+        "parts",
         "total ms",
         "a2a ms",
         "local ms",
         "(a+l)/t",
         "a2a GB/s",
         "1 dev ms",
+        "speedup",
         "scaling",
         "error",
         "vs"
     );
 }
 
-/// One shape's line: the group's `times`, the most bytes a rank sent, one device's median
-/// time, and the error against what.
+/// One shape's line: how the ranks exchange (link, parts), the group's `times`, the most
+/// bytes a rank sent, one device's median time, and the error against what.
 fn print_row(
     opts: &DistOptions,
     shape: &[usize],
+    (link, parts): (&str, usize),
     times: &DistTimes,
     bytes: usize,
     single: Option<f64>,
@@ -303,15 +312,18 @@ fn print_row(
     let (total, a2a, local) = times.medians();
     let fmt_ms = |s: Option<f64>| s.map_or("-".into(), |s| format!("{:.3}", 1e3 * s));
     println!(
-        "{:>16} {:>5} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>9.1} {:>10} {:>8} {:>9.2e} {:>10}",
+        "{:>16} {:>5} {:>12} {:>5} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>9.1} {:>10} {:>8} {:>8} {:>9.2e} {:>10}",
         name,
         opts.ranks,
+        link,
+        parts,
         1e3 * total,
         1e3 * a2a,
         1e3 * local,
         (a2a + local) / total,
         bytes as f64 / a2a / 1e9,
         fmt_ms(single),
+        single.map_or("-".into(), |s| format!("{:.2}", s / total)),
         single.map_or("-".into(), |s| format!(
             "{:.2}",
             s / (opts.ranks as f64 * total)
@@ -324,10 +336,14 @@ fn print_row(
 fn print_footer() {
     println!();
     println!(
-        "a2a: the all-to-alls alone, without their packing copies (NCCL grouped send/recv on GPUs, same buffers and counts); local: \
-         the local transforms alone; (a+l)/t: their sum over the \
-         whole transform (1 = no cost beyond them); a2a GB/s: bytes each rank sends its \
-         peers / a2a time; scaling: one device's time / (ranks × total); vs: what the error \
+        "link: what carries the all-to-alls (NCCL, peer copies, host memory, sockets); \
+         parts: each slab's change of layout cut into that many parts, the all-to-all of \
+         one beside the transform of the next; a2a: the all-to-alls alone, without their \
+         packing copies (same buffers and counts); local: the local transforms alone; \
+         (a+l)/t: their sum over the whole transform (1 = no cost beyond them, above 1 = \
+         the all-to-alls ran beside the transforms); a2a GB/s: bytes each rank sends its \
+         peers / a2a time; speedup: one device's time / total; scaling: speedup / ranks; \
+         vs: what the error \
          is against (f64: the reference; 1 dev: one device's result; round trip: the input \
          after a forward and normalised inverse transform)."
     );

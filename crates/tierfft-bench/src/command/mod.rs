@@ -130,6 +130,15 @@ pub struct BenchArgs {
     /// MASTER_ADDR:MASTER_PORT (or TIERFFT_RENDEZVOUS=host:port); rank 0 prints the table.
     #[arg(long, requires = "gpus", value_enum, value_name = "HOW")]
     launcher: Option<LauncherArg>,
+    /// With --gpus: how the GPUs exchange: default (NCCL where it loads), nccl, peer
+    /// (copies between the GPUs' memories), or measure (both timed, the faster kept).
+    #[arg(long, requires = "gpus", value_enum, default_value = "default")]
+    link: LinkArg,
+    /// With --gpus: cut each slab's change of layout into K parts, the all-to-all of one
+    /// beside the transform of the next (default: the planner's choice).
+    #[arg(long, requires = "gpus", value_name = "K",
+          value_parser = clap::value_parser!(u32).range(1..64))]
+    parts: Option<u32>,
     /// With --gpus: leave the spectrum cut along axis 0 like the input (a second
     /// all-to-all) instead of along axis 1.
     #[arg(long, requires = "gpus")]
@@ -198,6 +207,31 @@ pub enum FuseRealArg {
     Never,
 }
 
+/// `--link`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum LinkArg {
+    /// NCCL where libnccl loads, else peer copies.
+    Default,
+    /// NCCL's grouped sends and receives.
+    Nccl,
+    /// Copies between the GPUs' memories.
+    Peer,
+    /// Both, timed on each transform; the faster kept.
+    Measure,
+}
+
+impl From<LinkArg> for tierfft::distributed::Link {
+    fn from(a: LinkArg) -> Self {
+        use tierfft::distributed::Link;
+        match a {
+            LinkArg::Default => Link::Default,
+            LinkArg::Nccl => Link::Nccl,
+            LinkArg::Peer => Link::Peer,
+            LinkArg::Measure => Link::Measure,
+        }
+    }
+}
+
 /// `--launcher`.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum LauncherArg {
@@ -244,15 +278,22 @@ pub fn run(args: &BenchArgs) -> CommandResult<()> {
             cpu: name == "cpu",
             natural: args.natural_spectrum,
             grid: args.grid,
+            parts: args.parts.map(|p| p as usize),
+            link: args.link.into(),
             reps: args.reps as usize,
             launched: args.launcher.is_some(),
         });
     }
     if let Some(devices) = args.gpus.filter(|_| args.shapes.is_none()) {
-        if args.launcher.is_some() || args.natural_spectrum || args.grid.is_some() {
+        if args.launcher.is_some()
+            || args.natural_spectrum
+            || args.grid.is_some()
+            || args.parts.is_some()
+            || !matches!(args.link, LinkArg::Default)
+        {
             return Err(
-                "--launcher, --natural-spectrum and --grid spread N-D transforms: \
-                        give them --shapes"
+                "--launcher, --natural-spectrum, --grid, --parts and --link spread N-D \
+                        transforms: give them --shapes"
                     .into(),
             );
         }

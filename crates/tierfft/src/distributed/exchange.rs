@@ -30,12 +30,110 @@ pub trait Exchange: Send {
         recvs: &[Range<usize>],
     ) -> Result<()>;
 
+    /// What carries the messages, for printing plans ("NCCL", "peer copies", ...).
+    fn link(&self) -> &'static str {
+        "a caller's exchange"
+    }
+
+    /// True when [`Exchange::start`] lets the all-to-all run beside later work (the planner
+    /// then cuts a slab's exchange into parts).
+    fn overlaps(&self) -> bool {
+        false
+    }
+
+    /// Queues the all-to-all of [`Exchange::all_to_all`] so that it may run beside the
+    /// work queued after it on the buffers' stream (on a stream of its own, after the work
+    /// queued before), until [`Exchange::join`] orders later work after it. An exchange
+    /// that cannot overlap runs it here and returns a finished [`Pending`].
+    ///
+    /// # Safety
+    /// Until the returned [`Pending`] is joined or dropped, the device may still read
+    /// `send[sends[..]]` and write `recv[recvs[..]]`: work queued meanwhile must not write
+    /// the one nor touch the other, and neither buffer may be freed (a [`Pending`] that is
+    /// dropped joins itself; one that is leaked, with [`std::mem::forget`], never does).
+    unsafe fn start(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Range<usize>],
+        recv: &mut DeviceBuffer,
+        recvs: &[Range<usize>],
+    ) -> Result<Pending> {
+        self.all_to_all(send, sends, recv, recvs)
+            .map(|()| Pending::done())
+    }
+
+    /// Orders the work queued from now on after the all-to-all `pending` started.
+    fn join(&mut self, pending: Pending) -> Result<()> {
+        pending.join()
+    }
+
     /// Called when this rank fails and will not take part in the all-to-alls the others
     /// expect: an exchange that can (in-process ones) makes their waits return an error
     /// instead of blocking, and every later all-to-all of the group fails. NCCL cannot be
     /// woken this way: as in any NCCL program, peers of a rank that failed between two
     /// collectives wait for it.
     fn abort(&mut self) {}
+}
+
+/// An all-to-all [`Exchange::start`] queued and no one has joined yet: the event that marks
+/// its end, and the stream that must wait for it. Dropped, it joins itself.
+#[must_use = "a pending all-to-all must be joined before its buffers are used"]
+pub struct Pending {
+    #[cfg(feature = "cuda")]
+    wait: Option<CudaWait>,
+}
+
+/// Work that a CUDA stream must wait for.
+#[cfg(feature = "cuda")]
+struct CudaWait {
+    stream: std::sync::Arc<cudarc::driver::CudaStream>,
+    events: Vec<std::sync::Arc<cudarc::driver::CudaEvent>>,
+}
+
+impl Pending {
+    /// An all-to-all that has already been queued in order (nothing to wait for).
+    pub fn done() -> Pending {
+        Pending {
+            #[cfg(feature = "cuda")]
+            wait: None,
+        }
+    }
+
+    /// An all-to-all whose end `events` mark; `stream`'s later work waits for them.
+    #[cfg(feature = "cuda")]
+    pub(crate) fn after(
+        stream: std::sync::Arc<cudarc::driver::CudaStream>,
+        events: Vec<std::sync::Arc<cudarc::driver::CudaEvent>>,
+    ) -> Pending {
+        Pending {
+            wait: Some(CudaWait { stream, events }),
+        }
+    }
+
+    /// Makes the waiting stream's later work wait for the all-to-all.
+    pub fn join(mut self) -> Result<()> {
+        self.wait_now()
+    }
+
+    fn wait_now(&mut self) -> Result<()> {
+        #[cfg(feature = "cuda")]
+        if let Some(w) = self.wait.take() {
+            for event in &w.events {
+                w.stream
+                    .wait(event)
+                    .map_err(crate::backend::cuda::gpu_err("waiting for an all-to-all"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // Best effort: a stream that cannot be told to wait is broken already, and the
+        // error shows on its next call.
+        let _ = self.wait_now();
+    }
 }
 
 /// The ranges of one all-to-all must name every rank and lie inside their buffers.
@@ -72,7 +170,7 @@ struct Mailboxes {
 
 /// A barrier a failing rank can break ([`Exchange::abort`]), so that the others get an error
 /// instead of waiting for it forever.
-struct Gate {
+pub(crate) struct Gate {
     ranks: usize,
     state: Mutex<GateState>,
     turn: Condvar,
@@ -89,7 +187,7 @@ fn broken() -> Error {
 }
 
 impl Gate {
-    fn new(ranks: usize) -> Gate {
+    pub(crate) fn new(ranks: usize) -> Gate {
         Gate {
             ranks,
             state: Mutex::new(GateState {
@@ -102,7 +200,7 @@ impl Gate {
     }
 
     /// Waits until every rank has arrived, or the gate is broken.
-    fn wait(&self) -> Result<()> {
+    pub(crate) fn wait(&self) -> Result<()> {
         let mut s = self.state.lock().map_err(|_| broken())?;
         if s.broken {
             return Err(broken());
@@ -124,7 +222,7 @@ impl Gate {
         }
     }
 
-    fn abort(&self) {
+    pub(crate) fn abort(&self) {
         if let Ok(mut s) = self.state.lock() {
             s.broken = true;
         }
@@ -180,6 +278,10 @@ fn write_range(held: &mut Held, range: &Range<usize>, values: &[f32]) -> Result<
 impl Exchange for LocalExchange {
     fn rank(&self) -> usize {
         self.rank
+    }
+
+    fn link(&self) -> &'static str {
+        "host memory"
     }
 
     fn ranks(&self) -> usize {

@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::exchange::{Exchange, LocalExchange};
 #[cfg(feature = "cuda")]
 use super::nccl::NcclExchange;
+#[cfg(feature = "cuda")]
+use super::peer::PeerExchange;
 use super::rank::{DistTimes, RankFft};
 use super::{DistSpec, on_threads};
 #[cfg(feature = "cuda")]
@@ -21,6 +23,42 @@ use crate::error::{Error, Result};
 pub struct DistFft {
     spec: DistSpec,
     ranks: Vec<RankFft>,
+}
+
+/// Timed runs of each link [`Link::Measure`] compares.
+#[cfg(feature = "cuda")]
+const MEASURE_RUNS: usize = 5;
+
+/// How the GPUs of one process exchange in a distributed transform.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Link {
+    /// NCCL where libnccl loads and every GPU holds one rank; peer copies otherwise.
+    #[default]
+    Default,
+    /// NCCL's grouped sends and receives ([`NcclExchange`]).
+    Nccl,
+    /// Copies between the GPUs' memories ([`PeerExchange`]), over NVLink where there is one.
+    Peer,
+    /// Both, timed on this transform when it is planned; the faster is kept.
+    Measure,
+}
+
+#[cfg(feature = "cuda")]
+impl Link {
+    /// The link that runs on `gpus`: [`Link::Default`] resolved to NCCL where it can run
+    /// (libnccl loads, one rank per GPU), else to peer copies.
+    fn resolve(self, gpus: &[Arc<CudaDevice>]) -> Link {
+        let mut ordinals: Vec<_> = gpus.iter().map(|g| g.context().ordinal()).collect();
+        ordinals.sort_unstable();
+        ordinals.dedup();
+        let nccl = super::nccl_available() && ordinals.len() == gpus.len();
+        match self {
+            Link::Default if nccl => Link::Nccl,
+            Link::Default => Link::Peer,
+            other => other,
+        }
+    }
 }
 
 /// One buffer per rank, in rank order.
@@ -58,23 +96,53 @@ impl DistFft {
     /// plan as on GPUs, for testing and for machines without them.
     pub fn on_cpu(spec: &DistSpec, ranks: usize) -> Result<DistFft> {
         spec.validate(ranks)?;
-        let exchanges = LocalExchange::group(ranks)
-            .into_iter()
-            .map(|e| Box::new(e) as Box<dyn Exchange>)
-            .collect();
-        DistFft::new(spec, vec![Device::cpu(); ranks], exchanges)
+        DistFft::new(
+            spec,
+            vec![Device::cpu(); ranks],
+            boxed(LocalExchange::group(ranks)),
+        )
     }
 
-    /// One rank per GPU, exchanging through NCCL.
+    /// One rank per GPU, exchanging through [`Link::default`]: NCCL where it can be loaded
+    /// and the GPUs are distinct, else peer copies.
     #[cfg(feature = "cuda")]
     pub fn on_cuda(spec: &DistSpec, gpus: &[Arc<CudaDevice>]) -> Result<DistFft> {
+        DistFft::on_cuda_with(spec, gpus, Link::default())
+    }
+
+    /// One rank per entry of `gpus` (a GPU may appear more than once with peer copies),
+    /// exchanging through `link`; [`Link::Measure`] plans with each link and keeps the
+    /// faster (a few timed runs of each, on zeroed arrays).
+    #[cfg(feature = "cuda")]
+    pub fn on_cuda_with(spec: &DistSpec, gpus: &[Arc<CudaDevice>], link: Link) -> Result<DistFft> {
         spec.validate(gpus.len())?;
-        let exchanges = NcclExchange::group(gpus)?
-            .into_iter()
-            .map(|e| Box::new(e) as Box<dyn Exchange>)
-            .collect();
-        let devices = gpus.iter().map(|g| Device::from(g.clone())).collect();
-        DistFft::new(spec, devices, exchanges)
+        let devices = || gpus.iter().map(|g| Device::from(g.clone())).collect();
+        match link.resolve(gpus) {
+            Link::Nccl => DistFft::new(spec, devices(), boxed(NcclExchange::group(gpus)?)),
+            Link::Peer | Link::Default => {
+                DistFft::new(spec, devices(), boxed(PeerExchange::group(gpus)?))
+            }
+            Link::Measure => {
+                let mut best: Option<(f64, DistFft)> = None;
+                for link in [Link::Nccl, Link::Peer] {
+                    if link == Link::Nccl && Link::Default.resolve(gpus) != Link::Nccl {
+                        continue;
+                    }
+                    let fft = DistFft::on_cuda_with(spec, gpus, link)?;
+                    let (total, ..) = fft.time(MEASURE_RUNS)?.medians();
+                    if best.as_ref().is_none_or(|(t, _)| total < *t) {
+                        best = Some((total, fft));
+                    }
+                }
+                best.map(|(_, fft)| fft)
+                    .ok_or_else(|| Error::gpu("no link could be measured"))
+            }
+        }
+    }
+
+    /// How this transform's ranks exchange ([`Exchange::link`]).
+    pub fn link(&self) -> &'static str {
+        self.ranks.first().map_or("none", RankFft::link)
     }
 
     /// What this transform computes.
@@ -221,6 +289,14 @@ impl DistFft {
         })?;
         Ok(DistTimes::slowest(&per_rank))
     }
+}
+
+/// Each exchange of a group, boxed.
+fn boxed<E: Exchange + 'static>(group: Vec<E>) -> Vec<Box<dyn Exchange>> {
+    group
+        .into_iter()
+        .map(|e| Box::new(e) as Box<dyn Exchange>)
+        .collect()
 }
 
 /// Checks that `exchanges` are one group: they say they are ranks 0..n, each once, of n.

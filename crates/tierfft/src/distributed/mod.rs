@@ -29,6 +29,8 @@ mod group;
 mod launch;
 #[cfg(feature = "cuda")]
 mod nccl;
+#[cfg(feature = "cuda")]
+mod peer;
 mod plan;
 mod play;
 mod rank;
@@ -37,11 +39,13 @@ mod slab;
 mod socket;
 
 pub use batch::SplitBatch;
-pub use exchange::{Exchange, LocalExchange};
-pub use group::{DistFft, RankBuffers, Rounds, check_group};
+pub use exchange::{Exchange, LocalExchange, Pending};
+pub use group::{DistFft, Link, RankBuffers, Rounds, check_group};
 pub use launch::{Launch, RENDEZVOUS_VAR};
 #[cfg(feature = "cuda")]
 pub use nccl::{NcclExchange, nccl_available, nccl_unique_id};
+#[cfg(feature = "cuda")]
+pub use peer::PeerExchange;
 pub use play::{copy_rows, redistribute};
 pub use rank::{DistTimes, RankFft};
 pub use rendezvous::{JOIN_TIMEOUT, Rendezvous};
@@ -206,6 +210,10 @@ pub struct DistSpec {
     pub spectrum: Spectrum,
     /// A pencil decomposition over a `[p0, p1]` grid of ranks (3-D arrays), instead of slabs.
     pub grid: Option<[usize; 2]>,
+    /// Parts a slab's change of layout is cut into, so that the all-to-all of one part runs
+    /// while the next part is transformed ([`DistSpec::parts`]); `None`: the planner's
+    /// choice (one part unless the exchange can run beside the transforms).
+    pub parts: Option<usize>,
 }
 
 impl DistSpec {
@@ -218,7 +226,17 @@ impl DistSpec {
             normalize: false,
             spectrum: Spectrum::default(),
             grid: None,
+            parts: None,
         }
+    }
+
+    /// Cuts each slab's change of layout into `parts` parts of rows (at least 1; slabs
+    /// only): the forward transform's first all-to-all, and the inverse's last, go part by
+    /// part, each beside the next part's transform where the exchange allows it (NCCL and
+    /// peer copies on a stream of their own). Every rank must be given the same number.
+    pub fn parts(mut self, parts: usize) -> Self {
+        self.parts = Some(parts);
+        self
     }
 
     /// Pencils over a `p0 × p1` grid of ranks (a 3-D array over `p0 · p1` ranks).
@@ -262,6 +280,11 @@ impl DistSpec {
 
     /// Checks that `ranks` ranks can share the transform as the spec asks.
     pub fn validate(&self, ranks: usize) -> Result<()> {
+        if self.parts == Some(0) {
+            return Err(Error::InvalidSpec(
+                "a slab's change of layout is cut into at least one part (got parts 0)".into(),
+            ));
+        }
         match self.grid {
             None => self.slabs(ranks).map(|_| ()),
             Some([p0, p1]) => {
@@ -276,6 +299,12 @@ impl DistSpec {
                     return bad(format!(
                         "a {p0} × {p1} grid of pencils takes {} ranks, not {ranks}",
                         p0 * p1
+                    ));
+                }
+                if self.parts.is_some_and(|p| p > 1) {
+                    return bad(format!(
+                        "pencils exchange whole (got parts {:?}); parts cut slabs",
+                        self.parts
                     ));
                 }
                 if self.spectrum == Spectrum::Natural {

@@ -1,16 +1,19 @@
 //! [`Exchange`] over NCCL: one communicator per GPU, the all-to-all as `ncclSend` and
-//! `ncclRecv` to every peer in one group, on the stream the transforms run on (so it is
-//! ordered after them without a host wait). libnccl is loaded at run time like the other
-//! CUDA libraries: a machine without it gets an error, not a crash.
+//! `ncclRecv` to every peer in one group, on a stream of its own beside the one the
+//! transforms run on, ordered after them and before the work that needs it by events (no
+//! host wait), so that an all-to-all started with [`Exchange::start`] runs while the next
+//! part is transformed. libnccl is loaded at run time like the other CUDA libraries: a
+//! machine without it gets an error, not a crash.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::nccl::{Comm, Id, group_end, group_start};
 
-use super::exchange::{Exchange, check_ranges};
+use super::exchange::{Exchange, Pending, check_ranges};
 use crate::backend::DeviceBuffer;
 use crate::backend::buffer::Held;
+use crate::backend::cuda::side::SideStream;
 use crate::backend::cuda::{CudaDevice, CudaMemory};
 use crate::error::{Error, Result};
 
@@ -47,7 +50,9 @@ pub fn nccl_unique_id() -> Result<[u8; 128]> {
 
 /// One GPU's end of an NCCL all-to-all.
 pub struct NcclExchange {
+    // Dropped before the stream it runs on.
     comm: Comm,
+    side: SideStream,
     device: Arc<CudaDevice>,
 }
 
@@ -57,18 +62,25 @@ unsafe impl Send for NcclExchange {}
 
 impl NcclExchange {
     /// One communicator per device (`ncclCommInitAll`), rank `i` on `devices[i]`, each on
-    /// the stream that device's transforms use. The devices must be distinct GPUs.
+    /// a stream of its own beside the one that device's transforms use. The devices must be
+    /// distinct GPUs.
     pub fn group(devices: &[Arc<CudaDevice>]) -> Result<Vec<NcclExchange>> {
         if !nccl_available() {
             return Err(no_nccl());
         }
-        let streams = devices.iter().map(|d| d.stream().clone()).collect();
+        let sides = devices
+            .iter()
+            .map(|d| SideStream::new(d))
+            .collect::<Result<Vec<_>>>()?;
+        let streams = sides.iter().map(|s| s.stream().clone()).collect();
         let comms = Comm::from_devices(streams).map_err(nccl_err("making the communicators"))?;
         Ok(comms
             .into_iter()
+            .zip(sides)
             .zip(devices)
-            .map(|(comm, device)| NcclExchange {
+            .map(|((comm, side), device)| NcclExchange {
                 comm,
+                side,
                 device: device.clone(),
             })
             .collect())
@@ -90,16 +102,11 @@ impl NcclExchange {
                 "rank {rank} of {ranks}: ranks are 0 .. ranks - 1, at most 2^31 - 1 of them"
             )));
         }
-        device
-            .context()
-            .bind_to_thread()
-            .map_err(crate::backend::cuda::gpu_err(
-                "binding the GPU to this thread",
-            ))?;
+        let side = SideStream::new(&device)?;
         let id = Id::uninit(id.map(|b| b as std::ffi::c_char));
-        let comm = Comm::from_rank(device.stream().clone(), rank, ranks, id)
+        let comm = Comm::from_rank(side.stream().clone(), rank, ranks, id)
             .map_err(nccl_err("joining the group"))?;
-        Ok(NcclExchange { comm, device })
+        Ok(NcclExchange { comm, side, device })
     }
 
     /// The GPU this rank's messages leave from.
@@ -150,8 +157,16 @@ impl Exchange for NcclExchange {
         self.comm.rank()
     }
 
+    fn link(&self) -> &'static str {
+        "NCCL"
+    }
+
     fn ranks(&self) -> usize {
         self.comm.world_size()
+    }
+
+    fn overlaps(&self) -> bool {
+        true
     }
 
     fn all_to_all(
@@ -161,17 +176,28 @@ impl Exchange for NcclExchange {
         recv: &mut DeviceBuffer,
         recvs: &[Range<usize>],
     ) -> Result<()> {
+        // SAFETY: joined at once, before the caller can touch either buffer.
+        unsafe { self.start(send, sends, recv, recvs) }?.join()
+    }
+
+    unsafe fn start(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Range<usize>],
+        recv: &mut DeviceBuffer,
+        recvs: &[Range<usize>],
+    ) -> Result<Pending> {
         check_ranges(self.ranks(), (send.len(), sends), (recv.len(), recvs))?;
-        self.device
-            .context()
-            .bind_to_thread()
-            .map_err(crate::backend::cuda::gpu_err(
-                "binding the GPU to this thread",
-            ))?;
+        let compute = self.device.stream();
+        self.side.after(compute)?;
         group_start().map_err(nccl_err("starting a group"))?;
         // The group is closed even when a call in it failed.
         let posted = self.post(&send.held, sends, &mut recv.held, recvs);
         let ended = group_end().map_err(nccl_err("running the all-to-all"));
-        posted.and(ended.map(|_| ()))
+        posted.and(ended.map(|_| ()))?;
+        Ok(Pending::after(
+            compute.clone(),
+            vec![Arc::new(self.side.mark()?)],
+        ))
     }
 }

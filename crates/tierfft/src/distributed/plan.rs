@@ -1,6 +1,8 @@
 //! One rank's steps as data: the local transforms and the changes of layout of a slab or a
 //! pencil decomposition, over the caller's buffers and the rank's scratch arrays.
 
+use std::ops::Range;
+
 use super::slab::{Moves, Slabs, split};
 use super::{DistSpec, Region, Spectrum};
 use crate::backend::Device;
@@ -19,25 +21,66 @@ pub(crate) enum Slot {
     Scratch(usize),
 }
 
-/// One step of a rank's plan.
+/// One step of a rank's plan. A step with a `part` runs on those elements of its arrays
+/// alone (some rows of a slab).
 pub(crate) enum Step {
     /// A complex transform in place.
-    Fft { fft: NdFft, on: Slot },
+    Fft {
+        fft: NdFft,
+        on: Slot,
+        part: Option<Range<usize>>,
+    },
     /// R2C from the caller's reals into a complex array.
-    RealIn { fft: NdFft, into: Slot },
+    RealIn {
+        fft: NdFft,
+        into: Slot,
+        part: Option<RealPart>,
+    },
     /// C2R from a complex array into the caller's reals.
-    RealOut { fft: NdFft, from: Slot },
-    /// A change of layout between two arrays.
+    RealOut {
+        fft: NdFft,
+        from: Slot,
+        part: Option<RealPart>,
+    },
+    /// A change of layout between two arrays, whole before the next step.
     Move {
         moves: Moves,
         natural: Slot,
         transposed: Slot,
     },
+    /// The copies before one part of a change of layout, and its all-to-all started: it
+    /// may run beside the steps that follow, until the [`Step::Receive`] of the same `id`.
+    Send {
+        moves: Moves,
+        natural: Slot,
+        transposed: Slot,
+        id: usize,
+    },
+    /// Waits for the all-to-all [`Step::Send`] `id` started, then makes its copies after.
+    Receive {
+        moves: Moves,
+        natural: Slot,
+        transposed: Slot,
+        id: usize,
+    },
+}
+
+/// The elements of the real and of the complex array a step of part of a slab works on.
+#[derive(Clone, Debug)]
+pub(crate) struct RealPart {
+    pub reals: Range<usize>,
+    pub complex: Range<usize>,
 }
 
 /// A rank's steps, the scratch they need, and the parts of the global arrays it holds.
 pub(crate) struct Plan {
     pub steps: Vec<Step>,
+    /// Parts each slab's first change of layout is cut into (1: not cut).
+    pub parts: usize,
+    /// Whether the exchange runs a part's all-to-all beside the next part's steps.
+    pub overlaps: bool,
+    /// All-to-alls started by [`Step::Send`] (their ids are `0..sends`).
+    pub sends: usize,
     /// Complex elements of each scratch array.
     pub arrays: Vec<usize>,
     /// Complex elements of the staging and receive buffers (the most any move uses).
@@ -70,6 +113,7 @@ fn local(
 struct Builder {
     steps: Vec<Step>,
     arrays: Vec<usize>,
+    sends: usize,
 }
 
 impl Builder {
@@ -83,13 +127,14 @@ impl Builder {
     fn first(&mut self, fft: NdFft, real: bool, len: usize) -> Slot {
         if real {
             let into = self.scratch(len);
-            self.steps.push(Step::RealIn { fft, into });
+            self.steps.push(Step::RealIn {
+                fft,
+                into,
+                part: None,
+            });
             into
         } else {
-            self.steps.push(Step::Fft {
-                fft,
-                on: Slot::Input,
-            });
+            self.fft(fft, Slot::Input);
             Slot::Input
         }
     }
@@ -107,13 +152,70 @@ impl Builder {
 
     fn finish_last(&mut self, fft: NdFft, real: bool, at: Slot) {
         self.steps.push(match real {
-            true => Step::RealOut { fft, from: at },
-            false => Step::Fft { fft, on: at },
+            true => Step::RealOut {
+                fft,
+                from: at,
+                part: None,
+            },
+            false => Step::Fft {
+                fft,
+                on: at,
+                part: None,
+            },
         });
     }
 
     fn fft(&mut self, fft: NdFft, on: Slot) {
-        self.steps.push(Step::Fft { fft, on });
+        self.steps.push(Step::Fft {
+            fft,
+            on,
+            part: None,
+        });
+    }
+
+    /// The transform of the rows of one part of a slab: complex (`on`, in place) or real
+    /// (the caller's reals into `on` forward, `on` into them inverse).
+    fn part_fft(&mut self, fft: NdFft, real: bool, on: Slot, part: RealPart) {
+        let forward = fft.spec().direction == Direction::Forward;
+        self.steps.push(match (real, forward) {
+            (false, _) => Step::Fft {
+                fft,
+                on,
+                part: Some(part.complex),
+            },
+            (true, true) => Step::RealIn {
+                fft,
+                into: on,
+                part: Some(part),
+            },
+            (true, false) => Step::RealOut {
+                fft,
+                from: on,
+                part: Some(part),
+            },
+        });
+    }
+
+    /// Starts a part's all-to-all; returns its id for [`Builder::receive`].
+    fn send(&mut self, moves: Moves, natural: Slot, transposed: Slot) -> usize {
+        let id = self.sends;
+        self.sends += 1;
+        self.steps.push(Step::Send {
+            moves,
+            natural,
+            transposed,
+            id,
+        });
+        id
+    }
+
+    fn receive(&mut self, moves: Moves, natural: Slot, transposed: Slot, id: usize) {
+        self.steps.push(Step::Receive {
+            moves,
+            natural,
+            transposed,
+            id,
+        });
     }
 
     fn exchange(&mut self, moves: Moves, natural: Slot, transposed: Slot) {
@@ -131,20 +233,34 @@ fn no_halo() -> Error {
 
 impl Plan {
     /// Rank `rank`'s plan of `spec` over `ranks` ranks, its transforms compiled on `device`.
-    pub(crate) fn new(spec: &DistSpec, rank: usize, ranks: usize, device: &Device) -> Result<Plan> {
+    /// `overlaps`: the exchange runs beside the transforms ([`super::Exchange::overlaps`]),
+    /// so that cutting the first change of layout into parts pays.
+    pub(crate) fn new(
+        spec: &DistSpec,
+        rank: usize,
+        ranks: usize,
+        device: &Device,
+        overlaps: bool,
+    ) -> Result<Plan> {
         let mut b = Builder {
             steps: Vec::new(),
             arrays: Vec::new(),
+            sends: 0,
         };
+        let mut parts = 1;
         let (input, output) = match spec.grid {
-            None => slab_steps(&mut b, spec, rank, ranks, device)?,
+            None => {
+                let slabs = spec.slabs(ranks)?;
+                parts = spec.parts.unwrap_or_else(|| auto_parts(&slabs, overlaps));
+                slab_steps(&mut b, spec, rank, &slabs, parts, device)?
+            }
             Some(grid) => pencil_steps(&mut b, spec, rank, grid, device)?,
         };
         let most = |f: fn(&Moves) -> usize| {
             b.steps
                 .iter()
                 .filter_map(|s| match s {
-                    Step::Move { moves, .. } => Some(f(moves)),
+                    Step::Move { moves, .. } | Step::Send { moves, .. } => Some(f(moves)),
                     _ => None,
                 })
                 .max()
@@ -152,6 +268,9 @@ impl Plan {
         };
         let (staging, received) = (most(|m| m.staging), most(|m| m.received));
         Ok(Plan {
+            parts,
+            overlaps,
+            sends: b.sends,
             steps: b.steps,
             arrays: b.arrays,
             staging,
@@ -167,25 +286,58 @@ fn all(n: usize) -> std::ops::Range<usize> {
     0..n
 }
 
+/// Bytes of messages a part of a slab's change of layout should hold at least, for the
+/// messages of one part to take long enough against their fixed cost (an untuned choice).
+const PART_BYTES: usize = 8 << 20;
+/// Most parts a slab's change of layout is cut into.
+const MOST_PARTS: usize = 4;
+
+/// Parts a slab's first change of layout is cut into when the spec does not say: one
+/// unless the exchange overlaps the transforms, else one per [`PART_BYTES`] a rank sends (on
+/// average, so that every rank makes the same choice), at most [`MOST_PARTS`].
+fn auto_parts(slabs: &Slabs, overlaps: bool) -> usize {
+    let ranks = slabs.ranks;
+    if !overlaps || ranks < 2 {
+        return 1;
+    }
+    let sent = 8 * slabs.shape.iter().product::<usize>() / ranks * (ranks - 1) / ranks;
+    (sent / PART_BYTES).clamp(1, MOST_PARTS)
+}
+
+/// Rows a part of a slab starts at a multiple of: the part's complex row (`width` elements)
+/// and real row (`real_width` values) then start on 256 bytes, where a device view may.
+fn part_align(width: usize, real_width: Option<usize>) -> usize {
+    let rows_to = |unit: usize, per_row: usize| unit / gcd(unit, per_row);
+    let complex = rows_to(32, width);
+    real_width.map_or(complex, |w| complex.max(rows_to(64, w)))
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 /// A slab decomposition: the transform over axes 1.. on each rank's rows, one all-to-all, the
-/// transform over axis 0 (and a second all-to-all back for a natural spectrum). Returns the
-/// input's and output's regions.
+/// transform over axis 0 (and a second all-to-all back for a natural spectrum). With more
+/// than one part, the first transform and its all-to-all go part by part (the all-to-all of
+/// one part beside the transform of the next) and the inverse's last all-to-all and
+/// transform likewise. Returns the input's and output's regions.
 fn slab_steps(
     b: &mut Builder,
     spec: &DistSpec,
     rank: usize,
-    ranks: usize,
+    slabs: &Slabs,
+    parts: usize,
     device: &Device,
 ) -> Result<(Region, Region)> {
-    let slabs = spec.slabs(ranks)?;
     let (cs, d, real) = (spec.complex_shape(), spec.shape.len(), spec.real);
     let rows = slabs.rows(rank);
-    let mut local_shape = spec.shape.clone();
-    local_shape[0] = rows.len();
     let local_axes: Vec<usize> = (1..d).collect();
-    let local_fft = local(device, spec, local_shape, &local_axes, real)?;
+    let local_rows = |n: usize| {
+        let mut shape = spec.shape.clone();
+        shape[0] = n;
+        local(device, spec, shape, &local_axes, real)
+    };
     let axis0 = local(device, spec, slabs.transposed_shape(rank), &[0], false)?;
-    let to_t = slabs.to_transposed(rank);
     let to_n = slabs.to_natural(rank).ok_or_else(no_halo)?;
     let region = |shape: &[usize], axis0, axis1| {
         let mut r: Vec<_> = shape.iter().map(|&n| all(n)).collect();
@@ -200,38 +352,75 @@ fn slab_steps(
         Spectrum::Natural => natural(&cs),
     };
     let data = natural(&spec.shape);
+    // Where the parts' rows lie in the complex and the real arrays.
+    let (width, real_width) = (cs[1..].iter().product(), spec.shape[1..].iter().product());
+    let align = part_align(width, real.then_some(real_width));
+    let cut = slabs.parts(rank, parts, align);
+    let part = |r: &Range<usize>| RealPart {
+        reals: r.start * real_width..r.end * real_width,
+        complex: r.start * width..r.end * width,
+    };
     Ok(match spec.direction {
         Direction::Forward => {
-            let rows_done = b.first(local_fft, real, natural_len);
-            match spec.spectrum {
-                Spectrum::Transposed => {
-                    b.exchange(to_t, rows_done, Slot::Output);
-                    b.fft(axis0, Slot::Output);
+            let t = match spec.spectrum {
+                Spectrum::Transposed => Slot::Output,
+                Spectrum::Natural => b.scratch(transposed_len),
+            };
+            if parts == 1 {
+                let rows_done = b.first(local_rows(rows.len())?, real, natural_len);
+                b.exchange(slabs.to_transposed(rank), rows_done, t);
+            } else {
+                let rows_done = match real {
+                    true => b.scratch(natural_len),
+                    false => Slot::Input,
+                };
+                let mut sent = Vec::with_capacity(parts);
+                for (j, r) in cut.iter().enumerate() {
+                    if !r.is_empty() {
+                        b.part_fft(local_rows(r.len())?, real, rows_done, part(r));
+                    }
+                    let moves = slabs.part_to_transposed(rank, j, parts, align);
+                    sent.push((b.send(moves.clone(), rows_done, t), moves));
                 }
-                Spectrum::Natural => {
-                    let t = b.scratch(transposed_len);
-                    b.exchange(to_t, rows_done, t);
-                    b.fft(axis0, t);
-                    b.exchange(to_n, Slot::Output, t);
+                for (id, moves) in sent {
+                    b.receive(moves, rows_done, t, id);
                 }
+            }
+            b.fft(axis0, t);
+            if spec.spectrum == Spectrum::Natural {
+                b.exchange(to_n, Slot::Output, t);
             }
             (data, spectrum)
         }
         Direction::Inverse => {
             let rows_in = b.last(real, natural_len);
-            match spec.spectrum {
-                Spectrum::Transposed => {
-                    b.fft(axis0, Slot::Input);
-                    b.exchange(to_n, rows_in, Slot::Input);
-                }
+            let t = match spec.spectrum {
+                Spectrum::Transposed => Slot::Input,
                 Spectrum::Natural => {
                     let t = b.scratch(transposed_len);
-                    b.exchange(to_t, Slot::Input, t);
-                    b.fft(axis0, t);
-                    b.exchange(to_n, rows_in, t);
+                    b.exchange(slabs.to_transposed(rank), Slot::Input, t);
+                    t
+                }
+            };
+            b.fft(axis0, t);
+            if parts == 1 {
+                b.exchange(to_n, rows_in, t);
+                b.finish_last(local_rows(rows.len())?, real, rows_in);
+            } else {
+                let mut sent = Vec::with_capacity(parts);
+                for j in 0..parts {
+                    let moves = slabs
+                        .part_to_natural(rank, j, parts, align)
+                        .ok_or_else(no_halo)?;
+                    sent.push((b.send(moves.clone(), rows_in, t), moves));
+                }
+                for ((id, moves), r) in sent.into_iter().zip(&cut) {
+                    b.receive(moves, rows_in, t, id);
+                    if !r.is_empty() {
+                        b.part_fft(local_rows(r.len())?, real, rows_in, part(r));
+                    }
                 }
             }
-            b.finish_last(local_fft, real, rows_in);
             (spectrum, data)
         }
     })
@@ -350,37 +539,86 @@ fn describe(fft: &NdFft) -> String {
 /// One line per step, then the scratch; each line starts with `indent`.
 impl Plan {
     pub(crate) fn write(&self, f: &mut std::fmt::Formatter<'_>, indent: &str) -> std::fmt::Result {
+        if self.parts > 1 {
+            writeln!(
+                f,
+                "{indent}the slab's change of layout in {} parts: {}",
+                self.parts,
+                match self.overlaps {
+                    true =>
+                        "each part's all-to-all runs beside the next part's steps, until its receive",
+                    false =>
+                        "one after the other (this exchange does not run beside the transforms)",
+                }
+            )?;
+        }
+        let rows = |part: &Option<Range<usize>>| match part {
+            Some(r) => format!(" (elements {}..{})", r.start, r.end),
+            None => String::new(),
+        };
+        let real_rows = |part: &Option<RealPart>| rows(&part.as_ref().map(|p| p.complex.clone()));
+        let messages = |moves: &Moves| {
+            let total = |ranges: &[Range<usize>]| -> (usize, usize) {
+                let busy = ranges.iter().filter(|r| !r.is_empty()).count();
+                (busy, ranges.iter().map(|r| r.len()).sum())
+            };
+            let (to, sent) = total(&moves.sends);
+            let (from, got) = total(&moves.recvs);
+            format!(
+                "{} to {to} rank(s), {} from {from}",
+                bytes(sent),
+                bytes(got)
+            )
+        };
         for (k, step) in self.steps.iter().enumerate() {
             write!(f, "{indent}{}. ", k + 1)?;
             match step {
-                Step::Fft { fft, on } => writeln!(f, "{} in place on {on}", describe(fft))?,
-                Step::RealIn { fft, into } => {
-                    writeln!(f, "{} from the input into {into}", describe(fft))?
+                Step::Fft { fft, on, part } => {
+                    writeln!(f, "{} in place on {on}{}", describe(fft), rows(part))?
                 }
-                Step::RealOut { fft, from } => {
-                    writeln!(f, "{} from {from} into the output", describe(fft))?
-                }
+                Step::RealIn { fft, into, part } => writeln!(
+                    f,
+                    "{} from the input into {into}{}",
+                    describe(fft),
+                    real_rows(part)
+                )?,
+                Step::RealOut { fft, from, part } => writeln!(
+                    f,
+                    "{} from {from}{} into the output",
+                    describe(fft),
+                    real_rows(part)
+                )?,
                 Step::Move {
                     moves,
                     natural,
                     transposed,
-                } => {
-                    let total = |ranges: &[std::ops::Range<usize>]| -> (usize, usize) {
-                        let busy = ranges.iter().filter(|r| !r.is_empty()).count();
-                        (busy, ranges.iter().map(|r| r.len()).sum())
-                    };
-                    let (to, sent) = total(&moves.sends);
-                    let (from, got) = total(&moves.recvs);
-                    writeln!(
+                } => writeln!(
+                    f,
+                    "all-to-all between {natural} (natural) and {transposed} (transposed): \
+                     {}; {} row copies before, {} after",
+                    messages(moves),
+                    moves.before.len(),
+                    moves.after.len()
+                )?,
+                Step::Send {
+                    moves,
+                    natural,
+                    transposed,
+                    id,
+                } => writeln!(
+                    f,
+                    "send {id}: {} row copies, then the all-to-all between {natural} (natural) \
+                     and {transposed} (transposed) started: {}",
+                    moves.before.len(),
+                    messages(moves)
+                )?,
+                Step::Receive { moves, id, .. } => match moves.after.len() {
+                    0 => writeln!(f, "receive {id}: wait for its all-to-all")?,
+                    n => writeln!(
                         f,
-                        "all-to-all between {natural} (natural) and {transposed} (transposed): \
-                         {} to {to} rank(s), {} from {from}; {} row copies before, {} after",
-                        bytes(sent),
-                        bytes(got),
-                        moves.before.len(),
-                        moves.after.len()
-                    )?;
-                }
+                        "receive {id}: wait for its all-to-all, then {n} row copies"
+                    )?,
+                },
             }
         }
         let scratch: usize = self.arrays.iter().sum();

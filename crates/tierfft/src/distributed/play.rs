@@ -3,7 +3,7 @@
 
 use num_complex::Complex32;
 
-use super::exchange::Exchange;
+use super::exchange::{Exchange, Pending};
 use super::slab::{Array, Moves, Rows};
 use crate::backend::DeviceBuffer;
 use crate::backend::copy;
@@ -54,6 +54,46 @@ pub(crate) fn play(
     arrays.play(moves, exchange, copies)
 }
 
+/// The copies before one part of a change of layout ([`super::plan::Step::Send`]), when
+/// `copies`, then its all-to-all started ([`Exchange::start`]).
+///
+/// # Safety
+/// As [`Exchange::start`]: until the returned [`Pending`] is joined or dropped, later work
+/// must leave the send array's sent elements unwritten and the receive array's received
+/// elements untouched, and free neither array.
+pub(crate) unsafe fn start(
+    moves: &Moves,
+    exchange: &mut dyn Exchange,
+    [natural, transposed, staging, received]: [&mut DeviceBuffer; 4],
+    copies: bool,
+) -> Result<Pending> {
+    let mut arrays = Arrays {
+        natural,
+        transposed,
+        staging,
+        received: Some(received),
+    };
+    arrays.copy(&moves.before, copies)?;
+    let (send, recv) = arrays.pair(moves.send_from, moves.recv_into)?;
+    // SAFETY: the caller's contract.
+    unsafe { exchange.start(send, &moves.sends, recv, &moves.recvs) }
+}
+
+/// The copies after one part of a change of layout ([`super::plan::Step::Receive`]), once
+/// its all-to-all has been joined.
+pub(crate) fn finish(
+    moves: &Moves,
+    [natural, transposed, staging, received]: [&mut DeviceBuffer; 4],
+) -> Result<()> {
+    let mut arrays = Arrays {
+        natural,
+        transposed,
+        staging,
+        received: Some(received),
+    };
+    arrays.copy(&moves.after, true)
+}
+
 /// The arrays of one change of layout, lent out two at a time.
 struct Arrays<'a> {
     natural: &'a mut DeviceBuffer<Complex32>,
@@ -64,13 +104,15 @@ struct Arrays<'a> {
 
 impl Arrays<'_> {
     fn play(&mut self, moves: &Moves, exchange: &mut dyn Exchange, copies: bool) -> Result<()> {
-        for (from, to, rows) in moves.before.iter().filter(|_| copies) {
-            let (src, dst) = self.pair(*from, *to)?;
-            copy_rows(src, dst, rows)?;
-        }
+        self.copy(&moves.before, copies)?;
         let (send, recv) = self.pair(moves.send_from, moves.recv_into)?;
         exchange.all_to_all(send, &moves.sends, recv, &moves.recvs)?;
-        for (from, to, rows) in moves.after.iter().filter(|_| copies) {
+        self.copy(&moves.after, copies)
+    }
+
+    /// Makes `copies` (when `enabled`).
+    fn copy(&mut self, copies: &[(Array, Array, Rows)], enabled: bool) -> Result<()> {
+        for (from, to, rows) in copies.iter().filter(|_| enabled) {
             let (src, dst) = self.pair(*from, *to)?;
             copy_rows(src, dst, rows)?;
         }

@@ -4,9 +4,9 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::exchange::Exchange;
+use super::exchange::{Exchange, Pending};
 use super::plan::{Plan, Slot, Step};
-use super::play::play;
+use super::play::{finish, play, start};
 use super::{DistSpec, Region};
 use crate::backend::{Device, DeviceBuffer, median};
 use crate::error::{Error, Result};
@@ -21,6 +21,7 @@ pub struct RankFft {
     device: Device,
     plan: Plan,
     exchange: Mutex<Box<dyn Exchange>>,
+    link: &'static str,
     scratch: Mutex<Scratch>,
 }
 
@@ -41,9 +42,10 @@ impl std::fmt::Display for RankFft {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "rank {} on {}: input {:?} of the global array, output {:?}",
+            "rank {} on {}, exchanging through {}: input {:?} of the global array, output {:?}",
             self.rank,
             self.device.name(),
+            self.link,
             self.plan.input.0,
             self.plan.output.0
         )?;
@@ -127,12 +129,13 @@ impl RankFft {
             )));
         }
         spec.validate(ranks)?;
-        let plan = Plan::new(spec, rank, ranks, &device)?;
+        let plan = Plan::new(spec, rank, ranks, &device, exchange.overlaps())?;
         Ok(RankFft {
             spec: spec.clone(),
             rank,
             device,
             plan,
+            link: exchange.link(),
             exchange: Mutex::new(exchange),
             scratch: Mutex::new(Scratch::default()),
         })
@@ -141,6 +144,17 @@ impl RankFft {
     /// This rank's index.
     pub fn rank(&self) -> usize {
         self.rank
+    }
+
+    /// Parts its slab's change of layout is cut into ([`super::DistSpec::parts`]; 1 when
+    /// whole, and for pencils).
+    pub fn parts(&self) -> usize {
+        self.plan.parts
+    }
+
+    /// What carries this rank's messages ([`Exchange::link`]).
+    pub fn link(&self) -> &'static str {
+        self.link
     }
 
     /// The device this rank runs on.
@@ -175,7 +189,7 @@ impl RankFft {
             .steps
             .iter()
             .filter_map(|s| match s {
-                Step::Move { moves, .. } => {
+                Step::Move { moves, .. } | Step::Send { moves, .. } => {
                     Some(moves.sends.iter().map(|r| 8 * r.len()).sum::<usize>())
                 }
                 _ => None,
@@ -335,28 +349,79 @@ impl RankFft {
             user,
             arrays: &mut scratch.arrays,
         };
+        // All-to-alls started and not yet received; any left at an error join as they drop,
+        // before the buffers they use are given back.
+        let mut pending: Vec<Option<Pending>> = (0..self.plan.sends).map(|_| None).collect();
+        let (transforms, exchanges) = (part != Part::Exchange, part != Part::Transforms);
         for step in &self.plan.steps {
             match step {
-                Step::Fft { fft, on } if part != Part::Exchange => {
-                    fft.process_buffer(slots.one(*on)?)?;
+                Step::Fft { fft, on, part } if transforms => {
+                    let on = slots.one(*on)?;
+                    match part {
+                        None => fft.process_buffer(on)?,
+                        Some(rows) => fft.process_buffer(&mut on.view_mut(rows.clone())?)?,
+                    }
                 }
-                Step::RealIn { fft, into } if part != Part::Exchange => {
+                Step::RealIn { fft, into, part } if transforms => {
                     let (real, out) = slots.real_in(*into)?;
-                    fft.process_buffer_real_to_complex(real, out)?;
+                    match part {
+                        None => fft.process_buffer_real_to_complex(real, out)?,
+                        Some(p) => fft.process_buffer_real_to_complex(
+                            &mut real.view_mut(p.reals.clone())?,
+                            &mut out.view_mut(p.complex.clone())?,
+                        )?,
+                    }
                 }
-                Step::RealOut { fft, from } if part != Part::Exchange => {
+                Step::RealOut { fft, from, part } if transforms => {
                     let (input, real) = slots.real_out(*from)?;
-                    fft.process_buffer_complex_to_real(input, real)?;
+                    match part {
+                        None => fft.process_buffer_complex_to_real(input, real)?,
+                        Some(p) => fft.process_buffer_complex_to_real(
+                            &mut input.view_mut(p.complex.clone())?,
+                            &mut real.view_mut(p.reals.clone())?,
+                        )?,
+                    }
                 }
                 Step::Move {
                     moves,
                     natural,
                     transposed,
-                } => {
+                } if exchanges => {
                     let (n, t) = slots.two(*natural, *transposed)?;
-                    let copies = part == Part::All;
-                    if part != Part::Transforms {
-                        play(moves, &mut **ex, [n, t, staging, received], copies)?;
+                    play(
+                        moves,
+                        &mut **ex,
+                        [n, t, staging, received],
+                        part == Part::All,
+                    )?;
+                }
+                Step::Send {
+                    moves,
+                    natural,
+                    transposed,
+                    id,
+                } if exchanges => {
+                    let (n, t) = slots.two(*natural, *transposed)?;
+                    let arrays = [n, t, &mut *staging, &mut *received];
+                    // SAFETY: the plan's later steps, until this part's receive, neither
+                    // write the elements it sends (a part of staging of its own, or rows of
+                    // the transposed array already transformed) nor touch those it receives
+                    // (rows of its own); every array outlives `pending`.
+                    let started = unsafe { start(moves, &mut **ex, arrays, part == Part::All)? };
+                    pending[*id] = Some(started);
+                }
+                Step::Receive {
+                    moves,
+                    natural,
+                    transposed,
+                    id,
+                } if exchanges => {
+                    if let Some(started) = pending[*id].take() {
+                        ex.join(started)?;
+                    }
+                    if part == Part::All {
+                        let (n, t) = slots.two(*natural, *transposed)?;
+                        finish(moves, [n, t, &mut *staging, &mut *received])?;
                     }
                 }
                 _ => {}

@@ -218,22 +218,54 @@ impl Slabs {
         if self.outer > 1 {
             return self.to_transposed_batched(r);
         }
-        let (n_r, width, own) = (self.rows[r].len(), self.row_width(), self.col_width(r));
+        self.part_to_transposed(r, 0, 1, 1)
+    }
+
+    /// The rows (local indices of axis 0, from 0) of each of `parts` consecutive parts of
+    /// rank `r`'s natural slab, as even as can be in whole multiples of `align` rows (the
+    /// last part takes any rest; parts beyond the rows are empty). Every rank cuts its own
+    /// slab the same way, so the parts of one index meet in one all-to-all.
+    pub fn parts(&self, r: usize, parts: usize, align: usize) -> Vec<Range<usize>> {
+        let (rows, align) = (self.rows[r].len(), align.max(1));
+        let mut cut: Vec<Range<usize>> = split(rows.div_ceil(align), parts.max(1))
+            .into_iter()
+            .map(|u| (u.start * align).min(rows)..(u.end * align).min(rows))
+            .collect();
+        if let Some(last) = cut.last_mut() {
+            last.end = rows;
+        }
+        cut
+    }
+
+    /// Part `part` of [`Slabs::to_transposed`] for a slab cut into `parts` parts of
+    /// `align` rows ([`Slabs::parts`]; one unbatched array): each rank packs and sends the
+    /// columns of that part's rows alone, and receives each peer's part of the same index
+    /// into its place. Played for every part, in any order, they make one
+    /// [`Slabs::to_transposed`]; each part packs into staging of its own, so a part's
+    /// messages may still be on their way while the next part is packed.
+    pub fn part_to_transposed(&self, r: usize, part: usize, parts: usize, align: usize) -> Moves {
+        let mine = self.parts(r, parts, align)[part].clone();
+        let (width, own, inner) = (self.row_width(), self.col_width(r), self.inner());
         let mut before = Vec::new();
         let mut sends = Vec::new();
-        let mut staged = 0;
+        // Parts before this one staged their rows' columns for every peer.
+        let peers: usize = (0..self.ranks)
+            .filter(|&p| p != r)
+            .map(|p| self.col_width(p))
+            .sum();
+        let mut staged = mine.start * peers;
         for p in 0..self.ranks {
             let block = Rows {
-                rows: n_r,
+                rows: mine.len(),
                 row_len: self.col_width(p),
-                src: self.cols[p].start * self.inner(),
+                src: mine.start * width + self.cols[p].start * inner,
                 src_pitch: width,
                 dst: staged,
                 dst_pitch: self.col_width(p),
             };
             if p == r {
                 let here = Rows {
-                    dst: self.rows[r].start * own,
+                    dst: (self.rows[r].start + mine.start) * own,
                     dst_pitch: own,
                     ..block
                 };
@@ -248,7 +280,11 @@ impl Slabs {
         let recvs = (0..self.ranks)
             .map(|q| match q == r {
                 true => 0..0,
-                false => self.rows[q].start * own..self.rows[q].end * own,
+                false => {
+                    let theirs = &self.parts(q, parts, align)[part];
+                    let first = self.rows[q].start;
+                    (first + theirs.start) * own..(first + theirs.end) * own
+                }
             })
             .collect();
         Moves {
@@ -336,35 +372,51 @@ impl Slabs {
     /// peers' blocks go straight from the transposed array where they are contiguous and are
     /// unpacked from staging into their columns. `None` with a halo (the slabs overlap).
     pub fn to_natural(&self, r: usize) -> Option<Moves> {
-        if self.halo > 0 {
-            return None;
-        }
-        let m = self.to_transposed(r);
-        let back = |copies: Vec<(Array, Array, Rows)>| -> Vec<(Array, Array, Rows)> {
-            copies
-                .into_iter()
-                .map(|(from, to, c)| {
-                    let rows = Rows {
-                        src: c.dst,
-                        src_pitch: c.dst_pitch,
-                        dst: c.src,
-                        dst_pitch: c.src_pitch,
-                        ..c
-                    };
-                    (to, from, rows)
-                })
-                .collect()
-        };
-        Some(Moves {
-            before: back(m.after),
-            sends: m.recvs,
-            recvs: m.sends,
-            after: back(m.before),
-            send_from: m.recv_into,
-            recv_into: m.send_from,
-            staging: m.staging,
-            received: m.received,
-        })
+        (self.halo == 0).then(|| backwards(self.to_transposed(r)))
+    }
+
+    /// Part `part` of [`Slabs::to_natural`] for a slab cut into parts
+    /// ([`Slabs::part_to_transposed`] played backwards): the part's rows of each peer's
+    /// block received into staging of its own and unpacked into those rows of the natural
+    /// slab, so that the rows of one part can be transformed while the next part's messages
+    /// are on their way. `None` with a halo.
+    pub fn part_to_natural(
+        &self,
+        r: usize,
+        part: usize,
+        parts: usize,
+        align: usize,
+    ) -> Option<Moves> {
+        (self.halo == 0).then(|| backwards(self.part_to_transposed(r, part, parts, align)))
+    }
+}
+
+/// `m` played backwards: every copy and message reversed, in the opposite order.
+fn backwards(m: Moves) -> Moves {
+    let back = |copies: Vec<(Array, Array, Rows)>| -> Vec<(Array, Array, Rows)> {
+        copies
+            .into_iter()
+            .map(|(from, to, c)| {
+                let rows = Rows {
+                    src: c.dst,
+                    src_pitch: c.dst_pitch,
+                    dst: c.src,
+                    dst_pitch: c.src_pitch,
+                    ..c
+                };
+                (to, from, rows)
+            })
+            .collect()
+    };
+    Moves {
+        before: back(m.after),
+        sends: m.recvs,
+        recvs: m.sends,
+        after: back(m.before),
+        send_from: m.recv_into,
+        recv_into: m.send_from,
+        staging: m.staging,
+        received: m.received,
     }
 }
 
@@ -442,8 +494,15 @@ mod tests {
     }
 
     /// Plays every rank's moves on index arrays (element `i` of the global batch holds `i`)
-    /// and checks that each rank ends with exactly its slab of the other layout, and back.
-    fn play(shape: &[usize], ranks: usize, halo: usize, outer: usize) {
+    /// and checks that each rank ends with exactly its slab of the other layout, and back;
+    /// an unbatched slab in `parts` parts of rows in multiples of `align`.
+    fn play(
+        shape: &[usize],
+        ranks: usize,
+        halo: usize,
+        outer: usize,
+        (parts, align): (usize, usize),
+    ) {
         let members: Vec<usize> = (0..ranks).map(|r| 2 * r + 1).collect();
         let s = Slabs::with_halo(shape, ranks, halo)
             .unwrap()
@@ -478,12 +537,37 @@ mod tests {
                 received: Vec::new(),
             })
             .collect();
-        let moves: Vec<Moves> = (0..ranks).map(|r| s.to_transposed(r)).collect();
-        play_moves(&s, &mut held, &moves);
+        let parts = if outer == 1 { parts } else { 1 };
+        let mut staged = vec![Vec::new(); ranks];
+        let what = |r| {
+            format!(
+                "rank {r} of {ranks}, {shape:?}, halo {halo}, outer {outer}, {parts} parts of {align}"
+            )
+        };
+        for part in 0..parts {
+            let moves: Vec<Moves> = (0..ranks)
+                .map(|r| match parts {
+                    1 => s.to_transposed(r),
+                    _ => s.part_to_transposed(r, part, parts, align),
+                })
+                .collect();
+            play_moves(&s, &mut held, &moves);
+            for (r, m) in moves.iter().enumerate() {
+                assert!(m.staging <= s.staging_len(r), "{}", what(r));
+                staged[r].extend(m.sends.iter().filter(|x| !x.is_empty()).cloned());
+            }
+        }
+        // Parts may be on their way at once: each stages into elements of its own.
+        for (r, ranges) in staged.iter_mut().enumerate() {
+            ranges.sort_by_key(|x| x.start);
+            assert!(
+                ranges.windows(2).all(|w| w[0].end <= w[1].start),
+                "{}",
+                what(r)
+            );
+        }
         for (r, h) in held.iter().enumerate() {
-            let what = format!("rank {r} of {ranks}, {shape:?}, halo {halo}, outer {outer}");
-            assert_eq!(h.transposed, transposed(r), "{what}");
-            assert!(moves[r].staging <= s.staging_len(r), "{what}");
+            assert_eq!(h.transposed, transposed(r), "{}", what(r));
         }
         if halo > 0 {
             assert!(s.to_natural(0).is_none());
@@ -492,14 +576,18 @@ mod tests {
         for h in &mut held {
             h.natural.fill(usize::MAX);
         }
-        let moves: Vec<Moves> = (0..ranks).map(|r| s.to_natural(r).unwrap()).collect();
-        play_moves(&s, &mut held, &moves);
+        for part in 0..parts {
+            let moves: Vec<Moves> = (0..ranks)
+                .map(|r| match parts {
+                    1 => s.to_natural(r),
+                    _ => s.part_to_natural(r, part, parts, align),
+                })
+                .map(Option::unwrap)
+                .collect();
+            play_moves(&s, &mut held, &moves);
+        }
         for (r, h) in held.iter().enumerate() {
-            assert_eq!(
-                h.natural,
-                natural(r),
-                "back: rank {r} of {ranks}, {shape:?}, outer {outer}"
-            );
+            assert_eq!(h.natural, natural(r), "back: {}", what(r));
         }
     }
 
@@ -513,7 +601,10 @@ mod tests {
             (&[7, 5, 4][..], 5),
         ] {
             for outer in [1, 3] {
-                play(shape, ranks, 0, outer);
+                play(shape, ranks, 0, outer, (1, 1));
+            }
+            for parts in [(2, 1), (3, 2), (4, 1), (9, 1)] {
+                play(shape, ranks, 0, 1, parts);
             }
         }
         for (shape, ranks, halo) in [
@@ -521,7 +612,18 @@ mod tests {
             (&[6, 20, 3][..], 4, 3),
             (&[5, 7][..], 2, 9),
         ] {
-            play(shape, ranks, halo, 1);
+            play(shape, ranks, halo, 1, (1, 1));
+            play(shape, ranks, halo, 1, (3, 1));
         }
+    }
+
+    #[test]
+    fn parts_cover_the_rows_in_aligned_pieces() {
+        let s = Slabs::new(&[21, 8], 2).unwrap();
+        assert_eq!(s.rows(0), 0..11);
+        assert_eq!(s.parts(0, 3, 4), vec![0..4, 4..8, 8..11]);
+        assert_eq!(s.parts(1, 3, 4), vec![0..4, 4..8, 8..10]);
+        assert_eq!(s.parts(0, 4, 8), vec![0..8, 8..11, 11..11, 11..11]);
+        assert_eq!(s.parts(1, 1, 4), vec![0..10]);
     }
 }

@@ -185,6 +185,10 @@ impl Exchange for SocketExchange {
         self.rank
     }
 
+    fn link(&self) -> &'static str {
+        "sockets"
+    }
+
     fn ranks(&self) -> usize {
         self.ranks
     }

@@ -126,6 +126,46 @@ fn cpu_ranks_match_the_reference() {
     }
 }
 
+/// Slabs whose change of layout goes in parts (each part's all-to-all beside the next
+/// part's transform where the exchange allows; here in turn through host memory): parts of
+/// uneven sizes, more parts than rows, parts aligned to 32 rows by an odd complex width.
+#[test]
+fn cpu_ranks_in_parts_match_the_reference() {
+    let mut rng = rng();
+    for (shape, ranks, parts) in [
+        (&[40, 32][..], 2, 3),
+        (&[23, 64][..], 3, 2),
+        (&[9, 32][..], 2, 7),
+        (&[24, 8, 4][..], 2, 4),
+        (&[130, 64][..], 2, 3),
+    ] {
+        for spec in specs(shape) {
+            let spec = spec.parts(parts);
+            let fft = DistFft::on_cpu(&spec, ranks).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            let plan = fft.ranks()[0].to_string();
+            assert!(plan.contains(&format!("in {parts} parts")), "{plan}");
+            check(&fft, &mut rng);
+            check(&fft, &mut rng);
+        }
+    }
+    let refused = DistFft::on_cpu(&DistSpec::new(&[8, 8]).parts(0), 2);
+    assert!(
+        refused
+            .err()
+            .expect("parts 0")
+            .to_string()
+            .contains("parts 0")
+    );
+    let pencils = DistFft::on_cpu(&DistSpec::new(&[4, 4, 4]).pencils(2, 1).parts(2), 2);
+    assert!(
+        pencils
+            .err()
+            .expect("pencils in parts")
+            .to_string()
+            .contains("parts")
+    );
+}
+
 /// Pencils over grids of 1 × 3, 2 × 2, 3 × 2 and 2 × 1 CPU ranks, extents that do not
 /// divide, C2C and real, both directions.
 #[test]
@@ -489,6 +529,58 @@ fn gpu_ranks_through_host_memory() {
             check(&fft, &mut rng);
         }
     }
+}
+
+/// Peer copies between ranks on CUDA (2 and 3 ranks sharing the test GPU: the copies, the
+/// events that order them beside the transforms, the plan's parts overlapping its
+/// exchanges), against the f64 reference; skipped on other devices.
+#[cfg(feature = "cuda")]
+#[test]
+fn gpu_ranks_through_peer_copies() {
+    use tierfft::distributed::Link;
+    let Some(cuda) = gpu().cuda_device() else {
+        eprintln!("skipped: {} is not a CUDA GPU", gpu().name());
+        return;
+    };
+    let mut rng = rng();
+    for (shape, ranks, parts) in [
+        (&[256, 256][..], 2, None),
+        (&[100, 96][..], 3, Some(3)),
+        (&[64, 48, 40][..], 2, Some(2)),
+        (&[2048, 1024][..], 2, None),
+    ] {
+        for spec in specs(shape) {
+            let spec = match parts {
+                Some(p) => spec.parts(p),
+                None => spec,
+            };
+            let gpus = vec![cuda.clone(); ranks];
+            let fft = DistFft::on_cuda_with(&spec, &gpus, Link::Peer)
+                .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            assert_eq!(fft.link(), "peer copies");
+            check(&fft, &mut rng);
+            check(&fft, &mut rng);
+        }
+    }
+    // 2048 × 1024 over two ranks sends 4 MiB a rank: one part unless asked.
+    let big = DistFft::on_cuda_with(
+        &DistSpec::new(&[4096, 2048]),
+        &[cuda.clone(), cuda.clone()],
+        Link::Peer,
+    )
+    .expect("plan");
+    assert!(
+        big.ranks()[0].to_string().contains("in 2 parts"),
+        "{}",
+        big.ranks()[0]
+    );
+    check(&big, &mut rng);
+    let times = big.time(3).expect("time");
+    assert_eq!(times.total.len(), 3);
+    // A rank that fails before its first all-to-all fails the other too.
+    let spec = DistSpec::new(&[64, 64]).parts(2);
+    let two = DistFft::on_cuda_with(&spec, &[cuda.clone(), cuda], Link::Peer).expect("plan");
+    short_output_fails_every_rank(&two);
 }
 
 /// The NCCL path on `TIERFFT_TEST_GPUS` CUDA GPUs (one GPU runs one rank: NCCL is loaded

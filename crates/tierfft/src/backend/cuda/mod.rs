@@ -11,6 +11,7 @@ pub(crate) mod exec;
 pub mod nvrtc;
 mod occupancy;
 pub(crate) mod one;
+pub(crate) mod side;
 pub(crate) mod transfer;
 
 pub(crate) use backend::CudaMemory;
