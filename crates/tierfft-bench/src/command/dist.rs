@@ -9,7 +9,7 @@ use num_complex::Complex64;
 use tierfft::backend::median;
 use tierfft::debug::reference::{NdInput, nd_f64, random, relative_l2_error};
 use tierfft::distributed::{
-    DistFft, DistSpec, DistTimes, Launch, Link, RankFft, Rendezvous, Spectrum,
+    Bandwidths, DistFft, DistSpec, DistTimes, Estimate, Launch, Link, RankFft, Rendezvous, Spectrum,
 };
 use tierfft::{Complex32, Device, NdSpec};
 
@@ -60,6 +60,11 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
         false => crate::shared::open_gpus(opts.ranks)?,
     };
     let one = &devices[0];
+    // The planner's bandwidths, for its estimate of one device against the ranks.
+    let bandwidths = match gpus.len() {
+        2.. => Some(Bandwidths::measure(&gpus)?),
+        _ => None,
+    };
     for (k, shape) in opts.shapes.iter().enumerate() {
         let spec = dist_spec(shape, opts.natural, opts.grid, opts.parts);
         let fft = match opts.cpu {
@@ -106,6 +111,20 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
         };
         let how = (fft.link(), fft.ranks()[0].parts());
         print_row(opts, shape, how, &times, bytes, single, (error, against));
+        let estimate = (one_fft.as_ref().ok())
+            .zip(bandwidths)
+            .and_then(|(f, b)| Estimate::new(f, fft.ranks(), b));
+        if let (Some(e), Some(single)) = (estimate, single) {
+            let (picked, time) = match e.spread_is_faster() {
+                true => (format!("{} ranks", opts.ranks), times.medians().0),
+                false => ("one device".to_string(), single),
+            };
+            println!(
+                "{:>16} {e}; the planner would run on {picked}: {:.3} ms measured",
+                "",
+                1e3 * time
+            );
+        }
     }
     print_footer();
     Ok(())

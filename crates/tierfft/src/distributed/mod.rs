@@ -24,6 +24,7 @@
 //! global arrays is [`RankFft::input_box`] and [`RankFft::output_box`].
 
 mod batch;
+mod estimate;
 mod exchange;
 mod group;
 mod launch;
@@ -39,13 +40,14 @@ mod slab;
 mod socket;
 
 pub use batch::SplitBatch;
+pub use estimate::{Bandwidths, Estimate};
 pub use exchange::{Exchange, LocalExchange, Pending};
 pub use group::{DistFft, Link, RankBuffers, Rounds, check_group};
 pub use launch::{Launch, RENDEZVOUS_VAR};
 #[cfg(feature = "cuda")]
 pub use nccl::{NcclExchange, nccl_available, nccl_unique_id};
 #[cfg(feature = "cuda")]
-pub use peer::PeerExchange;
+pub use peer::{PeerExchange, link_bandwidth};
 pub use play::{copy_rows, redistribute};
 pub use rank::{DistTimes, RankFft};
 pub use rendezvous::{JOIN_TIMEOUT, Rendezvous};

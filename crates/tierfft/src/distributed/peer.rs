@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{self, CUresult};
-use cudarc::driver::{CudaEvent, DevicePtr, result};
+use cudarc::driver::{CudaEvent, DevicePtr, DevicePtrMut, result};
 
 use super::exchange::{Exchange, Gate, Pending, check_ranges};
 use crate::backend::DeviceBuffer;
@@ -179,6 +179,41 @@ impl PeerExchange {
             })
             .collect()
     }
+}
+
+/// Bytes a transfer of [`link_bandwidth`] moves (256 MiB: long enough that its fixed cost
+/// is small).
+const LINK_PROBE_BYTES: usize = 256 << 20;
+
+/// The bandwidth of the link from `from` to `to`, bytes per second: the median of five
+/// peer copies of 256 MiB into `to` (after one untimed), timed by events on `to`, with peer
+/// access turned on where the GPUs allow it, as [`PeerExchange`] copies. On one GPU, the
+/// bandwidth of a copy within its memory.
+pub fn link_bandwidth(to: &Arc<CudaDevice>, from: &Arc<CudaDevice>) -> Result<f64> {
+    enable_peer_access(to, from)?;
+    let floats = LINK_PROBE_BYTES / 4;
+    // SAFETY: the destination is only written, the source only read (values do not matter).
+    let (mut dst, src) = unsafe { (to.alloc_f32(floats, false)?, from.alloc_f32(floats, false)?) };
+    let stream = to.stream().clone();
+    let (dst_ptr, _) = dst.device_ptr_mut(&stream);
+    let (src_ptr, _) = src.device_ptr(&stream);
+    let copy = || {
+        // SAFETY: both arrays hold `LINK_PROBE_BYTES` and live until the copies are waited for.
+        unsafe {
+            result::memcpy_peer_async(
+                to.context().cu_ctx(),
+                dst_ptr,
+                from.context().cu_ctx(),
+                src_ptr,
+                LINK_PROBE_BYTES,
+                stream.cu_stream(),
+            )
+        }
+        .map_err(gpu_err("copying between GPUs"))
+    };
+    copy()?;
+    let seconds = crate::backend::cuda::time_events(to, 5, copy)?;
+    Ok(LINK_PROBE_BYTES as f64 / crate::backend::median(&seconds))
 }
 
 /// Turns on `a`'s access to `b`'s memory where the two are distinct GPUs that allow it.

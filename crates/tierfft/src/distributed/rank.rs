@@ -152,6 +152,11 @@ impl RankFft {
         self.plan.parts
     }
 
+    /// Bytes one run moves (for [`super::Estimate`]); `None` on the CPU.
+    pub(crate) fn traffic(&self) -> Option<super::plan::Traffic> {
+        self.plan.traffic()
+    }
+
     /// What carries this rank's messages ([`Exchange::link`]).
     pub fn link(&self) -> &'static str {
         self.link

@@ -185,6 +185,12 @@ impl NdFft {
         &self.plan
     }
 
+    /// Bytes its transforms read and write in device memory in one run (the planner's count
+    /// of each pass; `None` on the CPU, which runs without such plans).
+    pub fn bytes_moved(&self) -> Option<u64> {
+        self.ffts().map(|f| f.plan().map(|p| p.bytes_moved())).sum()
+    }
+
     /// The 1-D transforms it runs, in order (for printing their passes).
     pub fn ffts(&self) -> impl Iterator<Item = &Fft> {
         self.steps.iter().filter_map(|s| match s {

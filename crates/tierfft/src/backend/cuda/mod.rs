@@ -323,6 +323,20 @@ impl CudaDevice {
         })
     }
 
+    /// Peak device-memory bandwidth, bytes per second: two transfers a clock of the memory
+    /// clock over the bus width, as the driver reports them.
+    pub fn memory_bandwidth(&self) -> Result<f64> {
+        let attr = |a: A| {
+            self.ctx
+                .attribute(a)
+                .map(|v| v.max(0) as f64)
+                .map_err(gpu_err("reading a device attribute"))
+        };
+        let khz = attr(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?;
+        let bits = attr(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?;
+        Ok(2.0 * khz * 1e3 * bits / 8.0)
+    }
+
     /// The CUDA context of this GPU.
     pub(crate) fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
