@@ -16,6 +16,7 @@
 //! holds every neighbour RCMC reads; at the scene's edges the block ends where the scene
 //! does).
 
+use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -52,8 +53,8 @@ pub struct DistFocuser {
 /// has finished it), seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct DistTimings {
-    /// The steps as on one device; `transfer_s` is the upload of each rank's lines and the
-    /// download of its part of the image.
+    /// The steps as on one device; `transfer_s` is the upload of each rank's lines, the
+    /// download of its part of the image, and the placing of the parts into the image.
     pub steps: StepTimings,
     /// The all-to-alls between blocks of lines and blocks of range bins (with their
     /// packing).
@@ -370,21 +371,79 @@ impl DistFocuser {
         self.plan.extent
     }
 
+    /// Focuses a scene that is already on the ranks' devices, leaving the image there:
+    /// `scenes[r]` holds rank `r`'s lines of the processed extent ([`DistFocuser::extent`],
+    /// lines [`Slabs::rows`]`(r)` of [`DistFocuser::slabs`], every padded sample) and is
+    /// used as scratch; returns each rank's range bins of the image, `[lines][own bins]`
+    /// ([`Slabs::own_cols`]), on its device. `transfer_s` is then the allocation of the
+    /// ranks' arrays alone.
+    pub fn focus_buffers(
+        &self,
+        scenes: &mut [tierfft::DeviceBuffer],
+    ) -> Result<(Vec<tierfft::DeviceBuffer>, DistTimings), SarError> {
+        if scenes.len() != self.ranks.len() {
+            return Err(SarError::Config(format!(
+                "{} ranks take {} scene parts (got {})",
+                self.ranks.len(),
+                self.ranks.len(),
+                scenes.len()
+            )));
+        }
+        let (parts, t) = self.run(scenes.iter_mut().map(Lines::Device).collect())?;
+        let parts = parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Device(buffer) => Ok(buffer),
+                Part::Host(_) => Err(SarError::Config(
+                    "a device-resident run downloaded its image part".into(),
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((parts, t))
+    }
+
     /// [`DistFocuser::focus`] on a scene of the processed extent.
     fn focus_at(&self, data: &mut [Complex32]) -> Result<DistTimings, SarError> {
         let samples = self.plan.extent.padded_samples;
+        let input: &[Complex32] = data;
+        let lines = (0..self.ranks.len())
+            .map(|r| {
+                let rows = self.slabs.rows(r);
+                Lines::Host(&input[rows.start * samples..rows.end * samples])
+            })
+            .collect();
+        let (parts, mut t) = self.run(lines)?;
+        let parts = parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Host(values) => Ok(values),
+                Part::Device(_) => Err(SarError::Config("a host run kept its image part".into())),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // Each rank's range bins into their columns of the image, rows on every CPU.
+        let placed = Instant::now();
+        let owns: Vec<_> = (0..parts.len()).map(|r| self.slabs.own_cols(r)).collect();
+        data.par_chunks_mut(samples)
+            .enumerate()
+            .for_each(|(line, row)| {
+                for (part, own) in parts.iter().zip(&owns) {
+                    let width = own.len();
+                    row[own.clone()].copy_from_slice(&part[line * width..(line + 1) * width]);
+                }
+            });
+        t.steps.transfer_s += placed.elapsed().as_secs_f64();
+        Ok(t)
+    }
+
+    /// Every rank's focusing at once, a thread each, `lines[r]` rank `r`'s lines: each
+    /// rank's part of the image, and the times.
+    fn run(&self, lines: Vec<Lines>) -> Result<(Vec<Part>, DistTimings), SarError> {
         let rounds = Rounds::new(self.ranks.len());
         let laps = Mutex::new(Vec::new());
-        let input: &[Complex32] = data;
         let parts = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .ranks
-                .iter()
-                .enumerate()
-                .map(|(r, rank)| {
+            let handles: Vec<_> = (self.ranks.iter().zip(lines).enumerate())
+                .map(|(r, (rank, lines_in))| {
                     let (rounds, laps) = (&rounds, &laps);
-                    let rows = self.slabs.rows(r);
-                    let lines_in = &input[rows.start * samples..rows.end * samples];
                     s.spawn(move || rank.focus(r == 0, lines_in, &self.slabs, r, rounds, laps))
                 })
                 .collect();
@@ -397,12 +456,6 @@ impl DistFocuser {
                 })
                 .collect::<Result<Vec<_>, _>>()
         })?;
-        for (r, part) in parts.iter().enumerate() {
-            let own = self.slabs.own_cols(r);
-            for (row, values) in data.chunks_mut(samples).zip(part.chunks(own.len())) {
-                row[own.clone()].copy_from_slice(values);
-            }
-        }
         let laps = laps
             .into_inner()
             .map_err(|_| SarError::Config("a rank panicked while timing".into()))?;
@@ -417,8 +470,21 @@ impl DistFocuser {
                 *slot += s;
             }
         }
-        Ok(t)
+        Ok((parts, t))
     }
+}
+
+/// A rank's lines of the scene: on the host (uploaded, and the image part downloaded), or
+/// already on its device (focused there, the part left there).
+enum Lines<'a> {
+    Host(&'a [Complex32]),
+    Device(&'a mut tierfft::DeviceBuffer),
+}
+
+/// A rank's range bins of the image, `[lines][own bins]`.
+enum Part {
+    Host(Vec<Complex32>),
+    Device(tierfft::DeviceBuffer),
 }
 
 /// What rank 0 timed: the copies to and from the device, an exchange, or plan step `i`.
@@ -437,13 +503,14 @@ impl RankFocus {
     fn focus(
         &self,
         timer: bool,
-        lines_in: &[Complex32],
+        lines_in: Lines,
         slabs: &Slabs,
         r: usize,
         rounds: &Rounds,
         laps: &Mutex<Vec<(Lap, f64)>>,
-    ) -> Result<Vec<Complex32>, SarError> {
+    ) -> Result<Part, SarError> {
         let dev = &self.device;
+        let download = matches!(lines_in, Lines::Host(_));
         let mut clock = Instant::now();
         // After each action: wait for the device (if the action was queued without error),
         // then for every rank, even after an error; a failure anywhere stops every rank at
@@ -462,9 +529,22 @@ impl RankFocus {
             Ok(everyone?)
         };
         let (lines, width) = (slabs.shape[0], slabs.cols(r).len());
+        let expected = slabs.rows(r).len() * slabs.shape[1];
+        let mut uploaded = None;
         let buffers = (|| -> tierfft::Result<_> {
+            let scene = match lines_in {
+                Lines::Host(host) => uploaded.insert(dev.upload(host)?),
+                Lines::Device(scene) if scene.len() == expected => scene,
+                Lines::Device(scene) => {
+                    return Err(tierfft::Error::InvalidSpec(format!(
+                        "rank {r}'s lines hold {} samples; its {} lines of the scene take {expected}",
+                        scene.len(),
+                        slabs.rows(r).len()
+                    )));
+                }
+            };
             Ok((
-                dev.upload(lines_in)?,
+                scene,
                 dev.zeros(lines * width)?,
                 dev.zeros(self.staging)?,
                 match self.resamples {
@@ -474,7 +554,7 @@ impl RankFocus {
                 dev.zeros(lines * self.own.row_len)?,
             ))
         })();
-        let (mut scene, mut block, mut staging, mut moved, mut image) =
+        let (scene, mut block, mut staging, mut moved, mut image) =
             settle(&mut step, Lap::Transfer, buffers)?;
         let mut ex = self
             .exchange
@@ -492,25 +572,20 @@ impl RankFocus {
                     in_moved = false;
                     let moves = &self.to_bins;
                     let done =
-                        redistribute(moves, &mut **ex, &mut scene, &mut block, &mut staging, None);
+                        redistribute(moves, &mut **ex, scene, &mut block, &mut staging, None);
                     (Lap::Exchange, done)
                 }
                 Action::ToLines => {
                     // The own bins go back; the image's array holds them on the way.
                     let done = match slabs.halo {
-                        0 => redistribute(
-                            &self.to_lines,
-                            &mut **ex,
-                            &mut scene,
-                            bins,
-                            &mut staging,
-                            None,
-                        ),
+                        0 => {
+                            redistribute(&self.to_lines, &mut **ex, scene, bins, &mut staging, None)
+                        }
                         _ => copy_rows(bins, &mut image, &self.own).and_then(|()| {
                             redistribute(
                                 &self.to_lines,
                                 &mut **ex,
-                                &mut scene,
+                                scene,
                                 &mut image,
                                 &mut staging,
                                 None,
@@ -521,7 +596,7 @@ impl RankFocus {
                 }
                 Action::Run { step: i, stage } => {
                     let done = match stage {
-                        Stage::OnLines(fft) => fft.process_buffer(&mut scene),
+                        Stage::OnLines(fft) => fft.process_buffer(scene),
                         Stage::OnBins(fft) => fft.process_buffer(bins),
                         Stage::Resample(rcmc) => {
                             let done = match (in_moved, moved.as_mut()) {
@@ -546,7 +621,10 @@ impl RankFocus {
             (true, Some(moved)) => moved,
             _ => &block,
         };
-        let part = copy_rows(bins, &mut image, &self.own).and_then(|()| image.download());
+        let part = copy_rows(bins, &mut image, &self.own).and_then(|()| match download {
+            true => image.download().map(Part::Host),
+            false => Ok(Part::Device(image)),
+        });
         settle(&mut step, Lap::Transfer, part)
     }
 }

@@ -118,6 +118,38 @@ fn cpu_ranks_focus_as_one_device() {
     )
     .expect("plan");
     check(&rotated, &raw, &want, "3 CPU ranks, exchanges rotated");
+    // A scene already on the ranks' devices (at the processed extent): each rank's lines
+    // in, its range bins out, left there; joined and cropped, the same image.
+    let e = dist.extent();
+    let (padded, samples) = (e.pad(&raw), e.padded_samples);
+    let mut scenes: Vec<_> = (0..3)
+        .map(|r| {
+            let rows = dist.slabs().rows(r);
+            Device::cpu()
+                .upload(&padded[rows.start * samples..rows.end * samples])
+                .expect("upload")
+        })
+        .collect();
+    let (parts, _) = dist
+        .focus_buffers(&mut scenes)
+        .expect("focus on the devices");
+    let mut joined = vec![Complex32::new(f32::NAN, f32::NAN); padded.len()];
+    for (r, part) in parts.iter().enumerate() {
+        let own = dist.slabs().own_cols(r);
+        let values = part.download().expect("download");
+        for (row, got) in joined.chunks_mut(samples).zip(values.chunks(own.len())) {
+            row[own.clone()].copy_from_slice(got);
+        }
+    }
+    let mut image = raw.clone();
+    e.crop(&joined, &mut image);
+    assert_eq!(relative_difference(&image, &want), 0.0);
+    assert!(dist.focus_buffers(&mut scenes[..2]).is_err());
+    let mut short: Vec<_> = (0..3)
+        .map(|_| Device::cpu().zeros(5).expect("zeros"))
+        .collect();
+    let err = dist.focus_buffers(&mut short).expect_err("short scenes");
+    assert!(err.to_string().contains("lines hold 5 samples"), "{err}");
 }
 
 /// Chirp scaling, and the Range-Doppler algorithm with SRC: their range-Doppler range
