@@ -4,6 +4,7 @@
 //! `python/tierfft`, on top of these.
 
 mod device;
+mod distributed;
 mod dlpack;
 mod errors;
 mod sar;
@@ -16,6 +17,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DeviceError", m.py().get_type::<errors::DeviceError>())?;
     m.add_class::<device::PyDevice>()?;
     m.add_class::<transform::Transform>()?;
+    m.add_class::<distributed::DistTransform>()?;
     m.add_function(wrap_pyfunction!(sar::focus, m)?)?;
     m.add_function(wrap_pyfunction!(sar::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sar::scene_toml, m)?)?;

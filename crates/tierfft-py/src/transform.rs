@@ -75,7 +75,7 @@ fn kept<'a, T: Element>(
 }
 
 /// A NumPy array `obj` of `T`s in `shape`, C-contiguous; a clear error otherwise.
-fn array<'py, T: NpElement>(
+pub(crate) fn array<'py, T: NpElement>(
     obj: &Bound<'py, PyAny>,
     what: &str,
     dtype: &str,
@@ -103,7 +103,7 @@ fn array<'py, T: NpElement>(
     Ok(array.clone())
 }
 
-fn not_writeable(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr + '_ {
+pub(crate) fn not_writeable(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr + '_ {
     move |e| PyValueError::new_err(format!("the {what} cannot be written: {e}"))
 }
 
@@ -478,7 +478,7 @@ impl Transform {
 
 /// Orders the caller's CUDA stream `theirs` (a raw `CUstream`; 0 is the legacy default
 /// stream) after the work queued on `ours` so far, without waiting on the host.
-fn hand_over(ours: &Arc<CudaStream>, theirs: usize) -> tierfft::Result<()> {
+pub(crate) fn hand_over(ours: &Arc<CudaStream>, theirs: usize) -> tierfft::Result<()> {
     use cudarc::driver::sys::{CUevent_flags, cuStreamWaitEvent};
     if ours.cu_stream() as usize == theirs {
         return Ok(());

@@ -18,7 +18,9 @@ arithmetic; one without it, Metal, transforms in f32 and warns with
 For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the
 last 32 plans they made). The GIL is released while a transform runs.
 
-:mod:`tierfft.sar` focuses synthetic-aperture-radar echoes; ``python -m tierfft.bench``
+:mod:`tierfft.distributed` spreads N-D transforms over several GPUs (CuPy, PyTorch or NumPy
+arrays, one process or one per GPU); :mod:`tierfft.sar` focuses synthetic-aperture-radar
+echoes; ``python -m tierfft.bench``
 times the transforms against NumPy, SciPy, pyFFTW and CuPy where installed.
 """
 
@@ -48,7 +50,7 @@ from ._fft import (  # noqa: E402
 from ._plan import Plan, PrecisionWarning, open_device  # noqa: E402
 from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq  # noqa: E402
 
-from . import sar  # noqa: E402
+from . import distributed, sar  # noqa: E402
 
 __all__ = [
     "Device",
@@ -76,5 +78,6 @@ __all__ = [
     "rfft2",
     "rfftfreq",
     "rfftn",
+    "distributed",
     "sar",
 ]

@@ -65,6 +65,52 @@ class Transform:
         stream) that stream is ordered after the transform and the call returns at once;
         without, it returns when the device has finished."""
 
+class DistTransform:
+    """A transform spread over ranks (``tierfft.distributed.DistPlan`` wraps it)."""
+
+    def __init__(
+        self,
+        shape: List[int],
+        devices: List[Device],
+        *,
+        real: bool = False,
+        inverse: bool = False,
+        normalize: bool = False,
+        spectrum: str = "transposed",
+        grid: Optional[Tuple[int, int]] = None,
+        parts: Optional[int] = None,
+        link: str = "default",
+    ) -> None: ...
+    @staticmethod
+    def from_env(
+        shape: List[int],
+        *,
+        real: bool = False,
+        inverse: bool = False,
+        normalize: bool = False,
+        spectrum: str = "transposed",
+        grid: Optional[Tuple[int, int]] = None,
+        parts: Optional[int] = None,
+        cpu: bool = False,
+        timeout: float = 300.0,
+    ) -> "DistTransform": ...
+    ranks: int
+    local_ranks: List[int]
+    link: str
+    parts: int
+    input_shape: List[int]
+    output_shape: List[int]
+    real_input: bool
+    real_output: bool
+    cuda_ordinals: List[Optional[int]]
+    cuda_streams: List[Optional[int]]
+    def input_box(self, rank: int) -> List[Tuple[int, int]]: ...
+    def output_box(self, rank: int) -> List[Tuple[int, int]]: ...
+    def execute(self, inputs: List[np.ndarray], outputs: List[np.ndarray]) -> None: ...
+    def execute_dlpack(
+        self, inputs: List[Any], outputs: List[Any], streams: List[Optional[int]]
+    ) -> None: ...
+
 def simulate(config: Optional[str] = None, replica: Optional[np.ndarray] = None) -> np.ndarray:
     """Simulated raw echoes (complex64 ``[lines, samples]``) of the TOML ``config``."""
 
