@@ -23,7 +23,7 @@ enum Ranks {
     /// Every rank, one per device of this process.
     Group(DistFft),
     /// One rank of a group of processes.
-    One(RankFft),
+    One(Box<RankFft>),
 }
 
 /// A distributed transform: `ranks` ranks, each holding a box of the global input and of the
@@ -117,7 +117,7 @@ impl DistTransform {
     fn rank_of(&self, rank: usize) -> PyResult<&RankFft> {
         let ranks = match &self.ranks {
             Ranks::Group(fft) => fft.ranks(),
-            Ranks::One(one) if one.rank() == rank => std::slice::from_ref(one),
+            Ranks::One(one) if one.rank() == rank => std::slice::from_ref(&**one),
             Ranks::One(one) => {
                 return Err(PyValueError::new_err(format!(
                     "this process runs rank {} only (asked for rank {rank})",
@@ -307,7 +307,7 @@ impl DistTransform {
         Ok(DistTransform {
             spec,
             world: meet.ranks(),
-            ranks: Ranks::One(rank),
+            ranks: Ranks::One(Box::new(rank)),
         })
     }
 
