@@ -4,8 +4,6 @@
 //! NumPy arrays (copied to and from the rank's device) or CUDA arrays handed over through
 //! DLPack (transformed where they lie). The NumPy-style wrapper is `tierfft.distributed`.
 
-use std::sync::Arc;
-
 use num_complex::Complex32;
 use numpy::{Element as NpElement, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -16,6 +14,7 @@ use tierfft::{Device, DeviceBuffer, DeviceKind, Direction, Element};
 use crate::device::PyDevice;
 use crate::dlpack;
 use crate::errors::IntoPy;
+use crate::lent::{Array, LentParts};
 use crate::transform::{array, hand_over, not_writeable};
 
 /// The ranks this process runs.
@@ -91,7 +90,7 @@ fn link(name: &str) -> PyResult<Link> {
 
 /// The element types of a rank's input and output.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Complex,
     RealIn,
     RealOut,
@@ -172,7 +171,7 @@ fn first<T: Element>(buffers: &mut [DeviceBuffer<T>]) -> tierfft::Result<&mut De
 }
 
 /// Device buffers of one element type, one per local rank.
-enum Buffers {
+pub(crate) enum Buffers {
     Complex(Vec<DeviceBuffer<Complex32>>),
     Real(Vec<DeviceBuffer<f32>>),
 }
@@ -534,8 +533,8 @@ impl DistTransform {
         }
         py.detach(|| -> tierfft::Result<()> {
             // SAFETY: the pointers and lengths come from DLPack tensors the caller keeps
-            // alive for this call; `Lent` gives every one back unfreed.
-            let mut lent = unsafe { Lent::new(&arrays, kind)? };
+            // alive for this call; `LentParts` gives every one back unfreed.
+            let mut lent = unsafe { LentParts::new(&arrays, kind)? };
             let (ins, outs) = (&mut lent.ins, &mut lent.outs);
             self.run(ins, outs)?;
             for (r, theirs) in local.iter().zip(&streams) {
@@ -561,83 +560,5 @@ impl DistTransform {
             self.local().len(),
             self.link()
         )
-    }
-}
-
-/// A caller's CUDA array: `floats` f32 values at `pointer` on `gpu` (`device`).
-struct Array {
-    gpu: Arc<tierfft::backend::cuda::CudaDevice>,
-    device: Device,
-    pointer: u64,
-    floats: usize,
-}
-
-/// Callers' CUDA arrays lent as device buffers for one run, and given back (never freed)
-/// when dropped, whatever the run did.
-struct Lent {
-    ins: Buffers,
-    outs: Buffers,
-}
-
-impl Lent {
-    /// The `(input, output)` arrays of each local rank, as buffers of `kind`'s types.
-    ///
-    /// # Safety
-    /// Each array's memory must be alive while this lives.
-    unsafe fn new(arrays: &[(Array, Array)], kind: Kind) -> tierfft::Result<Lent> {
-        let buffers = |real: bool| match real {
-            true => Buffers::Real(Vec::new()),
-            false => Buffers::Complex(Vec::new()),
-        };
-        let mut lent = Lent {
-            ins: buffers(kind == Kind::RealIn),
-            outs: buffers(kind == Kind::RealOut),
-        };
-        for (input, output) in arrays {
-            // SAFETY: the caller's contract, passed on.
-            unsafe {
-                lend(&mut lent.ins, input)?;
-                lend(&mut lent.outs, output)?;
-            }
-        }
-        Ok(lent)
-    }
-}
-
-/// Adds `array` to `buffers`, as a buffer of their element type.
-///
-/// # Safety
-/// The array's memory must be alive while the buffer is.
-unsafe fn lend(buffers: &mut Buffers, array: &Array) -> tierfft::Result<()> {
-    // SAFETY: the caller's contract; the slice is given back, not freed (`Lent`'s drop).
-    let slice = unsafe {
-        array
-            .gpu
-            .stream()
-            .upgrade_device_ptr::<f32>(array.pointer, array.floats)
-    };
-    // Checked before the slice is handed over: a refused slice would be freed.
-    if let Err(e) = DeviceBuffer::<f32>::check_cuda_slice(&array.device, &slice) {
-        slice.leak();
-        return Err(e);
-    }
-    match buffers {
-        Buffers::Real(v) => v.push(DeviceBuffer::from_cuda_slice(&array.device, slice)?),
-        Buffers::Complex(v) => v.push(DeviceBuffer::from_cuda_slice(&array.device, slice)?),
-    }
-    Ok(())
-}
-
-impl Drop for Lent {
-    fn drop(&mut self) {
-        for buffers in [&mut self.ins, &mut self.outs] {
-            let slices: Vec<_> = match buffers {
-                Buffers::Real(v) => v.drain(..).map(DeviceBuffer::into_cuda_slice).collect(),
-                Buffers::Complex(v) => v.drain(..).map(DeviceBuffer::into_cuda_slice).collect(),
-            };
-            for slice in slices.into_iter().flatten() {
-                slice.leak();
-            }
-        }
     }
 }

@@ -1,12 +1,14 @@
 //! The native part of the Python package `tierfft` (`tierfft._core`): devices, planned
 //! transforms run on NumPy arrays (host memory) or on CUDA arrays handed over through
-//! DLPack, and SAR focusing. The NumPy-style functions (`tierfft.fft`, ...) are Python, in
-//! `python/tierfft`, on top of these.
+//! DLPack, transforms spread over several devices, and SAR focusing. The NumPy-style
+//! functions (`tierfft.fft`, `tierfft.distributed`, ...) are Python, in `python/tierfft`,
+//! on top of these.
 
 mod device;
 mod distributed;
 mod dlpack;
 mod errors;
+mod lent;
 mod sar;
 mod transform;
 

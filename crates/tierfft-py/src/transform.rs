@@ -16,6 +16,7 @@ use tierfft::{Device, DeviceBuffer, DeviceKind, Element, NdFft, NdSpec, PointOp,
 use crate::device::PyDevice;
 use crate::dlpack::{self, CudaArray};
 use crate::errors::IntoPy;
+use crate::lent::Lent;
 
 /// The planned transform, in the precision of the data it takes.
 enum Engine {
@@ -495,49 +496,4 @@ pub(crate) fn hand_over(ours: &Arc<CudaStream>, theirs: usize) -> tierfft::Resul
     unsafe { cuStreamWaitEvent(theirs as _, done.cu_event(), 0) }
         .result()
         .map_err(|e| gpu("ordering the caller's stream after the transform", e))
-}
-
-/// A caller's CUDA memory as a cudarc slice that is given back, never freed, when dropped.
-struct Lent(Option<CudaSlice<f32>>);
-
-impl Lent {
-    /// # Safety
-    /// `pointer` must address `floats` f32 values of the stream's context, alive while this
-    /// lives.
-    unsafe fn new(stream: &Arc<CudaStream>, pointer: u64, floats: usize) -> Lent {
-        Lent(Some(unsafe { stream.upgrade_device_ptr(pointer, floats) }))
-    }
-
-    fn slice(&self) -> tierfft::Result<&CudaSlice<f32>> {
-        self.0.as_ref().ok_or_else(Lent::gone)
-    }
-
-    /// The slice is only taken inside [`Lent::with_buffer`], which puts it back.
-    fn gone() -> tierfft::Error {
-        tierfft::Error::InvalidSpec("a lent CUDA array was used after it was given back".into())
-    }
-
-    /// Runs `f` on the memory as a buffer of `device` (the CUDA device of its stream), then
-    /// takes the memory back.
-    fn with_buffer<T: Element>(
-        mut self,
-        device: &Device,
-        f: impl FnOnce(&mut DeviceBuffer<T>) -> tierfft::Result<()>,
-    ) -> tierfft::Result<()> {
-        // Checked before the slice is handed over: a refused slice would be freed.
-        DeviceBuffer::<T>::check_cuda_slice(device, self.slice()?)?;
-        let slice = self.0.take().ok_or_else(Lent::gone)?;
-        let mut buffer = DeviceBuffer::<T>::from_cuda_slice(device, slice)?;
-        let result = f(&mut buffer);
-        self.0 = Some(buffer.into_cuda_slice()?);
-        result
-    }
-}
-
-impl Drop for Lent {
-    fn drop(&mut self) {
-        if let Some(slice) = self.0.take() {
-            slice.leak();
-        }
-    }
 }

@@ -7,6 +7,8 @@
 //! more than that, and is checked against the measured times in `tierfft bench --gpus N`.
 
 use super::RankFft;
+use super::plan::{Plan, Step};
+use super::slab::{Array, Moves, Rows};
 use crate::nd::NdFft;
 
 /// Bandwidths an estimate uses, bytes per second.
@@ -80,6 +82,60 @@ impl Estimate {
     /// True when spreading the transform is estimated faster than one device.
     pub fn spread_is_faster(&self) -> bool {
         self.spread < self.one
+    }
+}
+
+/// Bytes one run of a rank's plan moves, for the planner's estimate: through device memory
+/// (transforms and row copies, read and written) and to its peers, in the steps that
+/// overlap part by part and in the others.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Traffic {
+    /// Device-memory bytes of the steps between a part's send and the last receive.
+    pub parts_memory: f64,
+    /// Bytes sent in those steps' all-to-alls.
+    pub parts_sent: f64,
+    /// Device-memory bytes of the other steps.
+    pub memory: f64,
+    /// Bytes sent in the other all-to-alls.
+    pub sent: f64,
+}
+
+impl Plan {
+    /// What one run moves; `None` where a local transform has no device plan (the CPU).
+    pub(crate) fn traffic(&self) -> Option<Traffic> {
+        let copies = |c: &[(Array, Array, Rows)]| {
+            c.iter().map(|(_, _, r)| 16.0 * r.len() as f64).sum::<f64>()
+        };
+        let sent = |m: &Moves| m.sends.iter().map(|r| 8.0 * r.len() as f64).sum::<f64>();
+        let mut t = Traffic::default();
+        for step in &self.steps {
+            match step {
+                Step::Fft { fft, part, .. } => {
+                    let bytes = fft.bytes_moved()? as f64;
+                    match part {
+                        Some(_) => t.parts_memory += bytes,
+                        None => t.memory += bytes,
+                    }
+                }
+                Step::RealIn { fft, part, .. } | Step::RealOut { fft, part, .. } => {
+                    let bytes = fft.bytes_moved()? as f64;
+                    match part {
+                        Some(_) => t.parts_memory += bytes,
+                        None => t.memory += bytes,
+                    }
+                }
+                Step::Move { moves, .. } => {
+                    t.memory += copies(&moves.before) + copies(&moves.after);
+                    t.sent += sent(moves);
+                }
+                Step::Send { moves, .. } => {
+                    t.parts_memory += copies(&moves.before);
+                    t.parts_sent += sent(moves);
+                }
+                Step::Receive { moves, .. } => t.parts_memory += copies(&moves.after),
+            }
+        }
+        Some(t)
     }
 }
 

@@ -34,6 +34,7 @@ mod nccl;
 mod peer;
 mod plan;
 mod play;
+mod print;
 mod rank;
 mod rendezvous;
 mod slab;

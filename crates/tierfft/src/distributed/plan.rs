@@ -34,13 +34,13 @@ pub(crate) enum Step {
     RealIn {
         fft: NdFft,
         into: Slot,
-        part: Option<RealPart>,
+        part: Option<PartElements>,
     },
     /// C2R from a complex array into the caller's reals.
     RealOut {
         fft: NdFft,
         from: Slot,
-        part: Option<RealPart>,
+        part: Option<PartElements>,
     },
     /// A change of layout between two arrays, whole before the next step.
     Move {
@@ -65,9 +65,10 @@ pub(crate) enum Step {
     },
 }
 
-/// The elements of the real and of the complex array a step of part of a slab works on.
+/// The elements of the real and of the complex array a step on one part of a slab works
+/// on (a complex step uses the complex ones).
 #[derive(Clone, Debug)]
-pub(crate) struct RealPart {
+pub(crate) struct PartElements {
     pub reals: Range<usize>,
     pub complex: Range<usize>,
 }
@@ -175,7 +176,7 @@ impl Builder {
 
     /// The transform of the rows of one part of a slab: complex (`on`, in place) or real
     /// (the caller's reals into `on` forward, `on` into them inverse).
-    fn part_fft(&mut self, fft: NdFft, real: bool, on: Slot, part: RealPart) {
+    fn part_fft(&mut self, fft: NdFft, real: bool, on: Slot, part: PartElements) {
         let forward = fft.spec().direction == Direction::Forward;
         self.steps.push(match (real, forward) {
             (false, _) => Step::Fft {
@@ -281,62 +282,6 @@ impl Plan {
     }
 }
 
-/// Bytes one run of a rank's plan moves, for the planner's estimate: through device memory
-/// (transforms and row copies, read and written) and to its peers, in the steps that
-/// overlap part by part and in the others.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Traffic {
-    /// Device-memory bytes of the steps between a part's send and the last receive.
-    pub parts_memory: f64,
-    /// Bytes sent in those steps' all-to-alls.
-    pub parts_sent: f64,
-    /// Device-memory bytes of the other steps.
-    pub memory: f64,
-    /// Bytes sent in the other all-to-alls.
-    pub sent: f64,
-}
-
-impl Plan {
-    /// What one run moves; `None` where a local transform has no device plan (the CPU).
-    pub(crate) fn traffic(&self) -> Option<Traffic> {
-        let copies = |c: &[(
-            super::slab::Array,
-            super::slab::Array,
-            crate::backend::copy::Rows,
-        )]| { c.iter().map(|(_, _, r)| 16.0 * r.len() as f64).sum::<f64>() };
-        let sent = |m: &Moves| m.sends.iter().map(|r| 8.0 * r.len() as f64).sum::<f64>();
-        let mut t = Traffic::default();
-        for step in &self.steps {
-            match step {
-                Step::Fft { fft, part, .. } => {
-                    let bytes = fft.bytes_moved()? as f64;
-                    match part {
-                        Some(_) => t.parts_memory += bytes,
-                        None => t.memory += bytes,
-                    }
-                }
-                Step::RealIn { fft, part, .. } | Step::RealOut { fft, part, .. } => {
-                    let bytes = fft.bytes_moved()? as f64;
-                    match part {
-                        Some(_) => t.parts_memory += bytes,
-                        None => t.memory += bytes,
-                    }
-                }
-                Step::Move { moves, .. } => {
-                    t.memory += copies(&moves.before) + copies(&moves.after);
-                    t.sent += sent(moves);
-                }
-                Step::Send { moves, .. } => {
-                    t.parts_memory += copies(&moves.before);
-                    t.parts_sent += sent(moves);
-                }
-                Step::Receive { moves, .. } => t.parts_memory += copies(&moves.after),
-            }
-        }
-        Some(t)
-    }
-}
-
 /// The whole of `n` elements.
 fn all(n: usize) -> std::ops::Range<usize> {
     0..n
@@ -412,7 +357,7 @@ fn slab_steps(
     let (width, real_width) = (cs[1..].iter().product(), spec.shape[1..].iter().product());
     let align = part_align(width, real.then_some(real_width));
     let cut = slabs.parts(rank, parts, align);
-    let part = |r: &Range<usize>| RealPart {
+    let part = |r: &Range<usize>| PartElements {
         reals: r.start * real_width..r.end * real_width,
         complex: r.start * width..r.end * width,
     };
@@ -557,134 +502,4 @@ fn pencil_steps(
             (spectrum, data)
         }
     })
-}
-
-impl std::fmt::Display for Slot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Slot::Input => write!(f, "the input"),
-            Slot::Output => write!(f, "the output"),
-            Slot::Scratch(k) => write!(f, "scratch {k}"),
-        }
-    }
-}
-
-/// The bytes of `elements` complex f32 values, in a unit that suits them.
-fn bytes(elements: usize) -> String {
-    let b = 8 * elements;
-    match b {
-        0..1024 => format!("{b} B"),
-        1024..0x10_0000 => format!("{:.1} KiB", b as f64 / 1024.0),
-        0x10_0000..0x4000_0000 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        _ => format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64),
-    }
-}
-
-/// What a local transform computes: its kind and direction, axes and array.
-fn describe(fft: &NdFft) -> String {
-    let spec = fft.spec();
-    let kind = match (spec.real, spec.direction) {
-        (false, Direction::Forward) => "C2C forward",
-        (false, Direction::Inverse) => "C2C inverse",
-        (true, Direction::Forward) => "R2C",
-        (true, Direction::Inverse) => "C2R",
-    };
-    format!("{kind} over axes {:?} of {:?}", spec.axes, spec.shape)
-}
-
-/// One line per step, then the scratch; each line starts with `indent`.
-impl Plan {
-    pub(crate) fn write(&self, f: &mut std::fmt::Formatter<'_>, indent: &str) -> std::fmt::Result {
-        if self.parts > 1 {
-            writeln!(
-                f,
-                "{indent}the slab's change of layout in {} parts: {}",
-                self.parts,
-                match self.overlaps {
-                    true =>
-                        "each part's all-to-all runs beside the next part's steps, until its receive",
-                    false =>
-                        "one after the other (this exchange does not run beside the transforms)",
-                }
-            )?;
-        }
-        let rows = |part: &Option<Range<usize>>| match part {
-            Some(r) => format!(" (elements {}..{})", r.start, r.end),
-            None => String::new(),
-        };
-        let real_rows = |part: &Option<RealPart>| rows(&part.as_ref().map(|p| p.complex.clone()));
-        let messages = |moves: &Moves| {
-            let total = |ranges: &[Range<usize>]| -> (usize, usize) {
-                let busy = ranges.iter().filter(|r| !r.is_empty()).count();
-                (busy, ranges.iter().map(|r| r.len()).sum())
-            };
-            let (to, sent) = total(&moves.sends);
-            let (from, got) = total(&moves.recvs);
-            format!(
-                "{} to {to} rank(s), {} from {from}",
-                bytes(sent),
-                bytes(got)
-            )
-        };
-        for (k, step) in self.steps.iter().enumerate() {
-            write!(f, "{indent}{}. ", k + 1)?;
-            match step {
-                Step::Fft { fft, on, part } => {
-                    writeln!(f, "{} in place on {on}{}", describe(fft), rows(part))?
-                }
-                Step::RealIn { fft, into, part } => writeln!(
-                    f,
-                    "{} from the input into {into}{}",
-                    describe(fft),
-                    real_rows(part)
-                )?,
-                Step::RealOut { fft, from, part } => writeln!(
-                    f,
-                    "{} from {from}{} into the output",
-                    describe(fft),
-                    real_rows(part)
-                )?,
-                Step::Move {
-                    moves,
-                    natural,
-                    transposed,
-                } => writeln!(
-                    f,
-                    "all-to-all between {natural} (natural) and {transposed} (transposed): \
-                     {}; {} row copies before, {} after",
-                    messages(moves),
-                    moves.before.len(),
-                    moves.after.len()
-                )?,
-                Step::Send {
-                    moves,
-                    natural,
-                    transposed,
-                    id,
-                } => writeln!(
-                    f,
-                    "send {id}: {} row copies, then the all-to-all between {natural} (natural) \
-                     and {transposed} (transposed) started: {}",
-                    moves.before.len(),
-                    messages(moves)
-                )?,
-                Step::Receive { moves, id, .. } => match moves.after.len() {
-                    0 => writeln!(f, "receive {id}: wait for its all-to-all")?,
-                    n => writeln!(
-                        f,
-                        "receive {id}: wait for its all-to-all, then {n} row copies"
-                    )?,
-                },
-            }
-        }
-        let scratch: usize = self.arrays.iter().sum();
-        writeln!(
-            f,
-            "{indent}scratch: {} array(s), {}; staging {}, receiving {}",
-            self.arrays.len(),
-            bytes(scratch),
-            bytes(self.staging),
-            bytes(self.received)
-        )
-    }
 }

@@ -153,7 +153,7 @@ impl RankFft {
     }
 
     /// Bytes one run moves (for [`super::Estimate`]); `None` on the CPU.
-    pub(crate) fn traffic(&self) -> Option<super::plan::Traffic> {
+    pub(crate) fn traffic(&self) -> Option<super::estimate::Traffic> {
         self.plan.traffic()
     }
 
