@@ -26,6 +26,7 @@ pub mod command;
 pub mod compare;
 pub mod compare_nd;
 mod cuda;
+pub mod cufft_mgpu;
 pub mod cufft_xt;
 pub mod energy;
 pub mod peer;

@@ -14,6 +14,7 @@ use tierfft::distributed::{
 use tierfft::{Complex32, Device, NdSpec};
 
 use super::CommandResult;
+use crate::cufft_mgpu::MultiGpuPlan;
 
 /// Arrays up to this many elements are checked against the f64 reference.
 const REFERENCE_ELEMENTS: usize = 1 << 22;
@@ -97,7 +98,6 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
                 Err(_) => (f64::NAN, "-"),
             }
         };
-        drop((x, got));
         let times = fft.time(opts.reps)?;
         let bytes = fft
             .ranks()
@@ -110,10 +110,31 @@ pub fn run(opts: &DistOptions) -> CommandResult<()> {
             Err(_) => None,
         };
         let how = (fft.link(), fft.ranks()[0].parts());
-        print_row(opts, shape, how, &times, bytes, single, (error, against));
+        let ranks = fft.ranks().len();
         let estimate = (one_fft.as_ref().ok())
             .zip(bandwidths)
             .and_then(|(f, b)| Estimate::new(f, fft.ranks(), b));
+        drop(fft);
+        // cuFFT over the same GPUs, from the same data, once tierfft's arrays are freed.
+        let xt = match (gpus.len() >= 2, shape.len()) {
+            (true, 2 | 3) => Some(cufft_xt(shape, &gpus[..ranks], &x, &got, opts.reps)),
+            _ => None,
+        };
+        drop((x, got));
+        let xt_time = match &xt {
+            Some(Ok((t, _))) => Some(*t),
+            _ => None,
+        };
+        let peers = (single, xt_time);
+        print_row(opts, shape, how, &times, bytes, peers, (error, against));
+        match xt {
+            Some(Ok((_, diff))) if diff > 1e-4 => println!(
+                "{:>16} cuFFT's multi-GPU result differs from tierfft's by {diff:.2e}",
+                ""
+            ),
+            Some(Err(e)) => println!("{:>16} cuFFT over the GPUs: {e}", ""),
+            _ => {}
+        }
         if let (Some(e), Some(single)) = (estimate, single) {
             let (picked, time) = match e.spread_is_faster() {
                 true => (format!("{} ranks", opts.ranks), times.medians().0),
@@ -184,7 +205,7 @@ fn run_launched(opts: &DistOptions) -> CommandResult<()> {
                 (fft.link(), fft.parts()),
                 &times,
                 bytes as usize,
-                single,
+                (single, None),
                 (error, against),
             );
         }
@@ -294,7 +315,7 @@ fn print_header(opts: &DistOptions, one: &Device) {
         }
     );
     println!(
-        "{:>16} {:>5} {:>12} {:>5} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10} {:>8} {:>8} {:>9} {:>10}",
+        "{:>16} {:>5} {:>12} {:>5} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10} {:>8} {:>8} {:>9} {:>7} {:>9} {:>10}",
         "shape",
         "ranks",
         "link",
@@ -307,20 +328,52 @@ fn print_header(opts: &DistOptions, one: &Device) {
         "1 dev ms",
         "speedup",
         "scaling",
+        "Xt ms",
+        "Xt/ours",
         "error",
         "vs"
     );
 }
 
+/// cuFFT's forward transform of `x` (`shape`) over `gpus`: its median time over `reps`
+/// runs, and its result's relative distance from `ours`.
+fn cufft_xt(
+    shape: &[usize],
+    gpus: &[std::sync::Arc<tierfft::backend::cuda::CudaDevice>],
+    x: &[Complex32],
+    ours: &[Complex32],
+    reps: usize,
+) -> tierfft::Result<(f64, f64)> {
+    let mut plan = MultiGpuPlan::new(shape, gpus.len())?;
+    plan.upload(x)?;
+    let sync = || -> tierfft::Result<()> {
+        for g in gpus {
+            g.stream()
+                .context()
+                .synchronize()
+                .map_err(|e| tierfft::Error::Gpu {
+                    what: format!("waiting for cuFFT: {e:?}"),
+                    source: None,
+                })?;
+        }
+        Ok(())
+    };
+    plan.forward(&sync)?;
+    let diff = relative_difference(&plan.download()?, ours);
+    let seconds = plan.time(reps, &sync)?;
+    Ok((median(&seconds), diff))
+}
+
 /// One shape's line: how the ranks exchange (link, parts), the group's `times`, the most
-/// bytes a rank sent, one device's median time, and the error against what.
+/// bytes a rank sent, one device's and cuFFT's multi-GPU median times, and the error
+/// against what.
 fn print_row(
     opts: &DistOptions,
     shape: &[usize],
     (link, parts): (&str, usize),
     times: &DistTimes,
     bytes: usize,
-    single: Option<f64>,
+    (single, xt): (Option<f64>, Option<f64>),
     (error, against): (f64, &str),
 ) {
     let name = shape
@@ -331,7 +384,7 @@ fn print_row(
     let (total, a2a, local) = times.medians();
     let fmt_ms = |s: Option<f64>| s.map_or("-".into(), |s| format!("{:.3}", 1e3 * s));
     println!(
-        "{:>16} {:>5} {:>12} {:>5} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>9.1} {:>10} {:>8} {:>8} {:>9.2e} {:>10}",
+        "{:>16} {:>5} {:>12} {:>5} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>9.1} {:>10} {:>8} {:>8} {:>9} {:>7} {:>9.2e} {:>10}",
         name,
         opts.ranks,
         link,
@@ -347,6 +400,8 @@ fn print_row(
             "{:.2}",
             s / (opts.ranks as f64 * total)
         )),
+        fmt_ms(xt),
+        xt.map_or("-".into(), |x| format!("{:.2}", x / total)),
         error,
         against
     );
@@ -362,6 +417,8 @@ fn print_footer() {
          (a+l)/t: their sum over the whole transform (1 = no cost beyond them, above 1 = \
          the all-to-alls ran beside the transforms); a2a GB/s: bytes each rank sends its \
          peers / a2a time; speedup: one device's time / total; scaling: speedup / ranks; \
+         Xt ms: cuFFT's own transform over the same GPUs (cufftXtExecDescriptorC2C, host \
+         clock until every GPU is done), Xt/ours: its time / total; \
          vs: what the error \
          is against (f64: the reference; 1 dev: one device's result; round trip: the input \
          after a forward and normalised inverse transform)."
