@@ -24,8 +24,7 @@ use num_complex::Complex32;
 use tierfft::backend::Resampler;
 use tierfft::backend::cuda::CudaDevice;
 use tierfft::distributed::{
-    Exchange, LocalExchange, Moves, NcclExchange, Rounds, Rows, Slabs, check_group, copy_rows,
-    redistribute,
+    Exchange, Link, LocalExchange, Moves, Rounds, Rows, Slabs, check_group, copy_rows, redistribute,
 };
 use tierfft::resample::ResampleSpec;
 use tierfft::{Device, DeviceKind, Fft, FftSpec};
@@ -321,16 +320,14 @@ impl DistFocuser {
         DistFocuser::new(config, opts, vec![Device::cpu(); ranks], exchanges)
     }
 
-    /// One rank per GPU, exchanging through NCCL.
+    /// One rank per GPU, exchanging through [`Link::Default`] (NCCL where libnccl loads and
+    /// the GPUs are distinct, else peer copies).
     pub fn on_cuda(
         config: &Config,
         opts: FocusOptions,
         gpus: &[Arc<CudaDevice>],
     ) -> Result<DistFocuser, SarError> {
-        let exchanges = NcclExchange::group(gpus)?
-            .into_iter()
-            .map(|e| Box::new(e) as Box<dyn Exchange>)
-            .collect();
+        let exchanges = Link::Default.exchanges(gpus)?;
         let devices = gpus.iter().map(|g| Device::from(g.clone())).collect();
         DistFocuser::new(config, opts, devices, exchanges)
     }

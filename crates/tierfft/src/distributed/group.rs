@@ -46,6 +46,19 @@ pub enum Link {
 
 #[cfg(feature = "cuda")]
 impl Link {
+    /// One exchange per entry of `gpus` over this link ([`Link::Default`] resolved), rank
+    /// `i` on `gpus[i]`, for [`DistFft::new`] or a caller's own ranks; [`Link::Measure`]
+    /// takes a transform to time, so only [`DistFft::on_cuda_with`] takes it.
+    pub fn exchanges(self, gpus: &[Arc<CudaDevice>]) -> Result<Vec<Box<dyn Exchange>>> {
+        match self.resolve(gpus) {
+            Link::Nccl => Ok(boxed(NcclExchange::group(gpus)?)),
+            Link::Peer | Link::Default => Ok(boxed(PeerExchange::group(gpus)?)),
+            Link::Measure => Err(Error::InvalidSpec(
+                "Link::Measure times a transform: plan it with DistFft::on_cuda_with".into(),
+            )),
+        }
+    }
+
     /// The link that runs on `gpus`: [`Link::Default`] resolved to NCCL where it can run
     /// (libnccl loads, one rank per GPU), else to peer copies.
     fn resolve(self, gpus: &[Arc<CudaDevice>]) -> Link {
@@ -117,27 +130,24 @@ impl DistFft {
     pub fn on_cuda_with(spec: &DistSpec, gpus: &[Arc<CudaDevice>], link: Link) -> Result<DistFft> {
         spec.validate(gpus.len())?;
         let devices = || gpus.iter().map(|g| Device::from(g.clone())).collect();
-        match link.resolve(gpus) {
-            Link::Nccl => DistFft::new(spec, devices(), boxed(NcclExchange::group(gpus)?)),
-            Link::Peer | Link::Default => {
-                DistFft::new(spec, devices(), boxed(PeerExchange::group(gpus)?))
+        if link != Link::Measure {
+            return DistFft::new(spec, devices(), link.exchanges(gpus)?);
+        }
+        // Each link's transform timed and dropped before the next is made (their scratch
+        // would not fit twice where the transform is large), the faster made again.
+        let mut best: Option<(f64, Link)> = None;
+        for link in [Link::Nccl, Link::Peer] {
+            if link == Link::Nccl && Link::Default.resolve(gpus) != Link::Nccl {
+                continue;
             }
-            Link::Measure => {
-                let mut best: Option<(f64, DistFft)> = None;
-                for link in [Link::Nccl, Link::Peer] {
-                    if link == Link::Nccl && Link::Default.resolve(gpus) != Link::Nccl {
-                        continue;
-                    }
-                    let fft = DistFft::on_cuda_with(spec, gpus, link)?;
-                    let (total, ..) = fft.time(MEASURE_RUNS)?.medians();
-                    if best.as_ref().is_none_or(|(t, _)| total < *t) {
-                        best = Some((total, fft));
-                    }
-                }
-                best.map(|(_, fft)| fft)
-                    .ok_or_else(|| Error::gpu("no link could be measured"))
+            let fft = DistFft::new(spec, devices(), link.exchanges(gpus)?)?;
+            let (total, ..) = fft.time(MEASURE_RUNS)?.medians();
+            if best.is_none_or(|(t, _)| total < t) {
+                best = Some((total, link));
             }
         }
+        let (_, fastest) = best.ok_or_else(|| Error::gpu("no link could be measured"))?;
+        DistFft::new(spec, devices(), fastest.exchanges(gpus)?)
     }
 
     /// How this transform's ranks exchange ([`Exchange::link`]).
