@@ -13,6 +13,8 @@
 #             (needs .carry/tests/library)
 #   links     `tierfft bench --backend cuda --shapes $SHAPES --gpus N` with each --link and
 #             with --parts 1 beside the planner's parts, two rounds
+#   sar       `tierfft sar --device cuda` at $SCENES (default 16384, 32768 lines and samples)
+#             on one GPU and with --gpus N, two rounds: the timings line of each
 # Usage (carry .carry): OUT=dir [RANKS=n] [SHAPES=list] [SIZES=list] bash scripts/device-ranks.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +72,19 @@ for step in "$@"; do
                     # shellcheck disable=SC2086 # --parts and its value, two words
                     $tf bench --backend cuda --shapes "$shapes" --gpus "$ranks" --link $link $parts 2>&1 |
                         tee -a "$out/links.txt" || status=1
+                done
+            done
+        done
+        ;;
+    sar)
+        for round in 1 2; do
+            for size in ${SCENES:-16384 32768}; do
+                for gpus in "" "--gpus $ranks"; do
+                    echo "== round $round, ${size}², ${gpus:-one GPU}" | tee -a "$out/sar.txt"
+                    # shellcheck disable=SC2086 # --gpus and its value, two words
+                    (cd /tmp && timeout 400 "$OLDPWD/$tf" sar --device cuda --lines "$size" \
+                        --samples "$size" $gpus 2>&1) | grep -E "timings|rror" |
+                        tee -a "$out/sar.txt" || status=1
                 done
             done
         done
