@@ -74,8 +74,10 @@ fn ranks_in_processes_of_their_own() {
         "--backend",
         "cpu",
         "--shapes",
-        "12x10,8x6x10",
+        "12x10,8x6x10,40x32",
         "--gpus",
+        "2",
+        "--parts",
         "2",
         "--launcher",
         "env",
@@ -94,8 +96,16 @@ fn ranks_in_processes_of_their_own() {
         ]
     };
     let outs = run_ranks(&dir, &args, &[torchrun(0), torchrun(1)]);
-    assert_checked(&outs[0], &["12×10", "8×6×10"]);
+    assert_checked(&outs[0], &["12×10", "8×6×10", "40×32"]);
     assert!(outs[1].status.success() && outs[1].stdout.is_empty());
+    // The slabs in two parts over sockets: the plans' parts in each row.
+    let table = String::from_utf8_lossy(&outs[0].stdout);
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains("40×32") && l.contains(" sockets ") && l.contains(" 2 ")),
+        "{table}"
+    );
 
     // Open MPI's and Slurm's, with the rendezvous named by TIERFFT_RENDEZVOUS, pencils.
     let at = format!("localhost:{}", free_port());
@@ -250,6 +260,19 @@ fn plans_spread_over_ranks_print() {
         "R2C over axes [1]",
         "all-to-all between",
         "scratch:",
+    ] {
+        assert!(stdout.contains(want), "{want}:\n{stdout}");
+    }
+    // In parts: each part's transform and send, then the receives.
+    let out = dir.run(&[
+        "plan", "--shape", "64x64", "--gpus", "2", "--device", "cpu", "--parts", "2",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "in 2 parts",
+        "(elements 1024..2048)",
+        "send 1:",
+        "receive 0:",
     ] {
         assert!(stdout.contains(want), "{want}:\n{stdout}");
     }
