@@ -128,6 +128,16 @@ impl Pending {
     }
 }
 
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        #[cfg(feature = "cuda")]
+        let events = self.wait.as_ref().map_or(0, |w| w.events.len());
+        #[cfg(not(feature = "cuda"))]
+        let events = 0;
+        f.debug_struct("Pending").field("events", &events).finish()
+    }
+}
+
 impl Drop for Pending {
     fn drop(&mut self) {
         // Best effort: a stream that cannot be told to wait is broken already, and the

@@ -329,8 +329,8 @@ impl RankFft {
         result
     }
 
-    /// Runs the plan's steps (those of `part`) on the caller's buffers and the scratch.
-    fn run_steps(&self, user: User, part: Part) -> Result<()> {
+    /// Runs the plan's steps (those of `what`) on the caller's buffers and the scratch.
+    fn run_steps(&self, user: User, what: Part) -> Result<()> {
         let (input_len, output_len) = match &user {
             User::Complex(i, o) => (i.len(), o.len()),
             User::RealIn(i, o) => (i.len(), o.len()),
@@ -357,7 +357,8 @@ impl RankFft {
         // All-to-alls started and not yet received; any left at an error join as they drop,
         // before the buffers they use are given back.
         let mut pending: Vec<Option<Pending>> = (0..self.plan.sends).map(|_| None).collect();
-        let (transforms, exchanges) = (part != Part::Exchange, part != Part::Transforms);
+        let (transforms, exchanges) = (what != Part::Exchange, what != Part::Transforms);
+        let copies = what == Part::All;
         for step in &self.plan.steps {
             match step {
                 Step::Fft { fft, on, part } if transforms => {
@@ -393,12 +394,7 @@ impl RankFft {
                     transposed,
                 } if exchanges => {
                     let (n, t) = slots.two(*natural, *transposed)?;
-                    play(
-                        moves,
-                        &mut **ex,
-                        [n, t, staging, received],
-                        part == Part::All,
-                    )?;
+                    play(moves, &mut **ex, [n, t, staging, received], copies)?;
                 }
                 Step::Send {
                     moves,
@@ -412,7 +408,7 @@ impl RankFft {
                     // write the elements it sends (a part of staging of its own, or rows of
                     // the transposed array already transformed) nor touch those it receives
                     // (rows of its own); every array outlives `pending`.
-                    let started = unsafe { start(moves, &mut **ex, arrays, part == Part::All)? };
+                    let started = unsafe { start(moves, &mut **ex, arrays, copies)? };
                     pending[*id] = Some(started);
                 }
                 Step::Receive {
@@ -424,7 +420,7 @@ impl RankFft {
                     if let Some(started) = pending[*id].take() {
                         ex.join(started)?;
                     }
-                    if part == Part::All {
+                    if copies {
                         let (n, t) = slots.two(*natural, *transposed)?;
                         finish(moves, [n, t, &mut *staging, &mut *received])?;
                     }
