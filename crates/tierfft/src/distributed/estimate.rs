@@ -106,7 +106,7 @@ impl Plan {
         let copies = |c: &[(Array, Array, Rows)]| {
             c.iter().map(|(_, _, r)| 16.0 * r.len() as f64).sum::<f64>()
         };
-        let sent = |m: &Moves| m.sends.iter().map(|r| 8.0 * r.len() as f64).sum::<f64>();
+        let sent = |m: &Moves| 8.0 * m.sent().iter().sum::<usize>() as f64;
         let mut t = Traffic::default();
         for step in &self.steps {
             match step {

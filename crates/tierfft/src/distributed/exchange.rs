@@ -8,6 +8,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::backend::DeviceBuffer;
 use crate::backend::buffer::Held;
+use crate::backend::copy::Rows;
 use crate::error::{Error, Result};
 
 /// One rank's end of an all-to-all between the ranks of a distributed transform: what
@@ -60,6 +61,34 @@ pub trait Exchange: Send {
     ) -> Result<Pending> {
         self.all_to_all(send, sends, recv, recvs)
             .map(|()| Pending::done())
+    }
+
+    /// True when [`Exchange::start_blocks`] moves messages as 2-D blocks read and written in
+    /// place (the planner then leaves out the packing copies: [`super::Slabs::part_in_place`]).
+    fn moves_blocks(&self) -> bool {
+        false
+    }
+
+    /// [`Exchange::start`] with each message a 2-D block on both ends: `sends[p]` read from
+    /// `send` (its `rows`, `row_len`, `src`, `src_pitch`) for rank `p`, `recvs[q]` written
+    /// into `recv` (at its `dst`, `dst_pitch`) from rank `q`, in complex elements
+    /// ([`super::Blocks`]). An exchange that cannot ([`Exchange::moves_blocks`] false)
+    /// returns an error.
+    ///
+    /// # Safety
+    /// As [`Exchange::start`], for the blocks' elements.
+    unsafe fn start_blocks(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Rows],
+        recv: &mut DeviceBuffer,
+        recvs: &[Rows],
+    ) -> Result<Pending> {
+        let _ = (send, sends, recv, recvs);
+        Err(Error::InvalidSpec(format!(
+            "the exchange through {} moves contiguous messages, not blocks in place",
+            self.link()
+        )))
     }
 
     /// Orders the work queued from now on after the all-to-all `pending` started.
@@ -169,6 +198,44 @@ pub(crate) fn check_ranges(
         )));
     }
     Ok(())
+}
+
+/// The blocks of one all-to-all must name every rank, lie inside their buffers, and have
+/// rows no longer than their pitch; `src` checks the read side, else the written side.
+pub(crate) fn check_blocks(ranks: usize, len: usize, blocks: &[Rows], src: bool) -> Result<()> {
+    if blocks.len() != ranks {
+        return Err(Error::InvalidSpec(format!(
+            "an all-to-all between {ranks} ranks takes one block per rank (got {})",
+            blocks.len()
+        )));
+    }
+    let fits = |b: &Rows| {
+        let (start, pitch) = if src {
+            (b.src, b.src_pitch)
+        } else {
+            (b.dst, b.dst_pitch)
+        };
+        b.rows == 0
+            || b.row_len == 0
+            || ((b.rows == 1 || b.row_len <= pitch)
+                && start + (b.rows - 1) * pitch + b.row_len <= len)
+    };
+    match blocks.iter().find(|b| !fits(b)) {
+        None => Ok(()),
+        Some(b) => Err(Error::InvalidSpec(format!(
+            "an all-to-all block {b:?} lies outside its buffer of {len} elements"
+        ))),
+    }
+}
+
+/// The element ranges of each row of a block: its read side (`src`) or written side.
+pub(crate) fn block_rows(b: &Rows, src: bool) -> impl Iterator<Item = Range<usize>> + '_ {
+    let (start, pitch) = if src {
+        (b.src, b.src_pitch)
+    } else {
+        (b.dst, b.dst_pitch)
+    };
+    (0..b.rows).map(move |row| start + row * pitch..start + row * pitch + b.row_len)
 }
 
 /// Mailboxes shared by the ranks of one [`LocalExchange`] group: `slots[from · ranks + to]`.
@@ -302,6 +369,10 @@ impl Exchange for LocalExchange {
         self.shared.gate.abort();
     }
 
+    fn moves_blocks(&self) -> bool {
+        true
+    }
+
     fn all_to_all(
         &mut self,
         send: &DeviceBuffer,
@@ -310,14 +381,68 @@ impl Exchange for LocalExchange {
         recvs: &[Range<usize>],
     ) -> Result<()> {
         let n = self.shared.ranks;
-        // Every rank reaches both barriers even when its own part fails, so that an error
-        // on one rank is returned there instead of leaving the others waiting (a rank that
-        // fails before it gets here breaks the barriers through `abort`).
         let posted = check_ranges(n, (send.len(), sends), (recv.len(), recvs)).and_then(|()| {
-            let mut blocks = vec![None; n];
-            for (p, range) in sends.iter().enumerate().filter(|&(p, _)| p != self.rank) {
-                blocks[p] = Some(read_range(&send.held, range)?);
+            (sends.iter().enumerate())
+                .map(|(p, range)| match p == self.rank {
+                    true => Ok(None),
+                    false => read_range(&send.held, range).map(Some),
+                })
+                .collect()
+        });
+        let taken = self.swap(posted)?;
+        for (q, range) in recvs.iter().enumerate().filter(|&(q, _)| q != self.rank) {
+            let block = self.expect(&taken, q, range.len())?;
+            write_range(&mut recv.held, range, block)?;
+        }
+        Ok(())
+    }
+
+    unsafe fn start_blocks(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Rows],
+        recv: &mut DeviceBuffer,
+        recvs: &[Rows],
+    ) -> Result<Pending> {
+        let n = self.shared.ranks;
+        let posted = check_blocks(n, send.len(), sends, true)
+            .and_then(|()| check_blocks(n, recv.len(), recvs, false))
+            .and_then(|()| {
+                (sends.iter().enumerate())
+                    .map(|(p, block)| match p == self.rank {
+                        true => Ok(None),
+                        false => {
+                            let mut values = Vec::with_capacity(2 * block.len());
+                            for row in block_rows(block, true) {
+                                values.extend(read_range(&send.held, &row)?);
+                            }
+                            Ok(Some(values))
+                        }
+                    })
+                    .collect()
+            });
+        let taken = self.swap(posted)?;
+        for (q, block) in recvs.iter().enumerate().filter(|&(q, _)| q != self.rank) {
+            let values = self.expect(&taken, q, block.len())?;
+            for (row, chunk) in
+                block_rows(block, false).zip(values.chunks(2 * block.row_len.max(1)))
+            {
+                write_range(&mut recv.held, &row, chunk)?;
             }
+        }
+        Ok(Pending::done())
+    }
+}
+
+impl LocalExchange {
+    /// Posts this rank's blocks (`posted[p]` for rank `p`, or its error), waits for every
+    /// rank, and takes what each posted for this one. Every rank reaches both barriers even
+    /// when its own part failed, so that an error on one rank is returned there instead of
+    /// leaving the others waiting (a rank that fails before it gets here breaks the barriers
+    /// through `abort`).
+    fn swap(&self, posted: Result<Vec<Option<Vec<f32>>>>) -> Result<Vec<Option<Vec<f32>>>> {
+        let n = self.shared.ranks;
+        let posted = posted.and_then(|blocks| {
             let mut slots = self.slots()?;
             for (p, block) in blocks.into_iter().enumerate() {
                 slots[self.rank * n + p] = block;
@@ -333,19 +458,19 @@ impl Exchange for LocalExchange {
         // Every rank has taken its blocks before any posts the next round's.
         self.shared.gate.wait()?;
         posted?;
-        let taken = taken?;
-        for (q, range) in recvs.iter().enumerate().filter(|&(q, _)| q != self.rank) {
-            let block = taken[q].as_deref().unwrap_or(&[]);
-            if block.len() != 2 * range.len() {
-                return Err(Error::InvalidSpec(format!(
-                    "rank {} expected {} elements from rank {q} and got {}",
-                    self.rank,
-                    range.len(),
-                    block.len() / 2
-                )));
-            }
-            write_range(&mut recv.held, range, block)?;
+        taken
+    }
+
+    /// What rank `q` posted for this one, which must be `len` complex elements.
+    fn expect<'a>(&self, taken: &'a [Option<Vec<f32>>], q: usize, len: usize) -> Result<&'a [f32]> {
+        let block = taken[q].as_deref().unwrap_or(&[]);
+        if block.len() != 2 * len {
+            return Err(Error::InvalidSpec(format!(
+                "rank {} expected {len} elements from rank {q} and got {}",
+                self.rank,
+                block.len() / 2
+            )));
         }
-        Ok(())
+        Ok(block)
     }
 }

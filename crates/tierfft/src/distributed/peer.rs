@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys::{self, CUresult};
 use cudarc::driver::{CudaEvent, DevicePtr, DevicePtrMut, result};
 
-use super::exchange::{Exchange, Gate, Pending, check_ranges};
+use super::exchange::{Exchange, Gate, Pending, check_blocks, check_ranges};
 use crate::backend::DeviceBuffer;
+use crate::backend::copy::Rows;
 use crate::backend::cuda::side::{SideStream, mark};
 use crate::backend::cuda::{CudaDevice, CudaMemory, gpu_err};
 use crate::error::{Error, Result};
@@ -27,7 +28,8 @@ struct Post {
     device: Arc<CudaDevice>,
     /// The send array's first byte.
     send: sys::CUdeviceptr,
-    sends: Vec<Range<usize>>,
+    /// What it sends each rank, as blocks of the send array (a contiguous range is one row).
+    sends: Vec<Rows>,
     /// The end of the work queued before the all-to-all on the rank's device.
     ready: Arc<CudaEvent>,
     /// The end of the rank's copies, once queued.
@@ -85,13 +87,38 @@ impl PeerExchange {
             .collect()
     }
 
+    /// One all-to-all of `blocks` (what this rank sends, what it receives; or why they were
+    /// refused). Every rank passes each barrier even when its own step failed, so that its
+    /// error is returned here and the others fail at the same step instead of waiting.
+    fn exchange(
+        &mut self,
+        send: &DeviceBuffer,
+        blocks: Result<(Vec<Rows>, Vec<Rows>)>,
+        recv: &mut DeviceBuffer,
+    ) -> Result<Pending> {
+        let (posted, recvs) = match blocks {
+            Ok((sends, recvs)) => (self.post(send, &sends), recvs),
+            Err(e) => (Err(e), Vec::new()),
+        };
+        self.board.gate.wait()?;
+        let copied = posted.and_then(|()| self.copy_in(recv, &recvs));
+        self.board.gate.wait()?;
+        let events = copied.and_then(|()| self.copies());
+        // Every rank has read the posts; each clears its own for the next all-to-all.
+        self.board.gate.wait()?;
+        if let Ok(mut posts) = self.board.posts.lock() {
+            posts[self.rank] = None;
+        }
+        Ok(Pending::after(self.device.stream().clone(), events?))
+    }
+
     /// The GPU this rank's arrays are on.
     pub fn device(&self) -> &Arc<CudaDevice> {
         &self.device
     }
 
-    /// Step 1: checks the buffers and posts this rank's blocks.
-    fn post(&self, send: &DeviceBuffer, sends: &[Range<usize>]) -> Result<()> {
+    /// Step 1: posts this rank's blocks.
+    fn post(&self, send: &DeviceBuffer, sends: &[Rows]) -> Result<()> {
         let slice = CudaMemory::of(&send.held, &self.device).ok_or_else(|| self.foreign())?;
         let (send_ptr, _) = slice.device_ptr(self.side.stream());
         let ready = Arc::new(mark(self.device.stream())?);
@@ -115,14 +142,14 @@ impl PeerExchange {
 
     /// Step 2: queues the copies of every peer's block for this rank into `recv`, after
     /// the peers' (and this rank's) earlier work; posts their end.
-    fn copy_in(&self, recv: &mut DeviceBuffer, recvs: &[Range<usize>]) -> Result<()> {
+    fn copy_in(&self, recv: &mut DeviceBuffer, recvs: &[Rows]) -> Result<()> {
         let slice =
             CudaMemory::of_mut(&mut recv.held, &self.device).ok_or_else(|| self.foreign())?;
         let (recv_ptr, _) = slice.device_ptr(self.side.stream());
         let mut posts = self.board.posts.lock().map_err(|_| poisoned())?;
         let me = self.rank;
         let stream = self.side.stream();
-        for (q, range) in recvs.iter().enumerate() {
+        for (q, into) in recvs.iter().enumerate() {
             let post = posts[q].as_ref().ok_or_else(|| {
                 Error::gpu(format!(
                     "rank {q} failed before an all-to-all with rank {me}"
@@ -131,28 +158,35 @@ impl PeerExchange {
             stream
                 .wait(&post.ready)
                 .map_err(gpu_err("ordering peer copies after the peers' work"))?;
-            if q == me || range.is_empty() {
+            if q == me || into.is_empty() {
                 continue;
             }
-            let from = post.sends.get(me).cloned().unwrap_or(0..0);
-            if from.len() != range.len() {
+            let from = post.sends.get(me).copied().unwrap_or(NONE);
+            if (from.rows, from.row_len) != (into.rows, into.row_len) {
                 return Err(Error::InvalidSpec(format!(
-                    "rank {me} expected {} elements from rank {q}, which sends it {}",
-                    range.len(),
-                    from.len()
+                    "rank {me} expected {} rows of {} elements from rank {q}, which sends it \
+                     {} of {}",
+                    into.rows, into.row_len, from.rows, from.row_len
                 )));
             }
-            // SAFETY: both ranges were checked against their arrays (`check_ranges` on each
+            let (src, dst) = (
+                post.send + (COMPLEX * from.src) as u64,
+                recv_ptr + (COMPLEX * into.dst) as u64,
+            );
+            // SAFETY: both blocks were checked against their arrays (`check_blocks` on each
             // rank), which stay allocated until the copies have run (`Exchange::start`).
             unsafe {
-                result::memcpy_peer_async(
-                    self.device.context().cu_ctx(),
-                    recv_ptr + 8 * range.start as u64,
-                    post.device.context().cu_ctx(),
-                    post.send + 8 * from.start as u64,
-                    8 * range.len(),
-                    stream.cu_stream(),
-                )
+                match into.rows {
+                    1 => result::memcpy_peer_async(
+                        self.device.context().cu_ctx(),
+                        dst,
+                        post.device.context().cu_ctx(),
+                        src,
+                        COMPLEX * into.row_len,
+                        stream.cu_stream(),
+                    ),
+                    _ => copy_block(src, from.src_pitch, dst, into, stream.cu_stream()),
+                }
             }
             .map_err(gpu_err("copying a block from a peer GPU"))?;
         }
@@ -179,6 +213,67 @@ impl PeerExchange {
             })
             .collect()
     }
+}
+
+/// Bytes of a complex f32 element.
+const COMPLEX: usize = 8;
+
+/// No block.
+const NONE: Rows = Rows {
+    rows: 0,
+    row_len: 0,
+    src: 0,
+    src_pitch: 0,
+    dst: 0,
+    dst_pitch: 0,
+};
+
+/// A contiguous range as a block of one row, read (`src`) and written (`dst`) there.
+fn one_row(range: &Range<usize>) -> Rows {
+    Rows {
+        rows: 1,
+        row_len: range.len(),
+        src: range.start,
+        src_pitch: range.len(),
+        dst: range.start,
+        dst_pitch: range.len(),
+    }
+}
+
+/// Queues a 2-D copy of `into.rows` rows of `into.row_len` elements from `src` (rows
+/// `src_pitch` elements apart) to `dst` (rows `into.dst_pitch` apart), on any GPU each: the
+/// driver finds where each lies in the unified address space.
+///
+/// # Safety
+/// Both blocks lie inside live allocations.
+unsafe fn copy_block(
+    src: sys::CUdeviceptr,
+    src_pitch: usize,
+    dst: sys::CUdeviceptr,
+    into: &Rows,
+    stream: sys::CUstream,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    use sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
+    let copy = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: CU_MEMORYTYPE_UNIFIED,
+        srcHost: std::ptr::null(),
+        srcDevice: src,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: COMPLEX * src_pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: CU_MEMORYTYPE_UNIFIED,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: dst,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: COMPLEX * into.dst_pitch,
+        WidthInBytes: COMPLEX * into.row_len,
+        Height: into.rows,
+    };
+    // SAFETY: the caller's contract; the descriptor lives through the call.
+    unsafe { sys::cuMemcpy2DAsync_v2(&copy, stream) }.result()
 }
 
 /// Bytes a transfer of [`link_bandwidth`] moves (256 MiB: long enough that its fixed cost
@@ -280,19 +375,29 @@ impl Exchange for PeerExchange {
         recv: &mut DeviceBuffer,
         recvs: &[Range<usize>],
     ) -> Result<Pending> {
-        // Every rank passes each barrier even when its own step failed, so that its error
-        // is returned here and the others fail at the same step instead of waiting.
-        let posted = check_ranges(self.ranks(), (send.len(), sends), (recv.len(), recvs))
-            .and_then(|()| self.post(send, sends));
-        self.board.gate.wait()?;
-        let copied = posted.and_then(|()| self.copy_in(recv, recvs));
-        self.board.gate.wait()?;
-        let events = copied.and_then(|()| self.copies());
-        // Every rank has read the posts; each clears its own for the next all-to-all.
-        self.board.gate.wait()?;
-        if let Ok(mut posts) = self.board.posts.lock() {
-            posts[self.rank] = None;
-        }
-        Ok(Pending::after(self.device.stream().clone(), events?))
+        let checked = check_ranges(self.ranks(), (send.len(), sends), (recv.len(), recvs));
+        let blocks = |ranges: &[Range<usize>]| ranges.iter().map(one_row).collect::<Vec<_>>();
+        self.exchange(send, checked.map(|()| (blocks(sends), blocks(recvs))), recv)
+    }
+
+    fn moves_blocks(&self) -> bool {
+        true
+    }
+
+    unsafe fn start_blocks(
+        &mut self,
+        send: &DeviceBuffer,
+        sends: &[Rows],
+        recv: &mut DeviceBuffer,
+        recvs: &[Rows],
+    ) -> Result<Pending> {
+        let n = self.ranks();
+        let checked = check_blocks(n, send.len(), sends, true)
+            .and_then(|()| check_blocks(n, recv.len(), recvs, false));
+        self.exchange(
+            send,
+            checked.map(|()| (sends.to_vec(), recvs.to_vec())),
+            recv,
+        )
     }
 }

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::exchange::Exchange;
 use super::slab::{Moves, Slabs, split};
 use super::{DistSpec, Region, Spectrum};
 use crate::backend::Device;
@@ -234,15 +235,17 @@ fn no_halo() -> Error {
 
 impl Plan {
     /// Rank `rank`'s plan of `spec` over `ranks` ranks, its transforms compiled on `device`.
-    /// `overlaps`: the exchange runs beside the transforms ([`super::Exchange::overlaps`]),
-    /// so that cutting the first change of layout into parts pays.
+    /// The exchange's abilities shape the slab's first change of layout: cut into parts
+    /// where it runs beside the transforms ([`Exchange::overlaps`]), its messages read and
+    /// written in place where it moves 2-D blocks ([`Exchange::moves_blocks`]).
     pub(crate) fn new(
         spec: &DistSpec,
         rank: usize,
         ranks: usize,
         device: &Device,
-        overlaps: bool,
+        exchange: &dyn Exchange,
     ) -> Result<Plan> {
+        let overlaps = exchange.overlaps();
         let mut b = Builder {
             steps: Vec::new(),
             arrays: Vec::new(),
@@ -253,7 +256,11 @@ impl Plan {
             None => {
                 let slabs = spec.slabs(ranks)?;
                 parts = spec.parts.unwrap_or_else(|| auto_parts(&slabs, overlaps));
-                slab_steps(&mut b, spec, rank, &slabs, parts, device)?
+                let cut = Cut {
+                    parts,
+                    in_place: exchange.moves_blocks(),
+                };
+                slab_steps(&mut b, spec, rank, &slabs, cut, device)?
             }
             Some(grid) => pencil_steps(&mut b, spec, rank, grid, device)?,
         };
@@ -317,17 +324,26 @@ fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
+/// How a slab's first change of layout goes: in `parts` parts, its messages packed or read
+/// and written in place (`in_place`).
+#[derive(Clone, Copy)]
+struct Cut {
+    parts: usize,
+    in_place: bool,
+}
+
 /// A slab decomposition: the transform over axes 1.. on each rank's rows, one all-to-all, the
 /// transform over axis 0 (and a second all-to-all back for a natural spectrum). With more
 /// than one part, the first transform and its all-to-all go part by part (the all-to-all of
 /// one part beside the transform of the next) and the inverse's last all-to-all and
-/// transform likewise. Returns the input's and output's regions.
+/// transform likewise; with messages in place, nothing is packed, one part or several.
+/// Returns the input's and output's regions.
 fn slab_steps(
     b: &mut Builder,
     spec: &DistSpec,
     rank: usize,
     slabs: &Slabs,
-    parts: usize,
+    Cut { parts, in_place }: Cut,
     device: &Device,
 ) -> Result<(Region, Region)> {
     let (cs, d, real) = (spec.complex_shape(), spec.shape.len(), spec.real);
@@ -367,7 +383,7 @@ fn slab_steps(
                 Spectrum::Transposed => Slot::Output,
                 Spectrum::Natural => b.scratch(transposed_len),
             };
-            if parts == 1 {
+            if parts == 1 && !in_place {
                 let rows_done = b.first(local_rows(rows.len())?, real, natural_len);
                 b.exchange(slabs.to_transposed(rank), rows_done, t);
             } else {
@@ -380,7 +396,10 @@ fn slab_steps(
                     if !r.is_empty() {
                         b.part_fft(local_rows(r.len())?, real, rows_done, part(r));
                     }
-                    let moves = slabs.part_to_transposed(rank, j, parts, align);
+                    let moves = match in_place {
+                        true => slabs.part_in_place(rank, j, parts, align),
+                        false => slabs.part_to_transposed(rank, j, parts, align),
+                    };
                     sent.push((b.send(moves.clone(), rows_done, t), moves));
                 }
                 for (id, moves) in sent {
@@ -404,15 +423,17 @@ fn slab_steps(
                 }
             };
             b.fft(axis0, t);
-            if parts == 1 {
+            if parts == 1 && !in_place {
                 b.exchange(to_n, rows_in, t);
                 b.finish_last(local_rows(rows.len())?, real, rows_in);
             } else {
                 let mut sent = Vec::with_capacity(parts);
                 for j in 0..parts {
-                    let moves = slabs
-                        .part_to_natural(rank, j, parts, align)
-                        .ok_or_else(no_halo)?;
+                    let moves = match in_place {
+                        true => slabs.part_in_place_back(rank, j, parts, align),
+                        false => slabs.part_to_natural(rank, j, parts, align),
+                    }
+                    .ok_or_else(no_halo)?;
                     sent.push((b.send(moves.clone(), rows_in, t), moves));
                 }
                 for ((id, moves), r) in sent.into_iter().zip(&cut) {

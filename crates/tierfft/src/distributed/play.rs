@@ -76,7 +76,12 @@ pub(crate) unsafe fn start(
     arrays.copy(&moves.before, copies)?;
     let (send, recv) = arrays.pair(moves.send_from, moves.recv_into)?;
     // SAFETY: the caller's contract.
-    unsafe { exchange.start(send, &moves.sends, recv, &moves.recvs) }
+    unsafe {
+        match &moves.blocks {
+            Some(b) => exchange.start_blocks(send, &b.sends, recv, &b.recvs),
+            None => exchange.start(send, &moves.sends, recv, &moves.recvs),
+        }
+    }
 }
 
 /// The copies after one part of a change of layout ([`super::plan::Step::Receive`]), once
@@ -106,7 +111,11 @@ impl Arrays<'_> {
     fn play(&mut self, moves: &Moves, exchange: &mut dyn Exchange, copies: bool) -> Result<()> {
         self.copy(&moves.before, copies)?;
         let (send, recv) = self.pair(moves.send_from, moves.recv_into)?;
-        exchange.all_to_all(send, &moves.sends, recv, &moves.recvs)?;
+        match &moves.blocks {
+            // SAFETY: joined at once, before either buffer is touched again.
+            Some(b) => unsafe { exchange.start_blocks(send, &b.sends, recv, &b.recvs) }?.join()?,
+            None => exchange.all_to_all(send, &moves.sends, recv, &moves.recvs)?,
+        }
         self.copy(&moves.after, copies)
     }
 

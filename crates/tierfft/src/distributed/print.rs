@@ -64,14 +64,20 @@ impl Plan {
         let real_rows =
             |part: &Option<PartElements>| rows(&part.as_ref().map(|p| p.complex.clone()));
         let messages = |moves: &Moves| {
-            let total = |ranges: &[Range<usize>]| -> (usize, usize) {
-                let busy = ranges.iter().filter(|r| !r.is_empty()).count();
-                (busy, ranges.iter().map(|r| r.len()).sum())
+            let total = |counts: Vec<usize>| -> (usize, usize) {
+                (
+                    counts.iter().filter(|&&n| n > 0).count(),
+                    counts.iter().sum(),
+                )
             };
-            let (to, sent) = total(&moves.sends);
-            let (from, got) = total(&moves.recvs);
+            let (to, sent) = total(moves.sent());
+            let (from, got) = total(moves.received_from());
+            let how = match moves.blocks {
+                Some(_) => ", read and written in place",
+                None => "",
+            };
             format!(
-                "{} to {to} rank(s), {} from {from}",
+                "{} to {to} rank(s), {} from {from}{how}",
                 bytes(sent),
                 bytes(got)
             )

@@ -129,7 +129,7 @@ impl RankFft {
             )));
         }
         spec.validate(ranks)?;
-        let plan = Plan::new(spec, rank, ranks, &device, exchange.overlaps())?;
+        let plan = Plan::new(spec, rank, ranks, &device, &*exchange)?;
         Ok(RankFft {
             spec: spec.clone(),
             rank,
@@ -195,7 +195,7 @@ impl RankFft {
             .iter()
             .filter_map(|s| match s {
                 Step::Move { moves, .. } | Step::Send { moves, .. } => {
-                    Some(moves.sends.iter().map(|r| 8 * r.len()).sum::<usize>())
+                    Some(8 * moves.sent().iter().sum::<usize>())
                 }
                 _ => None,
             })

@@ -37,7 +37,8 @@ pub fn split(n: usize, ranks: usize) -> Vec<Range<usize>> {
 
 /// One rank's part of a change of layout: copies within the rank before the all-to-all
 /// (`before`), the messages (`sends[p]`, `recvs[q]`: element ranges of the send and receive
-/// arrays, empty for the rank itself), and copies after it (`after`).
+/// arrays, empty for the rank itself; or, read and written in place, `blocks`), and copies
+/// after it (`after`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Moves {
@@ -57,6 +58,41 @@ pub struct Moves {
     pub staging: usize,
     /// Complex elements of [`Array::Received`] these moves use.
     pub received: usize,
+    /// The messages as 2-D blocks read and written in place ([`Slabs::part_in_place`]),
+    /// instead of the contiguous `sends` and `recvs` (then empty).
+    pub blocks: Option<Blocks>,
+}
+
+/// The messages of a change of layout read from and written into the arrays in place, as
+/// 2-D blocks, so that nothing is packed or unpacked: `sends[p]` is read (`rows` rows of
+/// `row_len` from `src` at `src_pitch`) from the send array for world rank `p`, and
+/// `recvs[q]` is written (at `dst`, `dst_pitch`) into the receive array from world rank `q`;
+/// the other side of each is unused (0). Empty blocks for the rank itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Blocks {
+    /// What this rank sends each world rank, from the send array.
+    pub sends: Vec<Rows>,
+    /// Where what each world rank sends lands in the receive array.
+    pub recvs: Vec<Rows>,
+}
+
+impl Moves {
+    /// Complex elements this rank sends each world rank.
+    pub fn sent(&self) -> Vec<usize> {
+        match &self.blocks {
+            Some(b) => b.sends.iter().map(Rows::len).collect(),
+            None => self.sends.iter().map(|r| r.len()).collect(),
+        }
+    }
+
+    /// Complex elements this rank receives from each world rank.
+    pub fn received_from(&self) -> Vec<usize> {
+        match &self.blocks {
+            Some(b) => b.recvs.iter().map(Rows::len).collect(),
+            None => self.recvs.iter().map(|r| r.len()).collect(),
+        }
+    }
 }
 
 /// The arrays a change of layout touches on one rank.
@@ -296,7 +332,85 @@ impl Slabs {
             recv_into: Array::Transposed,
             staging: staged,
             received: 0,
+            blocks: None,
         }
+    }
+
+    /// [`Slabs::part_to_transposed`] with its messages read and written in place
+    /// ([`Blocks`]): each peer's columns of the part's rows read straight from the natural
+    /// array, received straight into their rows of the transposed one; only the rank's own
+    /// block is copied. For exchanges that move 2-D blocks (peer copies).
+    pub fn part_in_place(&self, r: usize, part: usize, parts: usize, align: usize) -> Moves {
+        let mine = self.parts(r, parts, align)[part].clone();
+        let (width, own, inner) = (self.row_width(), self.col_width(r), self.inner());
+        let none = Rows {
+            rows: 0,
+            row_len: 0,
+            src: 0,
+            src_pitch: 0,
+            dst: 0,
+            dst_pitch: 0,
+        };
+        let mut before = Vec::new();
+        let mut sends = Vec::with_capacity(self.ranks);
+        for p in 0..self.ranks {
+            let block = Rows {
+                rows: mine.len(),
+                row_len: self.col_width(p),
+                src: mine.start * width + self.cols[p].start * inner,
+                src_pitch: width,
+                ..none
+            };
+            if p == r {
+                let here = Rows {
+                    dst: (self.rows[r].start + mine.start) * own,
+                    dst_pitch: own,
+                    ..block
+                };
+                before.push((Array::Natural, Array::Transposed, here));
+                sends.push(none);
+            } else {
+                sends.push(block);
+            }
+        }
+        let recvs = (0..self.ranks)
+            .map(|q| match q == r {
+                true => none,
+                false => {
+                    let theirs = &self.parts(q, parts, align)[part];
+                    Rows {
+                        rows: theirs.len(),
+                        row_len: own,
+                        dst: (self.rows[q].start + theirs.start) * own,
+                        dst_pitch: own,
+                        ..none
+                    }
+                }
+            })
+            .collect();
+        Moves {
+            before,
+            sends: vec![0..0; self.world],
+            recvs: vec![0..0; self.world],
+            after: Vec::new(),
+            send_from: Array::Natural,
+            recv_into: Array::Transposed,
+            staging: 0,
+            received: 0,
+            blocks: Some(Blocks {
+                sends: self.to_world_rows(sends, none),
+                recvs: self.to_world_rows(recvs, none),
+            }),
+        }
+    }
+
+    /// Block lists over the world's ranks: `blocks[p]` for the member `p`.
+    fn to_world_rows(&self, blocks: Vec<Rows>, none: Rows) -> Vec<Rows> {
+        let mut world = vec![none; self.world];
+        for (p, block) in blocks.into_iter().enumerate() {
+            world[self.members[p]] = block;
+        }
+        world
     }
 
     /// [`Slabs::to_transposed`] of a batch: a peer's block is no longer contiguous in the
@@ -364,6 +478,7 @@ impl Slabs {
             recv_into: Array::Received,
             staging: staged,
             received,
+            blocks: None,
         }
     }
 
@@ -389,6 +504,19 @@ impl Slabs {
     ) -> Option<Moves> {
         (self.halo == 0).then(|| backwards(self.part_to_transposed(r, part, parts, align)))
     }
+
+    /// [`Slabs::part_in_place`] played backwards: the part's rows of each peer's block read
+    /// from the transposed array and written straight into their columns of the natural
+    /// one. `None` with a halo.
+    pub fn part_in_place_back(
+        &self,
+        r: usize,
+        part: usize,
+        parts: usize,
+        align: usize,
+    ) -> Option<Moves> {
+        (self.halo == 0).then(|| backwards(self.part_in_place(r, part, parts, align)))
+    }
 }
 
 /// `m` played backwards: every copy and message reversed, in the opposite order.
@@ -408,6 +536,28 @@ fn backwards(m: Moves) -> Moves {
             })
             .collect()
     };
+    // What was received at `dst` is sent from there, and what was sent from `src` lands
+    // there.
+    let blocks = m.blocks.map(|b| Blocks {
+        sends: (b.recvs.into_iter())
+            .map(|r| Rows {
+                src: r.dst,
+                src_pitch: r.dst_pitch,
+                dst: 0,
+                dst_pitch: 0,
+                ..r
+            })
+            .collect(),
+        recvs: (b.sends.into_iter())
+            .map(|s| Rows {
+                dst: s.src,
+                dst_pitch: s.src_pitch,
+                src: 0,
+                src_pitch: 0,
+                ..s
+            })
+            .collect(),
+    });
     Moves {
         before: back(m.after),
         sends: m.recvs,
@@ -417,6 +567,7 @@ fn backwards(m: Moves) -> Moves {
         recv_into: m.send_from,
         staging: m.staging,
         received: m.received,
+        blocks,
     }
 }
 
@@ -479,6 +630,18 @@ mod tests {
         for r in 0..s.ranks {
             for q in 0..s.ranks {
                 let (wr, wq) = (s.members[r], s.members[q]);
+                if let (Some(from), Some(into)) = (&moves[q].blocks, &moves[r].blocks) {
+                    // A 2-D block read in place on one side, written in place on the other.
+                    let (b, w) = (from.sends[wr], into.recvs[wq]);
+                    assert_eq!((b.rows, b.row_len), (w.rows, w.row_len), "rank {q} -> {r}");
+                    let src = held[q].get(moves[q].send_from).clone();
+                    let dst = held[r].get(moves[r].recv_into);
+                    for row in 0..b.rows {
+                        let (a, c) = (b.src + row * b.src_pitch, w.dst + row * w.dst_pitch);
+                        dst[c..c + b.row_len].copy_from_slice(&src[a..a + b.row_len]);
+                    }
+                    continue;
+                }
                 let (send, recv) = (moves[q].sends[wr].clone(), moves[r].recvs[wq].clone());
                 assert_eq!(send.len(), recv.len(), "rank {q} -> {r}");
                 let block = held[q].get(moves[q].send_from)[send].to_vec();
@@ -495,13 +658,15 @@ mod tests {
 
     /// Plays every rank's moves on index arrays (element `i` of the global batch holds `i`)
     /// and checks that each rank ends with exactly its slab of the other layout, and back;
-    /// an unbatched slab in `parts` parts of rows in multiples of `align`.
+    /// an unbatched slab in `parts` parts of rows in multiples of `align`, its messages
+    /// packed or (`in_place`) read and written as 2-D blocks.
     fn play(
         shape: &[usize],
         ranks: usize,
         halo: usize,
         outer: usize,
         (parts, align): (usize, usize),
+        in_place: bool,
     ) {
         let members: Vec<usize> = (0..ranks).map(|r| 2 * r + 1).collect();
         let s = Slabs::with_halo(shape, ranks, halo)
@@ -537,18 +702,24 @@ mod tests {
                 received: Vec::new(),
             })
             .collect();
-        let parts = if outer == 1 { parts } else { 1 };
+        let (parts, in_place) = if outer == 1 {
+            (parts, in_place)
+        } else {
+            (1, false)
+        };
         let mut staged = vec![Vec::new(); ranks];
         let what = |r| {
             format!(
-                "rank {r} of {ranks}, {shape:?}, halo {halo}, outer {outer}, {parts} parts of {align}"
+                "rank {r} of {ranks}, {shape:?}, halo {halo}, outer {outer}, {parts} parts of \
+                 {align}, in place {in_place}"
             )
         };
         for part in 0..parts {
             let moves: Vec<Moves> = (0..ranks)
-                .map(|r| match parts {
-                    1 => s.to_transposed(r),
-                    _ => s.part_to_transposed(r, part, parts, align),
+                .map(|r| match (in_place, parts) {
+                    (true, _) => s.part_in_place(r, part, parts, align),
+                    (false, 1) => s.to_transposed(r),
+                    (false, _) => s.part_to_transposed(r, part, parts, align),
                 })
                 .collect();
             play_moves(&s, &mut held, &moves);
@@ -578,9 +749,10 @@ mod tests {
         }
         for part in 0..parts {
             let moves: Vec<Moves> = (0..ranks)
-                .map(|r| match parts {
-                    1 => s.to_natural(r),
-                    _ => s.part_to_natural(r, part, parts, align),
+                .map(|r| match (in_place, parts) {
+                    (true, _) => s.part_in_place_back(r, part, parts, align),
+                    (false, 1) => s.to_natural(r),
+                    (false, _) => s.part_to_natural(r, part, parts, align),
                 })
                 .map(Option::unwrap)
                 .collect();
@@ -601,10 +773,11 @@ mod tests {
             (&[7, 5, 4][..], 5),
         ] {
             for outer in [1, 3] {
-                play(shape, ranks, 0, outer, (1, 1));
+                play(shape, ranks, 0, outer, (1, 1), false);
             }
-            for parts in [(2, 1), (3, 2), (4, 1), (9, 1)] {
-                play(shape, ranks, 0, 1, parts);
+            for parts in [(1, 1), (2, 1), (3, 2), (4, 1), (9, 1)] {
+                play(shape, ranks, 0, 1, parts, false);
+                play(shape, ranks, 0, 1, parts, true);
             }
         }
         for (shape, ranks, halo) in [
@@ -612,8 +785,9 @@ mod tests {
             (&[6, 20, 3][..], 4, 3),
             (&[5, 7][..], 2, 9),
         ] {
-            play(shape, ranks, halo, 1, (1, 1));
-            play(shape, ranks, halo, 1, (3, 1));
+            play(shape, ranks, halo, 1, (1, 1), false);
+            play(shape, ranks, halo, 1, (3, 1), false);
+            play(shape, ranks, halo, 1, (3, 1), true);
         }
     }
 

@@ -126,8 +126,37 @@ fn cpu_ranks_match_the_reference() {
     }
 }
 
+/// An exchange through host memory that moves contiguous messages only, as NCCL and sockets
+/// do: plans pack what they send.
+struct Packed(LocalExchange);
+
+impl Exchange for Packed {
+    fn rank(&self) -> usize {
+        self.0.rank()
+    }
+
+    fn ranks(&self) -> usize {
+        self.0.ranks()
+    }
+
+    fn all_to_all(
+        &mut self,
+        send: &tierfft::DeviceBuffer,
+        sends: &[std::ops::Range<usize>],
+        recv: &mut tierfft::DeviceBuffer,
+        recvs: &[std::ops::Range<usize>],
+    ) -> tierfft::Result<()> {
+        self.0.all_to_all(send, sends, recv, recvs)
+    }
+
+    fn abort(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Slabs whose change of layout goes in parts (each part's all-to-all beside the next
-/// part's transform where the exchange allows; here in turn through host memory): parts of
+/// part's transform where the exchange allows; here in turn through host memory), its
+/// messages read and written in place (`LocalExchange` moves blocks) or packed: parts of
 /// uneven sizes, more parts than rows, parts aligned to 32 rows by an odd complex width.
 #[test]
 fn cpu_ranks_in_parts_match_the_reference() {
@@ -144,7 +173,17 @@ fn cpu_ranks_in_parts_match_the_reference() {
             let fft = DistFft::on_cpu(&spec, ranks).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
             let plan = fft.ranks()[0].to_string();
             assert!(plan.contains(&format!("in {parts} parts")), "{plan}");
+            assert!(plan.contains("read and written in place"), "{plan}");
             check(&fft, &mut rng);
+            check(&fft, &mut rng);
+            let packed = LocalExchange::group(ranks)
+                .into_iter()
+                .map(|e| Box::new(Packed(e)) as Box<dyn Exchange>)
+                .collect();
+            let fft = DistFft::new(&spec, vec![tierfft::Device::cpu(); ranks], packed)
+                .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+            let plan = fft.ranks()[0].to_string();
+            assert!(!plan.contains("read and written in place"), "{plan}");
             check(&fft, &mut rng);
         }
     }
