@@ -12,7 +12,7 @@ use num_complex::Complex32;
 
 use tierfft::{Error, Result};
 
-use crate::cuda::gpu;
+use crate::cufft_xt::{check, load_cufft, symbol};
 
 type Create = unsafe extern "C" fn(*mut c_int) -> c_int;
 type SetGpus = unsafe extern "C" fn(c_int, c_int, *mut c_int) -> c_int;
@@ -57,25 +57,6 @@ pub struct MultiGpuPlan {
     free: Free,
     destroy: Destroy,
     _lib: Library,
-}
-
-/// The entry point `name` (NUL-terminated) of libcufft.
-fn symbol<T: Copy>(lib: &Library, name: &[u8]) -> Result<T> {
-    // SAFETY: the types above are cufftXt.h's signatures; the plan keeps `lib` loaded while
-    // it calls what is copied out.
-    unsafe { lib.get::<T>(name) }.map(|s| *s).map_err(|e| {
-        Error::NoDevice(format!(
-            "libcufft has no {}: {e}",
-            String::from_utf8_lossy(&name[..name.len() - 1])
-        ))
-    })
-}
-
-fn check(code: c_int, what: &str) -> Result<()> {
-    match code {
-        0 => Ok(()),
-        code => Err(gpu(format!("cuFFT {what}: cufftResult {code}"))),
-    }
 }
 
 impl MultiGpuPlan {

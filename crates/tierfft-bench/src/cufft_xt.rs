@@ -45,8 +45,22 @@ pub struct XtPlan {
     _lib: Library,
 }
 
+/// libcufft, under the names its releases give it.
+pub(crate) fn load_cufft() -> Result<Library> {
+    [
+        "libcufft.so",
+        "libcufft.so.12",
+        "libcufft.so.13",
+        "libcufft.so.11",
+    ]
+    .into_iter()
+    // SAFETY: loading libcufft runs its initialisers only.
+    .find_map(|name| unsafe { Library::new(name) }.ok())
+    .ok_or_else(|| Error::NoDevice("libcufft was not found".into()))
+}
+
 /// The entry point `name` (NUL-terminated) of libcufft.
-fn symbol<T: Copy>(lib: &Library, name: &[u8]) -> Result<T> {
+pub(crate) fn symbol<T: Copy>(lib: &Library, name: &[u8]) -> Result<T> {
     // SAFETY: the types above are cufftXt.h's signatures; the plan keeps `lib` loaded while
     // it calls what is copied out.
     unsafe { lib.get::<T>(name) }.map(|s| *s).map_err(|e| {
@@ -57,7 +71,8 @@ fn symbol<T: Copy>(lib: &Library, name: &[u8]) -> Result<T> {
     })
 }
 
-fn check(code: c_int, what: &str) -> Result<()> {
+/// A `cufftResult` as a result.
+pub(crate) fn check(code: c_int, what: &str) -> Result<()> {
     match code {
         0 => Ok(()),
         code => Err(gpu(format!("cuFFT {what}: cufftResult {code}"))),
@@ -76,16 +91,7 @@ impl XtPlan {
                 )));
             }
         };
-        let lib = [
-            "libcufft.so",
-            "libcufft.so.12",
-            "libcufft.so.13",
-            "libcufft.so.11",
-        ]
-        .into_iter()
-        // SAFETY: loading libcufft runs its initialisers only.
-        .find_map(|name| unsafe { Library::new(name) }.ok())
-        .ok_or_else(|| Error::NoDevice("libcufft was not found".into()))?;
+        let lib = load_cufft()?;
         let create: Create = symbol(&lib, b"cufftCreate\0")?;
         let set_stream: SetStream = symbol(&lib, b"cufftSetStream\0")?;
         let make: MakePlanMany = symbol(&lib, b"cufftXtMakePlanMany\0")?;

@@ -280,60 +280,42 @@ impl Slabs {
     /// [`Slabs::to_transposed`]; each part packs into staging of its own, so a part's
     /// messages may still be on their way while the next part is packed.
     pub fn part_to_transposed(&self, r: usize, part: usize, parts: usize, align: usize) -> Moves {
+        let mut m = self.part_in_place(r, part, parts, align);
+        let Some(blocks) = m.blocks.take() else {
+            return m;
+        };
+        // Each peer's block packed into staging after the earlier parts' (which staged their
+        // rows' columns for every peer).
         let mine = self.parts(r, parts, align)[part].clone();
-        let (width, own, inner) = (self.row_width(), self.col_width(r), self.inner());
-        let mut before = Vec::new();
-        let mut sends = Vec::new();
-        // Parts before this one staged their rows' columns for every peer.
         let peers: usize = (0..self.ranks)
             .filter(|&p| p != r)
             .map(|p| self.col_width(p))
             .sum();
         let mut staged = mine.start * peers;
-        for p in 0..self.ranks {
-            let block = Rows {
-                rows: mine.len(),
-                row_len: self.col_width(p),
-                src: mine.start * width + self.cols[p].start * inner,
-                src_pitch: width,
+        let mut sends = vec![0..0; self.world];
+        for (p, block) in blocks
+            .sends
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.is_empty())
+        {
+            let packed = Rows {
                 dst: staged,
-                dst_pitch: self.col_width(p),
+                dst_pitch: block.row_len,
+                ..*block
             };
-            if p == r {
-                let here = Rows {
-                    dst: (self.rows[r].start + mine.start) * own,
-                    dst_pitch: own,
-                    ..block
-                };
-                before.push((Array::Natural, Array::Transposed, here));
-                sends.push(0..0);
-            } else {
-                before.push((Array::Natural, Array::Staging, block));
-                sends.push(staged..staged + block.len());
-                staged += block.len();
-            }
+            m.before.push((Array::Natural, Array::Staging, packed));
+            sends[p] = staged..staged + block.len();
+            staged += block.len();
         }
-        let recvs = (0..self.ranks)
-            .map(|q| match q == r {
-                true => 0..0,
-                false => {
-                    let theirs = &self.parts(q, parts, align)[part];
-                    let first = self.rows[q].start;
-                    (first + theirs.start) * own..(first + theirs.end) * own
-                }
-            })
+        // Blocks land in whole rows of the transposed array: contiguous.
+        m.recvs = (blocks.recvs.iter())
+            .map(|b| b.dst..b.dst + b.len())
             .collect();
-        Moves {
-            before,
-            sends: self.to_world(sends),
-            recvs: self.to_world(recvs),
-            after: Vec::new(),
-            send_from: Array::Staging,
-            recv_into: Array::Transposed,
-            staging: staged,
-            received: 0,
-            blocks: None,
-        }
+        m.sends = sends;
+        m.send_from = Array::Staging;
+        m.staging = staged;
+        m
     }
 
     /// [`Slabs::part_to_transposed`] with its messages read and written in place
