@@ -63,16 +63,7 @@ impl MultiGpuPlan {
     /// Plans the forward transform of `shape` (two or three axes) over GPUs `0..gpus` and
     /// makes its data there (the multi-GPU plans of cuFFT take 2 to 16 GPUs).
     pub fn new(shape: &[usize], gpus: usize) -> Result<Self> {
-        let lib = [
-            "libcufft.so",
-            "libcufft.so.13",
-            "libcufft.so.12",
-            "libcufft.so.11",
-        ]
-        .into_iter()
-        // SAFETY: loading libcufft runs its initialisers only.
-        .find_map(|name| unsafe { Library::new(name) }.ok())
-        .ok_or_else(|| Error::NoDevice("libcufft was not found".into()))?;
+        let lib = load_cufft()?;
         let create: Create = symbol(&lib, b"cufftCreate\0")?;
         let set_gpus: SetGpus = symbol(&lib, b"cufftXtSetGPUs\0")?;
         let malloc: Malloc = symbol(&lib, b"cufftXtMalloc\0")?;
