@@ -52,7 +52,7 @@ pub use peer::{PeerExchange, link_bandwidth};
 pub use play::{copy_rows, redistribute};
 pub use rank::{DistTimes, RankFft};
 pub use rendezvous::{JOIN_TIMEOUT, Rendezvous};
-pub use slab::{Array, Moves, Rows, Slabs, split};
+pub use slab::{Array, Blocks, Moves, Rows, Slabs, split};
 pub use socket::SocketExchange;
 
 use crate::error::{Error, Result};
