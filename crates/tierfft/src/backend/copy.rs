@@ -6,7 +6,8 @@ use crate::error::{Error, Result};
 
 /// A copy of `rows` rows of `row_len` complex elements from one array to another, each row
 /// `src_pitch` (`dst_pitch`) elements after the last, starting at element `src` (`dst`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The default copies nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rows {
     /// Rows copied.
     pub rows: usize,
@@ -26,6 +27,17 @@ impl Rows {
     /// Complex elements copied.
     pub fn len(&self) -> usize {
         self.rows * self.row_len
+    }
+
+    /// The same rows copied the other way: from the destination back to the source.
+    pub fn reversed(&self) -> Rows {
+        Rows {
+            src: self.dst,
+            src_pitch: self.dst_pitch,
+            dst: self.src,
+            dst_pitch: self.src_pitch,
+            ..*self
+        }
     }
 
     /// True when nothing is copied.

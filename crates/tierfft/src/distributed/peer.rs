@@ -161,7 +161,7 @@ impl PeerExchange {
             if q == me || into.is_empty() {
                 continue;
             }
-            let from = post.sends.get(me).copied().unwrap_or(NONE);
+            let from = post.sends.get(me).copied().unwrap_or_default();
             if (from.rows, from.row_len) != (into.rows, into.row_len) {
                 return Err(Error::InvalidSpec(format!(
                     "rank {me} expected {} rows of {} elements from rank {q}, which sends it \
@@ -217,16 +217,6 @@ impl PeerExchange {
 
 /// Bytes of a complex f32 element.
 const COMPLEX: usize = 8;
-
-/// No block.
-const NONE: Rows = Rows {
-    rows: 0,
-    row_len: 0,
-    src: 0,
-    src_pitch: 0,
-    dst: 0,
-    dst_pitch: 0,
-};
 
 /// A contiguous range as a block of one row, read (`src`) and written (`dst`) there.
 fn one_row(range: &Range<usize>) -> Rows {

@@ -228,11 +228,12 @@ impl Slabs {
         self.outer * self.transposed_shape(r).iter().product::<usize>()
     }
 
-    /// Message lists over the world's ranks: `ranges[p]` for the member `p`.
-    fn to_world(&self, ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
-        let mut world = vec![0..0; self.world];
-        for (p, range) in ranges.into_iter().enumerate() {
-            world[self.members[p]] = range;
+    /// Message lists over the world's ranks: `messages[p]` for the member `p`, nothing
+    /// (the default) for the others.
+    fn to_world<T: Clone + Default>(&self, messages: Vec<T>) -> Vec<T> {
+        let mut world = vec![T::default(); self.world];
+        for (p, message) in messages.into_iter().enumerate() {
+            world[self.members[p]] = message;
         }
         world
     }
@@ -325,14 +326,7 @@ impl Slabs {
     pub fn part_in_place(&self, r: usize, part: usize, parts: usize, align: usize) -> Moves {
         let mine = self.parts(r, parts, align)[part].clone();
         let (width, own, inner) = (self.row_width(), self.col_width(r), self.inner());
-        let none = Rows {
-            rows: 0,
-            row_len: 0,
-            src: 0,
-            src_pitch: 0,
-            dst: 0,
-            dst_pitch: 0,
-        };
+        let none = Rows::default();
         let mut before = Vec::new();
         let mut sends = Vec::with_capacity(self.ranks);
         for p in 0..self.ranks {
@@ -380,19 +374,10 @@ impl Slabs {
             staging: 0,
             received: 0,
             blocks: Some(Blocks {
-                sends: self.to_world_rows(sends, none),
-                recvs: self.to_world_rows(recvs, none),
+                sends: self.to_world(sends),
+                recvs: self.to_world(recvs),
             }),
         }
-    }
-
-    /// Block lists over the world's ranks: `blocks[p]` for the member `p`.
-    fn to_world_rows(&self, blocks: Vec<Rows>, none: Rows) -> Vec<Rows> {
-        let mut world = vec![none; self.world];
-        for (p, block) in blocks.into_iter().enumerate() {
-            world[self.members[p]] = block;
-        }
-        world
     }
 
     /// [`Slabs::to_transposed`] of a batch: a peer's block is no longer contiguous in the
@@ -504,41 +489,16 @@ impl Slabs {
 /// `m` played backwards: every copy and message reversed, in the opposite order.
 fn backwards(m: Moves) -> Moves {
     let back = |copies: Vec<(Array, Array, Rows)>| -> Vec<(Array, Array, Rows)> {
-        copies
-            .into_iter()
-            .map(|(from, to, c)| {
-                let rows = Rows {
-                    src: c.dst,
-                    src_pitch: c.dst_pitch,
-                    dst: c.src,
-                    dst_pitch: c.src_pitch,
-                    ..c
-                };
-                (to, from, rows)
-            })
+        (copies.into_iter())
+            .map(|(from, to, c)| (to, from, c.reversed()))
             .collect()
     };
     // What was received at `dst` is sent from there, and what was sent from `src` lands
-    // there.
+    // there (a block's unused side is 0 on both ends, so reversing keeps it so).
+    let reversed = |blocks: Vec<Rows>| blocks.iter().map(Rows::reversed).collect();
     let blocks = m.blocks.map(|b| Blocks {
-        sends: (b.recvs.into_iter())
-            .map(|r| Rows {
-                src: r.dst,
-                src_pitch: r.dst_pitch,
-                dst: 0,
-                dst_pitch: 0,
-                ..r
-            })
-            .collect(),
-        recvs: (b.sends.into_iter())
-            .map(|s| Rows {
-                dst: s.src,
-                dst_pitch: s.src_pitch,
-                src: 0,
-                src_pitch: 0,
-                ..s
-            })
-            .collect(),
+        sends: reversed(b.recvs),
+        recvs: reversed(b.sends),
     });
     Moves {
         before: back(m.after),
