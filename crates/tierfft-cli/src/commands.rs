@@ -338,6 +338,37 @@ fn plan_spread(job: &PlanJob, nd: &NdJob, spread: &Spread) -> CliResult<()> {
         )?;
         print!("{rank}");
     }
+    if gpu {
+        print_choice(&spec, spread.ranks)?;
+    }
+    Ok(())
+}
+
+/// What the planner runs `spec` on, from its estimate over the first `ranks` CUDA GPUs
+/// (their links measured) against the first alone: for whole arrays in host memory
+/// ([`tierfft::distributed::WholeFft`]) and for arrays already spread over the GPUs.
+fn print_choice(spec: &tierfft::distributed::DistSpec, ranks: usize) -> CliResult<()> {
+    use tierfft::backend::cuda::CudaDevice;
+    use tierfft::distributed::{Link, WholeFft};
+    let count = CudaDevice::count()?;
+    if ranks < 2 || count < ranks {
+        println!(
+            "no estimate against one GPU: it measures the links between {ranks} GPUs and \
+             this machine has {count}"
+        );
+        return Ok(());
+    }
+    let (_, gpus) = open_gpus(ranks)?;
+    let whole = WholeFft::on_cuda(spec, &gpus, Link::Default)?;
+    println!("whole arrays in host memory: {whole}");
+    if let Some(e) = whole.estimate() {
+        let (faster, one, spread) = (e.spread < e.one, 1e3 * e.one, 1e3 * e.spread);
+        println!(
+            "arrays already on the GPUs: {} is faster (one GPU {one:.3} ms, {ranks} GPUs \
+             {spread:.3} ms, without host copies)",
+            if faster { "spreading" } else { "one GPU" }
+        );
+    }
     Ok(())
 }
 

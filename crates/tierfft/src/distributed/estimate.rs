@@ -5,6 +5,8 @@
 //! all-to-all of one part beside the transform of the next). It counts bytes, not the
 //! strided access of some passes, so it says which side is faster where the two differ by
 //! more than that, and is checked against the measured times in `tierfft bench --gpus N`.
+//! Arrays that start and end in host memory add their copies, through one GPU's host link
+//! or through every GPU's at once ([`HostLink`]).
 
 use super::RankFft;
 use super::plan::{Plan, Step};
@@ -19,12 +21,89 @@ pub struct Bandwidths {
     pub memory: f64,
     /// From one device to another, one direction (what one rank sends its peers).
     pub link: f64,
+    /// Between host memory and the devices, for arrays that start and end there.
+    pub host: Option<HostLink>,
+}
+
+/// Copies between host memory and GPUs, bytes per second (each direction counted, as
+/// uploaded plus downloaded bytes over the time of both).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct HostLink {
+    /// Through one GPU alone.
+    pub one: f64,
+    /// Through every GPU of the group at once, in total.
+    pub all: f64,
+}
+
+/// Bytes each GPU uploads and downloads in [`HostLink::measure`].
+#[cfg(feature = "cuda")]
+const HOST_PROBE_BYTES: usize = 64 << 20;
+
+impl HostLink {
+    /// Host bandwidths, bytes per second, through one GPU and through all at once.
+    pub fn new(one: f64, all: f64) -> HostLink {
+        HostLink { one, all }
+    }
+
+    /// Measures the host links of `gpus` the way a whole array's copies go (pageable
+    /// memory through the devices' pinned staging): 64 MiB uploaded and downloaded by the
+    /// first GPU alone, then by every GPU at once; the median of three of each, after one
+    /// untimed round that sets up the staging.
+    #[cfg(feature = "cuda")]
+    pub fn measure(
+        gpus: &[std::sync::Arc<crate::backend::cuda::CudaDevice>],
+    ) -> crate::Result<HostLink> {
+        use crate::backend::{Device, median};
+        if gpus.is_empty() {
+            return Err(crate::Error::InvalidSpec(
+                "a host link is measured through at least one GPU".into(),
+            ));
+        }
+        let floats = HOST_PROBE_BYTES / 4;
+        let source = vec![0f32; floats];
+        // One landing array per GPU, touched once so that page faults are not timed.
+        let landing: Vec<std::sync::Mutex<Vec<f32>>> = gpus
+            .iter()
+            .map(|_| std::sync::Mutex::new(vec![1f32; floats]))
+            .collect();
+        let round_trip = |(i, gpu): (usize, &std::sync::Arc<_>)| -> crate::Result<()> {
+            let device = Device::from(std::sync::Arc::clone(gpu));
+            let buffer = device.upload(&source)?;
+            let mut out = landing[i].lock().unwrap_or_else(|e| e.into_inner());
+            buffer.read_into(&mut out)
+        };
+        super::on_threads(gpus.iter().enumerate(), round_trip)?;
+        let timed = |ranks: usize| -> crate::Result<f64> {
+            let mut seconds = Vec::with_capacity(3);
+            for _ in 0..3 {
+                let start = std::time::Instant::now();
+                super::on_threads(gpus.iter().take(ranks).enumerate(), round_trip)?;
+                seconds.push(start.elapsed().as_secs_f64());
+            }
+            Ok((2 * HOST_PROBE_BYTES * ranks) as f64 / median(&seconds))
+        };
+        Ok(HostLink {
+            one: timed(1)?,
+            all: timed(gpus.len())?,
+        })
+    }
 }
 
 impl Bandwidths {
-    /// Memory and link bandwidths, bytes per second.
+    /// Memory and link bandwidths, bytes per second (no host link).
     pub fn new(memory: f64, link: f64) -> Bandwidths {
-        Bandwidths { memory, link }
+        Bandwidths {
+            memory,
+            link,
+            host: None,
+        }
+    }
+
+    /// The same bandwidths with a host link, for arrays in host memory.
+    pub fn with_host(mut self, host: HostLink) -> Bandwidths {
+        self.host = Some(host);
+        self
     }
 
     /// The bandwidths of `gpus` (at least two): the first GPU's peak memory bandwidth and the
@@ -38,10 +117,10 @@ impl Bandwidths {
                 "a link is measured between two GPUs".into(),
             ));
         };
-        Ok(Bandwidths {
-            memory: first.memory_bandwidth()?,
-            link: super::link_bandwidth(first, second)?,
-        })
+        Ok(Bandwidths::new(
+            first.memory_bandwidth()?,
+            super::link_bandwidth(first, second)?,
+        ))
     }
 }
 
@@ -57,6 +136,21 @@ pub struct Estimate {
     pub ranks: usize,
     /// The bandwidths used.
     pub bandwidths: Bandwidths,
+    /// The copies of arrays that start and end in host memory, where counted
+    /// ([`Estimate::with_host_copies`]).
+    pub host: Option<HostCopies>,
+}
+
+/// Seconds of a whole array's copies between host memory and the devices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct HostCopies {
+    /// Bytes uploaded plus downloaded.
+    pub bytes: f64,
+    /// Through one device's host link.
+    pub one: f64,
+    /// Each rank copying its part at once.
+    pub spread: f64,
 }
 
 impl Estimate {
@@ -64,7 +158,7 @@ impl Estimate {
     /// same transform planned on one device; `None` where a transform has no device plan to
     /// count (the CPU).
     pub fn new(one: &NdFft, ranks: &[RankFft], bandwidths: Bandwidths) -> Option<Estimate> {
-        let Bandwidths { memory, link } = bandwidths;
+        let Bandwidths { memory, link, .. } = bandwidths;
         let mut spread: f64 = 0.0;
         for rank in ranks {
             let t = rank.traffic()?;
@@ -76,12 +170,37 @@ impl Estimate {
             spread,
             ranks: ranks.len(),
             bandwidths,
+            host: None,
         })
+    }
+
+    /// The estimate for arrays that start and end in host memory: `bytes` (uploaded plus
+    /// downloaded) copied through one device's host link, or each rank's share through its
+    /// own at once. Unchanged where the bandwidths have no host link.
+    pub fn with_host_copies(mut self, bytes: f64) -> Estimate {
+        if let Some(link) = self.bandwidths.host {
+            self.host = Some(HostCopies {
+                bytes,
+                one: bytes / link.one,
+                spread: bytes / link.all,
+            });
+        }
+        self
+    }
+
+    /// Seconds on one device, host copies included where counted.
+    pub fn one_total(&self) -> f64 {
+        self.one + self.host.map_or(0.0, |h| h.one)
+    }
+
+    /// Seconds spread over the ranks, host copies included where counted.
+    pub fn spread_total(&self) -> f64 {
+        self.spread + self.host.map_or(0.0, |h| h.spread)
     }
 
     /// True when spreading the transform is estimated faster than one device.
     pub fn spread_is_faster(&self) -> bool {
-        self.spread < self.one
+        self.spread_total() < self.one_total()
     }
 }
 
@@ -148,18 +267,37 @@ fn pipeline(compute: f64, sent: f64, parts: usize) -> f64 {
 }
 
 /// `estimate: one device 0.540 ms, 2 ranks 0.700 ms (memory 3350 GB/s, link 320 GB/s): one
-/// device is faster`.
+/// device is faster`, with the host copies before the verdict where counted
+/// (`; from and to host memory 1.07 GB, 40.1 ms through one device's link at 26.8 GB/s,
+/// 20.3 ms through 2 at once at 52.9 GB/s`).
 impl std::fmt::Display for Estimate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "estimate: one device {:.3} ms, {} ranks {:.3} ms (memory {:.0} GB/s, link {:.0} \
-             GB/s): {} is faster",
+             GB/s)",
             1e3 * self.one,
             self.ranks,
             1e3 * self.spread,
             self.bandwidths.memory / 1e9,
             self.bandwidths.link / 1e9,
+        )?;
+        if let Some(h) = self.host {
+            write!(
+                f,
+                "; from and to host memory {:.2} GB, {:.3} ms through one device's link at \
+                 {:.1} GB/s, {:.3} ms through {} at once at {:.1} GB/s",
+                h.bytes / 1e9,
+                1e3 * h.one,
+                h.bytes / h.one / 1e9,
+                1e3 * h.spread,
+                self.ranks,
+                h.bytes / h.spread / 1e9,
+            )?;
+        }
+        write!(
+            f,
+            ": {} is faster",
             match self.spread_is_faster() {
                 true => format!("{} ranks", self.ranks),
                 false => "one device".into(),

@@ -246,18 +246,31 @@ impl DistFft {
     }
 
     /// Cuts the global input array `whole` (row-major) into each rank's part
-    /// ([`RankFft::input_box`]), uploaded to the rank's device.
+    /// ([`RankFft::input_box`]), uploaded to the rank's device; the ranks' parts are cut
+    /// and uploaded at once, a thread each.
     pub fn scatter<T: Element>(&self, whole: &[T]) -> Result<Vec<DeviceBuffer<T>>> {
         let shape = self.global_shape(true);
-        self.ranks
-            .iter()
-            .map(|r| r.device().upload(&r.input_box().cut(whole, &shape)?))
-            .collect()
+        on_threads(self.ranks.iter(), |r| {
+            r.device().upload(&r.input_box().cut(whole, &shape)?)
+        })
     }
 
     /// Joins each rank's output part ([`RankFft::output_box`]) into the global output array
     /// (row-major).
     pub fn gather<T: Element>(&self, parts: &[DeviceBuffer<T>]) -> Result<Vec<T>> {
+        let shape = self.global_shape(false);
+        let mut whole = vec![T::default(); shape.iter().product()];
+        self.gather_into(parts, &mut whole)?;
+        Ok(whole)
+    }
+
+    /// Joins each rank's output part into `whole`, the global output array (row-major): the
+    /// parts downloaded at once, a thread each, then placed.
+    pub fn gather_into<T: Element>(
+        &self,
+        parts: &[DeviceBuffer<T>],
+        whole: &mut [T],
+    ) -> Result<()> {
         let shape = self.global_shape(false);
         if parts.len() != self.ranks.len() {
             return Err(Error::InvalidSpec(format!(
@@ -266,12 +279,11 @@ impl DistFft {
                 parts.len()
             )));
         }
-        let mut whole = vec![T::default(); shape.iter().product()];
-        for (r, part) in self.ranks.iter().zip(parts) {
-            r.output_box()
-                .place(&part.download()?, &mut whole, &shape)?;
+        let downloaded = on_threads(parts.iter(), DeviceBuffer::download)?;
+        for (r, part) in self.ranks.iter().zip(downloaded) {
+            r.output_box().place(&part, whole, &shape)?;
         }
-        Ok(whole)
+        Ok(())
     }
 
     /// Zeroed input and output parts on each rank's device.

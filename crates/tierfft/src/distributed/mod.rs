@@ -39,9 +39,10 @@ mod rank;
 mod rendezvous;
 mod slab;
 mod socket;
+mod whole;
 
 pub use batch::SplitBatch;
-pub use estimate::{Bandwidths, Estimate};
+pub use estimate::{Bandwidths, Estimate, HostCopies, HostLink};
 pub use exchange::{Exchange, LocalExchange, Pending};
 pub use group::{DistFft, Link, RankBuffers, Rounds, check_group};
 pub use launch::{Launch, RENDEZVOUS_VAR};
@@ -54,6 +55,7 @@ pub use rank::{DistTimes, RankFft};
 pub use rendezvous::{JOIN_TIMEOUT, Rendezvous};
 pub use slab::{Array, Blocks, Moves, Rows, Slabs, split};
 pub use socket::SocketExchange;
+pub use whole::WholeFft;
 
 use crate::error::{Error, Result};
 use crate::spec::Direction;

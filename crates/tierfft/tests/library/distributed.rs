@@ -12,23 +12,11 @@ use std::time::Duration;
 use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
 
 use tierfft::distributed::{
-    DistFft, DistSpec, Exchange, Launch, LocalExchange, Rendezvous, Spectrum,
+    DistFft, DistSpec, Exchange, Launch, LocalExchange, Rendezvous, Spectrum, WholeFft,
 };
 use tierfft::{Element, NdSpec};
 
 use crate::common::*;
-
-/// The one-device spec `spec` computes.
-fn nd_spec(spec: &DistSpec) -> NdSpec {
-    let mut nd = NdSpec::new(&spec.shape).direction(spec.direction);
-    if spec.real {
-        nd = nd.real();
-    }
-    if spec.normalize {
-        nd = nd.normalized();
-    }
-    nd
-}
 
 /// Output slabs poisoned with NaNs on each rank's device.
 fn poisoned_outputs<T: Element>(fft: &DistFft, nan: T) -> Vec<tierfft::DeviceBuffer<T>> {
@@ -45,7 +33,7 @@ fn poisoned_outputs<T: Element>(fft: &DistFft, nan: T) -> Vec<tierfft::DeviceBuf
 /// Runs `fft` on a fresh random global array and returns its relative error against f64.
 fn check(fft: &DistFft, rng: &mut StdRng) -> f64 {
     let spec = fft.spec();
-    let nd = nd_spec(spec);
+    let nd = spec.one_device();
     let nan = Complex32::new(f32::NAN, f32::NAN);
     let what = format!("{spec:?} over {} ranks", fft.ranks().len());
     let (got, want) = match (spec.real, nd.kind()) {
@@ -568,6 +556,111 @@ fn gpu_ranks_through_host_memory() {
             check(&fft, &mut rng);
         }
     }
+}
+
+/// Runs `whole` on a fresh random global array, its output poisoned, and returns its
+/// relative error against f64.
+fn check_whole(whole: &WholeFft, rng: &mut StdRng) -> f64 {
+    let spec = whole.spec().one_device();
+    let what = format!("{:?} {whole}", whole.spec());
+    let nan = Complex32::new(f32::NAN, f32::NAN);
+    let (got, want) = match spec.kind() {
+        tierfft::nd::Kind::ComplexToComplex => {
+            let x = random(rng, spec.input_len());
+            let mut y = x.clone();
+            whole
+                .process(&mut y)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            (y, nd_f64(&spec, &NdInput::Complex(&x)))
+        }
+        tierfft::nd::Kind::RealToComplex => {
+            let x: Vec<f32> = (0..spec.input_len())
+                .map(|_| rng.random_range(-1.0..1.0))
+                .collect();
+            let mut y = vec![nan; spec.output_len()];
+            whole
+                .process_real_to_complex(&x, &mut y)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            (y, nd_f64(&spec, &NdInput::Real(&x)))
+        }
+        _ => {
+            let x = random(rng, spec.input_len());
+            let mut y = vec![f32::NAN; spec.output_len()];
+            whole
+                .process_complex_to_real(&x, &mut y)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let y = y.iter().map(|&r| Complex32::new(r, 0.0)).collect();
+            (y, nd_f64(&spec, &NdInput::Complex(&x)))
+        }
+    };
+    let error = relative_l2_error(&got, &want);
+    assert!(error < 1e-5, "{what}: relative error {error:.2e}");
+    error
+}
+
+/// Whole host arrays through CPU ranks: spread without an estimate, every kind against the
+/// f64 reference (global arrays in and out whatever the spectrum's layout); the wrong call,
+/// length or one-device plan refused before any work.
+#[test]
+fn whole_arrays_through_cpu_ranks() {
+    let mut rng = rng();
+    let cpu = tierfft::Device::cpu();
+    let whole = |spec: &DistSpec, ranks: usize| {
+        let spread = DistFft::on_cpu(spec, ranks).expect("plan ranks");
+        let one = cpu.plan_nd(&spec.one_device()).expect("plan one device");
+        WholeFft::choose(spread, one, None).expect("choose")
+    };
+    for (shape, ranks) in [(&[12, 10][..], 3), (&[9, 6, 8][..], 2)] {
+        for spec in specs(shape) {
+            let w = whole(&spec, ranks);
+            assert_eq!(w.devices(), ranks, "{w}");
+            assert!(w.spread().is_some() && w.estimate().is_none());
+            check_whole(&w, &mut rng);
+        }
+    }
+    let c2c = whole(&DistSpec::new(&[8, 8]), 2);
+    let mut short = vec![Complex32::default(); 63];
+    let err = c2c.process(&mut short).expect_err("short array");
+    assert!(err.to_string().contains("63 elements"), "{err}");
+    let err = c2c
+        .process_real_to_complex(&[0.0; 64], &mut [Complex32::default(); 40])
+        .expect_err("wrong kind");
+    assert!(
+        err.to_string().contains("complex transform (process)"),
+        "{err}"
+    );
+    let spec = DistSpec::new(&[8, 8]);
+    let other = cpu.plan_nd(&NdSpec::new(&[8, 8]).inverse()).expect("plan");
+    let err = WholeFft::choose(DistFft::on_cpu(&spec, 2).expect("plan"), other, None)
+        .err()
+        .expect("mismatched one-device plan");
+    assert!(err.to_string().contains("DistSpec::one_device"), "{err}");
+}
+
+/// Whole host arrays over the test GPU twice (peer copies): the planner measures the
+/// bandwidths, estimates both sides with the host copies, and whichever it keeps matches
+/// the f64 reference; skipped on other devices.
+#[cfg(feature = "cuda")]
+#[test]
+fn whole_arrays_on_cuda_choose_by_estimate() {
+    use tierfft::distributed::Link;
+    let Some(cuda) = gpu().cuda_device() else {
+        eprintln!("skipped: {} is not a CUDA GPU", gpu().name());
+        return;
+    };
+    let mut rng = rng();
+    for spec in specs(&[512, 384]) {
+        let w = WholeFft::on_cuda(&spec, &[cuda.clone(), cuda.clone()], Link::Peer)
+            .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+        let e = w.estimate().expect("two ranks on CUDA are estimated");
+        assert!(e.host.is_some(), "{e}");
+        assert_eq!(w.devices() == 2, e.spread_is_faster(), "{w}");
+        eprintln!("{spec:?}: {w}");
+        check_whole(&w, &mut rng);
+    }
+    let alone = WholeFft::on_cuda(&DistSpec::new(&[64, 64]), &[cuda], Link::Peer).expect("one");
+    assert_eq!(alone.devices(), 1);
+    check_whole(&alone, &mut rng);
 }
 
 /// Peer copies between ranks on CUDA (2 and 3 ranks sharing the test GPU: the copies, the
