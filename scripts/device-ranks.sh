@@ -57,7 +57,8 @@ for step in "$@"; do
         # NCCL's initialisation probes every kernel of its own and counts the ones its wheel
         # lacks for the GPU as CUDA API errors (cudaErrorNoKernelImageForDevice in
         # ncclInitKernelsForDevice, NCCL 2.28.9): memcheck reports memory errors only.
-        for t in distributed::gpu_ranks_through_peer_copies distributed::nccl_ranks_match_the_reference; do
+        for t in distributed::gpu_ranks_through_peer_copies distributed::whole_arrays_on_cuda_choose_by_estimate \
+            distributed::nccl_ranks_match_the_reference; do
             echo "== compute-sanitizer memcheck $t" | tee -a "$out/tests.txt"
             timeout "${SANITIZE_SECONDS:-240}" compute-sanitizer --tool memcheck --report-api-errors no \
                 --error-exitcode 9 .carry/tests/library --test-threads=1 --exact "$t" \
