@@ -10,6 +10,10 @@ pub enum SarError {
     /// array; the message says what and the remedy).
     #[error("{0}")]
     Echoes(String),
+    /// A raw product that cannot be read (the message names the file, the field and what is
+    /// wrong with it, or what the reader cannot handle yet).
+    #[error("{0}")]
+    Product(String),
     /// The FFT library failed (device, size, memory).
     #[error(transparent)]
     Fft(#[from] tierfft::Error),

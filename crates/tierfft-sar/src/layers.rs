@@ -1,6 +1,6 @@
 //! The floors of the crate, and the test that keeps them: a file imports (`crate::…`) only
 //! from its own floor and the floors below, and no files import each other round a circle.
-//! Data flow up the list: the scene (parameters, geometry, echoes), the filters computed
+//! Data flow up the list: what a raw product says, the scene (parameters, geometry, echoes), the filters computed
 //! from it, focusing (plans, builders, executors), and the quality of the focused image.
 //! docs/ARCHITECTURE.md draws the same list.
 //!
@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// The floors, lowest first, each with the top-level modules (under `src/`) it holds.
 const FLOORS: &[(&str, &[&str])] = &[
     ("error", &["error"]),
+    ("product", &["product"]),
     ("scene", &["scene"]),
     ("filters", &["filters"]),
     ("focus", &["focus"]),

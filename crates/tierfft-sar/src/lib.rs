@@ -1,9 +1,12 @@
 //! # tierfft-sar
 //!
-//! Synthetic-aperture-radar focusing on tierfft, in four floors, each importing only its own
+//! Synthetic-aperture-radar focusing on tierfft, in five floors, each importing only its own
 //! and the ones below (a unit test, `layers.rs`, keeps that and the absence of import
 //! circles between files):
 //!
+//! - [`product`]: raw products of SAR missions read ([`product::RawProduct`]: NISAR
+//!   Level-0B in [`product::nisar`]), echoes decoded by block of pulses with the radar's
+//!   description, orbit and attitude;
 //! - [`scene`]: scene and radar parameters ([`scene::params`]), raw-echo simulation
 //!   ([`scene::simulate`]), the Doppler centroid and antenna pattern, given or estimated,
 //!   echoes checked before any work, and the margins a scene of any size is processed with
@@ -27,6 +30,7 @@
 pub mod error;
 pub mod filters;
 pub mod focus;
+pub mod product;
 pub mod quality;
 pub mod scene;
 

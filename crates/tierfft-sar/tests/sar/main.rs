@@ -8,6 +8,7 @@ mod chirps;
 mod dist_focus;
 mod fit;
 mod focus;
+mod l0b;
 mod lband;
 mod noise;
 mod pattern;
