@@ -12,8 +12,10 @@ use tierfft_sar::filters::radiometry::Radiometry;
 use tierfft_sar::filters::range::Window;
 use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::FocusOptions;
+use tierfft_sar::product::RawProduct;
+use tierfft_sar::product::nisar::{Channel, L0b};
 use tierfft_sar::quality::looks::multilook;
-use tierfft_sar::quality::report::{Blocks, Report, Timings};
+use tierfft_sar::quality::report::{Blocks, ProductReport, Report, Timings};
 use tierfft_sar::scene::centroid::Used;
 use tierfft_sar::scene::echoes::{NonFinite, check_finite, check_layout};
 use tierfft_sar::scene::extent::Extent;
@@ -80,6 +82,23 @@ pub struct SarArgs {
     /// looks transposed are refused.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["lines", "samples"])]
     raw: Option<PathBuf>,
+    /// Focus a raw product instead of simulating: a NISAR Level-0B "RRSD" HDF5 file (what
+    /// NISAR distributes, and ISCE3 repackages older L-band missions into). The radar, the
+    /// scene's size, the slant-range axis and the pulses' times come from the file, the
+    /// effective velocity from its orbit; the Doppler centroid is estimated from the echoes
+    /// and printed beside the one the orbit and attitude predict. A product of fewer pulses
+    /// than a synthetic aperture is focused over the pulses it has (metrics.json says how
+    /// much coarser its azimuth resolution is).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["raw", "config", "lines", "samples", "write_raw", "replica"])]
+    l0b: Option<PathBuf>,
+    /// With --l0b: the channel to read, FREQUENCY/POLARISATION (e.g. A/HH, B/HV); default
+    /// the first frequency's first co-polarised channel.
+    #[arg(long, value_name = "F/PP", requires = "l0b")]
+    channel: Option<String>,
+    /// With --l0b: the antenna's length along track, m, for missions the reader does not
+    /// know (known: ALOS 8.9 m, NISAR 12 m).
+    #[arg(long, value_name = "M", requires = "l0b")]
+    antenna_m: Option<f64>,
     /// With --raw: set NaN or infinite echo samples to zero (recorded in metrics.json as
     /// `nonfinite_zeroed`) instead of refusing the echoes.
     #[arg(long, requires = "raw")]
@@ -233,9 +252,22 @@ fn parse_scene_size(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Where the echoes come from.
+enum Source {
+    /// Simulated from the configuration.
+    Simulated,
+    /// A `.npy` file (`--raw`), its header checked.
+    Npy(npy::Input),
+    /// A raw product (`--l0b`) and what it said.
+    Product(Box<L0b>, ProductReport),
+}
+
 /// The configuration with the command line applied, validated, and the user's echoes opened
 /// (header checked, data not yet read).
-fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
+fn prepare(args: &SarArgs) -> CliResult<(Config, Source)> {
+    if let Some(path) = &args.l0b {
+        return open_product(path, args);
+    }
     // The user's echoes: only the targets the file lists are theirs.
     let targets = match args.raw {
         Some(_) => DefaultTargets::Drop,
@@ -273,7 +305,7 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
     }
     let Some(path) = &args.raw else {
         config.validate().map_err(from_config)?;
-        return Ok((config, None));
+        return Ok((config, Source::Simulated));
     };
     if config.radar.near_range_m.is_none() {
         return Err(
@@ -288,7 +320,7 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
         .size_from_echoes(text.as_deref(), lines, samples)
         .map_err(from_config)?;
     let Err(invalid) = config.validate() else {
-        return Ok((config, Some(input)));
+        return Ok((config, Source::Npy(input)));
     };
     // A scene that would be valid the other way round: say so when the echoes look
     // transposed, the likelier cause than the radar.
@@ -307,6 +339,39 @@ fn prepare(args: &SarArgs) -> CliResult<(Config, Option<npy::Input>)> {
         path.display()
     )
     .into())
+}
+
+/// `--l0b`: the product opened, its description turned into the configuration (said on the
+/// terminal with the geometry it came from).
+fn open_product(path: &Path, args: &SarArgs) -> CliResult<(Config, Source)> {
+    let channel = match &args.channel {
+        Some(c) => Some(Channel::parse(c).map_err(|e| format!("--channel: {e}"))?),
+        None => None,
+    };
+    let product = L0b::open(path, channel.as_ref())?;
+    let d = product.description();
+    let (config, geometry) = tierfft_sar::scene::product::config(d, args.antenna_m)
+        .map_err(|e| format!("'{}': {e}", path.display()))?;
+    eprintln!(
+        "{}: {} {}, {} pulses × {} samples from {:.0} m, PRF {:.3} Hz; {geometry}",
+        path.display(),
+        d.mission,
+        d.channel,
+        d.pulses(),
+        d.samples(),
+        d.near_range_m(),
+        d.prf_hz
+    );
+    let report = ProductReport {
+        file: path.display().to_string(),
+        mission: d.mission.clone(),
+        channel: d.channel.clone(),
+        first_pulse_s: d.pulse_times_s[0],
+        epoch: d.epoch.clone(),
+        azimuth_resolution_factor: geometry.resolution_factor(),
+        geometry,
+    };
+    Ok((config, Source::Product(Box::new(product), report)))
 }
 
 /// A measured pulse from a 1-D `.npy` of complex (or real) samples.
@@ -440,8 +505,9 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         radiometry: args.radiometry,
     };
     focus_opts.validate()?;
+    let simulated = matches!(raw, Source::Simulated);
     if args.plan {
-        return print_plan(config, raw.is_none(), &focus_opts);
+        return print_plan(config, simulated, &focus_opts);
     }
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let on = open_devices(args)?;
@@ -450,11 +516,15 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     check_scene(&config, &on, focus_opts, args.block_lines)?;
     let out = Staged::begin(&args.out)?;
 
-    let simulated = raw.is_none();
     let t = Instant::now();
+    let mut product = None;
     let mut data = match raw {
-        Some(input) => input.read()?,
-        None => {
+        Source::Npy(input) => input.read()?,
+        Source::Product(p, report) => {
+            product = Some(report);
+            p.read_all()?
+        }
+        Source::Simulated => {
             let bar = ProgressBar::new(lines as u64).with_style(
                 ProgressStyle::with_template("simulating echoes {bar:40} {pos}/{len} lines")
                     .map_err(|e| e.to_string())?,
@@ -622,6 +692,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         _ => None,
     };
     report.nonfinite_zeroed = zeroed;
+    report.product = product;
     report.noise_region = noise.region.clone();
     report.warnings.extend(noise.warning.clone());
     report.timings_s = Timings {

@@ -11,4 +11,5 @@ mod examples;
 mod independent_sar;
 mod launcher;
 mod numpy;
+mod product;
 mod sar;

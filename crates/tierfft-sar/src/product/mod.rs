@@ -8,6 +8,7 @@
 //! Formats: NISAR Level-0B "RRSD" ([`nisar::L0b`]). docs/SAR.md says what Sentinel-1
 //! Level-0 and ALOS CEOS Level 1.0 readers would need.
 
+pub mod geometry;
 pub mod nisar;
 pub mod orbit;
 

@@ -60,6 +60,8 @@ pub struct Report<'a> {
     pub azimuth_equalisation: bool,
     /// Non-finite echo samples set to zero (`null`: none were).
     pub nonfinite_zeroed: Option<Zeroed>,
+    /// The raw product the echoes came from (`null`: simulated or a `.npy`).
+    pub product: Option<ProductReport>,
     /// Where the SNR's noise was measured (`null`: nowhere, no SNR).
     pub noise_region: Option<NoiseRegion>,
     /// Warnings the run gave, in the order given.
@@ -68,6 +70,27 @@ pub struct Report<'a> {
     pub timings_s: Timings,
     /// Every target's measurements, in the config's order.
     pub targets: &'a [TargetReport],
+}
+
+/// What a raw product said, and the geometry its configuration came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProductReport {
+    /// The file read.
+    pub file: String,
+    /// Its mission and channel (e.g. "ALOS", "frequencyA HH").
+    pub mission: String,
+    /// The channel read.
+    pub channel: String,
+    /// Transmit time of the first pulse: seconds since `epoch`.
+    pub first_pulse_s: f64,
+    /// The instant the product's times count from (UTC).
+    pub epoch: String,
+    /// Effective velocity, predicted Doppler centroid, antenna and aperture
+    /// ([`crate::scene::product::Geometry`]).
+    pub geometry: crate::scene::product::Geometry,
+    /// How much coarser the azimuth resolution is than a full aperture's (1: a whole
+    /// aperture was focused).
+    pub azimuth_resolution_factor: f64,
 }
 
 /// A size in lines and samples.
@@ -168,6 +191,7 @@ impl Report<'_> {
             azimuth_pattern,
             azimuth_equalisation: opts.azimuth_equalisation,
             nonfinite_zeroed: None,
+            product: None,
             noise_region: None,
             warnings: Vec::new(),
             timings_s: Timings::default(),

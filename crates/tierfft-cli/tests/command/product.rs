@@ -1,0 +1,108 @@
+//! `tierfft sar --l0b`: the real ALOS-1 PALSAR chip in `../shared/data` focused end to end
+//! (skipped with a message where the folder is absent), and the product options' mistakes
+//! refused by name before anything is written.
+
+use std::path::PathBuf;
+
+use crate::common::{TempDir, assert_ok, fails_with, metrics, text};
+
+/// The chip, or `None` (said on stderr) where it is absent.
+fn chip() -> Option<PathBuf> {
+    let dir = match std::env::var_os("TIERFFT_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    };
+    let path = dir.join("alos1_palsar_l0b_chip.h5");
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("skipped: {} is absent (set TIERFFT_DATA)", path.display());
+        None
+    }
+}
+
+#[test]
+fn the_alos_chip_focuses_from_its_product() {
+    let Some(chip) = chip() else { return };
+    let dir = TempDir::new("l0b");
+    let out = dir.path("out");
+    let o = dir.run(&[
+        "sar",
+        "--device",
+        "cpu",
+        "--l0b",
+        text(&chip),
+        "--out",
+        text(&out),
+    ]);
+    assert_ok(&o);
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("ALOS frequencyA HH, 1000 pulses × 2200 samples"),
+        "{said}"
+    );
+    assert!(
+        said.contains("Doppler centroid from orbit and attitude"),
+        "{said}"
+    );
+    let m = metrics(&out);
+    let p = &m["product"];
+    assert_eq!(p["mission"], "ALOS");
+    let factor = p["azimuth_resolution_factor"].as_f64().unwrap();
+    // 1000 pulses of an aperture of about 6200: a sixth of it.
+    assert!((5.5..7.0).contains(&factor), "{factor}");
+    let v = p["geometry"]["effective_velocity_mps"][1].as_f64().unwrap();
+    assert!((6900.0..7100.0).contains(&v), "{v}");
+    assert_eq!(m["lines"], 1000);
+    assert_eq!(m["samples"], 2200);
+    assert_eq!(m["doppler_centroid"]["source"], "estimated");
+    for file in ["image.png", "raw.png", "focused.npy", "metrics.json"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+}
+
+#[test]
+fn product_mistakes_are_refused_by_name() {
+    let dir = TempDir::new("l0b-bad");
+    let out = dir.path("out");
+    let not_hdf5 = dir.path("echoes.h5");
+    std::fs::write(&not_hdf5, b"not an HDF5 file at all").unwrap();
+    let o = dir.run(&[
+        "sar",
+        "--device",
+        "cpu",
+        "--l0b",
+        text(&not_hdf5),
+        "--out",
+        text(&out),
+    ]);
+    fails_with(&o, &["echoes.h5", "cannot be read as HDF5"]);
+    assert!(!out.exists(), "nothing written");
+    let o = dir.run(&["sar", "--l0b", text(&not_hdf5), "--lines", "64"]);
+    assert_eq!(o.status.code(), Some(2), "--lines conflicts with --l0b");
+    let Some(chip) = chip() else { return };
+    let o = dir.run(&[
+        "sar",
+        "--device",
+        "cpu",
+        "--l0b",
+        text(&chip),
+        "--channel",
+        "B/HV",
+        "--out",
+        text(&out),
+    ]);
+    fails_with(&o, &["no channel B/HV", "A/HH"]);
+    let o = dir.run(&[
+        "sar",
+        "--device",
+        "cpu",
+        "--l0b",
+        text(&chip),
+        "--antenna-m=-3",
+        "--out",
+        text(&out),
+    ]);
+    fails_with(&o, &["antenna length", "-3"]);
+    assert!(!out.exists(), "nothing written");
+}
