@@ -309,9 +309,9 @@ pub fn write_target_figures(
 }
 
 /// Writes `image.png` ([`whole::image_figure`]) to `path`.
-pub fn write_image(path: &Path, image: &Focused, geometry: &Geometry) -> CliResult<()> {
-    let (rgb, _) =
-        whole::image_figure(image, geometry).map_err(|e| format!("cannot draw the image: {e}"))?;
+pub fn write_image(path: &Path, image: &Focused, geometry: &Geometry, what: &str) -> CliResult<()> {
+    let (rgb, _) = whole::image_figure(image, geometry, what)
+        .map_err(|e| format!("cannot draw the {what}: {e}"))?;
     write_rgb(path, &rgb)
 }
 

@@ -40,9 +40,10 @@ pub struct Looks<'a> {
     pub looks: (usize, usize),
 }
 
-/// The focused image whole, each pixel the strongest sample of its block (one sample where
-/// the image fits [`IMAGE_SIDE`]), in dB of the image's peak.
-pub fn image_figure(image: &Focused, geometry: &Geometry) -> CliResult<(Rgb, Frame)> {
+/// An image whole (`what` it is names it: "focused image", "range-compressed image"), each
+/// pixel the strongest sample of its block (one sample where the image fits
+/// [`IMAGE_SIDE`]), in dB of the image's peak.
+pub fn image_figure(image: &Focused, geometry: &Geometry, what: &str) -> CliResult<(Rgb, Frame)> {
     let raster = Raster {
         smooth: false,
         ..reduced(image, 0..image.lines, 0..image.samples, IMAGE_SIDE)
@@ -57,10 +58,7 @@ pub fn image_figure(image: &Focused, geometry: &Geometry) -> CliResult<(Rgb, Fra
     };
     let scale = Scale::from_data(&raster.db, "dB of the image's peak");
     draw_whole(
-        &format!(
-            "focused image, {} lines × {} samples",
-            image.lines, image.samples
-        ),
+        &format!("{what}, {} lines × {} samples", image.lines, image.samples),
         &format!("|z|², {per_pixel}; azimuth downwards in pulse order"),
         &raster,
         &scale,
@@ -294,7 +292,7 @@ mod tests {
         let mut data = noise(lines * samples, 1e-6, 7);
         data[300 * samples + 350] = Complex32::new(1.0, 0.0);
         let img = Focused::new(&data, lines, samples).expect("shape");
-        let (rgb, frame) = image_figure(&img, &GEOMETRY).expect("drawn");
+        let (rgb, frame) = image_figure(&img, &GEOMETRY, "focused image").expect("drawn");
         assert_eq!((frame.x_px.len(), frame.y_px.len()), (samples, lines));
         let size = figure_size((samples as u32, lines as u32));
         assert_eq!((rgb.width, rgb.height), (size.0 as usize, size.1 as usize));
@@ -330,7 +328,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("tierfft-whole-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("image.png");
-        super::super::write_image(&path, &img, &GEOMETRY).expect("written");
+        super::super::write_image(&path, &img, &GEOMETRY, "focused image").expect("written");
         let (w, h, bytes) = decode(&path);
         assert_eq!((w, h), size);
         assert_eq!(bytes, rgb.pixels);
@@ -351,7 +349,7 @@ mod tests {
         let raster = reduced(&img, 0..lines, 0..samples, IMAGE_SIDE);
         assert_eq!((raster.rows, raster.cols), (1050, 64));
         assert_eq!(cell_of(&raster), (2, 1));
-        let (rgb, frame) = image_figure(&img, &GEOMETRY).expect("drawn");
+        let (rgb, frame) = image_figure(&img, &GEOMETRY, "focused image").expect("drawn");
         // Stretched across to the least side, one pixel a block down.
         assert_eq!((frame.x_px.len(), frame.y_px.len()), (MIN_SIDE, 1050));
         let (px, py) = frame.pixel((20.0, -2001.0));

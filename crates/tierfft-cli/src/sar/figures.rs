@@ -28,7 +28,12 @@ pub fn geometry(config: &Config) -> Geometry {
 
 /// Writes `image.png`: the focused `image` whole ([`whole::image_figure`]).
 pub fn image(path: &Path, image: &Focused, config: &Config) -> CliResult<()> {
-    plot::write_image(path, image, &geometry(config))
+    plot::write_image(path, image, &geometry(config), "focused image")
+}
+
+/// Writes `range_compressed.png`: the echoes compressed in range, whole.
+pub fn range_compressed(path: &Path, image: &Focused, config: &Config) -> CliResult<()> {
+    plot::write_image(path, image, &geometry(config), "range-compressed image")
 }
 
 /// Writes `raw.png`: the echoes `data` of `config`'s scene ([`whole::raw_figure`]).

@@ -9,7 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tierfft::Complex32;
 use tierfft_sar::filters::radiometry::Radiometry;
-use tierfft_sar::filters::range::Window;
+use tierfft_sar::filters::range::{Window, compress_range_linear};
 use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::product::RawProduct;
@@ -56,7 +56,8 @@ pub struct SarArgs {
     /// 2, … in the config's order) target-N-crop.png (the image around it, interpolated, with
     /// axes and a cross where it was placed) and target-N-cuts.png (its range and azimuth cuts
     /// in dB as imaged, alone and ideal, with the measured IRW, PSLR and ISLR and theory's);
-    /// with --looks also looks.npy and looks.png.
+    /// with --looks also looks.npy and looks.png; with --l0b also range_compressed.npy and
+    /// range_compressed.png (the echoes compressed in range alone).
     #[arg(long, default_value = "sar-out", value_name = "DIR")]
     out: PathBuf,
     /// Azimuth lines (overrides the config): any number from 16 that holds a target's
@@ -180,7 +181,7 @@ pub struct SarArgs {
 /// them (fewer targets). Not `raw.npy`: a later run leaves it alone, since it may be the very
 /// file that run focuses with `--raw`.
 fn owned(name: &str) -> bool {
-    const FILES: [&str; 7] = [
+    const FILES: [&str; 9] = [
         "overview.png",
         "image.png",
         "raw.png",
@@ -188,6 +189,8 @@ fn owned(name: &str) -> bool {
         "focused.npy",
         "looks.npy",
         "looks.png",
+        "range_compressed.npy",
+        "range_compressed.png",
     ];
     let target_figure = name
         .strip_prefix("target-")
@@ -561,6 +564,14 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         write_scene(&out, &config)?;
     }
     figures::raw(&out.path("raw.png"), &data, &config)?;
+    if product.is_some() {
+        // A product's echoes, compressed in range alone: what a focused image is compared
+        // with, and what an independent matched filter can check.
+        let compressed = compress_range_linear(&on.devices[0], &config, &data, args.window)?;
+        npy::write_atomic(&out.path("range_compressed.npy"), &shape, &compressed)?;
+        let image = plot::Focused::new(&compressed, lines, samples)?;
+        figures::range_compressed(&out.path("range_compressed.png"), &image, &config)?;
+    }
     let t = Instant::now();
     let centroid = match simulated {
         // Simulated echoes: the centroid they were simulated with.

@@ -56,9 +56,50 @@ fn the_alos_chip_focuses_from_its_product() {
     assert_eq!(m["lines"], 1000);
     assert_eq!(m["samples"], 2200);
     assert_eq!(m["doppler_centroid"]["source"], "estimated");
-    for file in ["image.png", "raw.png", "focused.npy", "metrics.json"] {
+    for file in [
+        "image.png",
+        "raw.png",
+        "focused.npy",
+        "metrics.json",
+        "range_compressed.npy",
+        "range_compressed.png",
+    ] {
         assert!(out.join(file).exists(), "{file}");
     }
+    independent_range_compression(&chip, &out);
+}
+
+/// `scripts/independent-l0b.py`: the chip decoded and compressed in range by NumPy and
+/// h5py alone, against `range_compressed.npy`, to 1e-5 in relative L2. Skipped without
+/// them, unless `TIERFFT_REQUIRE_NUMPY` is set (as `scripts/test` does, installing both).
+fn independent_range_compression(chip: &std::path::Path, out: &std::path::Path) {
+    let ready = std::process::Command::new("python3")
+        .args(["-c", "import numpy, h5py"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ready {
+        assert!(
+            std::env::var_os("TIERFFT_REQUIRE_NUMPY").is_none(),
+            "TIERFFT_REQUIRE_NUMPY is set, but python3 cannot import numpy and h5py"
+        );
+        eprintln!("python3 cannot import numpy and h5py: the independent check did not run");
+        return;
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/independent-l0b.py");
+    let o = std::process::Command::new("python3")
+        .args([text(&script), text(chip), text(out)])
+        .output()
+        .expect("run scripts/independent-l0b.py");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_str(said.trim()).expect("JSON");
+    let rel = result["relative_l2"].as_f64().unwrap();
+    eprintln!("range compression against NumPy: relative L2 {rel:.2e}");
+    assert!(rel < 1e-5, "{result}");
 }
 
 #[test]

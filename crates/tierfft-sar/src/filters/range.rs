@@ -135,6 +135,41 @@ pub fn compress_range(
     Ok(())
 }
 
+/// `raw` (`[lines][samples]`) compressed in range on `device` without wrapping round: each
+/// line padded with zeros to `samples` + the pulse's length, compressed with
+/// [`range_filter`] over that length, and cut back to `samples` (a target's compressed peak on
+/// its delay's sample, as in focusing with margins).
+pub fn compress_range_linear(
+    device: &Device,
+    config: &Config,
+    raw: &[Complex32],
+    window: Window,
+) -> Result<Vec<Complex32>, SarError> {
+    let (lines, samples) = (config.scene.lines, config.scene.samples);
+    if raw.len() != lines * samples {
+        return Err(SarError::Echoes(format!(
+            "{} echo samples for a {lines} × {samples} scene",
+            raw.len()
+        )));
+    }
+    let pulse = (config.radar.pulse_s * config.radar.sample_rate_hz).ceil() as usize;
+    let padded = samples + pulse;
+    let mut data = vec![Complex32::default(); lines * padded];
+    for (to, from) in data.chunks_exact_mut(padded).zip(raw.chunks_exact(samples)) {
+        to[..samples].copy_from_slice(from);
+    }
+    let filter: Arc<[Complex32]> = range_filter(&config.radar, padded, window).into();
+    let spec = FftSpec::new(padded)
+        .batch(lines)
+        .then_multiply_and_invert(filter)
+        .normalized();
+    device.plan(&spec)?.process(&mut data)?;
+    Ok(data
+        .chunks_exact(padded)
+        .flat_map(|line| line[..samples].iter().copied())
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
