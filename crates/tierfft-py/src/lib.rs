@@ -23,6 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sar::focus, m)?)?;
     m.add_function(wrap_pyfunction!(sar::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sar::scene_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(sar::read_l0b, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

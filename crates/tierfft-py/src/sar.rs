@@ -82,6 +82,50 @@ pub fn simulate<'py>(
 /// with the values the simulation takes where the config leaves them open written in (near
 /// range, Doppler centroid, azimuth pattern, targets): the config that focuses those echoes
 /// and measures their targets, as `tierfft sar --write-raw` writes scene.toml.
+/// A NISAR Level-0B product read: its echoes decoded (complex64 `[pulses, samples]`), the
+/// scene's configuration as TOML (what `tierfft sar --l0b` focuses with) and what the product
+/// said as JSON (mission, channel, epoch, first pulse's time, geometry).
+#[pyfunction]
+#[pyo3(signature = (path, channel=None, antenna_m=None))]
+pub fn read_l0b<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    channel: Option<&str>,
+    antenna_m: Option<f64>,
+) -> PyResult<(Bound<'py, PyArray2<Complex32>>, String, String)> {
+    use tierfft_sar::product::RawProduct;
+    use tierfft_sar::product::nisar::{Channel, L0b};
+    let channel = channel.map(Channel::parse).transpose().map_err(sar_err)?;
+    let (raw, samples, toml, info) = py
+        .detach(|| -> Result<_, SarError> {
+            let product = L0b::open(&path, channel.as_ref())?;
+            let d = product.description();
+            let (config, geometry) = tierfft_sar::scene::product::config(d, antenna_m)?;
+            let info = serde_json::json!({
+                "file": path.display().to_string(),
+                "mission": d.mission,
+                "channel": d.channel,
+                "epoch": d.epoch,
+                "first_pulse_s": d.pulse_times_s[0],
+                "pulse_times_s": d.pulse_times_s,
+                "slant_range_m": d.slant_range_m,
+                "geometry": geometry,
+                "azimuth_resolution_factor": geometry.resolution_factor(),
+            });
+            let samples = d.samples();
+            Ok((
+                product.read_all()?,
+                samples,
+                config.to_toml()?,
+                info.to_string(),
+            ))
+        })
+        .map_err(sar_err)?;
+    let lines = raw.len() / samples;
+    let array = PyArray1::from_vec(py, raw).reshape([lines, samples])?;
+    Ok((array, toml, info))
+}
+
 #[pyfunction]
 #[pyo3(signature = (config=None))]
 pub fn scene_toml(config: Option<&str>) -> PyResult<String> {
@@ -202,6 +246,11 @@ pub fn focus<'py>(
             report.fallback = fit.fallback;
             report.nonfinite_zeroed = zeroed;
             report.noise_region = noise.region;
+            // Without targets, the speckle says how the scene focused (as the command does).
+            if config.scene.targets.is_empty() {
+                report.speckle =
+                    tierfft_sar::quality::speckle::measure(data, None, &config, windows).ok();
+            }
             report.warnings.extend(noise.warning);
             report.timings_s = Timings {
                 plan: plan_s,

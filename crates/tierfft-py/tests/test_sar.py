@@ -1,6 +1,8 @@
 """tierfft.sar from Python: a small simulated scene focused on each test device, its
 targets measured against theory."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -148,7 +150,8 @@ METRIC_KEYS = {
     "device", "ranks", "lines", "samples", "range_window", "azimuth_window", "theory", "fused",
     "processed", "margins", "fallback", "blocks", "fully_focused", "rcmc", "src", "algorithm",
     "radiometry", "doppler_centroid", "azimuth_pattern", "azimuth_equalisation",
-    "nonfinite_zeroed", "noise_region", "warnings", "timings_s", "targets",
+    "nonfinite_zeroed", "noise_region", "warnings", "timings_s", "targets", "product",
+    "speckle",
 }
 
 
@@ -203,3 +206,29 @@ def test_only_the_targets_a_config_lists_are_measured():
     listed = tierfft.sar.scene_toml(bare)
     _, metrics = tierfft.sar.focus(raw, listed, device="cpu")
     assert len(metrics["targets"]) == 5
+
+
+def _chip():
+    """The ALOS-1 PALSAR chip in ../shared/data (TIERFFT_DATA names another folder)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    folder = os.environ.get("TIERFFT_DATA", os.path.join(here, "..", "..", "..", "..", "shared", "data"))
+    path = os.path.join(folder, "alos1_palsar_l0b_chip.h5")
+    if not os.path.exists(path):
+        pytest.skip(f"{path} is absent (set TIERFFT_DATA)")
+    return path
+
+
+def test_read_l0b_and_focus_the_chip():
+    raw, config, info = tierfft.sar.read_l0b(_chip())
+    assert raw.shape == (1000, 2200) and raw.dtype == np.complex64
+    assert info["mission"] == "ALOS" and len(info["pulse_times_s"]) == 1000
+    assert "partial_aperture = true" in config
+    assert 5.5 < info["azimuth_resolution_factor"] < 7.0
+    image, metrics = tierfft.sar.focus(raw, config, device="cpu")
+    assert image.shape == raw.shape and metrics["targets"] == []
+    s = metrics["speckle"]
+    assert abs(s["azimuth_width"] / s["azimuth_theory"] - 1) < 0.06, s
+    with pytest.raises(ValueError, match="no channel B/VV"):
+        tierfft.sar.read_l0b(_chip(), channel="B/VV")
+    with pytest.raises(ValueError, match="cannot be read as HDF5"):
+        tierfft.sar.read_l0b(__file__)

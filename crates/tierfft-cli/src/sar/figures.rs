@@ -140,7 +140,7 @@ fn ideal_response(config: &Config, (azimuth, range): (Window, Window)) -> IdealR
     IdealResponse {
         azimuth: AxisResponse {
             window: azimuth,
-            samples_per_unit: r.prf_hz / r.doppler_bandwidth_hz(),
+            samples_per_unit: r.prf_hz / config.focused_doppler_bandwidth_hz(),
             carrier: config.mid_centroid_hz() / r.prf_hz,
         },
         range: AxisResponse {

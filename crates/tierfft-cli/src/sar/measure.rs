@@ -5,10 +5,13 @@ use tierfft_sar::quality::measure::{TargetReport, Theories};
 use tierfft_sar::quality::metrics::PointMetrics;
 
 /// Prints the targets as imaged and alone, each table with a row of theory, or a line saying
-/// there are none.
+/// there are none (the image's speckle is measured instead).
 pub fn print_tables(targets: &[TargetReport], theory: &Theories) {
     if targets.is_empty() {
-        println!("no targets to measure (list them as [[scene.targets]] in the config)");
+        println!(
+            "no targets to measure (a config's [[scene.targets]] lists them for --raw echoes): \
+             the image's speckle instead"
+        );
         return;
     }
     print_table("as imaged", targets, theory, |t| t.metrics.as_ref());

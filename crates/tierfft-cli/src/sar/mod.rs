@@ -564,14 +564,18 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         write_scene(&out, &config)?;
     }
     figures::raw(&out.path("raw.png"), &data, &config)?;
-    if product.is_some() {
-        // A product's echoes, compressed in range alone: what a focused image is compared
-        // with, and what an independent matched filter can check.
-        let compressed = compress_range_linear(&on.devices[0], &config, &data, args.window)?;
-        npy::write_atomic(&out.path("range_compressed.npy"), &shape, &compressed)?;
-        let image = plot::Focused::new(&compressed, lines, samples)?;
-        figures::range_compressed(&out.path("range_compressed.png"), &image, &config)?;
-    }
+    // A product's echoes, compressed in range alone: what a focused image is compared with,
+    // and what an independent matched filter can check.
+    let compressed = match product {
+        Some(_) => {
+            let compressed = compress_range_linear(&on.devices[0], &config, &data, args.window)?;
+            npy::write_atomic(&out.path("range_compressed.npy"), &shape, &compressed)?;
+            let image = plot::Focused::new(&compressed, lines, samples)?;
+            figures::range_compressed(&out.path("range_compressed.png"), &image, &config)?;
+            Some(compressed)
+        }
+        None => None,
+    };
     let t = Instant::now();
     let centroid = match simulated {
         // Simulated echoes: the centroid they were simulated with.
@@ -667,6 +671,28 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         noise.region.as_ref(),
     );
     measure::print_tables(&targets, &theory);
+    // Without targets, the speckle says how well the scene focused.
+    let speckle = match config.scene.targets.is_empty() {
+        true => {
+            let windows = (args.azimuth_window, args.window);
+            match tierfft_sar::quality::speckle::measure(
+                &data,
+                compressed.as_deref(),
+                &config,
+                windows,
+            ) {
+                Ok(s) => {
+                    println!("{s}");
+                    Some(s)
+                }
+                Err(e) => {
+                    eprintln!("note: the speckle was not measured: {e}");
+                    None
+                }
+            }
+        }
+        false => None,
+    };
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
         "timings (wall clock): plan {plan_s:.3} s (device arrays included); {} {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
@@ -704,6 +730,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     };
     report.nonfinite_zeroed = zeroed;
     report.product = product;
+    report.speckle = speckle;
     report.noise_region = noise.region.clone();
     report.warnings.extend(noise.warning.clone());
     report.timings_s = Timings {

@@ -15,7 +15,7 @@ const SMALL: &str = "[radar]\nantenna_m = 8.0\npulse_s = 2e-6\n[scene]\nlines = 
                      1024\nsnr_db = 20.0\n[[scene.targets]]\nrange_m = 20000.0\nazimuth_m = 3.0\n";
 
 /// The keys of metrics.json, sorted.
-const METRIC_KEYS: [&str; 26] = [
+const METRIC_KEYS: [&str; 27] = [
     "algorithm",
     "azimuth_equalisation",
     "azimuth_pattern",
@@ -37,6 +37,7 @@ const METRIC_KEYS: [&str; 26] = [
     "ranks",
     "rcmc",
     "samples",
+    "speckle",
     "src",
     "targets",
     "theory",

@@ -117,6 +117,12 @@ def simulate(config: Optional[str] = None, replica: Optional[np.ndarray] = None)
 def scene_toml(config: Optional[str] = None) -> str:
     """The TOML of the scene ``simulate(config)`` simulates, every value written out."""
 
+def read_l0b(
+    path: str, channel: Optional[str] = None, antenna_m: Optional[float] = None
+) -> Tuple[np.ndarray, str, str]:
+    """A NISAR L0B product: its echoes (complex64), its configuration (TOML), what it said
+    (JSON)."""
+
 def focus(
     raw: np.ndarray,
     device: Device,

@@ -23,7 +23,7 @@ import numpy as np
 from . import _core
 from ._plan import open_device
 
-__all__ = ["simulate", "scene_toml", "focus"]
+__all__ = ["simulate", "scene_toml", "focus", "read_l0b"]
 
 Config = Union[str, Dict[str, Any], None]
 
@@ -109,6 +109,30 @@ def scene_toml(config: Config = None) -> str:
         image, metrics = tierfft.sar.focus(tierfft.sar.simulate(scene), scene)
     """
     return _core.scene_toml(_toml(config))
+
+
+def read_l0b(
+    path: Union[str, os.PathLike],
+    *,
+    channel: Optional[str] = None,
+    antenna_m: Optional[float] = None,
+) -> Tuple[np.ndarray, str, Dict[str, Any]]:
+    """Reads a NISAR Level-0B ("RRSD") product: ``(raw, config, info)``, the echoes decoded
+    to complex64 ``[pulses, samples]`` (BFPQ codes through their table, samples outside each
+    pulse's valid window zero), the scene's configuration as TOML (the radar as recorded,
+    the effective velocity from the orbit; what ``tierfft sar --l0b`` focuses with), and
+    what the product said (``mission``, ``channel``, ``epoch``, ``first_pulse_s``,
+    ``pulse_times_s`` and ``slant_range_m`` (s, m), ``geometry`` with the Doppler centroid
+    the orbit and attitude predict, ``azimuth_resolution_factor``). ``channel``: e.g.
+    ``"A/HH"``; ``antenna_m``: the antenna's length along track for missions the reader
+    does not know (docs/SAR.md, "Raw products")::
+
+        raw, config, info = tierfft.sar.read_l0b("product.h5")
+        image, metrics = tierfft.sar.focus(raw, config, device="cpu")
+        print(metrics["speckle"])
+    """
+    raw, config, info = _core.read_l0b(os.fspath(path), channel, antenna_m)
+    return raw, config, json.loads(info)
 
 
 def focus(

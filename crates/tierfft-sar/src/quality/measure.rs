@@ -28,7 +28,7 @@ impl Theories {
         let r = &config.radar;
         let (azimuth, range) = (azimuth.theory(), range.theory());
         let irw_bins = (
-            azimuth.irw * r.prf_hz / r.doppler_bandwidth_hz(),
+            azimuth.irw * r.prf_hz / config.focused_doppler_bandwidth_hz(),
             range.irw * r.sample_rate_hz / r.bandwidth_hz,
         );
         Theories {
@@ -101,7 +101,7 @@ pub fn measure_targets(
     let response = IdealResponse {
         azimuth: AxisResponse {
             window: windows.0,
-            samples_per_unit: r.prf_hz / r.doppler_bandwidth_hz(),
+            samples_per_unit: r.prf_hz / config.focused_doppler_bandwidth_hz(),
             carrier: config.mid_centroid_hz() / r.prf_hz,
         },
         range: AxisResponse {

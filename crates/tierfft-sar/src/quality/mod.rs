@@ -8,3 +8,4 @@ pub mod metrics;
 pub mod neighbours;
 pub mod noise;
 pub mod report;
+pub mod speckle;

@@ -234,8 +234,15 @@ fn free_intervals(len: usize, centres: &[f64], half: f64) -> Vec<Range<usize>> {
 impl Extent {
     /// Where to measure the image's noise for `config`'s targets, whose theoretical IRWs are
     /// `irw_bins` (lines, samples): the largest rectangle of fully focused lines and samples
-    /// clear of every target's sidelobe bands (this module, with its fallbacks).
+    /// clear of every target's sidelobe bands (this module, with its fallbacks). Nowhere
+    /// without targets: the noise is measured for their SNR.
     pub fn noise_region(&self, config: &Config, irw_bins: (f64, f64)) -> NoiseChoice {
+        if config.scene.targets.is_empty() {
+            return NoiseChoice {
+                region: None,
+                warning: None,
+            };
+        }
         let placed = config.target_positions();
         let spans = Spans {
             size: (self.lines, self.samples),

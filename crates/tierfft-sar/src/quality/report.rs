@@ -62,6 +62,9 @@ pub struct Report<'a> {
     pub nonfinite_zeroed: Option<Zeroed>,
     /// The raw product the echoes came from (`null`: simulated or a `.npy`).
     pub product: Option<ProductReport>,
+    /// The image's speckle against theory, measured where there are no targets (`null`
+    /// otherwise, or where the image is too small to measure it).
+    pub speckle: Option<crate::quality::speckle::Speckle>,
     /// Where the SNR's noise was measured (`null`: nowhere, no SNR).
     pub noise_region: Option<NoiseRegion>,
     /// Warnings the run gave, in the order given.
@@ -192,6 +195,7 @@ impl Report<'_> {
             azimuth_equalisation: opts.azimuth_equalisation,
             nonfinite_zeroed: None,
             product: None,
+            speckle: None,
             noise_region: None,
             warnings: Vec::new(),
             timings_s: Timings::default(),

@@ -200,6 +200,11 @@ pub struct Scene {
     pub seed: u64,
     /// The targets.
     pub targets: Vec<Target>,
+    /// Focus a scene shorter than a target's synthetic aperture: each target from the
+    /// pulses recorded, its azimuth resolution coarser by the ratio
+    /// ([`Config::focused_doppler_bandwidth_hz`]). Off: such a scene is refused.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial_aperture: bool,
 }
 
 impl Default for Scene {
@@ -223,6 +228,7 @@ impl Default for Scene {
                 t(-1.0, -1.0),
                 t(2.0, -2.0),
             ],
+            partial_aperture: false,
         }
     }
 }
@@ -350,6 +356,20 @@ impl Config {
         2.0 * self.mid_swath_m() * (r.beamwidth_rad() / 2.0).tan() / r.azimuth_bin_m()
     }
 
+    /// The Doppler bandwidth a target is focused with, Hz: the beam's
+    /// ([`Radar::doppler_bandwidth_hz`]), or, in a scene shorter than the aperture
+    /// ([`Scene::partial_aperture`]), what the recorded pulses hold at mid-swath: the azimuth
+    /// FM rate 2v²/(λR) over the scene's duration.
+    pub fn focused_doppler_bandwidth_hz(&self) -> f64 {
+        let r = &self.radar;
+        let beam = r.doppler_bandwidth_hz();
+        if !self.scene.partial_aperture {
+            return beam;
+        }
+        let fm_rate = 2.0 * r.speed_mps.powi(2) / (r.wavelength_m() * self.mid_swath_m());
+        beam.min(fm_rate * self.scene.lines as f64 / r.prf_hz)
+    }
+
     /// Where each of the scene's targets lies ([`Config::target_position`]), in order.
     pub fn target_positions(&self) -> Vec<(f64, f64)> {
         self.scene
@@ -464,7 +484,7 @@ impl Config {
         // assumes the full Doppler bandwidth. Checked at mid-swath (targets near the far edge
         // have longer apertures and lose some resolution in a scene barely long enough).
         let (mid_m, aperture_lines) = (self.mid_swath_m(), self.aperture_lines());
-        if aperture_lines > s.lines as f64 {
+        if aperture_lines > s.lines as f64 && !s.partial_aperture {
             return bad(format!(
                 "scene.lines = {} is shorter than the synthetic aperture at mid-swath ({:.0} m), \
                  {aperture_lines:.1} lines: use at least {:.0} lines, or a longer \

@@ -1,15 +1,17 @@
 //! A focusing configuration from what a raw product says ([`crate::product::Description`]):
 //! the radar's parameters as recorded, the effective velocity from the orbit's zero-Doppler
 //! geometry, and the Doppler centroid the orbit and attitude predict beside it. Where the
-//! product holds fewer pulses than a target's synthetic aperture, the scene is focused over
-//! the pulses it has: a sub-aperture, its azimuth resolution coarser by the ratio.
+//! product holds fewer pulses than a target's synthetic aperture, each target is focused
+//! from the pulses it has ([`crate::scene::params::Scene::partial_aperture`]): the full
+//! aperture's azimuth filter over margins as long as it, the resolution coarser by the
+//! ratio.
 
 use serde::Serialize;
 
 use crate::error::SarError;
 use crate::product::Description;
 use crate::product::geometry::{effective_velocity, predicted_centroid};
-use crate::scene::params::{AzimuthPattern, C, Chirp, Config, PulseReference, Radar, Scene};
+use crate::scene::params::{C, Chirp, Config, PulseReference, Radar, Scene};
 
 /// Antenna lengths along track of the missions whose products carry none, m.
 const ANTENNAS: [(&str, f64); 2] = [
@@ -50,9 +52,8 @@ impl Geometry {
 
 /// The configuration that focuses `d`'s echoes, and the geometry it came from. The antenna
 /// length along track is `antenna_m`, else the mission's ([`ANTENNAS`]); a product of fewer
-/// pulses than the aperture is focused over its pulses (the antenna lengthened in
-/// proportion, so that the azimuth filter's band is what those pulses hold, the azimuth
-/// pattern uniform over it). The Doppler centroid is left to the echoes.
+/// pulses than the aperture is focused with partial apertures. The Doppler centroid and the
+/// azimuth pattern are left to the echoes.
 pub fn config(d: &Description, antenna_m: Option<f64>) -> Result<(Config, Geometry), SarError> {
     let (antenna_m, antenna_from) = match antenna_m {
         Some(a) if a.is_finite() && a > 0.0 => (a, "given".to_string()),
@@ -125,15 +126,11 @@ pub fn config(d: &Description, antenna_m: Option<f64>) -> Result<(Config, Geomet
             snr_db: None,
             seed: 0,
             targets: Vec::new(),
+            partial_aperture: false,
         },
     };
     let full = config.aperture_lines();
-    if full > pulses as f64 {
-        // Lengthened so that the aperture is the pulses there are (a hair under, so that
-        // rounding does not refuse it).
-        config.radar.antenna_m = antenna_m * full / pulses as f64 * (1.0 + 1e-9);
-        config.radar.azimuth_pattern = Some(AzimuthPattern::Uniform);
-    }
+    config.scene.partial_aperture = full > pulses as f64;
     let geometry = Geometry {
         ranges_m,
         effective_velocity_mps: velocity,

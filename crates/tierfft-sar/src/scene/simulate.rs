@@ -130,6 +130,7 @@ mod tests {
                 snr_db,
                 seed: 7,
                 targets,
+                partial_aperture: false,
             },
             ..Config::default()
         }

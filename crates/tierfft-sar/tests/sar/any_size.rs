@@ -23,6 +23,7 @@ fn scene(line: f64, sample: f64) -> Config {
             snr_db: None,
             seed: 3,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

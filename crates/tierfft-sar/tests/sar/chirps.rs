@@ -22,6 +22,7 @@ fn scene(chirp: Chirp, reference: PulseReference) -> Config {
             snr_db: None,
             seed: 4,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

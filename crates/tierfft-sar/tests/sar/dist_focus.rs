@@ -25,6 +25,7 @@ fn scene() -> Config {
             snr_db: None,
             seed: 9,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

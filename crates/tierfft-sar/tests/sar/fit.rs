@@ -58,6 +58,7 @@ fn a_scene_too_large_with_margins_falls_back_and_says_so() {
                 azimuth_m: 2.0,
                 amplitude: 1.0,
             }],
+            partial_aperture: false,
         },
         ..Config::default()
     };

@@ -31,6 +31,7 @@ fn scene() -> Config {
             snr_db: None,
             seed: 5,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

@@ -38,6 +38,7 @@ fn scene(at: &[(f64, f64)]) -> Config {
             snr_db: Some(ECHO_SNR_DB),
             seed: 11,
             targets: vec![],
+            partial_aperture: false,
         },
     };
     for &(line, sample) in at {

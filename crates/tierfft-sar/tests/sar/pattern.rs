@@ -21,6 +21,7 @@ fn scene(pattern: AzimuthPattern) -> Config {
             snr_db: Some(10.0),
             seed: 4,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

@@ -42,6 +42,7 @@ fn scene() -> Config {
             snr_db: None,
             seed: 3,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

@@ -24,6 +24,7 @@ fn scene(reference: PulseReference) -> Config {
             snr_db: None,
             seed: 2,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

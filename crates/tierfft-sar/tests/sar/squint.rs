@@ -26,6 +26,7 @@ fn scene(centroid_hz: f64, prf_hz: f64, lines: usize) -> Config {
             snr_db: Some(10.0),
             seed: 11,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };

@@ -53,6 +53,7 @@ fn a_strip_in_blocks_focuses_every_target_as_whole() {
             snr_db: Some(10.0),
             seed: 3,
             targets: vec![],
+            partial_aperture: false,
         },
         ..Config::default()
     };
