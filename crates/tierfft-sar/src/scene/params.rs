@@ -7,7 +7,7 @@
 //! `doppler_centroid_hz` (a number, or `[[range_m, hz], ...]`: [`Centroid`]),
 //! `azimuth_pattern` (`"uniform"`, `"sinc2"`: [`AzimuthPattern`]), `replica` (a
 //! measured pulse's `.npy`: [`crate::scene::replica`]);
-//! `[scene]` `lines`, `samples`, `snr_db`, `seed`, and `[[scene.targets]]`
+//! `[scene]` `lines`, `samples`, `snr_db`, `seed`, `partial_aperture`, and `[[scene.targets]]`
 //! with `range_m`, `azimuth_m`, `amplitude`.
 
 use serde::{Deserialize, Serialize};
@@ -480,15 +480,16 @@ impl Config {
                 s.lines, s.samples
             ));
         }
-        // A target needs its whole synthetic aperture in the scene: the azimuth filter
-        // assumes the full Doppler bandwidth. Checked at mid-swath (targets near the far edge
+        // A target needs its whole synthetic aperture in the scene, unless partial apertures
+        // are asked for: the azimuth filter assumes the full Doppler bandwidth. Checked at mid-swath (targets near the far edge
         // have longer apertures and lose some resolution in a scene barely long enough).
         let (mid_m, aperture_lines) = (self.mid_swath_m(), self.aperture_lines());
         if aperture_lines > s.lines as f64 && !s.partial_aperture {
             return bad(format!(
                 "scene.lines = {} is shorter than the synthetic aperture at mid-swath ({:.0} m), \
-                 {aperture_lines:.1} lines: use at least {:.0} lines, or a longer \
-                 radar.antenna_m (shorter aperture, coarser azimuth resolution)",
+                 {aperture_lines:.1} lines: use at least {:.0} lines, a longer \
+                 radar.antenna_m (shorter aperture, coarser azimuth resolution), or \
+                 scene.partial_aperture = true (each target from the lines there are)",
                 s.lines,
                 mid_m,
                 aperture_lines.ceil(),
