@@ -211,6 +211,7 @@ pub fn focus<'py>(
         .detach(|| -> Result<String, SarError> {
             // The echoes before the config: a transposed array is named as such, not as a
             // scene shorter than its aperture.
+            let started = Instant::now();
             let zeroed = check_finite(data, samples, policy)?;
             check_layout(&config, data, trust_layout)?;
             config.validate()?;
@@ -223,6 +224,7 @@ pub fn focus<'py>(
             let fit = fit(dev, &config, &mut opts, None)?;
             let plan_s = clock.elapsed().as_secs_f64();
             let steps = fit.focusing.focus(data, |_| {})?;
+            let measuring = Instant::now();
             let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);
             let windows = (opts.azimuth_window, opts.range_window);
             let extent = Extent::of(&config, opts.margins);
@@ -259,6 +261,10 @@ pub fn focus<'py>(
                 focus: steps.total_s(),
                 steps,
                 exchange: None,
+                read: None,
+                measure: measuring.elapsed().as_secs_f64(),
+                write: None,
+                total: started.elapsed().as_secs_f64(),
             };
             serde_json::to_string(&report).map_err(|e| SarError::Config(e.to_string()))
         })

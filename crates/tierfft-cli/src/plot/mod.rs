@@ -54,6 +54,9 @@ pub(crate) fn write_png(
     let mut encoder = png::Encoder::new(BufWriter::new(file), width as u32, height as u32);
     encoder.set_color(color);
     encoder.set_depth(png::BitDepth::Eight);
+    // fdeflate: a 2500 × 2100 picture in tens of milliseconds rather than a second, the
+    // file a little larger.
+    encoder.set_compression(png::Compression::Fast);
     let mut writer = encoder.write_header().map_err(|e| cannot(&e))?;
     writer.write_image_data(pixels).map_err(|e| cannot(&e))?;
     // Dropping the writer would finish the file but swallow an error (a full disk).

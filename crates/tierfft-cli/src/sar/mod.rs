@@ -31,6 +31,7 @@ use tierfft_sar::quality::measure::{Theories, measure_targets};
 
 mod figures;
 mod measure;
+mod outputs;
 mod planning;
 
 use planning::{Focusing, check_scene, open_devices, plan};
@@ -495,6 +496,7 @@ fn write_looks(
 
 /// `tierfft sar`.
 pub fn run(args: &SarArgs) -> CliResult<()> {
+    let started = Instant::now();
     let (mut config, raw) = prepare(args)?;
     let mut focus_opts = FocusOptions {
         range_window: args.window,
@@ -558,47 +560,60 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             zeroed
         }
     };
-    let shape = [lines as u64, samples as u64];
-    if args.write_raw {
-        npy::write_atomic(&out.path("raw.npy"), &shape, &data)?;
-        write_scene(&out, &config)?;
-    }
-    figures::raw(&out.path("raw.png"), &data, &config)?;
     // A product's echoes, compressed in range alone: what a focused image is compared with,
     // and what an independent matched filter can check.
     let compressed = match product {
-        Some(_) => {
-            let compressed = compress_range_linear(&on.devices[0], &config, &data, args.window)?;
-            npy::write_atomic(&out.path("range_compressed.npy"), &shape, &compressed)?;
-            let image = plot::Focused::new(&compressed, lines, samples)?;
-            figures::range_compressed(&out.path("range_compressed.png"), &image, &config)?;
-            Some(compressed)
-        }
+        Some(_) => Some(compress_range_linear(
+            &on.devices[0],
+            &config,
+            &data,
+            args.window,
+        )?),
         None => None,
     };
-    let t = Instant::now();
-    let centroid = match simulated {
-        // Simulated echoes: the centroid they were simulated with.
-        true => tierfft_sar::scene::centroid::simulated(&mut config),
-        false => resolve_centroid(&mut config, &data)?,
+    // The echoes' files are written beside the centroid's estimate and the planning, which
+    // only read the echoes; their axes take the config as it stands now.
+    let shown = config.clone();
+    let echo_files = outputs::EchoFiles {
+        data: &data,
+        write_raw: args.write_raw,
+        compressed: compressed.as_deref(),
     };
-    let pattern = match (simulated, config.radar.azimuth_pattern) {
-        // Simulated echoes without the key: lit uniformly, as the simulator does.
-        (true, None) => {
-            config.radar.azimuth_pattern = Some(AzimuthPattern::Uniform);
-            tierfft_sar::scene::pattern::Used {
-                pattern: AzimuthPattern::Uniform,
-                source: "simulation",
-                residuals: None,
-            }
-        }
-        _ => resolve_pattern(&mut config, &data),
-    };
-    let centroid_s = t.elapsed().as_secs_f64();
-    let blocks = check_scene(&config, &on, focus_opts, args.block_lines)?;
-    let planning = Instant::now();
-    let (focuser, fallback) = plan(&config, &on, &mut focus_opts, blocks)?;
-    let plan_s = planning.elapsed().as_secs_f64();
+    let (centroid, pattern, centroid_s, plan_s, focuser, fallback, mut write_s) =
+        std::thread::scope(|s| -> CliResult<_> {
+            let writer = s.spawn(|| outputs::write_echoes(&out, &shown, &echo_files));
+            let t = Instant::now();
+            let centroid = match simulated {
+                // Simulated echoes: the centroid they were simulated with.
+                true => tierfft_sar::scene::centroid::simulated(&mut config),
+                false => resolve_centroid(&mut config, &data)?,
+            };
+            let pattern = match (simulated, config.radar.azimuth_pattern) {
+                // Simulated echoes without the key: lit uniformly, as the simulator does.
+                (true, None) => {
+                    config.radar.azimuth_pattern = Some(AzimuthPattern::Uniform);
+                    tierfft_sar::scene::pattern::Used {
+                        pattern: AzimuthPattern::Uniform,
+                        source: "simulation",
+                        residuals: None,
+                    }
+                }
+                _ => resolve_pattern(&mut config, &data),
+            };
+            let centroid_s = t.elapsed().as_secs_f64();
+            let blocks = check_scene(&config, &on, focus_opts, args.block_lines)?;
+            let planning = Instant::now();
+            let (focuser, fallback) = plan(&config, &on, &mut focus_opts, blocks)?;
+            let plan_s = planning.elapsed().as_secs_f64();
+            let waiting = Instant::now();
+            writer
+                .join()
+                .map_err(|_| "writing the echoes' files panicked")??;
+            let write_s = waiting.elapsed().as_secs_f64();
+            Ok((
+                centroid, pattern, centroid_s, plan_s, focuser, fallback, write_s,
+            ))
+        })?;
     let extent = Extent::of(&config, focus_opts.margins);
     let src = match &focuser {
         Focusing::One(f) => f.src(),
@@ -653,46 +668,45 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         }
     };
     spinner.finish_and_clear();
-    // Its peak is every figure's 0 dB.
+    // Its peak is every figure's 0 dB. The image's files are written beside measuring it
+    // and drawing the targets' figures.
     let image = plot::Focused::new(&data, lines, samples)?;
-    figures::image(&out.path("image.png"), &image, &config)?;
-    npy::write_atomic(&out.path("focused.npy"), &shape, &data)?;
-    if let Some(looks) = args.looks {
-        write_looks(&out, &data, (lines, samples), looks, &config)?;
-    }
-
+    let windows = (args.azimuth_window, args.window);
     let theory = Theories::new(&config, args.azimuth_window, args.window);
     let noise = extent.noise_region(&config, theory.irw_bins);
-    let targets = measure_targets(
-        &data,
-        &config,
-        (args.azimuth_window, args.window),
-        &theory,
-        noise.region.as_ref(),
-    );
-    measure::print_tables(&targets, &theory);
-    // Without targets, the speckle says how well the scene focused.
-    let speckle = match config.scene.targets.is_empty() {
-        true => {
-            let windows = (args.azimuth_window, args.window);
-            match tierfft_sar::quality::speckle::measure(
+    let (targets, speckle, measure_s) = std::thread::scope(|s| -> CliResult<_> {
+        let writer = s.spawn(|| outputs::write_image(&out, &config, &image, args.looks));
+        let measuring = Instant::now();
+        let targets = measure_targets(&data, &config, windows, &theory, noise.region.as_ref());
+        // Without targets, the speckle says how well the scene focused.
+        let speckle = match config.scene.targets.is_empty() {
+            true => match tierfft_sar::quality::speckle::measure(
                 &data,
                 compressed.as_deref(),
                 &config,
                 windows,
             ) {
-                Ok(s) => {
-                    println!("{s}");
-                    Some(s)
-                }
+                Ok(s) => Some(s),
                 Err(e) => {
                     eprintln!("note: the speckle was not measured: {e}");
                     None
                 }
-            }
-        }
-        false => None,
-    };
+            },
+            false => None,
+        };
+        let measure_s = measuring.elapsed().as_secs_f64();
+        let drawing = Instant::now();
+        figures::draw(out.dir(), &image, &config, windows, &targets, &theory)?;
+        writer
+            .join()
+            .map_err(|_| "writing the image's files panicked")??;
+        write_s += drawing.elapsed().as_secs_f64();
+        Ok((targets, speckle, measure_s))
+    })?;
+    measure::print_tables(&targets, &theory);
+    if let Some(s) = &speckle {
+        println!("{s}");
+    }
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
         "timings (wall clock): plan {plan_s:.3} s (device arrays included); {} {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
@@ -733,6 +747,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     report.speckle = speckle;
     report.noise_region = noise.region.clone();
     report.warnings.extend(noise.warning.clone());
+    let total_s = started.elapsed().as_secs_f64();
     report.timings_s = Timings {
         plan: plan_s,
         simulate: simulated.then_some(simulate_s),
@@ -740,18 +755,20 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         focus: focus_s,
         steps,
         exchange: exchange_s,
+        read: (!simulated).then_some(simulate_s),
+        measure: measure_s,
+        write: Some(write_s),
+        total: total_s,
     };
+    println!(
+        "phases (wall clock): {} {simulate_s:.3} s, Doppler centroid and azimuth pattern \
+         {centroid_s:.3} s, plan {plan_s:.3} s, focus {focus_s:.3} s, measure {measure_s:.3} \
+         s, write {write_s:.3} s (beyond what ran beside other work); total {total_s:.3} s",
+        if simulated { "simulate" } else { "read echoes" },
+    );
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(out.path("metrics.json"), json)
         .map_err(|e| format!("cannot write metrics.json: {e}"))?;
-    figures::draw(
-        out.dir(),
-        &image,
-        &config,
-        (args.azimuth_window, args.window),
-        &targets,
-        &theory,
-    )?;
     out.commit(owned)?;
     if let Some(warning) = &noise.warning {
         eprintln!("warning: {warning}");

@@ -150,6 +150,15 @@ pub struct Timings {
     pub steps: StepTimings,
     /// The all-to-all between devices (`null`: one device).
     pub exchange: Option<f64>,
+    /// Reading the echoes from a file (`null`: simulated, or given as an array).
+    pub read: Option<f64>,
+    /// Measuring the image: targets, or its speckle.
+    pub measure: f64,
+    /// Writing the outputs, as far as it did not run beside other work (`null`: nothing
+    /// written).
+    pub write: Option<f64>,
+    /// The whole run, from the command line (or the call) to the report.
+    pub total: f64,
 }
 
 impl Report<'_> {

@@ -13,7 +13,8 @@
 //! half-power lag interpolated linearly; an eighth of each run at either end (the
 //! interpolation's periodic wrap) is left out of the sums.
 
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
 use rustfft::FftPlanner;
 use serde::Serialize;
 use std::ops::Range;
@@ -171,11 +172,9 @@ pub fn correlation_width(
     );
     let max_lag = m / 8;
     let keep = m / 8..m - m / 8;
-    let mut cov = vec![0.0f64; max_lag + 1];
-    let mut run = vec![Complex32::default(); n];
-    let mut up = vec![Complex32::default(); m];
-    let mut centred = vec![num_complex::Complex64::default(); 2 * m];
-    for j in across {
+    // Each run's autocovariance, summed over the runs on every thread.
+    let run_cov = |j: usize| -> Vec<f64> {
+        let mut run = vec![Complex32::default(); n];
         for (i, z) in run.iter_mut().enumerate() {
             let (l, s) = match axis {
                 Axis::Range => (j, along.start + i),
@@ -185,26 +184,31 @@ pub fn correlation_width(
         }
         fwd.process(&mut run);
         // The spectrum's halves at either end of the longer one: band-limited interpolation.
-        up.fill(Complex32::default());
+        let mut up = vec![Complex32::default(); m];
         let half = n / 2;
         up[..half].copy_from_slice(&run[..half]);
         up[m - (n - half)..].copy_from_slice(&run[half..]);
         inv.process(&mut up);
         let power = |a: usize| f64::from(up[a].norm_sqr());
         let mean = keep.clone().map(power).sum::<f64>() / keep.len() as f64;
-        centred.fill(num_complex::Complex64::default());
+        let mut centred = vec![Complex64::default(); 2 * m];
         for a in keep.clone() {
             centred[a].re = power(a) - mean;
         }
         pf.process(&mut centred);
         for z in centred.iter_mut() {
-            *z = num_complex::Complex64::new(z.norm_sqr(), 0.0);
+            *z = Complex64::new(z.norm_sqr(), 0.0);
         }
         pi.process(&mut centred);
-        for (c, r) in cov.iter_mut().zip(&centred) {
-            *c += r.re;
-        }
-    }
+        centred[..=max_lag].iter().map(|z| z.re).collect()
+    };
+    let cov = across.into_par_iter().map(run_cov).reduce(
+        || vec![0.0; max_lag + 1],
+        |mut a, b| {
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            a
+        },
+    );
     if cov[0].is_nan() || cov[0] <= 0.0 {
         return Err(SarError::Config("the region holds no varying power".into()));
     }
