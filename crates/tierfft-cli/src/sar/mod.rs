@@ -709,7 +709,15 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     }
     let focus_s = steps.total_s() + exchange_s.unwrap_or(0.0);
     println!(
-        "timings (wall clock): plan {plan_s:.3} s (device arrays included); {} {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        "timings (wall clock): plan {plan_s:.3} s ({}); {} {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
+        match &focuser {
+            Focusing::One(f) => format!(
+                "filters {:.3} s, device arrays and kernels {:.3} s",
+                f.planning().filters,
+                f.planning().device
+            ),
+            _ => "device arrays included".to_string(),
+        },
         if simulated { "simulate" } else { "read echoes" },
         focus_s * 1e3,
         steps.transfer_s * 1e3,

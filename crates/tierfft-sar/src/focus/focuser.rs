@@ -88,6 +88,16 @@ pub(crate) fn extra_filters(config: &Config, opts: &FocusOptions) -> u64 {
 pub struct Focuser {
     plan: SarPlan,
     executor: Executor,
+    planning: Planning,
+}
+
+/// Where a focuser's planning went, s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Planning {
+    /// Computing the plan's filters on the host.
+    pub filters: f64,
+    /// Making the executor: device arrays, the filters uploaded, kernels compiled or loaded.
+    pub device: f64,
 }
 
 /// The executor a focuser runs its plan with.
@@ -118,12 +128,27 @@ impl Focuser {
         opts: FocusOptions,
         extent: Extent,
     ) -> Result<Focuser, SarError> {
+        let clock = std::time::Instant::now();
         let plan = builders::plan(recorded, &opts, extent)?;
+        let filters = clock.elapsed().as_secs_f64();
         let executor = match opts.fused {
             true => Executor::Resident(Resident::new(device, &plan)?),
             false => Executor::Host(Host::new(device, &plan)?),
         };
-        Ok(Focuser { plan, executor })
+        let planning = Planning {
+            filters,
+            device: clock.elapsed().as_secs_f64() - filters,
+        };
+        Ok(Focuser {
+            plan,
+            executor,
+            planning,
+        })
+    }
+
+    /// Where the planning went.
+    pub fn planning(&self) -> Planning {
+        self.planning
     }
 
     /// The plan: the steps with their filters.
