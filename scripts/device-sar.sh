@@ -9,9 +9,11 @@
 #   l0b     `tierfft sar --l0b` on the ALOS chip (CUDA), and the L0B tests on CUDA
 #   wholefft  the whole-array distributed test (peer copies, two ranks on the GPU) on CUDA,
 #           its estimate printed, then under compute-sanitizer memcheck
+# The binaries may come packed as .carry/bins.tar.xz (under the carry limit): unpacked first.
 # Usage (carry .carry): OUT=dir [SIZES="4096 16384"] bash scripts/device-sar.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[ -f .carry/bins.tar.xz ] && tar xJf .carry/bins.tar.xz -C .carry
 out=${OUT:?OUT: a folder for the results}
 tf=$PWD/.carry/tierfft
 export TIERFFT_CACHE_DIR=/tmp/tierfft-cubin NODEVICE_SELECT=1

@@ -165,18 +165,23 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Vec<Compl
                 let columns =
                     (block * REFERENCE_BLOCK)..((block + 1) * REFERENCE_BLOCK).min(samples);
                 let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
+                // The block's reference target at the block's effective velocity, each
+                // column's band and phase at its own (`Radar::speed_by_range_mps`).
+                let mut local = design.clone();
+                local.radar = design.radar.at_range(near + centre * bin);
                 let eq = match equalise {
-                    true => block_equaliser(design, near + centre * bin, residual_fft.as_ref()),
+                    true => block_equaliser(&local, near + centre * bin, residual_fft.as_ref()),
                     false => vec![Complex64::new(1.0, 0.0); long],
                 };
                 let mut out = vec![Complex32::new(0.0, 0.0); columns.len() * lines];
                 let mut spectrum = vec![Complex64::new(0.0, 0.0); long];
                 for (k, kernel) in columns.zip(out.chunks_mut(lines)) {
                     let r0 = near + k as f64 * bin;
-                    design_column(design, window, r0, &eq, residual, &mut spectrum);
+                    local.radar.speed_mps = design.radar.speed_at(r0);
+                    design_column(&local, window, r0, &eq, residual, &mut spectrum);
                     inverse.process(&mut spectrum);
                     let gain =
-                        radiometry.azimuth_gain(design, equalise, r0, reference_m) / long as f64;
+                        radiometry.azimuth_gain(&local, equalise, r0, reference_m) / long as f64;
                     for n in first..=last {
                         let z = spectrum[n.rem_euclid(long as i64) as usize];
                         kernel[n.rem_euclid(lines as i64) as usize] += to32(z * (taper(n) * gain));

@@ -106,12 +106,13 @@ impl Extent {
 
     /// The along-track aperture over the swath in lines, `(ahead, behind)`: where the
     /// squinted beam lights a target, from `ahead` lines before its image line to `behind`
-    /// after, at the near or the far range.
+    /// after, at the near or the far range, in lines of the slowest effective velocity across
+    /// the swath (the most lines).
     pub fn aperture(config: &Config) -> (usize, usize) {
         let r = &config.radar;
         let near_m = config.near_range_m();
         let far_m = near_m + config.scene.samples as f64 * r.range_bin_m();
-        let step = r.azimuth_bin_m();
+        let step = r.slowest_mps(near_m, far_m) / r.prf_hz;
         let ((a0, b0), (a1, b1)) = (config.aperture_m(near_m), config.aperture_m(far_m));
         (
             (-a0.min(a1) / step).ceil().max(0.0) as usize,

@@ -2,7 +2,8 @@
 //! loadable from TOML, validated before any work.
 //!
 //! TOML keys (all optional; units in the names' docs): `[radar]` `carrier_hz`,
-//! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `antenna_m`,
+//! `bandwidth_hz`, `pulse_s`, `sample_rate_hz`, `prf_hz`, `speed_mps`, `speed_by_range_mps`,
+//! `antenna_m`,
 //! `near_range_m`, `chirp` (`"up"`, `"down"`), `pulse_reference` (`"centre"`, `"start"`),
 //! `doppler_centroid_hz` (a number, or `[[range_m, hz], ...]`: [`Centroid`]),
 //! `azimuth_pattern` (`"uniform"`, `"sinc2"`: [`AzimuthPattern`]), `replica` (a
@@ -32,8 +33,15 @@ pub struct Radar {
     pub sample_rate_hz: f64,
     /// Pulse repetition frequency, Hz.
     pub prf_hz: f64,
-    /// Platform speed, m/s.
+    /// Platform speed, m/s: for a satellite the effective velocity of the hyperbolic range
+    /// history at mid-swath.
     pub speed_mps: f64,
+    /// The effective velocity against range, `[[range_m, mps], ...]` (at least two rows,
+    /// ranges increasing; linear between them, the end values beyond): the azimuth filter
+    /// and simulated targets take it at each range, the rest of the processor `speed_mps`.
+    /// `None`: `speed_mps` everywhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed_by_range_mps: Option<Vec<[f64; 2]>>,
     /// Real antenna length along track, m: sets the beam and so each target's synthetic
     /// aperture (two-way 3 dB beamwidth 0.886·λ/antenna).
     pub antenna_m: f64,
@@ -99,6 +107,7 @@ impl Default for Radar {
             sample_rate_hz: 120e6,
             prf_hz: 1000.0,
             speed_mps: 100.0,
+            speed_by_range_mps: None,
             antenna_m: 2.0,
             near_range_m: None,
             chirp: Chirp::Up,
@@ -122,6 +131,39 @@ impl Radar {
     /// Wavelength, m.
     pub fn wavelength_m(&self) -> f64 {
         C / self.carrier_hz
+    }
+
+    /// The effective velocity at slant range `range_m`, m/s ([`Radar::speed_by_range_mps`],
+    /// else [`Radar::speed_mps`]).
+    pub fn speed_at(&self, range_m: f64) -> f64 {
+        let Some(table) = &self.speed_by_range_mps else {
+            return self.speed_mps;
+        };
+        let i = table.partition_point(|row| row[0] <= range_m);
+        match i {
+            0 => table[0][1],
+            i if i == table.len() => table[i - 1][1],
+            i => {
+                let ([r0, v0], [r1, v1]) = (table[i - 1], table[i]);
+                v0 + (v1 - v0) * (range_m - r0) / (r1 - r0)
+            }
+        }
+    }
+
+    /// The slowest effective velocity between `near_m` and `far_m`, m/s.
+    pub fn slowest_mps(&self, near_m: f64, far_m: f64) -> f64 {
+        let rows = self.speed_by_range_mps.iter().flatten();
+        rows.filter(|[range, _]| (near_m..=far_m).contains(range))
+            .map(|[_, v]| *v)
+            .fold(self.speed_at(near_m).min(self.speed_at(far_m)), f64::min)
+    }
+
+    /// The same radar moving at its effective velocity at `range_m` everywhere.
+    pub fn at_range(&self, range_m: f64) -> Radar {
+        let mut radar = self.clone();
+        radar.speed_mps = self.speed_at(range_m);
+        radar.speed_by_range_mps = None;
+        radar
     }
 
     /// Chirp rate, Hz/s (its magnitude; see [`Radar::signed_chirp_rate`]).
@@ -339,7 +381,7 @@ impl Config {
     pub fn target_position(&self, t: &Target) -> (f64, f64) {
         let r = &self.radar;
         (
-            self.scene.lines as f64 / 2.0 + t.azimuth_m / r.azimuth_bin_m(),
+            self.scene.lines as f64 / 2.0 + t.azimuth_m * r.prf_hz / r.speed_at(t.range_m),
             (t.range_m - self.near_range_m()) / r.range_bin_m(),
         )
     }
@@ -408,6 +450,18 @@ impl Config {
         ];
         if let Some((name, v)) = positive.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
             return bad(format!("radar.{name} must be a positive number (got {v})"));
+        }
+        if let Some(table) = &r.speed_by_range_mps {
+            let ordered = table.windows(2).all(|w| w[1][0] > w[0][0]);
+            let valid = table
+                .iter()
+                .all(|[range, v]| range.is_finite() && v.is_finite() && *v > 0.0);
+            if table.len() < 2 || !ordered || !valid {
+                return bad(format!(
+                    "radar.speed_by_range_mps must be at least two [range_m, mps] rows, ranges \
+                     increasing and speeds positive (got {table:?})"
+                ));
+            }
         }
         if let Some(near) = r.near_range_m
             && !(near.is_finite() && near > 0.0)

@@ -26,7 +26,8 @@ const ANTENNAS: [(&str, f64); 2] = [
 pub struct Geometry {
     /// Slant ranges the values below are at (near, mid, far), m.
     pub ranges_m: [f64; 3],
-    /// Effective velocity at those ranges, m/s (the configuration takes the middle one).
+    /// Effective velocity at those ranges, m/s (the configuration takes nine across the
+    /// swath for the azimuth filter, the middle one for the rest).
     pub effective_velocity_mps: [f64; 3],
     /// The Doppler centroid the orbit and attitude predict there, Hz; `None` without
     /// attitude.
@@ -78,18 +79,18 @@ pub fn config(d: &Description, antenna_m: Option<f64>) -> Result<(Config, Geomet
     };
     let (pulses, samples) = (d.pulses(), d.samples());
     let t_mid = d.pulse_times_s[pulses / 2];
-    let ranges_m = [
-        d.slant_range_m[0],
-        d.slant_range_m[samples / 2],
-        d.slant_range_m[samples - 1],
-    ];
     let wavelength = C / d.carrier_hz;
     // The range history fitted over about the product's own span.
     let span = (d.pulse_times_s[pulses - 1] - d.pulse_times_s[0]).max(1.0 / d.prf_hz) / 2.0;
-    let mut velocity = [0.0; 3];
-    for (v, &r) in velocity.iter_mut().zip(&ranges_m) {
-        *v = effective_velocity(&d.orbit, t_mid, r, d.look, span)?;
-    }
+    // The azimuth filter's velocity table: nine ranges across the swath.
+    let table = (0..9)
+        .map(|i| {
+            let r = d.slant_range_m[(samples - 1) * i / 8];
+            Ok([r, effective_velocity(&d.orbit, t_mid, r, d.look, span)?])
+        })
+        .collect::<Result<Vec<[f64; 2]>, SarError>>()?;
+    let ranges_m = [table[0][0], table[4][0], table[8][0]];
+    let velocity = [table[0][1], table[4][1], table[8][1]];
     let predicted = match &d.attitude {
         Some(att) => {
             let mut f = [0.0; 3];
@@ -110,6 +111,7 @@ pub fn config(d: &Description, antenna_m: Option<f64>) -> Result<(Config, Geomet
             sample_rate_hz: d.sample_rate_hz,
             prf_hz: d.prf_hz,
             speed_mps: velocity[1],
+            speed_by_range_mps: Some(table),
             antenna_m,
             near_range_m: Some(d.near_range_m()),
             chirp: match d.chirp_slope_hz_per_s < 0.0 {

@@ -56,12 +56,13 @@ fn echo_line(config: &Config, j: usize, line: &mut [Complex32], synth: Option<&L
     let r = &config.radar;
     let s = &config.scene;
     let eta = (j as f64 - s.lines as f64 / 2.0) / r.prf_hz;
-    let x = r.speed_mps * eta;
+
     let tau0 = 2.0 * config.near_range_m() / C;
     let (fs, k_rate, half_pulse) = (r.sample_rate_hz, r.signed_chirp_rate(), r.pulse_s / 2.0);
     let mut echoes = Vec::new();
     for t in &s.targets {
-        let dx = x - t.azimuth_m;
+        // The platform's along-track offset at the target's range's effective velocity.
+        let dx = r.speed_at(t.range_m) * eta - t.azimuth_m;
         // Where the (squinted) beam's pattern lights it only: each target lives in its
         // synthetic aperture.
         let (first, last) = config.lit_m(t.range_m);

@@ -553,3 +553,85 @@ fn the_chip_focuses_to_its_partial_aperture_resolution() {
     );
     assert!(focused > range_only, "{focused} vs {range_only}");
 }
+
+/// The effective velocity by range (`radar.speed_by_range_mps`, which a product's orbit
+/// gives): a scene simulated with it, 180 m/s at the near range to 220 at the far (a 2 m
+/// antenna at X band, PRF 300 Hz: a time-bandwidth product of 235), focuses to theory at
+/// both ends with the table; with one velocity for the whole swath, the targets away from
+/// mid-swath defocus in azimuth.
+#[test]
+fn the_azimuth_filter_follows_the_velocity_across_the_swath() {
+    use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
+    use tierfft_sar::scene::params::{Config, Scene, Target};
+    let (lines, samples) = (1024, 1024);
+    let mut c = Config {
+        scene: Scene {
+            lines,
+            samples,
+            snr_db: None,
+            seed: 1,
+            targets: vec![],
+            partial_aperture: false,
+        },
+        ..Config::default()
+    };
+    c.radar.pulse_s = 2e-6;
+    c.radar.prf_hz = 300.0;
+    c.radar.speed_mps = 200.0;
+    let (near, bin) = (c.near_range_m(), c.radar.range_bin_m());
+    let far = near + samples as f64 * bin;
+    c.radar.speed_by_range_mps = Some(vec![[near, 180.0], [far, 220.0]]);
+    for (sample, line) in [(150.3, 480.0), (870.6, 530.4)] {
+        c.scene.targets.push(Target {
+            range_m: near + sample * bin,
+            azimuth_m: (line - lines as f64 / 2.0) * 200.0 / c.radar.prf_hz,
+            amplitude: 1.0,
+        });
+    }
+    c.radar.doppler_centroid_hz = Some(tierfft_sar::scene::params::Centroid::Constant(0.0));
+    c.radar.azimuth_pattern = Some(tierfft_sar::scene::params::AzimuthPattern::Uniform);
+    c.validate().unwrap();
+    let raw = tierfft_sar::scene::simulate::simulate(&c);
+    let cuts = CutOptions {
+        half: 64,
+        half_azimuth: 64,
+        ..CutOptions::default()
+    };
+    let device = tierfft::Device::cpu();
+    let measure = |c: &Config| {
+        let image = crate::common::focused(&device, c, Default::default(), &raw);
+        c.scene
+            .targets
+            .iter()
+            .map(|t| {
+                let (line, sample) = c.target_position(t);
+                let at = (line.round() as usize, sample.round() as usize);
+                analyze_point(&image, lines, samples, at, &cuts, None)
+            })
+            .collect::<Vec<_>>()
+    };
+    for (i, m) in measure(&c).into_iter().enumerate() {
+        let m = m.expect("measured");
+        // The theory at each target's own velocity.
+        let mut own = c.clone();
+        own.radar = c.radar.at_range(c.scene.targets[i].range_m);
+        crate::common::assert_theory(&own, i, &m, &format!("target {} with the table", i + 1));
+    }
+    let mut flat = c.clone();
+    flat.radar.speed_by_range_mps = None;
+
+    for (i, m) in measure(&flat).into_iter().enumerate() {
+        let mut own = c.clone();
+        own.radar = c.radar.at_range(c.scene.targets[i].range_m);
+        let irw = 0.886 * own.radar.prf_hz / own.radar.doppler_bandwidth_hz();
+        // Defocused: wider, higher sidelobes, or no mainlobe to measure at all.
+        match m {
+            Ok(m) => assert!(
+                m.azimuth.irw_bins > 1.1 * irw || m.azimuth.pslr_db > -12.0,
+                "target {} focused without the table: {m:?}",
+                i + 1
+            ),
+            Err(e) => eprintln!("target {} without the table: {e}", i + 1),
+        }
+    }
+}
