@@ -21,20 +21,32 @@ fn chip() -> Option<PathBuf> {
     }
 }
 
+/// `tierfft sar --device cpu --l0b PRODUCT --out OUT` and `extra`.
+fn sar_l0b(
+    dir: &TempDir,
+    product: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "sar",
+        "--device",
+        "cpu",
+        "--l0b",
+        text(product),
+        "--out",
+        text(out),
+    ];
+    args.extend_from_slice(extra);
+    dir.run(&args)
+}
+
 #[test]
 fn the_alos_chip_focuses_from_its_product() {
     let Some(chip) = chip() else { return };
     let dir = TempDir::new("l0b");
     let out = dir.path("out");
-    let o = dir.run(&[
-        "sar",
-        "--device",
-        "cpu",
-        "--l0b",
-        text(&chip),
-        "--out",
-        text(&out),
-    ]);
+    let o = sar_l0b(&dir, &chip, &out, &[]);
     assert_ok(&o);
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -108,42 +120,15 @@ fn product_mistakes_are_refused_by_name() {
     let out = dir.path("out");
     let not_hdf5 = dir.path("echoes.h5");
     std::fs::write(&not_hdf5, b"not an HDF5 file at all").unwrap();
-    let o = dir.run(&[
-        "sar",
-        "--device",
-        "cpu",
-        "--l0b",
-        text(&not_hdf5),
-        "--out",
-        text(&out),
-    ]);
+    let o = sar_l0b(&dir, &not_hdf5, &out, &[]);
     fails_with(&o, &["echoes.h5", "cannot be read as HDF5"]);
     assert!(!out.exists(), "nothing written");
     let o = dir.run(&["sar", "--l0b", text(&not_hdf5), "--lines", "64"]);
     assert_eq!(o.status.code(), Some(2), "--lines conflicts with --l0b");
     let Some(chip) = chip() else { return };
-    let o = dir.run(&[
-        "sar",
-        "--device",
-        "cpu",
-        "--l0b",
-        text(&chip),
-        "--channel",
-        "B/HV",
-        "--out",
-        text(&out),
-    ]);
+    let o = sar_l0b(&dir, &chip, &out, &["--channel", "B/HV"]);
     fails_with(&o, &["no channel B/HV", "A/HH"]);
-    let o = dir.run(&[
-        "sar",
-        "--device",
-        "cpu",
-        "--l0b",
-        text(&chip),
-        "--antenna-m=-3",
-        "--out",
-        text(&out),
-    ]);
+    let o = sar_l0b(&dir, &chip, &out, &["--antenna-m=-3"]);
     fails_with(&o, &["antenna length", "-3"]);
     assert!(!out.exists(), "nothing written");
 }

@@ -93,19 +93,8 @@ impl Orbit {
     /// vectors around it (positions, velocities and accelerations where recorded matched at
     /// each end). Outside the vectors' span it is an error: extrapolating an orbit is a guess.
     pub fn at(&self, t: f64) -> Result<State, SarError> {
-        let (first, last) = (self.times_s[0], self.times_s[self.times_s.len() - 1]);
-        if !(first..=last).contains(&t) {
-            return Err(SarError::Product(format!(
-                "time {t} s lies outside the orbit's state vectors ({first} s to {last} s)"
-            )));
-        }
-        let i = self
-            .times_s
-            .partition_point(|&ti| ti <= t)
-            .clamp(1, self.times_s.len() - 1);
-        let (t0, t1) = (self.times_s[i - 1], self.times_s[i]);
-        let h = t1 - t0;
-        let s = (t - t0) / h;
+        let (i, s) = interval(&self.times_s, t, "the orbit's state vectors")?;
+        let h = self.times_s[i] - self.times_s[i - 1];
         let (p0, p1) = (self.positions_m[i - 1], self.positions_m[i]);
         let (v0, v1) = (self.velocities_mps[i - 1], self.velocities_mps[i]);
         let (s2, s3, s4, s5) = (s * s, s.powi(3), s.powi(4), s.powi(5));
@@ -222,17 +211,7 @@ impl Attitude {
     /// The quaternion at `t` (s since the epoch): the neighbours blended linearly (the
     /// shorter way round) and normalised, accurate for records a second or so apart.
     pub fn at(&self, t: f64) -> Result<[f64; 4], SarError> {
-        let (first, last) = (self.times_s[0], self.times_s[self.times_s.len() - 1]);
-        if !(first..=last).contains(&t) {
-            return Err(SarError::Product(format!(
-                "time {t} s lies outside the attitude records ({first} s to {last} s)"
-            )));
-        }
-        let i = self
-            .times_s
-            .partition_point(|&ti| ti <= t)
-            .clamp(1, self.times_s.len() - 1);
-        let s = (t - self.times_s[i - 1]) / (self.times_s[i] - self.times_s[i - 1]);
+        let (i, s) = interval(&self.times_s, t, "the attitude records")?;
         let (a, mut b) = (self.quaternions[i - 1], self.quaternions[i]);
         if a.iter().zip(&b).map(|(x, y)| x * y).sum::<f64>() < 0.0 {
             b = b.map(|x| -x);
@@ -253,6 +232,22 @@ impl Attitude {
             v[k] + 2.0 * w * c1[k] + 2.0 * c2[k]
         }))
     }
+}
+
+/// Where `t` lies among increasing `times` (at least two): the index `i` of the record after
+/// it (`times[i - 1] <= t <= times[i]`) and the fraction of the way from `times[i - 1]`; an
+/// error naming `what` outside their span.
+fn interval(times: &[f64], t: f64, what: &str) -> Result<(usize, f64), SarError> {
+    let (first, last) = (times[0], times[times.len() - 1]);
+    if !(first..=last).contains(&t) {
+        return Err(SarError::Product(format!(
+            "time {t} s lies outside {what} ({first} s to {last} s)"
+        )));
+    }
+    let i = times
+        .partition_point(|&ti| ti <= t)
+        .clamp(1, times.len() - 1);
+    Ok((i, (t - times[i - 1]) / (times[i] - times[i - 1])))
 }
 
 /// The cross product `a × b`.
