@@ -286,8 +286,30 @@ impl<R: Read> Input<R> {
     /// Reads all `n × batch` elements as complex64, rows one after another (check the lengths
     /// first: this allocates what the header asks for; [`open`] made sure the file holds that
     /// much).
-    pub fn read(self) -> CliResult<Vec<Complex32>> {
-        self.read_with(Element::read)
+    pub fn read(mut self) -> CliResult<Vec<Complex32>> {
+        let e = self.header.element;
+        let as_stored = e.is_complex64() && !e.big_endian && cfg!(target_endian = "little");
+        if !as_stored || self.fortran {
+            return self.read_with(Element::read);
+        }
+        // The file's bytes are the array's: read into it, a chunk at a time (a 2 GiB scene in
+        // a second or less, where converting element by element takes ten).
+        let values = self.bytes as usize / e.bytes();
+        let mut data = Vec::new();
+        data.try_reserve_exact(values).map_err(|_| {
+            format!(
+                "'{}': not enough memory for its {} of data",
+                self.name,
+                crate::memory::format_bytes(self.bytes)
+            )
+        })?;
+        data.resize(values, Complex32::default());
+        for chunk in data.chunks_mut(1 << 23) {
+            self.reader
+                .read_exact(bytemuck::cast_slice_mut(chunk))
+                .map_err(|e| format!("cannot read the data of '{}': {e}", self.name))?;
+        }
+        Ok(data)
     }
 
     /// [`Input::read`] as complex128: float64 and complex128 files lose nothing.
@@ -571,6 +593,10 @@ fn write_file(path: &Path, shape: &[u64], data: Values) -> io::Result<()> {
         .writer(BufWriter::new(file))
         .write_header_only()?;
     match data {
+        // The array's bytes are the file's on a little-endian machine.
+        Values::Complex(d) if cfg!(target_endian = "little") => {
+            w.write_all(bytemuck::cast_slice(d))?
+        }
         Values::Complex(d) => write_le(
             &mut w,
             d.iter().flat_map(|z| [z.re, z.im]).map(f32::to_le_bytes),

@@ -152,6 +152,8 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Vec<Compl
             m => 0.5 * (1.0 + (PI * outside / (m as f64 + 1.0)).cos()),
         }
     };
+    // The taper over the kernel's lines, once for every column.
+    let tapers: Vec<f64> = (first..=last).map(taper).collect();
     let blocks = samples.div_ceil(REFERENCE_BLOCK);
     let threads = rayon::current_num_threads();
     let design = &design;
@@ -182,9 +184,9 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Vec<Compl
                     inverse.process(&mut spectrum);
                     let gain =
                         radiometry.azimuth_gain(&local, equalise, r0, reference_m) / long as f64;
-                    for n in first..=last {
+                    for (n, t) in (first..=last).zip(&tapers) {
                         let z = spectrum[n.rem_euclid(long as i64) as usize];
-                        kernel[n.rem_euclid(lines as i64) as usize] += to32(z * (taper(n) * gain));
+                        kernel[n.rem_euclid(lines as i64) as usize] += to32(z * (t * gain));
                     }
                     forward.process(kernel);
                 }
