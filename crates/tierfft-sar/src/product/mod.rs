@@ -9,6 +9,7 @@
 //! Level-0 and ALOS CEOS Level 1.0 readers would need.
 
 pub mod geometry;
+mod hdf;
 pub mod nisar;
 pub mod orbit;
 

@@ -14,10 +14,11 @@
 use std::ops::Range;
 use std::path::Path;
 
-use hdf5_pure::{AttrValue, DType, Dataset, File};
+use hdf5_pure::{AttrValue, DType, File};
 use num_complex::Complex32;
 use rayon::prelude::*;
 
+use super::hdf::Fields;
 use super::{Attitude, Description, LookSide, Orbit, RawProduct};
 use crate::error::SarError;
 
@@ -333,34 +334,7 @@ fn clip(start: i64, end: i64, samples: usize) -> Range<usize> {
     s..e.max(s)
 }
 
-/// Reading fields of one file, with messages that name the file and the field.
-struct Fields<'a> {
-    file: &'a File,
-    name: &'a str,
-}
-
 impl Fields<'_> {
-    fn error(&self, message: String) -> SarError {
-        SarError::Product(format!("'{}': {message}", self.name))
-    }
-
-    fn dataset(&self, path: &str) -> Result<Dataset, SarError> {
-        self.file.dataset(path).map_err(|e| match e {
-            hdf5_pure::Error::Format(hdf5_pure::FormatError::PathNotFound(_)) => self.error(
-                format!("{path} is missing: not a NISAR L0B product, or an incomplete one"),
-            ),
-            e => self.error(format!("{path}: {e}")),
-        })
-    }
-
-    fn shape(&self, ds: &Dataset, path: &str) -> Result<Vec<usize>, SarError> {
-        let shape = ds.shape().map_err(|e| self.error(format!("{path}: {e}")))?;
-        shape
-            .iter()
-            .map(|&d| usize::try_from(d).map_err(|_| self.error(format!("{path}: extent {d}"))))
-            .collect()
-    }
-
     /// The science band present (`LSAR` or `SSAR`).
     fn band(&self) -> Result<String, SarError> {
         let groups = self
@@ -429,103 +403,6 @@ impl Fields<'_> {
                 )),
             }
         })
-    }
-
-    fn f64s(&self, path: &str, len: Option<usize>) -> Result<Vec<f64>, SarError> {
-        let ds = self.dataset(path)?;
-        let v = ds
-            .read_f64()
-            .map_err(|e| self.error(format!("{path}: {e}")))?;
-        self.check_len(path, v, len)
-    }
-
-    fn f32s(&self, path: &str, len: Option<usize>) -> Result<Vec<f32>, SarError> {
-        let ds = self.dataset(path)?;
-        let v = ds
-            .read_f32()
-            .map_err(|e| self.error(format!("{path}: {e}")))?;
-        self.check_len(path, v, len)
-    }
-
-    fn i64s(&self, path: &str, len: Option<usize>) -> Result<Vec<i64>, SarError> {
-        let ds = self.dataset(path)?;
-        let v = ds
-            .read_i64()
-            .map_err(|e| self.error(format!("{path}: {e}")))?;
-        self.check_len(path, v, len)
-    }
-
-    fn check_len<T>(&self, path: &str, v: Vec<T>, len: Option<usize>) -> Result<Vec<T>, SarError> {
-        match len {
-            Some(n) if v.len() != n => Err(self.error(format!(
-                "{path} holds {} values where {n} are expected",
-                v.len()
-            ))),
-            _ => Ok(v),
-        }
-    }
-
-    fn scalar(&self, path: &str) -> Result<f64, SarError> {
-        let v = self.f64s(path, None)?;
-        match v[..] {
-            [x] => Ok(x),
-            _ => Err(self.error(format!("{path} holds {} values: one expected", v.len()))),
-        }
-    }
-
-    fn string(&self, path: &str) -> Result<String, SarError> {
-        let ds = self.dataset(path)?;
-        let v = ds
-            .read_string()
-            .map_err(|e| self.error(format!("{path}: {e}")))?;
-        match v.into_iter().next() {
-            Some(s) => Ok(s.trim_end_matches('\0').trim().to_string()),
-            None => Err(self.error(format!("{path} is empty"))),
-        }
-    }
-
-    /// A time axis and its epoch: the values in s and the instant after "seconds since" in
-    /// its `units` attribute.
-    fn times(&self, path: &str, len: Option<usize>) -> Result<(String, Vec<f64>), SarError> {
-        let ds = self.dataset(path)?;
-        let units = ds
-            .attrs()
-            .ok()
-            .and_then(|a| {
-                a.get("units")
-                    .and_then(AttrValue::as_str)
-                    .map(str::to_string)
-            })
-            .ok_or_else(|| {
-                self.error(format!(
-                    "{path} has no units attribute (\"seconds since ...\")"
-                ))
-            })?;
-        let epoch = units
-            .trim_end_matches('\0')
-            .strip_prefix("seconds since ")
-            .ok_or_else(|| {
-                self.error(format!(
-                    "{path} is in '{units}': \"seconds since ...\" expected"
-                ))
-            })?
-            .trim()
-            .to_string();
-        let t = self.f64s(path, len)?;
-        if t.is_empty() || !t.iter().all(|x| x.is_finite()) {
-            return Err(self.error(format!("{path} is empty or holds NaN or infinite times")));
-        }
-        Ok((epoch, t))
-    }
-
-    /// Seconds to add to times counted from `from` to count them from `to`.
-    fn shift(&self, path: &str, from: &str, to: &str) -> Result<f64, SarError> {
-        let parse = |s: &str| {
-            seconds_of(s).ok_or_else(|| {
-                self.error(format!("{path}: epoch '{s}' is not YYYY-MM-DD hh:mm:ss"))
-            })
-        };
-        Ok(parse(from)? - parse(to)?)
     }
 
     fn orbit(&self, group: &str, epoch: &str) -> Result<Orbit, SarError> {
@@ -623,48 +500,9 @@ impl Fields<'_> {
     }
 }
 
-/// Seconds since 1970-01-01 00:00:00 of `YYYY-MM-DD hh:mm:ss[.f]` (a `T` may separate date
-/// and time), for comparing the epochs of a product's time axes.
-fn seconds_of(s: &str) -> Option<f64> {
-    let s = s.trim().trim_end_matches('Z');
-    let (date, time) = s.split_once([' ', 'T']).unwrap_or((s, "00:00:00"));
-    let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    let mut t = time.split(':');
-    let (h, min) = (
-        t.next()?.parse::<f64>().ok()?,
-        t.next()?.parse::<f64>().ok()?,
-    );
-    let sec = t.next().map_or(Some(0.0), |x| x.parse::<f64>().ok())?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) {
-        return None;
-    }
-    // Days from the civil date (proleptic Gregorian), after H. Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days as f64 * 86_400.0 + h * 3600.0 + min * 60.0 + sec)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn epochs_compare_across_formats() {
-        let a = seconds_of("2011-01-13 00:00:00").unwrap();
-        let b = seconds_of("2011-01-13T00:00:00.000000000").unwrap();
-        assert_eq!(a, b);
-        assert_eq!(seconds_of("1970-01-02 00:00:01"), Some(86_401.0));
-        assert_eq!(
-            seconds_of("2000-03-01 00:00:00").unwrap() - seconds_of("2000-02-28 00:00:00").unwrap(),
-            2.0 * 86_400.0
-        );
-        assert!(seconds_of("2011-13-01 00:00:00").is_none() && seconds_of("yesterday").is_none());
-    }
 
     #[test]
     fn windows_and_axes_are_checked() {
