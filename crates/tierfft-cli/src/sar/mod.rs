@@ -520,6 +520,8 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
     // checked again once it is known).
     check_scene(&config, &on, focus_opts, args.block_lines)?;
     let out = Staged::begin(&args.out)?;
+    // The command line read, the device opened, the scene's memory checked.
+    let setup_s = started.elapsed().as_secs_f64();
 
     let t = Instant::now();
     let mut product = None;
@@ -769,7 +771,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         total: total_s,
     };
     println!(
-        "phases (wall clock): {} {simulate_s:.3} s, Doppler centroid and azimuth pattern \
+        "phases (wall clock): set-up {setup_s:.3} s, {} {simulate_s:.3} s, Doppler centroid and azimuth pattern \
          {centroid_s:.3} s, plan {plan_s:.3} s, focus {focus_s:.3} s, measure {measure_s:.3} \
          s, write {write_s:.3} s (beyond what ran beside other work); total {total_s:.3} s",
         if simulated { "simulate" } else { "read echoes" },
