@@ -14,7 +14,7 @@ use tierfft_sar::filters::range::Window;
 use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::focus::fit::{Fitted, fit};
 use tierfft_sar::quality::measure::{Theories, measure_targets};
-use tierfft_sar::quality::report::{Blocks, Report, Timings};
+use tierfft_sar::quality::report::{Blocks, ProductReport, Report, Timings};
 use tierfft_sar::scene::centroid::resolve;
 use tierfft_sar::scene::echoes::{NonFinite, check_finite, check_layout};
 use tierfft_sar::scene::extent::Extent;
@@ -101,17 +101,11 @@ pub fn read_l0b<'py>(
             let product = L0b::open(&path, channel.as_ref())?;
             let d = product.description();
             let (config, geometry) = tierfft_sar::scene::product::config(d, antenna_m)?;
-            let info = serde_json::json!({
-                "file": path.display().to_string(),
-                "mission": d.mission,
-                "channel": d.channel,
-                "epoch": d.epoch,
-                "first_pulse_s": d.pulse_times_s[0],
-                "pulse_times_s": d.pulse_times_s,
-                "slant_range_m": d.slant_range_m,
-                "geometry": geometry,
-                "azimuth_resolution_factor": geometry.resolution_factor(),
-            });
+            let report = ProductReport::new(path.display().to_string(), d, geometry);
+            let mut info =
+                serde_json::to_value(&report).map_err(|e| SarError::Product(e.to_string()))?;
+            info["pulse_times_s"] = serde_json::json!(d.pulse_times_s);
+            info["slant_range_m"] = serde_json::json!(d.slant_range_m);
             let samples = d.samples();
             Ok((
                 product.read_all()?,

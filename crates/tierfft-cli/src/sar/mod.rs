@@ -366,15 +366,7 @@ fn open_product(path: &Path, args: &SarArgs) -> CliResult<(Config, Source)> {
         d.near_range_m(),
         d.prf_hz
     );
-    let report = ProductReport {
-        file: path.display().to_string(),
-        mission: d.mission.clone(),
-        channel: d.channel.clone(),
-        first_pulse_s: d.pulse_times_s[0],
-        epoch: d.epoch.clone(),
-        azimuth_resolution_factor: geometry.resolution_factor(),
-        geometry,
-    };
+    let report = ProductReport::new(path.display().to_string(), d, geometry);
     Ok((config, Source::Product(Box::new(product), report)))
 }
 

@@ -151,19 +151,26 @@ pub fn num_c64(z: Complex32) -> npyz::num_complex::Complex64 {
     npyz::num_complex::Complex64::new(z.re.into(), z.im.into())
 }
 
+/// Whether python3 can import `modules` (e.g. `"numpy, h5py"`); where it cannot while
+/// `TIERFFT_REQUIRE_NUMPY` is set (as `scripts/test` sets it, installing them), the test
+/// fails instead of skipping.
+pub fn python_imports(modules: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok || std::env::var_os("TIERFFT_REQUIRE_NUMPY").is_none(),
+        "TIERFFT_REQUIRE_NUMPY is set, but python3 cannot import {modules}"
+    );
+    ok
+}
+
 /// Runs `scripts/<script>` with python3 against this build's `tierfft` (`--tierfft`) and
 /// `args`, printing its output and failing the test when it fails. Without NumPy it is
 /// skipped, unless `TIERFFT_REQUIRE_NUMPY` is set (as `scripts/test` does), which fails.
 pub fn run_numpy_script(script: &str, args: &[&str]) {
-    let numpy = Command::new("python3")
-        .args(["-c", "import numpy"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !numpy {
-        assert!(
-            std::env::var_os("TIERFFT_REQUIRE_NUMPY").is_none(),
-            "TIERFFT_REQUIRE_NUMPY is set, but python3 cannot import numpy"
-        );
+    if !python_imports("numpy") {
         eprintln!("python3 cannot import numpy: scripts/{script} did not run");
         return;
     }

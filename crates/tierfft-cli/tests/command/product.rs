@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::common::{TempDir, assert_ok, fails_with, metrics, text};
+use crate::common::{TempDir, assert_ok, fails_with, metrics, python_imports, text};
 
 /// The chip, or `None` (said on stderr) where it is absent.
 fn chip() -> Option<PathBuf> {
@@ -85,15 +85,7 @@ fn the_alos_chip_focuses_from_its_product() {
 /// h5py alone, against `range_compressed.npy`, to 1e-5 in relative L2. Skipped without
 /// them, unless `TIERFFT_REQUIRE_NUMPY` is set (as `scripts/test` does, installing both).
 fn independent_range_compression(chip: &std::path::Path, out: &std::path::Path) {
-    let ready = std::process::Command::new("python3")
-        .args(["-c", "import numpy, h5py"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ready {
-        assert!(
-            std::env::var_os("TIERFFT_REQUIRE_NUMPY").is_none(),
-            "TIERFFT_REQUIRE_NUMPY is set, but python3 cannot import numpy and h5py"
-        );
+    if !python_imports("numpy, h5py") {
         eprintln!("python3 cannot import numpy and h5py: the independent check did not run");
         return;
     }

@@ -1,7 +1,7 @@
 //! Reading one HDF5 file's fields for a product reader: each typed read checked (length,
 //! finite values, units) and every error naming the file and the field.
 
-use hdf5_pure::{AttrValue, Dataset, File};
+use hdf5_pure::{AttrValue, Dataset, File, H5Element};
 
 use crate::error::SarError;
 
@@ -33,26 +33,16 @@ impl Fields<'_> {
             .collect()
     }
 
-    pub(super) fn f64s(&self, path: &str, len: Option<usize>) -> Result<Vec<f64>, SarError> {
-        let ds = self.dataset(path)?;
-        let v = ds
-            .read_f64()
-            .map_err(|e| self.error(format!("{path}: {e}")))?;
-        self.check_len(path, v, len)
-    }
-
-    pub(super) fn f32s(&self, path: &str, len: Option<usize>) -> Result<Vec<f32>, SarError> {
-        let ds = self.dataset(path)?;
-        let v = ds
-            .read_f32()
-            .map_err(|e| self.error(format!("{path}: {e}")))?;
-        self.check_len(path, v, len)
-    }
-
-    pub(super) fn i64s(&self, path: &str, len: Option<usize>) -> Result<Vec<i64>, SarError> {
-        let ds = self.dataset(path)?;
-        let v = ds
-            .read_i64()
+    /// The values of the dataset at `path` as `T` (f64, f32, i64, ...: converted as the
+    /// HDF5 library converts), `len` of them where given.
+    pub(super) fn values<T: H5Element>(
+        &self,
+        path: &str,
+        len: Option<usize>,
+    ) -> Result<Vec<T>, SarError> {
+        let v = self
+            .dataset(path)?
+            .read::<T>()
             .map_err(|e| self.error(format!("{path}: {e}")))?;
         self.check_len(path, v, len)
     }
@@ -73,7 +63,7 @@ impl Fields<'_> {
     }
 
     pub(super) fn scalar(&self, path: &str) -> Result<f64, SarError> {
-        let v = self.f64s(path, None)?;
+        let v = self.values::<f64>(path, None)?;
         match v[..] {
             [x] => Ok(x),
             _ => Err(self.error(format!("{path} holds {} values: one expected", v.len()))),
@@ -122,7 +112,7 @@ impl Fields<'_> {
             })?
             .trim()
             .to_string();
-        let t = self.f64s(path, len)?;
+        let t = self.values::<f64>(path, len)?;
         if t.is_empty() || !t.iter().all(|x| x.is_finite()) {
             return Err(self.error(format!("{path} is empty or holds NaN or infinite times")));
         }

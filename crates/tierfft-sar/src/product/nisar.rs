@@ -138,18 +138,18 @@ impl L0b {
             None => None,
         };
         let lut_path = format!("{rxp}/BFPQLUT");
-        let lut = f.f32s(&lut_path, Some(65536))?;
+        let lut = f.values::<f32>(&lut_path, Some(65536))?;
         if let Some(i) = lut.iter().position(|v| !v.is_finite())
             && Some(i) != fill.map(usize::from)
         {
             return Err(f.error(format!("{lut_path}[{i}] is {}: not a number", lut[i])));
         }
 
-        let slant_range_m = f.f64s(&format!("{txp}/slantRange"), Some(samples))?;
+        let slant_range_m = f.values::<f64>(&format!("{txp}/slantRange"), Some(samples))?;
         let spacing =
             check_spacing(&slant_range_m).map_err(|m| f.error(format!("{txp}/slantRange: {m}")))?;
         let (epoch, pulse_times_s) = f.times(&format!("{txp}/UTCtime"), Some(pulses))?;
-        let windows = f.i64s(&format!("{txp}/validSamplesSubSwath1"), Some(2 * pulses))?;
+        let windows = f.values::<i64>(&format!("{txp}/validSamplesSubSwath1"), Some(2 * pulses))?;
         let valid = windows
             .chunks_exact(2)
             .map(|w| clip(w[0], w[1], samples))
@@ -410,7 +410,7 @@ impl Fields<'_> {
         let n = times.len();
         let shift = self.shift(group, &own, epoch)?;
         let vectors = |name: &str| -> Result<Vec<[f64; 3]>, SarError> {
-            let v = self.f64s(&format!("{group}/{name}"), Some(3 * n))?;
+            let v = self.values::<f64>(&format!("{group}/{name}"), Some(3 * n))?;
             Ok(v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
         };
         let orbit = Orbit::new(
@@ -428,7 +428,7 @@ impl Fields<'_> {
     fn attitude(&self, group: &str, epoch: &str) -> Result<Attitude, SarError> {
         let (own, times) = self.times(&format!("{group}/time"), None)?;
         let shift = self.shift(group, &own, epoch)?;
-        let q = self.f64s(&format!("{group}/quaternions"), Some(4 * times.len()))?;
+        let q = self.values::<f64>(&format!("{group}/quaternions"), Some(4 * times.len()))?;
         Attitude::new(
             times.iter().map(|t| t + shift).collect(),
             q.chunks_exact(4)

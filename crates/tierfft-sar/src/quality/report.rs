@@ -96,6 +96,26 @@ pub struct ProductReport {
     pub azimuth_resolution_factor: f64,
 }
 
+impl ProductReport {
+    /// What `file`'s description `d` says, with the `geometry` its configuration came from
+    /// ([`crate::scene::product::config`]).
+    pub fn new(
+        file: String,
+        d: &crate::product::Description,
+        geometry: crate::scene::product::Geometry,
+    ) -> ProductReport {
+        ProductReport {
+            file,
+            mission: d.mission.clone(),
+            channel: d.channel.clone(),
+            first_pulse_s: d.pulse_times_s[0],
+            epoch: d.epoch.clone(),
+            azimuth_resolution_factor: geometry.resolution_factor(),
+            geometry,
+        }
+    }
+}
+
 /// A size in lines and samples.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Size {
