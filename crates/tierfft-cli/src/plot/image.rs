@@ -10,6 +10,8 @@
 use std::ops::Range;
 
 use plotters::prelude::*;
+use rayon::prelude::*;
+use tierfft::Complex32;
 use tierfft_sar::quality::metrics::upsample;
 
 use super::scale::{Scale, draw_colour_bar};
@@ -179,14 +181,25 @@ pub fn reduced(
         lines.len().div_ceil(block.0),
         samples.len().div_ceil(block.1),
     );
+    // A row of cells per task: the whole of a 16384² image is 2^28 samples. Powers in f64
+    // (no overflow), the square root once per cell.
+    let power = |z: &Complex32| f64::from(z.re).powi(2) + f64::from(z.im).powi(2);
     let mut peak = vec![0.0f32; rows * cols];
-    for l in lines.clone() {
-        let out = &mut peak[(l - lines.start) / block.0 * cols..][..cols];
-        for s in samples.clone() {
-            let cell = &mut out[(s - samples.start) / block.1];
-            *cell = cell.max(image.at(l, s).norm());
-        }
-    }
+    peak.par_chunks_mut(cols)
+        .enumerate()
+        .for_each(|(row, out)| {
+            let first = lines.start + row * block.0;
+            let mut strongest = vec![0.0f64; cols];
+            for l in first..(first + block.0).min(lines.end) {
+                let line = &image.data[l * image.samples..][samples.clone()];
+                for (cell, values) in strongest.iter_mut().zip(line.chunks(block.1)) {
+                    *cell = values.iter().map(power).fold(*cell, f64::max);
+                }
+            }
+            for (o, p) in out.iter_mut().zip(strongest) {
+                *o = p.sqrt() as f32;
+            }
+        });
     Raster {
         db: peak
             .iter()

@@ -533,8 +533,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             data
         }
     };
-    let simulate_s = t.elapsed().as_secs_f64();
-    // The user's echoes are checked before any work on them.
+    // The user's echoes are checked before any work on them (timed with the reading).
     let zeroed = match simulated {
         true => None,
         false => {
@@ -554,6 +553,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             zeroed
         }
     };
+    let simulate_s = t.elapsed().as_secs_f64();
     // A product's echoes, compressed in range alone: what a focused image is compared with,
     // and what an independent matched filter can check.
     let compressed = match product {

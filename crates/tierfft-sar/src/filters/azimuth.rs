@@ -11,6 +11,7 @@
 //! simulator does by default, or tapered), with the analytic phase taken out.
 
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
@@ -18,7 +19,8 @@ use rustfft::FftPlanner;
 
 use crate::filters::radiometry::Radiometry;
 use crate::filters::range::{Window, equaliser};
-use crate::filters::rows::{par_rows, to32};
+use crate::filters::rows::{par_rows, to32, unique, zeroed};
+use crate::filters::window::Shape;
 use crate::scene::doppler::{doppler_hz, migration};
 use crate::scene::extent::{Extent, fft_length, kernel_margin};
 use crate::scene::params::{Config, Radar};
@@ -28,6 +30,9 @@ use crate::scene::pattern::reference_spectrum;
 /// time-bandwidth product, which grows in proportion to range: across 32 bins of the default
 /// scene (40 m at 20 km) it changes by 0.2 %.
 const REFERENCE_BLOCK: usize = 32;
+
+/// Memory the tiles of one wave of range blocks may take, bytes (at least one tile per thread).
+const WAVE_BYTES: usize = 256 << 20;
 
 /// The analytic azimuth phase 4πR0·(D(f) − 1)/λ at Doppler `f_hz` and range `r0` (m), which
 /// the filter applies (the spectrum carries its negative).
@@ -120,7 +125,7 @@ pub struct AzimuthDesign<'a> {
 /// eighth of it each side (tapered there: the band's hard edges ring far beyond the
 /// aperture) and transformed at the scene's length. So a strip focused in blocks and
 /// whole convolves with one kernel, and the scene's margins ([`crate::scene::extent`]) cover it.
-pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Vec<Complex32> {
+pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Arc<[Complex32]> {
     let AzimuthDesign {
         window,
         equalise,
@@ -154,51 +159,74 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Vec<Compl
     };
     // The taper over the kernel's lines, once for every column.
     let tapers: Vec<f64> = (first..=last).map(taper).collect();
+    let shape = window.shape();
     let blocks = samples.div_ceil(REFERENCE_BLOCK);
+    // Blocks designed at a time: a few per thread of rayon's pool (so that none waits long
+    // for the slowest), their tiles within WAVE_BYTES.
     let threads = rayon::current_num_threads();
+    let tile_bytes = (REFERENCE_BLOCK * lines * size_of::<Complex32>()).max(1);
+    let wave = (WAVE_BYTES / tile_bytes).clamp(threads, 4 * threads);
     let design = &design;
-    let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
-    // In waves of one range block per thread of rayon's pool (so that only a wave's columns
-    // are held at once): each block's columns, `lines` each, in the blocks' order.
-    for start in (0..blocks).step_by(threads) {
-        let done: Vec<(usize, Vec<Complex32>)> = (start..(start + threads).min(blocks))
+    // Each block's filter as a tile of `lines` rows of its columns, so that it goes into
+    // the rows by whole runs of values; the scratch each thread reuses: the spectrum at the
+    // design length and one column at the scene's.
+    let tile = |block: usize,
+                (spectrum, kernel): &mut (Vec<Complex64>, Vec<Complex32>)|
+     -> Vec<Complex32> {
+        let columns = (block * REFERENCE_BLOCK)..((block + 1) * REFERENCE_BLOCK).min(samples);
+        let width = columns.len();
+        let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
+        // The block's reference target at the block's effective velocity, each column's
+        // band and phase at its own (`Radar::speed_by_range_mps`).
+        let mut local = design.clone();
+        local.radar = design.radar.at_range(near + centre * bin);
+        let eq = match equalise {
+            true => block_equaliser(&local, near + centre * bin, residual_fft.as_ref()),
+            false => vec![Complex64::new(1.0, 0.0); long],
+        };
+        let mut out = vec![Complex32::new(0.0, 0.0); width * lines];
+        for (i, k) in columns.enumerate() {
+            let r0 = near + k as f64 * bin;
+            local.radar.speed_mps = design.radar.speed_at(r0);
+            design_column(&local, &shape, r0, &eq, residual, spectrum);
+            inverse.process(spectrum);
+            let gain = radiometry.azimuth_gain(&local, equalise, r0, reference_m) / long as f64;
+            // Kernel line n wraps to n mod long in the design and n mod lines in the scene.
+            kernel.fill(Complex32::new(0.0, 0.0));
+            let mut from = first.rem_euclid(long as i64) as usize;
+            let mut to = first.rem_euclid(lines as i64) as usize;
+            for t in &tapers {
+                kernel[to] += to32(spectrum[from] * (t * gain));
+                from = if from + 1 == long { 0 } else { from + 1 };
+                to = if to + 1 == lines { 0 } else { to + 1 };
+            }
+            forward.process(kernel);
+            for (b, &z) in kernel.iter().enumerate() {
+                out[b * width + i] = z;
+            }
+        }
+        out
+    };
+    let scratch = || {
+        (
+            vec![Complex64::new(0.0, 0.0); long],
+            vec![Complex32::new(0.0, 0.0); lines],
+        )
+    };
+    let mut h = zeroed(lines * samples);
+    let rows = unique(&mut h);
+    // In waves, so that only a wave's tiles are held at once.
+    for start in (0..blocks).step_by(wave) {
+        let done: Vec<Vec<Complex32>> = (start..(start + wave).min(blocks))
             .into_par_iter()
-            .map(|block| {
-                let columns =
-                    (block * REFERENCE_BLOCK)..((block + 1) * REFERENCE_BLOCK).min(samples);
-                let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
-                // The block's reference target at the block's effective velocity, each
-                // column's band and phase at its own (`Radar::speed_by_range_mps`).
-                let mut local = design.clone();
-                local.radar = design.radar.at_range(near + centre * bin);
-                let eq = match equalise {
-                    true => block_equaliser(&local, near + centre * bin, residual_fft.as_ref()),
-                    false => vec![Complex64::new(1.0, 0.0); long],
-                };
-                let mut out = vec![Complex32::new(0.0, 0.0); columns.len() * lines];
-                let mut spectrum = vec![Complex64::new(0.0, 0.0); long];
-                for (k, kernel) in columns.zip(out.chunks_mut(lines)) {
-                    let r0 = near + k as f64 * bin;
-                    local.radar.speed_mps = design.radar.speed_at(r0);
-                    design_column(&local, window, r0, &eq, residual, &mut spectrum);
-                    inverse.process(&mut spectrum);
-                    let gain =
-                        radiometry.azimuth_gain(&local, equalise, r0, reference_m) / long as f64;
-                    for (n, t) in (first..=last).zip(&tapers) {
-                        let z = spectrum[n.rem_euclid(long as i64) as usize];
-                        kernel[n.rem_euclid(lines as i64) as usize] += to32(z * (t * gain));
-                    }
-                    forward.process(kernel);
-                }
-                (block, out)
-            })
+            .map_init(scratch, |scratch, block| tile(block, scratch))
             .collect();
         // Into the rows, in parallel over them.
-        par_rows(&mut h, samples, |b, row| {
-            for (block, out) in &done {
-                for (i, column) in out.chunks(lines).enumerate() {
-                    row[block * REFERENCE_BLOCK + i] = column[b];
-                }
+        par_rows(rows, samples, |b, row| {
+            for (block, out) in (start..).zip(&done) {
+                let width = out.len() / lines;
+                let at = block * REFERENCE_BLOCK;
+                row[at..at + width].copy_from_slice(&out[b * width..(b + 1) * width]);
             }
         });
     }
@@ -227,7 +255,7 @@ fn block_equaliser(design: &Config, r0: f64, fft: &dyn rustfft::Fft<f64>) -> Vec
 /// the `residual` phase added.
 fn design_column(
     design: &Config,
-    window: Window,
+    shape: &Shape,
     r0: f64,
     eq: &[Complex64],
     residual: Option<&(dyn Fn(f64, f64) -> f64 + Sync)>,
@@ -240,7 +268,7 @@ fn design_column(
     for (b, z) in spectrum.iter_mut().enumerate() {
         let f = band.doppler(b, lines, r.prf_hz);
         let offset = f - band.middle;
-        let w = window.weight(offset, band.width) * edge_share(offset, band.width, doppler_bin);
+        let w = shape.at_hz(offset, band.width) * edge_share(offset, band.width, doppler_bin);
         *z = match w == 0.0 {
             true => Complex64::new(0.0, 0.0),
             false => {

@@ -24,12 +24,13 @@
 //! approximation: the rate mismatch at R0 ≠ Rref grows with the swath and the coupling.
 
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 use num_complex::Complex32;
 
 use crate::filters::coupling;
 use crate::filters::range::{Window, range_filter};
-use crate::filters::rows::par_rows;
+use crate::filters::rows::{par_rows, scene_array, unique};
 use crate::scene::doppler::migration;
 use crate::scene::freq::bin_hz;
 use crate::scene::params::{C, Config};
@@ -45,12 +46,11 @@ fn bent_rate(config: &Config, r_m: f64, fd_hz: f64, d: f64) -> f64 {
 
 /// Step 1's multiply, laid out like the range-Doppler data (`[Doppler bin][range sample]`):
 /// exp(iπ·Km·a·(τ − τref)²) at the reference range `reference_m`.
-pub fn scaling(config: &Config, reference_m: f64) -> Vec<Complex32> {
+pub fn scaling(config: &Config, reference_m: f64) -> Arc<[Complex32]> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let near_s = 2.0 * config.near_range_m() / C;
-    let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
-    par_rows(&mut h, samples, |b, row| {
+    scene_array(lines, samples, |b, row| {
         let fd = config.moved_doppler_hz(b, lines);
         let d = migration(r, fd);
         let rate = bent_rate(config, reference_m, fd, d) * (1.0 / d - 1.0);
@@ -60,19 +60,18 @@ pub fn scaling(config: &Config, reference_m: f64) -> Vec<Complex32> {
             let (sin, cos) = (PI * rate * t * t).sin_cos();
             *z = Complex32::new(cos as f32, sin as f32);
         }
-    });
-    h
+    })
 }
 
 /// Step 2's multiply, laid out like the data in range frequency (`[Doppler bin][range
 /// frequency bin]`): the range matched filter weighted by `window`, SRC and the bulk
 /// migration at `reference_m`, and the scaled rate's quadratic phase.
-pub fn range_filter_2d(config: &Config, reference_m: f64, window: Window) -> Vec<Complex32> {
+pub fn range_filter_2d(config: &Config, reference_m: f64, window: Window) -> Arc<[Complex32]> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let matched = range_filter(r, samples, window);
     let mut h = coupling::filter(config, reference_m, true);
-    par_rows(&mut h, samples, |b, row| {
+    par_rows(unique(&mut h), samples, |b, row| {
         let fd = config.moved_doppler_hz(b, lines);
         let d = migration(r, fd);
         let curvature = -PI * (1.0 - d) / bent_rate(config, reference_m, fd, d);

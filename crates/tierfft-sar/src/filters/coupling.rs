@@ -15,10 +15,11 @@
 //! azimuth sidelobes by 0.1–0.4 dB at 150–400 Hz centroids).
 
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 use num_complex::Complex32;
 
-use crate::filters::rows::par_rows;
+use crate::filters::rows::scene_array;
 use crate::scene::doppler::migration;
 use crate::scene::freq::bin_hz;
 use crate::scene::params::{C, Config};
@@ -58,7 +59,7 @@ pub fn needed(config: &Config) -> bool {
 /// bin][range frequency bin]`), at reference range `reference_m`, with the bulk migration
 /// (`bulk`) or SRC alone (when RCMC is off, to show what it corrects): each Doppler bin stands
 /// for the Doppler frequency RCMC moves it by (`Config::moved_doppler_hz`).
-pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
+pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Arc<[Complex32]> {
     let r = &config.radar;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     let (f0, scale) = (r.carrier_hz, 4.0 * PI * reference_m / C);
@@ -70,8 +71,7 @@ pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
             (ft, (f0 + ft).powi(2))
         })
         .collect();
-    let mut h = vec![Complex32::new(0.0, 0.0); lines * samples];
-    par_rows(&mut h, samples, |b, row| {
+    scene_array(lines, samples, |b, row| {
         let fd = config.moved_doppler_hz(b, lines);
         let d = migration(r, fd);
         let doppler_term = (C * fd / (2.0 * r.speed_mps)).powi(2);
@@ -83,8 +83,7 @@ pub fn filter(config: &Config, reference_m: f64, bulk: bool) -> Vec<Complex32> {
             let (sin, cos) = (scale * (root - f0 * d - ft * slope)).sin_cos();
             *z = Complex32::new(cos as f32, sin as f32);
         }
-    });
-    h
+    })
 }
 
 #[cfg(test)]

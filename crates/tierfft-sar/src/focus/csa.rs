@@ -28,15 +28,13 @@ pub fn plan(config: &Config, opts: &FocusOptions, extent: Extent) -> SarPlan {
         Step::AzimuthFft,
         Step::Multiply {
             name: "chirp scaling",
-            values: chirp_scaling::scaling(config, reference_m).into(),
+            values: chirp_scaling::scaling(config, reference_m),
         },
         Step::RangeDopplerFilter {
             name: "range compression and SRC (2-D)",
-            filter: chirp_scaling::range_filter_2d(config, reference_m, opts.range_window).into(),
+            filter: chirp_scaling::range_filter_2d(config, reference_m, opts.range_window),
         },
-        Step::AzimuthCompression {
-            filter: az_filter.into(),
-        },
+        Step::AzimuthCompression { filter: az_filter },
     ];
     SarPlan {
         algorithm: opts.algorithm,

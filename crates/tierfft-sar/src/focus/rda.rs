@@ -33,7 +33,7 @@ pub fn plan(config: &Config, opts: &FocusOptions, extent: Extent) -> SarPlan {
     if src {
         steps.push(Step::RangeDopplerFilter {
             name: "SRC",
-            filter: coupling::filter(config, reference_m, opts.rcmc).into(),
+            filter: coupling::filter(config, reference_m, opts.rcmc),
         });
     }
     if opts.rcmc {
@@ -43,7 +43,7 @@ pub fn plan(config: &Config, opts: &FocusOptions, extent: Extent) -> SarPlan {
         });
     }
     steps.push(Step::AzimuthCompression {
-        filter: azimuth_filter(config, &opts.azimuth_design(reference_m)).into(),
+        filter: azimuth_filter(config, &opts.azimuth_design(reference_m)),
     });
     SarPlan {
         algorithm: opts.algorithm,

@@ -4,12 +4,11 @@
 
 use crate::filters::range::Window;
 use crate::filters::window::Theory;
-use crate::quality::metrics::{CutOptions, PointMetrics, analyze_point};
+use crate::quality::metrics::{CutOptions, MetricsError, PointMetrics, analyze_point, mean_power};
 use crate::quality::neighbours::{AxisResponse, IdealResponse, SceneModel};
 use crate::quality::noise::NoiseRegion;
 use crate::scene::params::Config;
 use serde::Serialize;
-use std::ops::Range;
 use tierfft::Complex32;
 
 /// The windows' theory: what every measurement is compared with.
@@ -96,8 +95,15 @@ pub fn measure_targets(
     if config.scene.targets.is_empty() {
         return Vec::new();
     }
-    let noise: Option<(Range<usize>, Range<usize>)> =
-        noise.map(|n| (n.lines.clone(), n.samples.clone()));
+    // The noise's power once for every target (a large scene's region spans millions of
+    // samples).
+    let noise =
+        noise.map(|n| mean_power(image, lines, samples, (n.lines.clone(), n.samples.clone())));
+    let with_noise = |m: Result<PointMetrics, MetricsError>| match &noise {
+        None => m.map_err(|e| e.to_string()),
+        Some(Ok(n)) => m.map(|m| m.with_noise(*n)).map_err(|e| e.to_string()),
+        Some(Err(e)) => Err(e.to_string()),
+    };
     let response = IdealResponse {
         azimuth: AxisResponse {
             window: windows.0,
@@ -127,12 +133,11 @@ pub fn measure_targets(
             ..CutOptions::default()
         };
         let guess = (expected.0.round() as usize, expected.1.round() as usize);
-        let metrics = analyze_point(image, lines, samples, guess, &opts, noise.clone())
-            .map_err(|e| e.to_string());
+        let metrics = with_noise(analyze_point(image, lines, samples, guess, &opts, None));
         let alone = match &model {
-            Ok(m) => m
-                .analyze_alone(image, lines, samples, k, guess, &alone_opts, noise.clone())
-                .map_err(|e| e.to_string()),
+            Ok(m) => {
+                with_noise(m.analyze_alone(image, lines, samples, k, guess, &alone_opts, None))
+            }
             Err(e) => Err(format!("the scene model could not be fitted: {e}")),
         };
         let error = match (&metrics, &alone) {

@@ -350,12 +350,14 @@ pub(crate) fn analyze_point_less(
     let azimuth = cut(pa, opts.half_azimuth, lines, &|a| {
         between(&|r| at(a, r), pr, dr, samples)
     })?;
-    let peak_amp = azimuth.peak_value.max(range.peak_value);
-    let peak_snr_db = noise_pow.map(|n| 10.0 * (peak_amp * peak_amp / n).log10());
-    Ok(PointMetrics {
+    let metrics = PointMetrics {
         azimuth,
         range,
-        peak_snr_db,
+        peak_snr_db: None,
+    };
+    Ok(match noise_pow {
+        Some(n) => metrics.with_noise(n),
+        None => metrics,
     })
 }
 
@@ -426,25 +428,45 @@ fn find_peak(
     best.map(|(pos, _)| pos).ok_or(MetricsError::NoPeak)
 }
 
-/// Mean |z|² over the rectangle `(lines, samples)` of the image.
-fn mean_power(
+/// Mean |z|² over the rectangle `(lines, samples)` of the image: `BadNoiseRegion` when it is
+/// empty or reaches past the image, `NonFinite` when the sum is not finite.
+pub fn mean_power(
     image: &[Complex32],
     lines: usize,
     samples: usize,
     (ra, rr): (Range<usize>, Range<usize>),
 ) -> Result<f64, MetricsError> {
+    use rayon::prelude::*;
     if ra.is_empty() || rr.is_empty() || ra.end > lines || rr.end > samples {
         return Err(MetricsError::BadNoiseRegion);
     }
     let count = (ra.len() * rr.len()) as f64;
+    // A line per task: a region of a large scene spans millions of samples.
     let sum: f64 = ra
-        .flat_map(|a| &image[a * samples + rr.start..a * samples + rr.end])
-        .map(|z| to_c64(z).norm_sqr())
+        .into_par_iter()
+        .map(|a| {
+            image[a * samples + rr.start..a * samples + rr.end]
+                .iter()
+                .map(|z| to_c64(z).norm_sqr())
+                .sum::<f64>()
+        })
         .sum();
     if !sum.is_finite() {
         return Err(MetricsError::NonFinite);
     }
     Ok(sum / count)
+}
+
+impl PointMetrics {
+    /// The same metrics with the SNR against the mean noise power `noise` ([`mean_power`]):
+    /// the 2-D peak power (the larger of the two cuts' peaks, squared) over it, dB.
+    pub fn with_noise(self, noise: f64) -> PointMetrics {
+        let peak = self.azimuth.peak_value.max(self.range.peak_value);
+        PointMetrics {
+            peak_snr_db: Some(10.0 * (peak * peak / noise).log10()),
+            ..self
+        }
+    }
 }
 
 #[cfg(test)]

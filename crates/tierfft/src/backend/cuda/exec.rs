@@ -165,10 +165,21 @@ impl CudaFft {
             .stream
             .clone_htod(&plan.twiddle_words())
             .map_err(gpu_err("uploading twiddles"))?;
-        let aux = dev
-            .stream
-            .clone_htod(&plan.aux_words())
-            .map_err(gpu_err("uploading vectors"))?;
+        let words = plan.aux_words();
+        let aux = match words.len() {
+            0 => dev
+                .stream
+                .clone_htod(&words)
+                .map_err(gpu_err("uploading vectors"))?,
+            // Through the pinned staging buffers: a filter as large as a scene (gigabytes)
+            // uploads about four times faster than from pageable memory.
+            len => {
+                // SAFETY: the copy writes every value before any kernel reads it.
+                let mut aux = unsafe { dev.alloc_f32(len, false) }?;
+                dev.write_from_host(&words, &mut aux)?;
+                aux
+            }
+        };
         let chunk = host_chunk(plan, dev.limits.max_buffer);
         Ok(CudaFft {
             dev,
