@@ -215,7 +215,7 @@ pub fn focus<'py>(
             let pattern = tierfft_sar::scene::pattern::resolve(&mut config, data);
             let centroid_s = clock.elapsed().as_secs_f64();
             let clock = Instant::now();
-            let fit = fit(dev, &config, &mut opts, None)?;
+            let fit = fit(dev, &config, &mut opts, None, None)?;
             let plan_s = clock.elapsed().as_secs_f64();
             let steps = fit.focusing.focus(data, |_| {})?;
             let measuring = Instant::now();

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use num_complex::Complex64;
+use rayon::prelude::*;
 use tierfft::Complex32;
 use tierfft_sar::filters::range::Window;
 use tierfft_sar::quality::measure::{TargetReport, Theories};
@@ -74,8 +75,7 @@ pub fn draw(
     let geometry = geometry(config);
     let response = ideal_response(config, windows);
     let placed: Vec<(f64, f64)> = targets.iter().map(|t| t.expected).collect();
-    plot::write_overview(&dir.join("overview.png"), image, &geometry, &placed)?;
-    for (i, t) in targets.iter().enumerate() {
+    let figures = |i: usize, t: &TargetReport| -> CliResult<()> {
         // The measured peak, to the nearest line and sample, centres the crop and the cuts
         // (sub-bin interpolation may put a peak on the last line half a line outside); the
         // placed position where nothing was measured.
@@ -119,8 +119,23 @@ pub fn draw(
             range: curves(range_text, alone_range, response.range),
             azimuth: curves(azimuth_text, alone_azimuth, response.azimuth),
         };
-        plot::write_target_figures(dir, image, &geometry, &target)?;
-    }
+        plot::write_target_figures(dir, image, &geometry, &target)
+    };
+    // Every figure at once, on rayon's pool (errors as text: they cross threads).
+    let (overview, each) = rayon::join(
+        || {
+            plot::write_overview(&dir.join("overview.png"), image, &geometry, &placed)
+                .map_err(|e| e.to_string())
+        },
+        || {
+            targets
+                .par_iter()
+                .enumerate()
+                .try_for_each(|(i, t)| figures(i, t).map_err(|e| e.to_string()))
+        },
+    );
+    overview?;
+    each?;
     Ok(())
 }
 

@@ -34,7 +34,7 @@ mod measure;
 mod outputs;
 mod planning;
 
-use planning::{Focusing, check_scene, open_devices, plan};
+use planning::{Focusing, check_scene, open_devices, plan, plan_ahead};
 
 /// Arguments of `tierfft sar`.
 #[derive(Debug, Args)]
@@ -507,6 +507,7 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         return print_plan(config, simulated, &focus_opts);
     }
     let (lines, samples) = (config.scene.lines, config.scene.samples);
+    let ahead = plan_ahead(&config, simulated, args, focus_opts);
     let on = open_devices(args)?;
     // Sizes before any work (an estimated centroid may widen a squinted scene's margins:
     // checked again once it is known).
@@ -597,7 +598,12 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
             let centroid_s = t.elapsed().as_secs_f64();
             let blocks = check_scene(&config, &on, focus_opts, args.block_lines)?;
             let planning = Instant::now();
-            let (focuser, fallback) = plan(&config, &on, &mut focus_opts, blocks)?;
+            let planned = match ahead.map(|thread| thread.join()) {
+                None => None,
+                Some(Ok(planned)) => Some(planned?),
+                Some(Err(_)) => return Err("planning the filters panicked".into()),
+            };
+            let (focuser, fallback) = plan(&config, &on, &mut focus_opts, blocks, planned)?;
             let plan_s = planning.elapsed().as_secs_f64();
             let waiting = Instant::now();
             writer
@@ -706,8 +712,12 @@ pub fn run(args: &SarArgs) -> CliResult<()> {
         "timings (wall clock): plan {plan_s:.3} s ({}); {} {simulate_s:.3} s; Doppler centroid and azimuth pattern {centroid_s:.3} s; focus {:.1} ms = host-device copies {:.1} + range compression {:.1}{} + azimuth FFT {:.1}{} + RCMC {:.1} + azimuth compression {:.1} ({})",
         match &focuser {
             Focusing::One(f) => format!(
-                "filters {:.3} s, device arrays and kernels {:.3} s",
+                "filters {:.3} s{}, device arrays and kernels {:.3} s",
                 f.planning().filters,
+                match f.planning().ahead {
+                    true => " beside the set-up and reading",
+                    false => "",
+                },
                 f.planning().device
             ),
             _ => "device arrays included".to_string(),

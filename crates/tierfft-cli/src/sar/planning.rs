@@ -3,15 +3,17 @@
 //! is short), and every step planned, whole, in blocks or spread over several devices.
 
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use tierfft::Device;
 use tierfft::backend::cuda::CudaDevice;
+use tierfft_sar::SarError;
 use tierfft_sar::focus::distributed::{self, DistFocuser};
 use tierfft_sar::focus::fit::{Fitted, fit};
 use tierfft_sar::focus::strip::StripFocuser;
-use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, memory_needs};
+use tierfft_sar::focus::{FocusOptions, Focuser, MemoryNeeds, Planned, memory_needs};
 use tierfft_sar::scene::extent::Extent;
-use tierfft_sar::scene::params::Config;
+use tierfft_sar::scene::params::{AzimuthPattern, Config};
 
 use super::SarArgs;
 use crate::CliResult;
@@ -181,14 +183,54 @@ pub(super) fn check_scene(
     Ok(Some(low))
 }
 
+/// The whole scene's plan made on a thread of its own, beside opening the device and reading
+/// the echoes, when nothing its filters depend on comes from the echoes (a simulated scene, or
+/// a config that gives the Doppler centroid and the azimuth pattern) and the scene is focused
+/// whole on one device. Only when the host has the memory the run would need on the CPU (the
+/// most it needs anywhere): a scene too large is still refused, by [`check_scene`], before
+/// any work.
+pub(super) fn plan_ahead(
+    config: &Config,
+    simulated: bool,
+    args: &SarArgs,
+    opts: FocusOptions,
+) -> Option<JoinHandle<Result<Planned, SarError>>> {
+    if args.gpus.is_some() || args.block_lines.is_some() {
+        return None;
+    }
+    let mut config = config.clone();
+    let radar = &config.radar;
+    match simulated {
+        true => {
+            tierfft_sar::scene::centroid::simulated(&mut config);
+            config
+                .radar
+                .azimuth_pattern
+                .get_or_insert(AzimuthPattern::Uniform);
+        }
+        false if radar.doppler_centroid_hz.is_none() || radar.azimuth_pattern.is_none() => {
+            return None;
+        }
+        false => {}
+    }
+    let extent = Extent::of(&config, opts.margins);
+    let needs = memory_needs(&config, &Device::cpu(), &extent, &opts)?;
+    if needs.host.saturating_add(FIGURE_BYTES) > available()?.bytes {
+        return None;
+    }
+    Some(std::thread::spawn(move || Planned::new(&config, opts)))
+}
+
 /// Plans every step of `config`'s scene, whole or in blocks of `blocks` lines, on one device
 /// as [`tierfft_sar::focus::fit::fit`] fits it (its fallback said on the terminal and returned for
-/// metrics.json), or spread over several.
+/// metrics.json; from `planned`, [`plan_ahead`]'s plan, where it is the one needed), or spread
+/// over several.
 pub(super) fn plan(
     config: &Config,
     on: &Devices,
     opts: &mut FocusOptions,
     blocks: Option<usize>,
+    planned: Option<Planned>,
 ) -> CliResult<(Focusing, Option<String>)> {
     if on.devices.len() > 1 {
         let n = on.devices.len();
@@ -200,7 +242,7 @@ pub(super) fn plan(
             None,
         ));
     }
-    let fit = fit(&on.devices[0], config, opts, blocks)?;
+    let fit = fit(&on.devices[0], config, opts, blocks, planned)?;
     if let Some(why) = &fit.fallback {
         eprintln!("note: {why}");
     }

@@ -8,7 +8,7 @@ use num_complex::Complex32;
 use tierfft::Device;
 
 use crate::error::SarError;
-use crate::focus::focuser::Focuser;
+use crate::focus::focuser::{Focuser, Planned};
 use crate::focus::options::{FocusOptions, StepTimings};
 use crate::focus::strip::StripFocuser;
 use crate::scene::extent::Extent;
@@ -60,12 +60,14 @@ pub struct Fit {
 /// Plans `config`'s scene on `device`: whole, or in blocks of `blocks` lines when given. A
 /// device whose bindings hold the scene but not its margins focuses it in blocks (half the
 /// lines, a quarter, ... while longer than the aperture) or, none small enough, at the
-/// recorded size: `opts.margins` is then cleared, as `--circular` would.
+/// recorded size: `opts.margins` is then cleared, as `--circular` would. `planned`: the whole
+/// scene's plan made ahead ([`Planned`]), used when the scene is focused whole as planned.
 pub fn fit(
     device: &Device,
     config: &Config,
     opts: &mut FocusOptions,
     blocks: Option<usize>,
+    planned: Option<Planned>,
 ) -> Result<Fit, SarError> {
     if let Some(block) = blocks {
         let strip = StripFocuser::new(device, config, *opts, block)?;
@@ -74,7 +76,11 @@ pub fn fit(
             fallback: None,
         });
     }
-    let detail = match Focuser::new(device, config, *opts) {
+    let whole = match planned {
+        Some(planned) => Focuser::with_planned(device, config, *opts, planned),
+        None => Focuser::new(device, config, *opts),
+    };
+    let detail = match whole {
         Err(SarError::Fft(tierfft::Error::TooLarge { detail, .. })) if opts.margins => detail,
         focuser => {
             return Ok(Fit {

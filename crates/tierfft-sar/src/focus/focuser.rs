@@ -28,14 +28,14 @@ pub struct MemoryNeeds {
 }
 
 /// Scene-sized buffers alive at once on the host when the device's buffers are host memory
-/// (the CPU, lavapipe, unified-memory GPUs): the echoes, the azimuth filter and its shared
-/// copy, the device's scene and RCMC output, the transposed filter and one transform's
+/// (the CPU, lavapipe, unified-memory GPUs): the echoes, the azimuth filter and the copy the
+/// executor keeps, the device's scene and RCMC output, the transposed filter and one transform's
 /// scratch. Measured: peak resident memory 6.9 × the scene on the CPU and 6.75 × on lavapipe
 /// for the default 4096² scene (`/usr/bin/time -f %M tierfft sar`).
 const HOST_SCENES_SHARED: u64 = 7;
 
 /// Scene-sized buffers on the host when the device has its own memory (CUDA): the echoes and
-/// the azimuth filter with its shared copy. Measured on the H100 (`scripts/device-run.sh
+/// the azimuth filter with the copy it is uploaded from. Measured on the H100 (`scripts/device-run.sh
 /// sarcli`): peak resident memory 2.2 × the scene at 16384² (4560 MiB), 3.8 × at 4096²
 /// (484 MiB, most of it the CUDA libraries).
 const HOST_SCENES_DISCRETE: u64 = 3;
@@ -91,6 +91,32 @@ pub struct Focuser {
     planning: Planning,
 }
 
+/// A scene's plan made before the device that runs it is ready: the host's share of
+/// [`Focuser::new`] (the filters), to be run beside other work and handed to
+/// [`Focuser::with_planned`] or [`crate::focus::fit::fit`].
+pub struct Planned {
+    config: Config,
+    opts: FocusOptions,
+    plan: SarPlan,
+    filters_s: f64,
+}
+
+impl Planned {
+    /// Plans `config`'s scene (validated first) with `opts`, whole, at the extent `opts`
+    /// gives it.
+    pub fn new(config: &Config, opts: FocusOptions) -> Result<Planned, SarError> {
+        config.validate()?;
+        let clock = std::time::Instant::now();
+        let plan = builders::plan(config, &opts, Extent::of(config, opts.margins))?;
+        Ok(Planned {
+            config: config.clone(),
+            opts,
+            plan,
+            filters_s: clock.elapsed().as_secs_f64(),
+        })
+    }
+}
+
 /// Where a focuser's planning went, s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Planning {
@@ -98,6 +124,8 @@ pub struct Planning {
     pub filters: f64,
     /// Making the executor: device arrays, the filters uploaded, kernels compiled or loaded.
     pub device: f64,
+    /// The filters were designed ahead, beside other work ([`Planned`]).
+    pub ahead: bool,
 }
 
 /// The executor a focuser runs its plan with.
@@ -131,13 +159,40 @@ impl Focuser {
         let clock = std::time::Instant::now();
         let plan = builders::plan(recorded, &opts, extent)?;
         let filters = clock.elapsed().as_secs_f64();
+        Focuser::executing(device, plan, opts, (filters, false))
+    }
+
+    /// [`Focuser::new`] from `planned`, the plan made ahead (its filters designed while other
+    /// work ran), when it was made for `recorded` and `opts`; planned again otherwise.
+    pub fn with_planned(
+        device: &Device,
+        recorded: &Config,
+        opts: FocusOptions,
+        planned: Planned,
+    ) -> Result<Focuser, SarError> {
+        match planned.config == *recorded && planned.opts == opts {
+            true => Focuser::executing(device, planned.plan, opts, (planned.filters_s, true)),
+            false => Focuser::new(device, recorded, opts),
+        }
+    }
+
+    /// The executor of `plan` on `device`, whose filters took `filters` s (designed `ahead`
+    /// or not).
+    fn executing(
+        device: &Device,
+        plan: SarPlan,
+        opts: FocusOptions,
+        (filters, ahead): (f64, bool),
+    ) -> Result<Focuser, SarError> {
+        let clock = std::time::Instant::now();
         let executor = match opts.fused {
             true => Executor::Resident(Resident::new(device, &plan)?),
             false => Executor::Host(Host::new(device, &plan)?),
         };
         let planning = Planning {
             filters,
-            device: clock.elapsed().as_secs_f64() - filters,
+            device: clock.elapsed().as_secs_f64(),
+            ahead,
         };
         Ok(Focuser {
             plan,

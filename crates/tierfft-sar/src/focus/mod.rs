@@ -20,7 +20,7 @@ pub mod step;
 pub mod strip;
 
 pub use crate::filters::rcmc::RCMC_TAPS;
-pub use crate::focus::focuser::{Focuser, MemoryNeeds, Planning, focus, memory_needs};
+pub use crate::focus::focuser::{Focuser, MemoryNeeds, Planned, Planning, focus, memory_needs};
 pub use crate::focus::options::{Algorithm, FocusOptions, StepTimings};
 pub use crate::focus::plan::SarPlan;
 pub use crate::focus::step::{Needs, Step};

@@ -7,7 +7,8 @@ use crate::filters::window::Theory;
 use crate::quality::metrics::{CutOptions, MetricsError, PointMetrics, analyze_point, mean_power};
 use crate::quality::neighbours::{AxisResponse, IdealResponse, SceneModel};
 use crate::quality::noise::NoiseRegion;
-use crate::scene::params::Config;
+use crate::scene::params::{Config, Target};
+use rayon::prelude::*;
 use serde::Serialize;
 use tierfft::Complex32;
 
@@ -119,8 +120,8 @@ pub fn measure_targets(
     let irw = theory.irw_bins;
     let placed = config.target_positions();
     let model = SceneModel::fit(image, lines, samples, &response, &placed);
-    let mut targets = Vec::new();
-    for (k, (t, &expected)) in config.scene.targets.iter().zip(&placed).enumerate() {
+    // Each target on a thread of rayon's pool.
+    let measure = |(k, (t, &expected)): (usize, (&Target, &(f64, f64)))| {
         let opts = CutOptions {
             half_azimuth: cut_half(expected, &placed, irw, Axis::Azimuth),
             half: cut_half(expected, &placed, irw, Axis::Range),
@@ -147,7 +148,7 @@ pub fn measure_targets(
             (Ok(_), Err(b)) => Some(format!("alone: {b}")),
             (Ok(_), Ok(_)) => None,
         };
-        targets.push(TargetReport {
+        TargetReport {
             range_m: t.range_m,
             azimuth_m: t.azimuth_m,
             expected,
@@ -161,9 +162,16 @@ pub fn measure_targets(
                 .map(|m| m.targets()[k].amplitude)
                 .map(|a| [a.re, a.im]),
             error,
-        });
-    }
-    targets
+        }
+    };
+    config
+        .scene
+        .targets
+        .par_iter()
+        .zip(&placed)
+        .enumerate()
+        .map(measure)
+        .collect()
 }
 
 /// The direction of a cut.

@@ -66,7 +66,7 @@ fn a_scene_too_large_with_margins_falls_back_and_says_so() {
     c.radar.pulse_s = 2e-6;
     let device = small_device(12 << 20);
     let mut opts = FocusOptions::default();
-    let fitted = fit(&device, &c, &mut opts, None).expect("a plan that fits");
+    let fitted = fit(&device, &c, &mut opts, None, None).expect("a plan that fits");
     let why = fitted.fallback.as_deref().expect("a fallback");
     assert!(why.contains("more than") && why.contains("binds"), "{why}");
     match &fitted.focusing {
