@@ -10,7 +10,9 @@
 #   wholefft  the whole-array distributed test (peer copies, two ranks on the GPU) on CUDA,
 #           its estimate printed, then under compute-sanitizer memcheck
 # The binaries may come packed as .carry/bins.tar.xz (under the carry limit): unpacked first.
-# Usage (carry .carry): OUT=dir [SIZES="4096 16384"] bash scripts/device-sar.sh STEP...
+# With BASE=path to another build's tierfft (e.g. the last commit's, carried beside), `whole`
+# runs it before this build each time, in the same call, and compares their metrics.json.
+# Usage (carry .carry): OUT=dir [SIZES="4096 16384"] [BASE=...] bash scripts/device-sar.sh STEP...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -f .carry/bins.tar.xz ] && tar xJf .carry/bins.tar.xz -C .carry
@@ -25,17 +27,27 @@ for step in "$@"; do
         for n in ${SIZES:-4096 16384}; do
             (cd /tmp && "$tf" sar --device cuda --lines "$n" --samples "$n" --write-raw \
                 --out "/tmp/sim-$n" > /dev/null 2>&1) || status=1
-            for round in 1 2; do
-                echo "== ${n}², --raw, round $round" | tee -a "$out/whole.txt"
-                (cd /tmp && /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$tf" sar --device cuda \
+            for round in 1 2; do for bin in ${BASE:-} "$tf"; do
+                echo "== ${n}², --raw, round $round, $bin" | tee -a "$out/whole.txt"
+                (cd /tmp && /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$bin" sar --device cuda \
                     --raw "/tmp/sim-$n/raw.npy" --config "/tmp/sim-$n/scene.toml" \
-                    --out "/tmp/focus-$n" 2>&1) | grep -E "timings|phases|wall|rror" |
-                    tee -a "$out/whole.txt" || status=1
-            done
+                    --out "/tmp/focus-$n-$(basename "$bin")" 2>&1) |
+                    grep -E "timings|phases|wall|rror" | tee -a "$out/whole.txt" || status=1
+            done; done
+            # The baseline's image measures the same as this build's (timings aside).
+            [ -n "${BASE:-}" ] && python3 -c '
+import json, sys
+a, b = (json.load(open(f"/tmp/focus-{sys.argv[1]}-{name}/metrics.json")) for name in sys.argv[2:])
+[m.pop("timings_s") for m in (a, b)]
+print("metrics.json: same as the baseline" if a == b else
+      "metrics.json DIFFERS from the baseline: " + ", ".join(k for k in a if a[k] != b.get(k)))
+' "$n" "$(basename "$BASE")" tierfft | tee -a "$out/whole.txt"
         done
-        echo "== default run (4096², simulated)" | tee -a "$out/whole.txt"
-        (cd /tmp && /usr/bin/time -f "wall %e s" "$tf" sar --device cuda --out /tmp/default 2>&1) |
-            grep -E "phases|wall|rror" | tee -a "$out/whole.txt" || status=1
+        for bin in ${BASE:-} "$tf"; do
+            echo "== default run (4096², simulated), $bin" | tee -a "$out/whole.txt"
+            (cd /tmp && /usr/bin/time -f "wall %e s" "$bin" sar --device cuda --out /tmp/default 2>&1) |
+                grep -E "phases|wall|rror" | tee -a "$out/whole.txt" || status=1
+        done
         ;;
     l0b)
         chip=$PWD/.carry/data/alos1_palsar_l0b_chip.h5

@@ -168,11 +168,14 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Arc<[Comp
     let wave = (WAVE_BYTES / tile_bytes).clamp(threads, 4 * threads);
     let design = &design;
     // Each block's filter as a tile of `lines` rows of its columns, so that it goes into
-    // the rows by whole runs of values; the scratch each thread reuses: the spectrum at the
-    // design length and one column at the scene's.
-    let tile = |block: usize,
-                (spectrum, kernel): &mut (Vec<Complex64>, Vec<Complex32>)|
-     -> Vec<Complex32> {
+    // the rows by whole runs of values.
+    let tile = |block: usize, scratch: &mut Scratch| -> Vec<Complex32> {
+        let Scratch {
+            spectrum,
+            kernel,
+            inverse_work,
+            forward_work,
+        } = scratch;
         let columns = (block * REFERENCE_BLOCK)..((block + 1) * REFERENCE_BLOCK).min(samples);
         let width = columns.len();
         let centre = (block * REFERENCE_BLOCK) as f64 + REFERENCE_BLOCK as f64 / 2.0 - 0.5;
@@ -189,7 +192,7 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Arc<[Comp
             let r0 = near + k as f64 * bin;
             local.radar.speed_mps = design.radar.speed_at(r0);
             design_column(&local, &shape, r0, &eq, residual, spectrum);
-            inverse.process(spectrum);
+            inverse.process_with_scratch(spectrum, inverse_work);
             let gain = radiometry.azimuth_gain(&local, equalise, r0, reference_m) / long as f64;
             // Kernel line n wraps to n mod long in the design and n mod lines in the scene.
             kernel.fill(Complex32::new(0.0, 0.0));
@@ -200,18 +203,18 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Arc<[Comp
                 from = if from + 1 == long { 0 } else { from + 1 };
                 to = if to + 1 == lines { 0 } else { to + 1 };
             }
-            forward.process(kernel);
+            forward.process_with_scratch(kernel, forward_work);
             for (b, &z) in kernel.iter().enumerate() {
                 out[b * width + i] = z;
             }
         }
         out
     };
-    let scratch = || {
-        (
-            vec![Complex64::new(0.0, 0.0); long],
-            vec![Complex32::new(0.0, 0.0); lines],
-        )
+    let scratch = || Scratch {
+        spectrum: vec![Complex64::new(0.0, 0.0); long],
+        kernel: vec![Complex32::new(0.0, 0.0); lines],
+        inverse_work: vec![Complex64::new(0.0, 0.0); inverse.get_inplace_scratch_len()],
+        forward_work: vec![Complex32::new(0.0, 0.0); forward.get_inplace_scratch_len()],
     };
     let mut h = zeroed(lines * samples);
     let rows = unique(&mut h);
@@ -231,6 +234,15 @@ pub fn azimuth_filter(config: &Config, design_opts: &AzimuthDesign) -> Arc<[Comp
         });
     }
     h
+}
+
+/// What each thread of [`azimuth_filter`] reuses from column to column: the spectrum at the
+/// design length, one column at the scene's, and the two transforms' work space.
+struct Scratch {
+    spectrum: Vec<Complex64>,
+    kernel: Vec<Complex32>,
+    inverse_work: Vec<Complex64>,
+    forward_work: Vec<Complex32>,
 }
 
 /// The length the azimuth filter is designed at: twice the kernel's span, whatever the
