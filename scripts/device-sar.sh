@@ -34,13 +34,23 @@ for step in "$@"; do
                     --out "/tmp/focus-$n-$(basename "$bin")" 2>&1) |
                     grep -E "timings|phases|wall|rror" | tee -a "$out/whole.txt" || status=1
             done; done
-            # The baseline's image measures the same as this build's (timings aside).
+            # The baseline's image measures the same as this build's (timings aside; numbers
+            # to 1e-12 relative: sums taken in another order differ in the last bit).
             [ -n "${BASE:-}" ] && python3 -c '
 import json, sys
 a, b = (json.load(open(f"/tmp/focus-{sys.argv[1]}-{name}/metrics.json")) for name in sys.argv[2:])
 [m.pop("timings_s") for m in (a, b)]
-print("metrics.json: same as the baseline" if a == b else
-      "metrics.json DIFFERS from the baseline: " + ", ".join(k for k in a if a[k] != b.get(k)))
+def differ(x, y, at):
+    if isinstance(x, dict) and isinstance(y, dict) and x.keys() == y.keys():
+        return [d for k in x for d in differ(x[k], y[k], f"{at}.{k}")]
+    if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        return [d for i, (u, v) in enumerate(zip(x, y)) for d in differ(u, v, f"{at}[{i}]")]
+    if isinstance(x, float) and isinstance(y, float):
+        return [] if abs(x - y) <= 1e-12 * max(abs(x), abs(y)) else [at]
+    return [] if x == y else [at]
+d = differ(a, b, "")
+print("metrics.json DIFFERS from the baseline: " + ", ".join(d) if d else
+      "metrics.json: the baseline measured the same (to 1e-12)")
 ' "$n" "$(basename "$BASE")" tierfft | tee -a "$out/whole.txt"
         done
         for bin in ${BASE:-} "$tf"; do
