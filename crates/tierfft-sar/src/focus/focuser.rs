@@ -28,16 +28,16 @@ pub struct MemoryNeeds {
 }
 
 /// Scene-sized buffers alive at once on the host when the device's buffers are host memory
-/// (the CPU, lavapipe, unified-memory GPUs): the echoes, the azimuth filter and the copy the
-/// executor keeps, the device's scene and RCMC output, the transposed filter and one transform's
-/// scratch. Measured: peak resident memory 6.9 × the scene on the CPU and 6.75 × on lavapipe
-/// for the default 4096² scene (`/usr/bin/time -f %M tierfft sar`).
+/// (the CPU, lavapipe, unified-memory GPUs): the echoes, the azimuth filter and the copy
+/// the executor keeps, the device's scene and RCMC output, the transposed filter and one
+/// transform's scratch. Measured: peak resident memory 6.9 × the scene on the CPU and 6.75 ×
+/// on lavapipe for the default 4096² scene (`/usr/bin/time -f %M tierfft sar`).
 const HOST_SCENES_SHARED: u64 = 7;
 
 /// Scene-sized buffers on the host when the device has its own memory (CUDA): the echoes and
-/// the azimuth filter with the copy it is uploaded from. Measured on the H100 (`scripts/device-run.sh
-/// sarcli`): peak resident memory 2.2 × the scene at 16384² (4560 MiB), 3.8 × at 4096²
-/// (484 MiB, most of it the CUDA libraries).
+/// the azimuth filter with the copy it is uploaded from. Measured on the H100
+/// (`scripts/device-run.sh sarcli`): peak resident memory 2.2 × the scene at 16384² (4560
+/// MiB), 3.8 × at 4096² (484 MiB, most of it the CUDA libraries).
 const HOST_SCENES_DISCRETE: u64 = 3;
 
 /// Scene-sized buffers on a device with its own memory: the scene, RCMC's output, the azimuth
@@ -172,7 +172,11 @@ impl Focuser {
     ) -> Result<Focuser, SarError> {
         match planned.config == *recorded && planned.opts == opts {
             true => Focuser::executing(device, planned.plan, opts, (planned.filters_s, true)),
-            false => Focuser::new(device, recorded, opts),
+            false => {
+                // Its filters go before the right ones are made: the memory checked holds one set.
+                drop(planned);
+                Focuser::new(device, recorded, opts)
+            }
         }
     }
 

@@ -4,9 +4,10 @@
 //! still focus to theory.
 
 use tierfft::Device;
-use tierfft_sar::focus::FocusOptions;
 use tierfft_sar::focus::fit::{Fitted, fit};
+use tierfft_sar::focus::{FocusOptions, Focuser, Planned};
 use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
+use tierfft_sar::scene::doppler::Centroid;
 use tierfft_sar::scene::params::{Config, Scene, Target};
 use tierfft_sar::scene::simulate::simulate;
 
@@ -85,4 +86,36 @@ fn a_scene_too_large_with_margins_falls_back_and_says_so() {
     };
     let m = analyze_point(&data, 1024, 1024, guess, &cuts, None).expect("measured");
     assert_theory(&c, 0, &m, "fallback");
+}
+
+/// A plan made ahead, beside other work, focuses exactly as one made with the device; one made
+/// for another scene (another Doppler centroid) is not used: the scene is planned again.
+#[test]
+fn a_plan_made_ahead_is_used_only_for_its_own_scene() {
+    let mut c = Config::default();
+    (c.radar.antenna_m, c.radar.pulse_s) = (8.0, 2e-6);
+    (c.scene.lines, c.scene.samples) = (1024, 512);
+    c.scene.targets.truncate(1);
+    c.radar.doppler_centroid_hz = Some(Centroid::Constant(0.0));
+    let device = crate::common::gpu();
+    let opts = FocusOptions::default();
+    let raw = simulate(&c);
+    let expected = crate::common::focused(&device, &c, opts, &raw);
+    let focus = |planned: Planned| {
+        let focuser = Focuser::with_planned(&device, &c, opts, planned).expect("plan");
+        let mut data = raw.clone();
+        focuser.focus(&mut data, |_| {}).expect("focus");
+        (data, focuser.planning().ahead)
+    };
+    let (data, ahead) = focus(Planned::new(&c, opts).expect("planned ahead"));
+    assert!(ahead, "the plan made ahead was not used");
+    assert_eq!(
+        data, expected,
+        "focused otherwise than with a plan made on the spot"
+    );
+    let mut other = c.clone();
+    other.radar.doppler_centroid_hz = Some(Centroid::Constant(40.0));
+    let (data, ahead) = focus(Planned::new(&other, opts).expect("planned ahead"));
+    assert!(!ahead, "another scene's plan was used");
+    assert_eq!(data, expected, "another scene's plan changed the image");
 }
