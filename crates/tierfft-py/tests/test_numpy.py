@@ -158,6 +158,71 @@ def test_no_axes_is_the_input_as_numpy_has_it():
         tierfft.fft(x, axis=2)
 
 
+def test_big_endian_input_is_transformed_in_its_own_precision(device, rng):
+    x = rng.standard_normal(64).astype(">f4")
+    got = tierfft.fft(x, device=device)
+    assert got.dtype == np.fft.fft(x).dtype == np.complex64
+    assert relative_error(got, np.fft.fft(x.astype(np.float64))) < 2e-6
+    wide = rng.standard_normal((3, 8)).astype(">c16")
+    assert relative_error(tierfft.fft2(wide), np.fft.fft2(wide.astype(np.complex128))) < 1e-14
+
+
+@pytest.mark.parametrize("name", ONE_AXIS)
+@pytest.mark.parametrize("n", [0, -1, -5])
+def test_lengths_below_one_are_refused_as_numpy_refuses_them(name, n):
+    x = np.ones(8, np.float64 if name in REAL_INPUT else np.complex128)
+    with pytest.raises(ValueError, match="Invalid number of FFT data points"):
+        getattr(np.fft, name)(x, n=n)
+    with pytest.raises(ValueError, match="Invalid number of FFT data points"):
+        getattr(tierfft, name)(x, n=n)
+
+
+@pytest.mark.parametrize("name", MANY_AXES)
+def test_minus_one_in_s_is_the_inputs_whole_axis(name, rng):
+    a = data(rng, (3, 5), np.float64 if name in REAL_INPUT else np.complex128)
+    for s in [(3, -1), (-1, 4), (-1, -1)]:
+        want = getattr(np.fft, name)(a, s=s, axes=(0, 1))
+        got = getattr(tierfft, name)(a, s=s, axes=(0, 1))
+        assert got.shape == want.shape, (name, s)
+        assert relative_error(got, want) < 1e-13, (name, s)
+
+
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2", "irfft2"])
+def test_two_axis_functions_given_axes_none_transform_every_axis(name, rng):
+    a = data(rng, (2, 3, 4), np.float64 if name in REAL_INPUT else np.complex128)
+    want = getattr(np.fft, name)(a, axes=None)
+    got = getattr(tierfft, name)(a, axes=None)
+    assert got.shape == want.shape
+    assert relative_error(got, want) < 1e-13
+
+
+def test_a_zero_dimensional_array_is_returned_as_numpy_returns_it():
+    x = np.array(3.0)
+    for name in ["fftn", "ifftn"]:
+        got, want = getattr(tierfft, name)(x), getattr(np.fft, name)(x)
+        assert got.shape == want.shape == () and got.dtype == want.dtype and got == want
+    assert tierfft.fft2(x, axes=None) == np.fft.fft2(x, axes=None)
+
+
+def test_numpy_2_deprecations_are_warned_on_every_call():
+    x = np.ones((4, 4))
+    for _ in range(2):  # the plan is cached after the first call: warned again
+        with pytest.warns(DeprecationWarning, match="`axes` should not be `None` if `s`"):
+            tierfft.fftn(x, s=(4, 4))
+        with pytest.warns(DeprecationWarning, match="array containing `None` values to `s`"):
+            tierfft.fftn(x, s=(None, 4), axes=(0, 1))
+
+
+def test_out_mistakes_are_named_in_numpys_words():
+    x = np.arange(30.0)
+    with pytest.raises(TypeError, match="must be of ArrayType"):
+        tierfft.fft(x, out="")
+    with pytest.raises(ValueError, match="has wrong shape"):
+        tierfft.fft(x, out=np.zeros((5, 6), np.complex128))
+    with pytest.raises(TypeError, match="Cannot cast"):
+        tierfft.fft(x, out=np.zeros(30))
+
+
 def test_fftfreq_and_shifts_are_numpys():
     assert tierfft.fftfreq is np.fft.fftfreq
     assert tierfft.fftshift is np.fft.fftshift

@@ -12,6 +12,7 @@ PyTorch CUDA arrays are transformed on their GPU and returned in their own libra
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -52,6 +53,10 @@ def _array_shape_dtype(a: Any):
     library = cuda_library(a)
     if library is None:
         a = np.asarray(a)
+        if not a.dtype.isnative:
+            # Big-endian data (FITS, network order) as the machine's own: the same values,
+            # and the precision their type names.
+            a = a.astype(a.dtype.newbyteorder("="))
         return a, a.shape, a.dtype, None
     dtype = a.dtype if library == "cupy" else np.dtype(str(a.dtype).replace("torch.", ""))
     return a, tuple(a.shape), dtype, library
@@ -70,9 +75,33 @@ def _one_axis(func: str, a: Any, n, axis, norm, out, device) -> Any:
     return plan(a, out)
 
 
+# The two-axis functions given ``axes=None`` explicitly: NumPy then transforms every axis,
+# as the n-dimensional ones do.
+_EVERY_AXIS = {"fft2": "fftn", "ifft2": "ifftn", "rfft2": "rfftn", "irfft2": "irfftn"}
+
+
 def _axes(func: str, a: Any, s, axes, norm, out, device) -> Any:
     a, shape, dtype, library = _array_shape_dtype(a)
-    if axes is not None and len(axes) == 0 and s is None and func in ("fftn", "ifftn"):
+    if axes is None:
+        func = _EVERY_AXIS.get(func, func)
+    if s is not None:
+        # NumPy 2's deprecations, warned on every call as NumPy does (the plan is cached).
+        if axes is None:
+            warnings.warn(
+                "`axes` should not be `None` if `s` is given: NumPy 2 deprecates it (s then "
+                "applies to the last len(s) axes); pass the axes s gives lengths for",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+        if np.iterable(s) and any(n is None for n in s):
+            warnings.warn(
+                "passing an array containing `None` values to `s` is deprecated in NumPy 2: "
+                "give the length (-1 for the input's whole axis), or leave s out",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+    no_axes = len(axes) == 0 if axes is not None else len(shape) == 0
+    if no_axes and s is None and func in ("fftn", "ifftn"):
         return a  # NumPy transforms no axis and returns its input as it is
     plan = cached_plan(
         func,

@@ -121,8 +121,12 @@ def _cook(shape: Tuple[int, ...], s, axes, kind: str, args: str):
     else:
         s = list(s)
         for i, (n, a) in enumerate(zip(s, axes)):
-            if n is None or n == -1:
+            if n is None:
+                # The one-axis transform's default length.
                 s[i] = shape[a] if (kind != "c2r" or i < len(s) - 1) else 2 * (shape[a] - 1)
+            elif n == -1 and args != "1d":
+                # NumPy 2: the input's whole length along that axis.
+                s[i] = shape[a]
             else:
                 s[i] = operator.index(n)
     for n in s:
@@ -398,10 +402,13 @@ class Plan:
         if out is None:
             return result
         if not isinstance(out, np.ndarray):
-            raise TypeError(f"out must be a NumPy array here (got {type(out).__name__})")
+            # NumPy's words ("must be of ArrayType", "has wrong shape"), which callers match.
+            raise TypeError(
+                f"out must be of ArrayType: a NumPy array here (got {type(out).__name__})"
+            )
         if out.shape != self.output_shape:
             raise ValueError(
-                f"out has shape {out.shape}, but the result has shape {self.output_shape}"
+                f"out has wrong shape {out.shape}: the result has shape {self.output_shape}"
             )
         np.copyto(out, result, casting="same_kind")
         return out
