@@ -11,6 +11,7 @@ mod errors;
 mod lent;
 mod sar;
 mod transform;
+mod workers;
 
 use pyo3::prelude::*;
 

@@ -17,6 +17,7 @@ use crate::device::PyDevice;
 use crate::dlpack::{self, CudaArray};
 use crate::errors::IntoPy;
 use crate::lent::Lent;
+use crate::workers::on_workers;
 
 /// The planned transform, in the precision of the data it takes.
 enum Engine {
@@ -110,13 +111,15 @@ pub(crate) fn not_writeable(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr 
 
 impl Transform {
     /// Runs in place (C2C) or from `input` into `output`, on host arrays of `C` (complex)
-    /// and `R` (real) elements, through `c2c`, `r2c` and `c2r`.
+    /// and `R` (real) elements, through `c2c`, `r2c` and `c2r`, on `workers` threads
+    /// ([`on_workers`]).
     #[allow(clippy::too_many_arguments)]
     fn run_host<C, R>(
         &self,
         py: Python<'_>,
         input: &Bound<'_, PyAny>,
         output: &Bound<'_, PyAny>,
+        workers: Option<usize>,
         names: (&str, &str),
         c2c: impl Fn(Option<&[C]>, &mut [C]) -> tierfft::Result<()> + Send + Sync,
         r2c: impl Fn(&[R], &mut [C]) -> tierfft::Result<()> + Send + Sync,
@@ -133,7 +136,8 @@ impl Transform {
                 let data = array::<C>(output, "array", complex, outs)?;
                 let mut data = data.try_readwrite().map_err(not_writeable("array"))?;
                 let data = data.as_slice_mut()?;
-                py.detach(|| c2c(None, data)).py_err()
+                py.detach(|| on_workers(workers, || c2c(None, data)))?
+                    .py_err()
             }
             Kind::ComplexToComplex => {
                 let src = array::<C>(input, "input", complex, ins)?;
@@ -141,7 +145,8 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| c2c(Some(src), dst)).py_err()
+                py.detach(|| on_workers(workers, || c2c(Some(src), dst)))?
+                    .py_err()
             }
             Kind::RealToComplex => {
                 let src = array::<R>(input, "input", real, ins)?;
@@ -149,7 +154,8 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| r2c(src, dst)).py_err()
+                py.detach(|| on_workers(workers, || r2c(src, dst)))?
+                    .py_err()
             }
             Kind::ComplexToReal => {
                 let src = array::<C>(input, "input", complex, ins)?;
@@ -157,7 +163,8 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| c2r(src, dst)).py_err()
+                py.detach(|| on_workers(workers, || c2r(src, dst)))?
+                    .py_err()
             }
             _ => Err(PyValueError::new_err("unknown transform kind")),
         }
@@ -278,12 +285,15 @@ impl Transform {
 
     /// Runs on NumPy arrays: `input` into `output` (both C-contiguous, of the plan's shapes
     /// and element types; for C2C `output` may be `input` itself, transformed in place).
-    /// The input is left unchanged otherwise. The GIL is released while it runs.
+    /// The input is left unchanged otherwise. The GIL is released while it runs. `workers`:
+    /// the CPU threads it may use (SciPy's `workers`; default every core).
+    #[pyo3(signature = (input, output, workers=None))]
     fn execute(
         &self,
         py: Python<'_>,
         input: &Bound<'_, PyAny>,
         output: &Bound<'_, PyAny>,
+        workers: Option<usize>,
     ) -> PyResult<()> {
         match &self.engine {
             Engine::Single(fft) => {
@@ -300,6 +310,7 @@ impl Transform {
                     py,
                     input,
                     output,
+                    workers,
                     ("complex64", "float32"),
                     |src, dst| {
                         let mut arrays = arrays()?;
@@ -332,6 +343,7 @@ impl Transform {
                 py,
                 input,
                 output,
+                workers,
                 ("complex128", "float64"),
                 |src, d| {
                     if let Some(src) = src {

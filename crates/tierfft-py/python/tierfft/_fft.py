@@ -69,10 +69,10 @@ def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Option
     return device
 
 
-def _one_axis(func: str, a: Any, n, axis, norm, out, device) -> Any:
+def _one_axis(func: str, a: Any, n, axis, norm, out, device, workers=None) -> Any:
     a, shape, dtype, library = _array_shape_dtype(a)
     plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis, norm=norm)
-    return plan(a, out)
+    return plan(a, out, workers=workers)
 
 
 # The two-axis functions given ``axes=None`` explicitly: NumPy then transforms every axis,
@@ -80,11 +80,13 @@ def _one_axis(func: str, a: Any, n, axis, norm, out, device) -> Any:
 _EVERY_AXIS = {"fft2": "fftn", "ifft2": "ifftn", "rfft2": "rfftn", "irfft2": "irfftn"}
 
 
-def _axes(func: str, a: Any, s, axes, norm, out, device) -> Any:
+def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=True) -> Any:
+    """The transforms of several axes; ``numpy``: with NumPy 2's deprecation warnings (SciPy
+    has none)."""
     a, shape, dtype, library = _array_shape_dtype(a)
     if axes is None:
         func = _EVERY_AXIS.get(func, func)
-    if s is not None:
+    if s is not None and numpy:
         # NumPy 2's deprecations, warned on every call as NumPy does (the plan is cached).
         if axes is None:
             warnings.warn(
@@ -112,7 +114,7 @@ def _axes(func: str, a: Any, s, axes, norm, out, device) -> Any:
         axes=None if axes is None else tuple(axes),
         norm=norm,
     )
-    return plan(a, out)
+    return plan(a, out, workers=workers)
 
 
 def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,

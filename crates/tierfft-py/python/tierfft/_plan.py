@@ -338,20 +338,23 @@ class Plan:
             f"axes={self.axes}, norm={self.norm!r}, device={self.device.name!r})"
         )
 
-    def __call__(self, a: Any, out: Any = None) -> Any:
+    def __call__(self, a: Any, out: Any = None, *, workers: Optional[int] = None) -> Any:
         """``a`` transformed: a NumPy array (or anything ``numpy.asarray`` takes) of the
         plan's shape, or on a CUDA device a CuPy or PyTorch CUDA array. ``out``, if given,
         receives the result and is returned (of the result's shape; for CUDA arrays also of
-        its element type and C-contiguous)."""
+        its element type and C-contiguous). ``workers``: the most CPU threads a transform on
+        the CPU uses, as SciPy's (negative counts back from the number of cores: -1 is every
+        core; default every core)."""
         library = cuda_library(a)
         if library is not None:
             return self._call_cuda(arrays_of(library), a, out)
+        threads = cpu_workers(workers)
         a = np.asarray(a)
         self._check_input(a.shape, a.dtype)
         if self._steps:
             for step in self._steps[:-1]:
-                a = step(a)
-            return self._steps[-1](a, out=out)
+                a = step(a, workers=workers)
+            return self._steps[-1](a, out=out, workers=workers)
         if self._empty:
             return self._deliver(np.zeros(self.output_shape, self.result_dtype), out)
         original = a
@@ -370,11 +373,11 @@ class Plan:
             and out.flags.writeable
             and not np.may_share_memory(out, a)
         ):
-            self._transform.execute(a, out)
+            self._transform.execute(a, out, threads)
             return out
         else:
             result = np.empty(self.output_shape, self.output_dtype)
-        self._transform.execute(a, result)
+        self._transform.execute(a, result, threads)
         return self._deliver(result, out)
 
     def _check_input(self, shape, dtype) -> None:
@@ -481,6 +484,22 @@ _cache: "OrderedDict[tuple, Plan]" = OrderedDict()
 _cache_lock = threading.Lock()
 #: Plans the functions keep (least recently used dropped first).
 CACHE_SIZE = 32
+
+
+def cpu_workers(workers: Optional[int]) -> Optional[int]:
+    """SciPy's ``workers``: a count of CPU threads, negative ones counted back from the
+    number of cores (-1: every core); ``None`` for rayon's pool of every core."""
+    if workers is None:
+        return None
+    workers = operator.index(workers)
+    cores = os.cpu_count() or 1
+    threads = workers if workers > 0 else cores + 1 + workers
+    if workers == 0 or threads < 1:
+        raise ValueError(
+            f"workers={workers}: give a number of threads from 1, or a negative count back "
+            f"from this machine's {cores} cores (-1 for every core)"
+        )
+    return threads
 
 
 def cached_plan(func: str, shape, dtype, device: Optional[str], **kwargs) -> Plan:

@@ -1,0 +1,194 @@
+"""A scipy.fft backend: SciPy's transforms through tierfft.
+
+    import scipy.fft
+    import tierfft.scipy_fft
+
+    with scipy.fft.set_backend(tierfft.scipy_fft):
+        y = scipy.fft.fft2(x)                    # tierfft, on its default device
+    scipy.fft.set_global_backend(tierfft.scipy_fft)   # or for every call
+
+Each function takes SciPy's arguments: ``n``/``axis`` or ``s``/``axes``, ``norm``,
+``overwrite_x`` (leave to tierfft whether the input is reused: it is never written),
+``workers`` (the most CPU threads a transform on the CPU uses; negative counts back from
+the number of cores) and ``plan`` (a :class:`tierfft.Plan` made for the same function,
+shape, element type and arguments, used instead of the cache). NumPy arrays are
+transformed on the device ``"auto"`` picks (``TIERFFT_DEVICE`` to name one), CuPy and
+PyTorch CUDA arrays on their own GPU. Transforms tierfft does not have (the DCT and DST
+for now) return ``NotImplemented``, so SciPy runs its own unless told to use this backend
+only (``only=True``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _fft
+from ._plan import FUNCTIONS, Plan, _cook
+
+__ua_domain__ = "numpy.scipy.fft"
+
+_SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def _run(func: str, x: Any, plan: Optional[Plan], workers, **args) -> Any:
+    """``func`` of ``x`` with ``args`` (``n``/``axis`` or ``s``/``axes``, ``norm``)."""
+    kind, _, form = FUNCTIONS[func]
+    if plan is None and form == "1d":
+        return _fft._one_axis(func, x, args["n"], args["axis"], args["norm"], None, None, workers)
+    if plan is None:
+        return _fft._axes(func, x, args["s"], args["axes"], args["norm"], None, None, workers,
+                          numpy=False)
+    if not isinstance(plan, Plan):
+        raise TypeError(f"plan must be a tierfft.Plan (got {type(plan).__name__})")
+    a, shape, dtype, _ = _fft._array_shape_dtype(x)
+    if form == "1d":
+        wanted = _cook(tuple(shape), args["n"], args["axis"], kind, form)
+    else:
+        wanted = _cook(tuple(shape), args["s"], args["axes"], kind, form)
+    made = (plan.func, plan.shape, plan.dtype, plan.norm, (plan.lengths, plan.axes))
+    asked = (func, tuple(shape), np.dtype(dtype), args["norm"], wanted)
+    if made != asked:
+        raise ValueError(
+            f"plan was made for {made[0]} of shape {made[1]} ({made[2]}), norm {made[3]!r}, "
+            f"lengths {made[4][0]} along axes {made[4][1]}; this call is {asked[0]} of shape "
+            f"{asked[1]} ({asked[2]}), norm {asked[3]!r}, lengths {asked[4][0]} along axes "
+            f"{asked[4][1]}"
+        )
+    return plan(a, workers=workers)
+
+
+def _conj(a: Any) -> Any:
+    # PyTorch conjugates lazily, which DLPack cannot carry: resolve it.
+    conj = a.conj()
+    return conj.resolve_conj() if hasattr(conj, "resolve_conj") else conj
+
+
+def _swapped(norm: Optional[str]) -> str:
+    if norm not in _SWAP:
+        raise ValueError(
+            f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".'
+        )
+    return _SWAP[norm]
+
+
+def fft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.fft``."""
+    return _run("fft", x, plan, workers, n=n, axis=axis, norm=norm)
+
+
+def ifft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.ifft``."""
+    return _run("ifft", x, plan, workers, n=n, axis=axis, norm=norm)
+
+
+def rfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.rfft``."""
+    return _run("rfft", x, plan, workers, n=n, axis=axis, norm=norm)
+
+
+def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.irfft``."""
+    return _run("irfft", x, plan, workers, n=n, axis=axis, norm=norm)
+
+
+def hfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.hfft``: the inverse real transform of the conjugate, norms swapped."""
+    norm = _swapped(norm)
+    x, _, _, _ = _fft._array_shape_dtype(x)
+    return _run("irfft", _conj(x), plan, workers, n=n, axis=axis, norm=norm)
+
+
+def ihfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.ihfft``: the conjugate of the real transform, norms swapped."""
+    return _conj(_run("rfft", x, plan, workers, n=n, axis=axis, norm=_swapped(norm)))
+
+
+def _many(func: str, x, s, axes, norm, workers, plan):
+    return _run(func, x, plan, workers, s=None if s is None else tuple(s),
+                axes=None if axes is None else tuple(axes), norm=norm)
+
+
+def fft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+         plan=None):
+    """``scipy.fft.fft2``."""
+    return _many("fft2", x, s, axes, norm, workers, plan)
+
+
+def ifft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """``scipy.fft.ifft2``."""
+    return _many("ifft2", x, s, axes, norm, workers, plan)
+
+
+def rfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """``scipy.fft.rfft2``."""
+    return _many("rfft2", x, s, axes, norm, workers, plan)
+
+
+def irfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+           plan=None):
+    """``scipy.fft.irfft2``."""
+    return _many("irfft2", x, s, axes, norm, workers, plan)
+
+
+def hfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """``scipy.fft.hfft2``."""
+    return hfftn(x, s, axes, norm, overwrite_x, workers, plan=plan)
+
+
+def ihfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+           plan=None):
+    """``scipy.fft.ihfft2``."""
+    return ihfftn(x, s, axes, norm, overwrite_x, workers, plan=plan)
+
+
+def fftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.fftn``."""
+    return _many("fftn", x, s, axes, norm, workers, plan)
+
+
+def ifftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.ifftn``."""
+    return _many("ifftn", x, s, axes, norm, workers, plan)
+
+
+def rfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.rfftn``."""
+    return _many("rfftn", x, s, axes, norm, workers, plan)
+
+
+def irfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.irfftn``."""
+    return _many("irfftn", x, s, axes, norm, workers, plan)
+
+
+def hfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.hfftn``: the inverse real transform of the conjugate, norms swapped."""
+    norm = _swapped(norm)
+    x, _, _, _ = _fft._array_shape_dtype(x)
+    return _many("irfftn", _conj(x), s, axes, norm, workers, plan)
+
+
+def ihfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """``scipy.fft.ihfftn``: the conjugate of the real transform, norms swapped."""
+    return _conj(_many("rfftn", x, s, axes, _swapped(norm), workers, plan))
+
+
+_FUNCTIONS = {
+    f.__name__: f
+    for f in (fft, ifft, rfft, irfft, hfft, ihfft, fft2, ifft2, rfft2, irfft2, hfft2, ihfft2,
+              fftn, ifftn, rfftn, irfftn, hfftn, ihfftn)
+}
+
+
+def __ua_function__(method, args, kwargs):
+    """The backend protocol's entry (uarray): SciPy's ``method`` called with ``args`` and
+    ``kwargs``; ``NotImplemented`` for a transform tierfft does not have."""
+    function = _FUNCTIONS.get(method.__name__)
+    if function is None:
+        return NotImplemented
+    return function(*args, **kwargs)

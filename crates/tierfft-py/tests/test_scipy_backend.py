@@ -1,0 +1,69 @@
+"""tierfft.scipy_fft as scipy.fft's backend: every transform against SciPy's own, its
+workers= and plan= arguments, and the transforms it does not have passed back to SciPy."""
+
+import numpy as np
+import pytest
+
+import tierfft
+from conftest import relative_error
+
+scipy_fft = pytest.importorskip("scipy.fft")
+backend = pytest.importorskip("tierfft.scipy_fft")
+
+ONE_AXIS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+MANY_AXES = ["fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
+             "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"]
+REAL_INPUT = {"rfft", "ihfft", "rfft2", "ihfft2", "rfftn", "ihfftn"}
+
+
+def data(rng, name, shape, double):
+    x = rng.standard_normal(shape)
+    if name not in REAL_INPUT:
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(np.float64 if double else np.float32) if name in REAL_INPUT else \
+        x.astype(np.complex128 if double else np.complex64)
+
+
+@pytest.mark.parametrize("name", ONE_AXIS + MANY_AXES)
+@pytest.mark.parametrize("double", [False, True])
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_every_transform_is_scipys(name, double, norm, rng):
+    x = data(rng, name, (6, 10, 9), double)
+    args = {"n": 12, "axis": 1} if name in ONE_AXIS else {"s": (5, 7), "axes": (0, 2)}
+    want = getattr(scipy_fft, name)(x, norm=norm, **args)
+    with scipy_fft.set_backend(backend, only=True):
+        got = getattr(scipy_fft, name)(x, norm=norm, workers=2, overwrite_x=True, **args)
+    assert got.shape == want.shape and got.dtype == want.dtype, name
+    assert relative_error(got, want) < (1e-13 if double else 2e-6), name
+
+
+def test_workers_are_counted_as_scipy_counts_them(rng):
+    x = rng.standard_normal((4, 64))
+    with scipy_fft.set_backend(backend, only=True):
+        for workers in (1, 3, -1):
+            assert relative_error(scipy_fft.rfft(x, workers=workers), np.fft.rfft(x)) < 1e-13
+        for bad in (0, -1000):
+            with pytest.raises(ValueError, match="workers"):
+                scipy_fft.fft(x, workers=bad)
+
+
+def test_a_plan_is_used_for_its_own_call_only(rng):
+    x = rng.standard_normal((3, 16)) + 1j * rng.standard_normal((3, 16))
+    plan = tierfft.Plan("fft", x.shape, x.dtype, n=16, axis=-1)
+    with scipy_fft.set_backend(backend, only=True):
+        assert relative_error(scipy_fft.fft(x, plan=plan), np.fft.fft(x)) < 1e-13
+        with pytest.raises(ValueError, match="plan was made for fft"):
+            scipy_fft.fft(x, n=8, plan=plan)
+        with pytest.raises(ValueError, match="plan was made for fft"):
+            scipy_fft.ifft(x, plan=plan)
+        with pytest.raises(TypeError, match="tierfft.Plan"):
+            scipy_fft.fft(x, plan="fast")
+
+
+def test_transforms_it_lacks_are_scipys():
+    x = np.arange(8.0)
+    with scipy_fft.set_backend(backend):
+        assert np.allclose(scipy_fft.dct(x), scipy_fft.dct(x.copy()))
+    with scipy_fft.set_backend(backend, only=True):
+        with pytest.raises(Exception, match="No selected backends had an implementation"):
+            scipy_fft.dct(x)

@@ -1,0 +1,114 @@
+"""NumPy's and SciPy's own FFT tests, as installed with them, run against tierfft: NumPy's
+test_pocketfft.py with numpy.fft's transforms replaced by tierfft's, and SciPy's
+test_basic.py with tierfft.scipy_fft as scipy.fft's global backend (a plugin counts the
+calls it took, so a backend that passed everything back to SciPy fails). Each runs in a
+pytest of its own, on the CPU by default: on lavapipe every new length compiles its kernels
+first, and the suites' thousands of lengths take many minutes there
+(TIERFFT_PY_SUITE_DEVICES=cpu,lavapipe runs both)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+SUITE_DEVICES = [
+    d for d in os.environ.get("TIERFFT_PY_SUITE_DEVICES", "cpu").split(",") if d
+]
+
+# NumPy's round trips at lengths of 13, 19 and 23 points reach 7 ulp in float64 on the CPU
+# (rustfft's butterflies; NumPy's tolerance is 5, pocketfft stays under 3), and long double
+# is transformed in double precision: these may fail, every other test must pass.
+NUMPY_KNOWN = {
+    "test_identity_long_short[float64]",
+    "test_identity_long_short[longdouble]",
+    "test_identity_long_short_reversed[float64]",
+    "test_identity_long_short_reversed[longdouble]",
+}
+
+NUMPY_PLUGIN = """
+import numpy as np
+import tierfft
+for name in ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
+             "irfft2", "fftn", "ifftn", "rfftn", "irfftn"]:
+    setattr(np.fft, name, getattr(tierfft, name))
+"""
+
+SCIPY_PLUGIN = """
+import numpy as np
+import pytest
+import scipy.fft
+import tierfft.scipy_fft as backend
+
+calls = {"taken": 0, "passed on": 0}
+_entry = backend.__ua_function__
+
+
+def counting(method, args, kwargs):
+    result = _entry(method, args, kwargs)
+    calls["passed on" if result is NotImplemented else "taken"] += 1
+    return result
+
+
+backend.__ua_function__ = counting
+scipy.fft.set_global_backend(backend)
+
+
+@pytest.fixture(params=[np], ids=["numpy"])
+def xp(request):
+    return request.param
+
+
+def pytest_sessionfinish(session, exitstatus):
+    print(f"\\ntierfft.scipy_fft took {calls['taken']} calls, passed on {calls['passed on']}")
+"""
+
+
+def run_suite(tmp_path: Path, test_file: Path, plugin: str, device: str) -> str:
+    """pytest on ``test_file`` (copied beside ``plugin``) with TIERFFT_DEVICE=``device``;
+    its report of every test's outcome."""
+    (tmp_path / "tierfft_plugin.py").write_text(textwrap.dedent(plugin))
+    (tmp_path / test_file.name).write_text(test_file.read_text())
+    env = dict(os.environ, TIERFFT_DEVICE=device)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *sys.path])
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-rA", "-q", "-p", "no:cacheprovider",
+         "-p", "tierfft_plugin", test_file.name],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
+    )
+    return done.stdout + done.stderr
+
+
+def outcomes(report: str, word: str) -> set:
+    """The tests the report marks ``word`` (PASSED, FAILED, ERROR)."""
+    return {
+        line.split("::")[-1].split(" - ")[0].strip()
+        for line in report.splitlines()
+        if line.startswith(word + " ")
+    }
+
+
+@pytest.mark.parametrize("device", SUITE_DEVICES)
+def test_numpys_own_fft_tests(device, tmp_path):
+    np_tests = Path(__import__("numpy").fft.__file__).parent / "tests" / "test_pocketfft.py"
+    if not np_tests.exists():
+        pytest.skip(f"NumPy was installed without its tests ({np_tests})")
+    report = run_suite(tmp_path, np_tests, NUMPY_PLUGIN, device)
+    failed = outcomes(report, "FAILED") | outcomes(report, "ERROR")
+    assert outcomes(report, "PASSED"), report[-3000:]
+    assert failed <= NUMPY_KNOWN, report[-3000:]
+
+
+@pytest.mark.parametrize("device", SUITE_DEVICES)
+def test_scipys_own_fft_tests_through_the_backend(device, tmp_path):
+    scipy = pytest.importorskip("scipy")
+    sp_tests = Path(scipy.__file__).parent / "fft" / "tests" / "test_basic.py"
+    if not sp_tests.exists():
+        pytest.skip(f"SciPy was installed without its tests ({sp_tests})")
+    report = run_suite(tmp_path, sp_tests, SCIPY_PLUGIN, device)
+    failed = outcomes(report, "FAILED") | outcomes(report, "ERROR")
+    assert not failed and outcomes(report, "PASSED"), report[-3000:]
+    taken = [line for line in report.splitlines() if line.startswith("tierfft.scipy_fft took")]
+    assert taken and "took 0 calls" not in taken[0], report[-3000:]
