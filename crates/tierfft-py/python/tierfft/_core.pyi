@@ -56,9 +56,12 @@ class Transform:
     def double(self) -> bool: ...
     @property
     def device(self) -> str: ...
-    def execute(self, input: np.ndarray, output: np.ndarray) -> None:
+    def execute(
+        self, input: np.ndarray, output: np.ndarray, workers: Optional[int] = None
+    ) -> None:
         """Runs on NumPy arrays, ``input`` into ``output`` (C2C: ``output`` may be
-        ``input``, in place). The GIL is released while it runs."""
+        ``input``, in place). The GIL is released while it runs. ``workers``: the CPU
+        threads it may use (default every core)."""
     def execute_dlpack(self, input: Any, output: Any, stream: Optional[int] = None) -> None:
         """Runs on CUDA arrays given as DLPack capsules, without copies to the host. With
         ``stream`` (a ``CUstream`` handle of the arrays' context, 0 for the legacy default
