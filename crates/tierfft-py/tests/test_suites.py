@@ -18,13 +18,10 @@ SUITE_DEVICES = [
     d for d in os.environ.get("TIERFFT_PY_SUITE_DEVICES", "cpu").split(",") if d
 ]
 
-# NumPy's round trips at lengths of 13, 19 and 23 points reach 7 ulp in float64 on the CPU
-# (rustfft's butterflies; NumPy's tolerance is 5, pocketfft stays under 3), and long double
-# is transformed in double precision: these may fail, every other test must pass.
+# Long double is transformed in double precision, and NumPy's long double tolerance is
+# 5 ulp of long double: these two may fail, every other test must pass.
 NUMPY_KNOWN = {
-    "test_identity_long_short[float64]",
     "test_identity_long_short[longdouble]",
-    "test_identity_long_short_reversed[float64]",
     "test_identity_long_short_reversed[longdouble]",
 }
 

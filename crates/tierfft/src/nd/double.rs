@@ -1,7 +1,8 @@
 //! N-D and real transforms in double precision on the CPU backend (rustfft and realfft in
 //! f64): NumPy's `fftn`, `rfftn` and `irfftn` for float64 and complex128 data, as the Python
 //! package and `tierfft fft` run them on the CPU (5–8 times faster there than `NdFft`'s
-//! CPU steps in f64).
+//! CPU steps in f64). The short lengths rustfft rounds too coarsely (a factor 13, 19 or 23)
+//! are transformed directly ([`super::direct`]).
 //!
 //! Only [`crate::Device::cpu()`] plans these; on any device (GPUs with f64 arithmetic
 //! included) [`crate::Device::plan_nd`] of an [`NdSpec`] in
@@ -12,8 +13,9 @@ use std::sync::Arc;
 use num_complex::Complex64;
 use rayon::prelude::*;
 use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
-use rustfft::{Fft, FftPlanner};
+use rustfft::{Fft, FftDirection, FftPlanner};
 
+use super::direct::{DirectDft, DirectReal, direct};
 use super::plan::around;
 use super::{Kind, NdSpec};
 use crate::backend::{Device, DeviceKind};
@@ -102,9 +104,15 @@ impl Device {
         let real = spec.real_axis().map(|a| {
             let n = spec.shape[a];
             let mut planner = RealFftPlanner::<f64>::new();
-            let lines = match spec.direction {
-                Direction::Forward => RealLines::Forward(planner.plan_fft_forward(n)),
-                Direction::Inverse => RealLines::Inverse(planner.plan_fft_inverse(n)),
+            let lines = match (spec.direction, direct(n)) {
+                (Direction::Forward, true) => {
+                    RealLines::Forward(Arc::new(DirectReal::new(n, FftDirection::Forward)))
+                }
+                (Direction::Inverse, true) => {
+                    RealLines::Inverse(Arc::new(DirectReal::new(n, FftDirection::Inverse)))
+                }
+                (Direction::Forward, false) => RealLines::Forward(planner.plan_fft_forward(n)),
+                (Direction::Inverse, false) => RealLines::Inverse(planner.plan_fft_inverse(n)),
             };
             (a, lines)
         });
@@ -116,9 +124,15 @@ impl Device {
             .iter()
             .map(|&a| {
                 let n = spec.shape[a];
-                let fft = match spec.direction {
-                    Direction::Forward => planner.plan_fft_forward(n),
-                    Direction::Inverse => planner.plan_fft_inverse(n),
+                let fft: Arc<dyn Fft<f64>> = match (spec.direction, direct(n)) {
+                    (Direction::Forward, true) => {
+                        Arc::new(DirectDft::new(n, FftDirection::Forward))
+                    }
+                    (Direction::Inverse, true) => {
+                        Arc::new(DirectDft::new(n, FftDirection::Inverse))
+                    }
+                    (Direction::Forward, false) => planner.plan_fft_forward(n),
+                    (Direction::Inverse, false) => planner.plan_fft_inverse(n),
                 };
                 (a, fft)
             })

@@ -9,6 +9,7 @@
 #[cfg(feature = "ndarray")]
 mod array;
 mod device;
+mod direct;
 mod double;
 mod exec;
 mod host_calls;
