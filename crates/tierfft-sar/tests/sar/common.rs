@@ -7,7 +7,7 @@
 use num_complex::Complex32;
 use tierfft::Device;
 use tierfft_sar::focus::{FocusOptions, Focuser};
-use tierfft_sar::quality::metrics::PointMetrics;
+use tierfft_sar::quality::metrics::{CutOptions, MetricsError, PointMetrics, analyze_point};
 use tierfft_sar::scene::params::Config;
 
 /// The GPU the tests run on: `TIERFFT_TEST_DEVICE`, lavapipe by default.
@@ -29,6 +29,26 @@ pub fn focused(
         .focus(&mut data, |_| {})
         .expect("focus");
     data
+}
+
+/// Every target of `c` measured in the focused `image` (`c`'s lines × samples) where it was
+/// placed, with cuts of 64 bins each side.
+pub fn measure_targets(image: &[Complex32], c: &Config) -> Vec<Result<PointMetrics, MetricsError>> {
+    let cuts = CutOptions {
+        half: 64,
+        half_azimuth: 64,
+        ..CutOptions::default()
+    };
+    let (lines, samples) = (c.scene.lines, c.scene.samples);
+    c.scene
+        .targets
+        .iter()
+        .map(|t| {
+            let (line, sample) = c.target_position(t);
+            let at = (line.round() as usize, sample.round() as usize);
+            analyze_point(image, lines, samples, at, &cuts, None)
+        })
+        .collect()
 }
 
 /// Checks target `t` of `c` as measured (`m`) against the unweighted theory: on its place

@@ -561,7 +561,6 @@ fn the_chip_focuses_to_its_partial_aperture_resolution() {
 /// mid-swath defocus in azimuth.
 #[test]
 fn the_azimuth_filter_follows_the_velocity_across_the_swath() {
-    use tierfft_sar::quality::metrics::{CutOptions, analyze_point};
     use tierfft_sar::scene::params::{Config, Scene, Target};
     let (lines, samples) = (1024, 1024);
     let mut c = Config {
@@ -592,23 +591,10 @@ fn the_azimuth_filter_follows_the_velocity_across_the_swath() {
     c.radar.azimuth_pattern = Some(tierfft_sar::scene::params::AzimuthPattern::Uniform);
     c.validate().unwrap();
     let raw = tierfft_sar::scene::simulate::simulate(&c);
-    let cuts = CutOptions {
-        half: 64,
-        half_azimuth: 64,
-        ..CutOptions::default()
-    };
     let device = tierfft::Device::cpu();
     let measure = |c: &Config| {
         let image = crate::common::focused(&device, c, Default::default(), &raw);
-        c.scene
-            .targets
-            .iter()
-            .map(|t| {
-                let (line, sample) = c.target_position(t);
-                let at = (line.round() as usize, sample.round() as usize);
-                analyze_point(&image, lines, samples, at, &cuts, None)
-            })
-            .collect::<Vec<_>>()
+        crate::common::measure_targets(&image, c)
     };
     for (i, m) in measure(&c).into_iter().enumerate() {
         let m = m.expect("measured");

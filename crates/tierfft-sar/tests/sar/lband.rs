@@ -11,7 +11,7 @@ use tierfft_sar::filters::coupling;
 use tierfft_sar::filters::radiometry::Radiometry;
 use tierfft_sar::focus::Algorithm;
 use tierfft_sar::focus::FocusOptions;
-use tierfft_sar::quality::metrics::{CutOptions, PointMetrics, analyze_point};
+use tierfft_sar::quality::metrics::PointMetrics;
 use tierfft_sar::scene::params::{Chirp, Config, PulseReference, Scene, Target};
 use tierfft_sar::scene::simulate::simulate;
 
@@ -61,19 +61,9 @@ fn measure(
     opts: FocusOptions,
 ) -> Vec<PointMetrics> {
     let image = crate::common::focused(device, c, opts, raw);
-    let cuts = CutOptions {
-        half: 64,
-        half_azimuth: 64,
-        ..CutOptions::default()
-    };
-    c.scene
-        .targets
-        .iter()
-        .map(|t| {
-            let (line, sample) = c.target_position(t);
-            let at = (line.round() as usize, sample.round() as usize);
-            analyze_point(&image, LINES, SAMPLES, at, &cuts, None).expect("measure")
-        })
+    crate::common::measure_targets(&image, c)
+        .into_iter()
+        .map(|m| m.expect("measure"))
         .collect()
 }
 
