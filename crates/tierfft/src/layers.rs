@@ -16,8 +16,8 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("error", &["error"]),
     // Factors and primes, twiddles, double-double, precisions and device words, layouts.
     ("base", &["base"]),
-    // What a user asks for: transforms, fused operations, checksums, resampling.
-    ("spec", &["spec", "weights", "checksum", "resample"]),
+    // What a user asks for: transforms, fused operations, checksums, resampling, DCT/DST.
+    ("spec", &["spec", "weights", "checksum", "resample", "trig"]),
     ("plan", &["plan"]),
     ("kernel", &["kernel"]),
     ("backend", &["backend"]),

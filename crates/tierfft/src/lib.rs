@@ -18,7 +18,8 @@
 //! - devices and transforms: [`Device`], [`DeviceKind`], [`Fft`] (1-D, planned from an
 //!   [`FftSpec`]), [`NdFft`] and [`NdFft64`] (N-D and real, planned from an [`NdSpec`]);
 //! - what a spec is made of: [`Direction`], [`Layout`], [`PointOp`] with its operands
-//!   [`Values`] and [`RealWeights`], [`Precision`], [`Checksum`], [`RealHalf`];
+//!   [`Values`] and [`RealWeights`], [`Precision`], [`Checksum`], [`RealHalf`], and the
+//!   DCT/DST of an [`NdSpec`] ([`Trig`], [`RealToReal`]);
 //! - data: [`Complex`], [`Complex32`], [`Complex64`], [`f16`], [`bf16`]; device memory
 //!   [`DeviceBuffer`] and its [`BufferView`]s, taken by every call as [`AsDeviceBuffer`],
 //!   typed by [`Element`] (complex) and [`RealElement`] (real);
@@ -74,6 +75,7 @@ pub mod nd;
 pub mod plan;
 pub mod resample;
 mod spec;
+mod trig;
 mod weights;
 
 pub use backend::{
@@ -87,6 +89,7 @@ pub use half::{bf16, f16};
 pub use nd::{NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex, Complex32, Complex64};
 pub use spec::{Direction, FftSpec, Layout, PointOp, RealHalf};
+pub use trig::{RealToReal, Trig};
 pub use weights::RealWeights;
 
 /// The README's Rust examples, compiled and run as doc-tests so that they stay true.

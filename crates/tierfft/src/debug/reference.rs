@@ -13,6 +13,7 @@ use crate::base::layout::transpose;
 use crate::nd::NdSpec;
 use crate::nd::plan::around;
 use crate::spec::{Direction, FftSpec, PointOp};
+use crate::trig::Trig;
 
 /// Batched DFT of `input` (contiguous transforms of `n` points) in f64 with rustfft,
 /// unnormalised, in the given direction.
@@ -210,6 +211,85 @@ fn nd_with(
         out.iter_mut().for_each(|z| *z /= scale);
     }
     out
+}
+
+/// What a DCT or DST spec ([`NdSpec::trig`]) computes on the reals `input`, in f64, from the
+/// definitions (a sum of `n` terms per output: no FFT), each axis in turn.
+pub fn trig_f64(spec: &NdSpec, input: &[f64]) -> Vec<f64> {
+    use std::f64::consts::{PI, SQRT_2};
+    let Some(r2r) = spec.trig else {
+        return input.to_vec();
+    };
+    let t = match spec.direction {
+        Direction::Forward => r2r.transform,
+        Direction::Inverse => r2r.transform.inverse(),
+    };
+    let mut data = input.to_vec();
+    for (i, &axis) in spec.axes.iter().enumerate() {
+        let (outer, n, inner) = around(&spec.shape, axis);
+        let mut scale = if spec.normalize {
+            1.0 / t.logical_len(n) as f64
+        } else {
+            1.0
+        };
+        if i + 1 == spec.axes.len() {
+            scale *= r2r.scale;
+        }
+        let ortho = r2r.orthogonalize;
+        for o in 0..outer {
+            for c in 0..inner {
+                let at = |j: usize| (o * n + j) * inner + c;
+                let mut x: Vec<f64> = (0..n).map(|j| data[at(j)]).collect();
+                if ortho {
+                    match t {
+                        Trig::DctI => {
+                            x[0] *= SQRT_2;
+                            x[n - 1] *= SQRT_2;
+                        }
+                        Trig::DctIII => x[0] *= SQRT_2,
+                        Trig::DstIII => x[n - 1] *= SQRT_2,
+                        _ => {}
+                    }
+                }
+                for k in 0..n {
+                    // cos and sin of πp/q with p reduced exactly, so that the
+                    // reference is accurate to rounding at any length.
+                    let angle = |p: usize, q: usize| PI * (p % (2 * q)) as f64 / q as f64;
+                    let sign = |v: f64| if k % 2 == 0 { v } else { -v };
+                    let term = |j: usize| {
+                        let v = x[j];
+                        2.0 * v
+                            * match t {
+                                Trig::DctI if j == 0 => 0.5,
+                                Trig::DctI if j == n - 1 => sign(0.5),
+                                Trig::DctI => angle(j * k, n - 1).cos(),
+                                Trig::DctII => angle(k * (2 * j + 1), 2 * n).cos(),
+                                Trig::DctIII if j == 0 => 0.5,
+                                Trig::DctIII => angle(j * (2 * k + 1), 2 * n).cos(),
+                                Trig::DctIV => angle((2 * j + 1) * (2 * k + 1), 4 * n).cos(),
+                                Trig::DstI => angle((j + 1) * (k + 1), n + 1).sin(),
+                                Trig::DstII => angle((k + 1) * (2 * j + 1), 2 * n).sin(),
+                                Trig::DstIII if j == n - 1 => sign(0.5),
+                                Trig::DstIII => angle((j + 1) * (2 * k + 1), 2 * n).sin(),
+                                Trig::DstIV => angle((2 * j + 1) * (2 * k + 1), 4 * n).sin(),
+                            }
+                    };
+                    let mut y: f64 = (0..n).map(term).sum();
+                    let edge = match t {
+                        Trig::DctI => k == 0 || k == n - 1,
+                        Trig::DctII => k == 0,
+                        Trig::DstII => k == n - 1,
+                        _ => false,
+                    };
+                    if ortho && edge {
+                        y /= SQRT_2;
+                    }
+                    data[at(k)] = y * scale;
+                }
+            }
+        }
+    }
+    data
 }
 
 /// The input of [`nd_f64`] and [`nd_dd`].

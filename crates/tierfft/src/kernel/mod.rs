@@ -12,6 +12,7 @@ mod pass;
 pub mod print;
 mod real;
 mod resample;
+mod trig;
 pub mod wgsl;
 
 pub use pass::pass_kernel;

@@ -2,7 +2,8 @@
 //! complex data around the transforms of an N-D or real plan.
 //!
 //! Bindings: `src` and `dst` (f32 or complex as the step reads and writes), and for the
-//! split and merge of even-length real rows `aux`, the twiddles `W_n^k`, `k = 0..=n/2`.
+//! split and merge of even-length real rows `aux`, the twiddles `W_n^k`, `k = 0..=n/2`
+//! (for the DCT/DST halves, `kernel/trig.rs`, the table of [`crate::Trig::twiddles`]).
 //! The `lines` parameter is the number of outputs.
 
 use super::ir::*;
@@ -86,6 +87,11 @@ pub fn reshape_kernel(step: &Reshape, precision: Precision) -> Kernel {
         inner.push(store);
         body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));
         return reshape_kernel_of(step, precision, name.into(), body);
+    }
+    if let Reshape::TrigLoad { .. } | Reshape::TrigStore { .. } = step {
+        let (name, inner) = super::trig::trig_body(step, i());
+        body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));
+        return reshape_kernel_of(step, precision, name, body);
     }
     let (name, value) = match *step {
         Reshape::Split { n, scale, .. } => {
@@ -173,7 +179,10 @@ pub fn reshape_kernel(step: &Reshape, precision: Precision) -> Kernel {
         Reshape::RealPart { scale, .. } => {
             ("real_part".into(), load(Mem::Src, i()).re() * f(scale))
         }
-        Reshape::Gather { .. } | Reshape::Scatter { .. } => unreachable!("generated above"),
+        Reshape::Gather { .. }
+        | Reshape::Scatter { .. }
+        | Reshape::TrigLoad { .. }
+        | Reshape::TrigStore { .. } => unreachable!("generated above"),
     };
     inner.push(Stmt::Store(Mem::Dst, i(), value));
     body.push(Stmt::If(lt(i(), Expr::Builtin(Builtin::Lines)), inner));

@@ -17,9 +17,10 @@ use rustfft::{Fft, FftDirection, FftPlanner};
 
 use super::direct::{DirectDft, DirectReal, direct};
 use super::plan::around;
-use super::{Kind, NdSpec};
+use super::{Kind, NdPlan, NdSpec, StepOp};
 use crate::backend::{Device, DeviceKind};
 use crate::error::{Error, Result};
+use crate::plan::{Reshape, trig_on_host};
 use crate::spec::{Direction, PointOp};
 
 /// The real-data transform of a real transform's halved axis (realfft: half the work of a
@@ -57,8 +58,12 @@ pub struct NdFft64 {
     ffts: Vec<(usize, Arc<dyn Fft<f64>>)>,
     /// A real transform's halved axis and its real-data transform.
     real: Option<(usize, RealLines)>,
-    /// The product of the spec's scales (normalisation and `PointOp::Scale`s).
+    /// The product of the spec's scales (normalisation and `PointOp::Scale`s; for a DCT or
+    /// DST, in its steps).
     scale: f64,
+    /// A DCT or DST's steps ([`NdPlan`]): its passes to and from the complex work array,
+    /// run on the host, around the transforms in `ffts`.
+    trig: Option<NdPlan>,
 }
 
 impl Device {
@@ -93,6 +98,9 @@ impl Device {
                 }
             }
         }
+        if spec.trig.is_some() {
+            return plan_trig(spec);
+        }
         if spec.normalize {
             scale /= spec
                 .axes
@@ -122,28 +130,50 @@ impl Device {
         };
         let ffts = complex_axes
             .iter()
-            .map(|&a| {
-                let n = spec.shape[a];
-                let fft: Arc<dyn Fft<f64>> = match (spec.direction, direct(n)) {
-                    (Direction::Forward, true) => {
-                        Arc::new(DirectDft::new(n, FftDirection::Forward))
-                    }
-                    (Direction::Inverse, true) => {
-                        Arc::new(DirectDft::new(n, FftDirection::Inverse))
-                    }
-                    (Direction::Forward, false) => planner.plan_fft_forward(n),
-                    (Direction::Inverse, false) => planner.plan_fft_inverse(n),
-                };
-                (a, fft)
-            })
+            .map(|&a| (a, line_fft(&mut planner, spec.shape[a], spec.direction)))
             .collect();
         Ok(NdFft64 {
             spec: spec.clone(),
             ffts,
             real,
             scale,
+            trig: None,
         })
     }
+}
+
+/// The `n`-point transform in `direction`: computed directly where rustfft rounds too
+/// coarsely ([`direct`]), else rustfft's plan.
+fn line_fft(planner: &mut FftPlanner<f64>, n: usize, direction: Direction) -> Arc<dyn Fft<f64>> {
+    match (direction, direct(n)) {
+        (Direction::Forward, true) => Arc::new(DirectDft::new(n, FftDirection::Forward)),
+        (Direction::Inverse, true) => Arc::new(DirectDft::new(n, FftDirection::Inverse)),
+        (Direction::Forward, false) => planner.plan_fft_forward(n),
+        (Direction::Inverse, false) => planner.plan_fft_inverse(n),
+    }
+}
+
+/// A DCT or DST in f64: the N-D plan's steps, its transforms planned by rustfft.
+fn plan_trig(spec: &NdSpec) -> Result<NdFft64> {
+    let plan = NdPlan::new(spec)?;
+    let mut planner = FftPlanner::<f64>::new();
+    let ffts = plan
+        .steps
+        .iter()
+        .filter_map(|step| match &step.op {
+            StepOp::Fft { axis, spec } => {
+                Some((*axis, line_fft(&mut planner, spec.n, spec.direction)))
+            }
+            StepOp::Reshape(_) => None,
+        })
+        .collect();
+    Ok(NdFft64 {
+        spec: spec.clone(),
+        ffts,
+        real: None,
+        scale: 1.0,
+        trig: Some(plan),
+    })
 }
 
 impl std::fmt::Debug for NdFft64 {
@@ -239,6 +269,42 @@ impl NdFft64 {
         );
         if self.scale != 1.0 {
             output.iter_mut().for_each(|x| *x *= self.scale);
+        }
+        Ok(())
+    }
+
+    /// A DCT or DST ([`NdSpec::trig`]): `input` into `output` ([`NdSpec::input_len`] reals
+    /// each).
+    pub fn process_real_to_real(&self, input: &[f64], output: &mut [f64]) -> Result<()> {
+        self.expect(Kind::RealToReal)?;
+        check_len("input", input.len(), self.spec.input_len())?;
+        check_len("output", output.len(), self.spec.output_len())?;
+        let plan = self
+            .trig
+            .as_ref()
+            .ok_or_else(|| Error::InvalidSpec("this transform is not a DCT or DST".into()))?;
+        output.copy_from_slice(input);
+        let mut work = Vec::new();
+        let mut ffts = self.ffts.iter();
+        for step in &plan.steps {
+            match &step.op {
+                StepOp::Reshape(r @ Reshape::TrigLoad { .. }) => {
+                    work.clear();
+                    work.resize(r.outputs(), Complex64::default());
+                    trig_on_host::<f64>(r, output, bytemuck::cast_slice_mut(&mut work));
+                }
+                StepOp::Reshape(r) => {
+                    trig_on_host::<f64>(r, bytemuck::cast_slice(&work), output);
+                }
+                StepOp::Fft { .. } => {
+                    let Some((axis, fft)) = ffts.next() else {
+                        return Err(Error::InvalidSpec("a step has no transform".into()));
+                    };
+                    let mut shape = self.spec.shape.clone();
+                    shape[*axis] = fft.len();
+                    along(&mut work, &shape, *axis, fft.as_ref());
+                }
+            }
         }
         Ok(())
     }

@@ -92,6 +92,8 @@ enum User<'a> {
     RealToComplex(&'a mut Held, &'a mut Held),
     /// C2R: the bins in, the reals out.
     ComplexToReal(&'a mut Held, &'a mut Held),
+    /// A DCT or DST of the reals in place.
+    RealToReal(&'a mut Held),
 }
 
 /// The contiguous array the steps use for the caller's `user` buffer: the buffer itself, or
@@ -255,7 +257,11 @@ impl NdFft {
         self.expect(kind)?;
         let (gather, scatter) = self.strided();
         let spec = self.spec();
-        let (real_in, real_out) = (kind == Kind::RealToComplex, kind == Kind::ComplexToReal);
+        let r2r = kind == Kind::RealToReal;
+        let (real_in, real_out) = (
+            r2r || kind == Kind::RealToComplex,
+            r2r || kind == Kind::ComplexToReal,
+        );
         self.check::<I>("input", !real_in, input, spec.input_len(), gather)?;
         self.check::<O>("output", !real_out, output, spec.output_len(), scatter)?;
         Ok(scatter)
@@ -271,13 +277,27 @@ impl NdFft {
         )
     }
 
-    /// 4-byte words of the contiguous real and complex arrays the transforms run in.
+    /// 4-byte words of the contiguous real and complex arrays the transforms run in (for a
+    /// DCT or DST, the complex work array of its longest FFTs).
     fn dense_words(&self) -> (usize, usize) {
         let spec = self.spec();
         let real = spec.precision.storage_bytes() / 4;
+        let complex = match spec.kind() {
+            Kind::RealToReal => self
+                .plan
+                .steps
+                .iter()
+                .filter_map(|s| match &s.op {
+                    StepOp::Reshape(r) if s.dst == Buf::Spectrum => Some(r.outputs()),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0),
+            _ => spec.complex_shape().iter().product::<usize>(),
+        };
         (
             real * spec.shape.iter().product::<usize>(),
-            2 * real * spec.complex_shape().iter().product::<usize>(),
+            2 * real * complex,
         )
     }
 
@@ -337,6 +357,12 @@ impl NdFft {
                     caller: apart(input, output),
                 }
             }
+            User::RealToReal(data) => Arrays {
+                real: Some(data),
+                spectrum: &mut ensure(spectrum_scratch, self.make(complex_words))?.held,
+                full,
+                caller: apart(None, None),
+            },
         };
         for (step, compiled) in self.plan.steps.iter().zip(&self.steps) {
             self.run_step(step, compiled, &mut arrays)?;
@@ -376,6 +402,15 @@ impl NdFft {
         };
         let dst = dst.ok_or_else(|| missing(step.dst))?;
         match (compiled, src) {
+            // A DCT or DST's work array is sized for its longest transform: the others run
+            // on its start.
+            (Compiled::Fft(fft), None) if self.spec().kind() == Kind::RealToReal => {
+                let words = fft.spec().precision.complex_bytes() / 4 * fft.spec().len();
+                match dst.floats() > words {
+                    true => fft.process_held(&mut dst.memory_mut().view(0..words)?),
+                    false => fft.process_held(dst),
+                }
+            }
             (Compiled::Fft(fft), None) => fft.process_held(dst),
             (Compiled::Fft(fft), Some(src)) => fft.process_between(src, dst),
             (Compiled::Reshape(exec), Some(src)) => exec.run(src, dst),
@@ -454,6 +489,30 @@ impl NdFft {
         let user = User::ComplexToReal(&mut spectrum.held, &mut real.held);
         self.run(user, &mut *self.scratch()?)?;
         real.read_into(output)
+    }
+
+    /// A DCT or DST ([`NdSpec::trig`]): `input` into `output` ([`NdSpec::input_len`] reals
+    /// each, f32 or f64 as the spec's precision).
+    pub fn process_real_to_real<T: RealElement>(
+        &self,
+        input: &[T],
+        output: &mut [T],
+    ) -> Result<()> {
+        self.check_io::<T, T>(Kind::RealToReal, input.len(), output.len())?;
+        let mut data = self.device.upload(input)?;
+        self.run(User::RealToReal(&mut data.held), &mut *self.scratch()?)?;
+        data.read_into(output)
+    }
+
+    /// A DCT or DST of device-resident reals in place (queued, not waited for); see
+    /// [`NdFft::process_real_to_real`].
+    pub fn process_buffer_real_to_real<T: RealElement>(
+        &self,
+        data: &mut impl AsDeviceBuffer<T>,
+    ) -> Result<()> {
+        let data = data.buffer_mut(TOKEN);
+        self.check_io::<T, T>(Kind::RealToReal, data.len(), data.len())?;
+        self.run(User::RealToReal(&mut data.held), &mut *self.scratch()?)
     }
 
     /// A complex transform of device-resident `data` in place (queued, not waited for); see
@@ -582,10 +641,12 @@ impl NdFft {
                 zeros(words(spec.input_len(), true))?,
                 Some(zeros(words(spec.output_len(), false))?),
             ),
+            Kind::RealToReal => (zeros(words(spec.input_len(), false))?, None),
         };
         let mut once = |scratch: &mut Scratch| -> Result<()> {
             let user = match (spec.kind(), output.as_mut()) {
                 (Kind::ComplexToComplex, _) => User::Complex(&mut input.held),
+                (Kind::RealToReal, _) => User::RealToReal(&mut input.held),
                 (Kind::RealToComplex, Some(out)) => {
                     User::RealToComplex(&mut input.held, &mut out.held)
                 }

@@ -1,5 +1,6 @@
 //! Transforms of N-dimensional arrays and of real data: NumPy's `fftn`, `rfftn`, `irfftn`
-//! (and `rfft`, `irfft` as the one-axis case) over chosen axes of a row-major array.
+//! (and `rfft`, `irfft` as the one-axis case) over chosen axes of a row-major array, and
+//! SciPy's `dctn`, `dstn` and their inverses ([`NdSpec::trig`]).
 //!
 //! An [`NdSpec`] is planned ([`NdPlan`]) into steps over whole arrays: one batched 1-D
 //! transform per axis ([`FftSpec`](crate::FftSpec) rows for the last axis, stacked columns for the others,
@@ -26,6 +27,7 @@ pub use plan::{Buf, NdPlan, Step, StepOp};
 use crate::base::precision::Precision;
 use crate::error::{Error, Result};
 use crate::spec::{Direction, MAX_LOG2_N, PointOp};
+use crate::trig::RealToReal;
 
 /// Checks the operations `ops` that `at` ("on_load", "on_store") adds on an array of `len`
 /// elements (`real`: a real array, which takes weights and scales only).
@@ -91,6 +93,9 @@ pub enum Kind {
     /// shape). Imaginary parts that a real signal's spectrum cannot have (bin 0, and bin n/2
     /// for even n, along that axis) are ignored, as NumPy's `irfft` ignores them.
     ComplexToReal,
+    /// Real in, real out, same shape: a DCT or DST along every transformed axis
+    /// ([`NdSpec::trig`]).
+    RealToReal,
 }
 
 impl Kind {
@@ -100,6 +105,7 @@ impl Kind {
             Kind::ComplexToComplex => "C2C",
             Kind::RealToComplex => "R2C",
             Kind::ComplexToReal => "C2R",
+            Kind::RealToReal => "R2R",
         }
     }
 }
@@ -131,6 +137,9 @@ pub struct NdSpec {
     pub axes: Vec<usize>,
     /// Real data on one side: forward is R2C, inverse C2R.
     pub real: bool,
+    /// A DCT or DST along every transformed axis instead of a DFT: real in, real out
+    /// ([`NdSpec::trig`]).
+    pub trig: Option<RealToReal>,
     /// Forward or inverse.
     pub direction: Direction,
     /// Scale the result by 1 / (product of the transformed extents), as NumPy's inverse
@@ -164,6 +173,7 @@ impl NdSpec {
             shape: shape.to_vec(),
             axes: (0..shape.len()).collect(),
             real: false,
+            trig: None,
             direction: Direction::Forward,
             normalize: false,
             input_strides: None,
@@ -196,6 +206,29 @@ impl NdSpec {
     /// Real data on one side: R2C forward, C2R inverse.
     pub fn real(mut self) -> Self {
         self.real = true;
+        self
+    }
+
+    /// Makes this a real-to-real transform: `r2r`'s DCT or DST along every transformed axis
+    /// (its inverse type when the spec is [`NdSpec::inverse`]; [`NdSpec::normalized`]
+    /// divides by the product of the axes' [`crate::Trig::logical_len`]), as SciPy's
+    /// `dctn`, `dstn`, `idctn` and `idstn` compute them. Each axis is one pass that reorders
+    /// and extends the reals into complex points, a complex FFT along the axis, and one pass
+    /// back to reals.
+    ///
+    /// ```
+    /// use tierfft::{NdSpec, RealToReal, Trig};
+    /// // dctn(x, type=2, norm="ortho") of a 64 × 64 image, as SciPy computes it.
+    /// let ortho = RealToReal::new(Trig::DctII).orthogonalized().scaled(1.0 / (128.0 * 128.0f64).sqrt());
+    /// let spec = NdSpec::new(&[64, 64]).trig(ortho);
+    /// assert!(spec.validate().is_ok());
+    /// // Its inverse, SciPy's idctn with norm="backward": DCT-III divided by 128 per axis.
+    /// let back = NdSpec::new(&[64, 64]).trig(Trig::DctII).inverse().normalized();
+    /// assert_eq!(back.output_shape(), vec![64, 64]);
+    /// # Ok::<(), tierfft::Error>(())
+    /// ```
+    pub fn trig(mut self, r2r: impl Into<RealToReal>) -> Self {
+        self.trig = Some(r2r.into());
         self
     }
 
@@ -301,8 +334,11 @@ impl NdSpec {
         }
     }
 
-    /// Complex, real-to-complex or complex-to-real.
+    /// Complex, real-to-complex, complex-to-real or real-to-real.
     pub fn kind(&self) -> Kind {
+        if self.trig.is_some() {
+            return Kind::RealToReal;
+        }
         match (self.real, self.direction) {
             (false, _) => Kind::ComplexToComplex,
             (true, Direction::Forward) => Kind::RealToComplex,
@@ -412,6 +448,9 @@ impl NdSpec {
         if let Some(strides) = &self.input_strides {
             crate::base::layout::check("input", &self.input_shape(), strides, false, MAX_ELEMENTS)?;
         }
+        if let Some(r2r) = self.trig {
+            self.check_trig(r2r)?;
+        }
         let dense = |shape: Vec<usize>| shape.iter().product::<usize>();
         let kind = self.kind();
         check_ops(
@@ -434,6 +473,63 @@ impl NdSpec {
                 true,
                 MAX_ELEMENTS,
             )?;
+        }
+        Ok(())
+    }
+
+    /// The checks a real-to-real transform adds: contiguous arrays with no fused operations,
+    /// no `real` flag, every axis long enough for its type, a finite scale, and complex work
+    /// arrays the kernels can index.
+    fn check_trig(&self, r2r: RealToReal) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidSpec(m));
+        let t = r2r.transform;
+        if self.real {
+            return bad(format!(
+                "a {t} is real to real already: drop .real() (it asks for R2C or C2R)"
+            ));
+        }
+        if self.input_strides.is_some() || self.output_strides.is_some() {
+            return bad(format!(
+                "a {t} takes contiguous row-major arrays: copy strided data into one first"
+            ));
+        }
+        if !self.load.is_empty() || !self.store.is_empty() {
+            return bad(format!(
+                "a {t} fuses no load or store operations; scale it with RealToReal::scaled"
+            ));
+        }
+        if !r2r.scale.is_finite() {
+            return bad(format!(
+                "the {t}'s scale must be finite (got {})",
+                r2r.scale
+            ));
+        }
+        let len: usize = self.shape.iter().product();
+        for &a in &self.axes {
+            let n = self.shape[a];
+            if n < t.min_len() {
+                return bad(format!(
+                    "a {t} needs at least {} points; axis {a} has {n}",
+                    t.min_len()
+                ));
+            }
+            let m = t.fft_len(n);
+            if m > 1 << MAX_LOG2_N {
+                return Err(Error::UnsupportedLength {
+                    n: m,
+                    max_log2: MAX_LOG2_N,
+                });
+            }
+            if len / n * m > MAX_ELEMENTS {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "a {t} of shape {:?} along axis {a} ({m}-point transforms)",
+                        self.shape
+                    ),
+                    device: "any".into(),
+                    detail: "kernels index arrays of at most 2^31 elements".into(),
+                });
+            }
         }
         Ok(())
     }

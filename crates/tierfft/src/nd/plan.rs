@@ -13,6 +13,7 @@ use std::fmt;
 use super::{Kind, NdSpec, Reshape};
 use crate::error::Result;
 use crate::spec::{Direction, FftSpec, RealHalf};
+use crate::trig::RealToReal;
 
 /// The arrays an N-D transform's steps read and write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,6 +207,67 @@ fn axis_fft(shape: &[usize], axis: usize, direction: Direction, normalize: bool)
     if normalize { spec.normalized() } else { spec }
 }
 
+/// The steps of a DCT or DST along each of `spec`'s axes, in the caller's real array: the
+/// reals reordered into the complex work array ([`Buf::Spectrum`], the axis at the FFT's
+/// length), transformed along the axis, and brought back to reals. The normalisation goes
+/// on each axis' last step, `r2r`'s scale on the last axis'.
+fn trig_steps(spec: &NdSpec, r2r: RealToReal) -> Vec<Step> {
+    let transform = match spec.direction {
+        Direction::Forward => r2r.transform,
+        Direction::Inverse => r2r.transform.inverse(),
+    };
+    let mut steps = Vec::new();
+    for (i, &axis) in spec.axes.iter().enumerate() {
+        let (outer, n, inner) = around(&spec.shape, axis);
+        let m = transform.fft_len(n);
+        let mut work = spec.shape.clone();
+        work[axis] = m;
+        let mut scale = match spec.normalize {
+            true => 1.0 / transform.logical_len(n) as f64,
+            false => 1.0,
+        };
+        if i + 1 == spec.axes.len() {
+            scale *= r2r.scale;
+        }
+        let (orthogonalize, real, work_buf) = (r2r.orthogonalize, Buf::Real, Buf::Spectrum);
+        steps.push(Step {
+            op: StepOp::Reshape(Reshape::TrigLoad {
+                transform,
+                outer,
+                n,
+                inner,
+                orthogonalize,
+            }),
+            src: real,
+            dst: work_buf,
+        });
+        // A 1-point transform is the identity.
+        if m > 1 {
+            steps.push(Step {
+                op: StepOp::Fft {
+                    axis,
+                    spec: axis_fft(&work, axis, transform.direction(), false),
+                },
+                src: work_buf,
+                dst: work_buf,
+            });
+        }
+        steps.push(Step {
+            op: StepOp::Reshape(Reshape::TrigStore {
+                transform,
+                outer,
+                n,
+                inner,
+                orthogonalize,
+                scale,
+            }),
+            src: work_buf,
+            dst: real,
+        });
+    }
+    steps
+}
+
 impl NdPlan {
     /// Plans `spec` (validated first).
     pub fn new(spec: &NdSpec) -> Result<NdPlan> {
@@ -216,6 +278,7 @@ impl NdPlan {
             Kind::ComplexToComplex => (Buf::Spectrum, Buf::Spectrum),
             Kind::RealToComplex => (Buf::Real, Buf::Spectrum),
             Kind::ComplexToReal => (Buf::Spectrum, Buf::Real),
+            Kind::RealToReal => (Buf::Real, Buf::Real),
         };
         // A complex transform runs in the caller's one buffer: strided on either side, it is
         // gathered and scattered on both (row-major where no strides are given).
@@ -271,6 +334,9 @@ impl NdPlan {
 
     /// The steps over row-major contiguous arrays.
     fn dense_steps(spec: &NdSpec) -> Vec<Step> {
+        if let Some(r2r) = spec.trig {
+            return trig_steps(spec, r2r);
+        }
         let mut steps = Vec::new();
         let dir = spec.direction;
         let complex = spec.complex_shape();
@@ -278,7 +344,7 @@ impl NdPlan {
         let real_ops = match spec.kind() {
             Kind::RealToComplex => !spec.load.is_empty(),
             Kind::ComplexToReal => !spec.store.is_empty(),
-            Kind::ComplexToComplex => false,
+            Kind::ComplexToComplex | Kind::RealToReal => false,
         };
         // The transform along `axis` of an array of `shape`, which is axis `shown` of the
         // spec's array (they differ for the packed half-length rows).
@@ -360,7 +426,9 @@ impl NdPlan {
                     reshape(&mut steps, re, Buf::Full, Buf::Real);
                 }
             }
-            Kind::ComplexToComplex => unreachable!("real_axis is None for complex transforms"),
+            Kind::ComplexToComplex | Kind::RealToReal => {
+                unreachable!("real_axis is None for complex and real-to-real transforms")
+            }
         }
         steps
     }
@@ -374,7 +442,10 @@ impl NdPlan {
 impl fmt::Display for NdPlan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.spec;
-        let kind = s.kind().abbreviation();
+        let kind = match s.trig {
+            Some(r2r) => format!("{} ({})", s.kind().abbreviation(), r2r.transform),
+            None => s.kind().abbreviation().to_string(),
+        };
         let dir = match s.direction {
             Direction::Forward => "forward",
             Direction::Inverse => "inverse",

@@ -34,6 +34,7 @@ mod reshape_host;
 mod roles;
 pub mod schedule;
 pub(crate) mod shape;
+mod trig_host;
 pub mod tune;
 pub mod wisdom;
 // The GPU backends and the interpreter upload tables; the CPU reads the plan itself.
@@ -51,6 +52,7 @@ pub use pass::{Body, Geometry, Load, LoadOp, Pass, Persistent, Store, StoreOp};
 pub use real::RealFusion;
 pub use reshape::Reshape;
 pub(crate) use reshape_host::reshape as reshape_on_host;
+pub(crate) use trig_host::trig as trig_on_host;
 
 use crate::base::precision::Precision;
 use crate::base::twiddle::TwiddleLayout;

@@ -5,6 +5,7 @@
 use num_complex::Complex64;
 
 use crate::base::precision::Precision;
+use crate::trig::Trig;
 
 /// A step that is not a transform: one pass moving between real and complex data, one
 /// thread per output element.
@@ -66,6 +67,38 @@ pub enum Reshape {
         /// Factor on every value (1/n for a normalised inverse transform).
         scale: f64,
     },
+    /// The first half of an `n`-point [`Trig`] along an axis: the reals `[outer][n][inner]`
+    /// reordered, extended and twiddled into the [`Trig::fft_len`] complex points
+    /// `[outer][m][inner]` whose FFT (in [`Trig::direction`]) the second half finishes.
+    TrigLoad {
+        /// The transform.
+        transform: Trig,
+        /// Product of the extents before the axis.
+        outer: usize,
+        /// The axis' length.
+        n: usize,
+        /// Product of the extents after it.
+        inner: usize,
+        /// SciPy's `orthogonalize` ([`crate::RealToReal::orthogonalize`]): the first (DCT) or
+        /// last (DST) input of types I and III times √2.
+        orthogonalize: bool,
+    },
+    /// The second half: the `n` reals of each line from its FFT's `m` points, times `scale`.
+    TrigStore {
+        /// The transform.
+        transform: Trig,
+        /// Product of the extents before the axis.
+        outer: usize,
+        /// The axis' length.
+        n: usize,
+        /// Product of the extents after it.
+        inner: usize,
+        /// SciPy's `orthogonalize`: the first (DCT) or last (DST) output of types I and II
+        /// divided by √2.
+        orthogonalize: bool,
+        /// Factor on every output.
+        scale: f64,
+    },
     /// A strided array into a contiguous row-major one: element `i` (row-major over `shape`,
     /// multi-index `(i_0, ..)`) from element `Σ i_k · strides[k]` of the source.
     Gather {
@@ -100,6 +133,16 @@ impl Reshape {
             Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
             Reshape::Truncate { outer, n, inner } => outer * (n / 2 + 1) * inner,
             Reshape::Extend { outer, n, inner } => outer * n * inner,
+            Reshape::TrigLoad {
+                transform,
+                outer,
+                n,
+                inner,
+                ..
+            } => outer * transform.fft_len(n) * inner,
+            Reshape::TrigStore {
+                outer, n, inner, ..
+            } => outer * n * inner,
         }
     }
 
@@ -117,6 +160,16 @@ impl Reshape {
             Reshape::Widen { len } | Reshape::RealPart { len, .. } => len,
             Reshape::Truncate { outer, n, inner } => outer * n * inner,
             Reshape::Extend { outer, n, inner } => outer * (n / 2 + 1) * inner,
+            Reshape::TrigLoad {
+                outer, n, inner, ..
+            } => outer * n * inner,
+            Reshape::TrigStore {
+                transform,
+                outer,
+                n,
+                inner,
+                ..
+            } => outer * transform.fft_len(n) * inner,
         }
     }
 
@@ -139,19 +192,22 @@ impl Reshape {
     pub fn real_ends(&self) -> (bool, bool) {
         match self {
             Reshape::Gather { real, .. } | Reshape::Scatter { real, .. } => (*real, *real),
-            Reshape::Widen { .. } => (true, false),
-            Reshape::RealPart { .. } => (false, true),
+            Reshape::Widen { .. } | Reshape::TrigLoad { .. } => (true, false),
+            Reshape::RealPart { .. } | Reshape::TrigStore { .. } => (false, true),
             _ => (false, false),
         }
     }
 
-    /// The twiddles `W_n^k = exp(−2πik/n)`, `k = 0..=n/2`, that splitting and merging read
-    /// (in f64, rounded once to the precision they are used in); `None` for the other
-    /// steps.
+    /// The twiddles the step reads (in f64, rounded once to the precision they are used in):
+    /// `W_n^k = exp(−2πik/n)`, `k = 0..=n/2`, for splitting and merging, [`Trig::twiddles`]
+    /// for the trigonometric transforms' halves; `None` for the other steps.
     pub fn twiddles(&self) -> Option<Vec<Complex64>> {
         match *self {
             Reshape::Split { n, .. } | Reshape::Merge { n, .. } => {
                 Some(crate::base::twiddle::table(n / 2 + 1, 1, n, -1.0))
+            }
+            Reshape::TrigLoad { transform, n, .. } | Reshape::TrigStore { transform, n, .. } => {
+                transform.twiddles(n)
             }
             _ => None,
         }
@@ -187,6 +243,26 @@ impl Reshape {
                 n / 2 + 1
             ),
             Reshape::RealPart { len, .. } => format!("real parts of {len} values"),
+            Reshape::TrigLoad {
+                transform,
+                outer,
+                n,
+                inner,
+                ..
+            } => format!(
+                "{transform} of {n} reals along [{outer}][{n}][{inner}]: to {} points to transform",
+                transform.fft_len(*n)
+            ),
+            Reshape::TrigStore {
+                transform,
+                outer,
+                n,
+                inner,
+                ..
+            } => format!(
+                "{transform} of {n} reals along [{outer}][{n}][{inner}]: from the {}-point transform",
+                transform.fft_len(*n)
+            ),
             Reshape::Gather {
                 shape,
                 strides,

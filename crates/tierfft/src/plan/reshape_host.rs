@@ -46,6 +46,9 @@ fn reshape_values<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
                 *d = s.re * scale;
             }
         }
+        Reshape::TrigLoad { .. } | Reshape::TrigStore { .. } => {
+            super::trig_host::trig::<T>(step, src, dst);
+        }
         _ => complex_reshape::<T>(
             step,
             bytemuck::cast_slice(src),
@@ -127,7 +130,9 @@ fn complex_reshape<T: Real>(step: &Reshape, src: &[Complex<T>], dst: &mut [Compl
         Reshape::Widen { .. }
         | Reshape::RealPart { .. }
         | Reshape::Gather { .. }
-        | Reshape::Scatter { .. } => {
+        | Reshape::Scatter { .. }
+        | Reshape::TrigLoad { .. }
+        | Reshape::TrigStore { .. } => {
             unreachable!("handled by reshape()")
         }
     }

@@ -23,5 +23,6 @@ mod ndarray_interop;
 mod properties;
 mod self_reference;
 mod strided;
+mod trig;
 mod tune;
 mod views;

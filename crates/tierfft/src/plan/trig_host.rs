@@ -1,0 +1,190 @@
+//! The two halves of a trigonometric transform ([`Reshape::TrigLoad`],
+//! [`Reshape::TrigStore`]) on the host: the arithmetic of their kernels (`kernel/trig.rs`),
+//! element by element, in f32 or f64.
+//!
+//! With `x` the `n` reals of a line, `m` the FFT's length and `w[t] = exp(−πit/(4n))`:
+//!
+//! | type | FFT input `v[j]`, `j < m` | output `y[k]` from the FFT `z` |
+//! |---|---|---|
+//! | DCT-I | `x[j]`, then `x[m−j]` (the even extension) | `Re z[k]` |
+//! | DST-I | `0, x[0..n], 0, −x[n−1..=0]` (the odd extension) | `−Im z[k+1]` |
+//! | DCT-II | `x[2j]`, then `x[2n−1−2j]` (Makhoul's order) | `2 Re(w[2k] z[k])` |
+//! | DST-II | the same of `(−1)^j x[j]` | DCT-II's `y[n−1−k]` |
+//! | DCT-III | `w*[2j] (x[j] − i x[n−j])`, `x[n] = 0` | `Re z[k/2]` for even `k`, `Re z[n−1−(k−1)/2]` odd |
+//! | DST-III | the same of `x` reversed | DCT-III's times `(−1)^k` |
+//! | DCT-IV | `w[2j] x[j]`, then `n` zeros | `2 Re(w[2k+1] z[k])` |
+//! | DST-IV | the same | `−2 Im(w[2k+1] z[k])` |
+
+use num_complex::Complex;
+
+use super::Reshape;
+use crate::base::words::Real;
+use crate::trig::Trig;
+
+/// Where an element's line starts and its stride: line `(o, c)` of `[outer][len][inner]`.
+fn lines(outer: usize, inner: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..outer).flat_map(move |o| (0..inner).map(move |c| (o, c)))
+}
+
+/// √2, and the factor SciPy's `orthogonalize` puts on the ends of `transform`'s input that
+/// are `edge` (DCT-I: both; DCT-III: the first; DST-III: the last).
+fn load_factor<T: Real>(transform: Trig, n: usize, j: usize, orthogonalize: bool) -> T {
+    let edge = match transform {
+        Trig::DctI => j == 0 || j == n - 1,
+        Trig::DctIII => j == 0,
+        Trig::DstIII => j == n - 1,
+        _ => false,
+    };
+    T::round(if orthogonalize && edge {
+        2f64.sqrt()
+    } else {
+        1.0
+    })
+}
+
+/// The same on the output's ends (DCT-I: both; DCT-II: the first; DST-II: the last), times
+/// `scale`.
+fn store_factor<T: Real>(
+    transform: Trig,
+    n: usize,
+    k: usize,
+    orthogonalize: bool,
+    scale: f64,
+) -> T {
+    let edge = match transform {
+        Trig::DctI => k == 0 || k == n - 1,
+        Trig::DctII => k == 0,
+        Trig::DstII => k == n - 1,
+        _ => false,
+    };
+    T::round(if orthogonalize && edge {
+        scale / 2f64.sqrt()
+    } else {
+        scale
+    })
+}
+
+/// Runs a [`Reshape::TrigLoad`] or [`Reshape::TrigStore`] step from `src` into `dst`
+/// (reals and complex values as the step reads and writes them).
+pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
+    let w: Vec<Complex<T>> = step
+        .twiddles()
+        .unwrap_or_default()
+        .iter()
+        .map(|z| Complex::new(T::round(z.re), T::round(z.im)))
+        .collect();
+    match *step {
+        Reshape::TrigLoad {
+            transform,
+            outer,
+            n,
+            inner,
+            orthogonalize,
+        } => {
+            let m = transform.fft_len(n);
+            let dst: &mut [Complex<T>] = bytemuck::cast_slice_mut(dst);
+            for (o, c) in lines(outer, inner) {
+                let x = |j: usize| {
+                    src[(o * n + j) * inner + c] * load_factor::<T>(transform, n, j, orthogonalize)
+                };
+                for j in 0..m {
+                    dst[(o * m + j) * inner + c] = load(transform, n, j, &x, &w);
+                }
+            }
+        }
+        Reshape::TrigStore {
+            transform,
+            outer,
+            n,
+            inner,
+            orthogonalize,
+            scale,
+        } => {
+            let m = transform.fft_len(n);
+            let src: &[Complex<T>] = bytemuck::cast_slice(src);
+            for (o, c) in lines(outer, inner) {
+                let z = |p: usize| src[(o * m + p) * inner + c];
+                for k in 0..n {
+                    let f = store_factor::<T>(transform, n, k, orthogonalize, scale);
+                    dst[(o * n + k) * inner + c] = store(transform, n, k, &z, &w) * f;
+                }
+            }
+        }
+        _ => unreachable!("trig() runs the trigonometric transforms' halves only"),
+    }
+}
+
+/// Point `j` of the FFT's input from the line's reals `x`.
+fn load<T: Real>(
+    transform: Trig,
+    n: usize,
+    j: usize,
+    x: &impl Fn(usize) -> T,
+    w: &[Complex<T>],
+) -> Complex<T> {
+    let real = |v: T| Complex::new(v, T::zero());
+    let m = transform.fft_len(n);
+    match transform {
+        Trig::DctI => real(x(if j < n { j } else { m - j })),
+        Trig::DstI => match j {
+            0 => real(T::zero()),
+            j if j <= n => real(x(j - 1)),
+            j if j == n + 1 => real(T::zero()),
+            j => real(-x(m - j - 1)),
+        },
+        Trig::DctII | Trig::DstII => {
+            let s = if 2 * j < n { 2 * j } else { 2 * n - 1 - 2 * j };
+            let v = x(s);
+            real(if transform.is_sine() && s % 2 == 1 {
+                -v
+            } else {
+                v
+            })
+        }
+        Trig::DctIII | Trig::DstIII => {
+            let (a, b) = match (transform, j) {
+                (Trig::DctIII, 0) => (x(0), T::zero()),
+                (Trig::DctIII, j) => (x(j), x(n - j)),
+                (_, 0) => (x(n - 1), T::zero()),
+                (_, j) => (x(n - 1 - j), x(j - 1)),
+            };
+            w[2 * j].conj() * Complex::new(a, -b)
+        }
+        Trig::DctIV | Trig::DstIV if j < n => w[2 * j] * x(j),
+        Trig::DctIV | Trig::DstIV => real(T::zero()),
+    }
+}
+
+/// Output `k` of the line from its FFT `z`.
+fn store<T: Real>(
+    transform: Trig,
+    n: usize,
+    k: usize,
+    z: &impl Fn(usize) -> Complex<T>,
+    w: &[Complex<T>],
+) -> T {
+    let two = T::round(2.0);
+    match transform {
+        Trig::DctI => z(k).re,
+        Trig::DstI => -z(k + 1).im,
+        Trig::DctII | Trig::DstII => {
+            let p = if transform.is_sine() { n - 1 - k } else { k };
+            two * (w[2 * p] * z(p)).re
+        }
+        Trig::DctIII | Trig::DstIII => {
+            let p = if k.is_multiple_of(2) {
+                k / 2
+            } else {
+                n - 1 - (k - 1) / 2
+            };
+            let v = z(p).re;
+            if transform.is_sine() && k % 2 == 1 {
+                -v
+            } else {
+                v
+            }
+        }
+        Trig::DctIV => two * (w[2 * k + 1] * z(k)).re,
+        Trig::DstIV => -two * (w[2 * k + 1] * z(k)).im,
+    }
+}
