@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use num_complex::Complex;
 use tierfft::nd::Kind;
 use tierfft::nd::NdTransform;
-use tierfft::{Device, DeviceKind, FftSpec, NdSpec, Precision, f16};
+use tierfft::{Device, DeviceKind, FftSpec, NdSpec, Precision, RealToReal, Trig, f16};
 
 use crate::CliResult;
 use crate::npy::{self, Input, Values};
@@ -55,6 +55,9 @@ pub struct FftJob<'a> {
     pub inverse: bool,
     /// Real data on one side: R2C forward, C2R inverse.
     pub real: bool,
+    /// A DCT or DST along every transformed axis instead of an FFT (real in and out; SciPy's
+    /// dctn and dstn, their inverses with `inverse`).
+    pub trig: Option<Trig>,
     /// The axes to transform, NumPy style (negative counts from the end); `None`: the last.
     pub axes: Option<&'a [i64]>,
     /// NumPy's `n`: the length of the last transformed axis (C2R: the real length); the input
@@ -304,6 +307,14 @@ where
             npy::write_values(output, work.out_shape, T::complex_values(&out))?;
             total
         }
+        Kind::RealToReal => {
+            let x = fit(T::read_real(input)?, work.shape, work.taken);
+            let mut out = vec![T::default(); work.spec.output_len()];
+            fft.r2r(&x, &mut out)?;
+            let total = start.elapsed();
+            npy::write_values(output, work.out_shape, T::real_values(&out))?;
+            total
+        }
         Kind::ComplexToReal => {
             let x = fit(T::read(input)?, work.shape, work.taken);
             let mut out = vec![T::default(); work.spec.output_len()];
@@ -498,6 +509,32 @@ pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
     if job.real {
         spec = spec.real();
     }
+    let mut ortho = (job.norm == Norm::Ortho).then(|| {
+        let n: f64 = axes.iter().map(|&a| real_shape[a] as f64).product();
+        n.sqrt().recip()
+    });
+    if let Some(t) = job.trig {
+        if element.is_complex() {
+            return Err(format!(
+                "'{shown}' is {}: the {t} transforms reals; transform the real and imaginary \
+                 parts apart",
+                element.name()
+            )
+            .into());
+        }
+        // SciPy's norm: the extension's lengths, and "ortho" orthogonalised, in the spec.
+        let r2r = match ortho.take() {
+            Some(_) => {
+                let n: f64 = axes
+                    .iter()
+                    .map(|&a| t.logical_len(real_shape[a]) as f64)
+                    .product();
+                RealToReal::new(t).orthogonalized().scaled(n.sqrt().recip())
+            }
+            None => RealToReal::new(t),
+        };
+        spec = spec.trig(r2r);
+    }
     if job.inverse {
         spec = spec.inverse();
     }
@@ -505,10 +542,6 @@ pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
         spec = spec.normalized();
     }
     spec.validate().map_err(|e| format!("'{shown}': {e}"))?;
-    let ortho = (job.norm == Norm::Ortho).then(|| {
-        let n: f64 = axes.iter().map(|&a| real_shape[a] as f64).product();
-        n.sqrt().recip()
-    });
     let half_refused = half_refusal(&spec, &axes, &taken);
     let (precision, note) =
         choose_precision(job.precision, element, job.pairs, device, half_refused)?;
@@ -536,14 +569,17 @@ pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
         _ => transform::<f32>(device, input, &work, job.output)?,
     };
     let direction = if job.inverse { "inverse" } else { "forward" };
-    let kind = spec.kind().abbreviation();
+    let kind = match job.trig {
+        Some(t) => t.name(),
+        None => format!("{} FFT", spec.kind().abbreviation()),
+    };
     let read_as = match (precision, spec.kind(), job.pairs) {
         (Precision::F16, _, _) => "float16 pairs",
         (Precision::F64, _, true) => "float64 pairs",
         (_, _, true) => "float32 pairs",
-        (Precision::F64, Kind::RealToComplex, _) => "float64",
+        (Precision::F64, Kind::RealToComplex | Kind::RealToReal, _) => "float64",
         (Precision::F64, _, _) => "complex128",
-        (_, Kind::RealToComplex, _) => "float32",
+        (_, Kind::RealToComplex | Kind::RealToReal, _) => "float32",
         (_, _, _) => "complex64",
     };
     let given = match job.pairs {
@@ -555,7 +591,7 @@ pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
         false => format!(", {given} input read as {read_as}"),
     };
     eprintln!(
-        "tierfft: {direction} {kind} FFT in {precision} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
+        "tierfft: {direction} {kind} in {precision} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
         job.norm.describe(job.inverse),
         device.name(),
         tierfft_bench::shared::format_seconds(total.as_secs_f64()),

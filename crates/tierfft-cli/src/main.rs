@@ -201,6 +201,14 @@ struct FftArgs {
     /// complex input -> C2R (irfftn) of length --n (NumPy's default: 2(m - 1) for m bins).
     #[arg(long)]
     real: bool,
+    /// A discrete cosine transform of type T (1-4) along every transformed axis instead of an
+    /// FFT, as SciPy's dctn (float32/float64 in and out; with --inverse, idctn; --norm as
+    /// SciPy's, ortho orthogonalised).
+    #[arg(long, value_name = "T", conflicts_with_all = ["real", "pairs", "dst"])]
+    dct: Option<u32>,
+    /// A discrete sine transform of type T (1-4), as SciPy's dstn (see --dct).
+    #[arg(long, value_name = "T", conflicts_with_all = ["real", "pairs"])]
+    dst: Option<u32>,
     /// The length of the last transformed axis, as NumPy's `n`: the input is cropped or
     /// zero-padded there to N points (to N/2 + 1 bins for --real --inverse, where N is the
     /// real output length and defaults to 2(m - 1) for m bins).
@@ -250,11 +258,17 @@ fn fft_job(a: &FftArgs) -> CliResult<fft::FftJob<'_>> {
     let (Some(input), Some(output)) = (&a.input, &a.output) else {
         return Err("tierfft fft needs --input and --output (or --jobs FILE)".into());
     };
+    let trig = match (a.dct, a.dst) {
+        (Some(t), _) => Some(tierfft::Trig::dct(t)?),
+        (_, Some(t)) => Some(tierfft::Trig::dst(t)?),
+        _ => None,
+    };
     Ok(fft::FftJob {
         input,
         output,
         inverse: a.inverse,
         real: a.real,
+        trig,
         axes: a.axes.as_deref(),
         n: a.n,
         s: a.s.as_deref(),

@@ -24,6 +24,11 @@ impl Lent {
         self.0.as_ref().ok_or_else(Lent::gone)
     }
 
+    /// The memory, writable.
+    pub(crate) fn slice_mut(&mut self) -> tierfft::Result<&mut CudaSlice<f32>> {
+        self.0.as_mut().ok_or_else(Lent::gone)
+    }
+
     /// The slice is only taken inside [`Lent::with_buffer`], which puts it back.
     fn gone() -> tierfft::Error {
         tierfft::Error::InvalidSpec("a lent CUDA array was used after it was given back".into())

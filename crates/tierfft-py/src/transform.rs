@@ -11,7 +11,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use tierfft::nd::Kind;
 use tierfft::nd::NdTransform;
-use tierfft::{Device, DeviceBuffer, DeviceKind, Element, NdFft, NdSpec, PointOp, Precision};
+use tierfft::{
+    Device, DeviceBuffer, DeviceKind, Element, NdFft, NdSpec, PointOp, Precision, RealToReal, Trig,
+};
 
 use crate::device::PyDevice;
 use crate::dlpack::{self, CudaArray};
@@ -111,7 +113,7 @@ pub(crate) fn not_writeable(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr 
 
 impl Transform {
     /// Runs in place (C2C) or from `input` into `output`, on host arrays of `C` (complex)
-    /// and `R` (real) elements, through `c2c`, `r2c` and `c2r`, on `workers` threads
+    /// and `R` (real) elements, through `c2c`, `r2c`, `c2r` and `r2r`, on `workers` threads
     /// ([`on_workers`]).
     #[allow(clippy::too_many_arguments)]
     fn run_host<C, R>(
@@ -124,6 +126,7 @@ impl Transform {
         c2c: impl Fn(Option<&[C]>, &mut [C]) -> tierfft::Result<()> + Send + Sync,
         r2c: impl Fn(&[R], &mut [C]) -> tierfft::Result<()> + Send + Sync,
         c2r: impl Fn(&[C], &mut [R]) -> tierfft::Result<()> + Send + Sync,
+        r2r: impl Fn(&[R], &mut [R]) -> tierfft::Result<()> + Send + Sync,
     ) -> PyResult<()>
     where
         C: NpElement + Copy + Send + Sync,
@@ -166,6 +169,15 @@ impl Transform {
                 py.detach(|| on_workers(workers, || c2r(src, dst)))?
                     .py_err()
             }
+            Kind::RealToReal => {
+                let src = array::<R>(input, "input", real, ins)?;
+                let dst = array::<R>(output, "output", real, outs)?;
+                let src = src.readonly();
+                let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
+                let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
+                py.detach(|| on_workers(workers, || r2r(src, dst)))?
+                    .py_err()
+            }
             _ => Err(PyValueError::new_err("unknown transform kind")),
         }
     }
@@ -193,6 +205,19 @@ fn single(device: &Device, spec: NdSpec, scale: f64) -> tierfft::Result<Engine> 
     }
 }
 
+/// The DCT or DST a kind such as `"dct2"` names (`None` for another kind).
+fn trig(kind: &str) -> PyResult<Option<Trig>> {
+    let (family, number) = match (kind.strip_prefix("dct"), kind.strip_prefix("dst")) {
+        (Some(n), _) => (Trig::dct as fn(u32) -> tierfft::Result<Trig>, n),
+        (_, Some(n)) => (Trig::dst as fn(u32) -> tierfft::Result<Trig>, n),
+        _ => return Ok(None),
+    };
+    let number = number
+        .parse()
+        .map_err(|_| PyValueError::new_err(format!("unknown transform kind {kind:?}")))?;
+    family(number).py_err().map(Some)
+}
+
 /// Multiplies every value by `scale` (a no-op at 1).
 fn scaled<T: std::ops::MulAssign<f64>>(data: &mut [T], scale: f64) {
     if scale != 1.0 {
@@ -203,13 +228,15 @@ fn scaled<T: std::ops::MulAssign<f64>>(data: &mut [T], scale: f64) {
 #[pymethods]
 impl Transform {
     /// Plans the transform of arrays of `shape` over `axes` (in order; NumPy's `fftn` axes)
-    /// on `device`. `kind`: `"c2c"`, `"r2c"` (forward, real in) or `"c2r"` (inverse, real
-    /// out; `shape` is the real array's). `inverse` applies to `"c2c"`. The result is
+    /// on `device`. `kind`: `"c2c"`, `"r2c"` (forward, real in), `"c2r"` (inverse, real
+    /// out; `shape` is the real array's), or a real-to-real `"dct1"` … `"dct4"`, `"dst1"` …
+    /// `"dst4"` (SciPy's types; `orthogonalize` is SciPy's). `inverse` applies to `"c2c"` and
+    /// the real-to-real kinds (whose inverse is type II ↔ III, unnormalised). The result is
     /// multiplied by `scale`; `double` plans it for complex128/float64 data (on devices with
     /// f64 arithmetic, `Device.has_f64`).
     /// The GIL is released while it is planned and compiled.
     #[new]
-    #[pyo3(signature = (device, shape, axes, kind, inverse=false, scale=1.0, double=false))]
+    #[pyo3(signature = (device, shape, axes, kind, inverse=false, scale=1.0, double=false, orthogonalize=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -220,24 +247,40 @@ impl Transform {
         inverse: bool,
         scale: f64,
         double: bool,
+        orthogonalize: bool,
     ) -> PyResult<Self> {
+        if !scale.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "scale must be finite (got {scale})"
+            )));
+        }
         let spec = NdSpec::new(&shape).axes(&axes);
         let spec = match kind {
             "c2c" if inverse => spec.inverse(),
             "c2c" => spec,
             "r2c" => spec.real(),
             "c2r" => spec.real().inverse(),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "kind must be 'c2c', 'r2c' or 'c2r' (got {other:?})"
-                )));
-            }
+            other => match trig(other)? {
+                Some(t) => {
+                    let r2r = RealToReal::new(t).scaled(scale);
+                    let r2r = if orthogonalize {
+                        r2r.orthogonalized()
+                    } else {
+                        r2r
+                    };
+                    let spec = spec.trig(r2r);
+                    if inverse { spec.inverse() } else { spec }
+                }
+                None => {
+                    return Err(PyValueError::new_err(format!(
+                        "kind must be 'c2c', 'r2c', 'c2r', 'dct1' to 'dct4' or 'dst1' to \
+                         'dst4' (got {other:?})"
+                    )));
+                }
+            },
         };
-        if !scale.is_finite() {
-            return Err(PyValueError::new_err(format!(
-                "scale must be finite (got {scale})"
-            )));
-        }
+        // A DCT or DST carries its scale in its spec, applied in f64.
+        let scale = if spec.trig.is_some() { 1.0 } else { scale };
         spec.validate().py_err()?;
         let dev = device.device.clone();
         let (input_shape, output_shape) = (spec.input_shape(), spec.output_shape());
@@ -337,6 +380,13 @@ impl Transform {
                         fft.process_buffer_complex_to_real(complex, real)?;
                         real.read_into(o)
                     },
+                    |i, o| {
+                        let mut arrays = arrays()?;
+                        let real = kept(&mut arrays.real, device, i.len())?;
+                        real.write(i)?;
+                        fft.process_buffer_real_to_real(real)?;
+                        real.read_into(o)
+                    },
                 )
             }
             Engine::Double(fft, s) => self.run_host::<Complex64, f64>(
@@ -353,6 +403,7 @@ impl Transform {
                 },
                 |i, o| fft.r2c(i, o).map(|()| scaled(o, *s)),
                 |i, o| fft.c2r(i, o).map(|()| scaled(o, *s)),
+                |i, o| fft.r2r(i, o).map(|()| scaled(o, *s)),
             ),
         }
     }
@@ -388,6 +439,7 @@ impl Transform {
         let (ie, oe) = match self.kind {
             Kind::RealToComplex => (Real, Complex),
             Kind::ComplexToReal => (Complex, Real),
+            Kind::RealToReal => (Real, Real),
             _ => (Complex, Complex),
         };
         let a = dlpack::cuda_array(input, "input", ie, &self.input_shape)?;
@@ -415,8 +467,23 @@ impl Transform {
         py.detach(|| -> tierfft::Result<()> {
             // SAFETY: the pointers and lengths come from DLPack tensors the caller keeps
             // alive for this call; `Lent` never frees them.
-            let output = unsafe { Lent::new(&stream, b.pointer, bf) };
+            let mut output = unsafe { Lent::new(&stream, b.pointer, bf) };
             match self.kind {
+                Kind::RealToReal => {
+                    // In place in the output, the input copied there first.
+                    if !in_place {
+                        let input = unsafe { Lent::new(&stream, a.pointer, af) };
+                        stream
+                            .memcpy_dtod(input.slice()?, output.slice_mut()?)
+                            .map_err(|e| tierfft::Error::Gpu {
+                                what: format!("copying the input: {e}"),
+                                source: Some(Box::new(e)),
+                            })?;
+                    }
+                    output.with_buffer(device, |o: &mut DeviceBuffer<f32>| {
+                        fft.process_buffer_real_to_real(o)
+                    })
+                }
                 Kind::ComplexToComplex if in_place => output
                     .with_buffer(device, |o: &mut DeviceBuffer<Complex32>| {
                         fft.process_buffer(o)

@@ -1,10 +1,12 @@
 """NumPy's and SciPy's own FFT tests, as installed with them, run against tierfft: NumPy's
 test_pocketfft.py with numpy.fft's transforms replaced by tierfft's, and SciPy's
-test_basic.py with tierfft.scipy_fft as scipy.fft's global backend (a plugin counts the
-calls it took, so a backend that passed everything back to SciPy fails). Each runs in a
-pytest of its own, on the CPU by default: on lavapipe every new length compiles its kernels
-first, and the suites' thousands of lengths take many minutes there
-(TIERFFT_PY_SUITE_DEVICES=cpu,lavapipe runs both)."""
+test_basic.py and test_real_transforms.py (the DCT and DST) with tierfft.scipy_fft as
+scipy.fft's global backend (a plugin counts the calls it took, so a backend that passed
+everything back to SciPy fails). Each runs in a
+pytest of its own, on the CPU, and SciPy's DCT/DST suite on lavapipe too (under a minute).
+On lavapipe every new length compiles its kernels first, and the other suites' thousands
+of lengths take many minutes there (TIERFFT_PY_SUITE_DEVICES=cpu,lavapipe runs every suite
+on both)."""
 
 import os
 import subprocess
@@ -16,6 +18,9 @@ import pytest
 
 SUITE_DEVICES = [
     d for d in os.environ.get("TIERFFT_PY_SUITE_DEVICES", "cpu").split(",") if d
+]
+SCIPY_SUITES = [("test_basic.py", d) for d in SUITE_DEVICES] + [
+    ("test_real_transforms.py", d) for d in dict.fromkeys(SUITE_DEVICES + ["lavapipe"])
 ]
 
 # Long double is transformed in double precision, and NumPy's long double tolerance is
@@ -98,10 +103,10 @@ def test_numpys_own_fft_tests(device, tmp_path):
     assert failed <= NUMPY_KNOWN, report[-3000:]
 
 
-@pytest.mark.parametrize("device", SUITE_DEVICES)
-def test_scipys_own_fft_tests_through_the_backend(device, tmp_path):
+@pytest.mark.parametrize("suite, device", SCIPY_SUITES)
+def test_scipys_own_fft_tests_through_the_backend(suite, device, tmp_path):
     scipy = pytest.importorskip("scipy")
-    sp_tests = Path(scipy.__file__).parent / "fft" / "tests" / "test_basic.py"
+    sp_tests = Path(scipy.__file__).parent / "fft" / "tests" / suite
     if not sp_tests.exists():
         pytest.skip(f"SciPy was installed without its tests ({sp_tests})")
     report = run_suite(tmp_path, sp_tests, SCIPY_PLUGIN, device)

@@ -465,6 +465,87 @@ fn double_precision_files_transform_in_f64_on_the_cpu_and_lavapipe() {
 /// Any length on the CPU and on lavapipe: smooth, mixed and prime, against NumPy's
 /// semantics (the f64 reference, scaled as `np.fft.fft` / `np.fft.ifft`).
 #[test]
+fn dct_and_dst_like_scipy_on_the_cpu_and_lavapipe() {
+    use tierfft::debug::reference::trig_f64;
+    use tierfft::{NdSpec, RealToReal, Trig};
+    let dir = TempDir::new("trig");
+    let (inp, outp) = (dir.path("x.npy"), dir.path("y.npy"));
+    let shape = [6usize, 10];
+    let x: Vec<f64> = (0..60)
+        .map(|i| ((i * 37) % 23) as f64 / 11.0 - 1.0)
+        .collect();
+    write_npy(&inp, &[6, 10], &x);
+    let read = |path: &Path| -> Vec<f64> {
+        let npy = npyz::NpyFile::new(std::fs::File::open(path).unwrap()).unwrap();
+        assert_eq!(npy.dtype().descr(), "'<f8'");
+        npy.into_vec::<f64>().unwrap()
+    };
+    let error = |got: &[f64], want: &[f64]| {
+        let d: f64 = got.iter().zip(want).map(|(a, b)| (a - b).powi(2)).sum();
+        (d / want.iter().map(|b| b * b).sum::<f64>()).sqrt()
+    };
+    // dctn(x, 2, axes=(0, 1), norm="ortho"): orthogonalised, 1/√(12 · 20).
+    let ortho = RealToReal::new(Trig::DctII)
+        .orthogonalized()
+        .scaled(1.0 / 240f64.sqrt());
+    let want = trig_f64(&NdSpec::new(&shape).trig(ortho), &x);
+    for device in ["cpu", "lavapipe"] {
+        let out = run_fft(
+            &dir,
+            &inp,
+            &outp,
+            device,
+            &["--dct", "2", "--axes", "0,1", "--norm", "ortho"],
+        );
+        assert_ok(&out);
+        assert!(
+            stderr(&out).contains("forward DCT-II in f64"),
+            "{}",
+            stderr(&out)
+        );
+        let err = error(&read(&outp), &want);
+        assert!(err <= 1e-14, "{device}: DCT-II: relative L2 error {err:e}");
+    }
+    // idst(x, 1) along the last axis: DST-I divided by 2(n + 1).
+    let want = trig_f64(
+        &NdSpec::new(&shape)
+            .axes(&[1])
+            .trig(Trig::DstI)
+            .inverse()
+            .normalized(),
+        &x,
+    );
+    assert_ok(&run_fft(
+        &dir,
+        &inp,
+        &outp,
+        "cpu",
+        &["--dst", "1", "--inverse"],
+    ));
+    assert!(error(&read(&outp), &want) <= 1e-14);
+    // Refused before any output: a type that does not exist, complex data, --real.
+    for (extra, words) in [
+        (&["--dct", "5"][..], "no DCT of type 5"),
+        (&["--dct", "2", "--real"][..], "cannot be used with"),
+    ] {
+        let out = run_fft(&dir, &inp, &dir.path("no.npy"), "cpu", extra);
+        assert!(
+            !out.status.success() && stderr(&out).contains(words),
+            "{}",
+            stderr(&out)
+        );
+    }
+    write_npy(&inp, &[4], &random(4, 7));
+    let out = run_fft(&dir, &inp, &dir.path("no.npy"), "cpu", &["--dst", "4"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("transforms reals"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path("no.npy").exists());
+}
+
+#[test]
 fn any_length_on_the_cpu_and_lavapipe() {
     let dir = TempDir::new("any-length");
     for (device, n) in [

@@ -15,6 +15,8 @@ f64 on the CPU, which ``auto`` picks for them, and on a GPU named for them that 
 arithmetic; one without it, Metal, transforms in f32 and warns with
 :class:`PrecisionWarning`). CuPy and PyTorch CUDA arrays are transformed where they lie
 (double-precision ones in f32 for now, with a :class:`PrecisionWarning`).
+SciPy's discrete cosine and sine transforms of types 1 to 4 (``dct``, ``idct``, ``dctn``,
+``idctn``, ``dst``, ``idst``, ``dstn``, ``idstn``) take SciPy's arguments.
 For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the
 last 32 plans they made). The GIL is released while a transform runs.
 
@@ -48,6 +50,7 @@ from ._fft import (  # noqa: E402
     rfftn,
 )
 from ._plan import Plan, PrecisionWarning, open_device  # noqa: E402
+from ._trig import dct, dctn, dst, dstn, idct, idctn, idst, idstn  # noqa: E402
 from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq  # noqa: E402
 
 from . import distributed, sar  # noqa: E402
@@ -59,6 +62,10 @@ __all__ = [
     "PrecisionWarning",
     "Transform",
     "__version__",
+    "dct",
+    "dctn",
+    "dst",
+    "dstn",
     "fft",
     "fft2",
     "fftfreq",
@@ -68,6 +75,10 @@ __all__ = [
     "ifft",
     "ifft2",
     "ifftn",
+    "idct",
+    "idctn",
+    "idst",
+    "idstn",
     "ifftshift",
     "ihfft",
     "irfft",

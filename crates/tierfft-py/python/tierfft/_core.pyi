@@ -35,7 +35,8 @@ class Device:
 class Transform:
     """An N-D or real transform over ``axes`` of C-contiguous arrays of ``shape``, planned
     and compiled once on ``device``. ``kind``: ``"c2c"``, ``"r2c"`` or ``"c2r"`` (``shape``
-    is the real array's); the result is multiplied by ``scale``; ``double`` takes
+    is the real array's), or a DCT or DST ``"dct1"`` ... ``"dst4"`` (real in and out;
+    ``orthogonalize`` is SciPy's); the result is multiplied by ``scale``; ``double`` takes
     complex128/float64 data (devices with ``has_f64``; host arrays only)."""
 
     def __init__(
@@ -47,6 +48,7 @@ class Transform:
         inverse: bool = False,
         scale: float = 1.0,
         double: bool = False,
+        orthogonalize: bool = False,
     ) -> None: ...
     @property
     def input_shape(self) -> List[int]: ...

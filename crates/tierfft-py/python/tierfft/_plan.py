@@ -502,20 +502,26 @@ def cpu_workers(workers: Optional[int]) -> Optional[int]:
     return threads
 
 
+def cached(key: tuple, make) -> Any:
+    """The plan kept under ``key``, or ``make()``'s, kept (the least recently used dropped
+    past :data:`CACHE_SIZE`)."""
+    with _cache_lock:
+        plan = _cache.get(key)
+        if plan is not None:
+            _cache.move_to_end(key)
+            return plan
+    plan = make()
+    with _cache_lock:
+        _cache[key] = plan
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return plan
+
+
 def cached_plan(func: str, shape, dtype, device: Optional[str], **kwargs) -> Plan:
     """The plan for these arguments, from the cache or made and kept (the keyword
     arguments hashable: tuples, not lists)."""
     if device is None:
         device = os.environ.get("TIERFFT_DEVICE") or "auto"
     key = (func, shape, dtype, device, *kwargs.values())
-    with _cache_lock:
-        plan = _cache.get(key)
-        if plan is not None:
-            _cache.move_to_end(key)
-            return plan
-    plan = Plan(func, shape, dtype, device=device, **kwargs)
-    with _cache_lock:
-        _cache[key] = plan
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return plan
+    return cached(key, lambda: Plan(func, shape, dtype, device=device, **kwargs))

@@ -13,9 +13,10 @@ Each function takes SciPy's arguments: ``n``/``axis`` or ``s``/``axes``, ``norm`
 the number of cores) and ``plan`` (a :class:`tierfft.Plan` made for the same function,
 shape, element type and arguments, used instead of the cache). NumPy arrays are
 transformed on the device ``"auto"`` picks (``TIERFFT_DEVICE`` to name one), CuPy and
-PyTorch CUDA arrays on their own GPU. Transforms tierfft does not have (the DCT and DST
-for now) return ``NotImplemented``, so SciPy runs its own unless told to use this backend
-only (``only=True``).
+PyTorch CUDA arrays on their own GPU. The DCT and DST (``dct`` ... ``idstn``, types 1 to 4)
+take SciPy's arguments too, ``orthogonalize`` included. Anything else SciPy asks of a backend
+returns ``NotImplemented``, so SciPy runs its own unless told to use this backend only
+(``only=True``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 
 from . import _fft
 from ._plan import FUNCTIONS, Plan, _cook
+from ._trig import dct, dctn, dst, dstn, idct, idctn, idst, idstn
 
 __ua_domain__ = "numpy.scipy.fft"
 
@@ -181,7 +183,8 @@ def ihfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, 
 _FUNCTIONS = {
     f.__name__: f
     for f in (fft, ifft, rfft, irfft, hfft, ihfft, fft2, ifft2, rfft2, irfft2, hfft2, ihfft2,
-              fftn, ifftn, rfftn, irfftn, hfftn, ihfftn)
+              fftn, ifftn, rfftn, irfftn, hfftn, ihfftn, dct, idct, dst, idst, dctn, idctn,
+              dstn, idstn)
 }
 
 

@@ -9,7 +9,7 @@ use crate::error::Result;
 
 /// An N-D transform's calls on host arrays of reals `T` and their complex values, as
 /// [`NdFft::process`], [`NdFft::process_real_to_complex`] and
-/// [`NdFft::process_complex_to_real`] define them.
+/// [`NdFft::process_complex_to_real`] and [`NdFft::process_real_to_real`] define them.
 pub trait NdTransform<T>: Send + Sync {
     /// The complex transform of `data`, in place.
     fn c2c(&self, data: &mut [Complex<T>]) -> Result<()>;
@@ -17,6 +17,8 @@ pub trait NdTransform<T>: Send + Sync {
     fn r2c(&self, x: &[T], out: &mut [Complex<T>]) -> Result<()>;
     /// The complex-to-real transform of `x` into `out`.
     fn c2r(&self, x: &[Complex<T>], out: &mut [T]) -> Result<()>;
+    /// The DCT or DST of `x` into `out`.
+    fn r2r(&self, x: &[T], out: &mut [T]) -> Result<()>;
 }
 
 impl<T: RealElement> NdTransform<T> for NdFft
@@ -32,6 +34,9 @@ where
     fn c2r(&self, x: &[Complex<T>], out: &mut [T]) -> Result<()> {
         self.process_complex_to_real(x, out)
     }
+    fn r2r(&self, x: &[T], out: &mut [T]) -> Result<()> {
+        self.process_real_to_real(x, out)
+    }
 }
 
 impl NdTransform<f64> for NdFft64 {
@@ -43,5 +48,8 @@ impl NdTransform<f64> for NdFft64 {
     }
     fn c2r(&self, x: &[Complex<f64>], out: &mut [f64]) -> Result<()> {
         self.process_complex_to_real(x, out)
+    }
+    fn r2r(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
+        self.process_real_to_real(x, out)
     }
 }

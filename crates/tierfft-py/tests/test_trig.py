@@ -1,0 +1,75 @@
+"""The DCT and DST of types 1-4 (tierfft.dct ... tierfft.idstn) against SciPy's own on every
+test device: element types, norms, orthogonalize, n and s, axes, complex input, the
+backend, and the errors. SciPy's own test_real_transforms.py runs in test_suites.py."""
+
+import numpy as np
+import pytest
+
+import tierfft
+from conftest import relative_error, tolerance
+
+scipy_fft = pytest.importorskip("scipy.fft")
+
+ONE = ["dct", "idct", "dst", "idst"]
+MANY = ["dctn", "idctn", "dstn", "idstn"]
+
+
+@pytest.mark.parametrize("name", ONE)
+@pytest.mark.parametrize("type", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_one_axis_is_scipys(name, type, dtype, norm, device, rng):
+    x = rng.standard_normal((3, 37)).astype(dtype)
+    for kw in ({}, {"axis": 0}, {"n": 20}, {"n": 50, "orthogonalize": norm != "ortho"}):
+        got = getattr(tierfft, name)(x, type, norm=norm, device=device, **kw)
+        want = getattr(scipy_fft, name)(x, type, norm=norm, **kw)
+        assert got.dtype == want.dtype and got.shape == want.shape, (kw, got.dtype)
+        assert relative_error(got, want) < tolerance(dtype), kw
+    assert np.array_equal(x, x.copy())
+
+
+@pytest.mark.parametrize("name", MANY)
+@pytest.mark.parametrize("type", [1, 2, 3, 4])
+def test_many_axes_are_scipys(name, type, device, rng):
+    x = rng.standard_normal((4, 5, 6))
+    for kw in ({}, {"axes": (0, 2)}, {"axes": 1}, {"s": (7, 3)}, {"s": (-1, 8), "axes": (2, 0)}):
+        for norm in (None, "ortho"):
+            got = getattr(tierfft, name)(x, type, norm=norm, device=device, **kw)
+            want = getattr(scipy_fft, name)(x, type, norm=norm, **kw)
+            assert got.shape == want.shape and got.dtype == want.dtype, kw
+            assert relative_error(got, want) < 1e-13, (kw, norm)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32, np.complex64, np.complex128, ">f8"])
+def test_element_types_follow_scipy(dtype, device, rng):
+    x = (rng.standard_normal(16) * 10).astype(dtype) if np.dtype(dtype).kind != "c" else \
+        (rng.standard_normal(16) + 1j * rng.standard_normal(16)).astype(dtype)
+    got = tierfft.dst(x, 3, device=device)
+    want = scipy_fft.dst(x, 3)
+    assert got.dtype == want.dtype
+    assert relative_error(got, want) < tolerance(got.dtype)
+
+
+def test_through_the_backend_on_the_default_device(rng):
+    x = rng.standard_normal((8, 9))
+    with scipy_fft.set_backend(tierfft.scipy_fft, only=True):
+        got = scipy_fft.idctn(scipy_fft.dctn(x, 4, norm="ortho"), 4, norm="ortho", workers=2)
+    assert relative_error(got, x) < 1e-13
+
+
+def test_mistakes_are_scipys_errors():
+    x = np.ones((4, 4))
+    with pytest.raises(ValueError, match="invalid type 5"):
+        tierfft.dct(x, 5)
+    with pytest.raises(ValueError, match="invalid number of data points"):
+        tierfft.dst(x, n=0)
+    with pytest.raises(ValueError, match="DCT-I needs at least 2"):
+        tierfft.dct(np.ones(1), 1)
+    with pytest.raises(ValueError, match="all axes must be unique"):
+        tierfft.dctn(x, axes=(1, 1))
+    with pytest.raises(ValueError, match="Invalid norm"):
+        tierfft.dct(x, norm="both")
+    with pytest.raises(TypeError, match="numeric"):
+        tierfft.dct(np.array(["a", "b"]))
+    with pytest.raises(ValueError, match="exceeds dimensionality"):
+        tierfft.dct(x, axis=2)
