@@ -35,6 +35,8 @@
 #           CUDA and on wgpu/Vulkan
 #   measure  Bluestein lengths with --measure (every convolution length timed at plan time,
 #           the fastest kept) against cuFFT, and the Bluestein chains against cuFFT's pipeline
+#   trig    the DCT and DST tests on CUDA and on wgpu/Vulkan, and their kernels under
+#           compute-sanitizer memcheck, racecheck and initcheck
 #   interface  after a change to the kernels' interface (bindings): the device-resident
 #           (resampler), fusion, column and accuracy tests on CUDA and on wgpu/Vulkan, a few
 #           lengths against cuFFT, and `tierfft sar` at 4096² end to end
@@ -672,6 +674,19 @@ if want profilecluster; then
         timeout 120 ncu --clock-control none --metrics "$metrics" --csv --launch-count 2 --kernel-name regex:fft_pass \
             $tf bench --backend cuda --compare cufft --reps 1 --max-time 0 $v \
             >> "$out/profilecluster.txt" 2>&1 || status=1
+    done
+fi
+if want trig; then
+    # The DCT and DST: their tests on CUDA (f32 and f64) and on wgpu/Vulkan, then their
+    # kernels under compute-sanitizer.
+    device_tests trig trig
+    for tool in memcheck racecheck initcheck; do
+        echo "== compute-sanitizer $tool"
+        TIERFFT_TEST_DEVICE=cuda timeout ${SANITIZE_SECONDS:-200} compute-sanitizer --tool $tool --error-exitcode 9 \
+            .carry/tests/library --test-threads=1 --exact trig::every_type_on_the_gpu 2>&1 |
+            tee "$out/trigsan-$tool.log" |
+            grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result|Error|error" | head -20
+        echo "exit ${PIPESTATUS[0]}"
     done
 fi
 if want clustershapes; then
