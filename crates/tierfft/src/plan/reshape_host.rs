@@ -74,13 +74,18 @@ fn strided_offsets<'a>(
     })
 }
 
-fn complex_reshape<T: Real>(step: &Reshape, src: &[Complex<T>], dst: &mut [Complex<T>]) {
-    let w: Vec<Complex<T>> = step
-        .twiddles()
-        .unwrap_or_default()
+/// The twiddles `step` reads ([`Reshape::twiddles`]), rounded once to `T`; none for the
+/// steps without them.
+pub(super) fn rounded_twiddles<T: Real>(step: &Reshape) -> Vec<Complex<T>> {
+    let table = step.twiddles().unwrap_or_default();
+    table
         .iter()
         .map(|z| Complex::new(T::round(z.re), T::round(z.im)))
-        .collect();
+        .collect()
+}
+
+fn complex_reshape<T: Real>(step: &Reshape, src: &[Complex<T>], dst: &mut [Complex<T>]) {
+    let w = rounded_twiddles::<T>(step);
     let i = Complex::new(T::zero(), T::one());
     let half = T::round(0.5);
     match *step {

@@ -67,12 +67,7 @@ fn store_factor<T: Real>(
 /// Runs a [`Reshape::TrigLoad`] or [`Reshape::TrigStore`] step from `src` into `dst`
 /// (reals and complex values as the step reads and writes them).
 pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
-    let w: Vec<Complex<T>> = step
-        .twiddles()
-        .unwrap_or_default()
-        .iter()
-        .map(|z| Complex::new(T::round(z.re), T::round(z.im)))
-        .collect();
+    let w = super::reshape_host::rounded_twiddles::<T>(step);
     match *step {
         Reshape::TrigLoad {
             transform,
