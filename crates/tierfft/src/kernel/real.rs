@@ -324,6 +324,49 @@ mod tests {
     }
 
     #[test]
+    fn dct_and_dst_halves_match_the_host() {
+        use crate::trig::Trig;
+        let types = [
+            Trig::DctI,
+            Trig::DctII,
+            Trig::DctIII,
+            Trig::DctIV,
+            Trig::DstI,
+            Trig::DstII,
+            Trig::DstIII,
+            Trig::DstIV,
+        ];
+        for transform in types {
+            for n in (transform.min_len()..=12).chain([17, 32]) {
+                for (outer, inner) in [(1, 1), (2, 3), (3, 1)] {
+                    for orthogonalize in [false, true] {
+                        let m = transform.fft_len(n);
+                        let load = Reshape::TrigLoad {
+                            transform,
+                            outer,
+                            n,
+                            inner,
+                            orthogonalize,
+                        };
+                        let e = kernel_against_host(&load, &values(outer * n * inner));
+                        assert!(e < 1e-6, "{}: {e}", load.name());
+                        let store = Reshape::TrigStore {
+                            transform,
+                            outer,
+                            n,
+                            inner,
+                            orthogonalize,
+                            scale: 0.75,
+                        };
+                        let e = kernel_against_host(&store, &values(2 * outer * m * inner));
+                        assert!(e < 1e-5, "{}: {e}", store.name());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn gathers_and_scatters_match_the_host() {
         for (shape, strides) in [
             (vec![3, 4], vec![5, 1]),
