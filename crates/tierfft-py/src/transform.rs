@@ -320,6 +320,26 @@ impl Transform {
         matches!(self.engine, Engine::Double(..))
     }
 
+    /// Bytes of the device's memory the transform holds now (its tables, the work arrays it
+    /// keeps between calls, and the device copies of host arrays); freed when it is dropped.
+    /// On the CPU, the host memory it keeps between calls.
+    #[getter]
+    fn held_bytes(&self) -> u64 {
+        let engine = match &self.engine {
+            Engine::Single(fft) => fft.held_bytes(),
+            Engine::Double(fft, _) => fft.held_bytes(),
+        };
+        let arrays = self.arrays.lock().map_or(0, |a| {
+            let complex = a.complex.as_ref().map_or(0, |b| 8 * b.len() as u64);
+            complex + a.real.as_ref().map_or(0, |b| 4 * b.len() as u64)
+        });
+        let copy = self
+            .scratch
+            .lock()
+            .map_or(0, |c| c.as_ref().map_or(0, |s| 4 * s.len() as u64));
+        engine + arrays + copy
+    }
+
     /// The device's name.
     #[getter]
     fn device(&self) -> String {

@@ -18,7 +18,8 @@ arithmetic; one without it, Metal, transforms in f32 and warns with
 SciPy's discrete cosine and sine transforms of types 1 to 4 (``dct``, ``idct``, ``dctn``,
 ``idctn``, ``dst``, ``idst``, ``dstn``, ``idstn``) take SciPy's arguments.
 For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the
-last 32 plans they made). The GIL is released while a transform runs.
+plans they made, within a budget of plans and device memory per device that
+:mod:`tierfft.config` reads and sets). The GIL is released while a transform runs.
 
 :mod:`tierfft.distributed` spreads N-D transforms over several GPUs (CuPy, PyTorch or NumPy
 arrays, one process or one per GPU); :mod:`tierfft.sar` focuses synthetic-aperture-radar
@@ -53,7 +54,7 @@ from ._plan import Plan, PrecisionWarning, open_device  # noqa: E402
 from ._trig import dct, dctn, dst, dstn, idct, idctn, idst, idstn  # noqa: E402
 from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq  # noqa: E402
 
-from . import distributed, sar  # noqa: E402
+from . import config, distributed, sar  # noqa: E402
 
 __all__ = [
     "Device",
@@ -89,6 +90,7 @@ __all__ = [
     "rfft2",
     "rfftfreq",
     "rfftn",
+    "config",
     "distributed",
     "sar",
 ]

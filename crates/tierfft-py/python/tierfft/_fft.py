@@ -19,6 +19,7 @@ import numpy as np
 
 from ._arrays import cuda_library
 from ._plan import cached_plan
+from .config import settle
 
 __all__ = [
     "fft",
@@ -72,7 +73,9 @@ def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Option
 def _one_axis(func: str, a: Any, n, axis, norm, out, device, workers=None) -> Any:
     a, shape, dtype, library = _array_shape_dtype(a)
     plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis, norm=norm)
-    return plan(a, out, workers=workers)
+    result = plan(a, out, workers=workers)
+    settle(plan)
+    return result
 
 
 # The two-axis functions given ``axes=None`` explicitly: NumPy then transforms every axis,
@@ -114,7 +117,9 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
         axes=None if axes is None else tuple(axes),
         norm=norm,
     )
-    return plan(a, out, workers=workers)
+    result = plan(a, out, workers=workers)
+    settle(plan)
+    return result
 
 
 def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,

@@ -9,13 +9,13 @@ import operator
 import os
 import threading
 import warnings
-from collections import OrderedDict
 from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _core
 from ._arrays import CudaArrays, arrays_of, cuda_library
+from .config import cached
 
 try:  # NumPy 2
     from numpy.lib.array_utils import normalize_axis_index
@@ -480,12 +480,6 @@ class Plan:
         return out
 
 
-_cache: "OrderedDict[tuple, Plan]" = OrderedDict()
-_cache_lock = threading.Lock()
-#: Plans the functions keep (least recently used dropped first).
-CACHE_SIZE = 32
-
-
 def cpu_workers(workers: Optional[int]) -> Optional[int]:
     """SciPy's ``workers``: a count of CPU threads, negative ones counted back from the
     number of cores (-1: every core); ``None`` for rayon's pool of every core."""
@@ -502,25 +496,9 @@ def cpu_workers(workers: Optional[int]) -> Optional[int]:
     return threads
 
 
-def cached(key: tuple, make) -> Any:
-    """The plan kept under ``key``, or ``make()``'s, kept (the least recently used dropped
-    past :data:`CACHE_SIZE`)."""
-    with _cache_lock:
-        plan = _cache.get(key)
-        if plan is not None:
-            _cache.move_to_end(key)
-            return plan
-    plan = make()
-    with _cache_lock:
-        _cache[key] = plan
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return plan
-
-
 def cached_plan(func: str, shape, dtype, device: Optional[str], **kwargs) -> Plan:
-    """The plan for these arguments, from the cache or made and kept (the keyword
-    arguments hashable: tuples, not lists)."""
+    """The plan for these arguments, from its device's cache or made and kept there
+    (:mod:`tierfft.config`; the keyword arguments hashable: tuples, not lists)."""
     if device is None:
         device = os.environ.get("TIERFFT_DEVICE") or "auto"
     key = (func, shape, dtype, device, *kwargs.values())

@@ -22,7 +22,8 @@ import numpy as np
 from . import _core
 from ._arrays import arrays_of, cuda_library
 from ._fft import _array_shape_dtype, _device_for
-from ._plan import PrecisionWarning, _check_norm, _is_auto, cached, cpu_workers, open_device
+from ._plan import PrecisionWarning, _check_norm, _is_auto, cpu_workers, open_device
+from .config import cached, settle
 
 __all__ = ["dct", "idct", "dctn", "idctn", "dst", "idst", "dstn", "idstn"]
 
@@ -152,8 +153,11 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
 
     if a.dtype.kind == "c":
         complex_t = np.result_type(result, np.complex64)
-        return (run(a.real) + 1j * run(a.imag)).astype(complex_t)
-    return run(a).astype(result, copy=False)
+        out = (run(a.real) + 1j * run(a.imag)).astype(complex_t)
+    else:
+        out = run(a).astype(result, copy=False)
+    settle(plan)
+    return out
 
 
 def _resized(a, axes, lengths):
@@ -196,6 +200,7 @@ def _run_cuda(xp, a, kind, lengths, axes, norm, inverse, orthogonalize, device, 
     out = xp.empty(tuple(shape), "float32", a)
     plan.execute_dlpack(a.__dlpack__(stream=stream), out.__dlpack__(stream=stream),
                         xp.current_stream(a))
+    settle(plan)
     return xp.astype(out, name) if name != "float32" else out
 
 

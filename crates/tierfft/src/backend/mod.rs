@@ -210,6 +210,11 @@ pub(crate) trait Executor: Send + Sync {
     fn process_between_unverified(&self, src: &mut Held, dst: &mut Held) -> Result<()> {
         self.process_between(src, dst)
     }
+    /// Bytes of device memory it holds now: its tables and the work arrays kept between
+    /// calls (0 where they live in host memory, on the CPU).
+    fn held_bytes(&self) -> u64 {
+        0
+    }
     /// Registers, spills and shared memory of each pass's compiled kernel (CUDA only).
     fn kernel_resources(&self) -> Result<Vec<KernelResources>> {
         Err(Error::InvalidSpec(
@@ -565,6 +570,13 @@ impl Fft {
     /// The GPU plan (`None` on the CPU backend).
     pub fn plan(&self) -> Option<&Plan> {
         self.plan.as_ref()
+    }
+
+    /// Bytes of device memory the transform holds now: its twiddle and vector tables and the
+    /// work arrays it keeps between calls from the first call that needs them (0 on the
+    /// CPU backend). Dropping the transform frees them.
+    pub fn held_bytes(&self) -> u64 {
+        self.exec.held_bytes()
     }
 
     /// Transforms `data` (`n × batch` elements) in place. The elements are the spec's

@@ -193,6 +193,34 @@ impl NdFft {
         self.ffts().map(|f| f.plan().map(|p| p.bytes_moved())).sum()
     }
 
+    /// Bytes of memory on its device the transform holds now: its transforms' tables and
+    /// work arrays ([`Fft::held_bytes`]), its steps' twiddle tables, and the scratch arrays it
+    /// keeps from its first run (on the CPU backend, those arrays alone, in host memory).
+    /// Dropping the transform frees them.
+    pub fn held_bytes(&self) -> u64 {
+        let precision = self.spec().precision;
+        let ffts: u64 = self.ffts().map(Fft::held_bytes).sum();
+        let tables: usize = (self.plan.steps.iter())
+            .filter_map(|s| match &s.op {
+                StepOp::Reshape(r) => r.twiddles().map(|t| t.len() * precision.complex_bytes()),
+                StepOp::Fft { .. } => None,
+            })
+            .sum();
+        let kept = self.scratch.lock().map_or(0, |s| {
+            let Scratch {
+                full,
+                real,
+                spectrum,
+            } = &*s;
+            [full, real, spectrum]
+                .into_iter()
+                .flatten()
+                .map(|b| 4 * b.len() as u64)
+                .sum()
+        });
+        ffts + tables as u64 + kept
+    }
+
     /// The 1-D transforms it runs, in order (for printing their passes).
     pub fn ffts(&self) -> impl Iterator<Item = &Fft> {
         self.steps.iter().filter_map(|s| match s {

@@ -19,6 +19,11 @@ pub trait NdTransform<T>: Send + Sync {
     fn c2r(&self, x: &[Complex<T>], out: &mut [T]) -> Result<()>;
     /// The DCT or DST of `x` into `out`.
     fn r2r(&self, x: &[T], out: &mut [T]) -> Result<()>;
+    /// Bytes of device memory it holds ([`NdFft::held_bytes`]; 0 for [`NdFft64`], whose
+    /// work is in host memory and freed after each call).
+    fn held_bytes(&self) -> u64 {
+        0
+    }
 }
 
 impl<T: RealElement> NdTransform<T> for NdFft
@@ -36,6 +41,9 @@ where
     }
     fn r2r(&self, x: &[T], out: &mut [T]) -> Result<()> {
         self.process_real_to_real(x, out)
+    }
+    fn held_bytes(&self) -> u64 {
+        NdFft::held_bytes(self)
     }
 }
 

@@ -610,6 +610,14 @@ fn two_slots<'a>(
 }
 
 impl Executor for CudaFft {
+    fn held_bytes(&self) -> u64 {
+        let kept: usize = self
+            .scratch
+            .lock()
+            .map_or(0, |s| s.iter().flatten().map(|a| a.len()).sum());
+        4 * (self.twiddles.len() + self.aux.len() + kept) as u64
+    }
+
     fn process(&self, data: &mut [f32]) -> Result<()> {
         self.run(None, data)
     }

@@ -622,6 +622,14 @@ impl WgpuDevice {
 }
 
 impl Executor for WgpuFft {
+    fn held_bytes(&self) -> u64 {
+        let kept = self.scratch.lock().map_or(0, |s| {
+            let buffers: u64 = s.buffers.iter().flatten().map(|b| b.size()).sum();
+            buffers + s.laid.as_ref().map_or(0, |(_, b)| b.size())
+        });
+        self.twiddles.size() + self.aux.size() + kept
+    }
+
     fn process(&self, data: &mut [f32]) -> Result<()> {
         let len = data.len();
         let transform = len / self.plan.spec.batch.max(1);

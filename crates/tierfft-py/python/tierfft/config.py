@@ -1,0 +1,168 @@
+"""The plans the functions keep (``tierfft.fft`` ... ``tierfft.idstn``, and the scipy.fft
+backend), one cache per device, as CuPy's ``cupy.fft.config`` keeps its own::
+
+    cache = tierfft.config.get_plan_cache("cuda")
+    cache.set_memsize(256 << 20)   # at most 256 MiB of the GPU's memory held by plans
+    cache.set_size(8)              # and at most 8 plans
+    cache.show_info()
+
+A plan holds device memory once it has run: its tables, the work arrays it keeps between
+calls (as cuFFT keeps its work area) and the device copies of host arrays. After every
+call the least recently used plans of that device are dropped, freeing theirs, until the
+cache holds at most ``size`` plans and ``memsize`` bytes (a plan larger than ``memsize``
+on its own is dropped after its call). Defaults: 32 plans and 1 GiB per device; a memsize
+of -1 lifts the byte limit. :class:`tierfft.Plan` objects made by hand are not cached.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Optional
+
+__all__ = ["PlanCache", "get_plan_cache"]
+
+#: Plans a device's cache keeps at most, unless set otherwise.
+DEFAULT_SIZE = 32
+#: Bytes of a device's memory its cache's plans may hold, unless set otherwise.
+DEFAULT_MEMSIZE = 1 << 30
+
+_lock = threading.Lock()
+# Every cached plan, least recently used first: key -> (its device's name, the plan).
+_entries: "OrderedDict[tuple, tuple[str, Any]]" = OrderedDict()
+# Each device's limits, by its name: [size, memsize].
+_limits: dict = {}
+
+
+def _device_name(plan: Any) -> str:
+    device = plan.device  # a Device (Plan) or its name (Transform)
+    return device if isinstance(device, str) else device.name
+
+
+def _held(plan: Any) -> int:
+    """Bytes of device memory ``plan`` holds: a native transform's own count, a Plan's
+    transforms' (the one it runs, its single-precision one for CUDA arrays, its steps)."""
+    if hasattr(plan, "held_bytes"):
+        return plan.held_bytes
+    parts = [plan._transform, *(plan._cuda_single or (None,))[:1], *plan._steps]
+    return sum(_held(p) for p in parts if p is not None)
+
+
+def _limits_of(name: str) -> list:
+    return _limits.setdefault(name, [DEFAULT_SIZE, DEFAULT_MEMSIZE])
+
+
+def _trim(name: str) -> None:
+    """Drops ``name``'s least recently used plans until its limits hold (lock held)."""
+    size, memsize = _limits_of(name)
+    keys = [k for k, (d, _) in _entries.items() if d == name]
+    held = {k: _held(_entries[k][1]) for k in keys} if memsize >= 0 else {}
+    total = sum(held.values())
+    while keys and (len(keys) > size or (memsize >= 0 and total > memsize)):
+        key = keys.pop(0)
+        total -= held.get(key, 0)
+        del _entries[key]
+
+
+def cached(key: tuple, make: Callable[[], Any]) -> Any:
+    """The plan kept under ``key``, or ``make()``'s, kept in its device's cache."""
+    with _lock:
+        entry = _entries.get(key)
+        if entry is not None:
+            _entries.move_to_end(key)
+            return entry[1]
+    plan = make()
+    name = _device_name(plan)
+    with _lock:
+        _entries[key] = (name, plan)
+        _trim(name)
+    return plan
+
+
+def settle(plan: Any) -> None:
+    """After a call of ``plan``: its device's cache trimmed to its limits (the call may have
+    made the plan's work arrays)."""
+    name = _device_name(plan)
+    with _lock:
+        _trim(name)
+
+
+class PlanCache:
+    """The plans the functions keep for one device (see the module's description)."""
+
+    def __init__(self, device_name: str) -> None:
+        self._name = device_name
+
+    @property
+    def device(self) -> str:
+        """The device's name."""
+        return self._name
+
+    def get_size(self) -> int:
+        """Plans kept at most."""
+        with _lock:
+            return _limits_of(self._name)[0]
+
+    def set_size(self, size: int) -> None:
+        """Keeps at most ``size`` plans (0: none), dropping the least recently used now."""
+        size = operator.index(size)
+        if size < 0:
+            raise ValueError(f"size must be 0 or more plans (got {size})")
+        with _lock:
+            _limits_of(self._name)[0] = size
+            _trim(self._name)
+
+    def get_memsize(self) -> int:
+        """Bytes of device memory the plans may hold (-1: no limit)."""
+        with _lock:
+            return _limits_of(self._name)[1]
+
+    def set_memsize(self, memsize: int) -> None:
+        """Lets the plans hold at most ``memsize`` bytes of the device's memory (-1: no
+        limit), dropping the least recently used now."""
+        memsize = operator.index(memsize)
+        if memsize < -1:
+            raise ValueError(f"memsize must be a number of bytes, or -1 for no limit (got {memsize})")
+        with _lock:
+            _limits_of(self._name)[1] = memsize
+            _trim(self._name)
+
+    size = property(get_size, set_size, doc="Plans kept at most.")
+    memsize = property(get_memsize, set_memsize, doc="Bytes the plans may hold (-1: no limit).")
+
+    def get_curr_size(self) -> int:
+        """Plans kept now."""
+        with _lock:
+            return sum(1 for d, _ in _entries.values() if d == self._name)
+
+    def get_curr_memsize(self) -> int:
+        """Bytes of device memory the kept plans hold now."""
+        with _lock:
+            return sum(_held(p) for d, p in _entries.values() if d == self._name)
+
+    def clear(self) -> None:
+        """Drops every kept plan of the device."""
+        with _lock:
+            for key in [k for k, (d, _) in _entries.items() if d == self._name]:
+                del _entries[key]
+
+    def show_info(self) -> None:
+        """Prints the limits and what is kept."""
+        print(f"tierfft plan cache for '{self._name}':")
+        print(f"  plans: {self.get_curr_size()} of at most {self.get_size()}")
+        memsize = self.get_memsize()
+        limit = "no limit" if memsize < 0 else f"at most {memsize} bytes"
+        print(f"  device memory held: {self.get_curr_memsize()} bytes ({limit})")
+
+    def __repr__(self) -> str:
+        return (f"tierfft.config.PlanCache(device={self._name!r}, size={self.get_size()}, "
+                f"memsize={self.get_memsize()}, current size={self.get_curr_size()})")
+
+
+def get_plan_cache(device: Optional[str] = None) -> PlanCache:
+    """The plan cache of ``device`` (a name as the functions take it; default the one they
+    use: ``TIERFFT_DEVICE``, else ``"auto"``)."""
+    from ._plan import open_device
+
+    return PlanCache(open_device(device).name)
