@@ -16,15 +16,11 @@
 //! | DST-IV | the same | `−2 Im(w[2k+1] z[k])` |
 
 use num_complex::Complex;
+use rayon::prelude::*;
 
 use super::Reshape;
 use crate::base::words::Real;
 use crate::trig::Trig;
-
-/// Where an element's line starts and its stride: line `(o, c)` of `[outer][len][inner]`.
-fn lines(outer: usize, inner: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..outer).flat_map(move |o| (0..inner).map(move |c| (o, c)))
-}
 
 /// √2, and the factor SciPy's `orthogonalize` puts on the ends of `transform`'s input that
 /// are `edge` (DCT-I: both; DCT-III: the first; DST-III: the last).
@@ -64,10 +60,16 @@ fn store_factor<T: Real>(
     })
 }
 
+/// Elements a rayon task writes at least: enough to outweigh the task's cost.
+const MIN_TASK: usize = 1 << 12;
+
 /// Runs a [`Reshape::TrigLoad`] or [`Reshape::TrigStore`] step from `src` into `dst`
-/// (reals and complex values as the step reads and writes them).
+/// (reals and complex values as the step reads and writes them), on rayon's pool: a task
+/// per run of output rows `(o, j)`, each row's `inner` lines side by side, so that reads and
+/// writes go along contiguous rows.
 pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
     let w = super::reshape_host::rounded_twiddles::<T>(step);
+    let min_rows = |inner: usize| (MIN_TASK / inner).max(1);
     match *step {
         Reshape::TrigLoad {
             transform,
@@ -78,14 +80,21 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
         } => {
             let m = transform.fft_len(n);
             let dst: &mut [Complex<T>] = bytemuck::cast_slice_mut(dst);
-            for (o, c) in lines(outer, inner) {
-                let x = |j: usize| {
-                    src[(o * n + j) * inner + c] * load_factor::<T>(transform, n, j, orthogonalize)
-                };
-                for j in 0..m {
-                    dst[(o * m + j) * inner + c] = load(transform, n, j, &x, &w);
-                }
-            }
+            let factors: Vec<T> = (0..n)
+                .map(|j| load_factor::<T>(transform, n, j, orthogonalize))
+                .collect();
+            dst[..outer * m * inner]
+                .par_chunks_mut(inner)
+                .with_min_len(min_rows(inner))
+                .enumerate()
+                .for_each(|(row, out)| {
+                    let (o, j) = (row / m, row % m);
+                    let block = &src[o * n * inner..][..n * inner];
+                    for (c, v) in out.iter_mut().enumerate() {
+                        let x = |s: usize| block[s * inner + c] * factors[s];
+                        *v = load(transform, n, j, &x, &w);
+                    }
+                });
         }
         Reshape::TrigStore {
             transform,
@@ -97,13 +106,21 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
         } => {
             let m = transform.fft_len(n);
             let src: &[Complex<T>] = bytemuck::cast_slice(src);
-            for (o, c) in lines(outer, inner) {
-                let z = |p: usize| src[(o * m + p) * inner + c];
-                for k in 0..n {
-                    let f = store_factor::<T>(transform, n, k, orthogonalize, scale);
-                    dst[(o * n + k) * inner + c] = store(transform, n, k, &z, &w) * f;
-                }
-            }
+            let factors: Vec<T> = (0..n)
+                .map(|k| store_factor::<T>(transform, n, k, orthogonalize, scale))
+                .collect();
+            dst[..outer * n * inner]
+                .par_chunks_mut(inner)
+                .with_min_len(min_rows(inner))
+                .enumerate()
+                .for_each(|(row, out)| {
+                    let (o, k) = (row / n, row % n);
+                    let block = &src[o * m * inner..][..m * inner];
+                    for (c, y) in out.iter_mut().enumerate() {
+                        let z = |p: usize| block[p * inner + c];
+                        *y = store(transform, n, k, &z, &w) * factors[k];
+                    }
+                });
         }
         _ => unreachable!("trig() runs the trigonometric transforms' halves only"),
     }
