@@ -50,6 +50,16 @@ def test_element_types_follow_scipy(dtype, device, rng):
     assert relative_error(got, want) < tolerance(got.dtype)
 
 
+def test_no_axes_and_object_arrays_are_scipys():
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    for kw in ({"axes": ()}, {"s": ()}):
+        got, want = tierfft.dctn(x, **kw), scipy_fft.dctn(x, **kw)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    got = tierfft.dst(np.array([1, 2, 5], dtype=object), device="cpu")
+    want = scipy_fft.dst(np.array([1, 2, 5], dtype=object))
+    assert got.dtype == want.dtype and np.allclose(got, want)
+
+
 def test_through_the_backend_on_the_default_device(rng):
     x = rng.standard_normal((8, 9))
     with scipy_fft.set_backend(tierfft.scipy_fft, only=True):

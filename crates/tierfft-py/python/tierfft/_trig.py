@@ -118,12 +118,23 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
     kind = f"{family}{type}"
     orthogonalize = norm == "ortho" if orthogonalize is None else bool(orthogonalize)
     a, shape, dtype, library = _array_shape_dtype(x)
+    if library is None and a.dtype == object:
+        # Python numbers in an object array, as SciPy takes them.
+        complex_ = any(isinstance(v, complex) for v in a.flat)
+        a = a.astype(np.complex128 if complex_ else np.float64)
+        dtype = a.dtype
     axes, lengths = _axes_and_lengths(tuple(shape), lengths, axes, one_axis)
+    real, result, double = _dtypes(np.dtype(dtype))
+    if not axes:
+        # No axis to transform (axes=() or s=()): the input, in the result's type.
+        if library is not None:
+            return a
+        return np.asarray(a).astype(result if np.dtype(dtype).kind != "c" else
+                                    np.result_type(result, np.complex64))
     if kind == "dct1" and min(lengths) < 2:
         raise ValueError(
             f"invalid number of data points ({min(lengths)}) specified: DCT-I needs at least 2"
         )
-    real, result, double = _dtypes(np.dtype(dtype))
     device = _device_for(a, library, device)
     if library is not None:
         return _run_cuda(arrays_of(library), a, kind, lengths, axes, norm, inverse,
