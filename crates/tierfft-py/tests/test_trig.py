@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tierfft
+import tierfft.scipy_fft
 from conftest import relative_error, tolerance
 
 scipy_fft = pytest.importorskip("scipy.fft")
