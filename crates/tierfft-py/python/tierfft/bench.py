@@ -1,11 +1,13 @@
 """``python -m tierfft.bench``: tierfft's transforms against numpy.fft, scipy.fft (with
-every core), pyFFTW and cupy.fft where they are installed, on the same arrays.
+every core), pyFFTW and cupy.fft where they are installed, on the same arrays; its DCTs
+against scipy.fft's and cupyx.scipy.fft's.
 
 Each library transforms the same input; the time is the median wall clock of ``--reps``
 calls after a warm-up call (plans made beforehand where the library has plans), with the
 GPU synchronised after each call. Host (NumPy) arrays include tierfft's copies to and from
 the device; CuPy arrays stay on the GPU for both tierfft and cupy.fft. Each result's
-relative L2 error against NumPy in double precision is printed beside its time.
+relative L2 error against NumPy (SciPy for the DCTs) in double precision is printed beside
+its time, and its speed against NumPy's (SciPy's).
 """
 
 from __future__ import annotations
@@ -36,7 +38,13 @@ CASES = [
     ("rfft2", (2048, 2048), "float32"),
     ("fft", (1024, 4096), "complex128"),
     ("rfftn", (128, 128, 128), "float64"),
+    ("dct", (1024, 4096), "float32"),
+    ("dctn", (2048, 2048), "float32"),
+    ("dctn", (128, 128, 128), "float64"),
 ]
+
+#: The real-to-real cases, run against SciPy (NumPy has none).
+_TRIG = {"dct", "dctn"}
 
 
 def _median_seconds(call: Callable[[], object], reps: int, sync: Callable[[], None]) -> float:
@@ -58,7 +66,9 @@ def _error(got, want) -> float:
 
 def _competitors(func: str, x: np.ndarray) -> Dict[str, Callable[[], object]]:
     """Host libraries' calls of ``func`` on ``x``, those installed."""
-    calls: Dict[str, Callable[[], object]] = {"numpy.fft": lambda: getattr(np.fft, func)(x)}
+    calls: Dict[str, Callable[[], object]] = {}
+    if func not in _TRIG:
+        calls["numpy.fft"] = lambda: getattr(np.fft, func)(x)
     try:
         import scipy.fft
 
@@ -68,6 +78,8 @@ def _competitors(func: str, x: np.ndarray) -> Dict[str, Callable[[], object]]:
         )
     except ImportError:
         pass
+    if func in _TRIG:
+        return calls
     try:
         import pyfftw.builders
 
@@ -100,21 +112,43 @@ def run(device: Optional[str], reps: int, cases=CASES) -> List[dict]:
         if dtype.kind == "c":
             x = x + 1j * rng.standard_normal(shape).astype(dtype)
         x = np.ascontiguousarray(x)
-        want = getattr(np.fft, func)(x.astype(np.complex128 if dtype.kind == "c" else np.float64))
         label = f"{func} {'x'.join(map(str, shape))} {dtype.name}"
+        trig = func in _TRIG
+        if trig:
+            import scipy.fft
+
+            base = "scipy.fft (workers=1)"
+            want = getattr(scipy.fft, func)(x.astype(np.float64))
+        else:
+            base = "numpy.fft"
+            want = getattr(np.fft, func)(x.astype(np.complex128 if dtype.kind == "c" else np.float64))
         calls = _competitors(func, x)
+        if trig:
+            calls = {base: lambda: getattr(scipy.fft, func)(x), **calls}
         single = dtype in (np.complex64, np.float32)
         # Double precision runs on the CPU ("auto"), the one backend that has it for now.
-        plan = tierfft.Plan(func, shape, dtype, device=device if single else None)
-        calls[f"tierfft ({plan.device.name}, host arrays)"] = lambda: plan(x)
+        host_device = device if single else None
+        if trig:
+            name = tierfft.open_device(host_device if host_device else ("auto" if single else "cpu")).name
+            calls[f"tierfft ({name}, host arrays)"] = lambda: getattr(tierfft, func)(x, device=host_device)
+        else:
+            plan = tierfft.Plan(func, shape, dtype, device=host_device)
+            calls[f"tierfft ({plan.device.name}, host arrays)"] = lambda: plan(x)
         syncs = {name: (lambda: None) for name in calls}
         if cupy is not None and single:
             xg = cupy.asarray(x)
             sync = cupy.cuda.get_current_stream().synchronize
-            calls["cupy.fft (GPU arrays)"] = lambda: getattr(cupy.fft, func)(xg)
-            syncs["cupy.fft (GPU arrays)"] = sync
-            gpu_plan = tierfft.Plan(func, shape, dtype, device="cuda")
-            calls["tierfft (cuda, GPU arrays)"] = lambda: gpu_plan(xg)
+            if trig:
+                import cupyx.scipy.fft
+
+                calls["cupyx.scipy.fft (GPU arrays)"] = lambda: getattr(cupyx.scipy.fft, func)(xg)
+                syncs["cupyx.scipy.fft (GPU arrays)"] = sync
+                calls["tierfft (cuda, GPU arrays)"] = lambda: getattr(tierfft, func)(xg)
+            else:
+                calls["cupy.fft (GPU arrays)"] = lambda: getattr(cupy.fft, func)(xg)
+                syncs["cupy.fft (GPU arrays)"] = sync
+                gpu_plan = tierfft.Plan(func, shape, dtype, device="cuda")
+                calls["tierfft (cuda, GPU arrays)"] = lambda: gpu_plan(xg)
             syncs["tierfft (cuda, GPU arrays)"] = sync
         for name, call in calls.items():
             got = call()
@@ -127,17 +161,17 @@ def run(device: Optional[str], reps: int, cases=CASES) -> List[dict]:
                     "relative_error": _error(got, want),
                 }
             )
-        numpy_s = next(r["seconds"] for r in rows if r["case"] == label and r["library"] == "numpy.fft")
+        base_s = next(r["seconds"] for r in rows if r["case"] == label and r["library"] == base)
         for r in rows:
             if r["case"] == label:
-                r["speedup_vs_numpy"] = numpy_s / r["seconds"]
+                r["speedup_vs_numpy"] = base_s / r["seconds"]
         _print_case(label, [r for r in rows if r["case"] == label])
     return rows
 
 
 def _print_case(label: str, rows: List[dict]) -> None:
     print(f"\n{label}")
-    print(f"  {'library':<44} {'median ms':>10} {'x numpy':>8} {'rel. error':>11}")
+    print(f"  {'library':<44} {'median ms':>10} {'x first':>8} {'rel. error':>11}")
     for r in rows:
         print(
             f"  {r['library']:<44} {r['seconds'] * 1e3:>10.3f} {r['speedup_vs_numpy']:>8.2f} "
@@ -151,9 +185,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--device", default=None, help="tierfft's device for host arrays (default: auto)")
     parser.add_argument("--reps", type=int, default=20, help="timed calls per case (median)")
     parser.add_argument("--quick", action="store_true", help="only the first two cases, 3 calls each")
+    parser.add_argument("--only", metavar="FUNC", help="only the cases of this function (e.g. dctn)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
-    cases = CASES[:2] if args.quick else CASES
+    cases = [c for c in CASES if args.only in (None, c[0])]
+    cases = cases[:2] if args.quick else cases
     reps = 3 if args.quick else args.reps
     print(
         f"tierfft {tierfft.__version__} on {platform.processor() or platform.machine()}, "
