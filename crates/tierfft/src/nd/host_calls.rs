@@ -8,7 +8,7 @@ use crate::backend::{Element, RealElement};
 use crate::error::Result;
 
 /// An N-D transform's calls on host arrays of reals `T` and their complex values, as
-/// [`NdFft::process`], [`NdFft::process_real_to_complex`] and
+/// [`NdFft::process`], [`NdFft::process_real_to_complex`],
 /// [`NdFft::process_complex_to_real`] and [`NdFft::process_real_to_real`] define them.
 pub trait NdTransform<T>: Send + Sync {
     /// The complex transform of `data`, in place.
