@@ -181,6 +181,28 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
+    // The DCT and DST: both halves of every type, lines alone and paired along either side
+    // of the axis, orthogonalised, in f32 and f64 (the FFTs between them are the ones above).
+    for n in [2, 7, 130, 1000] {
+        for t in (1..=4).flat_map(|k| [tierfft::Trig::dct(k), tierfft::Trig::dst(k)]) {
+            let r2r = tierfft::RealToReal::new(t.expect("a type")).orthogonalized();
+            for spec in [
+                tierfft::NdSpec::new(&[3, n]).axes(&[1]),
+                tierfft::NdSpec::new(&[4, n]).axes(&[1]),
+                tierfft::NdSpec::new(&[n, 4]).axes(&[0]),
+            ] {
+                let spec = spec.trig(r2r);
+                let nd = tierfft::nd::NdPlan::new(&spec).expect("plan");
+                for step in &nd.steps {
+                    if let tierfft::nd::StepOp::Reshape(r) = &step.op {
+                        for precision in [Precision::F32, Precision::F64] {
+                            sources.insert(r.source(precision, Dialect::Cuda));
+                        }
+                    }
+                }
+            }
+        }
+    }
     // The resampling kernel, rows shorter than a workgroup and longer.
     for n in [1, 100, 4096, 16384] {
         sources.insert(resample_source(n, Dialect::Cuda));

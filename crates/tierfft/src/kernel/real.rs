@@ -338,15 +338,18 @@ mod tests {
         ];
         for transform in types {
             for n in (transform.min_len()..=12).chain([17, 32]) {
-                for (outer, inner) in [(1, 1), (2, 3), (3, 1)] {
+                for (outer, inner) in [(1, 1), (2, 3), (3, 1), (3, 4)] {
                     for orthogonalize in [false, true] {
                         let m = transform.fft_len(n);
+                        let pairs = crate::plan::LinePairs::choose(transform, outer, inner);
+                        let lines = pairs.fft_lines(outer, inner);
                         let load = Reshape::TrigLoad {
                             transform,
                             outer,
                             n,
                             inner,
                             orthogonalize,
+                            pairs,
                         };
                         let e = kernel_against_host(&load, &values(outer * n * inner));
                         assert!(e < 1e-6, "{}: {e}", load.name());
@@ -356,9 +359,10 @@ mod tests {
                             n,
                             inner,
                             orthogonalize,
+                            pairs,
                             scale: 0.75,
                         };
-                        let e = kernel_against_host(&store, &values(2 * outer * m * inner));
+                        let e = kernel_against_host(&store, &values(2 * lines * m));
                         assert!(e < 1e-5, "{}: {e}", store.name());
                     }
                 }

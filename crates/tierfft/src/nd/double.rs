@@ -285,10 +285,20 @@ impl NdFft64 {
             .ok_or_else(|| Error::InvalidSpec("this transform is not a DCT or DST".into()))?;
         output.copy_from_slice(input);
         let mut work = Vec::new();
+        // The work array's lines: [outer][m][inner] of the last step into it.
+        let mut lines = (1, 1);
         let mut ffts = self.ffts.iter();
         for step in &plan.steps {
             match &step.op {
-                StepOp::Reshape(r @ Reshape::TrigLoad { .. }) => {
+                StepOp::Reshape(
+                    r @ Reshape::TrigLoad {
+                        outer,
+                        inner,
+                        pairs,
+                        ..
+                    },
+                ) => {
+                    lines = pairs.fft_dims(*outer, *inner);
                     work.clear();
                     work.resize(r.outputs(), Complex64::default());
                     trig_on_host::<f64>(r, output, bytemuck::cast_slice_mut(&mut work));
@@ -297,12 +307,11 @@ impl NdFft64 {
                     trig_on_host::<f64>(r, bytemuck::cast_slice(&work), output);
                 }
                 StepOp::Fft { .. } => {
-                    let Some((axis, fft)) = ffts.next() else {
+                    let Some((_, fft)) = ffts.next() else {
                         return Err(Error::InvalidSpec("a step has no transform".into()));
                     };
-                    let mut shape = self.spec.shape.clone();
-                    shape[*axis] = fft.len();
-                    along(&mut work, &shape, *axis, fft.as_ref());
+                    let shape = [lines.0, fft.len(), lines.1];
+                    along(&mut work, &shape, 1, fft.as_ref());
                 }
             }
         }

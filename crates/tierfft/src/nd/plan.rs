@@ -12,6 +12,7 @@ use std::fmt;
 
 use super::{Kind, NdSpec, Reshape};
 use crate::error::Result;
+use crate::plan::LinePairs;
 use crate::spec::{Direction, FftSpec, RealHalf};
 use crate::trig::RealToReal;
 
@@ -198,6 +199,17 @@ pub(crate) fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 /// The batched 1-D transform along `axis` of a row-major array of `shape`, in place.
 fn axis_fft(shape: &[usize], axis: usize, direction: Direction, normalize: bool) -> FftSpec {
     let (outer, n, inner) = around(shape, axis);
+    lines_fft(outer, n, inner, direction, normalize)
+}
+
+/// The batched transform along the middle axis of `[outer][n][inner]`.
+fn lines_fft(
+    outer: usize,
+    n: usize,
+    inner: usize,
+    direction: Direction,
+    normalize: bool,
+) -> FftSpec {
     let spec = FftSpec::new(n).direction(direction);
     let spec = if inner == 1 {
         spec.batch(outer)
@@ -209,7 +221,8 @@ fn axis_fft(shape: &[usize], axis: usize, direction: Direction, normalize: bool)
 
 /// The steps of a DCT or DST along each of `spec`'s axes, in the caller's real array: the
 /// reals reordered into the complex work array ([`Buf::Spectrum`], the axis at the FFT's
-/// length), transformed along the axis, and brought back to reals. The normalisation goes
+/// length; two lines to each FFT where [`LinePairs::choose`] pairs them), transformed along
+/// the axis, and brought back to reals. The normalisation goes
 /// on each axis' last step, `r2r`'s scale on the last axis'.
 fn trig_steps(spec: &NdSpec, r2r: RealToReal) -> Vec<Step> {
     let transform = match spec.direction {
@@ -220,8 +233,8 @@ fn trig_steps(spec: &NdSpec, r2r: RealToReal) -> Vec<Step> {
     for (i, &axis) in spec.axes.iter().enumerate() {
         let (outer, n, inner) = around(&spec.shape, axis);
         let m = transform.fft_len(n);
-        let mut work = spec.shape.clone();
-        work[axis] = m;
+        let pairs = LinePairs::choose(transform, outer, inner);
+        let (fft_outer, fft_inner) = pairs.fft_dims(outer, inner);
         let mut scale = match spec.normalize {
             true => 1.0 / transform.logical_len(n) as f64,
             false => 1.0,
@@ -237,6 +250,7 @@ fn trig_steps(spec: &NdSpec, r2r: RealToReal) -> Vec<Step> {
                 n,
                 inner,
                 orthogonalize,
+                pairs,
             }),
             src: real,
             dst: work_buf,
@@ -246,7 +260,7 @@ fn trig_steps(spec: &NdSpec, r2r: RealToReal) -> Vec<Step> {
             steps.push(Step {
                 op: StepOp::Fft {
                     axis,
-                    spec: axis_fft(&work, axis, transform.direction(), false),
+                    spec: lines_fft(fft_outer, m, fft_inner, transform.direction(), false),
                 },
                 src: work_buf,
                 dst: work_buf,
@@ -259,6 +273,7 @@ fn trig_steps(spec: &NdSpec, r2r: RealToReal) -> Vec<Step> {
                 n,
                 inner,
                 orthogonalize,
+                pairs,
                 scale,
             }),
             src: work_buf,

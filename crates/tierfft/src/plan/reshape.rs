@@ -82,6 +82,8 @@ pub enum Reshape {
         /// SciPy's `orthogonalize` ([`crate::RealToReal::orthogonalize`]): the first (DCT) or
         /// last (DST) input of types I and III times √2.
         orthogonalize: bool,
+        /// Lines sharing one FFT ([`LinePairs`]).
+        pairs: LinePairs,
     },
     /// The second half: the `n` reals of each line from its FFT's `m` points, times `scale`.
     TrigStore {
@@ -96,6 +98,8 @@ pub enum Reshape {
         /// SciPy's `orthogonalize`: the first (DCT) or last (DST) output of types I and II
         /// divided by √2.
         orthogonalize: bool,
+        /// Lines sharing one FFT ([`LinePairs`]).
+        pairs: LinePairs,
         /// Factor on every output.
         scale: f64,
     },
@@ -121,6 +125,74 @@ pub enum Reshape {
     },
 }
 
+/// How the lines of a trigonometric transform share complex FFTs. Types I to III may
+/// transform two real lines as the real and imaginary parts of one FFT (their lines' FFTs
+/// are real, come back real, or are Hermitian and split apart after), halving the FFT's
+/// work; type IV's lines are complex, one per FFT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LinePairs {
+    /// Each line its own FFT.
+    Single,
+    /// Lines `(2q, c)` and `(2q + 1, c)` of `[outer][n][inner]` share FFT `(q, c)` of
+    /// `[outer/2][m][inner]` (`outer` even).
+    Outer,
+    /// Lines `(o, 2q)` and `(o, 2q + 1)` share FFT `(o, q)` of `[outer][m][inner/2]`
+    /// (`inner` even).
+    Inner,
+}
+
+impl LinePairs {
+    /// The pairing for `transform`'s `outer × inner` lines: along `outer` where it is even,
+    /// else along `inner` where that is; none for type IV or an odd count of lines.
+    pub fn choose(transform: Trig, outer: usize, inner: usize) -> LinePairs {
+        match transform.kind() {
+            4 => LinePairs::Single,
+            _ if outer.is_multiple_of(2) => LinePairs::Outer,
+            _ if inner.is_multiple_of(2) => LinePairs::Inner,
+            _ => LinePairs::Single,
+        }
+    }
+
+    /// The FFT array's `(outer, inner)` for `outer × inner` lines.
+    pub fn fft_dims(self, outer: usize, inner: usize) -> (usize, usize) {
+        match self {
+            LinePairs::Single => (outer, inner),
+            LinePairs::Outer => (outer / 2, inner),
+            LinePairs::Inner => (outer, inner / 2),
+        }
+    }
+
+    /// The number of FFTs for `outer × inner` lines.
+    pub fn fft_lines(self, outer: usize, inner: usize) -> usize {
+        let (o, i) = self.fft_dims(outer, inner);
+        o * i
+    }
+
+    /// The line `(o, c)` that is part `half` (0: real, 1: imaginary) of FFT `(q, d)`.
+    pub(crate) fn line(self, q: usize, d: usize, half: usize) -> (usize, usize) {
+        match self {
+            LinePairs::Single => (q, d),
+            LinePairs::Outer => (2 * q + half, d),
+            LinePairs::Inner => (q, 2 * d + half),
+        }
+    }
+
+    /// The FFT `(q, d)` line `(o, c)` is in, and its part.
+    pub(crate) fn fft_of(self, o: usize, c: usize) -> (usize, usize, usize) {
+        match self {
+            LinePairs::Single => (o, c, 0),
+            LinePairs::Outer => (o / 2, c, o % 2),
+            LinePairs::Inner => (o, c / 2, c % 2),
+        }
+    }
+
+    /// True when two lines share each FFT.
+    pub fn paired(self) -> bool {
+        self != LinePairs::Single
+    }
+}
+
 impl Reshape {
     /// Elements written (one thread each).
     pub fn outputs(&self) -> usize {
@@ -138,8 +210,9 @@ impl Reshape {
                 outer,
                 n,
                 inner,
+                pairs,
                 ..
-            } => outer * transform.fft_len(n) * inner,
+            } => pairs.fft_lines(outer, inner) * transform.fft_len(n),
             Reshape::TrigStore {
                 outer, n, inner, ..
             } => outer * n * inner,
@@ -168,8 +241,9 @@ impl Reshape {
                 outer,
                 n,
                 inner,
+                pairs,
                 ..
-            } => outer * transform.fft_len(n) * inner,
+            } => pairs.fft_lines(outer, inner) * transform.fft_len(n),
         }
     }
 
@@ -248,20 +322,32 @@ impl Reshape {
                 outer,
                 n,
                 inner,
+                pairs,
                 ..
             } => format!(
-                "{transform} of {n} reals along [{outer}][{n}][{inner}]: to {} points to transform",
-                transform.fft_len(*n)
+                "{transform} of {n} reals along [{outer}][{n}][{inner}]: to {} points to transform{}",
+                transform.fft_len(*n),
+                if pairs.paired() {
+                    ", two lines to each"
+                } else {
+                    ""
+                }
             ),
             Reshape::TrigStore {
                 transform,
                 outer,
                 n,
                 inner,
+                pairs,
                 ..
             } => format!(
-                "{transform} of {n} reals along [{outer}][{n}][{inner}]: from the {}-point transform",
-                transform.fft_len(*n)
+                "{transform} of {n} reals along [{outer}][{n}][{inner}]: from the {}-point transform{}",
+                transform.fft_len(*n),
+                if pairs.paired() {
+                    "s of two lines each"
+                } else {
+                    ""
+                }
             ),
             Reshape::Gather {
                 shape,

@@ -14,6 +14,10 @@
 //! | DST-III | the same of `x` reversed | DCT-III's times `(−1)^k` |
 //! | DCT-IV | `w[2j] x[j]`, then `n` zeros | `2 Re(w[2k+1] z[k])` |
 //! | DST-IV | the same | `−2 Im(w[2k+1] z[k])` |
+//!
+//! Types I to III may put two lines into one FFT ([`super::LinePairs`]): the second line's
+//! input as the imaginary part, each line's own FFT taken apart before the output formula
+//! (`own_point`).
 
 use num_complex::Complex;
 use rayon::prelude::*;
@@ -65,11 +69,11 @@ const MIN_TASK: usize = 1 << 12;
 
 /// Runs a [`Reshape::TrigLoad`] or [`Reshape::TrigStore`] step from `src` into `dst`
 /// (reals and complex values as the step reads and writes them), on rayon's pool: a task
-/// per run of output rows `(o, j)`, each row's `inner` lines side by side, so that reads and
-/// writes go along contiguous rows.
+/// per run of output rows, each row's lines side by side, so that reads and writes go along
+/// contiguous rows.
 pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
     let w = super::reshape_host::rounded_twiddles::<T>(step);
-    let min_rows = |inner: usize| (MIN_TASK / inner).max(1);
+    let min_rows = |inner: usize| (MIN_TASK / inner.max(1)).max(1);
     match *step {
         Reshape::TrigLoad {
             transform,
@@ -77,22 +81,34 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
             n,
             inner,
             orthogonalize,
+            pairs,
         } => {
             let m = transform.fft_len(n);
+            let (fft_outer, fft_inner) = pairs.fft_dims(outer, inner);
             let dst: &mut [Complex<T>] = bytemuck::cast_slice_mut(dst);
             let factors: Vec<T> = (0..n)
                 .map(|j| load_factor::<T>(transform, n, j, orthogonalize))
                 .collect();
-            dst[..outer * m * inner]
-                .par_chunks_mut(inner)
-                .with_min_len(min_rows(inner))
+            // Point j of line (o, c)'s FFT input.
+            let point = |o: usize, c: usize, j: usize| {
+                let x = |s: usize| src[(o * n + s) * inner + c] * factors[s];
+                load(transform, n, j, &x, &w)
+            };
+            dst[..fft_outer * m * fft_inner]
+                .par_chunks_mut(fft_inner)
+                .with_min_len(min_rows(fft_inner))
                 .enumerate()
                 .for_each(|(row, out)| {
-                    let (o, j) = (row / m, row % m);
-                    let block = &src[o * n * inner..][..n * inner];
-                    for (c, v) in out.iter_mut().enumerate() {
-                        let x = |s: usize| block[s * inner + c] * factors[s];
-                        *v = load(transform, n, j, &x, &w);
+                    let (q, j) = (row / m, row % m);
+                    for (d, v) in out.iter_mut().enumerate() {
+                        let (o, c) = pairs.line(q, d, 0);
+                        *v = point(o, c, j);
+                        if pairs.paired() {
+                            // The second line as the imaginary part: + i·v.
+                            let (o, c) = pairs.line(q, d, 1);
+                            let b = point(o, c, j);
+                            *v = Complex::new(v.re - b.im, v.im + b.re);
+                        }
                     }
                 });
         }
@@ -102,9 +118,11 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
             n,
             inner,
             orthogonalize,
+            pairs,
             scale,
         } => {
             let m = transform.fft_len(n);
+            let (_, fft_inner) = pairs.fft_dims(outer, inner);
             let src: &[Complex<T>] = bytemuck::cast_slice(src);
             let factors: Vec<T> = (0..n)
                 .map(|k| store_factor::<T>(transform, n, k, orthogonalize, scale))
@@ -115,14 +133,54 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
                 .enumerate()
                 .for_each(|(row, out)| {
                     let (o, k) = (row / n, row % n);
-                    let block = &src[o * m * inner..][..m * inner];
                     for (c, y) in out.iter_mut().enumerate() {
-                        let z = |p: usize| block[p * inner + c];
-                        *y = store(transform, n, k, &z, &w) * factors[k];
+                        let (q, d, half) = pairs.fft_of(o, c);
+                        let z = |p: usize| src[(q * m + p) * fft_inner + d];
+                        let own = |p: usize| match pairs.paired() {
+                            true => own_point(transform, m, p, half, &z),
+                            false => z(p),
+                        };
+                        *y = store(transform, n, k, &own, &w) * factors[k];
                     }
                 });
         }
         _ => unreachable!("trig() runs the trigonometric transforms' halves only"),
+    }
+}
+
+/// Point `p` of the FFT of the line that is part `half` (0: real, 1: imaginary) of the
+/// shared FFT `z` of `m` points. Type II's lines have Hermitian FFTs, split apart as
+/// `(Z[p] + Z*[m−p])/2` and `(Z[p] − Z*[m−p])/(2i)`; DCT-I's and type III's are real (the
+/// real and imaginary parts of `Z`); DST-I's are imaginary (`Z = i·S_a − S_b`).
+fn own_point<T: Real>(
+    transform: Trig,
+    m: usize,
+    p: usize,
+    half: usize,
+    z: &impl Fn(usize) -> Complex<T>,
+) -> Complex<T> {
+    let zero = T::zero();
+    let v = z(p);
+    match transform.kind() {
+        2 => {
+            let b = z((m - p) % m).conj();
+            let h = T::round(0.5);
+            if half == 0 {
+                (v + b) * h
+            } else {
+                // (v − b)/(2i) = −i(v − b)/2
+                let d = v - b;
+                Complex::new(d.im * h, -d.re * h)
+            }
+        }
+        _ if transform == Trig::DstI => match half {
+            0 => Complex::new(zero, v.im),
+            _ => Complex::new(zero, -v.re),
+        },
+        _ => match half {
+            0 => Complex::new(v.re, zero),
+            _ => Complex::new(v.im, zero),
+        },
     }
 }
 
