@@ -19,7 +19,7 @@
 //!   [`FftSpec`]), [`NdFft`] and [`NdFft64`] (N-D and real, planned from an [`NdSpec`]);
 //! - what a spec is made of: [`Direction`], [`Layout`], [`PointOp`] with its operands
 //!   [`Values`] and [`RealWeights`], [`Precision`], [`Checksum`], [`RealHalf`], and the
-//!   DCT/DST of an [`NdSpec`] ([`Trig`], [`RealToReal`]);
+//!   DCT/DST of an [`NdSpec`] ([`Trig`], [`RealToReal`], [`Ends`]);
 //! - data: [`Complex`], [`Complex32`], [`Complex64`], [`f16`], [`bf16`]; device memory
 //!   [`DeviceBuffer`] and its [`BufferView`]s, taken by every call as [`AsDeviceBuffer`],
 //!   typed by [`Element`] (complex) and [`RealElement`] (real);
@@ -89,7 +89,7 @@ pub use half::{bf16, f16};
 pub use nd::{NdFft, NdFft64, NdSpec};
 pub use num_complex::{Complex, Complex32, Complex64};
 pub use spec::{Direction, FftSpec, Layout, PointOp, RealHalf};
-pub use trig::{RealToReal, Trig};
+pub use trig::{Ends, RealToReal, Trig};
 pub use weights::RealWeights;
 
 /// The README's Rust examples, compiled and run as doc-tests so that they stay true.

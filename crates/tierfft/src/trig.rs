@@ -55,7 +55,35 @@ pub enum Trig {
     DstIV,
 }
 
+/// Which ends of a line SciPy's `orthogonalize` scales ([`Trig::orthogonal_ends`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ends {
+    /// Point 0.
+    pub first: bool,
+    /// Point `n − 1`.
+    pub last: bool,
+}
+
+impl Ends {
+    /// Whether point `j` of `n` is one of the ends.
+    pub fn contains(self, j: usize, n: usize) -> bool {
+        (self.first && j == 0) || (self.last && j + 1 == n)
+    }
+}
+
 impl Trig {
+    /// Every transform, DCTs then DSTs, types I to IV.
+    pub const ALL: [Trig; 8] = [
+        Trig::DctI,
+        Trig::DctII,
+        Trig::DctIII,
+        Trig::DctIV,
+        Trig::DstI,
+        Trig::DstII,
+        Trig::DstIII,
+        Trig::DstIV,
+    ];
+
     /// The DCT of type `kind` (1 to 4, SciPy's `type`).
     pub fn dct(kind: u32) -> Result<Trig> {
         Self::of(kind, [Trig::DctI, Trig::DctII, Trig::DctIII, Trig::DctIV])
@@ -119,6 +147,19 @@ impl Trig {
             Trig::DstI => 2 * (n + 1),
             _ => 2 * n,
         }
+    }
+
+    /// The ends SciPy's `orthogonalize` multiplies by √2 on input (`output` false: DCT-I
+    /// both, DCT-III the first, DST-III the last) or divides by √2 on output (`output` true:
+    /// DCT-I both, DCT-II the first, DST-II the last).
+    pub fn orthogonal_ends(self, output: bool) -> Ends {
+        let (first, last) = match (self, output) {
+            (Trig::DctI, _) => (true, true),
+            (Trig::DctIII, false) | (Trig::DctII, true) => (true, false),
+            (Trig::DstIII, false) | (Trig::DstII, true) => (false, true),
+            _ => (false, false),
+        };
+        Ends { first, last }
     }
 
     /// The fewest points the transform is defined for: 2 for DCT-I, else 1.

@@ -332,6 +332,13 @@ class Plan:
             shape, dtype = plan.output_shape, plan.result_dtype
         return steps
 
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of the device's memory its transforms hold now (``Transform.held_bytes``):
+        the one it runs, the single-precision one it made for CUDA arrays, its steps'."""
+        parts = [self._transform, *(self._cuda_single or (None,))[:1], *self._steps]
+        return sum(p.held_bytes for p in parts if p is not None)
+
     def __repr__(self) -> str:
         return (
             f"tierfft.Plan({self.func!r}, {self.shape}, {self.dtype}, lengths={self.lengths}, "

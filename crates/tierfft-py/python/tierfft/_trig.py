@@ -19,8 +19,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _core
-from ._arrays import arrays_of, cuda_library
+from . import _core, _plan
+from ._arrays import arrays_of
 from ._fft import _array_shape_dtype, _device_for
 from ._plan import PrecisionWarning, _check_norm, _is_auto, cpu_workers, open_device
 from .config import cached, settle
@@ -39,12 +39,8 @@ def _logical(kind: str, n: int) -> int:
 
 
 def _scale(norm: Optional[str], inverse: bool, kind: str, lengths) -> float:
-    points = math.prod(_logical(kind, n) for n in lengths)
-    if norm == "ortho":
-        return 1.0 / math.sqrt(points)
-    if (norm == "forward") != inverse:
-        return 1.0 / points
-    return 1.0
+    """SciPy's ``norm`` factor: NumPy's rule over the extensions' lengths."""
+    return _plan._scale(norm, inverse, math.prod(_logical(kind, n) for n in lengths))
 
 
 def _axes_and_lengths(shape, s, axes, one_axis: bool):
@@ -149,7 +145,8 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
             f"(it has no f64 arithmetic); device='cpu' transforms in f64."), stacklevel=3)
         double, real = False, np.dtype(np.float32)
     threads = cpu_workers(workers)
-    a = _resized(np.asarray(a), axes, lengths)
+    a = np.asarray(a)
+    a = _plan._resized(a, axes, lengths, lambda shape: np.zeros(shape, a.dtype))
     out_shape = a.shape
     scale = _scale(norm, inverse, kind, lengths)
     if 0 in out_shape:
@@ -168,19 +165,6 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
     else:
         out = run(a).astype(result, copy=False)
     settle(plan)
-    return out
-
-
-def _resized(a, axes, lengths):
-    """``a`` cut or zero-padded along each of ``axes`` to ``lengths`` (SciPy's n/s)."""
-    if all(a.shape[ax] == n for ax, n in zip(axes, lengths)):
-        return a
-    shape = list(a.shape)
-    for ax, n in zip(axes, lengths):
-        shape[ax] = n
-    out = np.zeros(shape, a.dtype)
-    common = tuple(slice(0, min(m, n)) for m, n in zip(a.shape, shape))
-    out[common] = a[common]
     return out
 
 

@@ -40,13 +40,6 @@ def _device_name(plan: Any) -> str:
     return device if isinstance(device, str) else device.name
 
 
-def _held(plan: Any) -> int:
-    """Bytes of device memory ``plan`` holds: a native transform's own count, a Plan's
-    transforms' (the one it runs, its single-precision one for CUDA arrays, its steps)."""
-    if hasattr(plan, "held_bytes"):
-        return plan.held_bytes
-    parts = [plan._transform, *(plan._cuda_single or (None,))[:1], *plan._steps]
-    return sum(_held(p) for p in parts if p is not None)
 
 
 def _limits_of(name: str) -> list:
@@ -57,7 +50,7 @@ def _trim(name: str) -> None:
     """Drops ``name``'s least recently used plans until its limits hold (lock held)."""
     size, memsize = _limits_of(name)
     keys = [k for k, (d, _) in _entries.items() if d == name]
-    held = {k: _held(_entries[k][1]) for k in keys} if memsize >= 0 else {}
+    held = {k: _entries[k][1].held_bytes for k in keys} if memsize >= 0 else {}
     total = sum(held.values())
     while keys and (len(keys) > size or (memsize >= 0 and total > memsize)):
         key = keys.pop(0)
@@ -139,7 +132,7 @@ class PlanCache:
     def get_curr_memsize(self) -> int:
         """Bytes of device memory the kept plans hold now."""
         with _lock:
-            return sum(_held(p) for d, p in _entries.values() if d == self._name)
+            return sum(p.held_bytes for d, p in _entries.values() if d == self._name)
 
     def clear(self) -> None:
         """Drops every kept plan of the device."""

@@ -9,7 +9,7 @@
 use super::ir::*;
 use super::real::conj;
 use crate::plan::{LinePairs, Reshape};
-use crate::trig::Trig;
+use crate::trig::{Ends, Trig};
 
 /// The statements of `step`'s thread for output element `i`, ending in its store, and the
 /// kernel's name.
@@ -148,15 +148,9 @@ pub(super) fn trig_body(step: &Reshape, i: Expr) -> (String, Vec<Stmt>) {
                     }
                 }
             };
-            let edge = match transform {
-                Trig::DctI => Some(ge(k.clone() - u(1), u(n - 2))),
-                Trig::DctII => Some(lt(k.clone(), u(1))),
-                Trig::DstII => Some(ge(k, u(n - 1))),
-                _ => None,
-            };
-            let value = match edge {
-                Some(edge) if orthogonalize => {
-                    y * select(edge, f(scale / std::f64::consts::SQRT_2), f(scale))
+            let value = match end(transform.orthogonal_ends(true), &k, n) {
+                Some(end) if orthogonalize => {
+                    y * select(end, f(scale / std::f64::consts::SQRT_2), f(scale))
                 }
                 _ => y * f(scale),
             };
@@ -195,15 +189,8 @@ impl Line {
         let x = |st: &mut Vec<Stmt>, name: &str, s: Expr| {
             let s = bind(st, &format!("{name}_at_{tag}"), Ty::U32, s);
             let v = load(Mem::Src, base.clone() + s.clone() * u(inner));
-            let edge = match transform {
-                // s is 0 or n − 1: not 1 <= s < n − 1.
-                Trig::DctI => Some(ge(s - u(1), u(n - 2))),
-                Trig::DctIII => Some(lt(s, u(1))),
-                Trig::DstIII => Some(ge(s, u(n - 1))),
-                _ => None,
-            };
-            let v = match edge {
-                Some(edge) if orthogonalize => v * select(edge, f(sqrt2), f(1.0)),
+            let v = match end(transform.orthogonal_ends(false), &s, n) {
+                Some(end) if orthogonalize => v * select(end, f(sqrt2), f(1.0)),
                 _ => v,
             };
             bind(st, &format!("{name}_{tag}"), Ty::Real, v)
@@ -279,6 +266,18 @@ impl Line {
                 )
             }
         }
+    }
+}
+
+/// Whether point `j` of `n` is one of `ends` (`None` where there are none).
+fn end(ends: Ends, j: &Expr, n: usize) -> Option<Expr> {
+    let j = j.clone();
+    match (ends.first, ends.last) {
+        // 0 or n − 1: not 1 <= j < n − 1.
+        (true, true) => Some(ge(j - u(1), u(n.saturating_sub(2)))),
+        (true, false) => Some(lt(j, u(1))),
+        (false, true) => Some(ge(j, u(n - 1))),
+        (false, false) => None,
     }
 }
 

@@ -26,41 +26,22 @@ use super::Reshape;
 use crate::base::words::Real;
 use crate::trig::Trig;
 
-/// √2, and the factor SciPy's `orthogonalize` puts on the ends of `transform`'s input that
-/// are `edge` (DCT-I: both; DCT-III: the first; DST-III: the last).
-fn load_factor<T: Real>(transform: Trig, n: usize, j: usize, orthogonalize: bool) -> T {
-    let edge = match transform {
-        Trig::DctI => j == 0 || j == n - 1,
-        Trig::DctIII => j == 0,
-        Trig::DstIII => j == n - 1,
-        _ => false,
-    };
-    T::round(if orthogonalize && edge {
-        2f64.sqrt()
-    } else {
-        1.0
-    })
-}
-
-/// The same on the output's ends (DCT-I: both; DCT-II: the first; DST-II: the last), times
-/// `scale`.
-fn store_factor<T: Real>(
+/// The factor on point `j` of `n` on input (`output` false) or output: √2 or 1/√2 on the
+/// ends SciPy's `orthogonalize` scales ([`Trig::orthogonal_ends`]), times `scale`.
+fn factor<T: Real>(
     transform: Trig,
     n: usize,
-    k: usize,
+    j: usize,
+    output: bool,
     orthogonalize: bool,
     scale: f64,
 ) -> T {
-    let edge = match transform {
-        Trig::DctI => k == 0 || k == n - 1,
-        Trig::DctII => k == 0,
-        Trig::DstII => k == n - 1,
-        _ => false,
-    };
-    T::round(if orthogonalize && edge {
-        scale / 2f64.sqrt()
-    } else {
-        scale
+    let end = orthogonalize && transform.orthogonal_ends(output).contains(j, n);
+    let sqrt2 = std::f64::consts::SQRT_2;
+    T::round(match (end, output) {
+        (false, _) => scale,
+        (true, false) => scale * sqrt2,
+        (true, true) => scale / sqrt2,
     })
 }
 
@@ -87,7 +68,7 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
             let (fft_outer, fft_inner) = pairs.fft_dims(outer, inner);
             let dst: &mut [Complex<T>] = bytemuck::cast_slice_mut(dst);
             let factors: Vec<T> = (0..n)
-                .map(|j| load_factor::<T>(transform, n, j, orthogonalize))
+                .map(|j| factor::<T>(transform, n, j, false, orthogonalize, 1.0))
                 .collect();
             // Point j of line (o, c)'s FFT input.
             let point = |o: usize, c: usize, j: usize| {
@@ -125,7 +106,7 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
             let (_, fft_inner) = pairs.fft_dims(outer, inner);
             let src: &[Complex<T>] = bytemuck::cast_slice(src);
             let factors: Vec<T> = (0..n)
-                .map(|k| store_factor::<T>(transform, n, k, orthogonalize, scale))
+                .map(|k| factor::<T>(transform, n, k, true, orthogonalize, scale))
                 .collect();
             dst[..outer * n * inner]
                 .par_chunks_mut(inner)

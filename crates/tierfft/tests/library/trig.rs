@@ -12,16 +12,7 @@ use tierfft::{Device, Error, NdSpec, Precision, RealToReal, Trig};
 
 use crate::common::*;
 
-const TYPES: [Trig; 8] = [
-    Trig::DctI,
-    Trig::DctII,
-    Trig::DctIII,
-    Trig::DctIV,
-    Trig::DstI,
-    Trig::DstII,
-    Trig::DstIII,
-    Trig::DstIV,
-];
+const TYPES: [Trig; 8] = Trig::ALL;
 
 fn reals(rng: &mut StdRng, len: usize) -> Vec<f64> {
     (0..len).map(|_| rng.random_range(-1.0..1.0)).collect()
