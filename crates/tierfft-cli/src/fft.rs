@@ -374,7 +374,7 @@ fn transform_half(
     spec.normalize = work.spec.normalize;
     // 1/√N in the kernel's f32 arithmetic, before the one rounding to f16.
     if let Some(scale) = work.ortho {
-        spec = spec.on_store(tierfft::PointOp::Scale(scale as f32));
+        spec = spec.on_store(tierfft::PointOp::Scale(scale));
     }
     let fft = device.plan(&spec)?;
     let planned = start.elapsed();

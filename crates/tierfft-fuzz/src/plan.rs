@@ -205,7 +205,7 @@ impl PlanCase {
                 }
                 Op::Conjugate => PointOp::Conjugate,
                 Op::Scale(s) if s.is_finite() && s.abs() < 1e6 && s.abs() > 1e-6 => {
-                    PointOp::Scale(s)
+                    PointOp::Scale(f64::from(s))
                 }
                 Op::ZeroFrom(k) => PointOp::ZeroFrom(k as usize),
                 Op::Magnitude => PointOp::Magnitude,

@@ -508,7 +508,7 @@ impl DistTransform {
             .into_iter()
             .map(|(obj, what, element, shape)| {
                 let what = format!("rank {}'s {what}", r.rank());
-                let a = dlpack::cuda_array(obj, &what, element, &shape)?;
+                let a = dlpack::cuda_array(obj, &what, (element, false), &shape)?;
                 if a.ordinal != ordinal {
                     return Err(PyValueError::new_err(format!(
                         "{what} is on CUDA device {}, but rank {} runs on CUDA device \

@@ -48,17 +48,38 @@ struct DlManagedTensor {
 /// Element types a transform takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Element {
-    /// float32.
+    /// float32, or float64 in double precision.
     Real,
-    /// complex64.
+    /// complex64, or complex128 in double precision.
     Complex,
 }
 
 impl Element {
-    fn name(self) -> &'static str {
+    /// DLPack's type code and bits of the element in single or `double` precision.
+    fn dl_type(self, double: bool) -> (u8, u8) {
+        let bits = if double { 64 } else { 32 };
         match self {
-            Element::Real => "float32",
-            Element::Complex => "complex64",
+            Element::Real => (FLOAT, bits),
+            Element::Complex => (COMPLEX, 2 * bits),
+        }
+    }
+
+    /// NumPy's name of the element in single or `double` precision.
+    fn name(self, double: bool) -> &'static str {
+        match (self, double) {
+            (Element::Real, false) => "float32",
+            (Element::Complex, false) => "complex64",
+            (Element::Real, true) => "float64",
+            (Element::Complex, true) => "complex128",
+        }
+    }
+
+    /// 4-byte words in one element in single or `double` precision.
+    pub fn words(self, double: bool) -> usize {
+        let words = if double { 2 } else { 1 };
+        match self {
+            Element::Real => words,
+            Element::Complex => 2 * words,
         }
     }
 }
@@ -74,11 +95,12 @@ pub struct CudaArray {
 }
 
 /// The CUDA array behind `capsule` (a legacy `dltensor` capsule), checked to hold `element`s
-/// in `shape`, C-contiguous. `what` names it in errors ("input", "output").
+/// (in `double` precision or single) in `shape`, C-contiguous. `what` names it in errors
+/// ("input", "output").
 pub fn cuda_array(
     capsule: &Bound<'_, PyAny>,
     what: &str,
-    element: Element,
+    (element, double): (Element, bool),
     shape: &[usize],
 ) -> PyResult<CudaArray> {
     const NAME: &CStr = c"dltensor";
@@ -100,15 +122,12 @@ pub fn cuda_array(
             tensor.device.device_type
         )));
     }
-    let want = match element {
-        Element::Real => (FLOAT, 32),
-        Element::Complex => (COMPLEX, 64),
-    };
+    let want = element.dl_type(double);
     let dtype = &tensor.dtype;
     if (dtype.code, dtype.bits) != want || dtype.lanes != 1 {
         return Err(PyTypeError::new_err(format!(
             "the {what} must hold {} (DLPack type code {}, {} bits, {} lanes)",
-            element.name(),
+            element.name(double),
             dtype.code,
             dtype.bits,
             dtype.lanes

@@ -9,35 +9,29 @@ use num_complex::{Complex32, Complex64};
 use numpy::{Element as NpElement, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use tierfft::backend::cuda::CudaDevice;
 use tierfft::nd::Kind;
 use tierfft::nd::NdTransform;
 use tierfft::{
-    Device, DeviceBuffer, DeviceKind, Element, NdFft, NdSpec, PointOp, Precision, RealToReal, Trig,
+    Complex, Device, DeviceBuffer, DeviceKind, Element, NdFft, NdFft64, NdSpec, PointOp, Precision,
+    RealElement, RealToReal, Trig,
 };
 
 use crate::device::PyDevice;
-use crate::dlpack::{self, CudaArray};
+use crate::dlpack;
 use crate::errors::IntoPy;
 use crate::lent::Lent;
 use crate::workers::on_workers;
 
-/// The planned transform, in the precision of the data it takes.
+/// The planned transform, its scale included (applied in its precision, so that
+/// `norm="ortho"` keeps f64's accuracy in f64).
 enum Engine {
-    /// complex64 / float32 data, on any device.
-    Single(Box<NdFft>),
-    /// complex128 / float64 data, on a device with f64 transforms. The scale (1 where there
-    /// is none) is applied here in f64, so that `norm="ortho"` keeps double precision.
-    Double(Box<dyn NdTransform<f64>>, f64),
-}
-
-/// `spec` planned in f64 on `device`: `NdFft64` on the CPU (faster there than `NdFft`'s CPU
-/// steps in f64), `NdFft` in f64 elsewhere (an error naming the device where it has no f64
-/// arithmetic).
-fn plan_double(device: &Device, spec: NdSpec) -> tierfft::Result<Box<dyn NdTransform<f64>>> {
-    Ok(match device.kind() {
-        DeviceKind::Cpu => Box::new(device.plan_nd_f64(&spec)?),
-        _ => Box::new(device.plan_nd(&spec.precision(Precision::F64))?),
-    })
+    /// complex64/float32 data on any device, or complex128/float64 data on a GPU with f64
+    /// arithmetic (planned in f64).
+    Nd(Box<NdFft>),
+    /// complex128/float64 data on the CPU: `NdFft64`, faster there than `NdFft`'s CPU steps
+    /// in f64.
+    Cpu64(Box<NdFft64>),
 }
 
 /// An N-D or real transform over chosen axes of C-contiguous arrays of one shape, planned
@@ -45,11 +39,14 @@ fn plan_double(device: &Device, spec: NdSpec) -> tierfft::Result<Box<dyn NdTrans
 #[pyclass(frozen, name = "Transform", module = "tierfft._core")]
 pub struct Transform {
     engine: Engine,
+    /// Whether it takes complex128/float64 data (else complex64/float32).
+    double: bool,
     device: Device,
     kind: Kind,
     input_shape: Vec<usize>,
     output_shape: Vec<usize>,
-    /// The device copy of a real transform's input (CUDA arrays), kept between calls.
+    /// The device copy of a real transform's input (CUDA arrays), kept between calls, in
+    /// 4-byte words.
     scratch: Mutex<Option<CudaSlice<f32>>>,
     /// The device arrays host arrays are copied through, kept between calls.
     arrays: Mutex<HostArrays>,
@@ -112,6 +109,138 @@ pub(crate) fn not_writeable(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr 
 }
 
 impl Transform {
+    /// [`Transform::run_host`] on complex128/float64 host arrays through `fft`.
+    fn run_host64(
+        &self,
+        py: Python<'_>,
+        fft: &dyn NdTransform<f64>,
+        input: &Bound<'_, PyAny>,
+        output: &Bound<'_, PyAny>,
+        workers: Option<usize>,
+    ) -> PyResult<()> {
+        self.run_host::<Complex64, f64>(
+            py,
+            input,
+            output,
+            workers,
+            ("complex128", "float64"),
+            |src, d| {
+                if let Some(src) = src {
+                    d.copy_from_slice(src);
+                }
+                fft.c2c(d)
+            },
+            |i, o| fft.r2c(i, o),
+            |i, o| fft.c2r(i, o),
+            |i, o| fft.r2r(i, o),
+        )
+    }
+
+    /// Runs `fft` in `R`'s precision on lent CUDA memory, `input` into `output` (each its
+    /// device address and length in 4-byte words; the same memory for a transform in place).
+    /// The input is left unchanged otherwise: a DCT or DST copies it into the output first,
+    /// real transforms work on a copy kept between calls.
+    fn run_lent<R: RealElement>(
+        &self,
+        fft: &NdFft,
+        cuda: &CudaDevice,
+        input: (u64, usize),
+        output: (u64, usize),
+    ) -> tierfft::Result<()>
+    where
+        Complex<R>: Element,
+    {
+        let (stream, device, in_place) = (cuda.stream(), &self.device, input.0 == output.0);
+        // SAFETY: the pointers and lengths come from DLPack tensors the caller keeps
+        // alive for this call; `Lent` never frees them.
+        let mut output = unsafe { Lent::new(stream, output.0, output.1) };
+        match self.kind {
+            Kind::RealToReal => {
+                // In place in the output, the input copied there first.
+                if !in_place {
+                    let input = unsafe { Lent::new(stream, input.0, input.1) };
+                    stream
+                        .memcpy_dtod(input.slice()?, output.slice_mut()?)
+                        .map_err(|e| tierfft::Error::Gpu {
+                            what: format!("copying the input: {e}"),
+                            source: Some(Box::new(e)),
+                        })?;
+                }
+                output.with_buffer(device, |o: &mut DeviceBuffer<R>| {
+                    fft.process_buffer_real_to_real(o)
+                })
+            }
+            Kind::ComplexToComplex if in_place => output
+                .with_buffer(device, |o: &mut DeviceBuffer<Complex<R>>| {
+                    fft.process_buffer(o)
+                }),
+            Kind::ComplexToComplex => {
+                let input = unsafe { Lent::new(stream, input.0, input.1) };
+                input.with_buffer(device, |i| {
+                    output.with_buffer(device, |o: &mut DeviceBuffer<Complex<R>>| {
+                        fft.process_buffer_out_of_place(i, o)
+                    })
+                })
+            }
+            // Plans that leave their input as it was run on it directly.
+            Kind::RealToComplex if fft.preserves_input() => {
+                let input = unsafe { Lent::new(stream, input.0, input.1) };
+                input.with_buffer(device, |i: &mut DeviceBuffer<R>| {
+                    output.with_buffer(device, |o: &mut DeviceBuffer<Complex<R>>| {
+                        fft.process_buffer_real_to_complex(i, o)
+                    })
+                })
+            }
+            Kind::ComplexToReal if fft.preserves_input() => {
+                let input = unsafe { Lent::new(stream, input.0, input.1) };
+                input.with_buffer(device, |i: &mut DeviceBuffer<Complex<R>>| {
+                    output.with_buffer(device, |o: &mut DeviceBuffer<R>| {
+                        fft.process_buffer_complex_to_real(i, o)
+                    })
+                })
+            }
+            kind => {
+                // Other real transforms may use their input as scratch: they work on a copy,
+                // in an array the plan keeps between calls.
+                let words = input.1;
+                let input = unsafe { Lent::new(stream, input.0, words) };
+                let mut kept = self.scratch.lock().map_err(|_| tierfft::Error::Gpu {
+                    what: "a run panicked while holding the scratch array".into(),
+                    source: None,
+                })?;
+                let mut copy = match kept.take() {
+                    Some(s) if s.len() == words => s,
+                    // SAFETY: zeroed.
+                    _ => unsafe { cuda.alloc_f32(words, true) }?,
+                };
+                stream
+                    .memcpy_dtod(input.slice()?, &mut copy)
+                    .map_err(|e| tierfft::Error::Gpu {
+                        what: format!("copying the input: {e}"),
+                        source: Some(Box::new(e)),
+                    })?;
+                match kind {
+                    Kind::RealToComplex => {
+                        let mut copy = DeviceBuffer::<R>::from_cuda_slice(device, copy)?;
+                        let r = output.with_buffer(device, |o: &mut DeviceBuffer<Complex<R>>| {
+                            fft.process_buffer_real_to_complex(&mut copy, o)
+                        });
+                        *kept = Some(copy.into_cuda_slice()?);
+                        r
+                    }
+                    _ => {
+                        let mut copy = DeviceBuffer::<Complex<R>>::from_cuda_slice(device, copy)?;
+                        let r = output.with_buffer(device, |o: &mut DeviceBuffer<R>| {
+                            fft.process_buffer_complex_to_real(&mut copy, o)
+                        });
+                        *kept = Some(copy.into_cuda_slice()?);
+                        r
+                    }
+                }
+            }
+        }
+    }
+
     /// Runs in place (C2C) or from `input` into `output`, on host arrays of `C` (complex)
     /// and `R` (real) elements, through `c2c`, `r2c`, `c2r` and `r2r`, on `workers` threads
     /// ([`on_workers`]).
@@ -183,25 +312,28 @@ impl Transform {
     }
 }
 
-/// Plans `spec` in f32 with its result multiplied by `scale`: as the normalisation where
-/// it is 1/N, else fused into the last transform's stores or, where a real step follows
-/// that transform, into the first one's loads.
-fn single(device: &Device, spec: NdSpec, scale: f64) -> tierfft::Result<Engine> {
+/// Plans `spec` in f32, or in f64 where `double`, with its result multiplied by `scale`:
+/// as the normalisation where it is 1/N, else fused into the last transform's stores or,
+/// where a real step follows that transform, into the first one's loads.
+fn planned(device: &Device, spec: NdSpec, scale: f64, double: bool) -> tierfft::Result<Engine> {
+    let plan = |spec: &NdSpec| match (double, device.kind()) {
+        (true, DeviceKind::Cpu) => device.plan_nd_f64(spec).map(|f| Engine::Cpu64(Box::new(f))),
+        (true, _) => device
+            .plan_nd(&spec.clone().precision(Precision::F64))
+            .map(|f| Engine::Nd(Box::new(f))),
+        (false, _) => device.plan_nd(spec).map(|f| Engine::Nd(Box::new(f))),
+    };
     let points: f64 = spec.axes.iter().map(|&a| spec.shape[a] as f64).product();
     if scale == 1.0 {
-        return device.plan_nd(&spec).map(|f| Engine::Single(Box::new(f)));
+        return plan(&spec);
     }
     if (scale * points - 1.0).abs() < 1e-12 {
-        return device
-            .plan_nd(&spec.normalized())
-            .map(|f| Engine::Single(Box::new(f)));
+        return plan(&spec.normalized());
     }
-    let op = PointOp::Scale(scale as f32);
-    match device.plan_nd(&spec.clone().on_store(op.clone())) {
-        Err(tierfft::Error::InvalidSpec(_)) => device
-            .plan_nd(&spec.on_load(op))
-            .map(|f| Engine::Single(Box::new(f))),
-        other => other.map(|f| Engine::Single(Box::new(f))),
+    let op = PointOp::Scale(scale);
+    match plan(&spec.clone().on_store(op.clone())) {
+        Err(tierfft::Error::InvalidSpec(_)) => plan(&spec.on_load(op)),
+        other => other,
     }
 }
 
@@ -216,13 +348,6 @@ fn trig(kind: &str) -> PyResult<Option<Trig>> {
         .parse()
         .map_err(|_| PyValueError::new_err(format!("unknown transform kind {kind:?}")))?;
     family(number).py_err().map(Some)
-}
-
-/// Multiplies every value by `scale` (a no-op at 1).
-fn scaled<T: std::ops::MulAssign<f64>>(data: &mut [T], scale: f64) {
-    if scale != 1.0 {
-        data.iter_mut().for_each(|z| *z *= scale);
-    }
 }
 
 #[pymethods]
@@ -286,13 +411,11 @@ impl Transform {
         let (input_shape, output_shape) = (spec.input_shape(), spec.output_shape());
         let kind = spec.kind();
         let engine = py
-            .detach(move || match double {
-                true => plan_double(&dev, spec).map(|f| Engine::Double(f, scale)),
-                false => single(&dev, spec, scale),
-            })
+            .detach(move || planned(&dev, spec, scale, double))
             .py_err()?;
         Ok(Transform {
             engine,
+            double,
             device: device.device.clone(),
             kind,
             input_shape,
@@ -317,7 +440,7 @@ impl Transform {
     /// Whether it takes complex128/float64 data (else complex64/float32).
     #[getter]
     fn double(&self) -> bool {
-        matches!(self.engine, Engine::Double(..))
+        self.double
     }
 
     /// Bytes of the device's memory the transform holds now (its tables, the work arrays it
@@ -326,8 +449,8 @@ impl Transform {
     #[getter]
     fn held_bytes(&self) -> u64 {
         let engine = match &self.engine {
-            Engine::Single(fft) => fft.held_bytes(),
-            Engine::Double(fft, _) => fft.held_bytes(),
+            Engine::Nd(fft) => fft.held_bytes(),
+            Engine::Cpu64(fft) => NdTransform::held_bytes(&**fft),
         };
         let arrays = self.arrays.lock().map_or(0, |a| {
             let complex = a.complex.as_ref().map_or(0, |b| 8 * b.len() as u64);
@@ -359,7 +482,7 @@ impl Transform {
         workers: Option<usize>,
     ) -> PyResult<()> {
         match &self.engine {
-            Engine::Single(fft) => {
+            Engine::Nd(fft) if !self.double => {
                 // Through device arrays kept between calls: written from the input, read
                 // into the output, nothing allocated after the first call.
                 let arrays = || {
@@ -409,31 +532,19 @@ impl Transform {
                     },
                 )
             }
-            Engine::Double(fft, s) => self.run_host::<Complex64, f64>(
-                py,
-                input,
-                output,
-                workers,
-                ("complex128", "float64"),
-                |src, d| {
-                    if let Some(src) = src {
-                        d.copy_from_slice(src);
-                    }
-                    fft.c2c(d).map(|()| scaled(d, *s))
-                },
-                |i, o| fft.r2c(i, o).map(|()| scaled(o, *s)),
-                |i, o| fft.c2r(i, o).map(|()| scaled(o, *s)),
-                |i, o| fft.r2r(i, o).map(|()| scaled(o, *s)),
-            ),
+            Engine::Nd(fft) => self.run_host64(py, &**fft, input, output, workers),
+            Engine::Cpu64(fft) => self.run_host64(py, &**fft, input, output, workers),
         }
     }
 
     /// Runs on CUDA arrays without copying them to the host: `input` and `output` are
     /// DLPack capsules (`x.__dlpack__(stream=device.cuda_stream)`) of C-contiguous arrays
-    /// on this plan's CUDA device, of its shapes and element types (complex64/float32). For
-    /// C2C the output may be the input's own memory (in place). The input is left
-    /// unchanged otherwise (real transforms work on a device copy of it). Returns once the
-    /// device has finished, so the result is ready on every stream.
+    /// on this plan's CUDA device, of its shapes and element types (complex64/float32, or
+    /// complex128/float64 for a plan in double precision). For C2C the output may be the
+    /// input's own memory (in place). The input is left unchanged otherwise (real transforms
+    /// work on a device copy of it). With `stream` (a raw `CUstream` of the caller's library)
+    /// that stream is ordered after the transform and the call returns at once; without it,
+    /// the call returns once the device has finished.
     #[pyo3(signature = (input, output, stream=None))]
     fn execute_dlpack(
         &self,
@@ -449,10 +560,9 @@ impl Transform {
                 self.device.name()
             )));
         };
-        let Engine::Single(fft) = &self.engine else {
-            return Err(PyTypeError::new_err(
-                "CUDA arrays are transformed in complex64/float32 (complex128 CUDA arrays: not \
-                 yet; this f64 plan takes NumPy arrays)",
+        let Engine::Nd(fft) = &self.engine else {
+            return Err(PyValueError::new_err(
+                "CUDA arrays need a plan on a CUDA device; this one runs on the CPU",
             ));
         };
         use dlpack::Element::{Complex, Real};
@@ -462,8 +572,9 @@ impl Transform {
             Kind::RealToReal => (Real, Real),
             _ => (Complex, Complex),
         };
-        let a = dlpack::cuda_array(input, "input", ie, &self.input_shape)?;
-        let b = dlpack::cuda_array(output, "output", oe, &self.output_shape)?;
+        let double = self.double;
+        let a = dlpack::cuda_array(input, "input", (ie, double), &self.input_shape)?;
+        let b = dlpack::cuda_array(output, "output", (oe, double), &self.output_shape)?;
         let stream = cuda.stream().clone();
         let ordinal = stream.context().ordinal();
         if let Some(other) = [&a, &b].iter().find(|x| x.ordinal != ordinal) {
@@ -472,94 +583,25 @@ impl Transform {
                 other.ordinal
             )));
         }
-        let floats = |x: &CudaArray, e| x.len * if e == Complex { 2 } else { 1 };
-        let (af, bf) = (floats(&a, ie), floats(&b, oe));
-        let in_place = a.pointer == b.pointer;
-        if !in_place
-            && a.pointer < b.pointer + 4 * bf as u64
-            && b.pointer < a.pointer + 4 * af as u64
+        // Both in 4-byte words.
+        let input = (a.pointer, a.len * ie.words(double));
+        let output = (b.pointer, b.len * oe.words(double));
+        if input.0 != output.0
+            && input.0 < output.0 + 4 * output.1 as u64
+            && output.0 < input.0 + 4 * input.1 as u64
         {
             return Err(PyValueError::new_err(
                 "the input and output overlap without being the same array",
             ));
         }
-        let device = &self.device;
         py.detach(|| -> tierfft::Result<()> {
-            // SAFETY: the pointers and lengths come from DLPack tensors the caller keeps
-            // alive for this call; `Lent` never frees them.
-            let mut output = unsafe { Lent::new(&stream, b.pointer, bf) };
-            match self.kind {
-                Kind::RealToReal => {
-                    // In place in the output, the input copied there first.
-                    if !in_place {
-                        let input = unsafe { Lent::new(&stream, a.pointer, af) };
-                        stream
-                            .memcpy_dtod(input.slice()?, output.slice_mut()?)
-                            .map_err(|e| tierfft::Error::Gpu {
-                                what: format!("copying the input: {e}"),
-                                source: Some(Box::new(e)),
-                            })?;
-                    }
-                    output.with_buffer(device, |o: &mut DeviceBuffer<f32>| {
-                        fft.process_buffer_real_to_real(o)
-                    })
-                }
-                Kind::ComplexToComplex if in_place => output
-                    .with_buffer(device, |o: &mut DeviceBuffer<Complex32>| {
-                        fft.process_buffer(o)
-                    }),
-                Kind::ComplexToComplex => {
-                    let input = unsafe { Lent::new(&stream, a.pointer, af) };
-                    input.with_buffer(device, |i| {
-                        output.with_buffer(device, |o: &mut DeviceBuffer<Complex32>| {
-                            fft.process_buffer_out_of_place(i, o)
-                        })
-                    })
-                }
-                kind => {
-                    // Real transforms may use their input as scratch: they work on a copy,
-                    // in an array the plan keeps between calls.
-                    let input = unsafe { Lent::new(&stream, a.pointer, af) };
-                    let mut kept = self.scratch.lock().map_err(|_| tierfft::Error::Gpu {
-                        what: "a run panicked while holding the scratch array".into(),
-                        source: None,
-                    })?;
-                    let mut copy = match kept.take() {
-                        Some(s) if s.len() == af => s,
-                        // SAFETY: zeroed.
-                        _ => unsafe { cuda.alloc_f32(af, true) }?,
-                    };
-                    stream.memcpy_dtod(input.slice()?, &mut copy).map_err(|e| {
-                        tierfft::Error::Gpu {
-                            what: format!("copying the input: {e}"),
-                            source: Some(Box::new(e)),
-                        }
-                    })?;
-                    match kind {
-                        Kind::RealToComplex => {
-                            let mut copy = DeviceBuffer::<f32>::from_cuda_slice(device, copy)?;
-                            let r =
-                                output.with_buffer(device, |o: &mut DeviceBuffer<Complex32>| {
-                                    fft.process_buffer_real_to_complex(&mut copy, o)
-                                });
-                            *kept = Some(copy.into_cuda_slice()?);
-                            r
-                        }
-                        _ => {
-                            let mut copy =
-                                DeviceBuffer::<Complex32>::from_cuda_slice(device, copy)?;
-                            let r = output.with_buffer(device, |o: &mut DeviceBuffer<f32>| {
-                                fft.process_buffer_complex_to_real(&mut copy, o)
-                            });
-                            *kept = Some(copy.into_cuda_slice()?);
-                            r
-                        }
-                    }
-                }
+            match double {
+                true => self.run_lent::<f64>(fft, &cuda, input, output),
+                false => self.run_lent::<f32>(fft, &cuda, input, output),
             }?;
             match stream_handle {
                 Some(theirs) => hand_over(&stream, theirs),
-                None => device.synchronize(),
+                None => self.device.synchronize(),
             }
         })
         .py_err()

@@ -2,6 +2,8 @@
 result is the very memory handed in as ``out``: same device pointer), agreeing with
 cupy.fft and torch.fft. Skipped where there is no CUDA GPU or neither library."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -72,15 +74,33 @@ def test_torch_in_and_out_without_copies(torch, rng):
     assert relative_error(tierfft.rfft(r).cpu().numpy(), torch.fft.rfft(r).cpu().numpy()) < 2e-6
 
 
-def test_double_precision_cupy_arrays_keep_their_type(cupy, rng):
-    x = cupy.asarray(rng.standard_normal((8, 300)) + 1j * rng.standard_normal((8, 300)))
-    with pytest.warns(tierfft.PrecisionWarning):
-        got = tierfft.fft(x)
-    assert isinstance(got, cupy.ndarray) and got.dtype == cupy.complex128
-    assert relative_error(cupy.asnumpy(got), cupy.asnumpy(cupy.fft.fft(x))) < 2e-6
-    out = cupy.empty_like(x)
-    assert tierfft.fft(x, out=out) is out
-    assert relative_error(cupy.asnumpy(out), cupy.asnumpy(cupy.fft.fft(x))) < 2e-6
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_double_precision_cupy_arrays_in_f64(cupy, rng, norm):
+    x = rng.standard_normal((8, 300)) + 1j * rng.standard_normal((8, 300))
+    xg = cupy.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tierfft.PrecisionWarning)
+        got = tierfft.fft(xg, norm=norm)
+        assert isinstance(got, cupy.ndarray) and got.dtype == cupy.complex128
+        assert relative_error(cupy.asnumpy(got), np.fft.fft(x, norm=norm)) < 1e-14
+        out = cupy.empty_like(xg)
+        assert tierfft.ifft(xg, out=out, norm=norm) is out
+        assert relative_error(cupy.asnumpy(out), np.fft.ifft(x, norm=norm)) < 1e-14
+        r = x.real.reshape(4, 20, 30)
+        got = tierfft.rfftn(cupy.asarray(r), norm=norm)
+        assert got.dtype == cupy.complex128
+        assert relative_error(cupy.asnumpy(got), np.fft.rfftn(r, norm=norm)) < 1e-14
+        back = tierfft.irfftn(got, s=r.shape, axes=(0, 1, 2), norm=norm)
+        assert back.dtype == cupy.float64
+        assert relative_error(cupy.asnumpy(back), r) < 1e-14
+    assert np.array_equal(cupy.asnumpy(xg), x)
+
+
+def test_double_precision_torch_arrays_in_f64(torch, rng):
+    x = rng.standard_normal((16, 250))
+    got = tierfft.rfft(torch.from_numpy(x).cuda(), norm="ortho")
+    assert got.dtype == torch.complex128 and got.is_cuda
+    assert relative_error(got.cpu().numpy(), np.fft.rfft(x, norm="ortho")) < 1e-14
 
 
 def test_wrong_device_is_an_error(cupy):
@@ -112,3 +132,33 @@ def test_calls_order_the_callers_stream(cupy, torch, rng):
             u = tierfft.fft(t) * 1
             got = u.cpu().numpy()
         assert relative_error(got, want) < 2e-6
+
+
+@pytest.mark.parametrize("type", [1, 2, 3, 4])
+def test_dct_and_dst_of_cupy_arrays_are_scipys(cupy, rng, type):
+    scipy_fft = pytest.importorskip("scipy.fft")
+    x = rng.standard_normal((6, 40, 33)).astype(np.float32)
+    xg = cupy.asarray(x)
+    for name in ("dctn", "idctn", "dstn", "idstn"):
+        for norm in (None, "ortho"):
+            got = getattr(tierfft, name)(xg, type=type, axes=(0, 2), norm=norm)
+            assert isinstance(got, cupy.ndarray) and got.dtype == cupy.float32
+            want = getattr(scipy_fft, name)(x.astype(np.float64), type=type, axes=(0, 2), norm=norm)
+            assert relative_error(cupy.asnumpy(got), want) < 1e-6, (name, norm)
+    assert np.array_equal(cupy.asnumpy(xg), x)
+
+
+def test_dct_and_dst_of_double_complex_and_resized_cupy_arrays(cupy, rng):
+    scipy_fft = pytest.importorskip("scipy.fft")
+    x = rng.standard_normal((12, 50)) + 1j * rng.standard_normal((12, 50))
+    xg = cupy.asarray(x)
+    for type in (1, 2, 3, 4):
+        got = tierfft.dctn(xg, type=type, s=(10, 64), norm="ortho")
+        assert got.dtype == cupy.complex128
+        want = scipy_fft.dctn(x, type=type, s=(10, 64), norm="ortho")
+        assert relative_error(cupy.asnumpy(got), want) < 1e-13
+        got = tierfft.idst(xg.real, type=type, n=40)
+        assert got.dtype == cupy.float64
+        assert relative_error(cupy.asnumpy(got), scipy_fft.idst(x.real, type=type, n=40)) < 1e-13
+    half = tierfft.dct(cupy.asarray(x.real.astype(np.float16)))
+    assert half.dtype == cupy.float32

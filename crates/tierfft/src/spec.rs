@@ -58,8 +58,9 @@ pub enum PointOp {
     Weight(RealWeights),
     /// Complex conjugate.
     Conjugate,
-    /// Multiply by a real factor.
-    Scale(f32),
+    /// Multiply by a real factor: exact in an f64 transform (rounded to f32 in an f32 one),
+    /// so that an f64 transform's `1/√n` keeps double precision.
+    Scale(f64),
     /// Replace points at index `len` and beyond by zero (zero-padding a shorter signal).
     ZeroFrom(usize),
     /// `|z|` in the real part, 0 in the imaginary part.
@@ -84,7 +85,7 @@ impl PointOp {
                 Complex64::new(z.re * f64::from(a), z.im * f64::from(b))
             }
             PointOp::Conjugate => z.conj(),
-            PointOp::Scale(s) => z * f64::from(*s),
+            PointOp::Scale(s) => z * *s,
             PointOp::ZeroFrom(len) => {
                 if k < *len {
                     z

@@ -14,7 +14,7 @@ complex64 input (transformed in f32 on any device), complex128 otherwise (transf
 f64 on the CPU, which ``auto`` picks for them, and on a GPU named for them that has f64
 arithmetic; one without it, Metal, transforms in f32 and warns with
 :class:`PrecisionWarning`). CuPy and PyTorch CUDA arrays are transformed where they lie
-(double-precision ones in f32 for now, with a :class:`PrecisionWarning`).
+(double-precision ones in f64).
 SciPy's discrete cosine and sine transforms of types 1 to 4 (``dct``, ``idct``, ``dctn``,
 ``idctn``, ``dst``, ``idst``, ``dstn``, ``idstn``) take SciPy's arguments.
 For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the

@@ -111,6 +111,12 @@ class CudaArrays:
         else:
             dst.copy_(src)
 
+    def complex_of(self, re: Any, im: Any) -> Any:
+        """The complex array ``re + i·im`` of two real arrays of one shape and type."""
+        if self.library == "cupy":
+            return re + 1j * im
+        return self.module.complex(re, im)
+
     def zeros(self, shape: Tuple[int, ...], dtype: str, like: Any) -> Any:
         if self.library == "cupy":
             with self.module.cuda.Device(self.ordinal(like)):

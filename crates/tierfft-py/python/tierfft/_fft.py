@@ -7,7 +7,7 @@ inverses). Double-precision data are transformed in f64: on the CPU (``auto``), 
 GPU named for them that has f64 arithmetic (CUDA, lavapipe, Vulkan with shaderFloat64); a
 GPU without it (Metal) transforms them in f32 with a ``PrecisionWarning``. CuPy and
 PyTorch CUDA arrays are transformed on their GPU and returned in their own library
-(double-precision ones in f32 for now, with a ``PrecisionWarning``).
+(double-precision ones in f64).
 """
 
 from __future__ import annotations

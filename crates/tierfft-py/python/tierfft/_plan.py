@@ -26,10 +26,10 @@ __all__ = ["Plan", "PrecisionWarning", "open_device"]
 
 
 class PrecisionWarning(UserWarning):
-    """Double-precision data transformed in single precision: on a GPU without f64
-    arithmetic (``Device.has_f64``; Metal), and complex128/float64 CUDA arrays (for now). The
-    result has NumPy's element type (complex128 or float64) and f32's accuracy (relative
-    error about 1e-7); ``device="cpu"`` (or ``"auto"``) transforms in f64."""
+    """Double-precision data transformed in single precision, on a GPU without f64
+    arithmetic (``Device.has_f64``; Metal). The result has NumPy's element type (complex128
+    or float64) and f32's accuracy (relative error about 1e-7); ``device="cpu"`` (or
+    ``"auto"``) transforms in f64."""
 
 #: What each function computes: (kind, inverse, arguments: "1d" takes n/axis, "2d" and "nd"
 #: take s/axes, "2d" defaulting to the last two axes).
@@ -281,9 +281,6 @@ class Plan:
             self._steps = self._one_axis_steps()
         else:
             self._transform = self._native(double)
-        # complex128 CUDA arrays take a single-precision transform for now (made at first
-        # use): the f64 one runs NumPy arrays.
-        self._cuda_single = None
 
     def _native(self, double: bool) -> Any:
         """The native transform, in double or single precision; planned on the real
@@ -335,8 +332,8 @@ class Plan:
     @property
     def held_bytes(self) -> int:
         """Bytes of the device's memory its transforms hold now (``Transform.held_bytes``):
-        the one it runs, the single-precision one it made for CUDA arrays, its steps'."""
-        parts = [self._transform, *(self._cuda_single or (None,))[:1], *self._steps]
+        the one it runs, or its steps'."""
+        parts = [self._transform, *self._steps]
         return sum(p.held_bytes for p in parts if p is not None)
 
     def __repr__(self) -> str:
@@ -423,27 +420,6 @@ class Plan:
         np.copyto(out, result, casting="same_kind")
         return out
 
-    def _single_for_cuda(self) -> tuple:
-        """The single-precision transform and dtype names complex128/float64 CUDA arrays
-        take for now (made at first use), with a PrecisionWarning at each call."""
-        warnings.warn(
-            PrecisionWarning(
-                f"{self.dtype} CUDA arrays are transformed in single precision for now (NumPy "
-                f"arrays in f64); the result is {self.result_dtype} with f32's accuracy."
-            ),
-            stacklevel=5,
-        )
-        if self._cuda_single is None:
-            real, cplx = np.float32, np.complex64
-            names = (
-                self._names[0],
-                np.dtype(real if self.kind == "r2c" else cplx).name,
-                np.dtype(real if self.kind == "c2r" else cplx).name,
-                self._names[3],
-            )
-            self._cuda_single = (self._native(False), names)
-        return self._cuda_single
-
     def _call_cuda(self, xp: CudaArrays, a: Any, out: Any) -> Any:
         dev = self.device
         ordinal, stream = self._cuda
@@ -467,8 +443,6 @@ class Plan:
         if self._empty:
             return xp.zeros(self.output_shape, self._names[3], a)
         transform, names = self._transform, self._names
-        if self._double:
-            transform, names = self._single_for_cuda()
         a = xp.astype(a, names[1])
         a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, names[1], a))
         a = xp.contiguous(a)

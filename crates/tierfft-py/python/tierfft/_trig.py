@@ -169,34 +169,28 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
 
 
 def _run_cuda(xp, a, kind, lengths, axes, norm, inverse, orthogonalize, device, real, double):
-    """A CuPy or PyTorch CUDA array transformed where it lies, in f32 (f64 data with a
-    PrecisionWarning, as the FFTs do)."""
-    name = xp.dtype_name(a)
-    if name.startswith("complex"):
-        raise TypeError(
-            f"complex CUDA arrays ({name}) are not transformed by the DCT and DST yet: "
-            f"transform their real and imaginary parts"
-        )
-    if double:
-        warnings.warn(PrecisionWarning(
-            f"{name} CUDA arrays are transformed in single precision for now; the result has "
-            f"f32's accuracy."), stacklevel=3)
-    shape = list(xp.shape(a))
-    for ax, n in zip(axes, lengths):
-        if shape[ax] != n:
-            raise ValueError(
-                f"n/s that cut or pad CUDA arrays are not supported yet (axis {ax}: {shape[ax]} "
-                f"points, {n} asked); resize the array first")
-    dev = open_device(device)
+    """A CuPy or PyTorch CUDA array transformed on its GPU, in f64 for double-precision data
+    (else f32); complex arrays have their real and imaginary parts transformed apart."""
+    real, own = real.name, xp.dtype_name(a)
+    a = _plan._resized(a, axes, lengths, lambda shape: xp.zeros(shape, own, a))
+    shape = tuple(xp.shape(a))
     plan = _transform(device, shape, axes, kind, inverse, _scale(norm, inverse, kind, lengths),
-                      False, orthogonalize)
-    stream = dev.cuda_stream or 1
-    a = xp.contiguous(xp.astype(a, "float32"))
-    out = xp.empty(tuple(shape), "float32", a)
-    plan.execute_dlpack(a.__dlpack__(stream=stream), out.__dlpack__(stream=stream),
-                        xp.current_stream(a))
+                      double, orthogonalize)
+    stream = open_device(device).cuda_stream or 1
+
+    def run(part):
+        part = xp.contiguous(xp.astype(part, real))
+        out = xp.empty(shape, real, part)
+        plan.execute_dlpack(part.__dlpack__(stream=stream), out.__dlpack__(stream=stream),
+                            xp.current_stream(part))
+        return out
+
+    if xp.dtype_name(a).startswith("complex"):
+        out = xp.complex_of(run(a.real), run(a.imag))
+    else:
+        out = run(a)
     settle(plan)
-    return xp.astype(out, name) if name != "float32" else out
+    return out
 
 
 def dct(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,

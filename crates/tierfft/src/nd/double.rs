@@ -89,7 +89,7 @@ impl Device {
         let mut scale = 1.0;
         for op in spec.load.iter().chain(&spec.store) {
             match op {
-                PointOp::Scale(s) => scale *= f64::from(*s),
+                PointOp::Scale(s) => scale *= *s,
                 other => {
                     return Err(Error::InvalidSpec(format!(
                         "f64 transforms take PointOp::Scale only, not {}",

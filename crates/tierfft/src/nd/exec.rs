@@ -187,6 +187,15 @@ impl NdFft {
         &self.plan
     }
 
+    /// Whether [`NdFft::process_buffer_real_to_complex`] and
+    /// [`NdFft::process_buffer_complex_to_real`] leave their input as it was
+    /// ([`NdPlan::preserves_input`]): a caller that must keep its input needs no copy of it
+    /// then. 1-D real transforms on a GPU whose split or merge is fused into the half-length
+    /// transform do.
+    pub fn preserves_input(&self) -> bool {
+        self.plan.preserves_input()
+    }
+
     /// Bytes its transforms read and write in device memory in one run (the planner's count
     /// of each pass; `None` on the CPU, which runs without such plans).
     pub fn bytes_moved(&self) -> Option<u64> {
@@ -618,7 +627,8 @@ impl NdFft {
     }
 
     /// R2C on device-resident arrays (queued, not waited for). A contiguous `input` may be
-    /// used as scratch and overwritten, as cuFFT's out-of-place real transforms may do.
+    /// used as scratch and overwritten, as cuFFT's out-of-place real transforms may do,
+    /// unless [`NdFft::preserves_input`].
     pub fn process_buffer_real_to_complex<T: RealElement>(
         &self,
         input: &mut impl AsDeviceBuffer<T>,
@@ -634,7 +644,8 @@ impl NdFft {
     }
 
     /// C2R on device-resident arrays (queued, not waited for). A contiguous `input` may be
-    /// used as scratch and overwritten, as cuFFT's C2R does.
+    /// used as scratch and overwritten, as cuFFT's C2R does, unless
+    /// [`NdFft::preserves_input`].
     pub fn process_buffer_complex_to_real<T: RealElement>(
         &self,
         input: &mut impl AsDeviceBuffer<Complex<T>>,

@@ -452,6 +452,22 @@ impl NdPlan {
     pub fn uses(&self, buf: Buf) -> bool {
         self.steps.iter().any(|s| s.src == buf || s.dst == buf)
     }
+
+    /// Whether a run leaves a separate input (R2C, C2R) as it was: no step writes the array
+    /// it lies in. A strided input is only gathered from; a contiguous one is the real array
+    /// (R2C) or the spectrum (C2R), which steps may use as work space: an unfused
+    /// half-length transform runs in place on the reals, a C2R's other axes on the bins.
+    /// A fused half-length transform reads the one and writes the other.
+    pub fn preserves_input(&self) -> bool {
+        if self.spec.input_strides.is_some() {
+            return true;
+        }
+        let input: &[Buf] = match self.spec.kind() {
+            Kind::RealToComplex | Kind::RealToReal => &[Buf::Real, Buf::Packed],
+            Kind::ComplexToReal | Kind::ComplexToComplex => &[Buf::Spectrum],
+        };
+        !self.steps.iter().any(|s| input.contains(&s.dst))
+    }
 }
 
 impl fmt::Display for NdPlan {

@@ -48,6 +48,13 @@ fn run_on(fft: &NdFft, dev: &Device, spec: &NdSpec, rng: &mut StdRng) -> (Vec<Co
             let mut out = dev.upload(&poisoned(spec.output_len())).expect("upload");
             fft.process_buffer_real_to_complex(&mut input, &mut out)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
+            if fft.preserves_input() {
+                assert_eq!(
+                    input.download().expect("download"),
+                    x,
+                    "{what}: input changed"
+                );
+            }
             (
                 out.download().expect("download"),
                 nd_f64(spec, &NdInput::Real(&x)),
@@ -61,6 +68,13 @@ fn run_on(fft: &NdFft, dev: &Device, spec: &NdSpec, rng: &mut StdRng) -> (Vec<Co
                 .expect("upload");
             fft.process_buffer_complex_to_real(&mut input, &mut out)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
+            if fft.preserves_input() {
+                assert_eq!(
+                    input.download().expect("download"),
+                    x,
+                    "{what}: input changed"
+                );
+            }
             let got = out.download().expect("download");
             let got = got.iter().map(|&v| Complex32::new(v, 0.0)).collect();
             (got, nd_f64(spec, &NdInput::Complex(&x)))
@@ -193,6 +207,35 @@ fn out_of_place_device_transforms_keep_the_input() {
             }
         }
     }
+}
+
+/// Which real transforms leave their input as it was: on a GPU, 1-D ones whose split or
+/// merge is fused into the half-length transform (so callers that keep their input copy
+/// nothing); not a C2R of several axes, whose other axes run on the bins, nor the CPU's
+/// R2C, whose half-length transform runs in place on the reals. The runs themselves are checked
+/// by `run_on` (the input compared after every run that claims to keep it).
+#[test]
+fn real_transforms_say_whether_they_keep_their_input() {
+    let mut rng = rng();
+    let plan = |dev: &Device, spec: &NdSpec| dev.plan_nd(spec).expect("plans");
+    let gpu = gpu();
+    for n in [64, 4096, 1 << 16] {
+        let r2c = NdSpec::new(&[3, n]).axes(&[1]).real();
+        let c2r = r2c.clone().inverse().normalized();
+        assert!(
+            !plan(&Device::cpu(), &r2c).preserves_input(),
+            "cpu: {r2c:?}"
+        );
+        for spec in [r2c, c2r] {
+            let fft = plan(gpu, &spec);
+            assert!(fft.preserves_input(), "{}: {spec:?}", gpu.name());
+            run_on(&fft, gpu, &spec, &mut rng);
+        }
+    }
+    let c2r = NdSpec::new(&[8, 64]).real().inverse();
+    let fft = plan(gpu, &c2r);
+    assert!(!fft.preserves_input(), "{}: {c2r:?}", gpu.name());
+    run_on(&fft, gpu, &c2r, &mut rng);
 }
 
 #[test]

@@ -471,7 +471,7 @@ impl PassGen<'_> {
                         }
                     }
                     PointOp::Conjugate => complex(re.clone(), -im.clone()),
-                    PointOp::Scale(s) => v * f(f64::from(*s)),
+                    PointOp::Scale(s) => v * f(*s),
                     PointOp::ZeroFrom(len) => {
                         select(lt(index(self, m), u(*len)), v, complex(f(0.0), f(0.0)))
                     }
