@@ -29,8 +29,13 @@ DEFAULT_SIZE = 32
 DEFAULT_MEMSIZE = 1 << 30
 
 _lock = threading.Lock()
-# Every cached plan, least recently used first: key -> (its device's name, the plan).
-_entries: "OrderedDict[tuple, tuple[str, Any]]" = OrderedDict()
+# Every cached plan, least recently used first: key -> [its device's name, the plan, the
+# bytes it held when last counted].
+_entries: "OrderedDict[tuple, list]" = OrderedDict()
+# The key of each cached plan, by id(plan): a call's settle() finds its entry at once.
+_keys: dict = {}
+# Each device's plans kept and bytes they held when last counted, by its name: [plans, bytes].
+_totals: dict = {}
 # Each device's limits, by its name: [size, memsize].
 _limits: dict = {}
 
@@ -40,22 +45,34 @@ def _device_name(plan: Any) -> str:
     return device if isinstance(device, str) else device.name
 
 
-
-
 def _limits_of(name: str) -> list:
     return _limits.setdefault(name, [DEFAULT_SIZE, DEFAULT_MEMSIZE])
 
 
+def _drop(key: tuple) -> None:
+    """Forgets the cached plan under ``key`` (lock held)."""
+    name, plan, held = _entries.pop(key)
+    del _keys[id(plan)]
+    totals = _totals[name]
+    totals[0] -= 1
+    totals[1] -= held
+
+
 def _trim(name: str) -> None:
-    """Drops ``name``'s least recently used plans until its limits hold (lock held)."""
+    """Drops ``name``'s least recently used plans until its limits hold (lock held). The
+    plans are only walked when a limit is exceeded."""
     size, memsize = _limits_of(name)
-    keys = [k for k, (d, _) in _entries.items() if d == name]
-    held = {k: _entries[k][1].held_bytes for k in keys} if memsize >= 0 else {}
-    total = sum(held.values())
-    while keys and (len(keys) > size or (memsize >= 0 and total > memsize)):
-        key = keys.pop(0)
-        total -= held.get(key, 0)
-        del _entries[key]
+    totals = _totals.setdefault(name, [0, 0])
+
+    def over() -> bool:
+        return totals[0] > size or (memsize >= 0 and totals[1] > memsize)
+
+    if not over():
+        return
+    for key in [k for k, entry in _entries.items() if entry[0] == name]:
+        if not over():
+            break
+        _drop(key)
 
 
 def cached(key: tuple, make: Callable[[], Any]) -> Any:
@@ -66,19 +83,36 @@ def cached(key: tuple, make: Callable[[], Any]) -> Any:
             _entries.move_to_end(key)
             return entry[1]
     plan = make()
-    name = _device_name(plan)
+    name, held = _device_name(plan), plan.held_bytes
     with _lock:
-        _entries[key] = (name, plan)
+        if key in _entries:  # made meanwhile by another thread: keep the first
+            return _entries[key][1]
+        _entries[key] = [name, plan, held]
+        _keys[id(plan)] = key
+        totals = _totals.setdefault(name, [0, 0])
+        totals[0] += 1
+        totals[1] += held
         _trim(name)
     return plan
 
 
 def settle(plan: Any) -> None:
-    """After a call of ``plan``: its device's cache trimmed to its limits (the call may have
-    made the plan's work arrays)."""
-    name = _device_name(plan)
+    """After a call of ``plan``: its device's cache trimmed to its limits where the call
+    changed what the plan holds (its first call makes its work arrays)."""
+    key = _keys.get(id(plan))
+    if key is None:
+        return  # not (or no longer) cached
+    held = plan.held_bytes
+    entry = _entries.get(key)
+    if entry is not None and entry[2] == held:
+        return  # unchanged: most calls, which need not take the lock
     with _lock:
-        _trim(name)
+        entry = _entries.get(key)
+        if entry is None or entry[1] is not plan or entry[2] == held:
+            return
+        _totals[entry[0]][1] += held - entry[2]
+        entry[2] = held
+        _trim(entry[0])
 
 
 class PlanCache:
@@ -127,18 +161,18 @@ class PlanCache:
     def get_curr_size(self) -> int:
         """Plans kept now."""
         with _lock:
-            return sum(1 for d, _ in _entries.values() if d == self._name)
+            return _totals.get(self._name, [0, 0])[0]
 
     def get_curr_memsize(self) -> int:
         """Bytes of device memory the kept plans hold now."""
         with _lock:
-            return sum(p.held_bytes for d, p in _entries.values() if d == self._name)
+            return sum(e[1].held_bytes for e in _entries.values() if e[0] == self._name)
 
     def clear(self) -> None:
         """Drops every kept plan of the device."""
         with _lock:
-            for key in [k for k, (d, _) in _entries.items() if d == self._name]:
-                del _entries[key]
+            for key in [k for k, e in _entries.items() if e[0] == self._name]:
+                _drop(key)
 
     def show_info(self) -> None:
         """Prints the limits and what is kept."""

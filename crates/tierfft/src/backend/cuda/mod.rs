@@ -184,6 +184,12 @@ impl CudaDevice {
             )));
         }
         let ctx = CudaContext::new(ordinal).map_err(gpu_err("opening the CUDA device"))?;
+        // SAFETY: this context object is tierfft's own, and its work is ordered on one
+        // stream (the side streams of all-to-alls are made without cudarc's multi-stream
+        // mode), so the two events cudarc makes for every array are never recorded nor waited
+        // on: without them, making or lending an array creates and destroys no events (two
+        // of each per array, on every call that lends the caller's arrays).
+        unsafe { ctx.disable_event_tracking() };
         CudaDevice::on_stream(ctx.default_stream())
     }
 
