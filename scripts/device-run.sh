@@ -129,6 +129,10 @@
 #           python3 with its NumPy, CuPy and PyTorch: the pytest suite on the CPU, CUDA and
 #           the H100 through Vulkan (TIERFFT_PY_DEVICES), the CuPy/PyTorch tests, and
 #           `python -m tierfft.bench` against numpy.fft, scipy.fft and cupy.fft
+#   cupy    CuPy arrays: `python -m tierfft.bench --gpu` (tierfft against cupy.fft and
+#           cupyx.scipy.fft on the same arrays, same process, interleaved), then
+#           scripts/first-call.py twice (new lengths' first calls with the kernel cache cold,
+#           then warm), then the CUDA-array and DCT pytest cases on CUDA
 #   transfers  host-device copies: `bench --transfers` (tierfft's staged copies against the
 #           driver's pageable copies and pinned DMA alone, 1 MiB..1 GiB), then `tierfft sar
 #           --device cuda` end to end at 4096² and 16384² with this build and, when carried,
@@ -305,9 +309,11 @@ if want interop; then
         grep -E "^test |test result|panicked|SKIPPED" || status=1
     .carry/cudarc_stream 2>&1 | tee -a "$out/interop.log" || status=1
 fi
-if want python || want pyoverhead; then
+if want python || want pyoverhead || want cupy; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .carry/tierfft-*.whl &&
         export PYTHONPATH=/tmp/site || status=1
+    # The tree's Python modules over the wheel's: the same unless edited after the build.
+    cp crates/tierfft-py/python/tierfft/*.py /tmp/site/tierfft/
 fi
 if want pyoverhead; then
     python3 scripts/py-cuda-overhead.py 2>&1 | tee "$out/py-overhead.txt"
@@ -320,6 +326,17 @@ if want python; then
     python3 scripts/py-cuda-overhead.py 2>&1 | tee "$out/py-overhead.txt"
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --device cuda --reps ${BENCH_REPS:-20} --json "$out/pybench.json" 2>&1 |
         tee "$out/pybench.txt" || status=1
+fi
+if want cupy; then
+    PYTHONUNBUFFERED=1 python3 -m tierfft.bench --gpu --reps ${BENCH_REPS:-30} --json "$out/cupy.json" 2>&1 |
+        tee "$out/cupy.txt" || status=1
+    rm -rf /tmp/tierfft-cubin
+    for cache in cold warm; do
+        echo "== first calls, kernel cache $cache" | tee -a "$out/first-call.txt"
+        python3 scripts/first-call.py 2>&1 | tee -a "$out/first-call.txt" || status=1
+    done
+    TIERFFT_PY_DEVICES=cuda python3 -m pytest -q -p no:cacheprovider crates/tierfft-py/tests/test_cuda.py \
+        crates/tierfft-py/tests/test_trig.py 2>&1 | tee "$out/pytest-cuda.log" | tail -15 || status=1
 fi
 if want transfers; then
     python3 scripts/memcpy-scaling.py 2>&1 | tee "$out/memcpy-scaling.txt"

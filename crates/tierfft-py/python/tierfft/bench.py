@@ -8,6 +8,10 @@ GPU synchronised after each call. Host (NumPy) arrays include tierfft's copies t
 the device; CuPy arrays stay on the GPU for both tierfft and cupy.fft. Each result's
 relative L2 error against NumPy (SciPy for the DCTs) in double precision is printed beside
 its time, and its speed against NumPy's (SciPy's).
+
+``--gpu`` compares CuPy arrays instead: tierfft's and cupy.fft's calls on the same array,
+interleaved in one process, timed by CUDA events (GPU time) and by the wall clock (the
+host's costs too); CuPy's time over tierfft's is printed, above 1 where tierfft is faster.
 """
 
 from __future__ import annotations
@@ -41,6 +45,27 @@ CASES = [
     ("dct", (1024, 4096), "float32"),
     ("dctn", (2048, 2048), "float32"),
     ("dctn", (128, 128, 128), "float64"),
+]
+
+#: (function, shape, dtype, keyword arguments) of the CUDA-array cases (``--gpu``): CuPy's
+#: arrays transformed where they lie by tierfft and by cupy.fft (cupyx.scipy.fft for the DCT).
+GPU_CASES = [
+    ("fft", (1000, 4099), "complex64", {}),
+    ("fft", (4096, 4096), "complex64", {"axis": 0}),
+    ("fftn", (512, 512, 16), "complex64", {"axes": (0, 1)}),
+    ("fft2", (4096, 4096), "complex64", {}),
+    ("rfft", (256, 65536), "float32", {}),
+    ("irfft", (256, 32769), "complex64", {}),
+    ("fft", (1 << 24,), "complex64", {}),
+    ("fft", (65536, 16), "complex64", {}),
+    ("fft", (4096, 256), "complex64", {}),
+    ("ifft", (64, 65536), "complex64", {}),
+    ("rfft2", (2048, 2048), "float32", {}),
+    ("fft", (1024, 4096), "complex128", {}),
+    ("rfftn", (128, 128, 128), "float64", {}),
+    ("fft", (1024, 4096), "complex64", {"norm": "ortho"}),
+    ("dctn", (2048, 2048), "float32", {}),
+    ("dct", (1024, 4096), "float64", {}),
 ]
 
 #: The real-to-real cases, run against SciPy (NumPy has none).
@@ -126,7 +151,7 @@ def run(device: Optional[str], reps: int, cases=CASES) -> List[dict]:
         if trig:
             calls = {base: lambda: getattr(scipy.fft, func)(x), **calls}
         single = dtype in (np.complex64, np.float32)
-        # Double precision runs on the CPU ("auto"), the one backend that has it for now.
+        # Host arrays of double precision: on the CPU ("auto"), which spares the copies.
         host_device = device if single else None
         if trig:
             name = tierfft.open_device(host_device if host_device else ("auto" if single else "cpu")).name
@@ -169,6 +194,70 @@ def run(device: Optional[str], reps: int, cases=CASES) -> List[dict]:
     return rows
 
 
+def run_gpu(reps: int, cases=GPU_CASES) -> List[dict]:
+    """Times every CUDA-array case: tierfft and cupy.fft (cupyx.scipy.fft) on the same CuPy
+    array, in the same process, interleaved; one row per case. Both are timed by CUDA events
+    on CuPy's current stream around each call (GPU time, tierfft's work ordered on that
+    stream) and by the wall clock until the GPU has finished (the host's costs too)."""
+    import cupy
+    import cupyx.scipy.fft
+
+    rng = np.random.default_rng(1)
+    stream = cupy.cuda.get_current_stream()
+    rows = []
+    print(f"  {'case':<44} {'CuPy ms':>9} {'ours ms':>9} {'CuPy/ours':>9} "
+          f"{'wall CuPy/ours':>14} {'rel. error':>10}")
+    for func, shape, dtype, kwargs in cases:
+        dtype = np.dtype(dtype)
+        x = rng.standard_normal(shape)
+        if func == "irfft":
+            # A real signal's half spectrum (imaginary parts of 0 and n/2 are 0), which
+            # every library reads alike.
+            x = np.fft.rfft(rng.standard_normal(shape[:-1] + (2 * (shape[-1] - 1),)))
+        elif dtype.kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        xg = cupy.asarray(x.astype(dtype))
+        theirs = getattr(cupyx.scipy.fft if func in _TRIG else cupy.fft, func)
+        ours = getattr(tierfft, func)
+        calls = {"cupy": lambda: theirs(xg, **kwargs), "tierfft": lambda: ours(xg, **kwargs)}
+        results = {name: call() for name, call in calls.items()}
+        want, got = (cupy.asnumpy(results[k]).astype(np.complex128) for k in ("cupy", "tierfft"))
+        error = float(np.linalg.norm((got - want).ravel()) / np.linalg.norm(want.ravel()))
+        gpu = {name: [] for name in calls}
+        wall = {name: [] for name in calls}
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        for _ in range(reps):
+            for name, call in calls.items():
+                stream.synchronize()
+                t = time.perf_counter()
+                start.record(stream)
+                call()
+                end.record(stream)
+                end.synchronize()
+                wall[name].append(time.perf_counter() - t)
+                gpu[name].append(cupy.cuda.get_elapsed_time(start, end) * 1e-3)
+        gpu = {k: statistics.median(v) for k, v in gpu.items()}
+        wall = {k: statistics.median(v) for k, v in wall.items()}
+        extra = "".join(f" {k}={v}" for k, v in kwargs.items())
+        label = f"{func} {'x'.join(map(str, shape))} {dtype.name}{extra}"
+        row = {
+            "case": label,
+            "cupy_seconds": gpu["cupy"],
+            "tierfft_seconds": gpu["tierfft"],
+            "cupy_wall_seconds": wall["cupy"],
+            "tierfft_wall_seconds": wall["tierfft"],
+            "relative_difference": error,
+        }
+        rows.append(row)
+        print(f"  {label:<44} {gpu['cupy'] * 1e3:>9.3f} {gpu['tierfft'] * 1e3:>9.3f} "
+              f"{gpu['cupy'] / gpu['tierfft']:>9.2f} {wall['cupy'] / wall['tierfft']:>14.2f} "
+              f"{error:>10.1e}")
+        sys.stdout.flush()
+        del xg, results
+        cupy.get_default_memory_pool().free_all_blocks()
+    return rows
+
+
 def _print_case(label: str, rows: List[dict]) -> None:
     print(f"\n{label}")
     print(f"  {'library':<44} {'median ms':>10} {'x first':>8} {'rel. error':>11}")
@@ -186,8 +275,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--reps", type=int, default=20, help="timed calls per case (median)")
     parser.add_argument("--quick", action="store_true", help="only the first two cases, 3 calls each")
     parser.add_argument("--only", metavar="FUNC", help="only the cases of this function (e.g. dctn)")
+    parser.add_argument("--gpu", action="store_true",
+                        help="CuPy arrays on the GPU instead: tierfft against cupy.fft, same process")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
+    if args.gpu:
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.runtime.getDevice())
+        print(f"tierfft {tierfft.__version__}, cupy {cupy.__version__} on "
+              f"{props['name'].decode()}; median of {args.reps} calls each, interleaved")
+        gpu_cases = [c for c in GPU_CASES if args.only in (None, c[0])]
+        rows = run_gpu(args.reps, gpu_cases[:2] if args.quick else gpu_cases)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(rows, f, indent=1)
+        return 0
     cases = [c for c in CASES if args.only in (None, c[0])]
     cases = cases[:2] if args.quick else cases
     reps = 3 if args.quick else args.reps
