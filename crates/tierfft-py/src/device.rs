@@ -64,6 +64,20 @@ impl PyDevice {
             .map(|d| d.stream().cu_stream() as usize)
     }
 
+    /// Bytes of device memory held by the work arrays the device's N-D, real and DCT
+    /// transforms share between calls (sized for the largest call so far; counted apart from
+    /// every plan's `held_bytes`). 0 on the CPU, whose transforms keep their own.
+    #[getter]
+    fn workspace_bytes(&self) -> u64 {
+        self.device.workspace_bytes()
+    }
+
+    /// Frees the shared work arrays (`workspace_bytes`); the next call that needs them makes
+    /// them again.
+    fn free_workspace(&self) {
+        self.device.free_workspace();
+    }
+
     fn __repr__(&self) -> String {
         format!("tierfft.Device({:?})", self.device.name())
     }

@@ -443,9 +443,10 @@ impl Transform {
         self.double
     }
 
-    /// Bytes of the device's memory the transform holds now (its tables, the work arrays it
-    /// keeps between calls, and the device copies of host arrays); freed when it is dropped.
-    /// On the CPU, the host memory it keeps between calls.
+    /// Bytes of the device's memory the transform holds now (its tables, the arrays its 1-D
+    /// passes keep between calls, and the device copies of host arrays); freed when it is
+    /// dropped. Its N-D work arrays on a GPU are the device's (`Device.workspace_bytes`). On
+    /// the CPU, the host memory it keeps between calls.
     #[getter]
     fn held_bytes(&self) -> u64 {
         let engine = match &self.engine {

@@ -59,6 +59,23 @@ def test_a_native_transform_counts_what_it_holds(device):
     assert t.held_bytes >= before + x.nbytes
 
 
+def test_work_arrays_are_the_devices_and_clear_frees_them(cache, device):
+    dev = tierfft.open_device(device)
+    x = np.ones((32, 48), np.complex64)
+    tierfft.fft2(x, device=device)
+    tierfft.dctn(np.ones((20, 24), np.float32), device=device)
+    shared = dev.workspace_bytes
+    if device == "cpu":
+        assert shared == 0  # each CPU transform keeps its own
+    else:
+        # One set for both plans: the 2-D transform's second array is the largest.
+        assert x.nbytes <= shared < 2 * x.nbytes
+    assert f"shared by the device's plans: {shared} bytes" in _shown(cache)
+    cache.clear()
+    assert dev.workspace_bytes == 0
+    np.testing.assert_allclose(tierfft.fft2(x, device=device)[0, 0], 32 * 48)
+
+
 def test_bad_limits_are_refused():
     cache = tierfft.config.get_plan_cache("cpu")
     with pytest.raises(ValueError, match="size must be 0 or more"):

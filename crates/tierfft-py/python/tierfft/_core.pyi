@@ -31,6 +31,12 @@ class Device:
     @property
     def cuda_stream(self) -> Optional[int]:
         """The handle of the CUDA stream tierfft queues its work on (``None`` off CUDA)."""
+    @property
+    def workspace_bytes(self) -> int:
+        """Bytes of device memory held by the work arrays the device's transforms share
+        (sized for the largest call so far; not in any plan's ``held_bytes``)."""
+    def free_workspace(self) -> None:
+        """Frees the shared work arrays; the next call that needs them makes them again."""
 
 class Transform:
     """An N-D or real transform over ``axes`` of C-contiguous arrays of ``shape``, planned

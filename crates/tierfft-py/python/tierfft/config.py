@@ -6,12 +6,18 @@ backend), one cache per device, as CuPy's ``cupy.fft.config`` keeps its own::
     cache.set_size(8)              # and at most 8 plans
     cache.show_info()
 
-A plan holds device memory once it has run: its tables, the work arrays it keeps between
-calls (as cuFFT keeps its work area) and the device copies of host arrays. After every
-call the least recently used plans of that device are dropped, freeing theirs, until the
-cache holds at most ``size`` plans and ``memsize`` bytes (a plan larger than ``memsize``
-on its own is dropped after its call). Defaults: 32 plans and 1 GiB per device; a memsize
-of -1 lifts the byte limit. :class:`tierfft.Plan` objects made by hand are not cached.
+A plan holds device memory once it has run: its tables, the arrays its 1-D passes keep
+between calls, and the device copies of host arrays. After every call the least recently
+used plans of that device are dropped, freeing theirs, until the cache holds at most
+``size`` plans and ``memsize`` bytes (a plan larger than ``memsize`` on its own is dropped
+after its call). Defaults: 32 plans and 1 GiB per device; a memsize of -1 lifts the byte
+limit. :class:`tierfft.Plan` objects made by hand are not cached.
+
+The work arrays of N-D, real and DCT transforms on a GPU (the second array of a 2-D
+transform, a DCT's complex array) are the device's, shared by all its plans as one work
+area serves cuFFT's: one set, sized for the largest call so far, counted apart from the
+plans (``Device.workspace_bytes``, printed by :meth:`PlanCache.show_info`) and freed by
+:meth:`PlanCache.clear`.
 """
 
 from __future__ import annotations
@@ -169,10 +175,20 @@ class PlanCache:
             return sum(e[1].held_bytes for e in _entries.values() if e[0] == self._name)
 
     def clear(self) -> None:
-        """Drops every kept plan of the device."""
+        """Drops every kept plan of the device and frees its shared work arrays."""
         with _lock:
             for key in [k for k, e in _entries.items() if e[0] == self._name]:
                 _drop(key)
+        for device in self._devices():
+            device.free_workspace()
+
+    def _devices(self) -> list:
+        """The opened devices of this name ("cuda" and "cuda:0" are two, with work arrays
+        of their own)."""
+        from ._plan import _devices, _devices_lock
+
+        with _devices_lock:
+            return [d for d in _devices.values() if d.name == self._name]
 
     def show_info(self) -> None:
         """Prints the limits and what is kept."""
@@ -181,6 +197,8 @@ class PlanCache:
         memsize = self.get_memsize()
         limit = "no limit" if memsize < 0 else f"at most {memsize} bytes"
         print(f"  device memory held: {self.get_curr_memsize()} bytes ({limit})")
+        shared = sum(d.workspace_bytes for d in self._devices())
+        print(f"  work arrays shared by the device's plans: {shared} bytes")
 
     def __repr__(self) -> str:
         return (f"tierfft.config.PlanCache(device={self._name!r}, size={self.get_size()}, "

@@ -18,8 +18,9 @@ pub(crate) mod view;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 pub mod wisdom;
+pub(crate) mod workspace;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use num_complex::Complex32;
 
@@ -241,9 +242,23 @@ pub enum DeviceKind {
 }
 
 /// A device to run transforms on: the CPU, a GPU through wgpu, or an NVIDIA GPU through
-/// CUDA. Cheap to clone (clones share the device).
+/// CUDA. Cheap to clone (clones share the device, and the work arrays its N-D transforms
+/// share: [`Device::workspace_bytes`]).
 #[derive(Clone)]
-pub struct Device(Arc<dyn api::Backend>);
+pub struct Device {
+    backend: Arc<dyn api::Backend>,
+    workspace: Arc<Mutex<workspace::Workspace>>,
+}
+
+impl Device {
+    /// The device of `backend`, with work arrays of its own.
+    pub(crate) fn with_backend(backend: Arc<dyn api::Backend>) -> Device {
+        Device {
+            backend,
+            workspace: Arc::default(),
+        }
+    }
+}
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -254,7 +269,7 @@ impl std::fmt::Debug for Device {
 impl Device {
     /// The CPU, through rustfft (always available).
     pub fn cpu() -> Device {
-        Device(Arc::new(api::Cpu))
+        Device::with_backend(Arc::new(api::Cpu))
     }
 
     /// The device named by `TIERFFT_DEVICE` if set; otherwise CUDA if there is an NVIDIA GPU
@@ -372,7 +387,7 @@ impl Device {
 
     /// Which backend this device runs on.
     pub fn kind(&self) -> DeviceKind {
-        self.0.kind()
+        self.backend.kind()
     }
 
     /// The CUDA device behind this one, if it is one (for its stream and limits).
@@ -390,7 +405,7 @@ impl Device {
     /// The backend behind this device as its own type `B`, if it is one.
     #[cfg(any(feature = "cuda", feature = "wgpu"))]
     fn downcast<B: api::Backend>(&self) -> Option<Arc<B>> {
-        let any: Arc<dyn std::any::Any + Send + Sync> = self.0.clone();
+        let any: Arc<dyn std::any::Any + Send + Sync> = self.backend.clone();
         any.downcast().ok()
     }
 
@@ -401,7 +416,7 @@ impl Device {
         reps: usize,
         work: &mut dyn FnMut() -> Result<()>,
     ) -> Result<(Vec<f64>, Timer)> {
-        self.0.time_runs(reps, work)
+        self.backend.time_runs(reps, work)
     }
 
     /// `kernel` compiled to run once over a source and a destination (see
@@ -420,17 +435,41 @@ impl Device {
 
     /// Whether distributed transforms may put ranks on this device.
     pub(crate) fn distributes(&self) -> bool {
-        self.0.distributes()
+        self.backend.distributes()
     }
 
     /// The backend behind this device, shared (for objects that keep it).
     fn backend(&self) -> Arc<dyn api::Backend> {
-        self.0.clone()
+        self.backend.clone()
     }
 
     /// The backend behind this device, borrowed.
     fn backend_ref(&self) -> &dyn api::Backend {
-        &*self.0
+        &*self.backend
+    }
+
+    /// The work arrays this device's N-D transforms share (on the CPU each transform keeps
+    /// its own, so that transforms on several threads run at once), for one run at a time.
+    pub(crate) fn workspace(&self) -> Result<MutexGuard<'_, workspace::Workspace>> {
+        self.workspace
+            .lock()
+            .map_err(|_| Error::gpu("a run panicked while holding the device's work arrays"))
+    }
+
+    /// Bytes of device memory held by the work arrays that this device's N-D and real
+    /// transforms share between runs (each sized for the largest run so far; see
+    /// [`crate::NdFft`]). Not counted in any transform's [`crate::NdFft::held_bytes`]; 0 on the
+    /// CPU, whose transforms keep their own.
+    pub fn workspace_bytes(&self) -> u64 {
+        self.workspace.lock().map_or(0, |w| w.bytes())
+    }
+
+    /// Frees the shared work arrays ([`Device::workspace_bytes`]), after the work queued so
+    /// far; the next run that needs them makes them again.
+    pub fn free_workspace(&self) {
+        if let Ok(mut w) = self.workspace.lock() {
+            *w = workspace::Workspace::default();
+        }
     }
 
     /// The device's name.

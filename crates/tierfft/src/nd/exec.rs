@@ -9,7 +9,8 @@ use super::{Buf, FuseReal, Kind, NdPlan, NdSpec, StepOp};
 use crate::backend::buffer::Held;
 use crate::backend::reshape::{self, ReshapeExec};
 use crate::backend::view::sealed::TOKEN;
-use crate::backend::{AsDeviceBuffer, Device, DeviceBuffer, Element, Fft, RealElement, Timer};
+use crate::backend::workspace::Workspace;
+use crate::backend::{AsDeviceBuffer, Device, DeviceKind, Element, Fft, RealElement, Timer};
 use crate::base::precision::Precision;
 use crate::error::{Error, Result};
 use crate::plan::PlanOptions;
@@ -22,17 +23,19 @@ enum Compiled {
 
 /// An N-D or real transform planned and compiled for one device. Reusable; `Send + Sync`.
 ///
-/// Besides the caller's arrays it may keep device scratch arrays from its first run until
-/// it is dropped, as cuFFT keeps a work area: on a GPU, a complex transform of two or more
-/// axes runs them between the caller's array and one of the same size; a widened real axis
-/// takes a complex array of the real shape; strided layouts a contiguous array each.
+/// Besides the caller's arrays it may need work arrays: on a GPU, a complex transform of
+/// two or more axes runs them between the caller's array and one of the same size; a
+/// widened real axis takes a complex array of the real shape; strided layouts a contiguous
+/// array each; a DCT or DST a complex array. On a GPU these are the device's, shared by all
+/// its N-D transforms and kept between runs ([`Device::workspace_bytes`]), as one work area
+/// serves cuFFT's plans; on the CPU each transform keeps its own from its first run until
+/// it is dropped.
 pub struct NdFft {
     plan: NdPlan,
     device: Device,
     steps: Vec<Compiled>,
-    /// Arrays kept between runs from the first that needs them until the transform is
-    /// dropped (as cuFFT keeps its work area), so repeated calls allocate nothing.
-    scratch: Mutex<Scratch>,
+    /// The work arrays of a transform on the CPU (on a GPU, the device's are used).
+    scratch: Mutex<Workspace>,
 }
 
 /// The arrays one run works on (see [`Buf`]), as 4-byte words of the plan's precision: the
@@ -73,17 +76,6 @@ impl Caller<'_> {
     }
 }
 
-/// Device arrays a transform keeps between runs ([`NdFft::scratch`]), in 4-byte words: the
-/// full-length complex array of a widened real axis (or a complex transform's work array),
-/// and the contiguous arrays strided buffers are gathered into and scattered from.
-/// Allocated on first use.
-#[derive(Default)]
-struct Scratch {
-    full: Option<DeviceBuffer<f32>>,
-    real: Option<DeviceBuffer<f32>>,
-    spectrum: Option<DeviceBuffer<f32>>,
-}
-
 /// The caller's buffers of one run.
 enum User<'a> {
     /// A complex transform in place.
@@ -97,31 +89,16 @@ enum User<'a> {
 }
 
 /// The contiguous array the steps use for the caller's `user` buffer: the buffer itself, or
-/// where it is `strided`, the scratch array in `slot` (made by `make` if need be), returned
-/// with the buffer for the gather or scatter.
+/// where it is strided, the work array `work`, returned with the buffer for the gather or
+/// scatter.
 fn working<'a>(
     user: &'a mut Held,
-    strided: bool,
-    slot: &'a mut Option<DeviceBuffer<f32>>,
-    make: impl FnOnce() -> Result<DeviceBuffer<f32>>,
-) -> Result<(&'a mut Held, Option<&'a mut Held>)> {
-    if strided {
-        Ok((&mut ensure(slot, make)?.held, Some(user)))
-    } else {
-        Ok((user, None))
+    work: Option<&'a mut Held>,
+) -> (&'a mut Held, Option<&'a mut Held>) {
+    match work {
+        Some(work) => (work, Some(user)),
+        None => (user, None),
     }
-}
-
-/// `slot`'s array, made by `make` if it has none yet.
-fn ensure(
-    slot: &mut Option<DeviceBuffer<f32>>,
-    make: impl FnOnce() -> Result<DeviceBuffer<f32>>,
-) -> Result<&mut DeviceBuffer<f32>> {
-    if slot.is_none() {
-        *slot = Some(make()?);
-    }
-    slot.as_mut()
-        .ok_or_else(|| Error::gpu("a scratch array was not made"))
 }
 
 impl Device {
@@ -203,9 +180,10 @@ impl NdFft {
     }
 
     /// Bytes of memory on its device the transform holds now: its transforms' tables and
-    /// work arrays ([`Fft::held_bytes`]), its steps' twiddle tables, and the scratch arrays it
-    /// keeps from its first run (on the CPU backend, those arrays alone, in host memory).
-    /// Dropping the transform frees them.
+    /// work arrays ([`Fft::held_bytes`]) and its steps' twiddle tables (on the CPU backend,
+    /// the work arrays it keeps from its first run, in host memory). Dropping the transform
+    /// frees them. On a GPU the N-D work arrays are the device's, shared by its transforms
+    /// and counted by [`Device::workspace_bytes`].
     pub fn held_bytes(&self) -> u64 {
         let precision = self.spec().precision;
         let ffts: u64 = self.ffts().map(Fft::held_bytes).sum();
@@ -215,18 +193,7 @@ impl NdFft {
                 StepOp::Fft { .. } => None,
             })
             .sum();
-        let kept = self.scratch.lock().map_or(0, |s| {
-            let Scratch {
-                full,
-                real,
-                spectrum,
-            } = &*s;
-            [full, real, spectrum]
-                .into_iter()
-                .flatten()
-                .map(|b| 4 * b.len() as u64)
-                .sum()
-        });
+        let kept = self.scratch.lock().map_or(0, |s| s.bytes());
         ffts + tables as u64 + kept
     }
 
@@ -338,31 +305,45 @@ impl NdFft {
         )
     }
 
-    /// A scratch array of `words` 4-byte words.
-    fn make(&self, words: usize) -> impl FnOnce() -> Result<DeviceBuffer<f32>> + '_ {
-        move || self.device.zeros_of::<f32>(words)
-    }
-
     /// Runs every step on the caller's buffers `user`, queued on the device, with `scratch`
     /// for the arrays they do not provide.
-    fn run(&self, user: User, scratch: &mut Scratch) -> Result<()> {
+    fn run(&self, user: User, scratch: &mut Workspace) -> Result<()> {
         let (gather, scatter) = self.strided();
         let (real_words, complex_words) = self.dense_words();
-        let Scratch {
+        let device = &self.device;
+        let Workspace {
             full,
-            real: real_scratch,
-            spectrum: spectrum_scratch,
+            real,
+            spectrum,
         } = scratch;
+        // The work arrays this run needs besides the caller's buffers.
+        let (need_real, need_spectrum) = match &user {
+            User::Complex(_) => (false, gather || scatter),
+            User::RealToComplex(..) => (gather, scatter),
+            User::ComplexToReal(..) => (scatter, gather),
+            User::RealToReal(_) => (false, true),
+        };
+        let mut views: [Option<Held>; 3] = Default::default();
+        let [full_view, real_view, spectrum_view] = &mut views;
         // A widened real axis' array holds the real shape's complex values.
         let full = match self.plan.uses(Buf::Full) {
-            true => Some(&mut ensure(full, self.make(2 * real_words))?.held),
+            true => Some(full.lend(device, 2 * real_words, full_view)?),
             false => None,
         };
+        let real_work = match need_real {
+            true => Some(real.lend(device, real_words, real_view)?),
+            false => None,
+        };
+        let spectrum_work = match need_spectrum {
+            true => Some(spectrum.lend(device, complex_words, spectrum_view)?),
+            false => None,
+        };
+        let unlent = || Error::gpu("a work array was not lent");
         let apart = |input, output| Caller::Apart { input, output };
         let mut arrays = match user {
             User::Complex(data) if gather || scatter => Arrays {
                 real: None,
-                spectrum: &mut ensure(spectrum_scratch, self.make(complex_words))?.held,
+                spectrum: spectrum_work.ok_or_else(unlent)?,
                 full,
                 caller: Caller::InPlace(data),
             },
@@ -373,9 +354,8 @@ impl NdFft {
                 caller: apart(None, None),
             },
             User::RealToComplex(input, output) => {
-                let (real, input) = working(input, gather, real_scratch, self.make(real_words))?;
-                let (spectrum, output) =
-                    working(output, scatter, spectrum_scratch, self.make(complex_words))?;
+                let (real, input) = working(input, real_work);
+                let (spectrum, output) = working(output, spectrum_work);
                 Arrays {
                     real: Some(real),
                     spectrum,
@@ -384,9 +364,8 @@ impl NdFft {
                 }
             }
             User::ComplexToReal(input, output) => {
-                let (spectrum, input) =
-                    working(input, gather, spectrum_scratch, self.make(complex_words))?;
-                let (real, output) = working(output, scatter, real_scratch, self.make(real_words))?;
+                let (spectrum, input) = working(input, spectrum_work);
+                let (real, output) = working(output, real_work);
                 Arrays {
                     real: Some(real),
                     spectrum,
@@ -396,7 +375,7 @@ impl NdFft {
             }
             User::RealToReal(data) => Arrays {
                 real: Some(data),
-                spectrum: &mut ensure(spectrum_scratch, self.make(complex_words))?.held,
+                spectrum: spectrum_work.ok_or_else(unlent)?,
                 full,
                 caller: apart(None, None),
             },
@@ -455,12 +434,16 @@ impl NdFft {
         }
     }
 
-    /// The kept scratch arrays, for one run at a time (runs are queued in order on the
-    /// device, so the next may reuse them at once).
-    fn scratch(&self) -> Result<MutexGuard<'_, Scratch>> {
+    /// The work arrays, for one run at a time (runs are queued in order on the device, so
+    /// the next may reuse them at once): the device's on a GPU, this transform's own on the
+    /// CPU.
+    fn scratch(&self) -> Result<MutexGuard<'_, Workspace>> {
+        if self.device.kind() != DeviceKind::Cpu {
+            return self.device.workspace();
+        }
         self.scratch
             .lock()
-            .map_err(|_| Error::gpu("a run panicked while holding the scratch arrays"))
+            .map_err(|_| Error::gpu("a run panicked while holding the work arrays"))
     }
 
     /// Elements a buffer transformed in place holds: its input and its output layout both.
@@ -582,10 +565,11 @@ impl NdFft {
         self.check::<T>("input", true, input.len(), len, false)?;
         self.check::<T>("output", true, output.len(), len, false)?;
         let mut scratch = self.scratch()?;
+        let mut view = None;
         let full = match self.plan.uses(Buf::Full) {
             true => {
                 let (_, words) = self.dense_words();
-                Some(&mut ensure(&mut scratch.full, self.make(words))?.held)
+                Some(scratch.full.lend(&self.device, words, &mut view)?)
             }
             false => None,
         };
@@ -682,7 +666,7 @@ impl NdFft {
             ),
             Kind::RealToReal => (zeros(words(spec.input_len(), false))?, None),
         };
-        let mut once = |scratch: &mut Scratch| -> Result<()> {
+        let mut once = |scratch: &mut Workspace| -> Result<()> {
             let user = match (spec.kind(), output.as_mut()) {
                 (Kind::ComplexToComplex, _) => User::Complex(&mut input.held),
                 (Kind::RealToReal, _) => User::RealToReal(&mut input.held),

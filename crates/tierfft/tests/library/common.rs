@@ -49,12 +49,22 @@ pub fn gpu() -> &'static Device {
             // through Vulkan (the OnceLock runs this before the first device exists).
             unsafe { std::env::set_var("XDG_RUNTIME_DIR", dir) };
         }
-        let name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
-        let device =
-            Device::by_name(&name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"));
+        let device = open_gpu();
         eprintln!("GPU tests run on {}", device.name());
         device
     })
+}
+
+/// The GPU of [`gpu`] opened again: a device of its own (its own N-D work arrays), for
+/// tests that watch what a device holds while others run on [`gpu`].
+pub fn gpu_again() -> Device {
+    gpu();
+    open_gpu()
+}
+
+fn open_gpu() -> Device {
+    let name = std::env::var("TIERFFT_TEST_DEVICE").unwrap_or_else(|_| "lavapipe".into());
+    Device::by_name(&name).unwrap_or_else(|e| panic!("GPU tests need a device: {e}"))
 }
 
 /// A fresh seeded generator; the seed is printed so a failure can be replayed with

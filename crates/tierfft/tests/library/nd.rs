@@ -7,9 +7,9 @@
 use num_complex::{Complex32, Complex64};
 use rand::RngExt;
 use rand::rngs::StdRng;
-use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
+use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error, trig_f64};
 use tierfft::nd::Kind;
-use tierfft::{Device, Error, NdFft, NdSpec};
+use tierfft::{Device, Error, NdFft, NdSpec, RealToReal, Trig};
 
 use crate::common::*;
 
@@ -236,6 +236,66 @@ fn real_transforms_say_whether_they_keep_their_input() {
     let fft = plan(gpu, &c2r);
     assert!(!fft.preserves_input(), "{}: {c2r:?}", gpu.name());
     run_on(&fft, gpu, &c2r, &mut rng);
+}
+
+/// On a GPU the N-D work arrays are the device's, shared by its transforms
+/// ([`Device::workspace_bytes`]): a run finds in them what another plan's run left and must
+/// be as accurate as on fresh arrays. Plans of several kinds and sizes (two complex axes, a
+/// widened odd real axis, a C2R over two axes, a real axis before others, a DCT-IV) run
+/// interleaved, each after another's; the device then holds one set of arrays, counted apart
+/// from the plans, freed on request and made again by the next run.
+#[test]
+fn transforms_share_the_devices_work_arrays() {
+    let dev = gpu_again();
+    let mut rng = rng();
+    let specs = [
+        NdSpec::new(&[64, 48]),
+        NdSpec::new(&[6, 9, 11]).axes(&[2, 0]).real(),
+        NdSpec::new(&[10, 12]).real().inverse().normalized(),
+        NdSpec::new(&[5, 33, 7]).axes(&[1]).real(),
+    ];
+    let plans: Vec<NdFft> = (specs.iter())
+        .map(|s| dev.plan_nd(s).expect("plans"))
+        .collect();
+    let dct = NdSpec::new(&[24, 40]).trig(RealToReal::new(Trig::dct(4).expect("a type")));
+    let dct_plan = dev.plan_nd(&dct).expect("plans");
+    let held: Vec<u64> = plans.iter().map(NdFft::held_bytes).collect();
+    for _ in 0..2 {
+        for (fft, spec) in plans.iter().zip(&specs).rev() {
+            run_on(fft, &dev, spec, &mut rng);
+            let x: Vec<f32> = reals(&mut rng, dct.input_len());
+            let mut buf = dev.upload(&x).expect("upload");
+            dct_plan
+                .process_buffer_real_to_real(&mut buf)
+                .expect("a DCT-IV");
+            let got: Vec<f64> = (buf.download().expect("download").iter())
+                .map(|&v: &f32| f64::from(v))
+                .collect();
+            let want = trig_f64(&dct, &x.iter().map(|&v| f64::from(v)).collect::<Vec<_>>());
+            let (num, den) = got.iter().zip(&want).fold((0.0, 0.0), |(n, d), (g, w)| {
+                (n + (g - w) * (g - w), d + w * w)
+            });
+            let err = (num / den).sqrt();
+            assert!(err <= BOUND, "the DCT-IV after {spec:?}: error {err:e}");
+        }
+    }
+    // Counted by the device, not by the plans; one set, not one per plan: the C2C plan's
+    // work array (64 × 48 complex) is the largest, and no array is kept twice.
+    let largest = 64 * 48 * 8;
+    let grown = plans[0].held_bytes() - held[0];
+    assert!(
+        grown < largest as u64,
+        "the C2C plan holds {grown} more bytes"
+    );
+    let shared = dev.workspace_bytes();
+    assert!(
+        shared >= largest as u64 && shared <= 3 * largest as u64,
+        "{shared} bytes"
+    );
+    dev.free_workspace();
+    assert_eq!(dev.workspace_bytes(), 0);
+    run_on(&plans[0], &dev, &specs[0], &mut rng);
+    assert_eq!(dev.workspace_bytes(), largest as u64);
 }
 
 #[test]

@@ -236,12 +236,6 @@ impl Memory for CudaBorrowed {
     }
 }
 
-impl From<Arc<CudaDevice>> for Device {
-    fn from(device: Arc<CudaDevice>) -> Device {
-        Device(device)
-    }
-}
-
 impl Backend for CudaDevice {
     fn name(&self) -> String {
         CudaDevice::name(self)
@@ -313,5 +307,11 @@ impl Backend for CudaDevice {
         work: &mut dyn FnMut() -> Result<()>,
     ) -> Result<(Vec<f64>, Timer)> {
         Ok((time_events(self, reps, work)?, Timer::GpuTimestamps))
+    }
+}
+
+impl From<Arc<CudaDevice>> for Device {
+    fn from(device: Arc<CudaDevice>) -> Device {
+        Device::with_backend(device)
     }
 }

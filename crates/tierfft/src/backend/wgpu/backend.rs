@@ -104,12 +104,6 @@ impl Memory for WgpuMemory {
     }
 }
 
-impl From<Arc<WgpuDevice>> for Device {
-    fn from(device: Arc<WgpuDevice>) -> Device {
-        Device(device)
-    }
-}
-
 impl Backend for WgpuDevice {
     fn name(&self) -> String {
         WgpuDevice::name(self)
@@ -165,5 +159,11 @@ impl Backend for WgpuDevice {
         Ok(Box::new(OneDispatch::new(
             self, kernel, table, lines, grid, floats,
         )?))
+    }
+}
+
+impl From<Arc<WgpuDevice>> for Device {
+    fn from(device: Arc<WgpuDevice>) -> Device {
+        Device::with_backend(device)
     }
 }
