@@ -8,8 +8,8 @@ use super::cpu::HostMemory;
 use crate::base::precision::{Precision, device_words};
 use crate::error::{Error, Result};
 use crate::kernel::{reshape_grid, reshape_kernel};
-use crate::plan::DeviceLimits;
-use crate::plan::Reshape;
+use crate::plan::{DeviceLimits, Reshape, reshape_on_host, rounded_twiddles};
+use num_complex::Complex;
 
 /// What each backend's compiled reshape does: `src` → `dst`, both on its device (queued,
 /// not waited for).
@@ -25,7 +25,11 @@ pub(crate) fn compile(
     precision: Precision,
 ) -> Result<Box<dyn ReshapeExec>> {
     let Some(limits) = device.limits() else {
-        return Ok(Box::new(CpuReshape(step.clone(), precision)));
+        let twiddles = match precision {
+            Precision::F64 => HostTwiddles::F64(rounded_twiddles(step)),
+            _ => HostTwiddles::F32(rounded_twiddles(step)),
+        };
+        return Ok(Box::new(CpuReshape(step.clone(), precision, twiddles)));
     };
     let words = step.words(precision);
     check_binding(step, words, limits)?;
@@ -82,8 +86,14 @@ pub(crate) fn elsewhere(device: &str) -> Error {
     ))
 }
 
-/// A step on the CPU, in its precision.
-struct CpuReshape(Reshape, Precision);
+/// A step on the CPU, in its precision, with its twiddles made once.
+struct CpuReshape(Reshape, Precision, HostTwiddles);
+
+/// A CPU step's twiddles, rounded to the precision it runs in.
+enum HostTwiddles {
+    F32(Vec<Complex<f32>>),
+    F64(Vec<Complex<f64>>),
+}
 
 impl ReshapeExec for CpuReshape {
     fn run(&self, src: &Held, dst: &mut Held) -> Result<()> {
@@ -91,9 +101,9 @@ impl ReshapeExec for CpuReshape {
         let (Some(src), Some(dst)) = (HostMemory::of(src), HostMemory::of_mut(dst)) else {
             return Err(elsewhere(CPU_NAME));
         };
-        match self.1 {
-            Precision::F64 => crate::plan::reshape_on_host::<f64>(&self.0, src, dst),
-            _ => crate::plan::reshape_on_host::<f32>(&self.0, src, dst),
+        match &self.2 {
+            HostTwiddles::F64(w) => reshape_on_host::<f64>(&self.0, w, src, dst),
+            HostTwiddles::F32(w) => reshape_on_host::<f32>(&self.0, w, src, dst),
         }
         Ok(())
     }

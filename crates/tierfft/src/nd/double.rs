@@ -20,7 +20,7 @@ use super::plan::around;
 use super::{Kind, NdPlan, NdSpec, StepOp};
 use crate::backend::{Device, DeviceKind};
 use crate::error::{Error, Result};
-use crate::plan::{Reshape, trig_on_host};
+use crate::plan::{Reshape, rounded_twiddles, trig_on_host};
 use crate::spec::{Direction, PointOp};
 
 /// The real-data transform of a real transform's halved axis (realfft: half the work of a
@@ -64,6 +64,8 @@ pub struct NdFft64 {
     /// A DCT or DST's steps ([`NdPlan`]): its passes to and from the complex work array,
     /// run on the host, around the transforms in `ffts`.
     trig: Option<NdPlan>,
+    /// The twiddles of each of `trig`'s steps, made once (empty for its FFTs).
+    trig_twiddles: Vec<Vec<Complex64>>,
 }
 
 impl Device {
@@ -138,6 +140,7 @@ impl Device {
             real,
             scale,
             trig: None,
+            trig_twiddles: Vec::new(),
         })
     }
 }
@@ -172,6 +175,12 @@ fn plan_trig(spec: &NdSpec) -> Result<NdFft64> {
         ffts,
         real: None,
         scale: 1.0,
+        trig_twiddles: (plan.steps.iter())
+            .map(|step| match &step.op {
+                StepOp::Reshape(r) => rounded_twiddles(r),
+                StepOp::Fft { .. } => Vec::new(),
+            })
+            .collect(),
         trig: Some(plan),
     })
 }
@@ -288,7 +297,7 @@ impl NdFft64 {
         // The work array's lines: [outer][m][inner] of the last step into it.
         let mut lines = (1, 1);
         let mut ffts = self.ffts.iter();
-        for step in &plan.steps {
+        for (step, w) in plan.steps.iter().zip(&self.trig_twiddles) {
             match &step.op {
                 StepOp::Reshape(
                     r @ Reshape::TrigLoad {
@@ -301,10 +310,10 @@ impl NdFft64 {
                     lines = pairs.fft_dims(*outer, *inner);
                     work.clear();
                     work.resize(r.outputs(), Complex64::default());
-                    trig_on_host::<f64>(r, output, bytemuck::cast_slice_mut(&mut work));
+                    trig_on_host::<f64>(r, w, output, bytemuck::cast_slice_mut(&mut work));
                 }
                 StepOp::Reshape(r) => {
-                    trig_on_host::<f64>(r, bytemuck::cast_slice(&work), output);
+                    trig_on_host::<f64>(r, w, bytemuck::cast_slice(&work), output);
                 }
                 StepOp::Fft { .. } => {
                     let Some((_, fft)) = ffts.next() else {

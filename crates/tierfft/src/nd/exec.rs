@@ -189,7 +189,7 @@ impl NdFft {
         let ffts: u64 = self.ffts().map(Fft::held_bytes).sum();
         let tables: usize = (self.plan.steps.iter())
             .filter_map(|s| match &s.op {
-                StepOp::Reshape(r) => r.twiddles().map(|t| t.len() * precision.complex_bytes()),
+                StepOp::Reshape(r) => r.twiddle_count().map(|t| t * precision.complex_bytes()),
                 StepOp::Fft { .. } => None,
             })
             .sum();

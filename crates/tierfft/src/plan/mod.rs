@@ -51,7 +51,7 @@ pub use options::PlanOptions;
 pub use pass::{Body, Geometry, Load, LoadOp, Pass, Persistent, Store, StoreOp};
 pub use real::RealFusion;
 pub use reshape::{LinePairs, Reshape};
-pub(crate) use reshape_host::reshape as reshape_on_host;
+pub(crate) use reshape_host::{reshape as reshape_on_host, rounded_twiddles};
 pub(crate) use trig_host::trig as trig_on_host;
 
 use crate::base::precision::Precision;

@@ -287,6 +287,17 @@ impl Reshape {
         }
     }
 
+    /// How many twiddles [`Reshape::twiddles`] gives, without computing them.
+    pub fn twiddle_count(&self) -> Option<usize> {
+        match *self {
+            Reshape::Split { n, .. } | Reshape::Merge { n, .. } => Some(n / 2 + 1),
+            Reshape::TrigLoad { transform, n, .. } | Reshape::TrigStore { transform, n, .. } => {
+                (transform.kind() != 1).then_some(2 * n)
+            }
+            _ => None,
+        }
+    }
+
     /// A short name for kernels and printed plans.
     pub fn name(&self) -> String {
         match self {

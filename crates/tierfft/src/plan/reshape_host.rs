@@ -7,14 +7,15 @@ use super::Reshape;
 use crate::base::words::{Real, values, with_values_mut};
 
 /// Runs `step` from `src` into `dst`, both 4-byte words holding values of type `T` (complex
-/// data as interleaved pairs).
-pub(crate) fn reshape<T: Real>(step: &Reshape, src: &[f32], dst: &mut [f32]) {
+/// data as interleaved pairs); `w` is the step's [`rounded_twiddles`], made once by the
+/// caller.
+pub(crate) fn reshape<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[f32], dst: &mut [f32]) {
     let src = values::<T>(src);
-    with_values_mut::<T>(dst, |dst| reshape_values(step, &src, dst));
+    with_values_mut::<T>(dst, |dst| reshape_values(step, w, &src, dst));
 }
 
 /// [`reshape`] on values of `T`.
-fn reshape_values<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
+fn reshape_values<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &mut [T]) {
     match *step {
         Reshape::Gather {
             ref shape,
@@ -47,10 +48,11 @@ fn reshape_values<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
             }
         }
         Reshape::TrigLoad { .. } | Reshape::TrigStore { .. } => {
-            super::trig_host::trig::<T>(step, src, dst);
+            super::trig_host::trig::<T>(step, w, src, dst);
         }
         _ => complex_reshape::<T>(
             step,
+            w,
             bytemuck::cast_slice(src),
             bytemuck::cast_slice_mut(dst),
         ),
@@ -75,8 +77,9 @@ fn strided_offsets<'a>(
 }
 
 /// The twiddles `step` reads ([`Reshape::twiddles`]), rounded once to `T`; none for the
-/// steps without them.
-pub(super) fn rounded_twiddles<T: Real>(step: &Reshape) -> Vec<Complex<T>> {
+/// steps without them. Computed with exactly reduced angles: made once per plan, not per
+/// run.
+pub(crate) fn rounded_twiddles<T: Real>(step: &Reshape) -> Vec<Complex<T>> {
     let table = step.twiddles().unwrap_or_default();
     table
         .iter()
@@ -84,8 +87,12 @@ pub(super) fn rounded_twiddles<T: Real>(step: &Reshape) -> Vec<Complex<T>> {
         .collect()
 }
 
-fn complex_reshape<T: Real>(step: &Reshape, src: &[Complex<T>], dst: &mut [Complex<T>]) {
-    let w = rounded_twiddles::<T>(step);
+fn complex_reshape<T: Real>(
+    step: &Reshape,
+    w: &[Complex<T>],
+    src: &[Complex<T>],
+    dst: &mut [Complex<T>],
+) {
     let i = Complex::new(T::zero(), T::one());
     let half = T::round(0.5);
     match *step {

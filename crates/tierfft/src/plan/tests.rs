@@ -842,3 +842,38 @@ fn a_forced_last_pass_that_overflows_workgroup_memory_is_not_planned() {
         Err(e) => assert!(matches!(e, Error::TooLarge { .. }), "{e}"),
     }
 }
+
+#[test]
+fn reshape_twiddle_counts_match_their_tables() {
+    let mut steps = vec![
+        Reshape::Split {
+            n: 12,
+            rows: 2,
+            scale: 1.0,
+        },
+        Reshape::Merge {
+            n: 40,
+            rows: 1,
+            scale: 0.5,
+        },
+        Reshape::Widen { len: 8 },
+    ];
+    for transform in crate::trig::Trig::ALL {
+        steps.push(Reshape::TrigLoad {
+            transform,
+            outer: 2,
+            n: 9,
+            inner: 3,
+            orthogonalize: false,
+            pairs: LinePairs::choose(transform, 2, 3),
+        });
+    }
+    for step in steps {
+        assert_eq!(
+            step.twiddle_count(),
+            step.twiddles().map(|w| w.len()),
+            "{}",
+            step.name()
+        );
+    }
+}

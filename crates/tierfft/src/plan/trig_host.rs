@@ -52,8 +52,8 @@ const MIN_TASK: usize = 1 << 12;
 /// (reals and complex values as the step reads and writes them), on rayon's pool: a task
 /// per run of output rows, each row's lines side by side, so that reads and writes go along
 /// contiguous rows.
-pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
-    let w = super::reshape_host::rounded_twiddles::<T>(step);
+/// `w` is the step's [`super::rounded_twiddles`], made once by the caller.
+pub(crate) fn trig<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &mut [T]) {
     let min_rows = |inner: usize| (MIN_TASK / inner.max(1)).max(1);
     match *step {
         Reshape::TrigLoad {
@@ -73,7 +73,7 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
             // Point j of line (o, c)'s FFT input.
             let point = |o: usize, c: usize, j: usize| {
                 let x = |s: usize| src[(o * n + s) * inner + c] * factors[s];
-                load(transform, n, j, &x, &w)
+                load(transform, n, j, &x, w)
             };
             dst[..fft_outer * m * fft_inner]
                 .par_chunks_mut(fft_inner)
@@ -121,7 +121,7 @@ pub(crate) fn trig<T: Real>(step: &Reshape, src: &[T], dst: &mut [T]) {
                             true => own_point(transform, m, p, half, &z),
                             false => z(p),
                         };
-                        *y = store(transform, n, k, &own, &w) * factors[k];
+                        *y = store(transform, n, k, &own, w) * factors[k];
                     }
                 });
         }
