@@ -131,8 +131,8 @@
 #           `python -m tierfft.bench` against numpy.fft, scipy.fft and cupy.fft
 #   cupy    CuPy arrays: `python -m tierfft.bench --gpu` (tierfft against cupy.fft and
 #           cupyx.scipy.fft on the same arrays, same process, interleaved), then
-#           scripts/first-call.py twice (new lengths' first calls with the kernel cache cold,
-#           then warm), then the CUDA-array and DCT pytest cases on CUDA
+#           scripts/first-call.py (new lengths' first calls: compiled first with the kernel
+#           cache empty, then in the background with it empty and full), then the CUDA-array, DCT, plan and cache pytest cases on CUDA
 #   transfers  host-device copies: `bench --transfers` (tierfft's staged copies against the
 #           driver's pageable copies and pinned DMA alone, 1 MiB..1 GiB), then `tierfft sar
 #           --device cuda` end to end at 4096² and 16384² with this build and, when carried,
@@ -330,13 +330,18 @@ fi
 if want cupy; then
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --gpu --reps ${BENCH_REPS:-30} --json "$out/cupy.json" 2>&1 |
         tee "$out/cupy.txt" || status=1
-    rm -rf /tmp/tierfft-cubin
-    for cache in cold warm; do
-        echo "== first calls, kernel cache $cache" | tee -a "$out/first-call.txt"
-        python3 scripts/first-call.py 2>&1 | tee -a "$out/first-call.txt" || status=1
+    # Compiling before the first call (--sync) with the kernel cache empty, then in the
+    # background with it empty, then in the background with it full.
+    for mode in sync-cold background-cold background-warm; do
+        case $mode in *-cold) rm -rf /tmp/tierfft-cubin ;; esac
+        flag=""
+        [ "${mode%%-*}" = sync ] && flag=--sync
+        echo "== first calls, $mode" | tee -a "$out/first-call.txt"
+        python3 scripts/first-call.py $flag 2>&1 | tee -a "$out/first-call.txt" || status=1
     done
     TIERFFT_PY_DEVICES=cuda python3 -m pytest -q -p no:cacheprovider crates/tierfft-py/tests/test_cuda.py \
-        crates/tierfft-py/tests/test_trig.py 2>&1 | tee "$out/pytest-cuda.log" | tail -15 || status=1
+        crates/tierfft-py/tests/test_trig.py crates/tierfft-py/tests/test_plans.py \
+        crates/tierfft-py/tests/test_config.py 2>&1 | tee "$out/pytest-cuda.log" | tail -15 || status=1
 fi
 if want transfers; then
     python3 scripts/memcpy-scaling.py 2>&1 | tee "$out/memcpy-scaling.txt"

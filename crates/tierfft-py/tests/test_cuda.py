@@ -162,3 +162,26 @@ def test_dct_and_dst_of_double_complex_and_resized_cupy_arrays(cupy, rng):
         assert relative_error(cupy.asnumpy(got), scipy_fft.idst(x.real, type=type, n=40)) < 1e-13
     half = tierfft.dct(cupy.asarray(x.real.astype(np.float16)))
     assert half.dtype == cupy.float32
+
+
+def test_cupy_arrays_while_their_kernels_compile(cupy, rng, monkeypatch):
+    import threading
+
+    monkeypatch.setattr(tierfft.config, "compile_in_background", True)
+    busy = threading.Event()
+    tierfft._background.submit(busy, lambda: busy.wait(30))
+    monkeypatch.setattr(tierfft._background, "FIRST_CALL_WAIT", 0.0)
+    try:
+        x = rng.standard_normal((5, 463)) + 1j * rng.standard_normal((5, 463))
+        xg = cupy.asarray(x)
+        got = tierfft.fft(xg)
+        assert isinstance(got, cupy.ndarray) and got.dtype == cupy.complex128
+        assert relative_error(cupy.asnumpy(got), np.fft.fft(x)) < 1e-14
+        out = cupy.empty_like(xg)
+        assert tierfft.ifft(xg, out=out) is out
+        assert relative_error(cupy.asnumpy(out), np.fft.ifft(x)) < 1e-14
+        r = tierfft.rfft(cupy.asarray(x.real.astype(np.float32)))
+        assert r.dtype == cupy.complex64
+        assert relative_error(cupy.asnumpy(r), np.fft.rfft(x.real)) < 2e-6
+    finally:
+        busy.set()

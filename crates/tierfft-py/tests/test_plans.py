@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tierfft
-from conftest import relative_error
+from conftest import relative_error, tolerance
 
 
 def test_plan_reused_and_into_out(device, rng):
@@ -158,3 +158,33 @@ def test_cuda_array_of_another_library_is_refused():
 
     with pytest.raises(TypeError, match="CuPy and PyTorch"):
         tierfft.fft(Foreign())
+
+
+def test_new_lengths_run_on_the_cpu_while_their_kernels_compile(device, rng, monkeypatch):
+    if device == "cpu":
+        pytest.skip("the CPU compiles nothing")
+    monkeypatch.setattr(tierfft.config, "compile_in_background", True)
+    # The worker busy first, so that the new plan's kernels are still compiling at its
+    # first call, which does not wait.
+    busy = threading.Event()
+    tierfft._background.submit(busy, lambda: busy.wait(30))
+    monkeypatch.setattr(tierfft._background, "FIRST_CALL_WAIT", 0.0)
+    x = (rng.standard_normal((3, 457)) + 1j * rng.standard_normal((3, 457))).astype(np.complex64)
+    plan = tierfft._plan.cached_plan("fft", x.shape, x.dtype, device, n=None, axis=-1, norm=None)
+    assert plan.compiling
+    first = tierfft.fft(x, device=device)
+    assert first.dtype == np.complex64
+    assert relative_error(first, np.fft.fft(x.astype(np.complex128))) < tolerance(np.complex64)
+    assert plan.compiling
+    busy.set()
+    plan._pending.result(timeout=120)
+    again = tierfft.fft(x, device=device, norm=None)
+    assert not plan.compiling
+    assert relative_error(again, np.fft.fft(x.astype(np.complex128))) < tolerance(np.complex64)
+    # Large arrays, plans made by hand and the setting off compile before the first call.
+    assert not tierfft.Plan("fft", x.shape, x.dtype, device=device).compiling
+    monkeypatch.setattr(tierfft.config, "compile_in_background", False)
+    y = np.ones((2, 459), np.complex64)
+    tierfft.fft(y, device=device)
+    assert not tierfft._plan.cached_plan("fft", y.shape, y.dtype, device, n=None, axis=-1,
+                                         norm=None).compiling

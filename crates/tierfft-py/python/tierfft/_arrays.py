@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
+import numpy as np
+
 #: DLPack's device type of CUDA memory.
 _KDL_CUDA = 2
 
@@ -101,7 +103,7 @@ class CudaArrays:
 
     def contiguous(self, a: Any) -> Any:
         if self.library == "cupy":
-            return self.module.ascontiguousarray(a)
+            return a if a.flags.c_contiguous else self.module.ascontiguousarray(a)
         return a.contiguous()
 
     def copy_into(self, dst: Any, src: Any) -> None:
@@ -110,6 +112,19 @@ class CudaArrays:
             dst[...] = src
         else:
             dst.copy_(src)
+
+    def to_host(self, a: Any) -> np.ndarray:
+        """``a`` copied to a NumPy array (after the work queued on it)."""
+        if self.library == "cupy":
+            return self.module.asnumpy(a)
+        return a.cpu().numpy()
+
+    def from_host(self, h: np.ndarray, like: Any) -> Any:
+        """``h`` copied to an array of this library on ``like``'s GPU."""
+        if self.library == "cupy":
+            with self.module.cuda.Device(self.ordinal(like)):
+                return self.module.asarray(h)
+        return self.module.from_numpy(np.ascontiguousarray(h)).to(like.device)
 
     def complex_of(self, re: Any, im: Any) -> Any:
         """The complex array ``re + i·im`` of two real arrays of one shape and type."""

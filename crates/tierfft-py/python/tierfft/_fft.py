@@ -17,8 +17,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ._arrays import cuda_library
-from ._plan import cached_plan
+from ._arrays import arrays_of, cuda_library
+from ._plan import Plan, cached_plan
 from .config import settle
 
 __all__ = [
@@ -73,9 +73,16 @@ def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Option
 def _one_axis(func: str, a: Any, n, axis, norm, out, device, workers=None) -> Any:
     a, shape, dtype, library = _array_shape_dtype(a)
     plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis, norm=norm)
-    result = plan(a, out, workers=workers)
+    result = _call(plan, a, library, out, workers)
     settle(plan)
     return result
+
+
+def _call(plan: Plan, a: Any, library: Optional[str], out: Any, workers) -> Any:
+    """``plan`` run on ``a``, whose library the caller has found already."""
+    if library is None:
+        return plan(a, out, workers=workers)
+    return plan._call_cuda(arrays_of(library), a, out)
 
 
 # The two-axis functions given ``axes=None`` explicitly: NumPy then transforms every axis,
@@ -117,7 +124,7 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
         axes=None if axes is None else tuple(axes),
         norm=norm,
     )
-    result = plan(a, out, workers=workers)
+    result = _call(plan, a, library, out, workers)
     settle(plan)
     return result
 

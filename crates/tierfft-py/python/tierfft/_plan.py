@@ -4,6 +4,8 @@ and element type, planned and compiled once. The functions in ``tierfft`` (``fft
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
 import math
 import operator
 import os
@@ -13,7 +15,7 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _core
+from . import _background, _core, config
 from ._arrays import CudaArrays, arrays_of, cuda_library
 from .config import cached
 
@@ -203,12 +205,15 @@ class Plan:
         axes: Optional[Sequence[int]] = None,
         norm: Optional[str] = None,
         device: Optional[str] = None,
+        _in_background: bool = False,
     ) -> None:
         if func not in FUNCTIONS:
             raise ValueError(
                 f"func must be one of {', '.join(FUNCTIONS)} (got {func!r})"
             )
         kind, inverse, args = FUNCTIONS[func]
+        # The arguments as given, for the CPU plan that runs while kernels compile.
+        self._given = {"n": n, "axis": axis} if args == "1d" else {"s": s, "axes": axes}
         if args == "1d":
             if s is not None or axes is not None:
                 raise TypeError(f"{func} takes n and axis, not s and axes")
@@ -262,6 +267,8 @@ class Plan:
         for ax, m in zip(self.axes, sizes):
             resized[ax] = m
         self._resized_shape = tuple(resized)
+        # Inputs of the plan's shape need no cutting or padding.
+        self._same_size = self._resized_shape == self.shape
         out_shape = list(self.shape)
         for ax, m in zip(self.axes, self.lengths):
             out_shape[ax] = m
@@ -274,19 +281,28 @@ class Plan:
         self._empty = 0 in self._resized_shape
         # A repeated axis is transformed again, as NumPy does: one axis at a time then.
         self._steps: list = []
+        self._transform = None
+        # The native transform compiling in the background (`_in_background`), and the CPU
+        # plan that runs meanwhile.
+        self._pending: Optional[concurrent.futures.Future] = None
+        self._first_call = True
+        self._cpu: Optional[Plan] = None
         if self._empty:
-            self._transform = None
+            pass
         elif len(set(self.axes)) < len(self.axes):
-            self._transform = None
             self._steps = self._one_axis_steps()
+        elif _in_background and self._compiles_meanwhile():
+            # The worker holds no reference to the plan: one dropped first is not compiled.
+            self._pending = _background.submit(self, self._native(double))
         else:
-            self._transform = self._native(double)
+            self._transform = self._native(double)()
 
     def _native(self, double: bool) -> Any:
-        """The native transform, in double or single precision; planned on the real
-        array's shape for a real inverse."""
+        """What makes the native transform, in double or single precision (planned on the
+        real array's shape for a real inverse)."""
         real_shape = self.output_shape if self.kind == "c2r" else self._resized_shape
-        return _core.Transform(
+        return functools.partial(
+            _core.Transform,
             self.device,
             list(real_shape),
             self.axes,
@@ -295,6 +311,46 @@ class Plan:
             _scale(self.norm, self.inverse, math.prod(self.lengths)),
             double,
         )
+
+    def _compiles_meanwhile(self) -> bool:
+        """Whether the native transform compiles in the background while the CPU runs: for
+        small arrays on a GPU, unless ``tierfft.config.compile_in_background`` is off."""
+        points = max(math.prod(self._resized_shape), math.prod(self.output_shape))
+        return (
+            config.compile_in_background
+            and self.device.backend != "cpu"
+            and points <= _background.MAX_POINTS
+        )
+
+    @property
+    def compiling(self) -> bool:
+        """Whether its kernels are still compiling in the background (plans the functions
+        make for small arrays on a GPU, ``tierfft.config.compile_in_background``): calls run
+        on the CPU meanwhile."""
+        pending = self._pending
+        return pending is not None and not pending.done()
+
+    def _ready(self) -> bool:
+        """Whether the native transform runs this call: made, or its background compile
+        done (its first call waits for it a little; a compile's error is raised here)."""
+        pending = self._pending
+        if pending is None:
+            return True
+        wait = _background.FIRST_CALL_WAIT if self._first_call else 0
+        self._first_call = False
+        try:
+            self._transform = pending.result(timeout=wait)
+        except concurrent.futures.TimeoutError:
+            return False
+        self._pending = None
+        return True
+
+    def _on_cpu(self) -> "Plan":
+        """The same transform on the CPU, for the calls made while kernels compile."""
+        if self._cpu is None:
+            self._cpu = Plan(self.func, self.shape, self.dtype, norm=self.norm, device="cpu",
+                             **self._given)
+        return self._cpu
 
     def _one_axis_steps(self) -> list:
         """NumPy's order for repeated axes: a real forward transform's halved axis first,
@@ -333,8 +389,9 @@ class Plan:
     def held_bytes(self) -> int:
         """Bytes of the device's memory its transforms hold now (``Transform.held_bytes``):
         the one it runs, or its steps'."""
-        parts = [self._transform, *self._steps]
-        return sum(p.held_bytes for p in parts if p is not None)
+        if not self._steps:  # after every call of the functions: the short way
+            return 0 if self._transform is None else self._transform.held_bytes
+        return sum(p.held_bytes for p in self._steps)
 
     def __repr__(self) -> str:
         return (
@@ -361,6 +418,8 @@ class Plan:
             return self._steps[-1](a, out=out, workers=workers)
         if self._empty:
             return self._deliver(np.zeros(self.output_shape, self.result_dtype), out)
+        if self._pending is not None and not self._ready():
+            return self._on_cpu()(a, out, workers=workers)
         original = a
         a = a.astype(self.input_dtype, copy=False)
         a = _resized(a, self.axes, self._sizes, lambda shape: np.zeros(shape, self.input_dtype))
@@ -442,9 +501,18 @@ class Plan:
             return self._steps[-1](a, out=out)
         if self._empty:
             return xp.zeros(self.output_shape, self._names[3], a)
+        if self._pending is not None and not self._ready():
+            # Through the host while the kernels compile: small arrays, a few copies.
+            result = xp.from_host(self._on_cpu()(xp.to_host(a)), a)
+            if out is None:
+                return result
+            xp.copy_into(out, result)
+            return out
         transform, names = self._transform, self._names
-        a = xp.astype(a, names[1])
-        a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, names[1], a))
+        if name != names[1]:
+            a = xp.astype(a, names[1])
+        if not self._same_size:
+            a = _resized(a, self.axes, self._sizes, lambda shape: xp.zeros(shape, names[1], a))
         a = xp.contiguous(a)
         result = out
         if out is None or xp.dtype_name(out) != names[2]:
@@ -455,7 +523,7 @@ class Plan:
             a.__dlpack__(stream=stream), result.__dlpack__(stream=stream), xp.current_stream(a)
         )
         if out is None:
-            return xp.astype(result, names[3])
+            return result if names[2] == names[3] else xp.astype(result, names[3])
         if result is not out:
             xp.copy_into(out, result)
         return out
@@ -483,4 +551,4 @@ def cached_plan(func: str, shape, dtype, device: Optional[str], **kwargs) -> Pla
     if device is None:
         device = os.environ.get("TIERFFT_DEVICE") or "auto"
     key = (func, shape, dtype, device, *kwargs.values())
-    return cached(key, lambda: Plan(func, shape, dtype, device=device, **kwargs))
+    return cached(key, lambda: Plan(func, shape, dtype, device=device, _in_background=True, **kwargs))

@@ -29,6 +29,13 @@ from typing import Any, Callable, Optional
 
 __all__ = ["PlanCache", "get_plan_cache"]
 
+#: Whether the functions' plans for small arrays on a GPU compile their kernels in the
+#: background and transform on the CPU meanwhile (the first call of a new length then
+#: waits at most 20 ms for its kernels, which come from the disk cache within that time once
+#: compiled before). Results of those calls are the CPU's: as accurate, not bit for bit the
+#: GPU's. Off: every new plan compiles before its first call runs.
+compile_in_background = True
+
 #: Plans a device's cache keeps at most, unless set otherwise.
 DEFAULT_SIZE = 32
 #: Bytes of a device's memory its cache's plans may hold, unless set otherwise.

@@ -1,0 +1,53 @@
+"""Kernels compiled in the background while the CPU transforms: the functions' plans for
+small arrays on a GPU start their native transform here and run on the CPU until it is
+ready (:data:`tierfft.config` ``compile_in_background``), so that the first call of a new
+length does not wait for NVRTC or lavapipe to compile its kernels.
+
+One worker thread compiles, in the order asked; a plan dropped before its turn is not
+compiled. The thread is a daemon: a process that exits with compiles still queued does not
+wait for them.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import weakref
+from concurrent.futures import Future
+from typing import Any, Callable
+
+#: Seconds the first call of a plan waits for its compile before running on the CPU: long
+#: enough for kernels already in the disk cache (a few milliseconds on CUDA), short against
+#: a compile (hundreds).
+FIRST_CALL_WAIT = 0.02
+
+#: Points (of the larger of the input and output) up to which a plan runs on the CPU while
+#: its kernels compile: there the CPU, host copies included, takes milliseconds.
+MAX_POINTS = 1 << 20
+
+_queue: "queue.Queue[tuple[weakref.ref, Callable[[], Any], Future]]" = queue.Queue()
+_worker: "threading.Thread | None" = None
+_worker_lock = threading.Lock()
+
+
+def _work() -> None:
+    while True:
+        owner, make, future = _queue.get()
+        if owner() is None or not future.set_running_or_notify_cancel():
+            continue  # its plan was dropped meanwhile
+        try:
+            future.set_result(make())
+        except BaseException as e:  # raised to the plan's caller at its next call
+            future.set_exception(e)
+
+
+def submit(owner: Any, make: Callable[[], Any]) -> Future:
+    """``make()`` run on the worker for ``owner`` (skipped if ``owner`` is gone by then)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None or not _worker.is_alive():
+            _worker = threading.Thread(target=_work, name="tierfft-compile", daemon=True)
+            _worker.start()
+    future: Future = Future()
+    _queue.put((weakref.ref(owner), make, future))
+    return future
