@@ -330,12 +330,12 @@ fi
 if want cupy; then
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --gpu --reps ${BENCH_REPS:-30} --json "$out/cupy.json" 2>&1 |
         tee "$out/cupy.txt" || status=1
-    # Compiling before the first call (--sync) with the kernel cache empty, then in the
-    # background with it empty, then in the background with it full.
+    # Compiling before the first call (the default) with the kernel cache empty, then in
+    # the background with it empty, then in the background with it full.
     for mode in sync-cold background-cold background-warm; do
         case $mode in *-cold) rm -rf /tmp/tierfft-cubin ;; esac
         flag=""
-        [ "${mode%%-*}" = sync ] && flag=--sync
+        [ "${mode%%-*}" = background ] && flag=--background
         echo "== first calls, $mode" | tee -a "$out/first-call.txt"
         python3 scripts/first-call.py $flag 2>&1 | tee -a "$out/first-call.txt" || status=1
     done

@@ -1,12 +1,11 @@
 """First calls of new lengths on CuPy arrays: the wall clock of tierfft's first call of each
 length in this process (planning, compiling or loading the kernels from the disk cache,
 the run), then of its second call, against cupy.fft's first and second calls. Run it twice:
-the first run fills the kernel cache (cold), the second finds it (warm). The functions'
-plans for small arrays compile in the background and run on the CPU meanwhile
-(tierfft.config.compile_in_background); --sync turns that off, so that the first call
-waits for its kernels.
+the first run fills the kernel cache (cold), the second finds it (warm). --background
+turns tierfft.config.compile_in_background on: the functions' plans for small arrays
+compile in the background and run on the CPU meanwhile.
 
-    python3 scripts/first-call.py [--batch 16] [--sync]
+    python3 scripts/first-call.py [--batch 16] [--background]
 """
 
 import argparse
@@ -30,9 +29,10 @@ def ms(f):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--sync", action="store_true", help="compile before the first call")
+    parser.add_argument("--background", action="store_true",
+                        help="compile in the background, the CPU meanwhile")
     args = parser.parse_args()
-    tierfft.config.compile_in_background = not args.sync
+    tierfft.config.compile_in_background = args.background
     # The CUDA context and the library's own start, outside the figures.
     warm = cupy.ones((4, 64), cupy.complex64)
     tierfft.fft(warm)

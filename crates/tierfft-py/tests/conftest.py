@@ -7,13 +7,7 @@ import os
 import numpy as np
 import pytest
 
-import tierfft
-
 DEVICES = [d for d in os.environ.get("TIERFFT_PY_DEVICES", "cpu,lavapipe").split(",") if d]
-
-# The tests check the GPU's own results: no CPU runs while kernels compile, except in the
-# tests of that (test_plans.py), which turn it on.
-tierfft.config.compile_in_background = False
 
 
 @pytest.fixture(params=DEVICES)

@@ -1,7 +1,7 @@
-"""Kernels compiled in the background while the CPU transforms: the functions' plans for
-small arrays on a GPU start their native transform here and run on the CPU until it is
-ready (:data:`tierfft.config` ``compile_in_background``), so that the first call of a new
-length does not wait for NVRTC or lavapipe to compile its kernels.
+"""Kernels compiled in the background while the CPU transforms: with
+``tierfft.config.compile_in_background`` on, the functions' plans for small arrays on a GPU
+start their native transform here and run on the CPU until it is ready, so that the first
+call of a new length does not wait for NVRTC or lavapipe to compile its kernels.
 
 One worker thread compiles, in the order asked; a plan dropped before its turn is not
 compiled. The thread is a daemon: a process that exits with compiles still queued does not

@@ -314,7 +314,7 @@ class Plan:
 
     def _compiles_meanwhile(self) -> bool:
         """Whether the native transform compiles in the background while the CPU runs: for
-        small arrays on a GPU, unless ``tierfft.config.compile_in_background`` is off."""
+        small arrays on a GPU, with ``tierfft.config.compile_in_background`` on."""
         points = max(math.prod(self._resized_shape), math.prod(self.output_shape))
         return (
             config.compile_in_background
@@ -325,8 +325,8 @@ class Plan:
     @property
     def compiling(self) -> bool:
         """Whether its kernels are still compiling in the background (plans the functions
-        make for small arrays on a GPU, ``tierfft.config.compile_in_background``): calls run
-        on the CPU meanwhile."""
+        make for small arrays on a GPU with ``tierfft.config.compile_in_background`` on):
+        calls run on the CPU meanwhile."""
         pending = self._pending
         return pending is not None and not pending.done()
 

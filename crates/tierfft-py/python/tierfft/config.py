@@ -30,11 +30,14 @@ from typing import Any, Callable, Optional
 __all__ = ["PlanCache", "get_plan_cache"]
 
 #: Whether the functions' plans for small arrays on a GPU compile their kernels in the
-#: background and transform on the CPU meanwhile (the first call of a new length then
-#: waits at most 20 ms for its kernels, which come from the disk cache within that time once
-#: compiled before). Results of those calls are the CPU's: as accurate, not bit for bit the
-#: GPU's. Off: every new plan compiles before its first call runs.
-compile_in_background = True
+#: background and transform on the CPU meanwhile: the first call of a new length then waits
+#: at most 20 ms for its kernels (which come from the disk cache within that time once
+#: compiled before) instead of the hundreds a compile takes. Off by default: the calls made
+#: meanwhile give the CPU's results, as accurate but not bit for bit the GPU's, so that the
+#: same call may give different last bits before and after the kernels are ready (NumPy's
+#: own thread test, which compares results bit for bit, fails with it on). Off, every new
+#: plan compiles before its first call runs.
+compile_in_background = False
 
 #: Plans a device's cache keeps at most, unless set otherwise.
 DEFAULT_SIZE = 32
