@@ -48,13 +48,39 @@ fn factor<T: Real>(
 /// Elements a rayon task writes at least: enough to outweigh the task's cost.
 const MIN_TASK: usize = 1 << 12;
 
+/// `f(line, i, row)` for each row of `rows`, an array of `[lines][len][row_len]`, `line`
+/// and `i` being the row's place: on rayon's pool, in tasks of whole rows of at least
+/// [`MIN_TASK`] elements, each task's first row placed by one division and the others by
+/// counting (a division per element costs more than a short row's work).
+fn for_rows<E: Send>(
+    rows: &mut [E],
+    len: usize,
+    row_len: usize,
+    f: impl Fn(usize, usize, &mut [E]) + Sync,
+) {
+    let row_len = row_len.max(1);
+    let per_task = (MIN_TASK / row_len).max(1);
+    rows.par_chunks_mut(per_task * row_len)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            let first = task * per_task;
+            let (mut line, mut i) = (first / len, first % len);
+            for row in chunk.chunks_mut(row_len) {
+                f(line, i, row);
+                i += 1;
+                if i == len {
+                    (line, i) = (line + 1, 0);
+                }
+            }
+        });
+}
+
 /// Runs a [`Reshape::TrigLoad`] or [`Reshape::TrigStore`] step from `src` into `dst`
-/// (reals and complex values as the step reads and writes them), on rayon's pool: a task
-/// per run of output rows, each row's lines side by side, so that reads and writes go along
-/// contiguous rows.
+/// (reals and complex values as the step reads and writes them), on rayon's pool: tasks of
+/// whole output rows, each row's lines side by side, so that reads and writes go along
+/// contiguous rows ([`for_rows`]).
 /// `w` is the step's [`super::rounded_twiddles`], made once by the caller.
 pub(crate) fn trig<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &mut [T]) {
-    let min_rows = |inner: usize| (MIN_TASK / inner.max(1)).max(1);
     match *step {
         Reshape::TrigLoad {
             transform,
@@ -75,23 +101,19 @@ pub(crate) fn trig<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &m
                 let x = |s: usize| src[(o * n + s) * inner + c] * factors[s];
                 load(transform, n, j, &x, w)
             };
-            dst[..fft_outer * m * fft_inner]
-                .par_chunks_mut(fft_inner)
-                .with_min_len(min_rows(fft_inner))
-                .enumerate()
-                .for_each(|(row, out)| {
-                    let (q, j) = (row / m, row % m);
-                    for (d, v) in out.iter_mut().enumerate() {
-                        let (o, c) = pairs.line(q, d, 0);
-                        *v = point(o, c, j);
-                        if pairs.paired() {
-                            // The second line as the imaginary part: + i·v.
-                            let (o, c) = pairs.line(q, d, 1);
-                            let b = point(o, c, j);
-                            *v = Complex::new(v.re - b.im, v.im + b.re);
-                        }
+            let dst = &mut dst[..fft_outer * m * fft_inner];
+            for_rows(dst, m, fft_inner, |q, j, out| {
+                for (d, v) in out.iter_mut().enumerate() {
+                    let (o, c) = pairs.line(q, d, 0);
+                    *v = point(o, c, j);
+                    if pairs.paired() {
+                        // The second line as the imaginary part: + i·v.
+                        let (o, c) = pairs.line(q, d, 1);
+                        let b = point(o, c, j);
+                        *v = Complex::new(v.re - b.im, v.im + b.re);
                     }
-                });
+                }
+            });
         }
         Reshape::TrigStore {
             transform,
@@ -108,22 +130,17 @@ pub(crate) fn trig<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &m
             let factors: Vec<T> = (0..n)
                 .map(|k| factor::<T>(transform, n, k, true, orthogonalize, scale))
                 .collect();
-            dst[..outer * n * inner]
-                .par_chunks_mut(inner)
-                .with_min_len(min_rows(inner))
-                .enumerate()
-                .for_each(|(row, out)| {
-                    let (o, k) = (row / n, row % n);
-                    for (c, y) in out.iter_mut().enumerate() {
-                        let (q, d, half) = pairs.fft_of(o, c);
-                        let z = |p: usize| src[(q * m + p) * fft_inner + d];
-                        let own = |p: usize| match pairs.paired() {
-                            true => own_point(transform, m, p, half, &z),
-                            false => z(p),
-                        };
-                        *y = store(transform, n, k, &own, w) * factors[k];
-                    }
-                });
+            for_rows(&mut dst[..outer * n * inner], n, inner, |o, k, out| {
+                for (c, y) in out.iter_mut().enumerate() {
+                    let (q, d, half) = pairs.fft_of(o, c);
+                    let z = |p: usize| src[(q * m + p) * fft_inner + d];
+                    let own = |p: usize| match pairs.paired() {
+                        true => own_point(transform, m, p, half, &z),
+                        false => z(p),
+                    };
+                    *y = store(transform, n, k, &own, w) * factors[k];
+                }
+            });
         }
         _ => unreachable!("trig() runs the trigonometric transforms' halves only"),
     }
