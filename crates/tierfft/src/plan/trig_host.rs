@@ -81,14 +81,35 @@ fn for_rows<E: Send>(
 /// contiguous rows ([`for_rows`]).
 /// `w` is the step's [`super::rounded_twiddles`], made once by the caller.
 pub(crate) fn trig<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &mut [T]) {
+    let transform = match *step {
+        Reshape::TrigLoad { transform, .. } | Reshape::TrigStore { transform, .. } => transform,
+        _ => unreachable!("trig() runs the trigonometric transforms' halves only"),
+    };
+    // Each type its own instance of the passes ([`Trig::ALL`]'s index as a constant), so
+    // that the per-element matches on the type fold away.
+    match Trig::ALL.iter().position(|&t| t == transform) {
+        Some(0) => pass::<T, 0>(step, w, src, dst),
+        Some(1) => pass::<T, 1>(step, w, src, dst),
+        Some(2) => pass::<T, 2>(step, w, src, dst),
+        Some(3) => pass::<T, 3>(step, w, src, dst),
+        Some(4) => pass::<T, 4>(step, w, src, dst),
+        Some(5) => pass::<T, 5>(step, w, src, dst),
+        Some(6) => pass::<T, 6>(step, w, src, dst),
+        _ => pass::<T, 7>(step, w, src, dst),
+    }
+}
+
+/// [`trig`] for the type `Trig::ALL[TYPE]`.
+fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &mut [T]) {
+    let transform = Trig::ALL[TYPE];
     match *step {
         Reshape::TrigLoad {
-            transform,
             outer,
             n,
             inner,
             orthogonalize,
             pairs,
+            ..
         } => {
             let m = transform.fft_len(n);
             let (fft_outer, fft_inner) = pairs.fft_dims(outer, inner);
@@ -116,13 +137,13 @@ pub(crate) fn trig<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &m
             });
         }
         Reshape::TrigStore {
-            transform,
             outer,
             n,
             inner,
             orthogonalize,
             pairs,
             scale,
+            ..
         } => {
             let m = transform.fft_len(n);
             let (_, fft_inner) = pairs.fft_dims(outer, inner);
@@ -150,6 +171,7 @@ pub(crate) fn trig<T: Real>(step: &Reshape, w: &[Complex<T>], src: &[T], dst: &m
 /// shared FFT `z` of `m` points. Type II's lines have Hermitian FFTs, split apart as
 /// `(Z[p] + Z*[m−p])/2` and `(Z[p] − Z*[m−p])/(2i)`; DCT-I's and type III's are real (the
 /// real and imaginary parts of `Z`); DST-I's are imaginary (`Z = i·S_a − S_b`).
+#[inline(always)]
 fn own_point<T: Real>(
     transform: Trig,
     m: usize,
@@ -183,6 +205,7 @@ fn own_point<T: Real>(
 }
 
 /// Point `j` of the FFT's input from the line's reals `x`.
+#[inline(always)]
 fn load<T: Real>(
     transform: Trig,
     n: usize,
@@ -224,6 +247,7 @@ fn load<T: Real>(
 }
 
 /// Output `k` of the line from its FFT `z`.
+#[inline(always)]
 fn store<T: Real>(
     transform: Trig,
     n: usize,
