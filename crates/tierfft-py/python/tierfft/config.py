@@ -14,9 +14,9 @@ after its call). Defaults: 32 plans and 1 GiB per device; a memsize of -1 lifts 
 limit. :class:`tierfft.Plan` objects made by hand are not cached.
 
 The work arrays of N-D, real and DCT transforms on a GPU (the second array of a 2-D
-transform, a DCT's complex array) are the device's, shared by all its plans as one work
-area serves cuFFT's: one set, sized for the largest call so far, counted apart from the
-plans (``Device.workspace_bytes``, printed by :meth:`PlanCache.show_info`) and freed by
+transform, a DCT's complex array) are the device's, shared by all its plans (as cuFFT's
+plans may share one work area): one set, sized for the largest call so far, counted apart
+from the plans (``Device.workspace_bytes``, printed by :meth:`PlanCache.show_info`) and freed by
 :meth:`PlanCache.clear`.
 """
 

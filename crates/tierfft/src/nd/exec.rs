@@ -27,9 +27,9 @@ enum Compiled {
 /// two or more axes runs them between the caller's array and one of the same size; a
 /// widened real axis takes a complex array of the real shape; strided layouts a contiguous
 /// array each; a DCT or DST a complex array. On a GPU these are the device's, shared by all
-/// its N-D transforms and kept between runs ([`Device::workspace_bytes`]), as one work area
-/// serves cuFFT's plans; on the CPU each transform keeps its own from its first run until
-/// it is dropped.
+/// its N-D transforms and kept between runs ([`Device::workspace_bytes`]), as cuFFT's plans
+/// may share one work area (`cufftSetWorkArea`); on the CPU each transform keeps its own
+/// from its first run until it is dropped.
 pub struct NdFft {
     plan: NdPlan,
     device: Device,
