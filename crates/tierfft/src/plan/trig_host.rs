@@ -117,12 +117,37 @@ fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T],
             let factors: Vec<T> = (0..n)
                 .map(|j| factor::<T>(transform, n, j, false, orthogonalize, 1.0))
                 .collect();
+            let dst = &mut dst[..fft_outer * m * fft_inner];
+            if inner == 1 {
+                // Lines along the rows (the last axis): a task per run of whole lines, each
+                // FFT's input from its one or two lines' contiguous reals.
+                let line = |o: usize| &src[o * n..(o + 1) * n];
+                dst.par_chunks_mut(m)
+                    .with_min_len((MIN_TASK / m).max(1))
+                    .enumerate()
+                    .for_each(|(q, out)| {
+                        let a = line(pairs.line(q, 0, 0).0);
+                        let xa = |s: usize| a[s] * factors[s];
+                        for (j, v) in out.iter_mut().enumerate() {
+                            *v = load(transform, n, j, &xa, w);
+                        }
+                        if pairs.paired() {
+                            // The second line as the imaginary part: + i·v.
+                            let b = line(pairs.line(q, 0, 1).0);
+                            let xb = |s: usize| b[s] * factors[s];
+                            for (j, v) in out.iter_mut().enumerate() {
+                                let b = load(transform, n, j, &xb, w);
+                                *v = Complex::new(v.re - b.im, v.im + b.re);
+                            }
+                        }
+                    });
+                return;
+            }
             // Point j of line (o, c)'s FFT input.
             let point = |o: usize, c: usize, j: usize| {
                 let x = |s: usize| src[(o * n + s) * inner + c] * factors[s];
                 load(transform, n, j, &x, w)
             };
-            let dst = &mut dst[..fft_outer * m * fft_inner];
             for_rows(dst, m, fft_inner, |q, j, out| {
                 for (d, v) in out.iter_mut().enumerate() {
                     let (o, c) = pairs.line(q, d, 0);
@@ -151,7 +176,28 @@ fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T],
             let factors: Vec<T> = (0..n)
                 .map(|k| factor::<T>(transform, n, k, true, orthogonalize, scale))
                 .collect();
-            for_rows(&mut dst[..outer * n * inner], n, inner, |o, k, out| {
+            let dst = &mut dst[..outer * n * inner];
+            if inner == 1 {
+                // Lines along the rows: a task per run of whole lines, each read from its
+                // FFT's contiguous points.
+                dst.par_chunks_mut(n)
+                    .with_min_len((MIN_TASK / n).max(1))
+                    .enumerate()
+                    .for_each(|(o, out)| {
+                        let (q, _, half) = pairs.fft_of(o, 0);
+                        let fft = &src[q * m..(q + 1) * m];
+                        let z = |p: usize| fft[p];
+                        let own = |p: usize| match pairs.paired() {
+                            true => own_point(transform, m, p, half, &z),
+                            false => z(p),
+                        };
+                        for (k, y) in out.iter_mut().enumerate() {
+                            *y = store(transform, n, k, &own, w) * factors[k];
+                        }
+                    });
+                return;
+            }
+            for_rows(dst, n, inner, |o, k, out| {
                 for (c, y) in out.iter_mut().enumerate() {
                     let (q, d, half) = pairs.fft_of(o, c);
                     let z = |p: usize| src[(q * m + p) * fft_inner + d];
