@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::CudaStream;
+use cudarc::driver::{CudaSlice, CudaStream};
 use tierfft::backend::cuda::CudaDevice;
 use tierfft::nd::Kind;
 use tierfft::{Complex, DeviceBuffer, Element, NdFft, RealElement};
@@ -15,8 +15,7 @@ impl Transform {
     /// Runs `fft` in `R`'s precision on lent CUDA memory, `input` into `output` (each its
     /// device address and length in 4-byte words; the same memory for a transform in place).
     /// The input is left unchanged otherwise: a DCT or DST copies it into the output first,
-    /// real transforms that may write their input ([`NdFft::preserves_input`]) work on a
-    /// copy kept between calls.
+    /// real transforms run as [`Transform::run_real`] does.
     pub(super) fn run_lent<R: RealElement>(
         &self,
         fft: &NdFft,
@@ -36,12 +35,7 @@ impl Transform {
                 // In place in the output, the input copied there first.
                 if !in_place {
                     let input = unsafe { Lent::new(stream, input.0, input.1) };
-                    stream
-                        .memcpy_dtod(input.slice()?, output.slice_mut()?)
-                        .map_err(|e| tierfft::Error::Gpu {
-                            what: format!("copying the input: {e}"),
-                            source: Some(Box::new(e)),
-                        })?;
+                    copy_input(stream, input.slice()?, output.slice_mut()?)?;
                 }
                 output.with_buffer(device, |o: &mut DeviceBuffer<R>| {
                     fft.process_buffer_real_to_real(o)
@@ -59,64 +53,72 @@ impl Transform {
                     })
                 })
             }
-            // Plans that leave their input as it was run on it directly.
-            Kind::RealToComplex if fft.preserves_input() => {
-                let input = unsafe { Lent::new(stream, input.0, input.1) };
-                input.with_buffer(device, |i: &mut DeviceBuffer<R>| {
-                    output.with_buffer(device, |o: &mut DeviceBuffer<Complex<R>>| {
-                        fft.process_buffer_real_to_complex(i, o)
-                    })
-                })
-            }
-            Kind::ComplexToReal if fft.preserves_input() => {
-                let input = unsafe { Lent::new(stream, input.0, input.1) };
-                input.with_buffer(device, |i: &mut DeviceBuffer<Complex<R>>| {
-                    output.with_buffer(device, |o: &mut DeviceBuffer<R>| {
-                        fft.process_buffer_complex_to_real(i, o)
-                    })
-                })
-            }
-            kind => {
-                // Other real transforms may use their input as scratch: they work on a copy,
-                // in an array the plan keeps between calls.
-                let words = input.1;
-                let input = unsafe { Lent::new(stream, input.0, words) };
-                let mut kept = self.scratch.lock().map_err(|_| tierfft::Error::Gpu {
-                    what: "a run panicked while holding the scratch array".into(),
-                    source: None,
-                })?;
-                let mut copy = match kept.take() {
-                    Some(s) if s.len() == words => s,
-                    // SAFETY: zeroed.
-                    _ => unsafe { cuda.alloc_f32(words, true) }?,
-                };
-                stream
-                    .memcpy_dtod(input.slice()?, &mut copy)
-                    .map_err(|e| tierfft::Error::Gpu {
-                        what: format!("copying the input: {e}"),
-                        source: Some(Box::new(e)),
-                    })?;
-                match kind {
-                    Kind::RealToComplex => {
-                        let mut copy = DeviceBuffer::<R>::from_cuda_slice(device, copy)?;
-                        let r = output.with_buffer(device, |o: &mut DeviceBuffer<Complex<R>>| {
-                            fft.process_buffer_real_to_complex(&mut copy, o)
-                        });
-                        *kept = Some(copy.into_cuda_slice()?);
-                        r
-                    }
-                    _ => {
-                        let mut copy = DeviceBuffer::<Complex<R>>::from_cuda_slice(device, copy)?;
-                        let r = output.with_buffer(device, |o: &mut DeviceBuffer<R>| {
-                            fft.process_buffer_complex_to_real(&mut copy, o)
-                        });
-                        *kept = Some(copy.into_cuda_slice()?);
-                        r
-                    }
-                }
-            }
+            Kind::RealToComplex => self.run_real(
+                fft,
+                cuda,
+                unsafe { Lent::new(stream, input.0, input.1) },
+                output,
+                |i: &mut DeviceBuffer<R>, o: &mut DeviceBuffer<Complex<R>>| {
+                    fft.process_buffer_real_to_complex(i, o)
+                },
+            ),
+            _ => self.run_real(
+                fft,
+                cuda,
+                unsafe { Lent::new(stream, input.0, input.1) },
+                output,
+                |i: &mut DeviceBuffer<Complex<R>>, o: &mut DeviceBuffer<R>| {
+                    fft.process_buffer_complex_to_real(i, o)
+                },
+            ),
         }
     }
+
+    /// `run` (a real transform) from `input` into `output`: on `input` itself where the plan
+    /// leaves it as it was ([`NdFft::preserves_input`]), else on a copy of it in an array
+    /// the transform keeps between calls (real transforms may use their input as scratch).
+    fn run_real<I: Element, O: Element>(
+        &self,
+        fft: &NdFft,
+        cuda: &CudaDevice,
+        input: Lent,
+        output: Lent,
+        run: impl FnOnce(&mut DeviceBuffer<I>, &mut DeviceBuffer<O>) -> tierfft::Result<()>,
+    ) -> tierfft::Result<()> {
+        let device = &self.device;
+        if fft.preserves_input() {
+            return input.with_buffer(device, |i| output.with_buffer(device, |o| run(i, o)));
+        }
+        let mut kept = self.scratch.lock().map_err(|_| tierfft::Error::Gpu {
+            what: "a run panicked while holding the scratch array".into(),
+            source: None,
+        })?;
+        let words = input.slice()?.len();
+        let mut copy = match kept.take() {
+            Some(s) if s.len() == words => s,
+            // SAFETY: zeroed.
+            _ => unsafe { cuda.alloc_f32(words, true) }?,
+        };
+        copy_input(cuda.stream(), input.slice()?, &mut copy)?;
+        let mut copy = DeviceBuffer::<I>::from_cuda_slice(device, copy)?;
+        let result = output.with_buffer(device, |o| run(&mut copy, o));
+        *kept = Some(copy.into_cuda_slice()?);
+        result
+    }
+}
+
+/// Copies the caller's input into `dst`, queued on `stream`.
+fn copy_input(
+    stream: &Arc<CudaStream>,
+    src: &CudaSlice<f32>,
+    dst: &mut CudaSlice<f32>,
+) -> tierfft::Result<()> {
+    stream
+        .memcpy_dtod(src, dst)
+        .map_err(|e| tierfft::Error::Gpu {
+            what: format!("copying the input: {e}"),
+            source: Some(Box::new(e)),
+        })
 }
 
 /// Orders the caller's CUDA stream `theirs` (a raw `CUstream`; 0 is the legacy default

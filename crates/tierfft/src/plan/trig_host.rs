@@ -22,7 +22,7 @@
 use num_complex::Complex;
 use rayon::prelude::*;
 
-use super::Reshape;
+use super::{LinePairs, Reshape};
 use crate::base::words::Real;
 use crate::trig::Trig;
 
@@ -132,12 +132,10 @@ fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T],
                             *v = load(transform, n, j, &xa, w);
                         }
                         if pairs.paired() {
-                            // The second line as the imaginary part: + i·v.
                             let b = line(pairs.line(q, 0, 1).0);
                             let xb = |s: usize| b[s] * factors[s];
                             for (j, v) in out.iter_mut().enumerate() {
-                                let b = load(transform, n, j, &xb, w);
-                                *v = Complex::new(v.re - b.im, v.im + b.re);
+                                *v = with_second(*v, load(transform, n, j, &xb, w));
                             }
                         }
                     });
@@ -153,10 +151,8 @@ fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T],
                     let (o, c) = pairs.line(q, d, 0);
                     *v = point(o, c, j);
                     if pairs.paired() {
-                        // The second line as the imaginary part: + i·v.
                         let (o, c) = pairs.line(q, d, 1);
-                        let b = point(o, c, j);
-                        *v = Complex::new(v.re - b.im, v.im + b.re);
+                        *v = with_second(*v, point(o, c, j));
                     }
                 }
             });
@@ -186,11 +182,7 @@ fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T],
                     .for_each(|(o, out)| {
                         let (q, _, half) = pairs.fft_of(o, 0);
                         let fft = &src[q * m..(q + 1) * m];
-                        let z = |p: usize| fft[p];
-                        let own = |p: usize| match pairs.paired() {
-                            true => own_point(transform, m, p, half, &z),
-                            false => z(p),
-                        };
+                        let own = |p: usize| own_point(transform, pairs, m, p, half, &|p| fft[p]);
                         for (k, y) in out.iter_mut().enumerate() {
                             *y = store(transform, n, k, &own, w) * factors[k];
                         }
@@ -201,10 +193,7 @@ fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T],
                 for (c, y) in out.iter_mut().enumerate() {
                     let (q, d, half) = pairs.fft_of(o, c);
                     let z = |p: usize| src[(q * m + p) * fft_inner + d];
-                    let own = |p: usize| match pairs.paired() {
-                        true => own_point(transform, m, p, half, &z),
-                        false => z(p),
-                    };
+                    let own = |p: usize| own_point(transform, pairs, m, p, half, &z);
                     *y = store(transform, n, k, &own, w) * factors[k];
                 }
             });
@@ -213,13 +202,21 @@ fn pass<T: Real, const TYPE: usize>(step: &Reshape, w: &[Complex<T>], src: &[T],
     }
 }
 
+/// `v + i·b`: line `b`'s FFT input as the imaginary part of its pair's.
+#[inline(always)]
+fn with_second<T: Real>(v: Complex<T>, b: Complex<T>) -> Complex<T> {
+    Complex::new(v.re - b.im, v.im + b.re)
+}
+
 /// Point `p` of the FFT of the line that is part `half` (0: real, 1: imaginary) of the
-/// shared FFT `z` of `m` points. Type II's lines have Hermitian FFTs, split apart as
-/// `(Z[p] + Z*[m−p])/2` and `(Z[p] − Z*[m−p])/(2i)`; DCT-I's and type III's are real (the
-/// real and imaginary parts of `Z`); DST-I's are imaginary (`Z = i·S_a − S_b`).
+/// FFT `z` of `m` points it shares under `pairs` (`z`'s own point where lines are not
+/// paired). Type II's lines have Hermitian FFTs, split apart as `(Z[p] + Z*[m−p])/2` and
+/// `(Z[p] − Z*[m−p])/(2i)`; DCT-I's and type III's are real (the real and imaginary parts
+/// of `Z`); DST-I's are imaginary (`Z = i·S_a − S_b`).
 #[inline(always)]
 fn own_point<T: Real>(
     transform: Trig,
+    pairs: LinePairs,
     m: usize,
     p: usize,
     half: usize,
@@ -227,6 +224,9 @@ fn own_point<T: Real>(
 ) -> Complex<T> {
     let zero = T::zero();
     let v = z(p);
+    if !pairs.paired() {
+        return v;
+    }
     match transform.kind() {
         2 => {
             let b = z((m - p) % m).conj();
