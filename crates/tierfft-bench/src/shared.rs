@@ -41,7 +41,7 @@ pub struct PlannerArgs {
     #[arg(long, value_name = "on|off", value_parser = parse_switch)]
     prefetch: Option<bool>,
     /// Planner variant: length of Bluestein's convolution for lengths with a prime factor
-    /// above 13 (no prime factor above 13 itself, at least 2n − 1; default: the planner's
+    /// above 31 (no prime factor above 31 itself, at least 2n − 1; default: the planner's
     /// cheapest).
     #[arg(long, value_name = "M", value_parser = parse_count)]
     bluestein_m: Option<usize>,

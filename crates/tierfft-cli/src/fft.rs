@@ -391,7 +391,7 @@ fn transform_half(
 
 /// Why f16 storage cannot run `spec` (over `axes` of an array whose transform reads
 /// `taken`), or `None` when it can: `FftSpec` stores f16 for 1-D complex transforms of
-/// lengths with no prime factor above 13.
+/// lengths with no prime factor above 31.
 fn half_refusal(spec: &NdSpec, axes: &[usize], taken: &[usize]) -> Option<String> {
     let last = taken.len() - 1;
     if axes != [last] || spec.kind() != Kind::ComplexToComplex {

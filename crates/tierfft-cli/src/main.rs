@@ -237,7 +237,7 @@ struct FftArgs {
     /// with f64 arithmetic) or, with --pairs, f16 (stored in 16 bits, computed in f32;
     /// float16 pairs out). Default: the input's: f64 for float64 and complex128 files (a
     /// device without f64 says so and transforms them in f32), f16 for float16 pairs where
-    /// f16 storage covers the transform (1-D over the last axis, no prime factor above 13;
+    /// f16 storage covers the transform (1-D over the last axis, no prime factor above 31;
     /// f32 otherwise, with a note), f32 for the rest.
     #[arg(long, value_name = "P")]
     precision: Option<tierfft::Precision>,

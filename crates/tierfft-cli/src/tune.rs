@@ -25,7 +25,7 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 24, value_name = "K")]
     max_log2: u32,
     /// These lengths instead of the powers of two from --min-log2 to --max-log2: a
-    /// comma-separated list of counts with no prime factor above 13 (e.g. 1000,2^12,6000).
+    /// comma-separated list of counts with no prime factor above 31 (e.g. 1000,2^12,6000).
     #[arg(long, value_delimiter = ',', value_parser = parse_count, value_name = "LIST",
           conflicts_with_all = ["min_log2", "max_log2"])]
     sizes: Option<Vec<usize>>,

@@ -33,7 +33,7 @@ pub enum Checksum {
 }
 
 /// `Ok` when `spec` can be checksummed: complex transforms of any smooth length (prime
-/// factors up to 13) in rows or columns, with no fused operations or chain (the checksum
+/// factors up to 31) in rows or columns, with no fused operations or chain (the checksum
 /// is of the transform itself).
 pub(crate) fn supports(spec: &FftSpec) -> Result<()> {
     let refuse = |why: &str| {
@@ -50,7 +50,7 @@ pub(crate) fn supports(spec: &FftSpec) -> Result<()> {
     }
     if !crate::base::factors::is_smooth(spec.n) {
         return Err(Error::InvalidSpec(format!(
-            "a checksummed transform needs a length with no prime factor above 13 (n = {}): \
+            "a checksummed transform needs a length with no prime factor above 31 (n = {}): \
              Bluestein's convolution is not checksummed yet",
             spec.n
         )));

@@ -2,7 +2,7 @@
 //!
 //! Fast Fourier transforms planned for the memory tiers of a GPU: the largest transform that
 //! fits on chip (registers plus workgroup memory) is done there in Stockham stages of the
-//! radices its length factors into (primes up to 13; other lengths through Bluestein's
+//! radices its length factors into (primes up to 31; other lengths through Bluestein's
 //! convolution), and longer transforms take as few passes over device memory as that block
 //! allows, with the twiddles between passes fused into the loads.
 //!

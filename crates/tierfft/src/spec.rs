@@ -482,7 +482,7 @@ impl FftSpec {
             }
             if !crate::base::factors::is_smooth(self.n) {
                 return Err(Error::InvalidSpec(format!(
-                    "{} storage covers lengths with no prime factor above 13 (n = {}); \
+                    "{} storage covers lengths with no prime factor above 31 (n = {}); \
                      Bluestein's convolution for other lengths runs in f32 or f64",
                     self.precision, self.n
                 )));

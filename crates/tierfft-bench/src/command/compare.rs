@@ -75,7 +75,7 @@ struct Row {
     registers: Vec<i32>,
     spill_bytes: i32,
     passes: usize,
-    /// Bluestein's convolution length, for lengths with a prime factor above 13.
+    /// Bluestein's convolution length, for lengths with a prime factor above 31.
     bluestein_m: Option<usize>,
     /// cuFFT with the multiply in a store callback (chains with --callback-peer).
     callback_s: Option<f64>,

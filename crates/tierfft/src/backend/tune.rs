@@ -73,7 +73,7 @@ impl Device {
     /// pseudo-random input; a candidate that differs is reported, not kept.
     ///
     /// `Err` for the CPU (rustfft plans itself) and for transforms no wisdom entry speaks
-    /// for: lengths with a prime factor above 13 (use [`PlanOptions::measure`]), chains,
+    /// for: lengths with a prime factor above 31 (use [`PlanOptions::measure`]), chains,
     /// real halves and checksums.
     pub fn tune(&self, spec: &FftSpec, reps: usize) -> Result<Tuning> {
         spec.validate()?;
@@ -98,7 +98,7 @@ impl Device {
             .filter_map(|(has, what)| has.then_some(what))
             .collect();
             Error::InvalidSpec(format!(
-                "tune takes complex transforms of lengths with no prime factor above 13, \
+                "tune takes complex transforms of lengths with no prime factor above 31, \
                  without a chain, real half or checksum (got {} points{})",
                 spec.n,
                 has.concat()

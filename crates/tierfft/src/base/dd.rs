@@ -138,6 +138,14 @@ fn twiddle(k: usize, n: usize, sign: f64) -> Cdd {
     }
 }
 
+/// [`twiddle`] rounded to f64 (its high parts: within half an ulp), a reference for the
+/// weights kernels are built with.
+#[cfg(test)]
+pub(crate) fn twiddle_rounded(k: usize, n: usize, sign: f64) -> Complex64 {
+    let w = twiddle(k, n, sign);
+    Complex64::new(w.re.hi, w.im.hi)
+}
+
 /// The DFT of `x` (length `n`), its twiddles `W_n^e = table[e · stride]` of a table for
 /// `n · stride` points.
 fn dft(x: &[Cdd], table: &[Cdd], stride: usize) -> Vec<Cdd> {

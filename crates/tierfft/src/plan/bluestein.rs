@@ -1,4 +1,4 @@
-//! Bluestein's chirp-z algorithm: a length `n` with a prime factor above 13 as a convolution
+//! Bluestein's chirp-z algorithm: a length `n` with a prime factor above 31 as a convolution
 //! of length `m >= 2n - 1` (smooth), built from the planner's own parts.
 //!
 //! With `c[k] = exp(s·iπk²/n)` (`s` the direction's sign), `jk = (j² + k² − (j−k)²)/2` gives

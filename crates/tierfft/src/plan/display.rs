@@ -55,7 +55,7 @@ impl fmt::Display for Plan {
         if let Some(b) = &self.bluestein {
             writeln!(
                 f,
-                "Bluestein: {} has a prime factor above 13; {} {}-point convolution{} ({}): chirp \
+                "Bluestein: {} has a prime factor above 31; {} {}-point convolution{} ({}): chirp \
                  on load, FFT, chirp spectrum, inverse FFT, chirp on store",
                 s.n,
                 if s.chain.is_some() { "two" } else { "a" },

@@ -162,7 +162,7 @@ pub struct Plan {
     pub split_chain: bool,
     /// Layout of the twiddle buffer.
     pub twiddles: TwiddleLayout,
-    /// A length with a prime factor above 13: the passes run Bluestein's convolution, a
+    /// A length with a prime factor above 31: the passes run Bluestein's convolution, a
     /// longer smooth transform (see [`Bluestein`]).
     pub bluestein: Option<Bluestein>,
     /// The two passes run as one launch, taking tiles by ticket ([`Merged`]); `None`: one
@@ -187,7 +187,7 @@ impl Plan {
             return Err(real::unfusable(
                 spec,
                 limits,
-                "its length has a prime factor above 13",
+                "its length has a prime factor above 31",
             ));
         } else {
             bluestein::plan(spec, limits, opts)?
@@ -224,7 +224,7 @@ impl Plan {
 
     /// The plans [`PlanOptions::measure`] times for `spec`: one for each of Bluestein's
     /// convolution lengths that fits ([`Bluestein::candidates`]) where `n` has a prime factor
-    /// above 13 and no length is pinned; for a smooth length the plan
+    /// above 31 and no length is pinned; for a smooth length the plan
     /// [`Plan::with_options`] makes, then those of [`tune::variations`] that differ from
     /// it, where the options leave the shape to the planner.
     pub fn candidates(

@@ -38,11 +38,11 @@ pub struct PlanOptions {
     /// one-shot kernels (docs/BENCHMARKS.md). Prefetching needs the complex exchange:
     /// `Some(true)` sets aside the device's [`DeviceLimits::exchange`].
     pub prefetch: Option<bool>,
-    /// Length of Bluestein's convolution for lengths with a prime factor above 13 (smooth,
+    /// Length of Bluestein's convolution for lengths with a prime factor above 31 (smooth,
     /// at least `2n − 1`), overriding the planner's choice; ignored for smooth lengths.
     pub bluestein_m: Option<usize>,
     /// Compile every candidate plan and time it on the device, keeping the fastest (FFTW's
-    /// `MEASURE`): for lengths with a prime factor above 13 the choice of Bluestein's
+    /// `MEASURE`): for lengths with a prime factor above 31 the choice of Bluestein's
     /// convolution length, which bytes moved alone gets within 1.0–1.4× of the best on the
     /// H100 (docs/BENCHMARKS.md); for smooth lengths the shapes of [`tune::variations`] (as
     /// `tierfft tune` does, without keeping the result). Costs a compile and a few runs of
@@ -186,7 +186,7 @@ impl PlanOptions {
             && !is_smooth(m)
         {
             return bad(format!(
-                "bluestein_m must have no prime factor above 13 (got {m})"
+                "bluestein_m must have no prime factor above 31 (got {m})"
             ));
         }
         Ok(())

@@ -282,8 +282,8 @@ fn spread_lines(lines: usize, min_lines: usize, limits: &DeviceLimits) -> usize 
 }
 
 /// The shape of a line of `size` points, in a pass of `all_lines` lines and a workgroup of at
-/// least `min_lines` of them, within twice the points per thread the device allows (mixed
-/// radices hold a few more between stages), or else the device's register file
+/// least `min_lines` of them, within twice the points per thread the device allows or twice
+/// the line's largest prime factor (mixed radices hold a few more between stages), or else the device's register file
 /// ([`RegisterBudget`]). Also returns the most lines a workgroup may pack: `min_lines` for a
 /// shape only the register file allows.
 fn line_shape(
@@ -293,7 +293,10 @@ fn line_shape(
     limits: &DeviceLimits,
     opts: &PlanOptions,
 ) -> Option<(LineShape, usize)> {
-    let per_thread = opts.points_per_thread.unwrap_or(1);
+    // A radix-p butterfly holds its p points at once: a line with a prime factor above the
+    // device's points per thread (17..31 where it allows 8) may hold p, so twice p.
+    let largest_prime = shape::smooth_factors(size)?.first().copied().unwrap_or(1);
+    let per_thread = opts.points_per_thread.unwrap_or(1).max(largest_prime);
     let budget = RegisterBudget::new(limits, per_thread, min_lines, all_lines);
     let shape = shape::line_shape(size, limits.max_threads / min_lines, &budget, opts)?;
     let wide = shape::registers(size, &shape.1, shape.2) > budget.points;

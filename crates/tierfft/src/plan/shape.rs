@@ -1,6 +1,6 @@
 //! The shape of one line: how a pass's `size` points split into on-chip radix stages, and how
 //! many threads share them. Powers of two keep the measured radix-8/16 shapes; other smooth
-//! sizes (factors 2..13) are chosen by a small search over threads and radix lists.
+//! sizes (prime factors up to 31) are chosen by a small search over threads and radix lists.
 
 pub(crate) use crate::base::factors::{is_smooth, smooth_factors};
 
@@ -226,7 +226,12 @@ mod tests {
         assert_eq!(smooth_factors(5616), Some(vec![13, 3, 3, 3, 2, 2, 2, 2]));
         assert_eq!(smooth_factors(1), Some(vec![]));
         assert!(is_smooth(1000) && is_smooth(6 * 6 * 6 * 6 * 6 * 6));
-        assert!(!is_smooth(17) && !is_smooth(4099) && !is_smooth(2 * 1_000_003));
+        assert!(
+            is_smooth(17 * 31 * 8)
+                && !is_smooth(37)
+                && !is_smooth(4099)
+                && !is_smooth(2 * 1_000_003)
+        );
     }
 
     /// 32 points per thread; `registers` 32-bit registers per workgroup (0: unknown).
@@ -249,7 +254,12 @@ mod tests {
                 line_shape(size, 1024, &b, &opts).unwrap_or_else(|| panic!("no shape for {size}"));
             assert_eq!(radices.iter().product::<usize>(), size, "{size}");
             assert_eq!(points * threads, size, "{size}");
-            assert!(radices.iter().all(|&r| r <= 16), "{size}: {radices:?}");
+            assert!(
+                radices
+                    .iter()
+                    .all(|&r| r <= 16 || crate::base::factors::PRIMES.contains(&r)),
+                "{size}: {radices:?}"
+            );
             assert!(registers(size, &radices, threads) <= 32, "{size}");
         }
         // Lengths whose factors share a radix evenly need no extra exchange.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::base::factors::PRIMES;
 use crate::plan::schedule::Route;
 use crate::spec::{MAX_LOG2_N, PointOp};
 
@@ -88,9 +89,18 @@ fn plans_fit_device_limits_for_smooth_lengths() {
             assert_eq!(plan.passes.iter().map(|p| p.size).product::<usize>(), n);
             for p in &plan.passes {
                 assert_eq!(p.radices.iter().product::<usize>(), p.size, "{n}");
-                assert!(p.radices.iter().all(|&r| r <= 16), "{n}: {p:?}");
+                // Radices up to 16, or a prime codelet (17..31) alone.
+                assert!(
+                    p.radices.iter().all(|&r| r <= 16 || PRIMES.contains(&r)),
+                    "{n}: {p:?}"
+                );
                 assert_eq!(p.threads_per_line * p.points_per_thread, p.size);
-                let budget = RegisterBudget::new(&limits, 1, p.lines_per_group, usize::MAX);
+                let largest = shape::smooth_factors(p.size)
+                    .unwrap()
+                    .first()
+                    .copied()
+                    .unwrap_or(1);
+                let budget = RegisterBudget::new(&limits, largest, p.lines_per_group, usize::MAX);
                 assert!(
                     budget.fits(p.registers(), p.threads_per_line, false)
                         || budget.fits(p.registers(), p.threads_per_line, true),

@@ -339,7 +339,7 @@ impl Entry {
         let n = self.key.n;
         if n == 0 || n > 1 << FftSpec::MAX_LOG2_N || !super::is_smooth(n) {
             return Err(format!(
-                "n must be a length of at most 2^{} with no prime factor above 13 (got {n})",
+                "n must be a length of at most 2^{} with no prime factor above 31 (got {n})",
                 FftSpec::MAX_LOG2_N
             ));
         }
@@ -485,7 +485,7 @@ mod tests {
         w.insert(entry(4096, "CUDA 13.0", 16)).unwrap();
         let good = w.to_json().unwrap();
         let cases = [
-            (good.replace("4096", "4099"), "no prime factor above 13"),
+            (good.replace("4096", "4099"), "no prime factor above 31"),
             (
                 good.replace("\"points_per_thread\": 16", "\"points_per_thread\": 3"),
                 "points_per_thread",

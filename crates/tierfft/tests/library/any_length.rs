@@ -59,7 +59,7 @@ fn error(spec: &FftSpec, got: &[Complex32], want: &[Complex64]) -> f64 {
     relative_l2_error(&got, &want)
 }
 
-/// On both backends (the GPU runs lengths with a prime factor above 13 by Bluestein's
+/// On both backends (the GPU runs lengths with a prime factor above 31 by Bluestein's
 /// algorithm, chains as two convolutions).
 fn check(spec: &FftSpec, rng: &mut rand::rngs::StdRng) {
     check_on(&Device::cpu(), spec, rng);
@@ -91,13 +91,37 @@ fn short_lengths_on_the_gpu() {
     }
 }
 
-/// Powers of 3, 5, 6, 7, 11 and 13, and the benchmark's lengths, on both backends.
+/// Powers of 3, 5, 6, 7, 11, 13, 17 and 31, products of the primes 17..31 with others, and
+/// the benchmark's lengths, on both backends.
 #[test]
 fn smooth_mixed_and_prime_lengths() {
     let mut rng = rng();
     for n in [
-        729, 1000, 1920, 2187, 3125, 4000, 4099, 5616, 10000, 10007, 16807, 14641, 28561, 46656,
-        65521, 100_000, 1_000_000, 1_000_003,
+        729,
+        1000,
+        1920,
+        2187,
+        3125,
+        4000,
+        4099,
+        5616,
+        10000,
+        10007,
+        16807,
+        14641,
+        28561,
+        46656,
+        4913,
+        29791,
+        12673,
+        17 * 1024,
+        23 * 29 * 64,
+        19 * 3 * 5 * 7 * 11,
+        31 * 31 * 4096,
+        65521,
+        100_000,
+        1_000_000,
+        1_000_003,
     ] {
         check(&FftSpec::new(n), &mut rng);
         check(&FftSpec::new(n).batch(3).inverse(), &mut rng);
@@ -137,7 +161,7 @@ fn columns_fused_operations_and_chains() {
 fn measured_bluestein_plans() {
     let mut rng = rng();
     let measure = tierfft::plan::PlanOptions::default().with_measure(true);
-    for (n, batch) in [(17, 3), (1009, 2)] {
+    for (n, batch) in [(37, 3), (1009, 2)] {
         let spec = FftSpec::new(n).batch(batch);
         let fft = gpu().plan_with_options(&spec, &measure).expect("plan");
         let m = fft.plan().and_then(|p| p.bluestein.as_ref()).map(|b| b.m);

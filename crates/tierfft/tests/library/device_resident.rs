@@ -197,7 +197,7 @@ fn resampling_checks_its_buffers() {
     ));
 }
 
-/// Lengths with a prime factor above 13 between device buffers, as `tierfft.fft` runs them
+/// Lengths with a prime factor above 31 between device buffers, as `tierfft.fft` runs them
 /// on a CuPy array: Bluestein's convolution rows (about twice the user's) must stay in the
 /// plan's scratch, out of a caller's output buffer that holds only the user's rows. Out of
 /// place (and in place where marked), outputs poisoned beforehand; every value must be

@@ -284,7 +284,7 @@ fn fused_point_operations() {
 
 #[test]
 fn bluestein_lengths() {
-    // 1009 is prime; 2 × 4099 has a prime factor above 13.
+    // 1009 is prime; 2 × 4099 has a prime factor above 31.
     plain(FftSpec::new(1009).batch(3), "1009");
     check("8198", &FftSpec::new(8198), &PlanOptions::default(), 2e-6);
 }

@@ -54,7 +54,7 @@ fn tuning_times_every_candidate_and_each_computes_the_transform() {
 fn tuning_refuses_what_no_wisdom_speaks_for() {
     let dev = gpu();
     for (spec, says) in [
-        (FftSpec::new(4099), "prime factor above 13"),
+        (FftSpec::new(4099), "prime factor above 31"),
         (
             FftSpec::new(64).then_multiply_and_invert(vec![tierfft::Complex32::new(1.0, 0.0); 64]),
             "a chain",

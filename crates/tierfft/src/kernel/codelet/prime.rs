@@ -1,4 +1,4 @@
-//! DFTs of an odd prime number of points (3, 5, 7, 11, 13), in the symmetric form: inputs
+//! DFTs of an odd prime number of points (3, 5, 7, 11, 13, 17, 19, 23, 29, 31), in the symmetric form: inputs
 //! `j` and `R − j` are added and subtracted once, and each output pair `k`, `R − k` shares
 //! one real-weighted sum of the additions and one of the differences,
 //!
@@ -7,6 +7,7 @@
 //! for `j, k = 1 .. (R−1)/2`: (R−1)²/2 real multiplications per complex component, against
 //! (R−1)² complex ones for the direct sum.
 
+use crate::base::twiddle::twiddle64;
 use crate::kernel::emit::Emitter;
 use crate::kernel::ir::{Expr, Ty, complex, f};
 
@@ -26,14 +27,16 @@ pub fn dft(em: &mut Emitter, x: &[Expr], sign: f64) -> Vec<Expr> {
         sums.iter().cloned().fold(x[0].clone(), |acc, s| acc + s),
     );
     for k in 1..=m {
-        let angle = |j: usize| 2.0 * std::f64::consts::PI * ((j * k) % r) as f64 / r as f64;
+        // cos and sin of 2π·jk/r from the octant-reduced source: `(2π·jk/r).cos()` is off by
+        // an ulp or more at the larger angles, which showed in f64 round trips.
+        let w = |j: usize| twiddle64(j * k, r, 1.0);
         // Σ cos·sums and Σ sin·diffs, each a complex value scaled componentwise by reals.
         // (r >= 3, so m >= 1: each sum starts from its first term.)
-        let even = (2..=m).fold(sums[0].clone() * f(angle(1).cos()), |a, j| {
-            a + sums[j - 1].clone() * f(angle(j).cos())
+        let even = (2..=m).fold(sums[0].clone() * f(w(1).re), |a, j| {
+            a + sums[j - 1].clone() * f(w(j).re)
         });
-        let odd = (2..=m).fold(diffs[0].clone() * f(angle(1).sin()), |a, j| {
-            a + diffs[j - 1].clone() * f(angle(j).sin())
+        let odd = (2..=m).fold(diffs[0].clone() * f(w(1).im), |a, j| {
+            a + diffs[j - 1].clone() * f(w(j).im)
         });
         let even = em.bind(Ty::Complex, x[0].clone() + even);
         let odd = em.bind(Ty::Complex, odd);

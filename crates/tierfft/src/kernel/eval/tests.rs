@@ -351,7 +351,7 @@ fn dispatch_splits_and_folded_grids() {
 }
 
 /// Every length to 1024 on lavapipe's limits, and the smooth ones and every fifth other on
-/// the H100's, forward with batch 3: smooth ones (factors 2..13) in one mixed-radix pass,
+/// the H100's, forward with batch 3: smooth ones (prime factors up to 31) in one mixed-radix pass,
 /// the others by Bluestein's algorithm; and normalised inverses of a spread of them.
 #[test]
 fn every_length_to_1024() {
@@ -419,12 +419,12 @@ fn mixed_radix_plans() {
     }
 }
 
-/// Lengths with a prime factor above 13 by Bluestein's algorithm: one fused kernel where
+/// Lengths with a prime factor above 31 by Bluestein's algorithm: one fused kernel where
 /// the convolution fits one pass, the forward and inverse passes where it does not.
 #[test]
 fn bluestein_plans() {
     for (profile, n) in [
-        ("lavapipe", 17),
+        ("lavapipe", 37),
         ("lavapipe", 1009),
         ("lavapipe", 4099),
         ("small-16k", 2053),
@@ -444,7 +444,7 @@ fn bluestein_plans() {
 fn bluestein_chains_and_fused_operations() {
     let mut rng = StdRng::seed_from_u64(29);
     for (profile, n, batch) in [
-        ("lavapipe", 17, 3),
+        ("lavapipe", 37, 3),
         ("lavapipe", 1009, 2),
         ("small-16k", 2053, 2),
         ("h100-cuda", 4099, 2),
