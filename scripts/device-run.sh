@@ -35,6 +35,10 @@
 #           CUDA and on wgpu/Vulkan
 #   measure  Bluestein lengths with --measure (every convolution length timed at plan time,
 #           the fastest kept) against cuFFT, and the Bluestein chains against cuFFT's pipeline
+#   primes  lengths with prime factors 17..31 (codelets, no longer Bluestein's): the
+#           any-length and f64 tests on CUDA and on wgpu/Vulkan, the f64 round trips under
+#           compute-sanitizer memcheck and racecheck, and those lengths against cuFFT
+#           (1 GiB buffers, then batches 1 and 16)
 #   trig    the DCT and DST tests on CUDA and on wgpu/Vulkan, and their kernels under
 #           compute-sanitizer memcheck, racecheck and initcheck
 #   interface  after a change to the kernels' interface (bindings): the device-resident
@@ -527,6 +531,18 @@ if want anylen; then
         TIERFFT_TEST_DEVICE=$dev .carry/tests/library --test-threads=1 any_length:: 2>&1 | tee -a "$out/anylen-tests-$dev.log" |
             grep -E "^test |test result|panicked|run on|relative" || status=1
     done
+fi
+if want primes; then
+    device_tests primes any_length double
+    for tool in memcheck racecheck; do
+        echo "== compute-sanitizer $tool" | tee -a "$out/primes-sanitizer.txt"
+        TIERFFT_TEST_DEVICE=cuda compute-sanitizer --tool $tool --error-exitcode 1 \
+            .carry/tests/library --test-threads=1 double::round_trips_in_f64 2>&1 |
+            tail -6 | tee -a "$out/primes-sanitizer.txt" || status=1
+    done
+    lens=17,19,23,29,31,289,4913,29791,12673,17408,42688,21945,3936256
+    $tf bench --backend cuda --compare cufft --sizes $lens --reps 30 2>&1 | tee "$out/primes.txt" || status=1
+    $tf bench --backend cuda --compare cufft --small --sizes $lens --reps 50 2>&1 | tee "$out/primes-small.txt" || status=1
 fi
 if want bluestein; then
     for n in 1009 2039 4099 10007 65521 1000003; do

@@ -3,10 +3,10 @@ test_pocketfft.py with numpy.fft's transforms replaced by tierfft's, and SciPy's
 test_basic.py and test_real_transforms.py (the DCT and DST) with tierfft.scipy_fft as
 scipy.fft's global backend (a plugin counts the calls it took, so a backend that passed
 everything back to SciPy fails). Each runs in a
-pytest of its own, on the CPU, and SciPy's DCT/DST suite on lavapipe too (under a minute).
-On lavapipe every new length compiles its kernels first, and the other suites' thousands
-of lengths take many minutes there (TIERFFT_PY_SUITE_DEVICES=cpu,lavapipe runs every suite
-on both)."""
+pytest of its own, on the CPU; on lavapipe too SciPy's DCT/DST suite, and NumPy's suite but
+for its ``test_identity`` (every length 1..511, whose kernels lavapipe compiles for about
+nine minutes with its shader cache empty: 146 of 148 passed there, as on the CPU).
+TIERFFT_PY_SUITE_DEVICES=cpu,lavapipe runs every suite, whole, on both."""
 
 import os
 import subprocess
@@ -22,6 +22,11 @@ SUITE_DEVICES = [
 SCIPY_SUITES = [("test_basic.py", d) for d in SUITE_DEVICES] + [
     ("test_real_transforms.py", d) for d in dict.fromkeys(SUITE_DEVICES + ["lavapipe"])
 ]
+# (device, tests left out): lavapipe's extra run leaves out the one that compiles hundreds
+# of lengths; test_identity_long_short (lengths 1..31, f64 round trips within 5 ulp) stays.
+NUMPY_RUNS = [(d, ()) for d in SUITE_DEVICES] + (
+    [] if "lavapipe" in SUITE_DEVICES else [("lavapipe", ("TestFFT1D::test_identity",))]
+)
 
 # Long double is transformed in double precision, and NumPy's long double tolerance is
 # 5 ulp of long double: these two may fail, every other test must pass.
@@ -68,16 +73,20 @@ def pytest_unconfigure():
 """
 
 
-def run_suite(tmp_path: Path, test_file: Path, plugin: str, device: str) -> str:
-    """pytest on ``test_file`` (copied beside ``plugin``) with TIERFFT_DEVICE=``device``;
-    its report of every test's outcome."""
+def run_suite(
+    tmp_path: Path, test_file: Path, plugin: str, device: str, left_out: tuple = ()
+) -> str:
+    """pytest on ``test_file`` (copied beside ``plugin``) with TIERFFT_DEVICE=``device``,
+    but for the tests ``left_out`` names (``Class::test``); its report of every test's
+    outcome."""
     (tmp_path / "tierfft_plugin.py").write_text(textwrap.dedent(plugin))
     (tmp_path / test_file.name).write_text(test_file.read_text())
     env = dict(os.environ, TIERFFT_DEVICE=device)
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *sys.path])
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-rA", "-q", "-p", "no:cacheprovider",
-         "-p", "tierfft_plugin", test_file.name],
+         "-p", "tierfft_plugin", test_file.name,
+         *(f"--deselect={test_file.name}::{t}" for t in left_out)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
     )
     return done.stdout + done.stderr
@@ -92,12 +101,12 @@ def outcomes(report: str, word: str) -> set:
     }
 
 
-@pytest.mark.parametrize("device", SUITE_DEVICES)
-def test_numpys_own_fft_tests(device, tmp_path):
+@pytest.mark.parametrize("device, left_out", NUMPY_RUNS)
+def test_numpys_own_fft_tests(device, left_out, tmp_path):
     np_tests = Path(__import__("numpy").fft.__file__).parent / "tests" / "test_pocketfft.py"
     if not np_tests.exists():
         pytest.skip(f"NumPy was installed without its tests ({np_tests})")
-    report = run_suite(tmp_path, np_tests, NUMPY_PLUGIN, device)
+    report = run_suite(tmp_path, np_tests, NUMPY_PLUGIN, device, left_out)
     failed = outcomes(report, "FAILED") | outcomes(report, "ERROR")
     assert outcomes(report, "PASSED"), report[-3000:]
     assert failed <= NUMPY_KNOWN, report[-3000:]

@@ -8,13 +8,14 @@ use tierfft::{Checksum, Device, DeviceKind, Error, FftSpec, PointOp};
 
 use crate::common::*;
 
-/// The specs every device checks: one pass (packed small transforms, a mixed-radix
-/// length), several passes, columns, a normalised inverse.
+/// The specs every device checks: one pass (packed small transforms, mixed-radix lengths,
+/// one with the largest prime codelets), several passes, columns, a normalised inverse.
 fn specs(mode: Checksum) -> Vec<FftSpec> {
     vec![
         FftSpec::new(1024).batch(6),
         FftSpec::new(8).batch(70),
         FftSpec::new(360).batch(3),
+        FftSpec::new(29 * 31 * 2).batch(3),
         FftSpec::new(1 << 18).batch(2),
         FftSpec::new(1 << 15).batch(3).inverse().normalized(),
         FftSpec::new(256).batch(48).columns(),
