@@ -10,6 +10,8 @@ use crate::errors::IntoPy;
 #[pyclass(frozen, name = "Device", module = "tierfft._core")]
 pub struct PyDevice {
     pub(crate) device: Device,
+    /// The process's fork count when it was opened ([`crate::fork`]).
+    pub(crate) opened: u64,
 }
 
 #[pymethods]
@@ -19,7 +21,10 @@ impl PyDevice {
     fn new(py: Python<'_>, name: &str) -> PyResult<Self> {
         let name = name.to_owned();
         let device = py.detach(move || Device::by_name(&name)).py_err()?;
-        Ok(PyDevice { device })
+        Ok(PyDevice {
+            device,
+            opened: crate::fork::generation(),
+        })
     }
 
     /// The device's name, as `tierfft devices` prints it.
@@ -74,8 +79,10 @@ impl PyDevice {
 
     /// Frees the shared work arrays (`workspace_bytes`); the next call that needs them makes
     /// them again.
-    fn free_workspace(&self) {
+    fn free_workspace(&self) -> PyResult<()> {
+        crate::fork::check(&self.device, self.opened)?;
         self.device.free_workspace();
+        Ok(())
     }
 
     fn __repr__(&self) -> String {

@@ -44,6 +44,8 @@ pub struct Transform {
     /// Whether it takes complex128/float64 data (else complex64/float32).
     double: bool,
     device: Device,
+    /// The process's fork count when its device was opened ([`crate::fork`]).
+    opened: u64,
     kind: Kind,
     input_shape: Vec<usize>,
     output_shape: Vec<usize>,
@@ -304,16 +306,18 @@ impl Transform {
         // A DCT or DST carries its scale in its spec, applied in f64.
         let scale = if spec.trig.is_some() { 1.0 } else { scale };
         spec.validate().py_err()?;
+        crate::fork::check(&device.device, device.opened)?;
         let dev = device.device.clone();
         let (input_shape, output_shape) = (spec.input_shape(), spec.output_shape());
         let kind = spec.kind();
         let engine = py
-            .detach(move || planned(&dev, spec, scale, double))
+            .detach(move || on_workers(None, || planned(&dev, spec, scale, double)))?
             .py_err()?;
         Ok(Transform {
             engine,
             double,
             device: device.device.clone(),
+            opened: device.opened,
             kind,
             input_shape,
             output_shape,
@@ -379,6 +383,7 @@ impl Transform {
         output: &Bound<'_, PyAny>,
         workers: Option<usize>,
     ) -> PyResult<()> {
+        crate::fork::check(&self.device, self.opened)?;
         match &self.engine {
             Engine::Nd(fft) if !self.double => {
                 // Through device arrays kept between calls: written from the input, read
@@ -451,6 +456,7 @@ impl Transform {
         output: &Bound<'_, PyAny>,
         stream: Option<usize>,
     ) -> PyResult<()> {
+        crate::fork::check(&self.device, self.opened)?;
         let stream_handle = stream;
         let Some(cuda) = self.device.cuda_device() else {
             return Err(PyValueError::new_err(format!(

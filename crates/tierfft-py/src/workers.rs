@@ -1,5 +1,7 @@
-//! SciPy's `workers=`: a CPU transform run on a pool of that many threads instead of
-//! rayon's global pool (one per core). Pools are made once per count and kept.
+//! SciPy's `workers=`: a CPU transform run on a pool of that many threads (by default one
+//! per core). Every CPU transform runs on a pool of the package's own, never on rayon's
+//! global one, so that a forked child (whose copy of a pool has no threads) can make its
+//! pools again ([`forget_pools`]). Pools are made once per count and kept.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -8,17 +10,16 @@ use pyo3::PyResult;
 use pyo3::exceptions::PyRuntimeError;
 use rayon::ThreadPool;
 
-/// The pools made so far, by their number of threads.
+/// The pools made so far, by their number of threads (0: one per core).
 static POOLS: Mutex<BTreeMap<usize, Arc<ThreadPool>>> = Mutex::new(BTreeMap::new());
 
-/// Runs `work` with its parallel loops on `workers` threads (`None`: rayon's global pool).
+/// Runs `work` with its parallel loops on `workers` threads (`None`: one per core).
 pub(crate) fn on_workers<T: Send>(
     workers: Option<usize>,
     work: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
-    let Some(threads) = workers else {
-        return Ok(work());
-    };
+    // rayon takes 0 threads as its default count, one per core.
+    let threads = workers.unwrap_or(0);
     let pool = {
         let mut pools = POOLS
             .lock()
@@ -28,7 +29,7 @@ pub(crate) fn on_workers<T: Send>(
             None => {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
-                    .thread_name(move |i| format!("tierfft-workers-{threads}-{i}"))
+                    .thread_name(|i| format!("tierfft-worker-{i}"))
                     .build()
                     .map_err(|e| {
                         PyRuntimeError::new_err(format!("cannot start {threads} workers: {e}"))
@@ -38,4 +39,14 @@ pub(crate) fn on_workers<T: Send>(
         }
     };
     Ok(pool.install(work))
+}
+
+/// In a forked child: the pools' threads stayed in the parent, so the next call makes its
+/// pool again. The old pools are leaked, not dropped: their registries wait on threads that
+/// do not exist here. (A fork while another thread held the map's lock would leave it held;
+/// the lock is held only to look a pool up or make one.)
+pub(crate) fn forget_pools() {
+    if let Ok(mut pools) = POOLS.try_lock() {
+        std::mem::forget(std::mem::take(&mut *pools));
+    }
 }

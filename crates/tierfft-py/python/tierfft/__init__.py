@@ -54,7 +54,7 @@ from ._plan import Plan, PrecisionWarning, open_device  # noqa: E402
 from ._trig import dct, dctn, dst, dstn, idct, idctn, idst, idstn  # noqa: E402
 from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq  # noqa: E402
 
-from . import config, distributed, sar  # noqa: E402
+from . import _fork, config, distributed, sar  # noqa: E402, F401
 
 __all__ = [
     "Device",

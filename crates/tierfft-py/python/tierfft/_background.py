@@ -51,3 +51,10 @@ def submit(owner: Any, make: Callable[[], Any]) -> Future:
     future: Future = Future()
     _queue.put((weakref.ref(owner), make, future))
     return future
+
+
+def _forget_worker() -> None:
+    """In a forked child: the worker thread stayed in the parent (the plans waiting for it
+    are the parent's, forgotten with them); the next submit starts one here."""
+    global _queue, _worker, _worker_lock
+    _queue, _worker, _worker_lock = queue.Queue(), None, threading.Lock()

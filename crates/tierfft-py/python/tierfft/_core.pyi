@@ -124,6 +124,10 @@ class DistTransform:
         self, inputs: List[Any], outputs: List[Any], streams: List[Optional[int]]
     ) -> None: ...
 
+def forked() -> None:
+    """Called in a forked child (``tierfft._fork``): the CPU pools made again, GPU devices
+    opened before the fork refusing work."""
+
 def simulate(config: Optional[str] = None, replica: Optional[np.ndarray] = None) -> np.ndarray:
     """Simulated raw echoes (complex64 ``[lines, samples]``) of the TOML ``config``."""
 

@@ -54,6 +54,9 @@ _NORMS = (None, "backward", "ortho", "forward")
 
 _devices: dict = {}
 _devices_lock = threading.Lock()
+# Whether a process this one was forked from had opened a CUDA device: CUDA cannot be used
+# in such a child.
+_cuda_in_parent = False
 
 
 def open_device(name: Optional[str] = None) -> _core.Device:
@@ -66,10 +69,32 @@ def open_device(name: Optional[str] = None) -> _core.Device:
     if not isinstance(name, str):
         raise TypeError(f"device must be a name such as 'cpu' or 'cuda' (got {name!r})")
     key = name.strip().lower()
+    if _cuda_in_parent:
+        # CUDA's rule for a child forked after its parent used it; "auto" takes the CPU.
+        if key == "auto":
+            key = "cpu"
+        elif key.startswith("cuda"):
+            raise RuntimeError(
+                f"device {name!r}: this process was forked from one that had used CUDA, and "
+                f"CUDA cannot be used in such a child; start workers with multiprocessing's "
+                f"'spawn' or 'forkserver' method (multiprocessing.get_context('spawn')), or "
+                f"transform on device='cpu' here"
+            )
     with _devices_lock:
         if key not in _devices:
             _devices[key] = _core.Device(key)
         return _devices[key]
+
+
+def _forget_devices() -> list:
+    """In a forked child: the devices the parent opened, forgotten (the caller keeps them
+    from being dropped, which would wait on driver threads the child does not have); the
+    next call opens its device again."""
+    global _devices, _devices_lock, _cuda_in_parent
+    left = list(_devices.values())
+    _cuda_in_parent = _cuda_in_parent or any(d.backend == "cuda" for d in left)
+    _devices, _devices_lock = {}, threading.Lock()
+    return left
 
 
 def _is_auto(name: Optional[str]) -> bool:

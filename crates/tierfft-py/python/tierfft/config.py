@@ -56,6 +56,18 @@ _totals: dict = {}
 _limits: dict = {}
 
 
+def _forget_plans() -> list:
+    """In a forked child: the parent's cached plans, forgotten (the caller keeps them from
+    being dropped); the limits set stay."""
+    global _lock
+    left = [entry[1] for entry in _entries.values()]
+    _entries.clear()
+    _keys.clear()
+    _totals.clear()
+    _lock = threading.Lock()
+    return left
+
+
 def _device_name(plan: Any) -> str:
     device = plan.device  # a Device (Plan) or its name (Transform)
     return device if isinstance(device, str) else device.name
