@@ -334,18 +334,19 @@ fi
 if want cupy; then
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --gpu --reps ${BENCH_REPS:-30} --json "$out/cupy.json" 2>&1 |
         tee "$out/cupy.txt" || status=1
+    # CUPY_BENCH_ONLY=1: the comparison alone (first calls and tests left out).
     # Compiling before the first call (the default) with the kernel cache empty, then in
     # the background with it empty, then in the background with it full.
-    for mode in sync-cold background-cold background-warm; do
+    [ -n "${CUPY_BENCH_ONLY:-}" ] || for mode in sync-cold background-cold background-warm; do
         case $mode in *-cold) rm -rf /tmp/tierfft-cubin ;; esac
         flag=""
         [ "${mode%%-*}" = background ] && flag=--background
         echo "== first calls, $mode" | tee -a "$out/first-call.txt"
         python3 scripts/first-call.py $flag 2>&1 | tee -a "$out/first-call.txt" || status=1
     done
-    TIERFFT_PY_DEVICES=cuda python3 -m pytest -q -p no:cacheprovider crates/tierfft-py/tests/test_cuda.py \
+    [ -n "${CUPY_BENCH_ONLY:-}" ] || TIERFFT_PY_DEVICES=cuda python3 -m pytest -q -p no:cacheprovider crates/tierfft-py/tests/test_cuda.py \
         crates/tierfft-py/tests/test_trig.py crates/tierfft-py/tests/test_plans.py \
-        crates/tierfft-py/tests/test_config.py 2>&1 | tee "$out/pytest-cuda.log" | tail -15 || status=1
+        crates/tierfft-py/tests/test_config.py crates/tierfft-py/tests/test_fork.py 2>&1 | tee "$out/pytest-cuda.log" | tail -15 || status=1
 fi
 if want transfers; then
     python3 scripts/memcpy-scaling.py 2>&1 | tee "$out/memcpy-scaling.txt"
