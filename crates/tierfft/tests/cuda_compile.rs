@@ -67,6 +67,33 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
+    // The prime codelets 17..31, alone and among other radices, one pass and several, in
+    // every precision.
+    for n in [
+        17,
+        19,
+        23,
+        29,
+        31,
+        29 * 31 * 2,
+        4913,
+        17 * 1024,
+        31 * 31 * 4096,
+    ] {
+        for precision in [Precision::F32, Precision::F64, Precision::F16] {
+            let spec = FftSpec::new(n).batch(3).precision(precision);
+            for spec in [spec.clone(), spec.inverse().normalized()] {
+                let plan = Plan::new(&spec, &limits).expect("plan");
+                assert!(plan.bluestein.is_none(), "n = {n}");
+                for (pass, in_place) in plan.kernels() {
+                    sources.insert(
+                        plan.source(pass, in_place, Dialect::Cuda)
+                            .expect("kernel source"),
+                    );
+                }
+            }
+        }
+    }
     // Fused kernels: every pointwise operation and a chained transform.
     for k in [1, 4, 10, 12, 14] {
         let n = 1usize << k;
