@@ -67,19 +67,9 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
             }
         }
     }
-    // The prime codelets 17..31, alone and among other radices, one pass and several, in
-    // every precision.
-    for n in [
-        17,
-        19,
-        23,
-        29,
-        31,
-        29 * 31 * 2,
-        4913,
-        17 * 1024,
-        31 * 31 * 4096,
-    ] {
+    // The prime codelets 17..31 (one generator): the smallest and the largest alone, mixed
+    // with others in one pass and in several, in every precision.
+    for n in [17, 31, 29 * 31 * 2, 31 * 31 * 4096] {
         for precision in [Precision::F32, Precision::F64, Precision::F16] {
             let spec = FftSpec::new(n).batch(3).precision(precision);
             for spec in [spec.clone(), spec.inverse().normalized()] {
