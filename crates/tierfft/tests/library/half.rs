@@ -123,7 +123,7 @@ where
 fn check_both(dev: &Device, max_log2: usize) {
     let mut rng = rng();
     let mut lens: Vec<usize> = (0..=max_log2).map(|k| 1 << k).collect();
-    lens.extend([3, 12, 60, 169, 1000, 5616, 6561, 100_000]);
+    lens.extend([3, 12, 17, 60, 169, 1000, 5616, 6561, 29 * 31 * 2, 100_000]);
     let f16_errors = check::<f16>(dev, &lens, 2, &mut rng);
     let bf16_errors = check::<bf16>(dev, &lens, 2, &mut rng);
     eprintln!("{}: relative L2 error (f16, bf16)", dev.name());
