@@ -293,8 +293,9 @@ fn line_shape(
     limits: &DeviceLimits,
     opts: &PlanOptions,
 ) -> Option<(LineShape, usize)> {
-    // A radix-p butterfly holds its p points at once: a line with a prime factor above the
-    // device's points per thread (17..31 where it allows 8) may hold p, so twice p.
+    // A radix-p butterfly holds its p points at once: a line whose largest prime factor is
+    // above the device's points per thread (11 and up where it allows 8, 17 and up where it
+    // allows 16) may hold twice that prime.
     let largest_prime = shape::smooth_factors(size)?.first().copied().unwrap_or(1);
     let per_thread = opts.points_per_thread.unwrap_or(1).max(largest_prime);
     let budget = RegisterBudget::new(limits, per_thread, min_lines, all_lines);

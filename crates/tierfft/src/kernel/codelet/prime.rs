@@ -1,6 +1,6 @@
-//! DFTs of an odd prime number of points (3, 5, 7, 11, 13, 17, 19, 23, 29, 31), in the symmetric form: inputs
-//! `j` and `R − j` are added and subtracted once, and each output pair `k`, `R − k` shares
-//! one real-weighted sum of the additions and one of the differences,
+//! DFTs of an odd prime number of points (3 to 31), in the symmetric form: inputs `j` and
+//! `R − j` are added and subtracted once, and each output pair `k`, `R − k` shares one
+//! real-weighted sum of the additions and one of the differences,
 //!
 //! `X[k], X[R−k] = x[0] + Σ_j cos(2πjk/R)·(x[j] + x[R−j]) ± sign·i·Σ_j sin(2πjk/R)·(x[j] − x[R−j])`
 //!
