@@ -8,6 +8,7 @@ mod device;
 mod distributed;
 mod dlpack;
 mod errors;
+mod extended;
 mod fork;
 mod lent;
 mod sar;
@@ -22,6 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<device::PyDevice>()?;
     m.add_class::<transform::Transform>()?;
     m.add_class::<distributed::DistTransform>()?;
+    m.add_class::<extended::ExtendedTransform>()?;
     m.add_function(wrap_pyfunction!(fork::forked, m)?)?;
     m.add_function(wrap_pyfunction!(sar::focus, m)?)?;
     m.add_function(wrap_pyfunction!(sar::simulate, m)?)?;

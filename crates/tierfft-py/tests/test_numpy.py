@@ -151,6 +151,61 @@ def test_long_double_as_numpy_dtype():
     assert relative_error(got, np.fft.fft(a.astype(np.float64))) < 1e-13
 
 
+LONG_DOUBLE_WIDER = np.finfo(np.longdouble).nmant > 52
+needs_wide_long_double = pytest.mark.skipif(
+    not LONG_DOUBLE_WIDER, reason="long double is double on this platform"
+)
+
+
+@needs_wide_long_double
+@pytest.mark.parametrize("n", [1, 5, 13, 16, 31, 37, 67, 100, 1009])
+def test_long_double_round_trips_in_its_own_precision(rng, n):
+    """Round trips of long double within a long double ulp or two (f64's transforms are off
+    by 2^11 of them): direct radices and Bluestein lengths, complex and real."""
+    eps = np.finfo(np.longdouble).eps
+    x = (rng.random((3, n)) + 1j * rng.random((3, n))).astype(np.clongdouble)
+    x += x * eps / 3  # bits below float64's
+    back = tierfft.ifft(tierfft.fft(x))
+    assert back.dtype == np.clongdouble
+    assert np.max(np.abs(back - x)) < 3 * eps
+    xr = x.real.copy()
+    back = tierfft.irfft(tierfft.rfft(xr), n=n)
+    assert back.dtype == np.longdouble
+    assert np.max(np.abs(back - xr)) < 3 * eps
+
+
+@needs_wide_long_double
+def test_long_double_agrees_with_numpy_in_long_double(rng):
+    eps = np.finfo(np.longdouble).eps
+    a = (rng.random((6, 10, 7)) + 1j * rng.random((6, 10, 7))).astype(np.clongdouble)
+    cases = [
+        ("fftn", a, {}),
+        ("ifft2", a, {"norm": "ortho"}),
+        ("rfftn", a.real.copy(), {"axes": (0, 2), "norm": "forward"}),
+        ("irfftn", a, {"s": (6, 12), "axes": (0, 1)}),
+        ("hfft", a, {"n": 11}),
+        ("ihfft", a.real.copy(), {"axis": 1}),
+        ("fft", a, {"n": 23, "axis": 0}),
+    ]
+    for name, x, kwargs in cases:
+        got = getattr(tierfft, name)(x, **kwargs)
+        want = getattr(np.fft, name)(x, **kwargs)
+        assert got.dtype == want.dtype, name
+        scale = np.max(np.abs(want))
+        # NumPy's own long double transform is within a few of its ulps: so is ours.
+        assert np.max(np.abs(got - want)) < 32 * eps * scale, name
+    out = np.full((6, 10, 7), np.nan, np.clongdouble)
+    assert tierfft.fftn(a, out=out) is out
+    assert np.max(np.abs(out - np.fft.fftn(a))) < 32 * eps * np.max(np.abs(out))
+
+
+@needs_wide_long_double
+def test_long_double_beyond_float64s_range_is_an_error():
+    x = np.full(8, np.longdouble(1e308) * 1000)
+    with pytest.raises(ValueError, match="float64's range"):
+        tierfft.fft(x)
+
+
 def test_no_axes_is_the_input_as_numpy_has_it():
     x = np.arange(6.0).reshape(2, 3)
     assert np.array_equal(tierfft.fftn(x, axes=()), np.fft.fftn(x, axes=()))

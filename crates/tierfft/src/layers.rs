@@ -20,7 +20,8 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("spec", &["spec", "weights", "checksum", "resample", "trig"]),
     ("plan", &["plan"]),
     ("kernel", &["kernel"]),
-    ("backend", &["backend"]),
+    // Devices and their transforms; `extended`: double-double transforms on the CPU.
+    ("backend", &["backend", "extended"]),
     ("nd", &["nd"]),
     ("distributed", &["distributed"]),
     // Debug views (`debug`: kernel source, the reference transform, NVRTC, kernel

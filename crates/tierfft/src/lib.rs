@@ -65,6 +65,7 @@ mod checksum;
 pub mod debug;
 pub mod distributed;
 mod error;
+pub mod extended;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

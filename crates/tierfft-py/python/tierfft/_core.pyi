@@ -78,6 +78,19 @@ class Transform:
         stream) that stream is ordered after the transform and the call returns at once;
         without, it returns when the device has finished."""
 
+class ExtendedTransform:
+    """One-dimensional transforms of ``n`` points in double-double arithmetic on the CPU
+    (about 32 significant digits), for long double data split into two float64 parts."""
+
+    def __init__(self, n: int, inverse: bool) -> None: ...
+    @property
+    def n(self) -> int: ...
+    def execute(self, hi: Any, lo: Any, scale_hi: float, scale_lo: float,
+                workers: Optional[int] = None) -> None:
+        """Transforms in place every line of ``n`` values ``hi + lo`` (two C-contiguous
+        complex128 arrays of one size, lines along the last axis), each result multiplied by
+        ``scale_hi + scale_lo``."""
+
 class DistTransform:
     """A transform spread over ranks (``tierfft.distributed.DistPlan`` wraps it)."""
 

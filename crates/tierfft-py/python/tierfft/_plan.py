@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _background, _core, config
+from . import _background, _core, _extended, config
 from ._arrays import CudaArrays, arrays_of, cuda_library
 from .config import cached
 
@@ -165,7 +165,8 @@ def _cook(shape: Tuple[int, ...], s, axes, kind: str, args: str):
 def _dtypes(dtype: np.dtype, kind: str, func: str):
     """(complex dtype, real dtype, dtype of the result, double precision) for input of
     ``dtype``, as NumPy 2 chooses them: single precision for float16/float32/complex64,
-    double for the rest (long double is transformed in double precision)."""
+    double for the rest (long double wider than double is transformed in its own
+    precision: ``tierfft._extended``)."""
     dtype = np.dtype(dtype)
     if dtype.kind not in "biufc":
         raise TypeError(f"{func} takes numeric arrays (got dtype {dtype})")
@@ -256,6 +257,10 @@ class Plan:
         # The precision of the data the plan takes (that of its arithmetic may be lower).
         self._double = double
         self.lengths, self.axes = _cook(self.shape, s, axes, kind, args)
+        # Long double wider than f64 is transformed to its own precision, on the CPU.
+        self._extended = _extended.wider_than_double(self.dtype)
+        if self._extended:
+            device = "cpu"
         # "auto" takes the CPU for double-precision data (NumPy arrays on the host, where
         # the CPU's f64 transforms spare the copies); a GPU named for them transforms in f64
         # where it has f64 arithmetic, else in f32, and says so.
@@ -316,6 +321,8 @@ class Plan:
             pass
         elif len(set(self.axes)) < len(self.axes):
             self._steps = self._one_axis_steps()
+        elif self._extended:
+            self._factor = _extended.norm_factor(norm, inverse, math.prod(self.lengths))
         elif _in_background and self._compiles_meanwhile():
             # The worker holds no reference to the plan: one dropped first is not compiled.
             self._pending = _background.submit(self, self._native(double))
@@ -445,6 +452,11 @@ class Plan:
             return self._deliver(np.zeros(self.output_shape, self.result_dtype), out)
         if self._pending is not None and not self._ready():
             return self._on_cpu()(a, out, workers=workers)
+        if self._extended:
+            a = _resized(a, self.axes, self._sizes, lambda shape: np.zeros(shape, a.dtype))
+            result = _extended.transform(a, self.kind, self.inverse, self.axes, self.lengths,
+                                         self._factor, threads)
+            return self._deliver(result, out)
         original = a
         a = a.astype(self.input_dtype, copy=False)
         a = _resized(a, self.axes, self._sizes, lambda shape: np.zeros(shape, self.input_dtype))

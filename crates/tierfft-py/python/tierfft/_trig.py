@@ -6,7 +6,7 @@ on any device.
 Element types follow SciPy: float32 data (and float16, promoted) are transformed in f32 and
 give float32; float64, integers and the rest in f64 and give float64; complex input has its
 real and imaginary parts transformed apart. Long double is transformed in double precision
-and returned as long double.
+and returned as long double (the FFTs transform it in its own precision; these do not).
 """
 
 from __future__ import annotations

@@ -1,24 +1,39 @@
-//! A double-double reference for f64 transforms: about 32 significant digits, so that the
-//! error measured against it is the transform's own, not the reference's (an f64 FFT is off
-//! by about as much as the transforms it would check).
+//! Transforms in double-double arithmetic (about 32 significant digits): the reference for
+//! f64 transforms, so that the error measured against it is the transform's own, not the
+//! reference's (an f64 FFT is off by about as much as the transforms it would check), and
+//! the arithmetic of [`crate::extended`] for data more precise than f64.
 //!
 //! Mixed-radix decimation in time on double-double complex values, with the twiddles summed
 //! from their Taylor series after an exact reduction to the first octant. Slow (tens of
-//! f64 operations per double-double one), and O(n·p) per level for a prime factor `p`, so
-//! meant for tests: lengths to a few million, primes to a few thousand.
+//! f64 operations per double-double one); O(n·p) per level for a prime factor `p`, so
+//! [`LinePlan`] takes lengths with a prime factor above [`DIRECT_PRIME`] through Bluestein's
+//! convolution.
 
 use num_complex::Complex64;
 
 /// A double-double real: `hi + lo` with `|lo| <= ulp(hi) / 2`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Dd {
-    hi: f64,
-    lo: f64,
+pub(crate) struct Dd {
+    pub(crate) hi: f64,
+    pub(crate) lo: f64,
 }
 
 impl Dd {
     fn new(x: f64) -> Dd {
         Dd { hi: x, lo: 0.0 }
+    }
+
+    /// `hi + lo` for any two f64 values (normalised: the sum need not be one already).
+    pub(crate) fn from_parts(hi: f64, lo: f64) -> Dd {
+        Dd::new(hi).add(Dd::new(lo))
+    }
+
+    /// `self · s` for a power of two `s`: exact.
+    fn scale_exact(self, s: f64) -> Dd {
+        Dd {
+            hi: self.hi * s,
+            lo: self.lo * s,
+        }
     }
 
     /// `a + b` exactly as a double-double, given `|a| >= |b|`.
@@ -55,7 +70,7 @@ impl Dd {
     }
 
     /// `self / d` for an f64 `d`.
-    fn div(self, d: f64) -> Dd {
+    pub(crate) fn div(self, d: f64) -> Dd {
         let q = self.hi / d;
         let p = q * d;
         let pe = q.mul_add(d, -p);
@@ -66,12 +81,43 @@ impl Dd {
 
 /// A double-double complex value.
 #[derive(Clone, Copy, Debug, Default)]
-struct Cdd {
-    re: Dd,
-    im: Dd,
+pub(crate) struct Cdd {
+    pub(crate) re: Dd,
+    pub(crate) im: Dd,
 }
 
 impl Cdd {
+    /// The value of two f64 complex parts, `hi + lo`.
+    pub(crate) fn from_parts(hi: Complex64, lo: Complex64) -> Cdd {
+        Cdd {
+            re: Dd::from_parts(hi.re, lo.re),
+            im: Dd::from_parts(hi.im, lo.im),
+        }
+    }
+
+    /// The high and low f64 parts: `hi` is the value rounded to f64.
+    pub(crate) fn parts(self) -> (Complex64, Complex64) {
+        (
+            Complex64::new(self.re.hi, self.im.hi),
+            Complex64::new(self.re.lo, self.im.lo),
+        )
+    }
+
+    fn conj(self) -> Cdd {
+        Cdd {
+            re: self.re,
+            im: self.im.neg(),
+        }
+    }
+
+    /// `self · s` for a real double-double `s`.
+    pub(crate) fn scale(self, s: Dd) -> Cdd {
+        Cdd {
+            re: self.re.mul(s),
+            im: self.im.mul(s),
+        }
+    }
+
     fn add(self, o: Cdd) -> Cdd {
         Cdd {
             re: self.re.add(o.re),
@@ -191,6 +237,105 @@ pub(crate) fn fft_dd(input: &[Complex64], n: usize, sign: f64) -> Vec<Complex64>
         })
         .map(|z| Complex64::new(z.re.hi + z.re.lo, z.im.hi + z.im.lo))
         .collect()
+}
+
+/// Largest prime factor [`LinePlan`] transforms directly (O(n·p) per level); lengths with a
+/// larger one go through Bluestein's convolution.
+pub(crate) const DIRECT_PRIME: usize = 64;
+
+/// DFTs of `n` points with exponent sign `sign` (−1 forward) in double-double arithmetic,
+/// their twiddles computed once.
+pub(crate) struct LinePlan {
+    n: usize,
+    /// `W_n^e` (mixed radix), or `W_m^e` with `sign` −1 for the convolution's transforms.
+    table: Vec<Cdd>,
+    bluestein: Option<Chirp>,
+}
+
+/// Bluestein's convolution: `X_k = w_k · Σ_j (x_j w_j) · conj(w_{k−j})` with the chirp
+/// `w_k = exp(sign · πi k² / n)`, the sum a cyclic convolution of `m >= 2n − 1` points (a
+/// power of two) through forward transforms.
+struct Chirp {
+    m: usize,
+    /// `w_k`, k < n.
+    w: Vec<Cdd>,
+    /// The forward transform of `conj(w)` wrapped around `m` points, divided by `m`.
+    filter: Vec<Cdd>,
+}
+
+impl LinePlan {
+    pub(crate) fn new(n: usize, sign: f64) -> LinePlan {
+        let smooth = (2..=DIRECT_PRIME).fold(n, |m, p| {
+            let mut m = m;
+            while m > 1 && m.is_multiple_of(p) {
+                m /= p;
+            }
+            m
+        }) == 1;
+        if smooth {
+            let table = (0..n).map(|e| twiddle(e, n, sign)).collect();
+            return LinePlan {
+                n,
+                table,
+                bluestein: None,
+            };
+        }
+        let m = (2 * n - 1).next_power_of_two();
+        let table: Vec<Cdd> = (0..m).map(|e| twiddle(e, m, -1.0)).collect();
+        // k² mod 2n keeps the chirp's angle exact: exp(sign · 2πi (k² mod 2n) / 2n).
+        let w: Vec<Cdd> = (0..n)
+            .map(|k| {
+                twiddle(
+                    ((k as u128 * k as u128) % (2 * n as u128)) as usize,
+                    2 * n,
+                    sign,
+                )
+            })
+            .collect();
+        let mut b = vec![Cdd::default(); m];
+        for (k, wk) in w.iter().enumerate() {
+            b[k] = wk.conj();
+            if k > 0 {
+                b[m - k] = wk.conj();
+            }
+        }
+        let inv_m = 1.0 / m as f64;
+        let filter = dft(&b, &table, 1)
+            .into_iter()
+            .map(|z| Cdd {
+                re: z.re.scale_exact(inv_m),
+                im: z.im.scale_exact(inv_m),
+            })
+            .collect();
+        LinePlan {
+            n,
+            table,
+            bluestein: Some(Chirp { m, w, filter }),
+        }
+    }
+
+    /// The transform of `x` (`n` points).
+    pub(crate) fn run(&self, x: &[Cdd]) -> Vec<Cdd> {
+        debug_assert_eq!(x.len(), self.n);
+        let Some(c) = &self.bluestein else {
+            return dft(x, &self.table, 1);
+        };
+        let mut a = vec![Cdd::default(); c.m];
+        for ((slot, xj), wj) in a.iter_mut().zip(x).zip(&c.w) {
+            *slot = xj.mul(*wj);
+        }
+        // The inverse transform as conj(forward(conj(·))), the filter's 1/m folded in.
+        let spectrum: Vec<Cdd> = dft(&a, &self.table, 1)
+            .iter()
+            .zip(&c.filter)
+            .map(|(p, q)| p.mul(*q).conj())
+            .collect();
+        dft(&spectrum, &self.table, 1)
+            .iter()
+            .zip(&c.w)
+            .map(|(z, wk)| z.conj().mul(*wk))
+            .collect()
+    }
 }
 
 #[cfg(test)]

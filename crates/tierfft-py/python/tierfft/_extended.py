@@ -1,0 +1,104 @@
+"""Long double transformed to its own precision: each value split exactly into a high and a
+low float64 part, the transform computed on the CPU in double-double arithmetic (about 32
+significant digits; ``tierfft._core.ExtendedTransform``), and the parts joined again with
+one rounding. NumPy 2 transforms long double in long double; so does this, on every
+device (CUDA and Vulkan have no long double)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import _core
+
+
+def wider_than_double(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is a long double with more precision than float64 (x86's 80-bit
+    extended, or quad precision; on platforms where long double is double it is not)."""
+    return dtype in (np.longdouble, np.clongdouble) and np.finfo(np.longdouble).nmant > 52
+
+
+@functools.lru_cache(maxsize=64)
+def _line_transform(n: int, inverse: bool) -> "_core.ExtendedTransform":
+    return _core.ExtendedTransform(n, inverse)
+
+
+def _split(a: np.ndarray):
+    """``a`` (long double, real or complex) as two complex128 arrays ``hi + lo``, exactly."""
+    a = np.asarray(a, np.clongdouble)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        hi = a.astype(np.complex128)
+        lo = (a - hi).astype(np.complex128)
+    finite = np.isfinite(a)
+    if not np.array_equal(finite, np.isfinite(hi)):
+        worst = np.max(np.abs(a[finite & ~np.isfinite(hi)]))
+        raise ValueError(
+            f"long double values beyond float64's range (|x| up to {worst}) cannot be "
+            f"transformed: tierfft computes long double in double-double arithmetic, whose "
+            f"range is float64's (about 1.8e308); scale the data first"
+        )
+    return hi, lo
+
+
+def _along(hi: np.ndarray, lo: np.ndarray, axis: int, inverse: bool, scale, workers):
+    """The 1-D transforms of ``hi + lo`` along ``axis``: new arrays."""
+    n = hi.shape[axis]
+    h = np.ascontiguousarray(np.moveaxis(hi, axis, -1))
+    l = np.ascontiguousarray(np.moveaxis(lo, axis, -1))
+    if h.size:
+        _line_transform(n, inverse).execute(h, l, scale[0], scale[1], workers)
+    return np.moveaxis(h, -1, axis), np.moveaxis(l, -1, axis)
+
+
+def norm_factor(norm: Optional[str], inverse: bool, points: int) -> np.longdouble:
+    """The factor NumPy's ``norm`` puts on a transform of ``points`` points, in long double."""
+    points = np.longdouble(points)
+    if norm == "ortho":
+        return 1 / np.sqrt(points)
+    if (norm == "forward") != inverse:
+        return 1 / points
+    return np.longdouble(1)
+
+
+def _scale_parts(scale) -> tuple:
+    """A long double factor as (hi, lo) float64 parts."""
+    scale = np.longdouble(scale)
+    hi = np.float64(scale)
+    return float(hi), float(scale - np.longdouble(hi))
+
+
+def transform(a: np.ndarray, kind: str, inverse: bool, axes: Sequence[int],
+              lengths: Sequence[int], scale, workers: Optional[int]) -> np.ndarray:
+    """numpy.fft's ``kind`` (``"c2c"``, ``"r2c"``, ``"c2r"``) of ``a`` (cut or padded to
+    the transform's sizes already) along ``axes`` with lengths ``lengths``, times ``scale``
+    (a long double), in long double: complex long double out, long double for ``"c2r"``."""
+    hi, lo = _split(a)
+    # The factor goes into the first axis' transform, in double-double; the others take 1.
+    factors = iter([_scale_parts(scale)])
+    last, n = axes[-1], lengths[-1]
+    order = list(axes)
+    if kind == "r2c":
+        # The last axis first, whole, then its n/2 + 1 bins through the others.
+        hi, lo = _along(hi, lo, last, False, next(factors), workers)
+        keep = [slice(None)] * hi.ndim
+        keep[last] = slice(0, n // 2 + 1)
+        hi, lo = hi[tuple(keep)], lo[tuple(keep)]
+        order = order[:-1]
+    elif kind == "c2r":
+        order = order[:-1]
+    for ax in order:
+        hi, lo = _along(hi, lo, ax, inverse, next(factors, (1.0, 0.0)), workers)
+    if kind != "c2r":
+        return hi.astype(np.clongdouble) + lo
+    # The Hermitian whole of the last axis from its n/2 + 1 bins: X[n - k] = conj(X[k]).
+    bins = hi.shape[last]
+    mirror = [slice(None)] * hi.ndim
+    mirror[last] = slice(n - bins, 0, -1)
+    hi = np.concatenate([hi, np.conj(hi[tuple(mirror)])], axis=last)
+    lo = np.concatenate([lo, np.conj(lo[tuple(mirror)])], axis=last)
+    hi, lo = _along(hi, lo, last, True, next(factors, (1.0, 0.0)), workers)
+    # The imaginary parts of X[0] and X[n/2] land in the imaginary part, dropped here as
+    # numpy.fft ignores them.
+    return hi.real.astype(np.longdouble) + lo.real
