@@ -136,7 +136,8 @@
 #   cupy    CuPy arrays: `python -m tierfft.bench --gpu` (tierfft against cupy.fft and
 #           cupyx.scipy.fft on the same arrays, same process, interleaved), then
 #           scripts/first-call.py (new lengths' first calls: compiled first with the kernel
-#           cache empty, then in the background with it empty and full), then the CUDA-array, DCT, plan and cache pytest cases on CUDA
+#           cache empty and full, then in the background with it empty and full), then the
+#           CUDA-array, DCT, plan, cache and fork pytest cases on CUDA
 #   transfers  host-device copies: `bench --transfers` (tierfft's staged copies against the
 #           driver's pageable copies and pinned DMA alone, 1 MiB..1 GiB), then `tierfft sar
 #           --device cuda` end to end at 4096² and 16384² with this build and, when carried,
@@ -335,9 +336,9 @@ if want cupy; then
     PYTHONUNBUFFERED=1 python3 -m tierfft.bench --gpu --reps ${BENCH_REPS:-30} --json "$out/cupy.json" 2>&1 |
         tee "$out/cupy.txt" || status=1
     # CUPY_BENCH_ONLY=1: the comparison alone (first calls and tests left out).
-    # Compiling before the first call (the default) with the kernel cache empty, then in
-    # the background with it empty, then in the background with it full.
-    [ -n "${CUPY_BENCH_ONLY:-}" ] || for mode in sync-cold background-cold background-warm; do
+    # Compiling before the first call (the default) with the kernel cache empty and then
+    # full, then in the background with it empty and then full.
+    [ -n "${CUPY_BENCH_ONLY:-}" ] || for mode in sync-cold sync-warm background-cold background-warm; do
         case $mode in *-cold) rm -rf /tmp/tierfft-cubin ;; esac
         flag=""
         [ "${mode%%-*}" = background ] && flag=--background

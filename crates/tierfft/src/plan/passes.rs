@@ -295,7 +295,9 @@ fn line_shape(
 ) -> Option<(LineShape, usize)> {
     // A radix-p butterfly holds its p points at once: a line whose largest prime factor is
     // above the device's points per thread (11 and up where it allows 8, 17 and up where it
-    // allows 16) may hold twice that prime.
+    // allows 16) may hold twice that prime. On the H100, raising it only for primes above
+    // twice the device's points lost up to half the speed (6·31 at 1 GiB: two passes
+    // instead of one; docs/BENCHMARKS.md).
     let largest_prime = shape::smooth_factors(size)?.first().copied().unwrap_or(1);
     let per_thread = opts.points_per_thread.unwrap_or(1).max(largest_prime);
     let budget = RegisterBudget::new(limits, per_thread, min_lines, all_lines);
