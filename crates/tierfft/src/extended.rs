@@ -5,7 +5,7 @@
 //! to f64 and `lo` the rest, so that rounding `hi + lo` to the caller's type rounds once.
 //!
 //! For accuracy, not speed: a double-double operation costs tens of f64 ones, and lines are
-//! transformed one at a time on rayon's pool (80-150 times f64's time on two cores).
+//! transformed one at a time on rayon's pool (70-90 times f64's time on two cores).
 
 use num_complex::Complex64;
 use rayon::prelude::*;

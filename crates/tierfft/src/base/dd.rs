@@ -192,14 +192,47 @@ pub(crate) fn twiddle_rounded(k: usize, n: usize, sign: f64) -> Complex64 {
     Complex64::new(w.re.hi, w.im.hi)
 }
 
+/// `z · w`, exactly (no arithmetic) where `w` is ±1 or ±i.
+fn rotate(z: Cdd, w: Cdd) -> Cdd {
+    if w.re.lo == 0.0 && w.im.lo == 0.0 {
+        match (w.re.hi, w.im.hi) {
+            (1.0, 0.0) => return z,
+            (-1.0, 0.0) => {
+                return Cdd {
+                    re: z.re.neg(),
+                    im: z.im.neg(),
+                };
+            }
+            (0.0, 1.0) => {
+                return Cdd {
+                    re: z.im.neg(),
+                    im: z.re,
+                };
+            }
+            (0.0, -1.0) => {
+                return Cdd {
+                    re: z.im,
+                    im: z.re.neg(),
+                };
+            }
+            _ => {}
+        }
+    }
+    z.mul(w)
+}
+
 /// The DFT of `x` (length `n`), its twiddles `W_n^e = table[e · stride]` of a table for
-/// `n · stride` points.
+/// `n · stride` points: radix 4 where 4 divides `n`, else its smallest prime factor `p`.
 fn dft(x: &[Cdd], table: &[Cdd], stride: usize) -> Vec<Cdd> {
     let n = x.len();
     if n <= 1 {
         return x.to_vec();
     }
-    let p = (2..n).find(|p| n.is_multiple_of(*p)).unwrap_or(n);
+    let p = if n.is_multiple_of(4) {
+        4
+    } else {
+        (2..n).find(|p| n.is_multiple_of(*p)).unwrap_or(n)
+    };
     let m = n / p;
     // p interleaved sub-sequences of m points, each transformed.
     let subs: Vec<Vec<Cdd>> = (0..p)
@@ -209,12 +242,20 @@ fn dft(x: &[Cdd], table: &[Cdd], stride: usize) -> Vec<Cdd> {
         })
         .collect();
     let mut out = vec![Cdd::default(); n];
-    for (k, slot) in out.iter_mut().enumerate() {
-        let mut acc = Cdd::default();
-        for (r, sub) in subs.iter().enumerate() {
-            acc = acc.add(sub[k % m].mul(table[(r * k % n) * stride]));
+    let mut turned = vec![Cdd::default(); p];
+    for k in 0..m {
+        // X[k + jm] = Σ_r (S_r[k] W_n^{rk}) W_p^{rj}, with W_p = W_n^m.
+        for (r, t) in turned.iter_mut().enumerate() {
+            *t = rotate(subs[r][k], table[(r * k % n) * stride]);
         }
-        *slot = acc;
+        for j in 0..p {
+            out[k + j * m] = turned[1..]
+                .iter()
+                .enumerate()
+                .fold(turned[0], |acc, (r, t)| {
+                    acc.add(rotate(*t, table[((r + 1) * j % p) * m * stride]))
+                });
+        }
     }
     out
 }
