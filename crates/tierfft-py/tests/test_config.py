@@ -50,6 +50,20 @@ def test_size_and_a_plan_larger_than_the_budget(cache, device):
     assert "plans: 1 of at most 4" in _shown(cache)
 
 
+def test_the_least_recently_used_plans_go_first(cache, device):
+    arrays = {n: np.ones(n, np.complex64) for n in (8, 9, 10)}
+    plans = {n: tierfft._plan.cached_plan("fft", (n,), np.dtype(np.complex64), device,
+                                         n=None, axis=-1, norm=None) for n in arrays}
+    for n in (8, 9, 10, 8):  # 9 is now the least recently used, then 10
+        tierfft.fft(arrays[n], device=device)
+    cache.set_size(2)
+    kept = lambda n: tierfft.config.kept(("fft", (n,), np.dtype(np.complex64), device, None, -1, None))
+    assert kept(9) is None and kept(10) is plans[10] and kept(8) is plans[8]
+    tierfft.fft(arrays[10], device=device)
+    cache.set_size(1)  # 8 was looked up last above, 10 called after it
+    assert kept(8) is None and kept(10) is plans[10]
+
+
 def test_a_native_transform_counts_what_it_holds(device):
     t = tierfft.Transform(tierfft.open_device(device), [8, 4096], [1], "c2c")
     before = t.held_bytes

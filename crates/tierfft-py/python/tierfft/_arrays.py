@@ -138,16 +138,24 @@ class CudaArrays:
                 return self.module.zeros(shape, dtype)
         return self.module.zeros(shape, dtype=self._torch_dtype(dtype), device=like.device)
 
-    def empty(self, shape: Tuple[int, ...], dtype: str, like: Any) -> Any:
+    def empty(self, shape: Tuple[int, ...], dtype: str, like: Any,
+              ordinal: Optional[int] = None) -> Any:
+        """An uninitialised C-contiguous array on ``like``'s GPU (its ``ordinal``, if
+        known)."""
         if self.library == "cupy":
-            ordinal = self.ordinal(like)
+            if ordinal is None:
+                ordinal = self.ordinal(like)
             if self.module.cuda.runtime.getDevice() == ordinal:
-                return self.module.empty(shape, dtype)
+                return self.module.ndarray(shape, _NUMPY_DTYPES.get(dtype, dtype))
             with self.module.cuda.Device(ordinal):
-                return self.module.empty(shape, dtype)
+                return self.module.ndarray(shape, _NUMPY_DTYPES.get(dtype, dtype))
         return self.module.empty(shape, dtype=self._torch_dtype(dtype), device=like.device)
 
 
 _LIBRARIES: dict = {}
+#: NumPy's element types by name, which CuPy takes without parsing a name.
+_NUMPY_DTYPES = {
+    name: np.dtype(name) for name in ("float16", "float32", "float64", "complex64", "complex128")
+}
 #: Element types' names, by the libraries' dtype objects.
 _DTYPE_NAMES: dict = {}

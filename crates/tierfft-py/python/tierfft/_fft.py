@@ -59,8 +59,16 @@ def _array_shape_dtype(a: Any):
             # and the precision their type names.
             a = a.astype(a.dtype.newbyteorder("="))
         return a, a.shape, a.dtype, None
-    dtype = a.dtype if library == "cupy" else np.dtype(str(a.dtype).replace("torch.", ""))
+    dtype = a.dtype
+    if library != "cupy":
+        # PyTorch's element type as NumPy's, looked up once per type.
+        dtype = _TORCH_DTYPES.get(dtype) or _TORCH_DTYPES.setdefault(
+            dtype, np.dtype(str(dtype).replace("torch.", ""))
+        )
     return a, tuple(a.shape), dtype, library
+
+
+_TORCH_DTYPES: dict = {}
 
 
 def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Optional[str]:
@@ -73,16 +81,17 @@ def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Option
 def _one_axis(func: str, a: Any, n, axis, norm, out, device, workers=None) -> Any:
     a, shape, dtype, library = _array_shape_dtype(a)
     plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis, norm=norm)
-    result = _call(plan, a, library, out, workers)
+    result = _call(plan, a, library, out, workers, device)
     settle(plan)
     return result
 
 
-def _call(plan: Plan, a: Any, library: Optional[str], out: Any, workers) -> Any:
-    """``plan`` run on ``a``, whose library the caller has found already."""
+def _call(plan: Plan, a: Any, library: Optional[str], out: Any, workers, device) -> Any:
+    """``plan`` run on ``a``, whose library the caller has found already; ``device``: the
+    device the caller named (``None``: a CUDA array's own GPU)."""
     if library is None:
         return plan(a, out, workers=workers)
-    return plan._call_cuda(arrays_of(library), a, out)
+    return plan._call_cuda(arrays_of(library), a, out, on_own_gpu=device is None)
 
 
 # The two-axis functions given ``axes=None`` explicitly: NumPy then transforms every axis,
@@ -124,7 +133,7 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
         axes=None if axes is None else tuple(axes),
         norm=norm,
     )
-    result = _call(plan, a, library, out, workers)
+    result = _call(plan, a, library, out, workers, device)
     settle(plan)
     return result
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _background, _core, _extended, config
 from ._arrays import CudaArrays, arrays_of, cuda_library
-from .config import cached
+from .config import cached, kept
 
 try:  # NumPy 2
     from numpy.lib.array_utils import normalize_axis_index
@@ -516,7 +516,9 @@ class Plan:
         np.copyto(out, result, casting="same_kind")
         return out
 
-    def _call_cuda(self, xp: CudaArrays, a: Any, out: Any) -> Any:
+    def _call_cuda(self, xp: CudaArrays, a: Any, out: Any, on_own_gpu: bool = False) -> Any:
+        """``a`` transformed; ``on_own_gpu``: the plan was made for ``a``'s own GPU (the
+        functions' plans, when no device was named), which need not be checked again."""
         dev = self.device
         ordinal, stream = self._cuda
         if ordinal is None:
@@ -524,7 +526,7 @@ class Plan:
                 f"a CUDA array was given to a plan on '{dev.name}'; use device='cuda' (or "
                 f"copy the array to the host, e.g. cupy.asnumpy(a) or a.cpu().numpy())"
             )
-        if xp.ordinal(a) != ordinal:
+        if not on_own_gpu and xp.ordinal(a) != ordinal:
             raise ValueError(
                 f"the array is on CUDA device {xp.ordinal(a)}, but the plan is on CUDA "
                 f"device {ordinal} ('{dev.name}')"
@@ -553,7 +555,7 @@ class Plan:
         a = xp.contiguous(a)
         result = out
         if out is None or xp.dtype_name(out) != names[2]:
-            result = xp.empty(self.output_shape, names[2], a)
+            result = xp.empty(self.output_shape, names[2], a, ordinal)
         # Asynchronous, as the library's own calls: its current stream is ordered after the
         # transform, nothing waits on the host.
         transform.execute_dlpack(
@@ -588,4 +590,7 @@ def cached_plan(func: str, shape, dtype, device: Optional[str], **kwargs) -> Pla
     if device is None:
         device = os.environ.get("TIERFFT_DEVICE") or "auto"
     key = (func, shape, dtype, device, *kwargs.values())
-    return cached(key, lambda: Plan(func, shape, dtype, device=device, _in_background=True, **kwargs))
+    plan = kept(key)
+    if plan is None:
+        plan = cached(key, lambda: Plan(func, shape, dtype, device=device, _in_background=True, **kwargs))
+    return plan

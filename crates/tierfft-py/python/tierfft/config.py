@@ -22,9 +22,9 @@ from the plans (``Device.workspace_bytes``, printed by :meth:`PlanCache.show_inf
 
 from __future__ import annotations
 
+import itertools
 import operator
 import threading
-from collections import OrderedDict
 from typing import Any, Callable, Optional
 
 __all__ = ["PlanCache", "get_plan_cache"]
@@ -45,9 +45,11 @@ DEFAULT_SIZE = 32
 DEFAULT_MEMSIZE = 1 << 30
 
 _lock = threading.Lock()
-# Every cached plan, least recently used first: key -> [its device's name, the plan, the
-# bytes it held when last counted].
-_entries: "OrderedDict[tuple, list]" = OrderedDict()
+# Every cached plan: key -> [its device's name, the plan, the bytes it held when last
+# counted, when it was last used (a tick of `_ticks`)]. Changed under `_lock`, but for the
+# last use, which a call sets without it (one list item: atomic under the GIL).
+_entries: dict = {}
+_ticks = itertools.count()
 # The key of each cached plan, by id(plan): a call's settle() finds its entry at once.
 _keys: dict = {}
 # Each device's plans kept and bytes they held when last counted, by its name: [plans, bytes].
@@ -79,7 +81,7 @@ def _limits_of(name: str) -> list:
 
 def _drop(key: tuple) -> None:
     """Forgets the cached plan under ``key`` (lock held)."""
-    name, plan, held = _entries.pop(key)
+    name, plan, held, _ = _entries.pop(key)
     del _keys[id(plan)]
     totals = _totals[name]
     totals[0] -= 1
@@ -97,25 +99,34 @@ def _trim(name: str) -> None:
 
     if not over():
         return
-    for key in [k for k, entry in _entries.items() if entry[0] == name]:
+    mine = [(entry[3], k) for k, entry in _entries.items() if entry[0] == name]
+    for _, key in sorted(mine, key=lambda t: t[0]):  # the least recently used first
         if not over():
             break
         _drop(key)
 
 
+def kept(key: tuple) -> Any:
+    """The plan kept under ``key``, marked as used now, or ``None``. Without the lock: a
+    call's whole lookup is a dictionary's."""
+    entry = _entries.get(key)
+    if entry is None:
+        return None
+    entry[3] = next(_ticks)
+    return entry[1]
+
+
 def cached(key: tuple, make: Callable[[], Any]) -> Any:
     """The plan kept under ``key``, or ``make()``'s, kept in its device's cache."""
-    with _lock:
-        entry = _entries.get(key)
-        if entry is not None:
-            _entries.move_to_end(key)
-            return entry[1]
+    plan = kept(key)
+    if plan is not None:
+        return plan
     plan = make()
     name, held = _device_name(plan), plan.held_bytes
     with _lock:
         if key in _entries:  # made meanwhile by another thread: keep the first
             return _entries[key][1]
-        _entries[key] = [name, plan, held]
+        _entries[key] = [name, plan, held, next(_ticks)]
         _keys[id(plan)] = key
         totals = _totals.setdefault(name, [0, 0])
         totals[0] += 1
