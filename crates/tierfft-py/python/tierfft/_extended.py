@@ -91,7 +91,7 @@ def transform(a: np.ndarray, kind: str, inverse: bool, axes: Sequence[int],
     for ax in order:
         hi, lo = _along(hi, lo, ax, inverse, next(factors, (1.0, 0.0)), workers)
     if kind != "c2r":
-        return hi.astype(np.clongdouble) + lo
+        return hi.astype(np.clongdouble, order="C") + lo
     # The Hermitian whole of the last axis from its n/2 + 1 bins: X[n - k] = conj(X[k]).
     bins = hi.shape[last]
     mirror = [slice(None)] * hi.ndim
@@ -101,4 +101,4 @@ def transform(a: np.ndarray, kind: str, inverse: bool, axes: Sequence[int],
     hi, lo = _along(hi, lo, last, True, next(factors, (1.0, 0.0)), workers)
     # The imaginary parts of X[0] and X[n/2] land in the imaginary part, dropped here as
     # numpy.fft ignores them.
-    return hi.real.astype(np.longdouble) + lo.real
+    return hi.real.astype(np.longdouble, order="C") + lo.real
