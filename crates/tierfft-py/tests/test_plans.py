@@ -1,6 +1,9 @@
 """Plan objects, the plan cache, threads, and errors: every bad input gives a Python
 exception with a clear message."""
 
+import subprocess
+import sys
+import textwrap
 import threading
 import warnings
 
@@ -188,3 +191,31 @@ def test_new_lengths_run_on_the_cpu_while_their_kernels_compile(device, rng, mon
     tierfft.fft(y, device=device)
     assert not tierfft._plan.cached_plan("fft", y.shape, y.dtype, device, n=None, axis=-1,
                                          norm=None).compiling
+
+
+def test_an_exiting_process_waits_for_the_running_compile_and_drops_the_queued():
+    """A compile left running at exit crashed a CUDA process as its devices closed: the
+    exit now waits for it, and drops the ones queued."""
+    script = textwrap.dedent("""
+        import atexit, time
+
+        def check():  # registered first, so run after the package's own exit handler
+            from tierfft import _background
+            alive = _background._worker.is_alive()
+            print(f"running: {first.result() if first.done() else 'not done'}, "
+                  f"queued cancelled: {queued.cancelled()}, worker alive: {alive}")
+
+        atexit.register(check)
+        import tierfft
+
+        owner = type("Owner", (), {})()
+        first = tierfft._background.submit(owner, lambda: time.sleep(0.5) or "compiled")
+        queued = tierfft._background.submit(owner, lambda: "compiled too")
+        time.sleep(0.1)  # the first one running
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "running: compiled, queued cancelled: True, worker alive: False" in done.stdout, (
+        done.stdout + done.stderr
+    )

@@ -4,12 +4,14 @@ start their native transform here and run on the CPU until it is ready, so that 
 call of a new length does not wait for NVRTC or lavapipe to compile its kernels.
 
 One worker thread compiles, in the order asked; a plan dropped before its turn is not
-compiled. The thread is a daemon: a process that exits with compiles still queued does not
-wait for them.
+compiled. A process that exits with compiles still queued drops them and waits for the one
+running (the devices it uses close as the interpreter exits: a CUDA process that left it
+compiling crashed at exit).
 """
 
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
 import weakref
@@ -32,7 +34,10 @@ _worker_lock = threading.Lock()
 
 def _work() -> None:
     while True:
-        owner, make, future = _queue.get()
+        item = _queue.get()
+        if item is None:
+            return  # the process is exiting
+        owner, make, future = item
         if owner() is None or not future.set_running_or_notify_cancel():
             continue  # its plan was dropped meanwhile
         try:
@@ -58,3 +63,20 @@ def _forget_worker() -> None:
     are the parent's, forgotten with them); the next submit starts one here."""
     global _queue, _worker, _worker_lock
     _queue, _worker, _worker_lock = queue.Queue(), None, threading.Lock()
+
+
+@atexit.register
+def _stop() -> None:
+    """At exit: the queued compiles dropped (their futures cancelled), the running one
+    waited for."""
+    while True:
+        try:
+            item = _queue.get_nowait()
+        except queue.Empty:
+            break
+        if item is not None:
+            item[2].cancel()
+    worker = _worker
+    if worker is not None and worker.is_alive():
+        _queue.put(None)
+        worker.join()
