@@ -206,6 +206,15 @@ def test_long_double_beyond_float64s_range_is_an_error():
         tierfft.fft(x)
 
 
+def test_axes_are_checked_before_the_element_type_as_numpy_does():
+    # rfft2 of a 1-D complex array: its axes (-2, -1) are out of range before its type is
+    # wrong.
+    with pytest.raises(IndexError):
+        tierfft.rfft2(np.ones(7, np.complex64))
+    with pytest.raises(IndexError):
+        np.fft.rfft2(np.ones(7, np.complex64))
+
+
 def test_no_axes_is_the_input_as_numpy_has_it():
     x = np.arange(6.0).reshape(2, 3)
     assert np.array_equal(tierfft.fftn(x, axes=()), np.fft.fftn(x, axes=()))

@@ -253,10 +253,11 @@ class Plan:
         self.norm = norm
         self.kind = kind
         self.inverse = inverse
+        # The axes first, as NumPy checks them before the element type.
+        self.lengths, self.axes = _cook(self.shape, s, axes, kind, args)
         complex_t, real_t, self.result_dtype, double = _dtypes(self.dtype, kind, func)
         # The precision of the data the plan takes (that of its arithmetic may be lower).
         self._double = double
-        self.lengths, self.axes = _cook(self.shape, s, axes, kind, args)
         # Long double wider than f64 is transformed to its own precision, on the CPU.
         self._extended = _extended.wider_than_double(self.dtype)
         if self._extended:
