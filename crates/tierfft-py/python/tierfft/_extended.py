@@ -102,3 +102,88 @@ def transform(a: np.ndarray, kind: str, inverse: bool, axes: Sequence[int],
     # The imaginary parts of X[0] and X[n/2] land in the imaginary part, dropped here as
     # numpy.fft ignores them.
     return hi.real.astype(np.longdouble, order="C") + lo.real
+
+
+#: The inverse of each DCT/DST (types II and III swap), as ``Trig::inverse``.
+_TRIG_INVERSE = {"dct2": "dct3", "dct3": "dct2", "dst2": "dst3", "dst3": "dst2"}
+#: SciPy's ``orthogonalize``: the ends of the input multiplied by √2, and of the output
+#: divided by it, as ``Trig::orthogonal_ends`` ((first, last) for input, then output).
+_ORTHOGONAL_ENDS = {
+    "dct1": ((True, True), (True, True)),
+    "dct2": ((False, False), (True, False)),
+    "dct3": ((True, False), (False, False)),
+    "dst2": ((False, False), (False, True)),
+    "dst3": ((False, True), (False, False)),
+}
+
+
+def _trig_line(x: np.ndarray, kind: str, factor, workers) -> np.ndarray:
+    """The unnormalised DCT/DST ``kind`` of the long double lines of ``x`` (its last axis,
+    ``n`` points), times ``factor``: one DFT of a symmetric extension with the input on odd
+    or all points, so that no twiddle is needed outside the DFT (the extension's length
+    ``m``: 2(n - 1) and 2(n + 1) for type 1, 4n for types 2 and 3, 8n for type 4)."""
+    n = x.shape[-1]
+    sine = kind.startswith("dst")
+    sign = -1 if sine else 1
+    kind_number = int(kind[-1])
+    m = {1: 2 * (n + 1) if sine else 2 * (n - 1), 2: 4 * n, 3: 4 * n, 4: 8 * n}[kind_number]
+    parts = []
+    for part in _split(x):
+        part = part.real
+        v = np.zeros(x.shape[:-1] + (m,), np.complex128)
+        if kind == "dct1":
+            v[..., :n] = part
+            v[..., n:] = part[..., n - 2:0:-1]
+        elif kind == "dst1":
+            v[..., 1:n + 1] = part
+            v[..., n + 2:] = -part[..., ::-1]
+        elif kind_number in (2, 4):
+            v[..., 1:2 * n:2] = part
+            v[..., m - 2 * n + 1::2] = sign * part[..., ::-1]
+        elif kind == "dct3":
+            v[..., :n] = part
+            v[..., m - n + 1:] = part[..., :0:-1]
+        else:  # dst3: the last input point weighs half
+            part = part.copy()
+            part[..., -1] *= 0.5
+            v[..., 1:n + 1] = part
+            v[..., m - n:] = -part[..., ::-1]
+        parts.append(np.ascontiguousarray(v))
+    hi, lo = parts
+    if hi.size:
+        _line_transform(m, False).execute(hi, lo, factor[0], factor[1], workers)
+    # The outputs: bins 0.. (types 1 and 2 cosine), 1.. (types 1 and 2 sine), odd bins
+    # (types 3 and 4); sines as -Im.
+    if kind_number <= 2:
+        pick = slice(1, n + 1) if sine else slice(0, n)
+    else:
+        pick = slice(1, 2 * n, 2)
+    hi, lo = hi[..., pick], lo[..., pick]
+    if sine:
+        return (-hi.imag).astype(np.longdouble, order="C") - lo.imag
+    return hi.real.astype(np.longdouble, order="C") + lo.real
+
+
+def trig(a: np.ndarray, kind: str, inverse: bool, axes: Sequence[int], scale,
+         orthogonalize: bool, workers: Optional[int]) -> np.ndarray:
+    """The DCT or DST ``kind`` (``"dct1"`` ... ``"dst4"``; with ``inverse``, its inverse) of
+    the real long double array ``a`` along ``axes`` (cut or padded already), times ``scale``
+    (a long double), with SciPy's ``orthogonalize``: a long double array."""
+    kind = _TRIG_INVERSE.get(kind, kind) if inverse else kind
+    ends_in, ends_out = _ORTHOGONAL_ENDS.get(kind, ((False, False), (False, False)))
+    root2 = np.sqrt(np.longdouble(2))
+    factors = iter([_scale_parts(scale)])
+    x = np.asarray(a, np.longdouble)
+    for ax in axes:
+        x = np.moveaxis(x, ax, -1).copy()
+        if orthogonalize:
+            for end, on in zip((0, -1), ends_in):
+                if on:
+                    x[..., end] *= root2
+        x = _trig_line(x, kind, next(factors, (1.0, 0.0)), workers)
+        if orthogonalize:
+            for end, on in zip((0, -1), ends_out):
+                if on:
+                    x[..., end] /= root2
+        x = np.moveaxis(x, -1, ax)
+    return np.ascontiguousarray(x)

@@ -5,8 +5,8 @@ on any device.
 
 Element types follow SciPy: float32 data (and float16, promoted) are transformed in f32 and
 give float32; float64, integers and the rest in f64 and give float64; complex input has its
-real and imaginary parts transformed apart. Long double is transformed in double precision
-and returned as long double (the FFTs transform it in its own precision; these do not).
+real and imaginary parts transformed apart. Long double wider than float64 is transformed
+in its own precision on the CPU, whatever the device (``_extended``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _core, _plan
+from . import _core, _extended, _plan
 from ._arrays import arrays_of
 from ._fft import _array_shape_dtype, _device_for
 from ._plan import PrecisionWarning, _check_norm, _is_auto, cpu_workers, open_device
@@ -131,6 +131,9 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
         raise ValueError(
             f"invalid number of data points ({min(lengths)}) specified: DCT-I needs at least 2"
         )
+    if library is None and _extended.wider_than_double(np.dtype(dtype)):
+        return _run_extended(np.asarray(a), kind, lengths, axes, norm, inverse,
+                             orthogonalize, cpu_workers(workers))
     device = _device_for(a, library, device)
     if library is not None:
         return _run_cuda(arrays_of(library), a, kind, lengths, axes, norm, inverse,
@@ -166,6 +169,22 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
         out = run(a).astype(result, copy=False)
     settle(plan)
     return out
+
+
+def _run_extended(a: np.ndarray, kind, lengths, axes, norm, inverse, orthogonalize, threads):
+    """Long double wider than float64, transformed to its own precision on the CPU
+    (``_extended``); complex input part by part."""
+    a = _plan._resized(a, axes, lengths, lambda shape: np.zeros(shape, a.dtype))
+    if 0 in a.shape:
+        return np.zeros(a.shape, a.dtype)
+    factor = _extended.norm_factor(norm, inverse, math.prod(_logical(kind, n) for n in lengths))
+
+    def run(part):
+        return _extended.trig(part, kind, inverse, axes, factor, orthogonalize, threads)
+
+    if a.dtype.kind == "c":
+        return run(a.real) + 1j * run(a.imag)
+    return run(a)
 
 
 def _run_cuda(xp, a, kind, lengths, axes, norm, inverse, orthogonalize, device, real, double):
