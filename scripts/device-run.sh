@@ -136,8 +136,9 @@
 #   cupy    CuPy arrays: `python -m tierfft.bench --gpu` (tierfft against cupy.fft and
 #           cupyx.scipy.fft on the same arrays, same process, interleaved), then
 #           scripts/first-call.py (new lengths' first calls: compiled first with the kernel
-#           cache empty and full, then in the background with it empty and full), then the
-#           CUDA-array, DCT, plan, cache and fork pytest cases on CUDA
+#           cache empty and full, then in the background with it empty and full),
+#           scripts/exit-while-compiling.py, then the CUDA-array, DCT, plan, cache and fork
+#           pytest cases on CUDA
 #   transfers  host-device copies: `bench --transfers` (tierfft's staged copies against the
 #           driver's pageable copies and pinned DMA alone, 1 MiB..1 GiB), then `tierfft sar
 #           --device cuda` end to end at 4096² and 16384² with this build and, when carried,
@@ -345,6 +346,11 @@ if want cupy; then
         echo "== first calls, $mode" | tee -a "$out/first-call.txt"
         python3 scripts/first-call.py $flag 2>&1 | tee -a "$out/first-call.txt" || status=1
     done
+    # A process exiting with compiles queued in the background must exit cleanly.
+    if [ -z "${CUPY_BENCH_ONLY:-}" ]; then
+        TIERFFT_CACHE_DIR=$(mktemp -d) python3 scripts/exit-while-compiling.py 2>&1 | tee -a "$out/first-call.txt"
+        [ "${PIPESTATUS[0]}" = 0 ] || { echo "exit-while-compiling.py failed" | tee -a "$out/first-call.txt"; status=1; }
+    fi
     [ -n "${CUPY_BENCH_ONLY:-}" ] || TIERFFT_PY_DEVICES=cuda python3 -m pytest -q -p no:cacheprovider crates/tierfft-py/tests/test_cuda.py \
         crates/tierfft-py/tests/test_trig.py crates/tierfft-py/tests/test_plans.py \
         crates/tierfft-py/tests/test_config.py crates/tierfft-py/tests/test_fork.py 2>&1 | tee "$out/pytest-cuda.log" | tail -15 || status=1
