@@ -280,8 +280,8 @@ pub(crate) fn fft_dd(input: &[Complex64], n: usize, sign: f64) -> Vec<Complex64>
         .collect()
 }
 
-/// Largest prime factor [`LinePlan`] transforms directly (O(n·p) per level); lengths with a
-/// larger one go through Bluestein's convolution.
+/// The bound on the prime factors [`LinePlan`] transforms directly (O(n·p) per level): up
+/// to 61; lengths with a larger one go through Bluestein's convolution.
 pub(crate) const DIRECT_PRIME: usize = 64;
 
 /// DFTs of `n` points with exponent sign `sign` (−1 forward) in double-double arithmetic,
