@@ -1,8 +1,9 @@
 """Long double transformed to its own precision: each value split exactly into a high and a
 low float64 part, the transform computed on the CPU in double-double arithmetic (about 32
 significant digits; ``tierfft._core.ExtendedTransform``), and the parts joined again with
-one rounding. NumPy 2 transforms long double in long double; so does this, on every
-device (CUDA and Vulkan have no long double)."""
+one rounding (the DCT and DST: once per axis). NumPy 2 and SciPy transform long double in
+long double; so does this, on the CPU whatever the device (CUDA and Vulkan have no long
+double)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ def wider_than_double(dtype: np.dtype) -> bool:
     return dtype in (np.longdouble, np.clongdouble) and np.finfo(np.longdouble).nmant > 52
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def _line_transform(n: int, inverse: bool) -> "_core.ExtendedTransform":
+    """The line transform of ``n`` points, its tables (32 bytes a point; 128 a point of the
+    convolution for Bluestein lengths) kept for the last 16 used."""
     return _core.ExtendedTransform(n, inverse)
 
 
