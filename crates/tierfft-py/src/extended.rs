@@ -52,7 +52,9 @@ impl ExtendedTransform {
         workers: Option<usize>,
     ) -> PyResult<()> {
         let (hi, lo) = (hi.as_slice_mut()?, lo.as_slice_mut()?);
-        py.detach(|| on_workers(workers, || self.fft.process(hi, lo, (scale_hi, scale_lo))))?
-            .py_err()
+        on_workers(py, workers, || {
+            self.fft.process(hi, lo, (scale_hi, scale_lo))
+        })?
+        .py_err()
     }
 }

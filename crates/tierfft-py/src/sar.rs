@@ -76,7 +76,7 @@ pub fn simulate<'py>(
     config.validate().map_err(sar_err)?;
     let (lines, samples) = (config.scene.lines, config.scene.samples);
     // (On the package's CPU pool in a forked child, as every transform: crate::workers.)
-    let raw = py.detach(|| on_workers(None, || simulate_scene(&config)))?;
+    let raw = on_workers(py, None, || simulate_scene(&config))?;
     PyArray1::from_vec(py, raw).reshape([lines, samples])
 }
 
@@ -98,27 +98,24 @@ pub fn read_l0b<'py>(
     use tierfft_sar::product::RawProduct;
     use tierfft_sar::product::nisar::{Channel, L0b};
     let channel = channel.map(Channel::parse).transpose().map_err(sar_err)?;
-    let (raw, samples, toml, info) = py
-        .detach(|| {
-            on_workers(None, || -> Result<_, SarError> {
-                let product = L0b::open(&path, channel.as_ref())?;
-                let d = product.description();
-                let (config, geometry) = tierfft_sar::scene::product::config(d, antenna_m)?;
-                let report = ProductReport::new(path.display().to_string(), d, geometry);
-                let mut info =
-                    serde_json::to_value(&report).map_err(|e| SarError::Product(e.to_string()))?;
-                info["pulse_times_s"] = serde_json::json!(d.pulse_times_s);
-                info["slant_range_m"] = serde_json::json!(d.slant_range_m);
-                let samples = d.samples();
-                Ok((
-                    product.read_all()?,
-                    samples,
-                    config.to_toml()?,
-                    info.to_string(),
-                ))
-            })
-        })?
-        .map_err(sar_err)?;
+    let (raw, samples, toml, info) = on_workers(py, None, || -> Result<_, SarError> {
+        let product = L0b::open(&path, channel.as_ref())?;
+        let d = product.description();
+        let (config, geometry) = tierfft_sar::scene::product::config(d, antenna_m)?;
+        let report = ProductReport::new(path.display().to_string(), d, geometry);
+        let mut info =
+            serde_json::to_value(&report).map_err(|e| SarError::Product(e.to_string()))?;
+        info["pulse_times_s"] = serde_json::json!(d.pulse_times_s);
+        info["slant_range_m"] = serde_json::json!(d.slant_range_m);
+        let samples = d.samples();
+        Ok((
+            product.read_all()?,
+            samples,
+            config.to_toml()?,
+            info.to_string(),
+        ))
+    })?
+    .map_err(sar_err)?;
     let lines = raw.len() / samples;
     let array = PyArray1::from_vec(py, raw).reshape([lines, samples])?;
     Ok((array, toml, info))
@@ -206,71 +203,67 @@ pub fn focus<'py>(
         true => NonFinite::Zero,
         false => NonFinite::Refuse,
     };
-    let metrics = py
-        .detach(|| {
-            on_workers(None, || -> Result<String, SarError> {
-                // The echoes before the config: a transposed array is named as such, not as a
-                // scene shorter than its aperture.
-                let started = Instant::now();
-                let zeroed = check_finite(data, samples, policy)?;
-                check_layout(&config, data, trust_layout)?;
-                config.validate()?;
-                let mut config = config;
-                let clock = Instant::now();
-                let centroid = resolve(&mut config, data)?;
-                let pattern = tierfft_sar::scene::pattern::resolve(&mut config, data);
-                let centroid_s = clock.elapsed().as_secs_f64();
-                let clock = Instant::now();
-                let fit = fit(dev, &config, &mut opts, None, None)?;
-                let plan_s = clock.elapsed().as_secs_f64();
-                let steps = fit.focusing.focus(data, |_| {})?;
-                let measuring = Instant::now();
-                let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);
-                let windows = (opts.azimuth_window, opts.range_window);
-                let extent = Extent::of(&config, opts.margins);
-                let noise = extent.noise_region(&config, theory.irw_bins);
-                let targets =
-                    measure_targets(data, &config, windows, &theory, noise.region.as_ref());
-                let mut report = Report::new(
-                    dev.name(),
-                    (lines, samples),
-                    &opts,
-                    &extent,
-                    &theory,
-                    centroid,
-                    pattern,
-                    &targets,
-                );
-                report.src = fit.focusing.src();
-                report.blocks = match &fit.focusing {
-                    Fitted::Strip(f) => Some(Blocks::from(f)),
-                    Fitted::Whole(_) => None,
-                };
-                report.fallback = fit.fallback;
-                report.nonfinite_zeroed = zeroed;
-                report.noise_region = noise.region;
-                // Without targets, the speckle says how the scene focused (as the command does).
-                if config.scene.targets.is_empty() {
-                    report.speckle =
-                        tierfft_sar::quality::speckle::measure(data, None, &config, windows).ok();
-                }
-                report.warnings.extend(noise.warning);
-                report.timings_s = Timings {
-                    plan: plan_s,
-                    simulate: None,
-                    centroid: centroid_s,
-                    focus: steps.total_s(),
-                    steps,
-                    exchange: None,
-                    read: None,
-                    measure: measuring.elapsed().as_secs_f64(),
-                    write: None,
-                    total: started.elapsed().as_secs_f64(),
-                };
-                serde_json::to_string(&report).map_err(|e| SarError::Config(e.to_string()))
-            })
-        })?
-        .map_err(sar_err)?;
+    let metrics = on_workers(py, None, || -> Result<String, SarError> {
+        // The echoes before the config: a transposed array is named as such, not as a
+        // scene shorter than its aperture.
+        let started = Instant::now();
+        let zeroed = check_finite(data, samples, policy)?;
+        check_layout(&config, data, trust_layout)?;
+        config.validate()?;
+        let mut config = config;
+        let clock = Instant::now();
+        let centroid = resolve(&mut config, data)?;
+        let pattern = tierfft_sar::scene::pattern::resolve(&mut config, data);
+        let centroid_s = clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        let fit = fit(dev, &config, &mut opts, None, None)?;
+        let plan_s = clock.elapsed().as_secs_f64();
+        let steps = fit.focusing.focus(data, |_| {})?;
+        let measuring = Instant::now();
+        let theory = Theories::new(&config, opts.azimuth_window, opts.range_window);
+        let windows = (opts.azimuth_window, opts.range_window);
+        let extent = Extent::of(&config, opts.margins);
+        let noise = extent.noise_region(&config, theory.irw_bins);
+        let targets = measure_targets(data, &config, windows, &theory, noise.region.as_ref());
+        let mut report = Report::new(
+            dev.name(),
+            (lines, samples),
+            &opts,
+            &extent,
+            &theory,
+            centroid,
+            pattern,
+            &targets,
+        );
+        report.src = fit.focusing.src();
+        report.blocks = match &fit.focusing {
+            Fitted::Strip(f) => Some(Blocks::from(f)),
+            Fitted::Whole(_) => None,
+        };
+        report.fallback = fit.fallback;
+        report.nonfinite_zeroed = zeroed;
+        report.noise_region = noise.region;
+        // Without targets, the speckle says how the scene focused (as the command does).
+        if config.scene.targets.is_empty() {
+            report.speckle =
+                tierfft_sar::quality::speckle::measure(data, None, &config, windows).ok();
+        }
+        report.warnings.extend(noise.warning);
+        report.timings_s = Timings {
+            plan: plan_s,
+            simulate: None,
+            centroid: centroid_s,
+            focus: steps.total_s(),
+            steps,
+            exchange: None,
+            read: None,
+            measure: measuring.elapsed().as_secs_f64(),
+            write: None,
+            total: started.elapsed().as_secs_f64(),
+        };
+        serde_json::to_string(&report).map_err(|e| SarError::Config(e.to_string()))
+    })?
+    .map_err(sar_err)?;
     drop(view);
     Ok((image, metrics))
 }

@@ -167,8 +167,7 @@ impl Transform {
                 let data = array::<C>(output, "array", complex, outs)?;
                 let mut data = data.try_readwrite().map_err(not_writeable("array"))?;
                 let data = data.as_slice_mut()?;
-                py.detach(|| on_workers(workers, || c2c(None, data)))?
-                    .py_err()
+                on_workers(py, workers, || c2c(None, data))?.py_err()
             }
             Kind::ComplexToComplex => {
                 let src = array::<C>(input, "input", complex, ins)?;
@@ -176,8 +175,7 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| on_workers(workers, || c2c(Some(src), dst)))?
-                    .py_err()
+                on_workers(py, workers, || c2c(Some(src), dst))?.py_err()
             }
             Kind::RealToComplex => {
                 let src = array::<R>(input, "input", real, ins)?;
@@ -185,8 +183,7 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| on_workers(workers, || r2c(src, dst)))?
-                    .py_err()
+                on_workers(py, workers, || r2c(src, dst))?.py_err()
             }
             Kind::ComplexToReal => {
                 let src = array::<C>(input, "input", complex, ins)?;
@@ -194,8 +191,7 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| on_workers(workers, || c2r(src, dst)))?
-                    .py_err()
+                on_workers(py, workers, || c2r(src, dst))?.py_err()
             }
             Kind::RealToReal => {
                 let src = array::<R>(input, "input", real, ins)?;
@@ -203,8 +199,7 @@ impl Transform {
                 let src = src.readonly();
                 let mut dst = dst.try_readwrite().map_err(not_writeable("output"))?;
                 let (src, dst) = (src.as_slice()?, dst.as_slice_mut()?);
-                py.detach(|| on_workers(workers, || r2r(src, dst)))?
-                    .py_err()
+                on_workers(py, workers, || r2r(src, dst))?.py_err()
             }
             _ => Err(PyValueError::new_err("unknown transform kind")),
         }
@@ -310,9 +305,7 @@ impl Transform {
         let dev = device.device.clone();
         let (input_shape, output_shape) = (spec.input_shape(), spec.output_shape());
         let kind = spec.kind();
-        let engine = py
-            .detach(move || on_workers(None, || planned(&dev, spec, scale, double)))?
-            .py_err()?;
+        let engine = on_workers(py, None, move || planned(&dev, spec, scale, double))?.py_err()?;
         Ok(Transform {
             engine,
             double,

@@ -6,20 +6,25 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use pyo3::PyResult;
 use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
 use rayon::ThreadPool;
 
 /// The pools made so far, by their number of threads (0: one per core).
 static POOLS: Mutex<BTreeMap<usize, Arc<ThreadPool>>> = Mutex::new(BTreeMap::new());
 
-/// Runs `work` with its parallel loops on `workers` threads (`None`: one per core, on
-/// rayon's global pool from the calling thread, which saves handing the work to a pool
-/// thread, about 10 µs, except in a forked child).
+/// Runs `work` without the GIL, with its parallel loops on `workers` threads (`None`: one
+/// per core, on rayon's global pool from the calling thread, which saves handing the work
+/// to a pool thread, about 10 µs, except in a forked child).
 pub(crate) fn on_workers<T: Send>(
+    py: Python<'_>,
     workers: Option<usize>,
     work: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
+    py.detach(|| run_on(workers, work))
+}
+
+fn run_on<T: Send>(workers: Option<usize>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
     // rayon takes 0 threads as its default count, one per core.
     let threads = match workers {
         Some(threads) => threads,

@@ -261,20 +261,17 @@ fn dft(x: &[Cdd], table: &[Cdd], stride: usize) -> Vec<Cdd> {
 }
 
 /// Batched DFTs of `input` (contiguous transforms of `n` points) with exponent sign `sign`
-/// (−1 forward), in double-double arithmetic, rounded to f64 at the end.
+/// (−1 forward), in double-double arithmetic ([`LinePlan`]), rounded to f64 at the end.
 pub(crate) fn fft_dd(input: &[Complex64], n: usize, sign: f64) -> Vec<Complex64> {
-    let table: Vec<Cdd> = (0..n).map(|e| twiddle(e, n, sign)).collect();
+    let plan = LinePlan::new(n, sign);
     input
         .chunks(n)
         .flat_map(|row| {
             let x: Vec<Cdd> = row
                 .iter()
-                .map(|z| Cdd {
-                    re: Dd::new(z.re),
-                    im: Dd::new(z.im),
-                })
+                .map(|z| Cdd::from_parts(*z, Complex64::default()))
                 .collect();
-            dft(&x, &table, 1)
+            plan.run(&x)
         })
         .map(|z| Complex64::new(z.re.hi + z.re.lo, z.im.hi + z.im.lo))
         .collect()
