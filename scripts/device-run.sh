@@ -22,6 +22,9 @@
 #           under a larger register budget (one pass) against the default two passes
 #   profile2d  Nsight Compute counters of our 2-D C2C kernels and cuFFT's (4096², 8192²,
 #           1080 × 1920), same run and buffers
+#   pyprofile  Nsight Compute counters of our kernels and cuFFT's for the Python cases
+#           below CuPy: 2^23 and 2^24 in one transform (shipped wisdom, then the model's
+#           plan), 4096² 2-D, 1024 × 4096 in f64; batch as Python runs them
 #   tuneany register caps (--groups-per-unit) on the one-pass smooth lengths, and more points
 #           per thread (one pass instead of two) on smooth lengths above 16384, against cuFFT
 #   wide    smooth lengths above 16384 (one pass of up to 64 points per thread on CUDA) and
@@ -797,6 +800,27 @@ if want profile2d; then
             $tf bench --backend cuda --compare cufft --shapes $shape --dims 2 --reps 1 --max-time 0 \
             >> "$out/profile2d.txt" 2>&1 || status=1
     done
+fi
+if want pyprofile; then
+    metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    metrics+=,launch__block_size,launch__grid_size,launch__shared_mem_per_block_dynamic
+    metrics+=,launch__cluster_dim_x,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    while read -r name args; do
+        echo "== profile $name: $args" | tee -a "$out/pyprofile.txt"
+        # The bench's first launches: its check, warm-up and one timed call, ours then cuFFT's.
+        timeout 120 ncu --clock-control none --metrics "$metrics" --csv --launch-count 24 \
+            $tf bench --backend cuda --compare cufft $args --reps 1 --max-time 0 \
+            >> "$out/pyprofile.txt" 2>&1 || status=1
+    done <<'CASES'
+2^24 --sizes 2^24 --points 2^24
+2^24-model --sizes 2^24 --points 2^24 --no-wisdom
+2^23 --sizes 2^23 --points 2^23
+4096x4096 --shapes 4096x4096 --dims 2
+f64-1024x4096 --sizes 4096 --points 2^22 --precision f64
+CASES
 fi
 if want tuneany; then
     for v in "" "--groups-per-unit 2" "--groups-per-unit 3" "--groups-per-unit 4"; do

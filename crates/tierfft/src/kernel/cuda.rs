@@ -390,6 +390,10 @@ impl Dialect for CudaC {
         }
     }
 
+    fn offset_from(&self, name: &str, base: &str) -> Option<String> {
+        Some(format!("({name} + ({base}))"))
+    }
+
     fn store(&self, name: &str, index: &str, value: &str, streaming: bool) -> String {
         match streaming {
             true => format!("__stcs(&{name}[{index}], {value});"),

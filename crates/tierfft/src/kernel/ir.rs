@@ -491,6 +491,24 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// Whether the expression subtracts anywhere: an unsigned value built without differences
+    /// never wraps below zero, so with a constant added it is the same number in 32 bits and
+    /// in 64 (indices stay below 2^32: `Plan::check`).
+    pub fn subtracts(&self) -> bool {
+        match self {
+            Expr::Bin(BinOp::Sub, ..) | Expr::Neg(_) => true,
+            Expr::Var(_) | Expr::U32(_) | Expr::Float(_) | Expr::Builtin(_) => false,
+            Expr::Load(_, a) | Expr::Re(a) | Expr::Im(a) => a.subtracts(),
+            Expr::Bin(_, a, b) | Expr::Complex(a, b) | Expr::CMul(a, b) => {
+                a.subtracts() || b.subtracts()
+            }
+            Expr::Select(c, a, b) => c.subtracts() || a.subtracts() || b.subtracts(),
+            Expr::Call(_, args) => args.iter().any(Expr::subtracts),
+        }
+    }
+}
+
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     use BinOp::*;
     if let (Some(x), Some(y)) = (a.lit(), b.lit()) {
@@ -508,6 +526,18 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
         };
         if let Some(v) = folded {
             return Expr::U32(v);
+        }
+    }
+    if let (Mul | Shl, Some(k)) = (op, b.lit()) {
+        // (x + c)·k = x·k + c·k (and the same for shifts) where c·k fits: the constant stays
+        // outermost through the scaling of a line's position into its index.
+        let (x, c) = a.split_constant();
+        let scaled = match op {
+            Mul => c.checked_mul(k),
+            _ => (k < 32 && u64::from(c) << k <= u64::from(u32::MAX)).then(|| c << k),
+        };
+        if let (true, None, Some(ck)) = (c > 0, x.lit(), scaled) {
+            return bin(Add, bin(op, x, Expr::U32(k)), Expr::U32(ck));
         }
     }
     if op == Add {
@@ -583,5 +613,19 @@ mod tests {
         assert_eq!((x, c), (var("a") + var("b"), 8));
         assert_eq!((u(2) + (var("a") + u(3))).split_constant(), (var("a"), 5));
         assert_eq!(-(-var("x")), var("x"));
+        // Through scalings too: a point's index is its line's part plus an offset.
+        assert_eq!(
+            ((var("t") + u(256)) * u(4096)).split_constant(),
+            (var("t") << u(12), 1 << 20)
+        );
+        assert_eq!(
+            ((var("t") + u(3)) * u(5)).split_constant(),
+            (var("t") * u(5), 15)
+        );
+        // Not where the offset would overflow.
+        assert_eq!(
+            ((var("t") + u(1 << 31)) << u(1)).split_constant(),
+            (((var("t") + u(1 << 31)) << u(1)), 0)
+        );
     }
 }

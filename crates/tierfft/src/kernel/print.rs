@@ -50,6 +50,14 @@ pub trait Dialect {
         let _ = streaming;
         format!("{name}[{index}] = {value};")
     }
+    /// Buffer `name` from its element `base` on, as something to index with a constant
+    /// (CUDA C: `(dst + (base))`), where the dialect has pointers; `None` by default. A
+    /// pass's stores then share one pointer instead of keeping an index each live from the
+    /// loads (their indices are the same expressions) to the end of the kernel.
+    fn offset_from(&self, name: &str, base: &str) -> Option<String> {
+        let _ = (name, base);
+        None
+    }
     /// The first group index and the group stride of a persistent kernel.
     fn grid(&self) -> (&'static str, &'static str);
     /// The head of a persistent kernel's loop over `grp` while `condition` holds:
@@ -164,12 +172,18 @@ impl<D: Dialect> Printer<'_, D> {
                         true => self.d.pack(&self.expr(v)),
                         false => self.expr(v),
                     };
-                    self.d.store(
-                        self.mem(*m),
-                        &self.expr(i),
-                        &value,
-                        self.streaming.contains(m),
-                    )
+                    let streaming = self.streaming.contains(m);
+                    let (base, offset) = i.split_constant();
+                    let place = (*m == Mem::Dst && offset > 0 && !base.subtracts())
+                        .then(|| self.d.offset_from(self.mem(*m), &self.expr(&base)))
+                        .flatten();
+                    match place {
+                        Some(place) => {
+                            self.d
+                                .store(&place, &format!("{offset}u"), &value, streaming)
+                        }
+                        None => self.d.store(self.mem(*m), &self.expr(i), &value, streaming),
+                    }
                 }
                 Stmt::Return => "return;".into(),
                 Stmt::Barrier => self.d.barrier().into(),
