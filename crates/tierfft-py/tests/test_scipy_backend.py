@@ -1,5 +1,5 @@
 """tierfft.scipy_fft as scipy.fft's backend: every transform against SciPy's own, its
-workers= and plan= arguments, and the transforms it does not have passed back to SciPy
+workers= and plan= arguments, and the transforms it does not have run as SciPy runs them
 (the DCT and DST are tested in test_trig.py)."""
 
 import numpy as np
@@ -61,13 +61,26 @@ def test_a_plan_is_used_for_its_own_call_only(rng):
             scipy_fft.fft(x, plan="fast")
 
 
-def test_transforms_it_lacks_are_scipys():
-    # The fast Hankel transform is SciPy's own.
-    x = np.arange(1.0, 9.0)
-    with scipy_fft.set_backend(backend):
-        assert np.allclose(scipy_fft.fht(x, 1.0, 0.0), scipy_fft.fht(x.copy(), 1.0, 0.0))
+def test_transforms_it_lacks_are_scipys(rng):
+    # The fast Hankel transform is SciPy's own, also where this backend is the only one (as
+    # set_global_backend leaves it: SciPy's is then no longer tried).
+    x = rng.standard_normal(64)
+    want = scipy_fft.fht(x, 0.1, 0.5, offset=0.2, bias=0.3)
+    for only in (False, True):
+        with scipy_fft.set_backend(backend, only=only):
+            got = scipy_fft.fht(x, 0.1, 0.5, offset=0.2, bias=0.3)
+            assert relative_error(got, want) < 1e-15
+            assert relative_error(scipy_fft.ifht(got, 0.1, 0.5, offset=0.2, bias=0.3),
+                                  scipy_fft.ifht(want, 0.1, 0.5, offset=0.2, bias=0.3)) < 1e-15
     with scipy_fft.set_backend(backend, only=True):
-        with pytest.raises(Exception, match="No selected backends had an implementation"):
-            scipy_fft.fht(x, 1.0, 0.0)
         # The DCT and DST are tierfft's.
         assert np.allclose(scipy_fft.dct(x), scipy_fft.dct(x.copy()))
+
+
+def test_bad_workers_are_named_in_scipys_words(rng):
+    x = rng.standard_normal(8)
+    with scipy_fft.set_backend(backend, only=True):
+        with pytest.raises(ValueError, match="workers must not be zero"):
+            scipy_fft.fft(x, workers=0)
+        with pytest.raises(ValueError, match="workers value out of range.*cores"):
+            scipy_fft.ifft(x, workers=-10_000)

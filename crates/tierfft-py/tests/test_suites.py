@@ -1,7 +1,8 @@
 """NumPy's and SciPy's own FFT tests, as installed with them, run against tierfft: NumPy's
 test_pocketfft.py with numpy.fft's transforms replaced by tierfft's, and SciPy's
-test_basic.py and test_real_transforms.py (the DCT and DST) with tierfft.scipy_fft as
-scipy.fft's global backend (a plugin counts the calls it took, so a backend that passed
+test_basic.py, test_real_transforms.py (the DCT and DST), test_multithreading.py (workers)
+and test_fftlog.py (the fast Hankel transform, SciPy's own through this backend) with
+tierfft.scipy_fft as scipy.fft's global backend (a plugin counts the calls it took, so a backend that passed
 everything back to SciPy fails). Each runs in a
 pytest of its own, on the CPU; on lavapipe too SciPy's DCT/DST suite, and NumPy's suite but
 for its ``test_identity`` (every length 1..511, whose kernels lavapipe compiles for about
@@ -19,7 +20,11 @@ import pytest
 SUITE_DEVICES = [
     d for d in os.environ.get("TIERFFT_PY_SUITE_DEVICES", "cpu").split(",") if d
 ]
-SCIPY_SUITES = [("test_basic.py", d) for d in SUITE_DEVICES] + [
+SCIPY_SUITES = [
+    (suite, d)
+    for suite in ("test_basic.py", "test_multithreading.py", "test_fftlog.py")
+    for d in SUITE_DEVICES
+] + [
     ("test_real_transforms.py", d) for d in dict.fromkeys(SUITE_DEVICES + ["lavapipe"])
 ]
 # (device, tests left out): lavapipe's extra run leaves out the one that compiles hundreds

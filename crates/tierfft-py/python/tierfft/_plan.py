@@ -578,9 +578,11 @@ def cpu_workers(workers: Optional[int]) -> Optional[int]:
     cores = os.cpu_count() or 1
     threads = workers if workers > 0 else cores + 1 + workers
     if workers == 0 or threads < 1:
+        # SciPy's own words first, for code that matches them.
+        what = "workers must not be zero" if workers == 0 else "workers value out of range"
         raise ValueError(
-            f"workers={workers}: give a number of threads from 1, or a negative count back "
-            f"from this machine's {cores} cores (-1 for every core)"
+            f"{what}: workers={workers}; give a number of threads from 1, or a negative "
+            f"count back from this machine's {cores} cores (-1 for every core)"
         )
     return threads
 

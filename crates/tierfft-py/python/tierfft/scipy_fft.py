@@ -14,9 +14,11 @@ the number of cores) and ``plan`` (a :class:`tierfft.Plan` made for the same fun
 shape, element type and arguments, used instead of the cache). NumPy arrays are
 transformed on the device ``"auto"`` picks (``TIERFFT_DEVICE`` to name one), CuPy and
 PyTorch CUDA arrays on their own GPU. The DCT and DST (``dct`` ... ``idstn``, types 1 to 4)
-take SciPy's arguments too, ``orthogonalize`` included. Anything else SciPy asks of a backend
-returns ``NotImplemented``, so SciPy runs its own unless told to use this backend only
-(``only=True``).
+take SciPy's arguments too, ``orthogonalize`` included. What tierfft does not transform
+(today the fast Hankel transform, ``fht`` and ``ifht``) runs SciPy's own implementation on
+NumPy arrays, so that this backend can stand alone as the global one (``set_global_backend``
+puts it in the place of SciPy's, which is then no longer tried), and returns
+``NotImplemented`` for CuPy and PyTorch arrays, for the next backend.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _fft
+from ._arrays import cuda_library
 from ._plan import FUNCTIONS, Plan, _cook
 from ._trig import dct, dctn, dst, dstn, idct, idctn, idst, idstn
 
@@ -190,8 +193,14 @@ _FUNCTIONS = {
 
 def __ua_function__(method, args, kwargs):
     """The backend protocol's entry (uarray): SciPy's ``method`` called with ``args`` and
-    ``kwargs``; ``NotImplemented`` for a transform tierfft does not have."""
+    ``kwargs``; one tierfft does not have runs SciPy's own on NumPy arrays (``NotImplemented``
+    for CUDA arrays)."""
     function = _FUNCTIONS.get(method.__name__)
-    if function is None:
+    if function is not None:
+        return function(*args, **kwargs)
+    if any(cuda_library(a) for a in (*args, *kwargs.values())):
         return NotImplemented
-    return function(*args, **kwargs)
+    import scipy.fft
+
+    with scipy.fft.set_backend("scipy", only=True):
+        return method(*args, **kwargs)
