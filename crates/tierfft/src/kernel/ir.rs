@@ -489,9 +489,7 @@ impl Expr {
             _ => (self.clone(), 0),
         }
     }
-}
 
-impl Expr {
     /// Whether the expression subtracts anywhere: an unsigned value built without differences
     /// never wraps below zero, so with a constant added it is the same number in 32 bits and
     /// in 64 (indices stay below 2^32: `Plan::check`).
