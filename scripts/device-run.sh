@@ -815,11 +815,11 @@ if want pyprofile; then
             $tf bench --backend cuda --compare cufft $args --reps 1 --max-time 0 \
             >> "$out/pyprofile.txt" 2>&1 || status=1
     done <<'CASES'
-2^24 --sizes 2^24 --points 2^24
-2^24-model --sizes 2^24 --points 2^24 --no-wisdom
-2^23 --sizes 2^23 --points 2^23
+2^24 --sizes 2^24 --batches 1
+2^24-model --sizes 2^24 --batches 1 --no-wisdom
+2^23 --sizes 2^23 --batches 1
 4096x4096 --shapes 4096x4096 --dims 2
-f64-1024x4096 --sizes 4096 --points 2^22 --precision f64
+f64-1024x4096 --sizes 4096 --batches 1024 --precision f64
 CASES
 fi
 if want tuneany; then
