@@ -58,7 +58,12 @@ def _axes_and_lengths(shape, s, axes, one_axis: bool):
             raise ValueError("all axes must be unique")
     if s is not None:
         s = [s] if np.ndim(s) == 0 else list(s)
-        s = [operator.index(n) for n in s]
+        try:
+            s = [operator.index(n) for n in s]
+        except TypeError:
+            raise ValueError(
+                f"shape must be a scalar or iterable of integers (s={s})"
+            ) from None
         if axes is None:
             if len(s) > ndim:
                 raise ValueError("when given, axes and shape arguments have to be of the same length")
@@ -75,6 +80,14 @@ def _axes_and_lengths(shape, s, axes, one_axis: bool):
             what = "n" if one_axis else "s"
             raise ValueError(f"invalid number of data points ({n}) specified ({what})")
     return axes, s
+
+
+def _no_axes(s, axes) -> bool:
+    """Whether ``s``/``axes`` name no axis: ``axes=()`` (SciPy then leaves ``s`` unread)
+    or ``s=()`` without ``axes``."""
+    if axes is not None:
+        return np.ndim(axes) != 0 and len(axes) == 0
+    return s is not None and np.ndim(s) != 0 and len(s) == 0
 
 
 def _dtypes(dtype: np.dtype):
@@ -119,14 +132,11 @@ def _run(family: str, x: Any, type: int, lengths, axes, norm: Optional[str], inv
         complex_ = any(isinstance(v, complex) for v in a.flat)
         a = a.astype(np.complex128 if complex_ else np.float64)
         dtype = a.dtype
+    if _no_axes(lengths, axes):
+        # No axis to transform (axes=() whatever s, or s=()): the input itself, as SciPy.
+        return x
     axes, lengths = _axes_and_lengths(tuple(shape), lengths, axes, one_axis)
     real, result, double = _dtypes(np.dtype(dtype))
-    if not axes:
-        # No axis to transform (axes=() or s=()): the input, in the result's type.
-        if library is not None:
-            return a
-        return np.asarray(a).astype(result if np.dtype(dtype).kind != "c" else
-                                    np.result_type(result, np.complex64))
     if kind == "dct1" and min(lengths) < 2:
         raise ValueError(
             f"invalid number of data points ({min(lengths)}) specified: DCT-I needs at least 2"
