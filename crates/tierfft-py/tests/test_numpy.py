@@ -2,6 +2,8 @@
 norms and element types, on each test device. Single-precision data are compared with
 NumPy's transform of the same values in double precision."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -218,6 +220,16 @@ def test_axes_are_checked_before_the_element_type_as_numpy_does():
 def test_no_axes_is_the_input_as_numpy_has_it():
     x = np.arange(6.0).reshape(2, 3)
     assert np.array_equal(tierfft.fftn(x, axes=()), np.fft.fftn(x, axes=()))
+    # The complex transforms hand back the input itself where no axis is named: axes=() (the
+    # two-axis ones too), or s=() without axes.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for func, kw in [("fft2", {"axes": ()}), ("ifft2", {"s": (), "axes": ()}),
+                         ("fftn", {"s": ()}), ("ifftn", {"s": (), "axes": ()})]:
+            assert getattr(np.fft, func)(x, **kw) is x
+            assert getattr(tierfft, func)(x, **kw) is x, (func, kw)
+    with pytest.raises(ValueError, match="Shape and axes have different lengths"):
+        tierfft.fft2(x, s=(2,), axes=())
     with pytest.raises(IndexError):  # NumPy's AxisError is an IndexError too
         tierfft.fft(x, axis=2)
 

@@ -99,6 +99,10 @@ def _call(plan: Plan, a: Any, library: Optional[str], out: Any, workers, device)
 _EVERY_AXIS = {"fft2": "fftn", "ifft2": "ifftn", "rfft2": "rfftn", "irfft2": "irfftn"}
 
 
+#: The complex N-D transforms, which NumPy lets name no axis (the input comes back as it is).
+_COMPLEX_ND = ("fftn", "ifftn", "fft2", "ifft2")
+
+
 def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=True) -> Any:
     """The transforms of several axes; ``numpy``: with NumPy 2's deprecation warnings (SciPy
     has none)."""
@@ -121,8 +125,11 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
                 DeprecationWarning,
                 stacklevel=3,
             )
-    no_axes = len(axes) == 0 if axes is not None else len(shape) == 0
-    if no_axes and s is None and func in ("fftn", "ifftn"):
+    if axes is not None:
+        no_axes = len(axes) == 0
+    else:
+        no_axes = len(shape) == 0 if s is None else np.iterable(s) and len(s) == 0
+    if no_axes and (s is None or np.iterable(s) and len(s) == 0) and func in _COMPLEX_ND:
         return a  # NumPy transforms no axis and returns its input as it is
     plan = cached_plan(
         func,
