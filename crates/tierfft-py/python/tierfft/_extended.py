@@ -175,7 +175,7 @@ def trig(a: np.ndarray, kind: str, inverse: bool, axes: Sequence[int], scale,
     kind = _TRIG_INVERSE.get(kind, kind) if inverse else kind
     ends_in, ends_out = _ORTHOGONAL_ENDS.get(kind, ((False, False), (False, False)))
     root2 = np.sqrt(np.longdouble(2))
-    factors = iter([_scale_parts(scale)])
+    factor = _scale_parts(scale)  # applied by the first axis' DFT, 1 by the others
     x = np.asarray(a, np.longdouble)
     for ax in axes:
         x = np.moveaxis(x, ax, -1).copy()
@@ -183,7 +183,8 @@ def trig(a: np.ndarray, kind: str, inverse: bool, axes: Sequence[int], scale,
             for end, on in zip((0, -1), ends_in):
                 if on:
                     x[..., end] *= root2
-        x = _trig_line(x, kind, next(factors, (1.0, 0.0)), workers)
+        x = _trig_line(x, kind, factor, workers)
+        factor = (1.0, 0.0)
         if orthogonalize:
             for end, on in zip((0, -1), ends_out):
                 if on:

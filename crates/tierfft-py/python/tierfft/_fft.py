@@ -125,11 +125,12 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
                 DeprecationWarning,
                 stacklevel=3,
             )
+    no_lengths = s is None or (np.iterable(s) and len(s) == 0)
     if axes is not None:
         no_axes = len(axes) == 0
     else:
-        no_axes = len(shape) == 0 if s is None else np.iterable(s) and len(s) == 0
-    if no_axes and (s is None or np.iterable(s) and len(s) == 0) and func in _COMPLEX_ND:
+        no_axes = no_lengths and (s is not None or len(shape) == 0)
+    if no_axes and no_lengths and func in _COMPLEX_ND:
         return a  # NumPy transforms no axis and returns its input as it is
     plan = cached_plan(
         func,
