@@ -84,3 +84,23 @@ def test_bad_workers_are_named_in_scipys_words(rng):
             scipy_fft.fft(x, workers=0)
         with pytest.raises(ValueError, match="workers value out of range.*cores"):
             scipy_fft.ifft(x, workers=-10_000)
+
+
+def test_scipys_own_rules_where_numpy_differs(rng):
+    # The real inverses of float16 return float32 (numpy.fft keeps float16); axes naming
+    # one axis twice are an error (numpy.fft transforms it twice); complex input to a real
+    # transform is a TypeError before the axes are looked at.
+    half = rng.standard_normal((4, 6)).astype(np.float16)
+    with scipy_fft.set_backend(backend, only=True):
+        for name in ("irfft", "hfft", "irfft2", "hfft2", "irfftn", "hfftn"):
+            got = getattr(scipy_fft, name)(half)
+            want = getattr(scipy_fft, name)(half.astype(np.float32))
+            assert got.dtype == np.float32, name
+            assert relative_error(got, want) < 2e-6, name
+        for name in ("fftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fft2"):
+            with pytest.raises(ValueError, match="all axes must be unique"):
+                getattr(scipy_fft, name)(half.astype(np.float64), axes=(1, -1))
+        for name in ("rfft", "ihfft", "rfft2", "ihfftn"):
+            far = {"axis": 5} if name in ONE_AXIS else {"axes": (4, 5)}
+            with pytest.raises(TypeError, match="x must be a real sequence"):
+                getattr(scipy_fft, name)(np.ones(3, complex), **far)

@@ -23,6 +23,7 @@ puts it in the place of SciPy's, which is then no longer tried), and returns
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional
 
 import numpy as np
@@ -37,9 +38,36 @@ __ua_domain__ = "numpy.scipy.fft"
 _SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
+def _as_scipy(func: str, x: Any, axes=None) -> Any:
+    """``x`` as SciPy takes it for ``func``, with SciPy's checks first, where they differ
+    from numpy.fft's: the real inverses compute float16 in float32 and return float32
+    (numpy.fft keeps float16); complex input to a real transform is SciPy's
+    TypeError before any check of the axes; and ``axes`` naming one axis twice is SciPy's
+    ValueError (numpy.fft transforms it twice). CUDA arrays are taken as they are."""
+    kind = FUNCTIONS[func][0]
+    if cuda_library(x) is None:
+        x = np.asarray(x)
+        if kind == "c2r" and x.dtype == np.float16:
+            x = x.astype(np.float32)
+        if kind == "r2c" and x.dtype.kind == "c":
+            raise TypeError(
+                f"x must be a real sequence: {func} takes real input (got {x.dtype}); use "
+                f"fft for complex data"
+            )
+    if axes is not None:
+        ndim = len(x.shape)
+        axes = [operator.index(a) for a in axes]
+        # Out of range is the transform's own AxisError (a ValueError, as SciPy's).
+        if all(-ndim <= a < ndim for a in axes) and len({a % ndim for a in axes}) < len(axes):
+            raise ValueError(f"all axes must be unique (got axes={tuple(axes)})")
+    return x
+
+
 def _run(func: str, x: Any, plan: Optional[Plan], workers, **args) -> Any:
     """``func`` of ``x`` with ``args`` (``n``/``axis`` or ``s``/``axes``, ``norm``)."""
     kind, _, form = FUNCTIONS[func]
+    if plan is None:
+        x = _as_scipy(func, x, args.get("axes"))
     if plan is None and form == "1d":
         return _fft._one_axis(func, x, args["n"], args["axis"], args["norm"], None, None, workers)
     if plan is None:
@@ -101,7 +129,7 @@ def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, pla
 def hfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
     """``scipy.fft.hfft``: the inverse real transform of the conjugate, norms swapped."""
     norm = _swapped(norm)
-    x, _, _, _ = _fft._array_shape_dtype(x)
+    x = _fft._array_shape_dtype(x if plan is not None else _as_scipy("irfft", x))[0]
     return _run("irfft", _conj(x), plan, workers, n=n, axis=axis, norm=norm)
 
 
@@ -174,7 +202,7 @@ def irfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, 
 def hfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
     """``scipy.fft.hfftn``: the inverse real transform of the conjugate, norms swapped."""
     norm = _swapped(norm)
-    x, _, _, _ = _fft._array_shape_dtype(x)
+    x = _fft._array_shape_dtype(x if plan is not None else _as_scipy("irfftn", x, axes))[0]
     return _many("irfftn", _conj(x), s, axes, norm, workers, plan)
 
 
