@@ -33,20 +33,21 @@ pub enum Checksum {
 }
 
 /// `Ok` when `spec` can be checksummed: complex transforms of any smooth length (prime
-/// factors up to 31) in rows or columns, with no fused operations or chain (the checksum
-/// is of the transform itself).
+/// factors up to 31) in rows or columns, with fused load and store operations (the
+/// checksum is of the transform itself: its input after the load operations, its output
+/// before the store operations) but no chain.
 pub(crate) fn supports(spec: &FftSpec) -> Result<()> {
     let refuse = |why: &str| {
         Err(Error::InvalidSpec(format!(
             "a checksummed transform must be {why}; checksum the transform alone and apply \
-             the operations in a separate step"
+             the rest in a separate step"
         )))
     };
     if spec.real.is_some() {
         return refuse("complex (not a real transform's fused half)");
     }
-    if !spec.load.is_empty() || !spec.store.is_empty() || spec.chain.is_some() {
-        return refuse("a plain transform, with no fused load or store operations or chain");
+    if spec.chain.is_some() {
+        return refuse("a transform without a chain (a multiply and the inverse fused on)");
     }
     if !crate::base::factors::is_smooth(spec.n) {
         return Err(Error::InvalidSpec(format!(

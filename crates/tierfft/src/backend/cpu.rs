@@ -294,16 +294,21 @@ impl<T: Real> CpuFft<T> {
         };
         let work = |chunk: &mut [Complex<T>], first: usize| -> Vec<usize> {
             if let Some(check) = &self.check {
-                // (A checksummed spec has no fused operations or chain.)
+                // The check is of the transform: between the fused load and store operations
+                // (a checksummed spec has no chain).
                 return chunk
                     .chunks_mut(n)
                     .enumerate()
                     .filter_map(|(i, one)| {
-                        let start = (first + i * n) * words;
+                        let at = first + i * n;
+                        self.pointwise(&self.spec.load, one, at);
+                        let start = at * words;
                         let fault = fault
                             .filter(|f| (start..start + n * words).contains(&f.word))
                             .map(|f| (f.word - start, f));
-                        self.run_checked(one, check, first / n + i, fault, &transform)
+                        let failed = self.run_checked(one, check, at / n, fault, &transform);
+                        self.pointwise(&self.spec.store, one, at);
+                        failed
                     })
                     .collect();
             }

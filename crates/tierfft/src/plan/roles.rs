@@ -3,7 +3,9 @@
 //! back-transform as passes of its own), a real transform's split or merge, and the
 //! checksum's weights.
 
-use super::{Body, DeviceLimits, LoadOp, Pass, StoreOp, checksum, passes_fuse_chain, real};
+use super::{
+    Body, CheckWeights, DeviceLimits, LoadOp, Pass, StoreOp, checksum, passes_fuse_chain, real,
+};
 use crate::error::Result;
 use crate::spec::FftSpec;
 
@@ -31,10 +33,24 @@ pub(super) fn assign(spec: &FftSpec, limits: &DeviceLimits, passes: &mut Vec<Pas
     }
     real::fuse(passes, spec, limits)?;
     if spec.checksum != crate::Checksum::Off {
-        let (input, output) = checksum::weights(n, spec.direction);
-        passes[0].load.ops.push(LoadOp::Checksum(input.into()));
+        let (input, output) = match &passes[..] {
+            [one] => {
+                let (t, e) = (one.threads_per_line, one.points_per_thread);
+                let (input, output) = checksum::chirp_weights(n, spec.direction, t, e);
+                let chirp = |v: Vec<_>| CheckWeights::Chirp(v.into());
+                (chirp(input), chirp(output))
+            }
+            _ => {
+                let (input, output) = checksum::weights(n, spec.direction);
+                (
+                    CheckWeights::PerPoint(input.into()),
+                    CheckWeights::PerPoint(output.into()),
+                )
+            }
+        };
+        passes[0].load.ops.push(LoadOp::Checksum(input));
         if let Some(last) = passes.last_mut() {
-            last.store.ops.push(StoreOp::Checksum(output.into()));
+            last.store.ops.push(StoreOp::Checksum(output));
         }
     }
     Ok(())

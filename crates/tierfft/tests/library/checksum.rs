@@ -9,9 +9,22 @@ use tierfft::{Checksum, Device, DeviceKind, Error, FftSpec, PointOp};
 use crate::common::*;
 
 /// The specs every device checks: one pass (packed small transforms, mixed-radix lengths,
-/// one with the largest prime codelets), several passes, columns, a normalised inverse.
+/// one with the largest prime codelets), several passes, columns, a normalised inverse,
+/// fused load and store operations in one pass and in several.
 fn specs(mode: Checksum) -> Vec<FftSpec> {
+    let window: Vec<_> = (0..1 << 15)
+        .map(|k| tierfft::Complex32::new(1.0 + (k % 7) as f32 / 8.0, (k % 3) as f32 / 4.0))
+        .collect();
     vec![
+        FftSpec::new(1024)
+            .batch(3)
+            .on_load(PointOp::Conjugate)
+            .on_store(PointOp::Scale(0.25))
+            .on_store(PointOp::Magnitude),
+        FftSpec::new(1 << 15)
+            .batch(2)
+            .on_load(PointOp::Multiply(window.into()))
+            .on_store(PointOp::ZeroFrom(20_000)),
         FftSpec::new(1024).batch(6),
         FftSpec::new(8).batch(70),
         FftSpec::new(360).batch(3),
@@ -159,7 +172,9 @@ fn refusals() {
         other => panic!("expected a refusal, got {other:?}"),
     };
     assert!(refused(FftSpec::new(1009)).contains("prime factor"));
-    assert!(refused(FftSpec::new(64).on_store(PointOp::Conjugate)).contains("plain transform"));
+    let chain =
+        FftSpec::new(64).then_multiply_and_invert(vec![tierfft::Complex32::new(1.0, 0.0); 64]);
+    assert!(refused(chain).contains("without a chain"));
     let fft = dev
         .plan(&FftSpec::new(64).checksum(Checksum::Detect))
         .expect("plan");

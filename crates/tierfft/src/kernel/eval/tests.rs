@@ -785,8 +785,83 @@ fn sixteen_bit_storage() {
     }
 }
 
+/// A one-pass checksummed plan's records hold the sums its chirp weights give the data and
+/// its f64 transform, not merely two sums that agree (weights of zero would agree too), on
+/// every profile, forward and normalised inverse, rows and columns.
+#[test]
+fn chirp_records_are_the_reference_sums() {
+    use crate::base::values::Values;
+    use crate::plan::CheckWeights;
+    use num_complex::Complex64;
+    let specs = [
+        FftSpec::new(1024).batch(3),
+        FftSpec::new(360).batch(2),
+        FftSpec::new(8).batch(5),
+        FftSpec::new(4096).inverse().normalized(),
+        FftSpec::new(64).batch(6).columns(),
+    ];
+    for profile in DeviceLimits::PROFILES {
+        let limits = DeviceLimits::profile(profile).expect("profile");
+        for spec in &specs {
+            let spec = spec.clone().checksum(crate::Checksum::Detect);
+            let plan = Plan::new(&spec, &limits).expect("plan");
+            let [pass] = &plan.passes[..] else {
+                continue; // several passes: per-point weights
+            };
+            let (Some(CheckWeights::Chirp(input)), Some(CheckWeights::Chirp(output))) =
+                (pass.check_in(), pass.check_out())
+            else {
+                panic!(
+                    "{profile}, n = {}: a one-pass plan without chirp weights",
+                    spec.n
+                );
+            };
+            let t = pass.threads_per_line;
+            let weight = |v: &Values, k: usize| {
+                let (tl, q) = (k % t, k / t);
+                v.get(tl) * v.get(t + tl).powu(q as u32) * v.get(2 * t + q)
+            };
+            let (n, batch) = (spec.n, spec.batch);
+            let mut rng = StdRng::seed_from_u64(n as u64);
+            let x = random(&mut rng, spec.len());
+            let (_, check) = super::kernel::run_schedule(&plan, &x).expect("run");
+            let records: Vec<Complex64> = check
+                .iter()
+                .map(|z| Complex64::new(z.re.into(), z.im.into()))
+                .collect();
+            let scale = if spec.normalize { 1.0 / n as f64 } else { 1.0 };
+            for (b, sums) in plan.check_sums(&records, batch).iter().enumerate() {
+                // Transform b's points: a row, or column b of the n × batch matrix.
+                let line: Vec<Complex32> = (0..n)
+                    .map(|j| match spec.layout {
+                        crate::spec::Layout::Rows => x[b * n + j],
+                        _ => x[j * batch + b],
+                    })
+                    .collect();
+                let big_x = crate::debug::reference::fft_f64(&line, n, spec.direction);
+                let small = crate::debug::reference::widen(&line);
+                let want_in: Complex64 = (0..n).map(|j| weight(input, j) * small[j]).sum();
+                let want_out: Complex64 =
+                    (0..n).map(|k| weight(output, k) * big_x[k] * scale).sum();
+                let norm = small.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+                let at = format!("{profile}, {spec:?}, transform {b}");
+                assert!(
+                    (sums.input() - want_in).norm() < 1e-5 * norm,
+                    "{at}: input sum"
+                );
+                let out_norm = norm * (n as f64).sqrt() * scale;
+                assert!(
+                    (sums.output() - want_out).norm() < 1e-5 * out_norm,
+                    "{at}: output sum"
+                );
+                assert!(want_in.norm() > 1e-3 * norm, "{at}: an input sum near zero");
+            }
+        }
+    }
+}
+
 /// Checksummed plans on every profile (one pass, several passes, mixed radix, columns,
-/// split dispatches, f16): the output matches f64 and every transform's records pass
+/// split dispatches, fused operations, f16): the output matches f64 and every transform's records pass
 /// their check (`run_plan` verifies them).
 #[test]
 fn checksummed_plans() {
@@ -796,6 +871,15 @@ fn checksummed_plans() {
             check(&FftSpec::new(1 << k).batch(3).checksum(Detect), profile);
         }
         check(&FftSpec::new(360).batch(2).checksum(Detect), profile);
+        // Fused operations around the checked transform, in one pass and in several.
+        for n in [1024, 1 << 16] {
+            let spec = FftSpec::new(n)
+                .batch(2)
+                .on_load(PointOp::Conjugate)
+                .on_store(PointOp::Scale(0.5))
+                .on_store(PointOp::Magnitude);
+            check(&spec.checksum(Detect), profile);
+        }
     }
     for (profile, k) in [("small-16k", 15), ("lavapipe", 16), ("h100-cuda", 18)] {
         check(&FftSpec::new(1 << k).checksum(Detect), profile);

@@ -500,8 +500,9 @@ impl PassGen<'_> {
                 ));
             }
         }
-        self.point_ops(&p.store.points(), Mem::Dst, PassGen::out_index);
+        // The checksum is of the transform: its output before the fused store operations.
         self.sum_output();
+        self.point_ops(&p.store.points(), Mem::Dst, PassGen::out_index);
         if p.store.staged {
             // A line's outputs are contiguous (first pass of several, or a one-pass plan), so
             // the workgroup's lines form one contiguous tile. Stage it through workgroup

@@ -167,8 +167,9 @@ fn pass_body(plan: &Plan, index: usize, runs_to_end: bool) -> PassGen<'_> {
     let chain_inverse = pass.inverse();
     g.locate_line();
     g.load_line();
-    g.sum_input();
     g.point_ops(&pass.load.points(), Mem::Src, PassGen::in_index);
+    // The checksum is of the transform: its input after the fused load operations.
+    g.sum_input();
     if let Some(filter) = pass.load.filter() {
         g.chain_filter(filter);
     }
