@@ -861,8 +861,8 @@ fn chirp_records_are_the_reference_sums() {
 }
 
 /// Checksummed plans on every profile (one pass, several passes, mixed radix, columns,
-/// split dispatches, fused operations, f16): the output matches f64 and every transform's records pass
-/// their check (`run_plan` verifies them).
+/// split dispatches, fused operations, f16): the output matches f64 and every transform's
+/// records pass their check (`run_plan` verifies them).
 #[test]
 fn checksummed_plans() {
     use crate::Checksum::Detect;

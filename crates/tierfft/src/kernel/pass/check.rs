@@ -17,7 +17,8 @@ const ENERGY: &str = "ck_energy";
 const FAN_IN: usize = 8;
 
 impl PassGen<'_> {
-    /// `Σ c_j x_j` over the thread's loaded points (the first pass, before any twiddle).
+    /// `Σ c_j x_j` over the thread's loaded points (the first pass, after the fused load
+    /// operations, before any twiddle).
     pub(super) fn sum_input(&mut self) {
         let Some(weights) = self.pass.check_in() else {
             return;
@@ -28,7 +29,8 @@ impl PassGen<'_> {
     }
 
     /// `Σ w_k X_k` and `Σ |X_k|²` over the thread's points about to be stored (the last
-    /// pass, after any normalisation, in the held layout).
+    /// pass, after any normalisation, before the fused store operations, in the held
+    /// layout).
     pub(super) fn sum_output(&mut self) {
         let Some(weights) = self.pass.check_out() else {
             return;
