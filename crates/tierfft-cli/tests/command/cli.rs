@@ -1084,7 +1084,8 @@ fn plan_for_a_shape() {
 
 /// `tierfft plan N --launches` prints the launch schedule the GPU backends follow: a
 /// checksummed two-pass plan on the H100 profile launches each pass once over the batch,
-/// binding check records, and names where tests flip a bit.
+/// binding check records, and names where tests flip a bit; the passes name their
+/// checksums' weights (per point over several passes, a chirp in one).
 #[test]
 fn plan_prints_its_launches() {
     let dir = TempDir::new("plan-launches");
@@ -1106,9 +1107,18 @@ fn plan_prints_its_launches() {
         "slot 1: 3 transforms of 1048576 elements\n",
         "slot 0 [0, 3145728)",
         "fault points, pass by pass: after launch 0 (slot 1), launch 1 (slot 0)",
+        "fuses checksum of the input (1048576 weights)",
+        "fuses checksum of the output (1048576 weights)",
     ] {
         assert!(text.contains(want), "missing '{want}' in:\n{text}");
     }
+    // One pass: the chirp's tables (128 threads of 32 points: 128 + 128 + 32 values).
+    let out = dir.run(&["plan", "4096", "--checksum", "--device", "h100-cuda"]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let want = "checksum of the input (a chirp from 288 values); checksum of the output (a \
+                chirp from 288 values)";
+    assert!(text.contains(want), "missing '{want}' in:\n{text}");
     let out = dir.run(&["plan", "--shape", "4x4", "--launches"]);
     assert!(!out.status.success() && stderr(&out).contains("--launches"));
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Bluestein, Exchange, LineOrder, Pass, Plan};
+use super::{Bluestein, CheckWeights, Exchange, LineOrder, Pass, Plan};
 use crate::base::precision::Precision;
 use crate::spec::{Direction, Layout, PointOp, RealHalf};
 
@@ -243,6 +243,9 @@ fn fused(p: &Pass) -> Option<String> {
     if !load.is_empty() {
         parts.push(format!("{} on load", names(&load)));
     }
+    if let Some(w) = p.check_in() {
+        parts.push(format!("checksum of the input ({})", weights(w)));
+    }
     if p.filter_on_load() {
         parts.push("filter on load".into());
     }
@@ -256,10 +259,21 @@ fn fused(p: &Pass) -> Option<String> {
     if p.fused_chain() {
         parts.push("filter and back-transform".into());
     }
+    if let Some(w) = p.check_out() {
+        parts.push(format!("checksum of the output ({})", weights(w)));
+    }
     if !store.is_empty() {
         parts.push(format!("{} on store", names(&store)));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// A checksum's weights in a few words: "4096 weights", "a chirp from 288 values".
+fn weights(w: &CheckWeights) -> String {
+    match w {
+        CheckWeights::PerPoint(v) => format!("{} weights", v.len()),
+        CheckWeights::Chirp(v) => format!("a chirp from {} values", v.len()),
+    }
 }
 
 /// `n` as a product of prime powers: `2^12`, `2^4·3^3·13`.
