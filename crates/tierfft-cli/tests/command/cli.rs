@@ -1085,7 +1085,7 @@ fn plan_for_a_shape() {
 /// `tierfft plan N --launches` prints the launch schedule the GPU backends follow: a
 /// checksummed two-pass plan on the H100 profile launches each pass once over the batch,
 /// binding check records, and names where tests flip a bit; the passes name their
-/// checksums' weights (per point over several passes, a chirp in one).
+/// checksums' weights.
 #[test]
 fn plan_prints_its_launches() {
     let dir = TempDir::new("plan-launches");
@@ -1112,13 +1112,6 @@ fn plan_prints_its_launches() {
     ] {
         assert!(text.contains(want), "missing '{want}' in:\n{text}");
     }
-    // One pass: the chirp's tables (128 threads of 32 points: 128 + 128 + 32 values).
-    let out = dir.run(&["plan", "4096", "--checksum", "--device", "h100-cuda"]);
-    assert_ok(&out);
-    let text = String::from_utf8_lossy(&out.stdout);
-    let want = "checksum of the input (a chirp from 288 values); checksum of the output (a \
-                chirp from 288 values)";
-    assert!(text.contains(want), "missing '{want}' in:\n{text}");
     let out = dir.run(&["plan", "--shape", "4x4", "--launches"]);
     assert!(!out.status.success() && stderr(&out).contains("--launches"));
 }

@@ -87,12 +87,7 @@ fn pass_vectors(pass: &Pass) -> Vec<Values> {
         out.extend(p.filter().cloned());
         out.extend(store.iter().filter_map(PointOp::vector));
         out.extend(p.real().and_then(|r| r.twiddles.clone()));
-        out.extend(
-            p.check_in()
-                .into_iter()
-                .chain(p.check_out())
-                .map(|w| w.values().clone()),
-        );
+        out.extend(p.check_in().into_iter().chain(p.check_out()).cloned());
     }
     out
 }

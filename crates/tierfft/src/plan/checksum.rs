@@ -11,14 +11,6 @@
 //! line, so most of the intermediate weighed nothing.) `c` is scaled by `1/√n`; then
 //! `Σ w_k X_k = √n · s · Σ c_j x_j`, `s` the normalisation (1 or 1/n).
 //!
-//! A one-pass plan checks its transform with a chirp instead: `w_k = exp(2πi·h·k²/M)` (`M =
-//! 2n`, `h = 1` for even `n`; `M = n`, `h = (n + 1)/2` for odd), whose DFT is `G·conj(w_j)`
-//! with `G = Σ w_k` of magnitude `√n` (a Gauss sum), so that `c_j = (G/√n)·conj(w_j)`: both
-//! sides unimodular, and both made in the kernel from tables of a few values per thread
-//! ([`chirp_weights`]) where the random phases need two tables of `n` values, read beside
-//! the data (16 bytes a point in f32, as much as the data's). (Across passes the chirp's
-//! weight thins out as said above, so plans of several passes keep the random phases.)
-//!
 //! The sums are of the transform itself: its input after any fused load operations, its
 //! output before any fused store operations. The GPU kernels compute the input sum as the
 //! first pass loads and the output sum (with the output's energy `Σ|X_k|²`) as the last
@@ -95,54 +87,6 @@ fn computed_weights(n: usize, direction: Direction) -> (Vec<Complex64>, Vec<Comp
     (input, output)
 }
 
-/// The chirp weights of a one-pass checksummed `n`-point transform in `direction` whose
-/// lines have `threads` threads of `points` registers each, as
-/// [`CheckWeights::Chirp`](crate::plan::CheckWeights::Chirp) lays them out: `(input,
-/// output)`, each `a` (`threads` values), `b` (`threads`), `c` (`points`), so that point `k
-/// = tl + threads·q` weighs `a[tl]·b[tl]^q·c[q]` (module docs). Phases are exact integers
-/// modulo `M` until the one rounding of each value.
-pub(crate) fn chirp_weights(
-    n: usize,
-    direction: Direction,
-    threads: usize,
-    points: usize,
-) -> (Vec<Complex64>, Vec<Complex64>) {
-    let (modulus, h) = match n % 2 {
-        0 => (2 * n as u128, 1u128),
-        _ => (n as u128, (n as u128).div_ceil(2)),
-    };
-    let unit = |phase: u128| {
-        Complex64::from_polar(
-            1.0,
-            std::f64::consts::TAU * (phase % modulus) as f64 / modulus as f64,
-        )
-    };
-    let t = threads as u128;
-    let a = (0..t).map(|tl| unit(h * tl * tl));
-    let b = (0..t).map(|tl| unit(2 * h * t * tl % modulus));
-    let c = (0..points as u128).map(|q| unit(h * (t * t % modulus) * (q * q)));
-    let w: Vec<Complex64> = a.chain(b).chain(c).collect();
-    // G = Σ_k w_k, compensated: |G| = √n.
-    let mut g = [Sum::default(), Sum::default()];
-    for k in 0..n as u128 {
-        let z = unit(h * (k * k % modulus));
-        g[0].add(z.re);
-        g[1].add(z.im);
-    }
-    let g = Complex64::new(g[0].value(), g[1].value()) / (n as f64).sqrt();
-    // Forward: output w, input (G/√n)·conj(w). Inverse: output conj(w), input conj(G/√n)·w.
-    let (g, output): (Complex64, Vec<Complex64>) = match direction {
-        Direction::Forward => (g, w.clone()),
-        Direction::Inverse => (g.conj(), w.iter().map(Complex64::conj).collect()),
-    };
-    let input = output
-        .iter()
-        .enumerate()
-        .map(|(i, v)| if i < threads { v.conj() * g } else { v.conj() })
-        .collect();
-    (input, output)
-}
-
 /// A sum of f64 terms with Neumaier's compensation: its error stays near one rounding of the
 /// total however many terms it adds. (The host adds up to `n` terms, or thousands of
 /// records, per transform; plain addition in f64 rounds about `√terms` times more, which
@@ -191,13 +135,11 @@ impl Sums {
         self.energy.add(e);
     }
 
-    /// The input sum `Σ c_j x_j`.
-    pub(crate) fn input(&self) -> Complex64 {
+    fn input(&self) -> Complex64 {
         Complex64::new(self.input[0].value(), self.input[1].value())
     }
 
-    /// The output sum `Σ w_k X_k`.
-    pub(crate) fn output(&self) -> Complex64 {
+    fn output(&self) -> Complex64 {
         Complex64::new(self.output[0].value(), self.output[1].value())
     }
 }
@@ -427,48 +369,6 @@ mod tests {
                 }
                 let square = c.iter().map(|c| c.norm_sqr()).sum::<f64>() / n as f64;
                 assert!((square - 1.0).abs() < 1e-9, "n {n}: mean square {square}");
-            }
-        }
-    }
-
-    /// The chirp weights of every `T × e` split predict the output sum as the random ones do,
-    /// every weight of unit magnitude on both sides.
-    #[test]
-    fn chirp_weights_predict_the_output_sum() {
-        for (n, t) in [
-            (1usize, 1usize),
-            (2, 1),
-            (8, 2),
-            (15, 5),
-            (12, 4),
-            (360, 24),
-            (1024, 64),
-        ] {
-            let e = n / t;
-            for direction in [Direction::Forward, Direction::Inverse] {
-                let (c, w) = chirp_weights(n, direction, t, e);
-                let expand = |v: &[Complex64], k: usize| {
-                    v[k % t] * v[t + k % t].powu((k / t) as u32) * v[2 * t + k / t]
-                };
-                let x32 = crate::debug::reference::random(n, n as u64 + 7);
-                let x = crate::debug::reference::widen(&x32);
-                let big_x = crate::debug::reference::fft_f64(&x32, n, direction);
-                let out: Complex64 = (0..n).map(|k| expand(&w, k) * big_x[k]).sum();
-                let inp: Complex64 = (0..n).map(|j| expand(&c, j) * x[j]).sum();
-                let diff = (out - inp * (n as f64).sqrt()).norm();
-                assert!(
-                    diff < 1e-9 * n as f64,
-                    "n {n}, T {t}, {direction:?}: {diff}"
-                );
-                for k in 0..n {
-                    for v in [expand(&w, k), expand(&c, k)] {
-                        assert!(
-                            (v.norm() - 1.0).abs() < 1e-12,
-                            "n {n}: |weight| {}",
-                            v.norm()
-                        );
-                    }
-                }
             }
         }
     }

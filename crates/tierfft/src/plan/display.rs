@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-use super::{Bluestein, CheckWeights, Exchange, LineOrder, Pass, Plan};
+use super::{Bluestein, Exchange, LineOrder, Pass, Plan};
 use crate::base::precision::Precision;
+use crate::base::values::Values;
 use crate::spec::{Direction, Layout, PointOp, RealHalf};
 
 impl fmt::Display for Plan {
@@ -268,12 +269,9 @@ fn fused(p: &Pass) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// A checksum's weights in a few words: "4096 weights", "a chirp from 288 values".
-fn weights(w: &CheckWeights) -> String {
-    match w {
-        CheckWeights::PerPoint(v) => format!("{} weights", v.len()),
-        CheckWeights::Chirp(v) => format!("a chirp from {} values", v.len()),
-    }
+/// A checksum's weights in a few words: "4096 weights".
+fn weights(w: &Values) -> String {
+    format!("{} weights", w.len())
 }
 
 /// `n` as a product of prime powers: `2^12`, `2^4·3^3·13`.

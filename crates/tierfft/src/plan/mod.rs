@@ -48,7 +48,7 @@ pub use limits::{DeviceLimits, RegisterBudget};
 pub(crate) use limits::{MAX_HELD_POINTS, WIDE_MIN_LINES};
 pub use merged::{Merged, Ticket};
 pub use options::PlanOptions;
-pub use pass::{Body, CheckWeights, Geometry, Load, LoadOp, Pass, Persistent, Store, StoreOp};
+pub use pass::{Body, Geometry, Load, LoadOp, Pass, Persistent, Store, StoreOp};
 pub use real::RealFusion;
 pub use reshape::{LinePairs, Reshape};
 pub(crate) use reshape_host::{reshape as reshape_on_host, rounded_twiddles};

@@ -89,31 +89,9 @@ pub enum LoadOp {
     /// An even real transform's merge, or an odd one's Hermitian extension, as the points
     /// are read ([`RealFusion`]).
     Real(RealFusion),
-    /// Checksummed plans' first pass: the input weights; each line sums its loaded points
-    /// times them ([`crate::Checksum`]) into its checksum record.
-    Checksum(CheckWeights),
-}
-
-/// A checksummed plan's weights on one side (input or output) of the transform
-/// ([`crate::Checksum`]; the plan's `checksum` module says how they are chosen).
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum CheckWeights {
-    /// One weight per point of the transform, in index order.
-    PerPoint(Values),
-    /// A one-pass plan's chirp weights, made in the kernel from three small tables: point
-    /// `tl + T·q` of a line (thread `tl` of its `T`, register `q`) weighs `a[tl]·b[tl]^q·c[q]`;
-    /// the values are `a` (`T` of them), then `b` (`T`), then `c` (one per register).
-    Chirp(Values),
-}
-
-impl CheckWeights {
-    /// The values the kernel reads from the plan's vectors buffer.
-    pub fn values(&self) -> &Values {
-        match self {
-            CheckWeights::PerPoint(v) | CheckWeights::Chirp(v) => v,
-        }
-    }
+    /// Checksummed plans' first pass: the input weights (one per point); each line sums its
+    /// loaded points times them ([`crate::Checksum`]) into its checksum record.
+    Checksum(Values),
 }
 
 /// What a pass computes on chip.
@@ -161,7 +139,7 @@ pub enum StoreOp {
     Point(PointOp),
     /// Checksummed plans' last pass: the output weights; each line sums its stored points
     /// times them, and their energy `Σ|X|²`, into its checksum record.
-    Checksum(CheckWeights),
+    Checksum(Values),
 }
 
 /// A persistent kernel: each workgroup loops over line groups, and copies the next group's
@@ -214,7 +192,7 @@ impl Load {
     }
 
     /// The checksum's input weights, if this pass sums its inputs.
-    pub fn checksum(&self) -> Option<&CheckWeights> {
+    pub fn checksum(&self) -> Option<&Values> {
         self.ops.iter().find_map(|op| match op {
             LoadOp::Checksum(v) => Some(v),
             _ => None,
@@ -251,7 +229,7 @@ impl Store {
     }
 
     /// The checksum's output weights, if this pass sums its outputs.
-    pub fn checksum(&self) -> Option<&CheckWeights> {
+    pub fn checksum(&self) -> Option<&Values> {
         self.ops.iter().find_map(|op| match op {
             StoreOp::Checksum(v) => Some(v),
             _ => None,
@@ -347,12 +325,12 @@ impl Pass {
     }
 
     /// The checksum's input weights, on a checksummed plan's first pass.
-    pub fn check_in(&self) -> Option<&CheckWeights> {
+    pub fn check_in(&self) -> Option<&Values> {
         self.load.checksum()
     }
 
     /// The checksum's output weights, on a checksummed plan's last pass.
-    pub fn check_out(&self) -> Option<&CheckWeights> {
+    pub fn check_out(&self) -> Option<&Values> {
         self.store.checksum()
     }
     /// Threads in one workgroup.

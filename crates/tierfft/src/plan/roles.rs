@@ -3,9 +3,7 @@
 //! back-transform as passes of its own), a real transform's split or merge, and the
 //! checksum's weights.
 
-use super::{
-    Body, CheckWeights, DeviceLimits, LoadOp, Pass, StoreOp, checksum, passes_fuse_chain, real,
-};
+use super::{Body, DeviceLimits, LoadOp, Pass, StoreOp, checksum, passes_fuse_chain, real};
 use crate::error::Result;
 use crate::spec::FftSpec;
 
@@ -33,24 +31,10 @@ pub(super) fn assign(spec: &FftSpec, limits: &DeviceLimits, passes: &mut Vec<Pas
     }
     real::fuse(passes, spec, limits)?;
     if spec.checksum != crate::Checksum::Off {
-        let (input, output) = match &passes[..] {
-            [one] => {
-                let (t, e) = (one.threads_per_line, one.points_per_thread);
-                let (input, output) = checksum::chirp_weights(n, spec.direction, t, e);
-                let chirp = |v: Vec<_>| CheckWeights::Chirp(v.into());
-                (chirp(input), chirp(output))
-            }
-            _ => {
-                let (input, output) = checksum::weights(n, spec.direction);
-                (
-                    CheckWeights::PerPoint(input.into()),
-                    CheckWeights::PerPoint(output.into()),
-                )
-            }
-        };
-        passes[0].load.ops.push(LoadOp::Checksum(input));
+        let (input, output) = checksum::weights(n, spec.direction);
+        passes[0].load.ops.push(LoadOp::Checksum(input.into()));
         if let Some(last) = passes.last_mut() {
-            last.store.ops.push(StoreOp::Checksum(output));
+            last.store.ops.push(StoreOp::Checksum(output.into()));
         }
     }
     Ok(())

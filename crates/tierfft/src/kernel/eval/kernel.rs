@@ -699,24 +699,6 @@ pub fn run_kernel(
 /// transform's split). A 16-bit plan's `input` is what its buffer holds: each part already
 /// rounded to the precision.
 pub fn run_plan(plan: &Plan, input: &[Complex32]) -> Result<Vec<Complex32>, String> {
-    let (out, check) = run_schedule(plan, input)?;
-    if plan.checksummed() {
-        let transforms = input.len() / plan.spec.row_lens().0;
-        let failed =
-            crate::plan::checksum::failures(plan, bytemuck::cast_slice(&check), transforms, 0);
-        if !failed.is_empty() {
-            return Err(format!("checksum mismatch in transforms {failed:?}"));
-        }
-    }
-    Ok(out)
-}
-
-/// [`run_plan`]'s run, unjudged: the result and the check buffer (a checksummed plan's
-/// records, as [`Plan::check_regions`] lays them out).
-pub(crate) fn run_schedule(
-    plan: &Plan,
-    input: &[Complex32],
-) -> Result<(Vec<Complex32>, Vec<Complex32>), String> {
     if plan.spec.precision == crate::Precision::F64 {
         return Err("the interpreter runs f32, f16 and bf16 plans (this one is f64)".into());
     }
@@ -755,9 +737,16 @@ pub(crate) fn run_schedule(
         };
         run_kernel(&kernel, x * y, launch.lines, &mut bufs)?;
     }
+    if plan.checksummed() {
+        let failed =
+            crate::plan::checksum::failures(plan, bytemuck::cast_slice(&check), transforms, 0);
+        if !failed.is_empty() {
+            return Err(format!("checksum mismatch in transforms {failed:?}"));
+        }
+    }
     let mut out = buffers.swap_remove(schedule.result);
     out.truncate(transforms * dst_len);
-    Ok((out, check))
+    Ok(out)
 }
 
 /// `z` as a [`Ty::Packed`] store in `precision` leaves it: each part rounded to nearest even

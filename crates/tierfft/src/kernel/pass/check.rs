@@ -6,7 +6,7 @@
 
 use super::PassGen;
 use crate::kernel::ir::*;
-use crate::plan::{CheckWeights, Exchange};
+use crate::plan::Exchange;
 
 /// Per-thread accumulators: input sum, output sum, output energy.
 const IN: &str = "ck_in";
@@ -20,81 +20,44 @@ impl PassGen<'_> {
     /// `Σ c_j x_j` over the thread's loaded points (the first pass, after the fused load
     /// operations, before any twiddle).
     pub(super) fn sum_input(&mut self) {
-        let Some(weights) = self.pass.check_in() else {
+        let Some(weights) = &self.pass.check_in() else {
             return;
         };
+        let offset = self.aux_offset(weights);
         self.em
             .comment("checksum: the loaded points times the input weights");
-        self.weighted_sum(IN, weights, PassGen::in_index);
+        let terms: Vec<Expr> = (0..self.e())
+            .map(|m| {
+                self.regs[m]
+                    .clone()
+                    .cmul(load(Mem::Aux, u(offset) + self.in_index(m)))
+            })
+            .collect();
+        self.em.push(Stmt::Var(IN.into(), Ty::Complex, sum(terms)));
     }
 
     /// `Σ w_k X_k` and `Σ |X_k|²` over the thread's points about to be stored (the last
     /// pass, after any normalisation, before the fused store operations, in the held
     /// layout).
     pub(super) fn sum_output(&mut self) {
-        let Some(weights) = self.pass.check_out() else {
+        let Some(weights) = &self.pass.check_out() else {
             return;
         };
+        let offset = self.aux_offset(weights);
         self.em
             .comment("checksum: the stored points times the output weights, and their energy");
-        self.weighted_sum(OUT, weights, PassGen::out_index);
-        let energy = (0..self.e())
-            .map(|m| {
-                let v = &self.regs[m];
-                v.re() * v.re() + v.im() * v.im()
-            })
-            .collect();
+        let (mut terms, mut energy) = (Vec::new(), Vec::new());
+        for m in 0..self.e() {
+            let v = self.regs[m].clone();
+            terms.push(
+                v.clone()
+                    .cmul(load(Mem::Aux, u(offset) + self.out_index(m))),
+            );
+            energy.push(v.re() * v.re() + v.im() * v.im());
+        }
+        self.em.push(Stmt::Var(OUT.into(), Ty::Complex, sum(terms)));
         self.em
             .push(Stmt::Var(ENERGY.into(), Ty::Real, sum(energy)));
-    }
-
-    /// `let name = Σ_m weight(m)·v_m` over the thread's registers, the point of register `m`
-    /// at `index(m)`: per-point weights read from the vectors buffer there; chirp weights
-    /// (one-pass plans, whose register `m` holds line point `tl + T·m` on both sides) made
-    /// as `a[tl]·b[tl]^m·c[m]`, a running power of `b` times `c[m]`.
-    fn weighted_sum(
-        &mut self,
-        name: &str,
-        weights: &CheckWeights,
-        index: fn(&Self, usize) -> Expr,
-    ) {
-        let offset = self.aux_offset(weights.values());
-        let e = self.e();
-        match weights {
-            CheckWeights::PerPoint(_) => {
-                let terms = (0..e)
-                    .map(|m| {
-                        let w = load(Mem::Aux, u(offset) + index(self, m));
-                        self.regs[m].clone().cmul(w)
-                    })
-                    .collect();
-                self.em
-                    .push(Stmt::Var(name.into(), Ty::Complex, sum(terms)));
-            }
-            CheckWeights::Chirp(_) => {
-                let t = self.t();
-                let (power, step) = (format!("{name}_power"), format!("{name}_step"));
-                let tl = || var("tl");
-                self.em.push(Stmt::Var(
-                    power.clone(),
-                    Ty::Complex,
-                    load(Mem::Aux, u(offset) + tl()),
-                ));
-                self.em
-                    .let_(&step, Ty::Complex, load(Mem::Aux, u(offset + t) + tl()));
-                self.em
-                    .push(Stmt::Var(name.into(), Ty::Complex, complex(f(0.0), f(0.0))));
-                for m in 0..e {
-                    let w = var(&power).cmul(load(Mem::Aux, u(offset + 2 * t + m)));
-                    let term = self.regs[m].clone().cmul(w);
-                    self.em.push(Stmt::Assign(name.into(), var(name) + term));
-                    if m + 1 < e {
-                        self.em
-                            .push(Stmt::Assign(power.clone(), var(&power).cmul(var(&step))));
-                    }
-                }
-            }
-        }
     }
 
     /// Adds the line's threads' sums and writes them, `r` complex values a record: by lane
