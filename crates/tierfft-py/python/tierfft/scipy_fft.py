@@ -129,7 +129,7 @@ def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, pla
 def hfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
     """``scipy.fft.hfft``: the inverse real transform of the conjugate, norms swapped."""
     norm = _swapped(norm)
-    x = _fft._array_shape_dtype(x if plan is not None else _as_scipy("irfft", x))[0]
+    x, _, _, _ = _fft._array_shape_dtype(x)
     return _run("irfft", _conj(x), plan, workers, n=n, axis=axis, norm=norm)
 
 
@@ -202,7 +202,7 @@ def irfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, 
 def hfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *, plan=None):
     """``scipy.fft.hfftn``: the inverse real transform of the conjugate, norms swapped."""
     norm = _swapped(norm)
-    x = _fft._array_shape_dtype(x if plan is not None else _as_scipy("irfftn", x, axes))[0]
+    x, _, _, _ = _fft._array_shape_dtype(x)
     return _many("irfftn", _conj(x), s, axes, norm, workers, plan)
 
 

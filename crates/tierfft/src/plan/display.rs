@@ -4,7 +4,6 @@ use std::fmt;
 
 use super::{Bluestein, Exchange, LineOrder, Pass, Plan};
 use crate::base::precision::Precision;
-use crate::base::values::Values;
 use crate::spec::{Direction, Layout, PointOp, RealHalf};
 
 impl fmt::Display for Plan {
@@ -245,7 +244,7 @@ fn fused(p: &Pass) -> Option<String> {
         parts.push(format!("{} on load", names(&load)));
     }
     if let Some(w) = p.check_in() {
-        parts.push(format!("checksum of the input ({})", weights(w)));
+        parts.push(format!("checksum of the input ({} weights)", w.len()));
     }
     if p.filter_on_load() {
         parts.push("filter on load".into());
@@ -261,17 +260,12 @@ fn fused(p: &Pass) -> Option<String> {
         parts.push("filter and back-transform".into());
     }
     if let Some(w) = p.check_out() {
-        parts.push(format!("checksum of the output ({})", weights(w)));
+        parts.push(format!("checksum of the output ({} weights)", w.len()));
     }
     if !store.is_empty() {
         parts.push(format!("{} on store", names(&store)));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
-}
-
-/// A checksum's weights in a few words: "4096 weights".
-fn weights(w: &Values) -> String {
-    format!("{} weights", w.len())
 }
 
 /// `n` as a product of prime powers: `2^12`, `2^4·3^3·13`.
