@@ -189,6 +189,10 @@
 #           (SOAK_PLANS, default 1200) and transforms in a loop (SOAK_SECONDS, default 60) on
 #           CUDA and through Vulkan, resident and device free memory after the first round
 #           and at the end; then the error tests (out of memory with the bytes) on CUDA
+#   wisdomhere  `tierfft tune` on the card at hand (2^1..2^24, 256 MiB runs) into
+#           $out/wisdom.json, then `bench --compare cufft` 2^10..2^24 (1 GiB) with that wisdom
+#           and with the planner's model (--no-wisdom), alternating, two rounds: the entries
+#           worth shipping for a card the shipped wisdom does not name
 #   checksum  the checksummed mode (tests/library/checksum.rs): the tests on CUDA (fault-free
 #           runs, a bit flipped between passes reported for its transform, recomputed),
 #           memcheck and racecheck over the GPU tests, then `bench --compare cufft` 2^8..2^24
@@ -401,6 +405,19 @@ if want tune; then
         echo "== fft variant: ${v:-default}" | tee -a "$out/tune.txt"
         $tf bench --backend cuda --compare cufft --min-log2 8 --max-log2 14 --reps 20 $v 2>&1 |
             grep -E "^ +[0-9]" | tee -a "$out/tune.txt"
+    done
+fi
+if want wisdomhere; then
+    $tf tune --device cuda --min-log2 1 --max-log2 24 --out "$out/wisdom.json" 2>&1 |
+        tee "$out/wisdomhere.txt" || status=1
+    for round in 1 2; do
+        for mode in tuned model; do
+            echo "== round $round, $mode" | tee -a "$out/wisdomhere.txt"
+            flag=""
+            [ $mode = model ] && flag=--no-wisdom
+            TIERFFT_WISDOM="$out/wisdom.json" $tf bench --backend cuda --compare cufft --min-log2 10 \
+                --max-log2 24 --reps 20 $flag 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/wisdomhere.txt"
+        done
     done
 fi
 if want shapes4096; then
