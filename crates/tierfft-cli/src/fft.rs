@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use num_complex::Complex;
 use tierfft::nd::Kind;
 use tierfft::nd::NdTransform;
-use tierfft::{Device, DeviceKind, FftSpec, NdSpec, Precision, RealToReal, Trig, f16};
+use tierfft::{Checksum, Device, DeviceKind, FftSpec, NdSpec, Precision, RealToReal, Trig, f16};
 
 use crate::CliResult;
 use crate::npy::{self, Input, Values};
@@ -45,6 +45,24 @@ impl Norm {
     }
 }
 
+/// `tierfft fft --checksum`'s modes ([`Checksum`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChecksumMode {
+    /// Report the batch elements whose output failed its check.
+    Detect,
+    /// Run failed transforms again where the step still has their input, then report.
+    Recompute,
+}
+
+impl From<ChecksumMode> for Checksum {
+    fn from(mode: ChecksumMode) -> Checksum {
+        match mode {
+            ChecksumMode::Detect => Checksum::Detect,
+            ChecksumMode::Recompute => Checksum::Recompute,
+        }
+    }
+}
+
 /// What `tierfft fft` was asked to do.
 pub struct FftJob<'a> {
     /// The input `.npy` file.
@@ -73,6 +91,8 @@ pub struct FftJob<'a> {
     /// The input's last axis (of length 2) holds real and imaginary parts, and the output
     /// is written the same way.
     pub pairs: bool,
+    /// Whether and how every transform is checked against a checksum of its input.
+    pub checksum: Checksum,
 }
 
 /// `axes` (negative from the end) as indices into `rank` axes; the last axis when `None`.
@@ -229,7 +249,8 @@ impl Float for f64 {
     /// there than `NdFft`'s CPU steps in f64 (1024², 64 × 65536, 128³ on the 2-core build
     /// machine).
     fn plan(device: &Device, spec: &NdSpec) -> tierfft::Result<Box<dyn NdTransform<f64>>> {
-        if device.kind() == DeviceKind::Cpu {
+        // NdFft64 runs unchecked: checksummed f64 goes through plan_nd there too.
+        if device.kind() == DeviceKind::Cpu && spec.checksum == Checksum::Off {
             return Ok(Box::new(device.plan_nd_f64(spec)?));
         }
         let fft = device.plan_nd(&spec.clone().precision(Precision::F64))?;
@@ -372,6 +393,7 @@ fn transform_half(
         .direction(direction)
         .precision(Precision::F16);
     spec.normalize = work.spec.normalize;
+    spec.checksum = work.spec.checksum;
     // 1/√N in the kernel's f32 arithmetic, before the one rounding to f16.
     if let Some(scale) = work.ortho {
         spec = spec.on_store(tierfft::PointOp::Scale(scale));
@@ -541,6 +563,7 @@ pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
     if job.norm.divides(job.inverse) {
         spec = spec.normalized();
     }
+    spec = spec.checksum(job.checksum);
     spec.validate().map_err(|e| format!("'{shown}': {e}"))?;
     let half_refused = half_refusal(&spec, &axes, &taken);
     let (precision, note) =
@@ -590,8 +613,12 @@ pub fn fft(job: &FftJob, device: &Device) -> CliResult<()> {
         true => String::new(),
         false => format!(", {given} input read as {read_as}"),
     };
+    let checked = match job.checksum {
+        Checksum::Off => "",
+        _ => ", checksums passed",
+    };
     eprintln!(
-        "tierfft: {direction} {kind} in {precision} ({}{converted}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
+        "tierfft: {direction} {kind} in {precision} ({}{converted}{checked}) over axes {axes:?} of {real_shape:?} on {}: {} ({} planning, {} transform incl. transfers) -> {} {out_shape:?}",
         job.norm.describe(job.inverse),
         device.name(),
         tierfft_bench::shared::format_seconds(total.as_secs_f64()),

@@ -247,6 +247,14 @@ struct FftArgs {
     /// and --s refer to the complex array (the pair axis left out).
     #[arg(long)]
     pairs: bool,
+    /// Check every transform against a weighted checksum of its input (algorithm-based
+    /// fault tolerance): detect (the default when no mode is given) fails with the batch
+    /// elements hit (indices over the axes not transformed) and writes no output; recompute
+    /// first runs an axis' failed transforms again where it still has their input. Complex
+    /// transforms whose axes have no prime factor above 31.
+    #[arg(long, value_enum, value_name = "MODE", num_args = 0..=1,
+          default_missing_value = "detect")]
+    checksum: Option<fft::ChecksumMode>,
     /// Device: auto, cpu, cuda, cuda:N, gpu, gpu:N, lavapipe, or part of an adapter's name (see `tierfft
     /// devices`).
     #[arg(short, long, default_value = "auto", value_name = "NAME")]
@@ -275,6 +283,7 @@ fn fft_job(a: &FftArgs) -> CliResult<fft::FftJob<'_>> {
         norm: a.norm,
         precision: a.precision,
         pairs: a.pairs,
+        checksum: a.checksum.map_or(tierfft::Checksum::Off, Into::into),
     })
 }
 

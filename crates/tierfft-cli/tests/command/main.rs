@@ -5,6 +5,7 @@
 mod common;
 
 mod adversarial;
+mod checksum;
 mod cli;
 mod echoes;
 mod examples;

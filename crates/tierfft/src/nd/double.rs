@@ -83,6 +83,13 @@ impl Device {
             });
         }
         spec.validate()?;
+        if spec.checksum != crate::Checksum::Off {
+            return Err(Error::InvalidSpec(
+                "NdFft64 runs unchecked: plan a checksummed f64 transform through \
+                 Device::plan_nd with .precision(Precision::F64)"
+                    .into(),
+            ));
+        }
         if spec.input_strides.is_some() || spec.output_strides.is_some() {
             return Err(Error::InvalidSpec(
                 "f64 transforms take contiguous row-major arrays (no strides)".into(),

@@ -380,10 +380,25 @@ impl NdFft {
                 caller: apart(None, None),
             },
         };
+        // A checksummed axis that fails is reported once every step has run, its lines
+        // named by the batch elements they belong to.
+        let mut failed = std::collections::BTreeSet::new();
         for (step, compiled) in self.plan.steps.iter().zip(&self.steps) {
-            self.run_step(step, compiled, &mut arrays)?;
+            match (self.run_step(step, compiled, &mut arrays), &step.op) {
+                (Err(Error::Checksum { transforms, .. }), StepOp::Fft { axis, .. }) => {
+                    let spec = self.spec();
+                    failed.extend(transforms.iter().map(|&l| spec.batch_element(*axis, l)));
+                }
+                (result, _) => result?,
+            }
         }
-        Ok(())
+        match failed.is_empty() {
+            true => Ok(()),
+            false => Err(Error::Checksum {
+                transforms: failed.into_iter().collect(),
+                batch: self.spec().checksum_batch(),
+            }),
+        }
     }
 
     /// Runs one step on `arrays`.

@@ -25,6 +25,7 @@ pub use device::FuseReal;
 pub use plan::{Buf, NdPlan, Step, StepOp};
 
 use crate::base::precision::Precision;
+use crate::checksum::Checksum;
 use crate::error::{Error, Result};
 use crate::spec::{Direction, MAX_LOG2_N, PointOp};
 use crate::trig::RealToReal;
@@ -164,6 +165,9 @@ pub struct NdSpec {
     /// [`crate::Complex64`] data, on the CPU and on GPUs with f64 arithmetic); the 16-bit
     /// storage precisions are refused (1-D complex [`crate::FftSpec`]s only).
     pub precision: Precision,
+    /// Check every axis' transform against a weighted checksum of its input
+    /// ([`NdSpec::checksum`]). Off by default.
+    pub checksum: Checksum,
 }
 
 impl NdSpec {
@@ -181,6 +185,7 @@ impl NdSpec {
             load: Vec::new(),
             store: Vec::new(),
             precision: Precision::F32,
+            checksum: Checksum::Off,
         }
     }
 
@@ -195,6 +200,61 @@ impl NdSpec {
     pub fn precision(mut self, precision: Precision) -> Self {
         self.precision = precision;
         self
+    }
+
+    /// Checks each axis' batched transform against a weighted checksum of its input, as
+    /// [`crate::FftSpec::checksum`] does for one (algorithm-based fault tolerance): a call
+    /// whose output fails returns [`Error::Checksum`] naming the *batch elements* hit, the
+    /// row-major indices over the axes not transformed (`batch` their product; 0 of 1
+    /// when every axis is transformed), after every step has run. The gathers and scatters
+    /// of strided layouts are copies outside the check.
+    ///
+    /// Complex transforms (C2C) of axes with no prime factor above 31, in f32 or f64, with
+    /// fused load and store operations; real and real-to-real transforms are refused.
+    /// [`Checksum::Recompute`] recomputes an axis' transforms where the step still has
+    /// their input (on the CPU; a GPU runs each axis in place, so there it reports as
+    /// [`Checksum::Detect`] does). Each checksummed axis waits for its records, so a call
+    /// returns once the transform is done.
+    ///
+    /// ```
+    /// use tierfft::{Checksum, NdSpec};
+    /// // Four 256 × 256 images (axis 0 not transformed): a failure names the images.
+    /// let spec = NdSpec::new(&[4, 256, 256]).axes(&[1, 2]).checksum(Checksum::Detect);
+    /// assert!(spec.validate().is_ok());
+    /// assert_eq!(spec.checksum_batch(), 4);
+    /// ```
+    pub fn checksum(mut self, checksum: Checksum) -> Self {
+        self.checksum = checksum;
+        self
+    }
+
+    /// The batch a checksum failure's indices count in ([`NdSpec::checksum`]): the product
+    /// of the extents of the axes not transformed (1 when every axis is).
+    pub fn checksum_batch(&self) -> usize {
+        (0..self.shape.len())
+            .filter(|a| !self.axes.contains(a))
+            .map(|a| self.shape[a])
+            .product()
+    }
+
+    /// The batch element ([`NdSpec::checksum_batch`]) that line `line` of the batched
+    /// transform along `axis` (`(outer, inner)` around it, `line = o·inner + i`) belongs to.
+    pub(crate) fn batch_element(&self, axis: usize, line: usize) -> usize {
+        let (_, _, inner) = plan::around(&self.shape, axis);
+        let (mut o, mut i) = (line / inner, line % inner);
+        let mut coords = vec![0; self.shape.len()];
+        for a in (0..self.shape.len()).rev() {
+            let rest = match a.cmp(&axis) {
+                std::cmp::Ordering::Greater => &mut i,
+                std::cmp::Ordering::Less => &mut o,
+                std::cmp::Ordering::Equal => continue,
+            };
+            coords[a] = *rest % self.shape[a];
+            *rest /= self.shape[a];
+        }
+        (0..self.shape.len())
+            .filter(|a| !self.axes.contains(a))
+            .fold(0, |flat, a| flat * self.shape[a] + coords[a])
     }
 
     /// Transforms only these axes (the last of them halved by a real transform).
@@ -451,6 +511,9 @@ impl NdSpec {
         if let Some(r2r) = self.trig {
             self.check_trig(r2r)?;
         }
+        if self.checksum != Checksum::Off {
+            self.check_checksum()?;
+        }
         let dense = |shape: Vec<usize>| shape.iter().product::<usize>();
         let kind = self.kind();
         check_ops(
@@ -473,6 +536,26 @@ impl NdSpec {
                 true,
                 MAX_ELEMENTS,
             )?;
+        }
+        Ok(())
+    }
+
+    /// The checks a checksummed transform adds ([`NdSpec::checksum`]): complex, and every
+    /// axis' transform one the 1-D checksums cover.
+    fn check_checksum(&self) -> Result<()> {
+        if self.kind() != Kind::ComplexToComplex {
+            return Err(Error::InvalidSpec(format!(
+                "checksummed N-D transforms are complex (C2C); this one is {} (real halves \
+                 and DCT/DST steps are not checksummed yet): transform complex data, or \
+                 leave the checksum off",
+                self.kind().abbreviation()
+            )));
+        }
+        for &a in &self.axes {
+            let axis = crate::spec::FftSpec::new(self.shape[a]).checksum(self.checksum);
+            if let Err(Error::InvalidSpec(why)) = crate::checksum::supports(&axis) {
+                return Err(Error::InvalidSpec(format!("axis {a}: {why}")));
+            }
         }
         Ok(())
     }

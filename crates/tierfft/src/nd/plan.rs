@@ -335,10 +335,11 @@ impl NdPlan {
                 dst: Buf::Output,
             });
         }
-        // Every transform in the spec's precision.
+        // Every transform in the spec's precision, checksummed as the spec is.
         for step in &mut steps {
             if let StepOp::Fft { spec: fft, .. } = &mut step.op {
                 fft.precision = spec.precision;
+                fft.checksum = spec.checksum;
             }
         }
         Ok(NdPlan {

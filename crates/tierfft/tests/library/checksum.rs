@@ -225,3 +225,120 @@ fn other_precisions_pass_their_checks() {
         }
     }
 }
+
+/// N-D transforms check every axis: fault-free runs pass and stay accurate (two and three
+/// axes, a subset of axes, columns only, a normalised inverse with fused operations: a
+/// multiply on load and a conjugate on store).
+fn nd_fault_free(dev: &Device) {
+    use tierfft::NdSpec;
+    use tierfft::debug::reference::{NdInput, nd_f64, relative_l2_error};
+    let mut rng = rng();
+    let each = random(&mut rng, 6 * 96);
+    let specs = [
+        (NdSpec::new(&[64, 48]), false),
+        (NdSpec::new(&[4, 32, 30]).axes(&[1, 2]), false),
+        (NdSpec::new(&[96, 6]).axes(&[0]), false),
+        (NdSpec::new(&[6, 96]).inverse().normalized(), true),
+    ];
+    for (plain, fused) in specs {
+        let mut spec = plain.clone().checksum(Checksum::Detect);
+        if fused {
+            spec = spec
+                .on_load(PointOp::MultiplyEach(each.clone().into()))
+                .on_store(PointOp::Conjugate);
+        }
+        let what = format!("{:?} over {:?} on {}", spec.shape, spec.axes, dev.name());
+        let fft = dev.plan_nd(&spec).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let x = random(&mut rng, spec.input_len());
+        let mut data = x.clone();
+        fft.process(&mut data)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let loaded: Vec<_> = match fused {
+            true => x.iter().zip(&each).map(|(a, b)| a * b).collect(),
+            false => x,
+        };
+        let mut want = nd_f64(&plain, &NdInput::Complex(&loaded));
+        if fused {
+            want.iter_mut().for_each(|z| *z = z.conj());
+        }
+        let err = relative_l2_error(&data, &want);
+        assert!(err <= BOUND, "{what}: error {err:e}");
+    }
+}
+
+/// A bit flipped in one line of an N-D transform's axis is reported for the batch element
+/// that line belongs to: the row-major index over the axes not transformed.
+fn nd_flip_names_the_batch_element(dev: &Device) {
+    use tierfft::NdSpec;
+    let n = 1 << 18;
+    // Axes 0 and 2 transformed: the batch is axis 1's three elements, and line l of the
+    // last axis' transform (l = 3·i0 + i1) belongs to element i1.
+    let spec = NdSpec::new(&[2, 3, n])
+        .axes(&[0, 2])
+        .checksum(Checksum::Detect);
+    assert_eq!(spec.checksum_batch(), 3);
+    let fft = dev.plan_nd(&spec).expect("plan");
+    let rows = fft
+        .ffts()
+        .find(|f| f.spec().n == n)
+        .expect("the last axis' transform");
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(19);
+    let input = random(&mut rng, spec.input_len());
+    for (line, element) in [(4, 1), (2, 2), (3, 0)] {
+        rows.inject_fault(Fault::new(0, word(n, line, 11), 30))
+            .expect("arm");
+        let mut data = input.clone();
+        match fft.process(&mut data) {
+            Err(Error::Checksum { transforms, batch }) => {
+                assert_eq!((transforms, batch), (vec![element], 3), "line {line}");
+            }
+            other => panic!("line {line} on {}: {other:?}", dev.name()),
+        }
+    }
+    // Every axis transformed: one batch element.
+    let whole = dev
+        .plan_nd(&NdSpec::new(&[2, n]).checksum(Checksum::Detect))
+        .expect("plan");
+    let rows = whole.ffts().find(|f| f.spec().n == n).expect("rows");
+    rows.inject_fault(Fault::new(0, word(n, 1, 3), 30))
+        .expect("arm");
+    let mut data = input[..2 * n].to_vec();
+    assert!(matches!(
+        whole.process(&mut data),
+        Err(Error::Checksum { transforms, batch: 1 }) if transforms == [0]
+    ));
+}
+
+#[test]
+fn gpu_nd_checked() {
+    nd_fault_free(gpu());
+    nd_flip_names_the_batch_element(gpu());
+}
+
+#[test]
+fn cpu_nd_checked() {
+    nd_fault_free(&Device::cpu());
+    nd_flip_names_the_batch_element(&Device::cpu());
+}
+
+/// What the N-D checksums do not cover is refused with a reason, before any work.
+#[test]
+fn nd_refusals() {
+    use tierfft::{NdSpec, Precision, Trig};
+    let dev = Device::cpu();
+    let refused = |spec: NdSpec| match dev.plan_nd(&spec.checksum(Checksum::Detect)) {
+        Err(Error::InvalidSpec(m)) => m,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert!(refused(NdSpec::new(&[8, 64]).real()).contains("R2C"));
+    assert!(refused(NdSpec::new(&[8, 64]).trig(Trig::DctII)).contains("R2R"));
+    assert!(refused(NdSpec::new(&[1009, 64])).contains("axis 0"));
+    let f64_spec = NdSpec::new(&[8, 64])
+        .precision(Precision::F64)
+        .checksum(Checksum::Detect);
+    assert!(matches!(
+        dev.plan_nd_f64(&f64_spec),
+        Err(Error::InvalidSpec(m)) if m.contains("Device::plan_nd")
+    ));
+    assert!(dev.plan_nd(&f64_spec).is_ok());
+}
