@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DeviceError", m.py().get_type::<errors::DeviceError>())?;
+    m.add("ChecksumError", m.py().get_type::<errors::ChecksumError>())?;
     m.add_class::<device::PyDevice>()?;
     m.add_class::<transform::Transform>()?;
     m.add_class::<distributed::DistTransform>()?;

@@ -210,8 +210,12 @@ impl Transform {
 /// as the normalisation where it is 1/N, else fused into the last transform's stores or,
 /// where a real step follows that transform, into the first one's loads.
 fn planned(device: &Device, spec: NdSpec, scale: f64, double: bool) -> tierfft::Result<Engine> {
+    let checked = spec.checksum != tierfft::Checksum::Off;
     let plan = |spec: &NdSpec| match (double, device.kind()) {
-        (true, DeviceKind::Cpu) => device.plan_nd_f64(spec).map(|f| Engine::Cpu64(Box::new(f))),
+        // NdFft64 runs unchecked: checked f64 goes through plan_nd on the CPU too.
+        (true, DeviceKind::Cpu) if !checked => {
+            device.plan_nd_f64(spec).map(|f| Engine::Cpu64(Box::new(f)))
+        }
         (true, _) => device
             .plan_nd(&spec.clone().precision(Precision::F64))
             .map(|f| Engine::Nd(Box::new(f))),
@@ -252,10 +256,12 @@ impl Transform {
     /// `"dst4"` (SciPy's types; `orthogonalize` is SciPy's). `inverse` applies to `"c2c"` and
     /// the real-to-real kinds (whose inverse is type II ↔ III, unnormalised). The result is
     /// multiplied by `scale`; `double` plans it for complex128/float64 data (on devices with
-    /// f64 arithmetic, `Device.has_f64`).
+    /// f64 arithmetic, `Device.has_f64`). `checksum` (`"detect"` or `"recompute"`)
+    /// checks every axis' transform against a checksum of its input (`"c2c"` only), a
+    /// failure raising `ChecksumError`.
     /// The GIL is released while it is planned and compiled.
     #[new]
-    #[pyo3(signature = (device, shape, axes, kind, inverse=false, scale=1.0, double=false, orthogonalize=false))]
+    #[pyo3(signature = (device, shape, axes, kind, inverse=false, scale=1.0, double=false, orthogonalize=false, checksum=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -267,6 +273,7 @@ impl Transform {
         scale: f64,
         double: bool,
         orthogonalize: bool,
+        checksum: Option<&str>,
     ) -> PyResult<Self> {
         if !scale.is_finite() {
             return Err(PyValueError::new_err(format!(
@@ -298,6 +305,16 @@ impl Transform {
                 }
             },
         };
+        let spec = spec.checksum(match checksum {
+            None => tierfft::Checksum::Off,
+            Some("detect") => tierfft::Checksum::Detect,
+            Some("recompute") => tierfft::Checksum::Recompute,
+            Some(other) => {
+                return Err(PyValueError::new_err(format!(
+                    "checksum must be None, 'detect' or 'recompute' (got {other:?})"
+                )));
+            }
+        });
         // A DCT or DST carries its scale in its spec, applied in f64.
         let scale = if spec.trig.is_some() { 1.0 } else { scale };
         spec.validate().py_err()?;

@@ -20,6 +20,9 @@ SciPy's discrete cosine and sine transforms of types 1 to 4 (``dct``, ``idct``, 
 For repeated transforms of one shape, :class:`Plan` plans once (the functions keep the
 plans they made, within a budget of plans and device memory per device that
 :mod:`tierfft.config` reads and sets). The GIL is released while a transform runs.
+The complex transforms take ``checksum="detect"`` (or ``"recompute"``): each transform is
+checked against a weighted checksum of its input, and a fault raises
+:class:`ChecksumError` instead of returning corrupted data.
 
 :mod:`tierfft.distributed` spreads N-D transforms over several GPUs (CuPy, PyTorch or NumPy
 arrays, one process or one per GPU); :mod:`tierfft.sar` focuses synthetic-aperture-radar
@@ -33,7 +36,7 @@ import os as _os
 # complains without one; tierfft chooses devices itself.
 _os.environ.setdefault("NODEVICE_SELECT", "1")
 
-from ._core import Device, DeviceError, Transform, __version__  # noqa: E402
+from ._core import ChecksumError, Device, DeviceError, Transform, __version__  # noqa: E402
 from ._fft import (  # noqa: E402
     fft,
     fft2,
@@ -57,6 +60,7 @@ from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq  # noqa: E402
 from . import _fork, config, distributed, sar  # noqa: E402, F401
 
 __all__ = [
+    "ChecksumError",
     "Device",
     "DeviceError",
     "Plan",

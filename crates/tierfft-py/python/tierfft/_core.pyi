@@ -10,6 +10,15 @@ class DeviceError(RuntimeError):
     """A device could not be opened or failed: no such device, a GPU API error, a lost
     device or a kernel that did not compile."""
 
+class ChecksumError(RuntimeError):
+    """A checksummed transform's output failed its check (a fault in device memory or in a
+    unit, or a NaN or infinity in the data). The output is not to be trusted."""
+
+    transforms: List[int]
+    """The batch indices hit: row-major over the axes not transformed."""
+    batch: int
+    """How many batch elements the call had (the product of the axes not transformed)."""
+
 class Device:
     """A device transforms run on, opened by name: ``auto``, ``cpu``, ``cuda``, ``cuda:N``,
     ``gpu``, ``gpu:N``, ``lavapipe``, or part of an adapter's name."""
@@ -43,7 +52,9 @@ class Transform:
     and compiled once on ``device``. ``kind``: ``"c2c"``, ``"r2c"`` or ``"c2r"`` (``shape``
     is the real array's), or a DCT or DST ``"dct1"`` ... ``"dst4"`` (real in and out;
     ``orthogonalize`` is SciPy's); the result is multiplied by ``scale``; ``double`` takes
-    complex128/float64 data (devices with ``has_f64``; host arrays only)."""
+    complex128/float64 data (devices with ``has_f64``; host arrays only); ``checksum``
+    (``"detect"`` or ``"recompute"``, ``"c2c"`` only) checks every axis' transform, a failure
+    raising :class:`ChecksumError`."""
 
     def __init__(
         self,
@@ -55,6 +66,7 @@ class Transform:
         scale: float = 1.0,
         double: bool = False,
         orthogonalize: bool = False,
+        checksum: Optional[str] = None,
     ) -> None: ...
     @property
     def input_shape(self) -> List[int]: ...

@@ -8,6 +8,14 @@ GPU named for them that has f64 arithmetic (CUDA, lavapipe, Vulkan with shaderFl
 GPU without it (Metal) transforms them in f32 with a ``PrecisionWarning``. CuPy and
 PyTorch CUDA arrays are transformed on their GPU and returned in their own library
 (double-precision ones in f64).
+
+The complex transforms (``fft``, ``ifft``, ``fft2``, ``ifft2``, ``fftn``, ``ifftn``) also
+take ``checksum="detect"`` or ``"recompute"``: every transform is checked against a
+weighted checksum of its input, and a failure raises :class:`tierfft.ChecksumError` naming
+the batch elements hit (its ``transforms``: row-major indices over the axes not
+transformed) instead of returning data. ``"recompute"`` first runs failed transforms again
+where the input is still at hand (always on the CPU). Lengths with a prime factor above 31
+are refused.
 """
 
 from __future__ import annotations
@@ -78,9 +86,11 @@ def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Option
     return device
 
 
-def _one_axis(func: str, a: Any, n, axis, norm, out, device, workers=None) -> Any:
+def _one_axis(func: str, a: Any, n, axis, norm, out, device, workers=None, checksum=None) -> Any:
     a, shape, dtype, library = _array_shape_dtype(a)
-    plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis, norm=norm)
+    extra = {} if checksum is None else {"checksum": checksum}
+    plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis,
+                       norm=norm, **extra)
     result = _call(plan, a, library, out, workers, device)
     settle(plan)
     return result
@@ -103,7 +113,8 @@ _EVERY_AXIS = {"fft2": "fftn", "ifft2": "ifftn", "rfft2": "rfftn", "irfft2": "ir
 _COMPLEX_ND = ("fftn", "ifftn", "fft2", "ifft2")
 
 
-def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=True) -> Any:
+def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=True,
+          checksum=None) -> Any:
     """The transforms of several axes; ``numpy``: with NumPy 2's deprecation warnings (SciPy
     has none)."""
     a, shape, dtype, library = _array_shape_dtype(a)
@@ -140,6 +151,7 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
         s=None if s is None else tuple(s),
         axes=None if axes is None else tuple(axes),
         norm=norm,
+        **({} if checksum is None else {"checksum": checksum}),
     )
     result = _call(plan, a, library, out, workers, device)
     settle(plan)
@@ -147,15 +159,19 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
 
 
 def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-        out: Any = None, *, device: Optional[str] = None) -> Any:
+        out: Any = None, *, device: Optional[str] = None,
+        checksum: Optional[str] = None) -> Any:
     """The one-dimensional discrete Fourier transform, as ``numpy.fft.fft``."""
-    return _one_axis("fft", a, n, axis, norm, out, device)
+    return _one_axis("fft", a, n, axis, norm, out, device,
+                     checksum=checksum)
 
 
 def ifft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-         out: Any = None, *, device: Optional[str] = None) -> Any:
+         out: Any = None, *, device: Optional[str] = None,
+         checksum: Optional[str] = None) -> Any:
     """The one-dimensional inverse discrete Fourier transform, as ``numpy.fft.ifft``."""
-    return _one_axis("ifft", a, n, axis, norm, out, device)
+    return _one_axis("ifft", a, n, axis, norm, out, device,
+                     checksum=checksum)
 
 
 def rfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
@@ -211,15 +227,19 @@ def _conj_into(result: Any) -> Any:
 
 
 def fft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
-         norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+         norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None,
+         checksum: Optional[str] = None) -> Any:
     """The two-dimensional transform, as ``numpy.fft.fft2``."""
-    return _axes("fft2", a, s, axes, norm, out, device)
+    return _axes("fft2", a, s, axes, norm, out, device,
+                 checksum=checksum)
 
 
 def ifft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
-          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None,
+          checksum: Optional[str] = None) -> Any:
     """The two-dimensional inverse transform, as ``numpy.fft.ifft2``."""
-    return _axes("ifft2", a, s, axes, norm, out, device)
+    return _axes("ifft2", a, s, axes, norm, out, device,
+                 checksum=checksum)
 
 
 def rfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
@@ -235,15 +255,19 @@ def irfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2,
 
 
 def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
-         norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+         norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None,
+         checksum: Optional[str] = None) -> Any:
     """The N-dimensional transform, as ``numpy.fft.fftn``."""
-    return _axes("fftn", a, s, axes, norm, out, device)
+    return _axes("fftn", a, s, axes, norm, out, device,
+                 checksum=checksum)
 
 
 def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
-          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None) -> Any:
+          norm: Optional[str] = None, out: Any = None, *, device: Optional[str] = None,
+          checksum: Optional[str] = None) -> Any:
     """The N-dimensional inverse transform, as ``numpy.fft.ifftn``."""
-    return _axes("ifftn", a, s, axes, norm, out, device)
+    return _axes("ifftn", a, s, axes, norm, out, device,
+                 checksum=checksum)
 
 
 def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,

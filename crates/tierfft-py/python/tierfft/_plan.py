@@ -215,6 +215,9 @@ class Plan:
     ``n``/``axis`` (one-axis functions) or ``s``/``axes`` (the others) and ``norm`` are
     numpy.fft's. A plan on a CUDA device also takes CuPy and PyTorch CUDA arrays, transformed
     where they lie (DLPack, no copies to the host) and returned in the same library.
+    ``checksum`` (``"detect"`` or ``"recompute"``; complex transforms of lengths with no prime
+    factor above 31) checks every transform against a checksum of its input: a failure raises
+    :class:`tierfft.ChecksumError`.
     Plans may be called from several threads at once; the GIL is released while the
     device works.
     """
@@ -231,6 +234,7 @@ class Plan:
         axes: Optional[Sequence[int]] = None,
         norm: Optional[str] = None,
         device: Optional[str] = None,
+        checksum: Optional[str] = None,
         _in_background: bool = False,
     ) -> None:
         if func not in FUNCTIONS:
@@ -247,6 +251,11 @@ class Plan:
         elif n is not None:
             raise TypeError(f"{func} takes s and axes, not n")
         _check_norm(norm)
+        if checksum not in (None, "detect", "recompute"):
+            raise ValueError(
+                f"checksum must be None, 'detect' or 'recompute' (got {checksum!r})"
+            )
+        self.checksum = checksum
         self.func = func
         self.shape = tuple(operator.index(m) for m in shape)
         self.dtype = np.dtype(dtype)
@@ -260,6 +269,11 @@ class Plan:
         self._double = double
         # Long double wider than f64 is transformed to its own precision, on the CPU.
         self._extended = _extended.wider_than_double(self.dtype)
+        if self._extended and checksum is not None:
+            raise ValueError(
+                f"checksum={checksum!r}: {self.dtype} (wider than double) is transformed "
+                "unchecked; convert it to complex128 for a checked transform"
+            )
         if self._extended:
             device = "cpu"
         # "auto" takes the CPU for double-precision data (NumPy arrays on the host, where
@@ -343,6 +357,7 @@ class Plan:
             self.inverse,
             _scale(self.norm, self.inverse, math.prod(self.lengths)),
             double,
+            checksum=self.checksum,
         )
 
     def _compiles_meanwhile(self) -> bool:
@@ -382,7 +397,7 @@ class Plan:
         """The same transform on the CPU, for the calls made while kernels compile."""
         if self._cpu is None:
             self._cpu = Plan(self.func, self.shape, self.dtype, norm=self.norm, device="cpu",
-                             **self._given)
+                             checksum=self.checksum, **self._given)
         return self._cpu
 
     def _one_axis_steps(self) -> list:
@@ -413,6 +428,7 @@ class Plan:
                 axis=self.axes[i],
                 norm=self.norm,
                 device=self._device_arg,
+                checksum=self.checksum,
             )
             steps.append(plan)
             shape, dtype = plan.output_shape, plan.result_dtype
@@ -429,7 +445,8 @@ class Plan:
     def __repr__(self) -> str:
         return (
             f"tierfft.Plan({self.func!r}, {self.shape}, {self.dtype}, lengths={self.lengths}, "
-            f"axes={self.axes}, norm={self.norm!r}, device={self.device.name!r})"
+            f"axes={self.axes}, norm={self.norm!r}, device={self.device.name!r}"
+            + (f", checksum={self.checksum!r})" if self.checksum else ")")
         )
 
     def __call__(self, a: Any, out: Any = None, *, workers: Optional[int] = None) -> Any:
