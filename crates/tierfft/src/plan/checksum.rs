@@ -227,8 +227,8 @@ pub(crate) fn failures(plan: &Plan, words: &[f32], transforms: usize, first: usi
     Judge::new(&plan.spec).failures(&plan.check_sums(&records, transforms), first)
 }
 
-/// Where one dispatch's checksum records lie in the check buffer: [`Plan::check_segments`]
-/// records of [`Pass::check_record`] complex values per line, lines in dispatch order.
+/// Where one dispatch's checksum records lie in the check buffer: [`Plan::check_records`]
+/// records of [`Pass::check_record`] complex values per transform, in dispatch order.
 // Read by the GPU backends only.
 #[cfg_attr(not(any(feature = "cuda", feature = "wgpu")), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,6 +264,16 @@ impl Plan {
             .map_or(1, |w| pass.threads_per_line / w)
     }
 
+    /// Checksum records per transform of `pass`: one per warp of each workgroup in a
+    /// cluster pass (a cluster holds one transform; its head writes each record's input
+    /// sum, its tail the output sum and energy), else [`Plan::check_segments`] per line.
+    pub fn check_records(&self, pass: &Pass) -> usize {
+        match &pass.cluster {
+            Some(c) => c.blocks * pass.threads() / self.limits.subgroup_size,
+            None => self.lines_per_transform(pass) * self.check_segments(pass),
+        }
+    }
+
     /// Whether this plan's kernels write checksum records.
     pub fn checksummed(&self) -> bool {
         self.passes.iter().any(|p| p.check_record() > 0)
@@ -284,7 +294,7 @@ impl Plan {
             if rec == 0 {
                 continue;
             }
-            let len = count * self.lines_per_transform(pass) * self.check_segments(pass) * rec;
+            let len = count * self.check_records(pass) * rec;
             regions.push(CheckRegion {
                 dispatch: d,
                 offset: end,
@@ -306,14 +316,12 @@ impl Plan {
             let (p, first, count) = dispatches[r.dispatch];
             let pass = &self.passes[p];
             let rec = pass.check_record();
-            let per = self.lines_per_transform(pass);
-            let segments = self.check_segments(pass);
-            for record in 0..count * per * segments {
+            for record in 0..count * self.check_records(pass) {
                 let at = r.offset + record * rec;
                 let Some(values) = records.get(at..at + rec) else {
                     continue;
                 };
-                let t = first + self.line_transform(pass, record / segments, count);
+                let t = first + self.record_transform(pass, record, count);
                 let mut at = values.iter().copied();
                 let Some(total) = sums.get_mut(t) else {
                     continue;
@@ -321,7 +329,7 @@ impl Plan {
                 if pass.check_in().is_some() {
                     total.add_input(at.next().unwrap_or_default());
                 }
-                if pass.check_out().is_some() {
+                if pass.storing().check_out().is_some() {
                     let z = at.next().unwrap_or_default();
                     total.add_output(z, at.next().map_or(0.0, |e| e.re));
                 }
@@ -330,14 +338,14 @@ impl Plan {
         sums
     }
 
-    /// The transform (within its dispatch of `count`) that line `line` of `pass` belongs to.
+    /// The transform (within its dispatch of `count`) that record `record` of `pass`
+    /// belongs to.
     #[cfg(any(feature = "cuda", feature = "wgpu", feature = "fuzzing", test))]
-    fn line_transform(&self, pass: &Pass, line: usize, count: usize) -> usize {
-        let per = self.lines_per_transform(pass);
+    fn record_transform(&self, pass: &Pass, record: usize, count: usize) -> usize {
         match self.spec.layout {
-            crate::spec::Layout::Rows => line / per,
+            crate::spec::Layout::Rows => record / self.check_records(pass),
             // Columns: line = j·columns + column, with the dispatch's columns.
-            crate::spec::Layout::Columns { .. } => line % count,
+            crate::spec::Layout::Columns { .. } => (record / self.check_segments(pass)) % count,
         }
     }
 }

@@ -72,6 +72,8 @@ pub(super) fn cluster_pass(
         || spec.layout != Layout::Rows
         || spec.chain.is_some()
         || matches!(spec.real, Some(RealHalf::Truncate | RealHalf::Extend))
+        // Checksummed cluster passes add their sums by warp shuffles, a record per warp.
+        || (spec.checksum != crate::Checksum::Off && !(limits.lane_sums && limits.subgroup_size == 32))
     {
         return None;
     }
@@ -155,5 +157,8 @@ pub(super) fn cluster_pass(
             c.tail.padded = false;
         }
     }
-    (pass.workgroup_bytes() <= limits.workgroup_memory).then_some(pass)
+    // A checksummed pass writes a record per warp: its workgroups are whole warps.
+    let checked = spec.checksum == crate::Checksum::Off
+        || pass.threads().is_multiple_of(limits.subgroup_size);
+    (checked && pass.workgroup_bytes() <= limits.workgroup_memory).then_some(pass)
 }

@@ -166,7 +166,7 @@ pub(super) fn decompose(
     let passes = if pow2 {
         if complex && n * one_pass_lines <= complex_block {
             single(Exchange::Complex).map(|p| ((complex_block, Exchange::Complex), vec![p]))
-        } else if let Some(p) = (complex && spec.checksum == crate::Checksum::Off)
+        } else if let Some(p) = complex
             .then(|| cluster::cluster_pass(spec, limits, opts, complex_block))
             .flatten()
         {

@@ -377,9 +377,11 @@ impl Pass {
     }
 
     /// Complex values in each line's checksum record: the input sum (first pass), the
-    /// output sum and the energy (last pass); 0 for a pass that is not checked.
+    /// output sum and the energy (last pass, or a cluster pass's tail); 0 for a pass that is
+    /// not checked.
     pub fn check_record(&self) -> usize {
-        usize::from(self.check_in().is_some()) + 2 * usize::from(self.check_out().is_some())
+        usize::from(self.check_in().is_some())
+            + 2 * usize::from(self.storing().check_out().is_some())
     }
 
     /// Workgroup-memory elements the reduction of the checksum sums takes: every thread's
@@ -403,13 +405,26 @@ impl Pass {
         std::iter::once(self).chain(self.cluster.as_ref().map(|c| &c.tail))
     }
 
-    /// Adds the pointwise `ops` to the step that stores to device memory: a cluster pass's tail, else the
-    /// pass itself.
+    /// The step that stores to device memory: a cluster pass's tail, else the pass itself.
+    pub fn storing(&self) -> &Pass {
+        match &self.cluster {
+            Some(c) => &c.tail,
+            None => self,
+        }
+    }
+
+    /// [`Pass::storing`], to change.
+    pub fn storing_mut(&mut self) -> &mut Pass {
+        match self.cluster {
+            Some(ref mut c) => &mut c.tail,
+            None => self,
+        }
+    }
+
+    /// Adds the pointwise `ops` to the step that stores to device memory
+    /// ([`Pass::storing`]).
     pub fn set_store(&mut self, ops: Vec<PointOp>) {
-        let store = match self.cluster.as_mut() {
-            Some(c) => &mut c.tail.store,
-            None => &mut self.store,
-        };
+        let store = &mut self.storing_mut().store;
         store.ops.extend(ops.into_iter().map(StoreOp::Point));
     }
 

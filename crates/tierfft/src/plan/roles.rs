@@ -34,7 +34,10 @@ pub(super) fn assign(spec: &FftSpec, limits: &DeviceLimits, passes: &mut Vec<Pas
         let (input, output) = checksum::weights(n, spec.direction);
         passes[0].load.ops.push(LoadOp::Checksum(input.into()));
         if let Some(last) = passes.last_mut() {
-            last.store.ops.push(StoreOp::Checksum(output.into()));
+            last.storing_mut()
+                .store
+                .ops
+                .push(StoreOp::Checksum(output.into()));
         }
     }
     Ok(())

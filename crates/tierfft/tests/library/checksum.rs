@@ -342,3 +342,37 @@ fn nd_refusals() {
     ));
     assert!(dev.plan_nd(&f64_spec).is_ok());
 }
+
+/// The cluster tier checksummed (CUDA on sm_90: one pass, a record per warp): 2^15 in
+/// clusters of 4 and 2^16 in 8 run accurately and pass their checks, and a NaN in one
+/// transform's input fails that transform alone. Devices without clusters plan two passes
+/// and run the same checks.
+#[test]
+fn gpu_cluster_passes_are_checked() {
+    use tierfft::plan::PlanOptions;
+    let dev = gpu();
+    let has_clusters = dev.limits().is_some_and(|l| l.max_cluster_blocks >= 8);
+    let mut rng = rng();
+    for (k, blocks) in [(15, 4), (16, 8)] {
+        let spec = FftSpec::new(1 << k).batch(3).checksum(Checksum::Detect);
+        let opts = PlanOptions::default().with_cluster_blocks(Some(blocks));
+        let fft = dev.plan_with_options(&spec, &opts).expect("plan");
+        if let Some(plan) = fft.plan() {
+            let clustered = plan.passes.len() == 1 && plan.passes[0].cluster.is_some();
+            assert_eq!(clustered, has_clusters, "{plan}");
+        }
+        let input = random(&mut rng, spec.len());
+        let mut out = poisoned(spec.len());
+        fft.process_out_of_place(&input, &mut out)
+            .unwrap_or_else(|e| panic!("2^{k} on {}: {e}", dev.name()));
+        assert_accurate("checksummed clusters", &spec, &input, &out);
+        let mut bad = input.clone();
+        bad[2 * spec.n + 5].im = f32::NAN;
+        match fft.process_out_of_place(&bad, &mut out) {
+            Err(Error::Checksum { transforms, batch }) => {
+                assert_eq!((transforms, batch), (vec![2], 3), "2^{k}");
+            }
+            other => panic!("2^{k} with a NaN on {}: {other:?}", dev.name()),
+        }
+    }
+}

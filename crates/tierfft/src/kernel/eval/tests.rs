@@ -832,3 +832,61 @@ fn checksummed_plans() {
     };
     check_on(&FftSpec::new(1024).batch(20).checksum(Detect), &narrow);
 }
+
+/// Checksummed cluster passes (a record per warp: the head's input sums, the tail's output
+/// sums): clusters of 4, 8 and 16 on a small device with warp shuffles, the H100's 2^15 in 4
+/// and 2^16 in 8, forward and a normalised inverse with fused operations, against f64 with
+/// every record checked; a NaN in one transform's input fails that transform alone.
+#[test]
+fn checksummed_cluster_plans() {
+    use crate::Checksum::Detect;
+    // Workgroups of whole warps: 512 points a workgroup at 16 a thread.
+    let small = DeviceLimits {
+        name: "small-clusters".into(),
+        lane_sums: true,
+        subgroup_size: 32,
+        workgroup_memory: 16 << 10,
+        max_threads: 64,
+        ..tiny_clusters()
+    };
+    let tiny = &small;
+    let h100 = DeviceLimits::profile("h100-cuda").expect("profile");
+    for (limits, k, blocks, batch) in [
+        (tiny, 11, Some(4), 3),
+        (tiny, 12, Some(8), 2),
+        (tiny, 13, Some(16), 2),
+        (&h100, 15, Some(4), 2),
+        (&h100, 16, Some(8), 1),
+    ] {
+        let opts = crate::plan::PlanOptions {
+            cluster_blocks: blocks,
+            ..Default::default()
+        };
+        let specs = [
+            FftSpec::new(1 << k).batch(batch),
+            FftSpec::new(1 << k)
+                .batch(batch)
+                .inverse()
+                .normalized()
+                .on_load(PointOp::Conjugate)
+                .on_store(PointOp::Scale(0.5)),
+        ];
+        for spec in specs {
+            let spec = spec.checksum(Detect);
+            let plan = Plan::with_options(&spec, limits, &opts).expect("plan");
+            assert!(
+                plan.passes.len() == 1 && plan.passes[0].cluster.is_some(),
+                "2^{k}: expected one cluster pass\n{plan}"
+            );
+            check_with(&spec, limits, &opts);
+        }
+        if batch > 1 {
+            let spec = FftSpec::new(1 << k).batch(batch).checksum(Detect);
+            let plan = Plan::with_options(&spec, limits, &opts).expect("plan");
+            let mut input = random(&mut StdRng::seed_from_u64(3), spec.len());
+            input[spec.n + 17].re = f32::NAN;
+            let got = run_plan(&plan, &input).expect_err("a NaN passed");
+            assert!(got.contains("[1]"), "2^{k}: {got}");
+        }
+    }
+}

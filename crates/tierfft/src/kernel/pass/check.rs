@@ -89,7 +89,7 @@ impl PassGen<'_> {
             false => vec![first_thread],
         };
         if t == 1 {
-            let writes = record_writes(&reals, rec, var("line"));
+            let writes = record_writes(&reals, rec, var("line"), 0);
             self.em.push(nest(write_if, writes));
             return;
         }
@@ -114,7 +114,8 @@ impl PassGen<'_> {
             let record = var("line") * u(segments) + var("tl") / u(width);
             let mut conds = vec![lt(var("tl") % u(width), u(1))];
             conds.extend(write_if.into_iter().skip(1));
-            self.em.push(nest(conds, record_writes(&sums, rec, record)));
+            self.em
+                .push(nest(conds, record_writes(&sums, rec, record, 0)));
             return;
         }
         // Slot `s` of thread `x` of line `lc`: element (lc·slots + s)·T + x.
@@ -179,7 +180,7 @@ impl PassGen<'_> {
                 };
                 block.push(nest(
                     write_if.clone(),
-                    record_writes(&reals, rec, var("line")),
+                    record_writes(&reals, rec, var("line"), 0),
                 ));
                 self.em.push(Stmt::If(lt(var("tl"), u(1)), block));
             } else {
@@ -195,6 +196,48 @@ impl PassGen<'_> {
     }
 }
 
+impl PassGen<'_> {
+    /// A cluster pass's records ([`Plan::check_records`]): each warp adds its threads' sums
+    /// by shuffles and its first lane writes them into the warp's record,
+    /// `chk[(group·W + warp)·r + q]` (`W` warps a workgroup): the head its input sum (`q` =
+    /// 0), the tail its output sum and energy (`q` = 1, 2). The workgroups of a cluster hold
+    /// one transform, so a warp's lines are all of it.
+    ///
+    /// [`Plan::check_records`]: crate::plan::Plan::check_records
+    pub(super) fn write_cluster_checks(&mut self, rec: usize) {
+        let (reals, first) = match (self.pass.check_in(), self.pass.check_out()) {
+            (Some(_), _) => (vec![var(IN).re(), var(IN).im()], 0),
+            (None, Some(_)) => (vec![var(OUT).re(), var(OUT).im(), var(ENERGY)], 1),
+            (None, None) => return,
+        };
+        let warp = self.plan.limits.subgroup_size;
+        let warps = self.pass.threads() / warp;
+        self.em.comment(format!(
+            "checksum: add each warp's sums, write its record ({warps} a workgroup)"
+        ));
+        let sums: Vec<Expr> = reals
+            .into_iter()
+            .enumerate()
+            .map(|(q, v)| {
+                let name = format!("ck_warp{q}");
+                self.em.push(Stmt::LaneSum {
+                    name: name.clone(),
+                    ty: Ty::Real,
+                    value: v,
+                    width: warp as u32,
+                });
+                var(name)
+            })
+            .collect();
+        let local = Expr::Builtin(Builtin::LocalIndex);
+        let record = Expr::Builtin(Builtin::GroupIndex) * u(warps) + local.clone() / u(warp);
+        self.em.push(Stmt::If(
+            lt(local % u(warp), u(1)),
+            record_writes(&sums, rec, record, first),
+        ));
+    }
+}
+
 /// `terms` added left to right (zero for none). (A balanced tree, tried on the H100, was
 /// faster at some lengths and slower at others as the registers fell out:
 /// docs/BENCHMARKS.md, "2026-11-27, commits dc5820d and d20c764".)
@@ -206,14 +249,14 @@ fn sum(terms: Vec<Expr>) -> Expr {
 }
 
 /// Record `record`'s stores: `reals` (input re, im, output re, im, energy; as the pass has
-/// them) paired into `rec` complex values at `chk[record·rec + q]`.
-fn record_writes(reals: &[Expr], rec: usize, record: Expr) -> Vec<Stmt> {
+/// them) paired into complex values at `chk[record·rec + q]`, `q` from `first`.
+fn record_writes(reals: &[Expr], rec: usize, record: Expr, first: usize) -> Vec<Stmt> {
     reals
         .chunks(2)
         .enumerate()
         .map(|(q, c)| {
             let value = complex(c[0].clone(), c.get(1).cloned().unwrap_or(f(0.0)));
-            Stmt::Store(Mem::Check, record.clone() * u(rec) + u(q), value)
+            Stmt::Store(Mem::Check, record.clone() * u(rec) + u(first + q), value)
         })
         .collect()
 }

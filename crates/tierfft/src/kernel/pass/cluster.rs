@@ -26,10 +26,13 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
     h.locate_line();
     h.load_line();
     h.point_ops(&head.load.points(), Mem::Src, PassGen::in_index);
+    // A checksummed cluster pass: the head sums the input, the tail the output.
+    h.sum_input();
     for s in 0..head.radices.len() {
         h.stage(s, false);
     }
     h.gather_held();
+    h.write_cluster_checks(head.check_record());
     h.em.comment("every workgroup of the cluster is done with its workgroup memory");
     h.em.push(Stmt::ClusterBarrier);
     let split = tail.splits_real();
@@ -86,6 +89,7 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
     }
     g.gather_held();
     g.store_line();
+    g.write_cluster_checks(head.check_record());
 
     let n = plan.transform().n;
     let dir = if plan.transform().direction.sign() < 0.0 {
@@ -140,7 +144,13 @@ pub(super) fn cluster_kernel(plan: &Plan, index: usize, c: &Cluster, in_place: b
             ty: Ty::Complex,
             len: head.shared_len(),
         }),
-        bindings: pass_bindings(in_place, head.precision),
+        bindings: {
+            let mut b = pass_bindings(in_place, head.precision);
+            if head.check_record() > 0 {
+                b.push(Binding::read_write(Mem::Check, Ty::Complex));
+            }
+            b
+        },
         persistent: None,
         body: vec![
             Stmt::Comment("head".into()),
