@@ -196,8 +196,9 @@
 #   checksum  the checksummed mode (tests/library/checksum.rs): the tests on CUDA (fault-free
 #           runs, a bit flipped between passes reported for its transform, recomputed),
 #           memcheck and racecheck over the GPU tests, then `bench --compare cufft` 2^8..2^24
-#           (CHECK_MIN/CHECK_MAX) plain and with --checksum, ROUNDS rounds (2): the ratio's
-#           change is the checksums' cost
+#           (CHECK_MIN/CHECK_MAX) plain and with --checksum, ROUNDS rounds (2), each also in
+#           batches CHECK_BATCHES (1,16) up to 2^CHECK_BATCH_MAX (16): the ratio's change is
+#           the checksums' cost
 # Usage (device tool, carry .gl .carry): scripts/device-run.sh [STEP|all]... (steps above)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -914,6 +915,10 @@ if want checksum; then
             echo "== round $round: ${v:-plain}" | tee -a "$out/checksum.txt"
             $tf bench --backend cuda --compare cufft --min-log2 ${CHECK_MIN:-8} --max-log2 ${CHECK_MAX:-24} \
                 --reps ${REPS:-20} $v 2>&1 | grep -E "^ +[0-9]|rror" | tee -a "$out/checksum.txt"
+            echo "== round $round: ${v:-plain}, batches ${CHECK_BATCHES:-1,16}" | tee -a "$out/checksum.txt"
+            $tf bench --backend cuda --compare cufft --min-log2 ${CHECK_MIN:-8} --max-log2 ${CHECK_BATCH_MAX:-16} \
+                --batches ${CHECK_BATCHES:-1,16} --reps ${REPS:-20} $v 2>&1 | grep -E "^ +[0-9]|rror" |
+                tee -a "$out/checksum.txt"
         done
     done
 fi
