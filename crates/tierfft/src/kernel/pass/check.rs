@@ -2,7 +2,8 @@
 //! its loaded points times the input weights, the last pass its stored points times the
 //! output weights (and their energy); each line's threads then add their partial sums, by
 //! warp shuffles where the device has them (a record per warp, or per line where lines are
-//! shorter) or through workgroup memory (a record per line), and write them to `chk`.
+//! shorter) or through workgroup memory (a record per line), and write them to `chk`; a
+//! cluster pass writes a record per warp, its head the input sums, its tail the output sums.
 
 use super::PassGen;
 use crate::kernel::ir::*;
@@ -96,20 +97,7 @@ impl PassGen<'_> {
         if let Some(width) = self.plan.lane_width(p) {
             // Each group of `width` threads adds its sums by shuffles and its first thread
             // writes the group's record: segment tl / width of the line.
-            let sums: Vec<Expr> = reals
-                .into_iter()
-                .enumerate()
-                .map(|(q, v)| {
-                    let name = format!("ck_lanes{q}");
-                    self.em.push(Stmt::LaneSum {
-                        name: name.clone(),
-                        ty: Ty::Real,
-                        value: v,
-                        width: width as u32,
-                    });
-                    var(name)
-                })
-                .collect();
+            let sums = self.lane_sums(reals, width);
             let segments = t / width;
             let record = var("line") * u(segments) + var("tl") / u(width);
             let mut conds = vec![lt(var("tl") % u(width), u(1))];
@@ -194,9 +182,7 @@ impl PassGen<'_> {
             level += 1;
         }
     }
-}
 
-impl PassGen<'_> {
     /// A cluster pass's records ([`Plan::check_records`]): each warp adds its threads' sums
     /// by shuffles and its first lane writes them into the warp's record,
     /// `chk[(group·W + warp)·r + q]` (`W` warps a workgroup): the head its input sum (`q` =
@@ -215,26 +201,32 @@ impl PassGen<'_> {
         self.em.comment(format!(
             "checksum: add each warp's sums, write its record ({warps} a workgroup)"
         ));
-        let sums: Vec<Expr> = reals
-            .into_iter()
-            .enumerate()
-            .map(|(q, v)| {
-                let name = format!("ck_warp{q}");
-                self.em.push(Stmt::LaneSum {
-                    name: name.clone(),
-                    ty: Ty::Real,
-                    value: v,
-                    width: warp as u32,
-                });
-                var(name)
-            })
-            .collect();
+        let sums = self.lane_sums(reals, warp);
         let local = Expr::Builtin(Builtin::LocalIndex);
         let record = Expr::Builtin(Builtin::GroupIndex) * u(warps) + local.clone() / u(warp);
         self.em.push(Stmt::If(
             lt(local % u(warp), u(1)),
             record_writes(&sums, rec, record, first),
         ));
+    }
+
+    /// Each of `reals` added over groups of `width` neighbouring threads by shuffles
+    /// (`ck_lanes{q}`, every thread of a group holding its sum).
+    fn lane_sums(&mut self, reals: Vec<Expr>, width: usize) -> Vec<Expr> {
+        reals
+            .into_iter()
+            .enumerate()
+            .map(|(q, v)| {
+                let name = format!("ck_lanes{q}");
+                self.em.push(Stmt::LaneSum {
+                    name: name.clone(),
+                    ty: Ty::Real,
+                    value: v,
+                    width: width as u32,
+                });
+                var(name)
+            })
+            .collect()
     }
 }
 
