@@ -278,11 +278,20 @@ impl CudaFft {
                     )
                 }
             };
+            let mut check_view = match (&mut check, &launch.check) {
+                (Some(c), Some(r)) => Some(view_mut(
+                    c,
+                    check_words * r.start..check_words * r.end,
+                    "the checksum records",
+                )?),
+                _ => None,
+            };
             if let Grid::Clusters { groups, blocks } = launch.grid {
                 // Cluster kernels launch through the driver with the cluster size attached.
                 let (dst_ptr, dst_record) = dst_view.device_ptr_mut(stream);
                 let mut ptrs = Vec::with_capacity(k.bindings.len());
                 let mut records = vec![dst_record];
+                let mut cluster_check = check_view.as_mut();
                 for binding in &k.bindings {
                     let (ptr, record) = match binding.mem {
                         Mem::Src => src_view
@@ -295,7 +304,11 @@ impl CudaFft {
                         }
                         Mem::Twiddles => self.twiddles.device_ptr(stream),
                         Mem::Aux => aux.device_ptr(stream),
-                        Mem::Shared | Mem::Check | Mem::Counters => return Err(unbound(binding)),
+                        Mem::Check => cluster_check
+                            .take()
+                            .ok_or_else(|| unbound(binding))?
+                            .device_ptr_mut(stream),
+                        Mem::Shared | Mem::Counters => return Err(unbound(binding)),
                     };
                     ptrs.push(ptr);
                     records.push(record);
@@ -319,14 +332,6 @@ impl CudaFft {
                 drop(records);
             } else {
                 let mut dst_arg = Some(&mut dst_view);
-                let mut check_view = match (&mut check, &launch.check) {
-                    (Some(c), Some(r)) => Some(view_mut(
-                        c,
-                        check_words * r.start..check_words * r.end,
-                        "the checksum records",
-                    )?),
-                    _ => None,
-                };
                 let mut check_arg = check_view.as_mut();
                 let mut counter_view = match (&mut counters, launch.grid.counters(launch.count)) {
                     (Some(c), len) if len > 0 => {
