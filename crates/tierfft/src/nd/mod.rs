@@ -205,15 +205,15 @@ impl NdSpec {
     /// Checks each axis' batched transform against a weighted checksum of its input, as
     /// [`crate::FftSpec::checksum`] does for one (algorithm-based fault tolerance): a call
     /// whose output fails returns [`Error::Checksum`] naming the *batch elements* hit, the
-    /// row-major indices over the axes not transformed (`batch` their product; 0 of 1
+    /// row-major indices over the axes not transformed (`batch` their product, 1
     /// when every axis is transformed), after every step has run. The gathers and scatters
     /// of strided layouts are copies outside the check.
     ///
     /// Complex transforms (C2C) of axes with no prime factor above 31, in f32 or f64, with
     /// fused load and store operations; real and real-to-real transforms are refused.
-    /// [`Checksum::Recompute`] recomputes an axis' transforms where the step still has
-    /// their input (on the CPU; a GPU runs each axis in place, so there it reports as
-    /// [`Checksum::Detect`] does). Each checksummed axis waits for its records, so a call
+    /// [`Checksum::Recompute`] recomputes an axis' failed transforms where its step still
+    /// has their input (always on the CPU; on a GPU where the axis runs between two arrays);
+    /// an axis transformed in place on a GPU reports as [`Checksum::Detect`] does. Each checksummed axis waits for its records, so a call
     /// returns once the transform is done.
     ///
     /// ```

@@ -158,7 +158,7 @@ pub(super) fn cluster_pass(
         }
     }
     // A checksummed pass writes a record per warp: its workgroups are whole warps.
-    let checked = spec.checksum == crate::Checksum::Off
+    let whole_warps = spec.checksum == crate::Checksum::Off
         || pass.threads().is_multiple_of(limits.subgroup_size);
-    (checked && pass.workgroup_bytes() <= limits.workgroup_memory).then_some(pass)
+    (whole_warps && pass.workgroup_bytes() <= limits.workgroup_memory).then_some(pass)
 }
