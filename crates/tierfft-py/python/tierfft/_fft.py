@@ -88,8 +88,9 @@ def _device_for(a: Any, library: Optional[str], device: Optional[str]) -> Option
 
 def _one_axis(func: str, a: Any, n, axis, norm, out, device, workers=None, checksum=None) -> Any:
     a, shape, dtype, library = _array_shape_dtype(a)
+    extra = {} if checksum is None else {"checksum": checksum}
     plan = cached_plan(func, shape, dtype, _device_for(a, library, device), n=n, axis=axis,
-                       norm=norm, checksum=checksum)
+                       norm=norm, **extra)
     result = _call(plan, a, library, out, workers, device)
     settle(plan)
     return result
@@ -150,7 +151,7 @@ def _axes(func: str, a: Any, s, axes, norm, out, device, workers=None, numpy=Tru
         s=None if s is None else tuple(s),
         axes=None if axes is None else tuple(axes),
         norm=norm,
-        checksum=checksum,
+        **({} if checksum is None else {"checksum": checksum}),
     )
     result = _call(plan, a, library, out, workers, device)
     settle(plan)
